@@ -1,0 +1,82 @@
+// The fixed navigation bar at the top of every page.
+import { Menu, X } from "lucide-react";
+import { type ReactNode, useState } from "react";
+import { Link, NavLink } from "react-router";
+import { BRAND } from "~/lib/brand";
+import { AvatarMenu } from "./avatar-menu";
+import { buttonClass } from "./ui/button";
+import { useViewer } from "./viewer";
+
+export function SiteNav({ productsHref, cart }: { productsHref: string; cart?: ReactNode }) {
+  const { status, viewer } = useViewer();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const links = [
+    { to: productsHref, label: "Products" },
+    { to: "/status", label: "Status" },
+    { to: "/support", label: "Support" },
+  ];
+  const linkClass = ({ isActive }: { isActive: boolean }) =>
+    `rounded-md px-3 py-2 text-sm font-medium transition-colors ${isActive ? "bg-panel-2 text-accent" : "text-zinc-300 hover:text-white"}`;
+
+  return (
+    <header className="fixed inset-x-0 top-0 z-50 h-16 border-b border-line/70 bg-surface/85 backdrop-blur">
+      <nav aria-label="Main" className="mx-auto flex h-full max-w-7xl items-center gap-2 px-4">
+        <Link to="/" className="mr-2 text-xl font-black tracking-tight text-white">
+          {BRAND.toUpperCase()}
+          <span className="text-accent">.</span>
+        </Link>
+        <div className="hidden items-center gap-1 md:flex">
+          {links.map((link) => (
+            <NavLink key={link.label} to={link.to} className={linkClass}>
+              {link.label}
+            </NavLink>
+          ))}
+        </div>
+        <div className="ml-auto flex items-center gap-2">
+          {cart}
+          {/* Fixed width while the session loads, so nothing shifts when it arrives. */}
+          <div className="flex min-w-9 items-center justify-end gap-2 sm:min-w-40">
+            {status === "loading" ? (
+              <span className="size-9 animate-pulse rounded-full bg-panel-2" aria-hidden />
+            ) : viewer ? (
+              <AvatarMenu viewer={viewer} />
+            ) : (
+              <>
+                <Link to="/auth" className={buttonClass("ghost", "sm", "hidden sm:inline-flex")}>
+                  Login
+                </Link>
+                <Link to="/auth?mode=signup" className={buttonClass("primary", "sm")}>
+                  Sign Up
+                </Link>
+              </>
+            )}
+          </div>
+          <button
+            type="button"
+            className="rounded-md p-2 text-zinc-300 hover:text-white md:hidden"
+            aria-expanded={menuOpen}
+            aria-controls="mobile-nav"
+            aria-label={menuOpen ? "Close menu" : "Open menu"}
+            onClick={() => setMenuOpen((v) => !v)}
+          >
+            {menuOpen ? <X className="size-5" aria-hidden /> : <Menu className="size-5" aria-hidden />}
+          </button>
+        </div>
+      </nav>
+      <div id="mobile-nav" hidden={!menuOpen} className="border-b border-line bg-surface px-4 pb-4 md:hidden">
+        <div className="flex flex-col gap-1 pt-2">
+          {links.map((link) => (
+            <NavLink key={link.label} to={link.to} className={linkClass} onClick={() => setMenuOpen(false)}>
+              {link.label}
+            </NavLink>
+          ))}
+          {status === "ready" && !viewer ? (
+            <NavLink to="/auth" className={linkClass} onClick={() => setMenuOpen(false)}>
+              Login
+            </NavLink>
+          ) : null}
+        </div>
+      </div>
+    </header>
+  );
+}

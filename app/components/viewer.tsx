@@ -1,0 +1,48 @@
+// The browser's view of who is signed in. Public pages are rendered the same for everyone, so
+// the signed-in state comes from the private /api/viewer endpoint after load, after every
+// navigation (a sign-in or sign-out redirects) and when the tab becomes visible again.
+import { createContext, type ReactNode, useContext, useEffect, useState } from "react";
+import { useLocation } from "react-router";
+import type { Toast } from "~/lib/toast";
+import type { Viewer } from "~/lib/viewer";
+import { useToast } from "./toaster";
+
+type ViewerState = { status: "loading"; viewer: null } | { status: "ready"; viewer: Viewer | null };
+
+const ViewerContext = createContext<ViewerState>({ status: "loading", viewer: null });
+
+export function ViewerProvider({ children }: { children: ReactNode }) {
+  const [state, setState] = useState<ViewerState>({ status: "loading", viewer: null });
+  const location = useLocation();
+  const { toast } = useToast();
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const refresh = async () => {
+      try {
+        const response = await fetch("/api/viewer", { signal: controller.signal, credentials: "same-origin" });
+        if (!response.ok) return;
+        const body = (await response.json()) as { viewer: Viewer | null; toast: Toast | null };
+        setState({ status: "ready", viewer: body.viewer });
+        if (body.toast) toast(body.toast);
+      } catch {
+        // Offline or aborted: keep what we had.
+      }
+    };
+    const onVisible = () => {
+      if (document.visibilityState === "visible") void refresh();
+    };
+    void refresh();
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      controller.abort();
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, [location.key, toast]);
+
+  return <ViewerContext.Provider value={state}>{children}</ViewerContext.Provider>;
+}
+
+export function useViewer(): ViewerState {
+  return useContext(ViewerContext);
+}

@@ -1,0 +1,45 @@
+// Sign-in and sign-up forms: one schema, checked in the browser before submitting and again on
+// the server, which never trusts the browser's verdict.
+import * as v from "valibot";
+
+export const PASSWORD_MIN = 6;
+export const PASSWORD_MAX = 128;
+export const USERNAME_MIN = 3;
+export const USERNAME_MAX = 24;
+
+const password = v.pipe(
+  v.string(),
+  v.minLength(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`),
+  v.maxLength(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
+);
+
+export const loginSchema = v.object({
+  emailOrUsername: v.pipe(v.string(), v.trim(), v.minLength(1, "Email or username is required"), v.maxLength(254)),
+  password,
+});
+
+export const signupSchema = v.object({
+  username: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(USERNAME_MIN, `Username must be at least ${USERNAME_MIN} characters`),
+    v.maxLength(USERNAME_MAX, `Username must be at most ${USERNAME_MAX} characters`),
+    // No "@": sign-in treats anything containing "@" as an e-mail address.
+    v.regex(/^[A-Za-z0-9_.-]+$/, "Username can only contain letters, numbers, dots, dashes and underscores"),
+  ),
+  email: v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email("Invalid email address"), v.maxLength(254, "Invalid email address")),
+  password,
+});
+
+export const resendSchema = v.object({
+  email: v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email("Invalid email address"), v.maxLength(254)),
+});
+
+export type LoginInput = v.InferOutput<typeof loginSchema>;
+export type SignupInput = v.InferOutput<typeof signupSchema>;
+
+/** The first problem with `input`, in the words the form shows, or null when it is valid. */
+export function firstIssue<S extends v.GenericSchema>(schema: S, input: unknown): string | null {
+  const result = v.safeParse(schema, input);
+  return result.success ? null : (result.issues[0]?.message ?? "Invalid input");
+}

@@ -1,0 +1,14 @@
+// Who is signed in, plus any toast waiting from a redirect. Private and never cached, so the
+// public pages around it can be cached for everyone.
+import { app } from "~/server/context.server";
+import { getViewer } from "~/server/session.server";
+import { readToast } from "~/server/toast.server";
+import type { Route } from "./+types/api.viewer";
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const viewer = await getViewer(app(context).db, request);
+  const { toast, clear } = readToast(request);
+  const headers = new Headers({ "Cache-Control": "private, no-store" });
+  if (clear) headers.append("Set-Cookie", clear);
+  return Response.json({ viewer, toast }, { headers });
+}

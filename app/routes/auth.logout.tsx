@@ -1,0 +1,15 @@
+// Sign out: delete the session row, clear the cookie, and say so on the home page.
+import { redirect } from "react-router";
+import { app } from "~/server/context.server";
+import { destroySession } from "~/server/session.server";
+import { redirectWithToast } from "~/server/toast.server";
+import type { Route } from "./+types/auth.logout";
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const clear = await destroySession(app(context).db, request);
+  return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": clear } });
+}
+
+export function loader() {
+  return redirect("/");
+}

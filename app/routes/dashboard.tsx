@@ -1,0 +1,63 @@
+// The members' area shell: sidebar navigation around every /dashboard page. Its middleware
+// sends signed-out visitors to /auth before any dashboard loader or action runs.
+import { Bitcoin, CreditCard, Download, KeyRound, LayoutDashboard, LogOut, Shield, ShieldCheck, Store } from "lucide-react";
+import { Form, NavLink, Outlet } from "react-router";
+import { currentViewer, requireUser } from "~/server/guards.server";
+import type { Route } from "./+types/dashboard";
+
+export const middleware: Route.MiddlewareFunction[] = [requireUser];
+
+export function loader({ context }: Route.LoaderArgs) {
+  const { email, isAdmin } = currentViewer(context);
+  return { email, isAdmin };
+}
+
+export const meta: Route.MetaFunction = () => [{ name: "robots", content: "noindex" }];
+
+const LINKS = [
+  { to: "/dashboard", label: "Dashboard", icon: LayoutDashboard, end: true },
+  { to: "/dashboard/subscriptions", label: "Subscriptions", icon: CreditCard },
+  { to: "/dashboard/downloads", label: "Downloads", icon: Download },
+  { to: "/dashboard/resell", label: "Resell Panel", icon: Store },
+  { to: "/dashboard/crypto-tracker", label: "Crypto Tracker", icon: Bitcoin },
+  { to: "/dashboard/2fa", label: "Two-Factor Auth", icon: KeyRound },
+];
+
+export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
+  const linkClass = ({ isActive }: { isActive: boolean }) =>
+    `flex shrink-0 items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${
+      isActive ? "bg-accent/15 text-accent" : "text-zinc-300 hover:bg-panel-2 hover:text-white"
+    }`;
+  return (
+    <div className="mx-auto flex min-h-[calc(100dvh-4rem)] max-w-7xl flex-col lg:flex-row">
+      <aside className="border-b border-line lg:sticky lg:top-16 lg:flex lg:h-[calc(100dvh-4rem)] lg:w-64 lg:shrink-0 lg:flex-col lg:border-r lg:border-b-0">
+        <nav aria-label="Dashboard" className="flex gap-1 overflow-x-auto p-3 lg:flex-1 lg:flex-col lg:overflow-visible">
+          {LINKS.map(({ to, label, icon: Icon, end }) => (
+            <NavLink key={to} to={to} end={end} className={linkClass}>
+              <Icon className="size-4" aria-hidden /> {label}
+            </NavLink>
+          ))}
+          {loaderData.isAdmin ? (
+            <NavLink to="/dashboard/manage-codes" className={linkClass}>
+              <Shield className="size-4" aria-hidden /> Manage Codes
+              <ShieldCheck className="ml-auto size-4 text-accent" aria-label="Admin only" />
+            </NavLink>
+          ) : null}
+        </nav>
+        <div className="hidden border-t border-line p-4 lg:block">
+          <p className="truncate text-xs text-muted" title={loaderData.email}>
+            {loaderData.email}
+          </p>
+          <Form method="post" action="/auth/logout" className="mt-2">
+            <button type="submit" className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-sm text-zinc-300 hover:bg-panel-2 hover:text-white">
+              <LogOut className="size-4" aria-hidden /> Logout
+            </button>
+          </Form>
+        </div>
+      </aside>
+      <div className="min-w-0 flex-1 p-4 sm:p-6 lg:p-8">
+        <Outlet />
+      </div>
+    </div>
+  );
+}

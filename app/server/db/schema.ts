@@ -1,0 +1,349 @@
+// The D1 data model. Table and column names follow the product specification where it names
+// them; everything the server needs beyond that (accounts, sessions, dedupe, outbox) lives here too.
+// Times are integer milliseconds since the epoch; money we own is integer cents.
+import { sql } from "drizzle-orm";
+import {
+  check,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    email: text("email").notNull(),
+    // Null for accounts that only ever signed in through OAuth.
+    passwordHash: text("password_hash"),
+    emailVerifiedAt: integer("email_verified_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],
+);
+
+// The public face of an account: what other members see in chat and the navigation bar.
+export const profiles = sqliteTable(
+  "profiles",
+  {
+    id: text("id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    username: text("username").notNull(),
+    avatarUrl: text("avatar_url"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("profiles_username_unique").on(sql`lower(${t.username})`)],
+);
+
+export const userRoles = sqliteTable(
+  "user_roles",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role", { enum: ["admin"] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.role] }), check("user_roles_role", sql`${t.role} in ('admin')`)],
+);
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    // SHA-256 of the cookie token, hex. The token itself is never stored.
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    lastSeenAt: integer("last_seen_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    userAgent: text("user_agent"),
+  },
+  (t) => [index("sessions_user").on(t.userId), index("sessions_expires").on(t.expiresAt)],
+);
+
+export const emailVerificationTokens = sqliteTable(
+  "email_verification_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("email_verification_user").on(t.userId)],
+);
+
+export const totpFactors = sqliteTable("totp_factors", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  status: text("status", { enum: ["pending", "verified"] }).notNull(),
+  // The last accepted time step: a code is good once, even within its 30 s window.
+  lastUsedStep: integer("last_used_step"),
+  createdAt: integer("created_at").notNull(),
+  verifiedAt: integer("verified_at"),
+});
+
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: integer("used_at"),
+  },
+  (t) => [uniqueIndex("recovery_codes_user_code").on(t.userId, t.codeHash)],
+);
+
+export const oauthAccounts = sqliteTable(
+  "oauth_accounts",
+  {
+    provider: text("provider").notNull(),
+    providerUserId: text("provider_user_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.providerUserId] }), index("oauth_accounts_user").on(t.userId)],
+);
+
+// Failed sign-in counters, one row per account and one per client address.
+export const authThrottle = sqliteTable("auth_throttle", {
+  key: text("key").primaryKey(),
+  failures: integer("failures").notNull(),
+  lastFailureAt: integer("last_failure_at").notNull(),
+  blockedUntil: integer("blocked_until").notNull(),
+});
+
+export const productCodes = sqliteTable(
+  "product_codes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    // Canonical Storefront GID: gid://shopify/ProductVariant/<n>
+    variantId: text("variant_id").notNull(),
+    // Product title + " - " + variant title, as stocked.
+    variantTitle: text("variant_title").notNull(),
+    code: text("code").notNull(),
+    isUsed: integer("is_used", { mode: "boolean" }).notNull().default(false),
+    usedAt: integer("used_at"),
+    customerEmail: text("customer_email"),
+    orderId: text("order_id"),
+    revokedAt: integer("revoked_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("product_codes_variant_code").on(t.variantId, t.code),
+    index("product_codes_available").on(t.variantId, t.isUsed, t.id),
+    index("product_codes_sold").on(t.isUsed, t.usedAt),
+    index("product_codes_order").on(t.orderId),
+  ],
+);
+
+export const userSubscriptions = sqliteTable(
+  "user_subscriptions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text("status", { enum: ["active", "expired", "revoked"] }).notNull(),
+    productTitle: text("product_title").notNull(),
+    variantTitle: text("variant_title").notNull(),
+    priceCurrency: text("price_currency").notNull(),
+    priceAmount: text("price_amount").notNull(),
+    purchaseDate: integer("purchase_date").notNull(),
+    expiryDate: integer("expiry_date"),
+    productCodeId: integer("product_code_id").references(() => productCodes.id, { onDelete: "set null" }),
+    orderId: text("order_id"),
+  },
+  (t) => [
+    index("user_subscriptions_user").on(t.userId, t.purchaseDate),
+    uniqueIndex("user_subscriptions_code").on(t.productCodeId),
+    index("user_subscriptions_expiry").on(t.status, t.expiryDate),
+    check("user_subscriptions_status", sql`${t.status} in ('active', 'expired', 'revoked')`),
+  ],
+);
+
+export const resellerAccounts = sqliteTable(
+  "reseller_accounts",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    balanceCents: integer("balance_cents").notNull().default(0),
+    discountRate: integer("discount_rate").notNull().default(50),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    check("reseller_balance_non_negative", sql`${t.balanceCents} >= 0`),
+    check("reseller_discount_range", sql`${t.discountRate} between 0 and 100`),
+  ],
+);
+
+export const resellerKeys = sqliteTable(
+  "reseller_keys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    keyCode: text("key_code").notNull().unique(),
+    keyType: text("key_type", { enum: ["monthly", "weekly"] }).notNull(),
+    status: text("status", { enum: ["active", "used"] }).notNull().default("active"),
+    priceCents: integer("price_cents").notNull(),
+    purchaseDate: integer("purchase_date").notNull(),
+  },
+  (t) => [
+    index("reseller_keys_user").on(t.userId, t.purchaseDate),
+    check("reseller_keys_type", sql`${t.keyType} in ('monthly', 'weekly')`),
+    check("reseller_keys_status", sql`${t.status} in ('active', 'used')`),
+  ],
+);
+
+export const cryptoOrders = sqliteTable(
+  "crypto_orders",
+  {
+    id: text("id").primaryKey(),
+    orderNumber: text("order_number").notNull().unique(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text("status", { enum: ["pending", "submitted", "complete", "cancelled"] }).notNull(),
+    productTitle: text("product_title").notNull(),
+    variantTitle: text("variant_title").notNull(),
+    variantId: text("variant_id").notNull(),
+    customerEmail: text("customer_email").notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    cryptoType: text("crypto_type", { enum: ["BTC", "LTC"] }).notNull(),
+    walletAddress: text("wallet_address").notNull(),
+    transactionId: text("transaction_id"),
+    productCode: text("product_code"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("crypto_orders_status").on(t.status, t.createdAt),
+    index("crypto_orders_user").on(t.userId, t.createdAt),
+    check("crypto_orders_status_values", sql`${t.status} in ('pending', 'submitted', 'complete', 'cancelled')`),
+    check("crypto_orders_coin", sql`${t.cryptoType} in ('BTC', 'LTC')`),
+  ],
+);
+
+export const downloadableFiles = sqliteTable(
+  "downloadable_files",
+  {
+    id: text("id").primaryKey(),
+    fileName: text("file_name").notNull(),
+    // Object key in the R2 bucket `downloads`.
+    filePath: text("file_path").notNull().unique(),
+    fileSize: integer("file_size"),
+    contentType: text("content_type").notNull().default("application/octet-stream"),
+    version: text("version").notNull(),
+    description: text("description"),
+    requiresSubscription: integer("requires_subscription", { mode: "boolean" }).notNull().default(true),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("downloadable_files_active").on(t.isActive, t.createdAt)],
+);
+
+export const statusUpdates = sqliteTable(
+  "status_updates",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    title: text("title").notNull(),
+    description: text("description").notNull(),
+    type: text("type", { enum: ["update", "maintenance", "incident"] }).notNull().default("update"),
+    authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("status_updates_created").on(t.createdAt),
+    check("status_updates_type", sql`${t.type} in ('update', 'maintenance', 'incident')`),
+  ],
+);
+
+// Every webhook request we accepted, keyed by Shopify's delivery id so retries are recognised.
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    topic: text("topic").notNull(),
+    orderId: text("order_id"),
+    outcome: text("outcome").notNull(),
+    detail: text("detail"),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [index("webhook_deliveries_received").on(t.receivedAt)],
+);
+
+// A paid order line that found no code in stock; filled first-in-first-out when codes arrive.
+export const backorders = sqliteTable(
+  "backorders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderId: text("order_id").notNull(),
+    lineItemId: text("line_item_id").notNull(),
+    // Which unit of the line (0-based) this backorder stands for.
+    unitIndex: integer("unit_index").notNull(),
+    variantId: text("variant_id").notNull(),
+    variantTitle: text("variant_title").notNull(),
+    customerEmail: text("customer_email").notNull(),
+    createdAt: integer("created_at").notNull(),
+    filledAt: integer("filled_at"),
+    productCodeId: integer("product_code_id").references(() => productCodes.id, { onDelete: "set null" }),
+    cancelledAt: integer("cancelled_at"),
+  },
+  (t) => [
+    uniqueIndex("backorders_unit").on(t.orderId, t.lineItemId, t.unitIndex),
+    index("backorders_open").on(t.variantId, t.filledAt, t.id),
+  ],
+);
+
+export const mailOutbox = sqliteTable(
+  "mail_outbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    toAddress: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    textBody: text("text_body").notNull(),
+    htmlBody: text("html_body"),
+    status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    // Makes a send idempotent: the same key never produces a second message.
+    dedupeKey: text("dedupe_key").unique(),
+    createdAt: integer("created_at").notNull(),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    sentAt: integer("sent_at"),
+  },
+  (t) => [
+    index("mail_outbox_due").on(t.status, t.nextAttemptAt),
+    index("mail_outbox_created").on(t.createdAt),
+    check("mail_outbox_status", sql`${t.status} in ('pending', 'sent', 'failed')`),
+  ],
+);
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    actorUserId: text("actor_user_id").references(() => users.id, { onDelete: "set null" }),
+    action: text("action").notNull(),
+    subject: text("subject"),
+    detail: text("detail"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("audit_log_created").on(t.createdAt)],
+);

@@ -1,0 +1,121 @@
+// Outgoing mail. Every message is written to the outbox first, then delivered by the configured
+// transport; a failed delivery stays in the outbox and the cron trigger retries it with backoff.
+// A delivery is claimed with a conditional update, so the cron job and an in-flight send can
+// never deliver the same message twice.
+import { and, asc, eq, lte, sql } from "drizzle-orm";
+import type { Db } from "./db/client.server";
+import { mailOutbox } from "./db/schema";
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  /** The same key never produces a second message (e.g. one e-mail per order). */
+  dedupeKey?: string;
+}
+
+export type MailConfig = Pick<Env, "MAIL_TRANSPORT" | "MAIL_FROM" | "MAIL_API_URL" | "MAIL_API_KEY">;
+
+export const MAX_MAIL_ATTEMPTS = 8;
+const CLAIM_MS = 5 * 60 * 1000;
+const BACKOFF_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
+
+type Outgoing = typeof mailOutbox.$inferSelect;
+
+/** Sends one message over the configured transport; throws on failure. */
+async function transmit(config: MailConfig, message: Outgoing, fetcher: typeof fetch): Promise<void> {
+  if (config.MAIL_TRANSPORT === "none") return; // the outbox itself is the mailbox (see /dev/mail)
+  if (config.MAIL_TRANSPORT !== "http") throw new Error(`Unknown MAIL_TRANSPORT "${config.MAIL_TRANSPORT}"`);
+  if (!config.MAIL_API_URL || !config.MAIL_API_KEY) throw new Error("MAIL_API_URL and MAIL_API_KEY must be set");
+  const response = await fetcher(config.MAIL_API_URL, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${config.MAIL_API_KEY}` },
+    body: JSON.stringify({
+      from: config.MAIL_FROM,
+      to: [message.toAddress],
+      subject: message.subject,
+      text: message.textBody,
+      html: message.htmlBody ?? undefined,
+    }),
+  });
+  if (!response.ok) throw new Error(`Mail API answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+}
+
+/** Writes the message to the outbox. Returns its id, or null when its dedupe key was seen before. */
+export async function enqueueMail(db: Db, message: MailMessage, now = Date.now()): Promise<number | null> {
+  const row = await db
+    .insert(mailOutbox)
+    .values({
+      toAddress: message.to,
+      subject: message.subject,
+      textBody: message.text,
+      htmlBody: message.html ?? null,
+      dedupeKey: message.dedupeKey ?? null,
+      createdAt: now,
+      nextAttemptAt: now,
+    })
+    .onConflictDoNothing({ target: mailOutbox.dedupeKey })
+    .returning({ id: mailOutbox.id })
+    .get();
+  return row?.id ?? null;
+}
+
+/** Attempts delivery of one queued message if it is due and nobody else holds it. */
+export async function deliverMail(
+  db: Db,
+  config: MailConfig,
+  id: number,
+  { now = Date.now(), fetcher = fetch }: { now?: number; fetcher?: typeof fetch } = {},
+): Promise<"sent" | "retry" | "failed" | "skipped"> {
+  const claimed = await db
+    .update(mailOutbox)
+    .set({ nextAttemptAt: now + CLAIM_MS, attempts: sql`${mailOutbox.attempts} + 1` })
+    .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, "pending"), lte(mailOutbox.nextAttemptAt, now)))
+    .returning()
+    .get();
+  if (!claimed) return "skipped";
+  try {
+    await transmit(config, claimed, fetcher);
+    await db.update(mailOutbox).set({ status: "sent", sentAt: Date.now(), lastError: null }).where(eq(mailOutbox.id, id));
+    return "sent";
+  } catch (error) {
+    const lastError = error instanceof Error ? error.message : String(error);
+    const giveUp = claimed.attempts >= MAX_MAIL_ATTEMPTS;
+    const backoff = BACKOFF_MS[Math.min(claimed.attempts, BACKOFF_MS.length) - 1] ?? BACKOFF_MS[0]!;
+    await db
+      .update(mailOutbox)
+      .set({ status: giveUp ? "failed" : "pending", lastError, nextAttemptAt: now + backoff })
+      .where(eq(mailOutbox.id, id));
+    return giveUp ? "failed" : "retry";
+  }
+}
+
+/**
+ * Queues a message and starts delivering it without holding up the response: the caller passes
+ * its `waitUntil` so the send finishes after the answer has gone out.
+ */
+export async function sendMail(
+  db: Db,
+  config: MailConfig,
+  waitUntil: (promise: Promise<unknown>) => void,
+  message: MailMessage,
+): Promise<boolean> {
+  const id = await enqueueMail(db, message);
+  if (id === null) return false;
+  waitUntil(deliverMail(db, config, id));
+  return true;
+}
+
+/** Cron: retry every due message. */
+export async function retryDueMail(db: Db, config: MailConfig, now = Date.now(), fetcher: typeof fetch = fetch) {
+  const due = await db
+    .select({ id: mailOutbox.id })
+    .from(mailOutbox)
+    .where(and(eq(mailOutbox.status, "pending"), lte(mailOutbox.nextAttemptAt, now)))
+    .orderBy(asc(mailOutbox.nextAttemptAt))
+    .limit(50);
+  const outcomes = [];
+  for (const { id } of due) outcomes.push(await deliverMail(db, config, id, { now, fetcher }));
+  return outcomes;
+}
