@@ -11,7 +11,7 @@ import {
 } from "react-router";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
-import { ErrorPage, NotFoundPage } from "~/components/status-pages";
+import { AccessDenied, ErrorPage, NotFoundPage } from "~/components/status-pages";
 import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
 import type { Route } from "./+types/root";
@@ -62,6 +62,8 @@ export default function App() {
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />;
+  // Guards run as middleware, before any loader, so a refusal lands here rather than in the page.
+  if (isRouteErrorResponse(error) && error.status === 403) return <AccessDenied />;
   if (isRouteErrorResponse(error)) return <ErrorPage message={`${error.status} ${error.statusText}`.trim()} />;
   if (import.meta.env.DEV && error instanceof Error) return <ErrorPage message={error.message} />;
   return <ErrorPage message="An unexpected error occurred. Please try again in a moment." />;

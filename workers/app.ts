@@ -20,7 +20,8 @@ export default {
     if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), nonce, dev);
 
     const db = database(env.DB);
-    if (import.meta.env.DEV) {
+    // Local development only (not tests, never production): demo accounts, stock and files.
+    if (import.meta.env.MODE === "development") {
       seeded ??= seedDemoData(db, env.DOWNLOADS).catch((error) => {
         seeded = undefined;
         throw error;

@@ -1,5 +1,5 @@
 // The signed-in member's menu in the navigation bar: account e-mail, Dashboard and Logout.
-import { LayoutDashboard, LogOut } from "lucide-react";
+import { LayoutDashboard, LogOut } from "~/components/icons";
 import { useEffect, useId, useRef, useState } from "react";
 import { Form, Link } from "react-router";
 import { avatarInitial, type Viewer } from "~/lib/viewer";

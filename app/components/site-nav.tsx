@@ -1,5 +1,5 @@
 // The fixed navigation bar at the top of every page.
-import { Menu, X } from "lucide-react";
+import { Menu, X } from "~/components/icons";
 import { type ReactNode, useState } from "react";
 import { Link, NavLink } from "react-router";
 import { BRAND } from "~/lib/brand";

@@ -1,5 +1,5 @@
 // Full-page answers for "not found", "not allowed" and "something broke".
-import { ShieldAlert } from "lucide-react";
+import { ShieldAlert } from "~/components/icons";
 import { useEffect } from "react";
 import { Link, useNavigate } from "react-router";
 import { buttonClass } from "./ui/button";

@@ -1,5 +1,5 @@
 // Toast notifications: a polite live region in the corner, each toast closing itself after a while.
-import { X } from "lucide-react";
+import { X } from "~/components/icons";
 import { createContext, type ReactNode, useCallback, useContext, useMemo, useRef, useState } from "react";
 import type { Toast } from "~/lib/toast";
 

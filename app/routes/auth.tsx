@@ -1,5 +1,5 @@
 // /auth: sign in or create an account.
-import { ArrowLeft } from "lucide-react";
+import { ArrowLeft } from "~/components/icons";
 import { type FormEvent, useEffect, useState } from "react";
 import { data, Form, Link, redirect, useActionData, useNavigation, useSearchParams } from "react-router";
 import { useToast } from "~/components/toaster";
@@ -20,6 +20,12 @@ export const meta: Route.MetaFunction = () => [
   { name: "description", content: `Sign in to your ${BRAND} account or create one.` },
   { name: "robots", content: "noindex" },
 ];
+
+// A throttled sign-in tells the client when it may try again.
+export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
+  const retryAfter = actionHeaders.get("Retry-After");
+  return retryAfter ? { "Retry-After": retryAfter } : new Headers();
+};
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   if (await getViewer(app(context).db, request)) throw redirect("/");

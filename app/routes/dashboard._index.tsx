@@ -1,5 +1,5 @@
 // Dashboard home: the live chat and tutorial cards.
-import { BookOpen, PlayCircle, Rocket } from "lucide-react";
+import { BookOpen, PlayCircle, Rocket } from "~/components/icons";
 import { Link } from "react-router";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";

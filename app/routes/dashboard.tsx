@@ -1,6 +1,6 @@
 // The members' area shell: sidebar navigation around every /dashboard page. Its middleware
 // sends signed-out visitors to /auth before any dashboard loader or action runs.
-import { Bitcoin, CreditCard, Download, KeyRound, LayoutDashboard, LogOut, Shield, ShieldCheck, Store } from "lucide-react";
+import { Bitcoin, CreditCard, Download, KeyRound, LayoutDashboard, LogOut, Shield, ShieldCheck, Store } from "~/components/icons";
 import { Form, NavLink, Outlet } from "react-router";
 import { currentViewer, requireUser } from "~/server/guards.server";
 import type { Route } from "./+types/dashboard";

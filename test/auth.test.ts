@@ -1,0 +1,297 @@
+import { env } from "cloudflare:workers";
+import { desc, eq } from "drizzle-orm";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { logIn, signUp } from "~/server/auth.server";
+import { sha256Hex } from "~/server/crypto.server";
+import { authThrottle, emailVerificationTokens, mailOutbox, sessions, users } from "~/server/db/schema";
+import { call, cookieFrom, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
+
+const deps = { db, mail: env, waitUntil: () => {} };
+const request = (ip = "203.0.113.9") => new Request(`${ORIGIN}/auth`, { headers: { "CF-Connecting-IP": ip } });
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("sign-up validation", () => {
+  const valid = () => ({ username: unique("new"), email: `${unique("new")}@example.test`, password: "secret-pass" });
+  const cases: [string, Record<string, string>, string][] = [
+    ["short username", { username: "ab" }, "Username must be at least 3 characters"],
+    ["username with @", { username: "me@home" }, "Username can only contain letters, numbers, dots, dashes and underscores"],
+    ["bad e-mail", { email: "not-an-email" }, "Invalid email address"],
+    ["short password", { password: "12345" }, "Password must be at least 6 characters"],
+    ["overlong password", { password: "x".repeat(129) }, "Password must be at most 128 characters"],
+  ];
+  for (const [name, override, message] of cases) {
+    it(`refuses a ${name} with the form's message`, async () => {
+      const outcome = await signUp(deps, request(unique("ip")), { ...valid(), ...override });
+      expect(outcome).toMatchObject({ ok: false, status: 400, toast: { title: "Validation Error", description: message } });
+    });
+  }
+
+  it("shows the same messages over HTTP, and creates nothing", async () => {
+    const email = `${unique("http")}@example.test`;
+    const response = await call("/auth", { form: { intent: "signup", username: "ab", email, password: "secret-pass" }, ip: unique("ip") });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("Username must be at least 3 characters");
+    expect(await db.select().from(users).where(eq(users.email, email)).get()).toBeUndefined();
+  });
+
+  it("refuses an e-mail that is already registered, whatever its case", async () => {
+    const existing = await createAccount();
+    const outcome = await signUp(deps, request(unique("ip")), { ...valid(), email: existing.email.toUpperCase() });
+    expect(outcome).toMatchObject({
+      ok: false,
+      toast: { title: "Account Exists", description: "This email is already registered. Try logging in instead." },
+    });
+  });
+
+  it("refuses a username that is taken, whatever its case", async () => {
+    const existing = await createAccount();
+    const outcome = await signUp(deps, request(unique("ip")), { ...valid(), username: existing.username.toUpperCase() });
+    expect(outcome).toMatchObject({ ok: false, status: 409, toast: { title: "Username Taken" } });
+  });
+});
+
+describe("sign-up and e-mail verification", () => {
+  it("creates an unverified account and mails a one-time verification link", async () => {
+    const email = `${unique("verify")}@example.test`;
+    const username = unique("verify");
+    const response = await call("/auth", { form: { intent: "signup", username, email, password: "secret-pass" }, ip: unique("ip") });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("Please check your email to verify your account before logging in.");
+
+    const user = await db.select().from(users).where(eq(users.email, email)).get();
+    expect(user?.emailVerifiedAt).toBeNull();
+    expect(user?.passwordHash).toMatch(/^pbkdf2_sha256\$100000\$/);
+
+    // Login is refused until the address is verified.
+    const early = await call("/auth", { form: { intent: "login", emailOrUsername: email, password: "secret-pass" }, ip: unique("ip") });
+    expect(early.status).toBe(403);
+    expect(await early.text()).toContain("Please verify your email before logging in");
+    expect(cookieFrom(early, "__Host-session")).toBeNull();
+
+    const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, email)).orderBy(desc(mailOutbox.id)).get();
+    expect(mail?.subject).toContain("Verify your");
+    const link = mail!.textBody.match(/https:\/\/shop\.test\/auth\/verify\?token=[A-Za-z0-9_-]+/)?.[0];
+    expect(link).toBeDefined();
+    // Only the token's hash is stored.
+    const token = new URL(link!).searchParams.get("token")!;
+    expect(await db.select().from(emailVerificationTokens).where(eq(emailVerificationTokens.tokenHash, token)).get()).toBeUndefined();
+
+    const verified = await call(new URL(link!).pathname + new URL(link!).search);
+    expect(verified.status).toBe(302);
+    expect(verified.headers.get("Location")).toBe("/auth");
+    expect(cookieFrom(verified, "__Host-toast")).not.toBeNull();
+    expect((await db.select().from(users).where(eq(users.email, email)).get())?.emailVerifiedAt).toBeTypeOf("number");
+
+    // The link works once.
+    const again = await call(new URL(link!).pathname + new URL(link!).search);
+    const toast = await call("/api/viewer", { cookie: cookieFrom(again, "__Host-toast")! });
+    expect((await toast.json()) as object).toMatchObject({ toast: { title: "Verification Failed" } });
+
+    expect(await signIn({ email, password: "secret-pass" }, unique("ip"))).toMatch(/^__Host-session=/);
+  });
+
+  it("refuses an expired verification link", async () => {
+    const account = await createAccount({ verified: false });
+    const token = "A".repeat(43);
+    await db.insert(emailVerificationTokens).values({
+      tokenHash: await sha256Hex(token),
+      userId: account.id,
+      createdAt: Date.now() - 2 * 86_400_000,
+      expiresAt: Date.now() - 86_400_000,
+    });
+    await call(`/auth/verify?token=${token}`);
+    expect((await db.select().from(users).where(eq(users.id, account.id)).get())?.emailVerifiedAt).toBeNull();
+  });
+
+  it("re-sends the link to an unverified account, and answers the same for unknown addresses", async () => {
+    const account = await createAccount({ verified: false });
+    const known = await call("/auth", { form: { intent: "resend", email: account.email }, ip: unique("ip") });
+    const unknown = await call("/auth", { form: { intent: "resend", email: `${unique("nobody")}@example.test` }, ip: unique("ip") });
+    expect(known.status).toBe(200);
+    expect(unknown.status).toBe(200);
+    const sent = await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, account.email)).all();
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe("sign-in", () => {
+  it("signs in by e-mail, sets a fresh HttpOnly Secure SameSite=Lax cookie and stores only its hash", async () => {
+    const account = await createAccount();
+    const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/");
+    const header = response.headers.getSetCookie().find((c) => c.startsWith("__Host-session="))!;
+    expect(header).toMatch(/HttpOnly/);
+    expect(header).toMatch(/Secure/);
+    expect(header).toMatch(/SameSite=Lax/);
+    const token = header.split(";")[0]!.split("=")[1]!;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 random bytes
+    const rows = await db.select().from(sessions).where(eq(sessions.userId, account.id)).all();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.id).toBe(await sha256Hex(token));
+
+    const toast = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
+    expect((await toast.json()) as object).toMatchObject({ toast: { title: "Welcome back!", description: "You've successfully logged in" } });
+  });
+
+  it("signs in by username (any case), without ever sending the e-mail back", async () => {
+    const account = await createAccount();
+    const response = await call("/auth", {
+      form: { intent: "login", emailOrUsername: account.username.toUpperCase(), password: account.password },
+      ip: unique("ip"),
+    });
+    expect(response.status).toBe(302);
+    const viewer = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-session")! });
+    expect(((await viewer.json()) as { viewer: { id: string } }).viewer.id).toBe(account.id);
+  });
+
+  it("starts a new session at every sign-in", async () => {
+    const account = await createAccount();
+    const first = await signIn(account, unique("ip"));
+    const second = await signIn(account, unique("ip"));
+    expect(first).not.toBe(second);
+    expect(await db.select().from(sessions).where(eq(sessions.userId, account.id)).all()).toHaveLength(2);
+  });
+
+  it("says 'Invalid credentials' for a wrong password or an unknown e-mail", async () => {
+    const account = await createAccount();
+    for (const emailOrUsername of [account.email, `${unique("ghost")}@example.test`]) {
+      const response = await call("/auth", { form: { intent: "login", emailOrUsername, password: "wrong-password" }, ip: unique("ip") });
+      expect(response.status).toBe(401);
+      expect(cookieFrom(response, "__Host-session")).toBeNull();
+      expect(await response.text()).toContain("Invalid credentials");
+    }
+  });
+
+  it("says 'Username not found or invalid' for an unknown username", async () => {
+    const response = await call("/auth", { form: { intent: "login", emailOrUsername: unique("ghost"), password: "whatever-1" }, ip: unique("ip") });
+    expect(response.status).toBe(401);
+    expect(await response.text()).toContain("Username not found or invalid");
+  });
+
+  it("never puts the account's e-mail in a failed username sign-in answer", async () => {
+    const account = await createAccount();
+    const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.username, password: "wrong-password" }, ip: unique("ip") });
+    expect(await response.text()).not.toContain(account.email);
+  });
+
+  it("runs a full PBKDF2 for an unknown account, exactly as for a wrong password", async () => {
+    const account = await createAccount();
+    const derive = vi.spyOn(crypto.subtle, "deriveBits");
+    await logIn(deps, request(unique("ip")), { emailOrUsername: unique("ghost"), password: "wrong-password" });
+    await logIn(deps, request(unique("ip")), { emailOrUsername: account.username, password: "wrong-password" });
+    expect(derive).toHaveBeenCalledTimes(2);
+    for (const [params] of derive.mock.calls) expect((params as Pbkdf2Params).iterations).toBe(100_000);
+  });
+});
+
+describe("sign-in throttling", () => {
+  it("slows down and then stops one client guessing one account, even with the right password", async () => {
+    const account = await createAccount();
+    const ip = unique("ip");
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      // Let each short slow-down lapse so every guess is counted.
+      await db.update(authThrottle).set({ blockedUntil: 0 });
+      const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: `wrong-${i}-pass` }, ip });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401]);
+    // The third failure already imposes a short wait.
+    const row = await db.select().from(authThrottle).where(eq(authThrottle.key, `account:${account.id}`)).get();
+    expect(row!.blockedUntil).toBeGreaterThan(Date.now());
+
+    const blocked = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(60);
+    expect(await blocked.text()).toContain("Too many failed sign-in attempts");
+    expect(cookieFrom(blocked, "__Host-session")).toBeNull();
+  });
+
+  it("does not lock the owner out: guesses from many clients only slow the account down", async () => {
+    const account = await createAccount();
+    for (let i = 0; i < 10; i++) {
+      await db.update(authThrottle).set({ blockedUntil: 0 }).where(eq(authThrottle.key, `account:${account.id}`));
+      const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: `guess-${i}-pass` }, ip: unique("bot") });
+      expect(response.status).toBe(401);
+    }
+    const accountRow = await db.select().from(authThrottle).where(eq(authThrottle.key, `account:${account.id}`)).get();
+    // The per-account slow-down is capped at a minute.
+    expect(accountRow!.blockedUntil - Date.now()).toBeLessThanOrEqual(60_000);
+    await db.update(authThrottle).set({ blockedUntil: 0 }).where(eq(authThrottle.key, `account:${account.id}`));
+    expect(await signIn(account, unique("owner"))).toMatch(/^__Host-session=/);
+  });
+
+  it("lets the blocked client back in once the lockout has passed", async () => {
+    const account = await createAccount();
+    const ip = unique("ip");
+    for (let i = 0; i < 5; i++) {
+      await db.update(authThrottle).set({ blockedUntil: 0 });
+      await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: `wrong-${i}-pass` }, ip });
+    }
+    expect((await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status).toBe(429);
+    await db.update(authThrottle).set({ blockedUntil: Date.now() - 1 });
+    expect(await signIn(account, ip)).toMatch(/^__Host-session=/);
+  });
+
+  it("stops one client spraying many accounts", async () => {
+    const ip = unique("ip");
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const response = await call("/auth", { form: { intent: "login", emailOrUsername: unique("spray"), password: "password1" }, ip });
+      statuses.push(response.status);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses[20]).toBe(429);
+  });
+});
+
+describe("sessions", () => {
+  it("ends a session after 7 idle days and deletes its row", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    await db.update(sessions).set({ lastSeenAt: Date.now() - 7 * 86_400_000 - 1000 }).where(eq(sessions.userId, account.id));
+    const response = await call("/api/viewer", { cookie });
+    expect(((await response.json()) as { viewer: unknown }).viewer).toBeNull();
+    expect(await db.select().from(sessions).where(eq(sessions.userId, account.id)).all()).toHaveLength(0);
+  });
+
+  it("ends a session after 30 days however active it is", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    await db.update(sessions).set({ lastSeenAt: Date.now(), expiresAt: Date.now() - 1 }).where(eq(sessions.userId, account.id));
+    const response = await call("/dashboard", { cookie });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/auth");
+  });
+
+  it("renews the idle timer of an active session", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    const twoHoursAgo = Date.now() - 2 * 3_600_000;
+    await db.update(sessions).set({ lastSeenAt: twoHoursAgo }).where(eq(sessions.userId, account.id));
+    await call("/api/viewer", { cookie });
+    const row = await db.select().from(sessions).where(eq(sessions.userId, account.id)).get();
+    expect(row!.lastSeenAt).toBeGreaterThan(twoHoursAgo);
+  });
+
+  it("ignores a forged or unknown session cookie", async () => {
+    const response = await call("/api/viewer", { cookie: `__Host-session=${"x".repeat(43)}` });
+    expect(((await response.json()) as { viewer: unknown }).viewer).toBeNull();
+  });
+
+  it("logs out: deletes the session row, clears the cookie and says so", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    const response = await call("/auth/logout", { method: "POST", cookie });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/");
+    expect(response.headers.getSetCookie().find((c) => c.startsWith("__Host-session="))).toMatch(/Max-Age=0/);
+    expect(await db.select().from(sessions).where(eq(sessions.userId, account.id)).all()).toHaveLength(0);
+    // The old cookie is worthless now.
+    expect((await call("/dashboard", { cookie })).status).toBe(302);
+    const toast = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
+    expect((await toast.json()) as object).toMatchObject({ toast: { title: "Logged out", description: "Successfully signed out" } });
+  });
+});

@@ -1,0 +1,123 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { call, createAccount, signIn, unique } from "./helpers";
+
+describe("cross-site request forgery", () => {
+  const form = { intent: "login", emailOrUsername: "someone@example.test", password: "whatever-1" };
+
+  it("refuses a POST whose Origin is another site, before anything runs", async () => {
+    const response = await call("/auth", { form, headers: { Origin: "https://evil.example" } });
+    expect(response.status).toBe(403);
+  });
+
+  it("refuses a POST the browser marks as cross-site", async () => {
+    const response = await call("/auth", { form, headers: { "Sec-Fetch-Site": "cross-site", Origin: "https://shop.test" } });
+    expect(response.status).toBe(403);
+  });
+
+  it("refuses a POST that says nothing about where it comes from", async () => {
+    const response = await exports.default.fetch(new Request("https://shop.test/auth/logout", { method: "POST" }));
+    expect(response.status).toBe(403);
+  });
+
+  it("refuses a cross-site logout, leaving the session alone", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    const forged = await call("/auth/logout", { method: "POST", cookie, headers: { Origin: "https://evil.example" } });
+    expect(forged.status).toBe(403);
+    expect((await call("/dashboard", { cookie })).status).toBe(200);
+  });
+
+  it("accepts the same request from our own pages", async () => {
+    const response = await call("/auth", { form, headers: { "Sec-Fetch-Site": "same-origin" }, ip: unique("ip") });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("dashboard access", () => {
+  for (const path of ["/dashboard", "/dashboard/manage-codes", "/dashboard.data", "/dashboard/manage-codes.data"]) {
+    it(`sends a signed-out visitor from ${path} to /auth`, async () => {
+      const response = await call(path);
+      const location = response.headers.get("Location") ?? "";
+      // Document requests get an HTTP redirect; data requests get React Router's redirect payload.
+      if (path.endsWith(".data")) {
+        expect([202, 204, 302]).toContain(response.status);
+        expect(response.headers.get("X-Remix-Redirect") ?? (await response.text())).toContain("/auth");
+      } else {
+        expect(response.status).toBe(302);
+        expect(location).toBe("/auth");
+      }
+    });
+  }
+
+  it("shows the dashboard to a signed-in member, privately", async () => {
+    const account = await createAccount();
+    const response = await call("/dashboard", { cookie: await signIn(account, unique("ip")) });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Cache-Control")).toBe("private, no-store");
+    const html = await response.text();
+    expect(html).toContain("Hub");
+    expect(html).toContain(account.email);
+    expect(html).not.toContain("/dashboard/manage-codes\"");
+  });
+
+  it("answers 403 to a member on an admin page, and shows Access Denied", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    const response = await call("/dashboard/manage-codes", { cookie });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain("Access Denied");
+    const data = await call("/dashboard/manage-codes.data", { cookie });
+    expect(data.status).toBe(403);
+  });
+
+  it("opens the admin page and the Manage Codes link to an admin", async () => {
+    const admin = await createAccount({ admin: true });
+    const cookie = await signIn(admin, unique("ip"));
+    const response = await call("/dashboard/manage-codes", { cookie });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("MANAGE CODES");
+    expect(await (await call("/dashboard", { cookie })).text()).toContain("/dashboard/manage-codes");
+  });
+
+  it("sends a signed-in member away from /auth", async () => {
+    const account = await createAccount();
+    const response = await call("/auth", { cookie: await signIn(account, unique("ip")) });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/");
+  });
+});
+
+describe("every HTML response", () => {
+  it("carries the security headers, with a nonce the page's scripts use", async () => {
+    const response = await call("/auth");
+    const csp = response.headers.get("Content-Security-Policy") ?? "";
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    const nonce = csp.match(/'nonce-([^']+)'/)?.[1];
+    expect(nonce).toBeDefined();
+    expect(response.headers.get("Strict-Transport-Security")).toContain("max-age=");
+    expect(response.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(response.headers.get("X-Frame-Options")).toBe("DENY");
+    expect(response.headers.get("Referrer-Policy")).toBe("strict-origin-when-cross-origin");
+    const html = await response.text();
+    const scripts = html.match(/<script[^>]*>/g) ?? [];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+  });
+
+  it("uses a fresh nonce for every response", async () => {
+    const a = (await call("/auth")).headers.get("Content-Security-Policy");
+    const b = (await call("/auth")).headers.get("Content-Security-Policy");
+    expect(a).not.toBe(b);
+  });
+
+  it("answers an unknown path with a 404 page", async () => {
+    const response = await call(`/${unique("nowhere")}/deeper`);
+    expect(response.status).toBe(404);
+    const html = await response.text();
+    expect(html).toContain("Oops! Page not found");
+    expect(html).toContain("Return to Home");
+  });
+});

@@ -1,0 +1,30 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { reactRouter } from "@react-router/dev/vite";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("./migrations");
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            SHOPIFY_WEBHOOK_SECRET: "test-webhook-secret",
+            SHOPIFY_STOREFRONT_TOKEN: "",
+            MAIL_API_KEY: "",
+            DISCORD_CLIENT_SECRET: "",
+          },
+        },
+      }),
+      reactRouter(),
+    ],
+    resolve: { tsconfigPaths: true },
+    test: {
+      include: ["test/**/*.test.ts"],
+      exclude: ["test/e2e/**"],
+      setupFiles: ["./test/setup.ts"],
+    },
+  };
+});
