@@ -66,8 +66,9 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function AuthPage() {
-  const [searchParams] = useSearchParams();
-  const [mode, setMode] = useState<"login" | "signup">(searchParams.get("mode") === "signup" ? "signup" : "login");
+  // The mode lives in the URL, so the toggle is a plain link that works before scripts load.
+  const [searchParams, setSearchParams] = useSearchParams();
+  const mode = searchParams.get("mode") === "signup" ? "signup" : "login";
   const [identifier, setIdentifier] = useState("");
   const result = useActionData<typeof action>();
   const navigation = useNavigation();
@@ -77,8 +78,8 @@ export default function AuthPage() {
   useEffect(() => {
     if (!result) return;
     toast(result.toast);
-    if (result.intent === "signup" && result.ok) setMode("login");
-  }, [result, toast]);
+    if (result.intent === "signup" && result.ok) setSearchParams({}, { replace: true });
+  }, [result, toast, setSearchParams]);
 
   // The same schema the server applies; the first problem is shown before anything is sent.
   function validate(schema: typeof loginSchema | typeof signupSchema) {
@@ -157,9 +158,9 @@ export default function AuthPage() {
 
         <p className="mt-6 text-center text-sm text-muted">
           {mode === "login" ? "Don't have an account? " : "Already have an account? "}
-          <button type="button" className="font-semibold text-accent hover:underline" onClick={() => setMode(mode === "login" ? "signup" : "login")}>
+          <Link to={mode === "login" ? "?mode=signup" : "?"} replace className="font-semibold text-accent hover:underline">
             {mode === "login" ? "Sign up" : "Sign in"}
-          </button>
+          </Link>
         </p>
         <p className="mt-4 text-center text-xs text-muted">
           By continuing you agree to our{" "}

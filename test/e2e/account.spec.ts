@@ -1,0 +1,68 @@
+import { expect, test } from "@playwright/test";
+import { linkFromMailbox, logIn, uniqueName } from "./helpers";
+
+test("sign up, verify from the mailbox, log in, see the dashboard, log out", async ({ page }) => {
+  const username = uniqueName("e2e");
+  const email = `${username}@example.test`;
+  const password = "e2e-password-1";
+
+  await page.goto("/auth");
+  await page.getByRole("link", { name: "Sign up", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Create Account" })).toBeVisible();
+
+  // The shared schema speaks first, before anything reaches the server.
+  await page.getByLabel("Username").fill("ab");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page.getByText("Username must be at least 3 characters")).toBeVisible();
+
+  await page.getByLabel("Username").fill(username);
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page.getByText("Account Created!")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Welcome back" })).toBeVisible();
+
+  // Not verified yet: refused, with a way to get a new link.
+  await page.getByLabel("Email or Username").fill(username);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page.getByText("Email Not Verified")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Resend verification email" })).toBeVisible();
+
+  const link = await linkFromMailbox(page, email, /Verify your/);
+  await page.goto(link);
+  await expect(page).toHaveURL(/\/auth$/);
+  await expect(page.getByText("Email Verified")).toBeVisible();
+
+  await logIn(page, username, password);
+  await expect(page).toHaveURL("/");
+  await page.getByRole("button", { name: "Account menu" }).click();
+  await expect(page.getByRole("menu")).toContainText(email);
+  await page.getByRole("menuitem", { name: "Dashboard" }).click();
+  await expect(page.getByRole("heading", { name: /Hub/ })).toBeVisible();
+  await expect(page.getByRole("link", { name: /Manage Codes/ })).toHaveCount(0);
+
+  await page.getByRole("complementary").getByRole("button", { name: "Logout" }).click();
+  await expect(page.getByText("Successfully signed out")).toBeVisible();
+  await expect(page).toHaveURL("/");
+  await expect(page.getByRole("link", { name: "Login" })).toBeVisible();
+
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/auth$/);
+});
+
+test("a member who opens an admin page is told so and sent back to the dashboard", async ({ page }) => {
+  await logIn(page, "member", "member-demo-1");
+  await page.goto("/dashboard/manage-codes");
+  await expect(page.getByRole("heading", { name: "Access Denied" })).toBeVisible();
+  await expect(page.getByText("You don't have permission to access this page")).toBeVisible();
+  await expect(page).toHaveURL(/\/dashboard$/, { timeout: 5000 });
+});
+
+test("unknown pages show the 404 screen", async ({ page }) => {
+  const response = await page.goto("/no/such/page");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Oops! Page not found" })).toBeVisible();
+  await page.getByRole("link", { name: "Return to Home" }).click();
+  await expect(page).toHaveURL("/");
+});

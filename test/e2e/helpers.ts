@@ -1,0 +1,23 @@
+import { expect, type Page } from "@playwright/test";
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Opens the newest message to `to` in the local mailbox and returns its first link. */
+export async function linkFromMailbox(page: Page, to: string, subject: RegExp): Promise<string> {
+  await page.goto("/dev/mail");
+  const message = page.getByTestId("mail").filter({ hasText: to }).filter({ hasText: subject }).first();
+  await expect(message).toBeVisible();
+  const href = await message.getByRole("link").first().getAttribute("href");
+  if (!href) throw new Error(`no link in the mail to ${to}`);
+  return href;
+}
+
+export async function logIn(page: Page, emailOrUsername: string, password: string) {
+  await page.goto("/auth");
+  await page.getByLabel("Email or Username").fill(emailOrUsername);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page.getByText("Welcome back!")).toBeVisible();
+}
