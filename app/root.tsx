@@ -7,24 +7,37 @@ import {
   Scripts,
   ScrollRestoration,
   useLocation,
-  useRouteLoaderData,
 } from "react-router";
+import { CartProvider } from "~/components/cart/cart-context";
+import { CartDrawer } from "~/components/cart/cart-drawer";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
 import { AccessDenied, ErrorPage, NotFoundPage } from "~/components/status-pages";
+import { useShop } from "~/components/shop";
+import { introHeadScript } from "~/lib/intro";
 import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
+import { app } from "~/server/context.server";
 import type { Route } from "./+types/root";
 import "./app.css";
 
-export function loader() {
+export async function loader({ context }: Route.LoaderArgs) {
   // Public and identical for every visitor: nothing here may depend on the session.
-  return { productsHref: "/products" };
+  const { env, catalogue } = app(context);
+  const shop = { communityUrl: env.COMMUNITY_URL, supportEmail: env.SUPPORT_EMAIL, heroVideoId: env.HERO_VIDEO_ID };
+  // "Products" in the navigation opens the main (first) product.
+  try {
+    const [main] = await catalogue.listProducts({ first: 1, variantsFirst: 1, imagesFirst: 1 });
+    return { ...shop, productsHref: main ? `/product/${main.handle}` : "/products" };
+  } catch (error) {
+    console.error("Failed to load the main product for the navigation:", error);
+    return { ...shop, productsHref: "/products" };
+  }
 }
 
+
 export function Layout({ children }: { children: ReactNode }) {
-  const data = useRouteLoaderData<typeof loader>("root");
-  const productsHref = data?.productsHref ?? "/products";
+  const { productsHref } = useShop();
   const { pathname } = useLocation();
   return (
     <html lang="en">
@@ -33,6 +46,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#0b0b10" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        {/* Static (allowed by hash in the CSP): hides the intro splash before paint once seen. */}
+        <script dangerouslySetInnerHTML={{ __html: introHeadScript }} />
         <Meta />
         <Links />
       </head>
@@ -42,11 +57,14 @@ export function Layout({ children }: { children: ReactNode }) {
         </a>
         <ToastProvider>
           <ViewerProvider>
-            <SiteNav productsHref={productsHref} />
-            <main id="main" className="pt-16">
-              {children}
-            </main>
-            {pathname.startsWith("/dashboard") ? null : <SiteFooter productsHref={productsHref} />}
+            <CartProvider>
+              <SiteNav productsHref={productsHref} />
+              <main id="main" className="pt-16">
+                {children}
+              </main>
+              {pathname.startsWith("/dashboard") ? null : <SiteFooter productsHref={productsHref} />}
+              <CartDrawer />
+            </CartProvider>
           </ViewerProvider>
         </ToastProvider>
         <ScrollRestoration />

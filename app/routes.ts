@@ -1,15 +1,28 @@
 // The route table: every URL the app answers, and the module that answers it.
 import { index, layout, prefix, type RouteConfig, route } from "@react-router/dev/routes";
 
-// Pages that exist only in local development (the outbox viewer); a production build has none.
-const devOnly = process.env.NODE_ENV === "production" ? [] : [route("dev/mail", "routes/dev.mail.tsx")];
+// Pages that exist only in development and tests (the local mailbox and the demo checkout that
+// stands in for Shopify); a production build has none of them.
+const devOnly =
+  process.env.NODE_ENV === "production"
+    ? []
+    : [route("dev/mail", "routes/dev.mail.tsx"), route("checkout/demo/:id", "routes/checkout.demo.tsx")];
 
 export default [
   index("routes/home.tsx"),
+  route("products", "routes/products.tsx"),
+  route("product/:handle", "routes/product.tsx"),
+  route("status", "routes/status.tsx"),
+  route("support", "routes/support.tsx"),
+  route("affiliate", "routes/affiliate.tsx"),
+  route("sitemap.xml", "routes/sitemap.ts"),
+  route("robots.txt", "routes/robots.ts"),
   route("auth", "routes/auth.tsx"),
   route("auth/verify", "routes/auth.verify.tsx"),
   route("auth/logout", "routes/auth.logout.tsx"),
   route("api/viewer", "routes/api.viewer.ts"),
+  route("api/upsell", "routes/api.upsell.ts"),
+  route("api/checkout", "routes/api.checkout.ts"),
   ...prefix("dashboard", [
     layout("routes/dashboard.tsx", [
       index("routes/dashboard._index.tsx"),

@@ -1,11 +1,21 @@
 // The Worker: security checks and headers around every request, then React Router for pages,
 // loaders and actions; cron triggers run the scheduled jobs.
 import { createRequestHandler, RouterContextProvider } from "react-router";
+import { catalogueFor } from "~/server/catalogue/catalogue.server";
 import { appContext } from "~/server/context.server";
 import { runScheduledJobs } from "~/server/cron.server";
 import { database } from "~/server/db/client.server";
+import { serveWithEdgeCache } from "~/server/edge-cache.server";
 import { seedDemoData } from "~/server/seed.server";
-import { createNonce, forbiddenCrossSite, isCrossSiteRequest, withSecurityHeaders } from "~/server/security.server";
+import {
+  createNonce,
+  forbiddenCrossSite,
+  isCrossSiteRequest,
+  staticScriptHashes,
+  withSecurityHeaders,
+} from "~/server/security.server";
+
+import { webhooks } from "./webhooks";
 
 export { ChatRoom } from "./chat-room";
 
@@ -15,9 +25,10 @@ let seeded: Promise<void> | undefined;
 
 export default {
   async fetch(request, env, ctx) {
+    if (new URL(request.url).pathname.startsWith("/webhooks/")) return webhooks.fetch(request, env, ctx);
     const nonce = createNonce();
-    const dev = import.meta.env.DEV;
-    if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), nonce, dev);
+    const csp = { nonce, scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV };
+    if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), csp);
 
     const db = database(env.DB);
     // Local development only (not tests, never production): demo accounts, stock and files.
@@ -30,8 +41,10 @@ export default {
     }
 
     const context = new RouterContextProvider();
-    context.set(appContext, { env, ctx, db, nonce });
-    return withSecurityHeaders(await handleRequest(request, context), nonce, dev);
+    context.set(appContext, { env, ctx, db, catalogue: catalogueFor(env), nonce });
+    const render = async () => withSecurityHeaders(await handleRequest(request, context), csp, request.method);
+    // Development always renders fresh; elsewhere public pages are served from the edge cache.
+    return import.meta.env.MODE === "development" ? render() : serveWithEdgeCache(request, ctx, render);
   },
 
   async scheduled(controller, env, ctx) {

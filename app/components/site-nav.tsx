@@ -1,13 +1,14 @@
 // The fixed navigation bar at the top of every page.
 import { Menu, X } from "~/components/icons";
-import { type ReactNode, useState } from "react";
+import { useState } from "react";
 import { Link, NavLink } from "react-router";
 import { BRAND } from "~/lib/brand";
 import { AvatarMenu } from "./avatar-menu";
+import { CartButton } from "./cart/cart-drawer";
 import { buttonClass } from "./ui/button";
 import { useViewer } from "./viewer";
 
-export function SiteNav({ productsHref, cart }: { productsHref: string; cart?: ReactNode }) {
+export function SiteNav({ productsHref }: { productsHref: string }) {
   const { status, viewer } = useViewer();
   const [menuOpen, setMenuOpen] = useState(false);
   const links = [
@@ -21,7 +22,7 @@ export function SiteNav({ productsHref, cart }: { productsHref: string; cart?: R
   return (
     <header className="fixed inset-x-0 top-0 z-50 h-16 border-b border-line/70 bg-surface/85 backdrop-blur">
       <nav aria-label="Main" className="mx-auto flex h-full max-w-7xl items-center gap-2 px-4">
-        <Link to="/" className="mr-2 text-xl font-black tracking-tight text-white">
+        <Link to="/" className="mr-1 text-lg font-black tracking-tight text-white sm:mr-2 sm:text-xl">
           {BRAND.toUpperCase()}
           <span className="text-accent">.</span>
         </Link>
@@ -32,20 +33,20 @@ export function SiteNav({ productsHref, cart }: { productsHref: string; cart?: R
             </NavLink>
           ))}
         </div>
-        <div className="ml-auto flex items-center gap-2">
-          {cart}
+        <div className="ml-auto flex items-center gap-1 sm:gap-2">
+          <CartButton />
           {/* Fixed width while the session loads, so nothing shifts when it arrives. */}
-          <div className="flex min-w-9 items-center justify-end gap-2 sm:min-w-40">
+          <div className="flex min-w-9 items-center justify-end gap-1 sm:min-w-40 sm:gap-2">
             {status === "loading" ? (
               <span className="size-9 animate-pulse rounded-full bg-panel-2" aria-hidden />
             ) : viewer ? (
               <AvatarMenu viewer={viewer} />
             ) : (
               <>
-                <Link to="/auth" className={buttonClass("ghost", "sm", "hidden sm:inline-flex")}>
+                <Link to="/auth" className={buttonClass("ghost", "sm", "px-2 sm:px-3")}>
                   Login
                 </Link>
-                <Link to="/auth?mode=signup" className={buttonClass("primary", "sm")}>
+                <Link to="/auth?mode=signup" className={buttonClass("primary", "sm", "px-2 sm:px-3")}>
                   Sign Up
                 </Link>
               </>
@@ -53,7 +54,7 @@ export function SiteNav({ productsHref, cart }: { productsHref: string; cart?: R
           </div>
           <button
             type="button"
-            className="rounded-md p-2 text-zinc-300 hover:text-white md:hidden"
+            className="rounded-md p-1.5 text-zinc-300 hover:text-white md:hidden"
             aria-expanded={menuOpen}
             aria-controls="mobile-nav"
             aria-label={menuOpen ? "Close menu" : "Open menu"}
@@ -70,11 +71,6 @@ export function SiteNav({ productsHref, cart }: { productsHref: string; cart?: R
               {link.label}
             </NavLink>
           ))}
-          {status === "ready" && !viewer ? (
-            <NavLink to="/auth" className={linkClass} onClick={() => setMenuOpen(false)}>
-              Login
-            </NavLink>
-          ) : null}
         </div>
       </div>
     </header>

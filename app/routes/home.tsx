@@ -1,23 +1,180 @@
-import { Link } from "react-router";
-import { buttonClass } from "~/components/ui/button";
-import { BRAND, TAGLINE } from "~/lib/brand";
+// The home page: hero, why choose us, before/after, plans and the community call to action.
+// The page is public and cached; the plans stream in behind a skeleton.
+import { Suspense, useEffect } from "react";
+import { Await, Link } from "react-router";
+import { HeroVideo } from "~/components/home/hero-video";
+import { IntroSplash } from "~/components/home/intro-splash";
+import { Plans, PlansSkeleton } from "~/components/home/plans";
+import { Activity, EyeOff, ShieldCheck, Users, Zap } from "~/components/icons";
+import { useShop } from "~/components/shop";
+import { useToast } from "~/components/toaster";
+import { Button, buttonClass } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { BRAND, COMMUNITY_SIZE, TAGLINE, TAGLINE_PARTS } from "~/lib/brand";
+import type { Product } from "~/lib/catalogue";
+import type { Toast } from "~/lib/toast";
+import { CatalogueError } from "~/server/catalogue/catalogue.server";
+import { LIMITS } from "~/server/catalogue/queries";
+import { app } from "~/server/context.server";
+import { publicPageHeaders } from "~/server/edge-cache.server";
 import type { Route } from "./+types/home";
 
-export const meta: Route.MetaFunction = () => [{ title: `${BRAND} | ${TAGLINE}` }];
+export const meta: Route.MetaFunction = () => {
+  const description = `${BRAND}: undetected Rust tools with instant key delivery, weekly, monthly and lifetime plans, and a ${COMMUNITY_SIZE} member community.`;
+  return [
+    { title: `${BRAND} | ${TAGLINE}` },
+    { name: "description", content: description },
+    { property: "og:title", content: `${BRAND} | ${TAGLINE}` },
+    { property: "og:description", content: description },
+    { property: "og:type", content: "website" },
+    { property: "og:image", content: "/images/og.svg" },
+    { name: "twitter:card", content: "summary_large_image" },
+  ];
+};
 
-export default function Home() {
+export const headers = publicPageHeaders;
+
+interface PlansData {
+  products: Product[];
+  notice: Toast | null;
+}
+
+export function loader({ context }: Route.LoaderArgs) {
+  const plans: Promise<PlansData> = app(context)
+    .catalogue.listProducts({ first: LIMITS.listProducts, variantsFirst: LIMITS.listVariants, imagesFirst: LIMITS.listImages })
+    .then((products) => ({ products, notice: null }))
+    .catch((error: unknown) => {
+      // A 402 from Shopify is worth telling the visitor about; anything else is only logged.
+      console.error("Failed to load products for the home page:", error);
+      const notice = error instanceof CatalogueError && error.message.includes("Payment required") ? error.toast : null;
+      return { products: [], notice };
+    });
+  return { plans };
+}
+
+const REASONS = [
+  { icon: EyeOff, title: "Undetected", text: "Kernel-level protection and constant signature rotation keep you off the radar." },
+  { icon: Zap, title: "Performance", text: "Lightweight by design: no frame drops, no input lag, even on busy servers." },
+  { icon: ShieldCheck, title: "Secure", text: "Encrypted loader, HWID-locked keys and a team that answers within hours." },
+];
+
+function NoticeToast({ notice }: { notice: Toast | null }) {
+  const { toast } = useToast();
+  useEffect(() => {
+    if (notice) toast(notice);
+  }, [notice, toast]);
+  return null;
+}
+
+export default function Home({ loaderData }: Route.ComponentProps) {
+  const { communityUrl, heroVideoId } = useShop();
+  const getStartedDisabled = (
+    <Button size="lg" disabled>
+      Get Started
+    </Button>
+  );
   return (
-    <section className="mx-auto flex min-h-[70vh] max-w-4xl flex-col items-center justify-center px-4 text-center">
-      <h1 className="text-4xl font-black sm:text-6xl">{BRAND}</h1>
-      <p className="mt-4 text-lg text-muted">{TAGLINE}</p>
-      <div className="mt-8 flex gap-3">
-        <Link to="/products" className={buttonClass("primary", "lg")}>
-          Get Started
-        </Link>
-        <Link to="/status" className={buttonClass("outline", "lg")}>
-          System Status
-        </Link>
-      </div>
-    </section>
+    <>
+      <IntroSplash />
+      <section className="relative isolate flex min-h-[calc(100dvh-4rem)] items-center overflow-hidden">
+        <div className="absolute inset-0 -z-10 bg-[radial-gradient(ellipse_at_top,rgba(249,115,22,0.25),transparent_60%),linear-gradient(180deg,#0b0b10,#0b0b10)]">
+          <HeroVideo videoId={heroVideoId} />
+          <div className="absolute inset-0 bg-gradient-to-b from-surface/40 via-surface/60 to-surface" />
+        </div>
+        <div className="mx-auto max-w-4xl px-4 text-center">
+          <p className="inline-flex items-center gap-2 rounded-full border border-accent/40 bg-accent/10 px-3 py-1 text-xs font-semibold text-accent-soft">
+            <Activity className="size-3.5" aria-hidden /> Updated for the latest Rust patch
+          </p>
+          <h1 className="mt-6 text-4xl font-black tracking-tight sm:text-6xl">
+            {TAGLINE_PARTS[0]} <span className="text-accent">{TAGLINE_PARTS[1]}</span>
+          </h1>
+          <p className="mx-auto mt-5 max-w-2xl text-lg text-muted">
+            {BRAND} gives you the edge in Rust: precise aim, full ESP and a clean menu, delivered instantly by key.
+          </p>
+          <div className="mt-10 flex flex-col justify-center gap-3 sm:flex-row">
+            <Suspense fallback={getStartedDisabled}>
+              <Await resolve={loaderData.plans}>
+                {({ products }) =>
+                  products[0] ? (
+                    <Link to={`/product/${products[0].handle}`} className={buttonClass("primary", "lg")}>
+                      Get Started
+                    </Link>
+                  ) : (
+                    getStartedDisabled
+                  )
+                }
+              </Await>
+            </Suspense>
+            <Link to="/status" className={buttonClass("outline", "lg")}>
+              System Status
+            </Link>
+          </div>
+        </div>
+      </section>
+
+      <section aria-labelledby="why" className="mx-auto max-w-7xl px-4 py-20">
+        <h2 id="why" className="text-center text-3xl font-black">
+          Why Choose <span className="text-accent">{BRAND}</span>
+        </h2>
+        <div className="mt-10 grid gap-6 md:grid-cols-3">
+          {REASONS.map(({ icon: Icon, title, text }) => (
+            <Card key={title}>
+              <Icon className="size-8 text-accent" aria-hidden />
+              <h3 className="mt-4 text-lg font-bold">{title}</h3>
+              <p className="mt-2 text-sm text-muted">{text}</p>
+            </Card>
+          ))}
+        </div>
+      </section>
+
+      <section aria-labelledby="difference" className="mx-auto max-w-7xl px-4 py-20">
+        <h2 id="difference" className="text-center text-3xl font-black">
+          See The Difference
+        </h2>
+        <div className="mt-10 grid gap-6 md:grid-cols-2">
+          {[
+            { src: "/images/difference-standard.svg", label: "STANDARD", alt: "A Rust scene without assistance: enemies hard to spot" },
+            { src: `/images/difference-with.svg`, label: `WITH ${BRAND.toUpperCase()}`, alt: `The same scene with ${BRAND}: enemies boxed and named` },
+          ].map((image) => (
+            <figure key={image.label} className="overflow-hidden rounded-xl border border-line bg-panel">
+              <img src={image.src} alt={image.alt} width={800} height={450} loading="lazy" decoding="async" className="aspect-video w-full object-cover" />
+              <figcaption className="border-t border-line px-4 py-3 text-center text-sm font-black tracking-widest">
+                {image.label === "STANDARD" ? image.label : <span className="text-accent">{image.label}</span>}
+              </figcaption>
+            </figure>
+          ))}
+        </div>
+      </section>
+
+      <section aria-labelledby="plans" className="mx-auto max-w-7xl px-4 py-20">
+        <h2 id="plans" className="text-center text-3xl font-black">
+          Choose Your Plan
+        </h2>
+        <p className="mt-3 text-center text-muted">Instant delivery. Cancel any time — plans never renew on their own.</p>
+        <div className="mt-12">
+          <Suspense fallback={<PlansSkeleton />}>
+            <Await resolve={loaderData.plans}>
+              {({ products, notice }) => (
+                <>
+                  <NoticeToast notice={notice} />
+                  <Plans products={products} />
+                </>
+              )}
+            </Await>
+          </Suspense>
+        </div>
+      </section>
+
+      <section className="mx-auto max-w-7xl px-4 pt-10 pb-24">
+        <Card className="flex flex-col items-center gap-4 bg-gradient-to-br from-accent/15 to-panel p-10 text-center">
+          <Users className="size-10 text-accent" aria-hidden />
+          <h2 className="text-3xl font-black">Join {COMMUNITY_SIZE} members</h2>
+          <p className="max-w-xl text-muted">Configs, giveaways, update news and a support team that plays the game. Say hello in our Discord.</p>
+          <a href={communityUrl} target="_blank" rel="noreferrer" className={buttonClass("primary", "lg")}>
+            Join the Community
+          </a>
+        </Card>
+      </section>
+    </>
   );
 }

@@ -1,4 +1,5 @@
 // Request and response hardening applied by the Worker to everything it serves.
+import { introHeadScript } from "~/lib/intro";
 import { toBase64 } from "./crypto.server";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -21,10 +22,30 @@ export function createNonce(): string {
   return toBase64(crypto.getRandomValues(new Uint8Array(16)));
 }
 
-export function contentSecurityPolicy(nonce: string, dev: boolean): string {
+// Static inline scripts the pages carry, allowed by their SHA-256 instead of a nonce.
+const STATIC_INLINE_SCRIPTS = [introHeadScript];
+let scriptHashes: Promise<string[]> | undefined;
+
+export function staticScriptHashes(): Promise<string[]> {
+  scriptHashes ??= Promise.all(
+    STATIC_INLINE_SCRIPTS.map(async (script) => {
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(script));
+      return `'sha256-${toBase64(new Uint8Array(digest))}'`;
+    }),
+  );
+  return scriptHashes;
+}
+
+export interface CspSources {
+  nonce: string;
+  scriptHashes: string[];
+  dev: boolean;
+}
+
+export function contentSecurityPolicy({ nonce, scriptHashes, dev }: CspSources): string {
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}'`,
+    `script-src 'self' 'nonce-${nonce}' ${scriptHashes.join(" ")}`.trim(),
     // Inline style attributes (React `style`) and, in development, Vite's injected CSS.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob: https://cdn.shopify.com",
@@ -40,7 +61,7 @@ export function contentSecurityPolicy(nonce: string, dev: boolean): string {
 }
 
 /** Returns a copy of `response` carrying the security headers every response should have. */
-export function withSecurityHeaders(response: Response, nonce: string, dev: boolean): Response {
+export function withSecurityHeaders(response: Response, csp: CspSources, method = "GET"): Response {
   const secured = new Response(response.body, response);
   const headers = secured.headers;
   headers.set("X-Content-Type-Options", "nosniff");
@@ -50,10 +71,13 @@ export function withSecurityHeaders(response: Response, nonce: string, dev: bool
   headers.set("Cross-Origin-Opener-Policy", "same-origin-allow-popups");
   headers.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()");
   if (headers.get("Content-Type")?.startsWith("text/html")) {
-    headers.set("Content-Security-Policy", contentSecurityPolicy(nonce, dev));
+    headers.set("Content-Security-Policy", contentSecurityPolicy(csp));
   }
-  // Anything that did not ask to be cached publicly is private to its recipient.
-  if (!headers.has("Cache-Control")) headers.set("Cache-Control", "private, no-store");
+  // Anything that did not ask to be cached publicly is private to its recipient, and so is every
+  // answer to a state-changing request or a server error.
+  if (!headers.has("Cache-Control") || !SAFE_METHODS.has(method) || secured.status >= 500) {
+    headers.set("Cache-Control", "private, no-store");
+  }
   return secured;
 }
 

@@ -347,3 +347,18 @@ export const auditLog = sqliteTable(
   },
   (t) => [index("audit_log_created").on(t.createdAt)],
 );
+
+// Checkouts of the local demo checkout (used when no Shopify store is configured). Paying one
+// produces a Shopify-shaped order webhook, so fulfilment runs exactly as in production.
+export const demoCheckouts = sqliteTable("demo_checkouts", {
+  // Random, unguessable: the checkout URL is the only key to it, as with Shopify's.
+  id: text("id").primaryKey(),
+  userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+  email: text("email"),
+  // JSON: [{ variantId, productId, productTitle, variantTitle, price: { amount, currencyCode }, quantity }]
+  lines: text("lines").notNull(),
+  createdAt: integer("created_at").notNull(),
+  paidAt: integer("paid_at"),
+  orderId: text("order_id"),
+  orderNumber: integer("order_number").unique(),
+});

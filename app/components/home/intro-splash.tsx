@@ -1,0 +1,38 @@
+// The intro animation, once per browser session. It is in the server HTML and runs on CSS alone
+// (phases at 100 ms, 1 s, 2 s; gone at 3 s), so it never waits for scripts; an inline script in
+// the document head hides it at once when this session has already seen it.
+import { useEffect, useState } from "react";
+import { BRAND, TAGLINE } from "~/lib/brand";
+import { INTRO_FLAG, INTRO_MS } from "~/lib/intro";
+
+export function IntroSplash() {
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    if (document.documentElement.dataset.introSeen !== undefined) {
+      setDone(true);
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        sessionStorage.setItem(INTRO_FLAG, "true");
+      } catch {
+        // Private mode without storage: the intro simply shows again next time.
+      }
+      setDone(true);
+    }, INTRO_MS);
+    return () => clearTimeout(timer);
+  }, []);
+  if (done) return null;
+  return (
+    <div aria-hidden className="intro-splash fixed inset-0 z-[150] flex flex-col items-center justify-center bg-surface">
+      <p className="intro-logo text-5xl font-black tracking-tight text-white sm:text-7xl">
+        {BRAND.toUpperCase()}
+        <span className="text-accent">.</span>
+      </p>
+      <p className="intro-tagline mt-4 text-sm tracking-[0.3em] text-muted uppercase">{TAGLINE}</p>
+      <div className="intro-bar mt-8 h-1 w-48 overflow-hidden rounded bg-line">
+        <div className="h-full bg-accent" />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,189 @@
+// The product page's purchase column: variants, price, badges and the buy buttons, with the
+// login check and the checkout-information dialog in front of every purchase.
+import { useEffect, useState } from "react";
+import { useNavigate } from "react-router";
+import type { CartItem } from "~/lib/cart";
+import type { Product, ProductVariant } from "~/lib/catalogue";
+import { formatPrice, isBestValue, variantForOptions, variantLabel } from "~/lib/plans";
+import { useCart } from "../cart/cart-context";
+import { CheckCircle, Flame, ShieldCheck, ShoppingCart, Zap } from "../icons";
+import { useToast } from "../toaster";
+import { Button } from "../ui/button";
+import { Dialog } from "../ui/dialog";
+import { inputClass } from "../ui/field";
+import { useViewer } from "../viewer";
+import { SaleCountdown } from "./sale-countdown";
+
+function RecentPurchasers() {
+  // Random per visit (10-59), so chosen in the browser; the width is reserved to avoid a shift.
+  const [count, setCount] = useState<number | null>(null);
+  useEffect(() => setCount(10 + Math.floor(Math.random() * 50)), []);
+  return (
+    <p className="flex items-center gap-2 text-sm text-accent-soft">
+      <Flame className="size-4" aria-hidden />
+      <span>
+        <span className="inline-block w-[2ch] text-right font-bold tabular-nums">{count ?? ""}</span> people bought this in the last 24 hours
+      </span>
+    </p>
+  );
+}
+
+const BADGES = [
+  { icon: Zap, label: "Instant Delivery" },
+  { icon: ShieldCheck, label: "Undetected" },
+  { icon: CheckCircle, label: "24 Hour Warranty" },
+  { icon: CheckCircle, label: "In Stock - Ready to Download" },
+];
+
+function cartItemFor(product: Product, variant: ProductVariant): CartItem {
+  return {
+    variantId: variant.id,
+    productId: product.id,
+    productTitle: product.title,
+    variantTitle: variant.title,
+    price: variant.price,
+    quantity: 1,
+    imageUrl: product.images[0]?.url,
+  };
+}
+
+export function BuyBox({ product }: { product: Product }) {
+  const [variant, setVariant] = useState<ProductVariant | undefined>(product.variants[0]);
+  const [pending, setPending] = useState<"add" | "buy" | null>(null);
+  const { status, viewer } = useViewer();
+  const { toast } = useToast();
+  const navigate = useNavigate();
+  const cart = useCart();
+  const selectable = product.options.filter((o) => o.values.length > 1);
+
+  const unavailable = !variant?.availableForSale;
+  const busy = status === "loading" || cart.state.isLoading;
+
+  function start(kind: "add" | "buy") {
+    if (!viewer) {
+      toast({
+        title: "Login Required",
+        description: kind === "add" ? "Please login to add items to your cart" : "Please login to purchase",
+        variant: "destructive",
+      });
+      navigate("/auth");
+      return;
+    }
+    setPending(kind);
+  }
+
+  function proceed() {
+    if (!variant || !pending) return;
+    const item = cartItemFor(product, variant);
+    setPending(null);
+    if (pending === "add") {
+      cart.add(item);
+      toast({ title: "Added to cart!", description: `${product.title} added to your cart` });
+    } else {
+      void cart.checkout([item]);
+    }
+  }
+
+  return (
+    <div className="space-y-6">
+      <RecentPurchasers />
+      <div>
+        <h1 className="text-3xl font-black sm:text-4xl">{product.title}</h1>
+        <p className="mt-3 text-3xl font-black text-accent" aria-live="polite">
+          {variant ? formatPrice(variant.price) : null}
+        </p>
+      </div>
+      <ul className="flex flex-wrap gap-2">
+        {BADGES.map(({ icon: Icon, label }) => (
+          <li key={label} className="flex items-center gap-1.5 rounded-full border border-line bg-panel-2 px-3 py-1 text-xs font-semibold">
+            <Icon className="size-3.5 text-accent" aria-hidden /> {label}
+          </li>
+        ))}
+      </ul>
+
+      {selectable.length > 1
+        ? selectable.map((option) => (
+            <div key={option.name} className="space-y-1.5">
+              <label htmlFor={`option-${option.name}`} className="text-sm font-medium">
+                {option.name}
+              </label>
+              <select
+                id={`option-${option.name}`}
+                className={inputClass}
+                value={variant?.selectedOptions.find((o) => o.name === option.name)?.value ?? option.values[0]}
+                onChange={(event) => {
+                  const selected = Object.fromEntries((variant?.selectedOptions ?? []).map((o) => [o.name, o.value]));
+                  selected[option.name] = event.target.value;
+                  setVariant(variantForOptions(product.variants, selected));
+                }}
+              >
+                {option.values.map((value) => (
+                  <option key={value} value={value}>
+                    {value}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ))
+        : null}
+
+      <div role="radiogroup" aria-label="Choose a plan" className="grid gap-3 sm:grid-cols-2">
+        {product.variants.map((v) => {
+          const checked = v.id === variant?.id;
+          return (
+            <button
+              key={v.id}
+              type="button"
+              role="radio"
+              aria-checked={checked}
+              onClick={() => setVariant(v)}
+              className={`relative rounded-lg border-2 p-4 text-left transition-colors ${checked ? "border-accent bg-accent/10" : "border-line bg-panel hover:border-accent/60"}`}
+            >
+              {isBestValue(v.title) ? (
+                <span className="absolute -top-2.5 right-3 rounded-full bg-accent px-2 py-0.5 text-[10px] font-black tracking-wider text-zinc-950">
+                  BEST VALUE
+                </span>
+              ) : null}
+              <span className="block font-semibold">{variantLabel(v.title)}</span>
+              <span className="block text-sm text-muted">{formatPrice(v.price)}</span>
+              {!v.availableForSale ? <span className="block text-xs text-red-400">Sold out</span> : null}
+            </button>
+          );
+        })}
+      </div>
+
+      <div className="grid gap-3 sm:grid-cols-2">
+        <Button size="lg" disabled={unavailable || busy} onClick={() => start("buy")}>
+          BUY NOW
+        </Button>
+        <Button size="lg" variant="outline" disabled={unavailable || busy} onClick={() => start("add")}>
+          <ShoppingCart className="size-4" aria-hidden /> ADD TO CART
+        </Button>
+      </div>
+
+      <SaleCountdown />
+
+      <Dialog
+        open={pending !== null}
+        onClose={() => setPending(null)}
+        title="Important Checkout Information"
+        description="Please read before you continue."
+      >
+        <ul className="list-disc space-y-2 pl-5 text-sm">
+          <li>
+            Shopify asks for a delivery address. Nothing is shipped, so <strong>use random information</strong> for the address.
+          </li>
+          <li>
+            <strong>Make sure your e-mail address is correct</strong>: your product key is sent there right after payment.
+          </li>
+        </ul>
+        <div className="mt-6 flex justify-end gap-3">
+          <Button variant="ghost" onClick={() => setPending(null)}>
+            Cancel
+          </Button>
+          <Button onClick={proceed}>Continue to Checkout</Button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+// How plans are recognised, named, priced and described, from a variant's title.
+import type { Money, ProductVariant } from "./catalogue";
+
+export const isWeeklyTitle = (title: string) => /week|7/i.test(title);
+export const isMonthlyTitle = (title: string) => /month|30/i.test(title);
+export const isLifetimeTitle = (title: string) => /lifetime|default/i.test(title);
+
+/** The week and month variants the home page offers as plan cards. */
+export function planVariants(variants: ProductVariant[]) {
+  return {
+    weekly: variants.find((v) => isWeeklyTitle(v.title)) ?? null,
+    monthly: variants.find((v) => isMonthlyTitle(v.title)) ?? null,
+  };
+}
+
+/** Shopify calls a product's only variant "Default Title"; we sell it as the lifetime plan. */
+export function variantLabel(title: string): string {
+  return /default/i.test(title) ? "Lifetime" : title;
+}
+
+export const isBestValue = (title: string) => isMonthlyTitle(title);
+
+/** Plan-card price: "$30/mo" in USD, no decimals; other currencies keep their code. */
+export function formatPlanPrice(price: Money, period: "wk" | "mo"): string {
+  const whole = Math.round(Number(price.amount)).toString();
+  return price.currencyCode === "USD" ? `$${whole}/${period}` : `${price.currencyCode} ${whole}/${period}`;
+}
+
+/** Cart and order amounts: currency code and two decimals, "USD 29.99". */
+export function formatMoney(price: Money): string {
+  return `${price.currencyCode} ${Number(price.amount).toFixed(2)}`;
+}
+
+/** Product-page price: "$29.99" in USD, else "EUR 29.99". */
+export function formatPrice(price: Money): string {
+  const amount = Number(price.amount).toFixed(2);
+  return price.currencyCode === "USD" ? `$${amount}` : `${price.currencyCode} ${amount}`;
+}
+
+export function featuresFor(title: string): string[] {
+  if (isWeeklyTitle(title)) return ["7 Days Access", "All Features", "Priority Support", "Free Updates"];
+  if (isMonthlyTitle(title)) return ["30 Days Access", "All Features", "VIP Support", "Free Updates", "Exclusive Configs"];
+  if (isLifetimeTitle(title)) {
+    return ["Lifetime Access", "All Features", "VIP Support", "Free Updates", "Exclusive Configs", "Priority Discord Support"];
+  }
+  return ["All Features", "Discord Support"];
+}
+
+/** The variant whose options all match `selected`, else the first variant. */
+export function variantForOptions(variants: ProductVariant[], selected: Record<string, string>): ProductVariant | undefined {
+  const wanted = Object.entries(selected);
+  return (
+    variants.find((v) => wanted.every(([name, value]) => v.selectedOptions.some((o) => o.name === name && o.value === value))) ??
+    variants[0]
+  );
+}

@@ -1,0 +1,120 @@
+// /product/:handle — everything about one product, and the way to buy it.
+import { data, isRouteErrorResponse, Link } from "react-router";
+import { Gallery } from "~/components/product/gallery";
+import { BuyBox } from "~/components/product/buy-box";
+import { DemoVideos, RATING, REVIEWS, Reviews, WhatYouGet } from "~/components/product/product-content";
+import { MessageCircle } from "~/components/icons";
+import { useShop } from "~/components/shop";
+import { ErrorPage, NotFoundPage } from "~/components/status-pages";
+import { buttonClass } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { BRAND } from "~/lib/brand";
+import { formatPrice } from "~/lib/plans";
+import { LIMITS } from "~/server/catalogue/queries";
+import { app } from "~/server/context.server";
+import { publicPageHeaders } from "~/server/edge-cache.server";
+import type { Route } from "./+types/product";
+
+export const headers = publicPageHeaders;
+
+export async function loader({ params, request, context }: Route.LoaderArgs) {
+  const { catalogue } = app(context);
+  let product;
+  try {
+    product = await catalogue.productByHandle(params.handle);
+  } catch (error) {
+    console.error(`Failed to load product "${params.handle}":`, error);
+    throw data({ message: "Failed to load product" }, { status: 502 });
+  }
+  if (!product) throw data(null, { status: 404 });
+  // The recommended card: another product, a spoofer first (first ten products, as the cart).
+  const others = await catalogue
+    .listProducts({ first: LIMITS.listProducts, variantsFirst: 1, imagesFirst: 1 })
+    .then((list) => list.filter((p) => p.handle !== product.handle))
+    .catch(() => []);
+  const upsell = others.find((p) => /spoofer/i.test(p.title)) ?? others[0] ?? null;
+  return { product, upsell, url: new URL(request.url).origin + `/product/${product.handle}` };
+}
+
+export const meta: Route.MetaFunction = ({ loaderData }) => {
+  if (!loaderData) return [{ title: `Product not found | ${BRAND}` }];
+  const { product, url } = loaderData;
+  const description = product.description.slice(0, 160);
+  const image = product.images[0]?.url;
+  const absolute = (path: string) => new URL(path, url).toString();
+  return [
+    { title: `${product.title} | ${BRAND}` },
+    { name: "description", content: description },
+    { tagName: "link", rel: "canonical", href: url },
+    { property: "og:title", content: product.title },
+    { property: "og:description", content: description },
+    { property: "og:type", content: "product" },
+    { property: "og:url", content: url },
+    ...(image ? [{ property: "og:image", content: absolute(image) }] : []),
+    { name: "twitter:card", content: "summary_large_image" },
+    {
+      "script:ld+json": {
+        "@context": "https://schema.org",
+        "@type": "Product",
+        name: product.title,
+        description: product.description,
+        image: product.images.map((i) => absolute(i.url)),
+        brand: { "@type": "Brand", name: BRAND },
+        aggregateRating: { "@type": "AggregateRating", ratingValue: RATING, reviewCount: REVIEWS.length },
+        offers: product.variants.map((variant) => ({
+          "@type": "Offer",
+          name: variant.title,
+          price: variant.price.amount,
+          priceCurrency: variant.price.currencyCode,
+          availability: variant.availableForSale ? "https://schema.org/InStock" : "https://schema.org/OutOfStock",
+          url,
+        })),
+      },
+    },
+  ];
+};
+
+export default function ProductPage({ loaderData }: Route.ComponentProps) {
+  const { product, upsell } = loaderData;
+  const { communityUrl } = useShop();
+  return (
+    <div className="mx-auto max-w-7xl space-y-16 px-4 py-10">
+      <div className="grid gap-10 lg:grid-cols-2">
+        <Gallery images={product.images} title={product.title} />
+        <div className="space-y-6">
+          <BuyBox key={product.id} product={product} />
+          {upsell ? (
+            <Card className="flex items-center gap-4 p-4">
+              {upsell.images[0] ? <img src={upsell.images[0].url} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" /> : null}
+              <div className="min-w-0 flex-1">
+                <p className="text-xs font-bold tracking-wider text-accent">RECOMMENDED</p>
+                <p className="truncate font-semibold">{upsell.title}</p>
+                <p className="text-sm text-muted">From {formatPrice(upsell.priceRange.minVariantPrice)}</p>
+              </div>
+              <Link to={`/product/${upsell.handle}`} className={buttonClass("outline", "sm")}>
+                View
+              </Link>
+            </Card>
+          ) : null}
+          <a href={communityUrl} target="_blank" rel="noreferrer" className={buttonClass("secondary", "lg", "w-full")}>
+            <MessageCircle className="size-4" aria-hidden /> Join our Discord community
+          </a>
+        </div>
+      </div>
+      <section aria-labelledby="about" className="max-w-3xl">
+        <h2 id="about" className="text-xl font-bold">
+          About {product.title}
+        </h2>
+        <p className="mt-3 text-muted">{product.description}</p>
+      </section>
+      <WhatYouGet />
+      <DemoVideos />
+      <Reviews />
+    </div>
+  );
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />;
+  return <ErrorPage message="Failed to load product" />;
+}

@@ -1,0 +1,166 @@
+// /status: the service's current status and the latest updates. Admins post updates here; the
+// form shows for admins only, and the server refuses a post from anyone else.
+import { useEffect, useRef } from "react";
+import { data, useFetcher } from "react-router";
+import { Activity, AlertTriangle, Wrench } from "~/components/icons";
+import { useToast } from "~/components/toaster";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field, inputClass } from "~/components/ui/field";
+import { useViewer } from "~/components/viewer";
+import { BRAND } from "~/lib/brand";
+import { formatDateTime } from "~/lib/format";
+import { STATUS_TYPES } from "~/lib/schemas/status";
+import { serviceBadge, serviceState } from "~/lib/status";
+import { app } from "~/server/context.server";
+import { publicPageHeaders, purgePages } from "~/server/edge-cache.server";
+import { getViewer } from "~/server/session.server";
+import { latestStatusUpdates, postStatusUpdate } from "~/server/status.server";
+import type { Route } from "./+types/status";
+
+export const headers = publicPageHeaders;
+
+export const meta: Route.MetaFunction = () => [
+  { title: `System Status | ${BRAND}` },
+  { name: "description", content: `Live status of ${BRAND} and the latest update, maintenance and incident notes.` },
+  { property: "og:title", content: `System Status | ${BRAND}` },
+];
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const updates = await latestStatusUpdates(app(context).db);
+  return { updates, state: serviceState(updates[0], Date.now()) };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db } = app(context);
+  const viewer = await getViewer(db, request);
+  if (!viewer) return data({ ok: false, message: "Please log in to continue" }, { status: 401 });
+  if (!viewer.isAdmin) return data({ ok: false, message: "You don't have permission to post status updates" }, { status: 403 });
+  const result = await postStatusUpdate(db, viewer.id, Object.fromEntries(await request.formData()));
+  if (!result.ok) return data(result, { status: 400 });
+  const origin = new URL(request.url).origin;
+  await purgePages(origin, ["/status", "/status.data"]);
+  return { ok: true as const, message: "Status update posted successfully!" };
+}
+
+const TYPE_STYLE = {
+  update: { icon: Activity, className: "text-sky-400" },
+  maintenance: { icon: Wrench, className: "text-yellow-400" },
+  incident: { icon: AlertTriangle, className: "text-red-400" },
+};
+
+const TONE = { green: "bg-green-500/15 text-green-400", yellow: "bg-yellow-500/15 text-yellow-300", red: "bg-red-500/15 text-red-400" };
+
+function PostUpdateForm() {
+  const fetcher = useFetcher<typeof action>();
+  const { toast } = useToast();
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (fetcher.state !== "idle" || !fetcher.data) return;
+    if (fetcher.data.ok) {
+      toast({ title: fetcher.data.message });
+      formRef.current?.reset();
+    } else {
+      toast({ title: "Failed to post update", description: fetcher.data.message, variant: "destructive" });
+    }
+  }, [fetcher.state, fetcher.data, toast]);
+  return (
+    <Card>
+      <h2 className="text-lg font-bold">Post Status Update</h2>
+      <fetcher.Form
+        ref={formRef}
+        method="post"
+        className="mt-4 space-y-4"
+        onSubmit={(event) => {
+          const form = new FormData(event.currentTarget);
+          if (!String(form.get("title")).trim() || !String(form.get("description")).trim()) {
+            event.preventDefault();
+            toast({ title: "Error", description: "Please fill in all fields", variant: "destructive" });
+          }
+        }}
+      >
+        <Field label="Title" name="title" maxLength={120} />
+        <div className="space-y-1.5">
+          <label htmlFor="status-description" className="block text-sm font-medium">
+            Description
+          </label>
+          <textarea id="status-description" name="description" rows={3} maxLength={2000} className={`${inputClass} h-auto py-2`} />
+        </div>
+        <div className="space-y-1.5">
+          <label htmlFor="status-type" className="block text-sm font-medium">
+            Type
+          </label>
+          <select id="status-type" name="type" defaultValue="update" className={inputClass}>
+            {STATUS_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {type[0]!.toUpperCase() + type.slice(1)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <Button type="submit" disabled={fetcher.state !== "idle"}>
+          {fetcher.state !== "idle" ? "Posting..." : "Post Update"}
+        </Button>
+      </fetcher.Form>
+    </Card>
+  );
+}
+
+export default function Status({ loaderData }: Route.ComponentProps) {
+  const { updates, state } = loaderData;
+  const { viewer } = useViewer();
+  const badge = serviceBadge(state);
+  return (
+    <div className="mx-auto max-w-4xl space-y-8 px-4 py-12">
+      <h1 className="text-3xl font-black">System Status</h1>
+      <Card className="flex flex-wrap items-center justify-between gap-4">
+        <div>
+          <p className="text-sm text-muted">Service</p>
+          <p className="text-lg font-bold">{BRAND} Rust</p>
+        </div>
+        <span className={`rounded-full px-3 py-1 text-sm font-semibold ${TONE[badge.tone]}`}>{badge.label}</span>
+        <dl className="flex gap-8 text-sm">
+          <div>
+            <dt className="text-muted">Uptime</dt>
+            <dd className="font-semibold">99.9%</dd>
+          </div>
+          <div>
+            <dt className="text-muted">Last update</dt>
+            <dd className="font-semibold">Just now</dd>
+          </div>
+        </dl>
+      </Card>
+
+      {viewer?.isAdmin ? <PostUpdateForm /> : null}
+
+      <section aria-labelledby="recent">
+        <h2 id="recent" className="text-xl font-bold">
+          Recent Updates
+        </h2>
+        {updates.length === 0 ? (
+          <p className="mt-4 text-muted">No updates yet.</p>
+        ) : (
+          <ol className="mt-4 space-y-4">
+            {updates.map((update) => {
+              const style = TYPE_STYLE[update.type];
+              return (
+                <li key={update.id}>
+                  <Card className="flex gap-4">
+                    <style.icon className={`mt-0.5 size-5 shrink-0 ${style.className}`} aria-label={update.type} />
+                    <div>
+                      <h3 className="font-semibold">{update.title}</h3>
+                      <p className="text-xs text-muted">
+                        <time dateTime={new Date(update.createdAt).toISOString()}>{formatDateTime(update.createdAt)}</time> UTC
+                      </p>
+                      <p className="mt-2 text-sm text-muted">{update.description}</p>
+                    </div>
+                  </Card>
+                </li>
+              );
+            })}
+          </ol>
+        )}
+      </section>
+    </div>
+  );
+}

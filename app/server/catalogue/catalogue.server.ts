@@ -1,0 +1,199 @@
+// The catalogue port: products from Shopify's Storefront API when a store is configured,
+// otherwise from the demo catalogue in the repository. Both speak the Storefront API's shape,
+// so one normaliser turns either into the app's `Product`.
+import type { Money, Product } from "~/lib/catalogue";
+import type { Toast } from "~/lib/toast";
+import demoCatalogue from "./demo-catalogue.json";
+import { sha256Hex } from "../crypto.server";
+import { LIMITS, PRODUCT_BY_HANDLE_QUERY, PRODUCTS_QUERY } from "./queries";
+
+interface Connection<T> {
+  edges: { node: T }[];
+}
+
+export interface StorefrontProduct {
+  id: string;
+  title: string;
+  handle: string;
+  description: string;
+  priceRange: { minVariantPrice: Money; maxVariantPrice: Money };
+  images: Connection<{ url: string; altText: string | null }>;
+  variants: Connection<{
+    id: string;
+    title: string;
+    availableForSale: boolean;
+    price: Money;
+    selectedOptions: { name: string; value: string }[];
+  }>;
+  options: { name: string; optionValues?: { name: string }[]; values?: string[] }[];
+}
+
+export function normaliseProduct(node: StorefrontProduct): Product {
+  return {
+    id: node.id,
+    title: node.title,
+    handle: node.handle,
+    description: node.description,
+    priceRange: node.priceRange,
+    images: node.images.edges.map(({ node: image }) => ({ url: image.url, altText: image.altText ?? null })),
+    variants: node.variants.edges.map(({ node: variant }) => variant),
+    options: node.options.map((o) => ({ name: o.name, values: o.optionValues?.map((v) => v.name) ?? o.values ?? [] })),
+  };
+}
+
+/** A catalogue failure, carrying what the shop's UI tells the user about it. */
+export class CatalogueError extends Error {
+  constructor(
+    message: string,
+    readonly toast: Toast,
+  ) {
+    super(message);
+    this.name = "CatalogueError";
+  }
+}
+
+export interface Catalogue {
+  readonly provider: "shopify" | "demo";
+  listProducts(limits?: { first?: number; variantsFirst?: number; imagesFirst?: number }): Promise<Product[]>;
+  productByHandle(handle: string): Promise<Product | null>;
+}
+
+export type ShopifyConfig = Pick<
+  Env,
+  "SHOPIFY_STORE_DOMAIN" | "SHOPIFY_STOREFRONT_TOKEN" | "SHOPIFY_API_VERSION" | "SHOPIFY_STOREFRONT_URL"
+>;
+
+export const DEFAULT_API_VERSION = "2025-07";
+const CATALOGUE_TTL_SECONDS = 60;
+
+export function isShopifyConfigured(config: ShopifyConfig): boolean {
+  return Boolean(config.SHOPIFY_STOREFRONT_TOKEN && (config.SHOPIFY_STOREFRONT_URL || config.SHOPIFY_STORE_DOMAIN));
+}
+
+export function storefrontEndpoint(config: ShopifyConfig): string {
+  if (config.SHOPIFY_STOREFRONT_URL) return config.SHOPIFY_STOREFRONT_URL;
+  const domain = config.SHOPIFY_STORE_DOMAIN.replace(/^https?:\/\//, "").replace(/\/+$/, "");
+  return `https://${domain}/api/${config.SHOPIFY_API_VERSION || DEFAULT_API_VERSION}/graphql.json`;
+}
+
+interface GraphQLResponse<T> {
+  data?: T;
+  errors?: { message: string }[];
+}
+
+/** Sends one GraphQL document to the Storefront API and applies the specification's error rules. */
+export async function storefrontRequest<T>(
+  config: ShopifyConfig,
+  query: string,
+  variables: Record<string, unknown>,
+  fetcher: typeof fetch = fetch,
+): Promise<T> {
+  const response = await fetcher(storefrontEndpoint(config), {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json",
+      "X-Shopify-Storefront-Access-Token": config.SHOPIFY_STOREFRONT_TOKEN,
+    },
+    body: JSON.stringify({ query, variables }),
+  });
+  if (response.status === 402) {
+    throw new CatalogueError("Shopify: Payment required", {
+      title: "Shopify: Payment required",
+      description:
+        "Storefront API access requires an active Shopify billing plan. Visit https://admin.shopify.com to upgrade your store.",
+      variant: "destructive",
+    });
+  }
+  if (!response.ok) {
+    const message = `HTTP error! status: ${response.status}`;
+    throw new CatalogueError(message, { title: "Error", description: message, variant: "destructive" });
+  }
+  const body = (await response.json()) as GraphQLResponse<T>;
+  if (body.errors?.length) {
+    const message = `Error calling Shopify: ${body.errors.map((e) => e.message).join(", ")}`;
+    throw new CatalogueError(message, { title: "Error", description: message, variant: "destructive" });
+  }
+  if (!body.data) throw new CatalogueError("Empty response from Shopify", { title: "Error", description: "Empty response from Shopify", variant: "destructive" });
+  return body.data;
+}
+
+/**
+ * Storefront reads are the same for every visitor, so they are kept in the Worker's cache for a
+ * minute, keyed by the endpoint, document and variables.
+ */
+async function cachedStorefrontRequest<T>(
+  config: ShopifyConfig,
+  query: string,
+  variables: Record<string, unknown>,
+  fetcher: typeof fetch,
+): Promise<T> {
+  const key = `https://catalogue.cache/${await sha256Hex(JSON.stringify([storefrontEndpoint(config), query, variables]))}`;
+  const cache = await caches.open("catalogue");
+  const hit = await cache.match(key);
+  if (hit) return (await hit.json()) as T;
+  const data = await storefrontRequest<T>(config, query, variables, fetcher);
+  await cache.put(
+    key,
+    new Response(JSON.stringify(data), {
+      headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${CATALOGUE_TTL_SECONDS}` },
+    }),
+  );
+  return data;
+}
+
+export function shopifyCatalogue(config: ShopifyConfig, fetcher: typeof fetch = fetch): Catalogue {
+  return {
+    provider: "shopify",
+    async listProducts({ first = LIMITS.listProducts, variantsFirst = LIMITS.listVariants, imagesFirst = LIMITS.listImages } = {}) {
+      const data = await cachedStorefrontRequest<{ products: Connection<StorefrontProduct> }>(
+        config,
+        PRODUCTS_QUERY,
+        { first, variantsFirst, imagesFirst },
+        fetcher,
+      );
+      return data.products.edges.map(({ node }) => normaliseProduct(node));
+    },
+    async productByHandle(handle) {
+      const data = await cachedStorefrontRequest<{ product: StorefrontProduct | null }>(
+        config,
+        PRODUCT_BY_HANDLE_QUERY,
+        { handle, variantsFirst: LIMITS.productVariants, imagesFirst: LIMITS.productImages },
+        fetcher,
+      );
+      return data.product ? normaliseProduct(data.product) : null;
+    },
+  };
+}
+
+const demoProducts = (demoCatalogue.products.edges as { node: StorefrontProduct }[]).map(({ node }) => normaliseProduct(node));
+
+export function demoCatalogueAdapter(): Catalogue {
+  const limit = (product: Product, variantsFirst: number, imagesFirst: number): Product => ({
+    ...product,
+    variants: product.variants.slice(0, variantsFirst),
+    images: product.images.slice(0, imagesFirst),
+  });
+  return {
+    provider: "demo",
+    async listProducts({ first = LIMITS.listProducts, variantsFirst = LIMITS.listVariants, imagesFirst = LIMITS.listImages } = {}) {
+      return demoProducts.slice(0, first).map((p) => limit(p, variantsFirst, imagesFirst));
+    },
+    async productByHandle(handle) {
+      const product = demoProducts.find((p) => p.handle === handle);
+      return product ? limit(product, LIMITS.productVariants, LIMITS.productImages) : null;
+    },
+  };
+}
+
+export function catalogueFor(config: ShopifyConfig, fetcher: typeof fetch = fetch): Catalogue {
+  return isShopifyConfigured(config) ? shopifyCatalogue(config, fetcher) : demoCatalogueAdapter();
+}
+
+/** Every variant the shop sells (up to the admin page's limits), for pickers and lookups. */
+export async function allVariants(catalogue: Catalogue) {
+  const products = await catalogue.listProducts({ first: LIMITS.adminProducts, variantsFirst: LIMITS.listVariants });
+  return products.flatMap((product) =>
+    product.variants.map((variant) => ({ product, variant, title: `${product.title} - ${variant.title}` })),
+  );
+}

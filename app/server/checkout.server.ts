@@ -1,0 +1,203 @@
+// The checkout port: a Shopify cart (cartCreate -> checkoutUrl) when a store is configured,
+// otherwise the local demo checkout, which pays by sending our own endpoint the same signed
+// order webhook Shopify would.
+import { and, eq, isNull, sql } from "drizzle-orm";
+import * as v from "valibot";
+import { isVariantGid, variantNumericId } from "~/lib/catalogue";
+import { MAX_LINE_QUANTITY } from "~/lib/cart";
+import { type Catalogue, CatalogueError, isShopifyConfigured, type ShopifyConfig, storefrontRequest } from "./catalogue/catalogue.server";
+import { CART_CREATE_MUTATION, LIMITS } from "./catalogue/queries";
+import { randomToken } from "./crypto.server";
+import type { Db } from "./db/client.server";
+import { demoCheckouts } from "./db/schema";
+import { signWebhookBody } from "./shopify-hmac.server";
+
+export const checkoutSchema = v.object({
+  lines: v.pipe(
+    v.array(
+      v.object({
+        merchandiseId: v.pipe(v.string(), v.check(isVariantGid, "Unknown product variant")),
+        quantity: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LINE_QUANTITY)),
+      }),
+    ),
+    v.minLength(1, "Your cart is empty"),
+    v.maxLength(LIMITS.cartLines, `A cart holds at most ${LIMITS.cartLines} lines`),
+  ),
+});
+
+export type CheckoutLine = v.InferOutput<typeof checkoutSchema>["lines"][number];
+export type CheckoutResult = { ok: true; checkoutUrl: string } | { ok: false; message: string };
+
+interface CheckoutDeps {
+  db: Db;
+  config: ShopifyConfig;
+  catalogue: Catalogue;
+  origin: string;
+  fetcher?: typeof fetch;
+}
+
+interface CartCreateData {
+  cartCreate: {
+    cart: { id: string; checkoutUrl: string | null } | null;
+    userErrors: { field: string[] | null; message: string }[];
+  };
+}
+
+async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email: string): Promise<CheckoutResult> {
+  try {
+    const data = await storefrontRequest<CartCreateData>(
+      deps.config,
+      CART_CREATE_MUTATION,
+      { input: { lines, buyerIdentity: { email } } },
+      deps.fetcher,
+    );
+    const { cart, userErrors } = data.cartCreate;
+    if (userErrors.length > 0) return { ok: false, message: `Cart creation failed: ${userErrors.map((e) => e.message).join(", ")}` };
+    if (!cart?.checkoutUrl) return { ok: false, message: "No checkout URL returned from Shopify" };
+    return { ok: true, checkoutUrl: cart.checkoutUrl };
+  } catch (error) {
+    if (error instanceof CatalogueError) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+export interface DemoCheckoutLine {
+  variantId: string;
+  productId: string;
+  productTitle: string;
+  variantTitle: string;
+  price: { amount: string; currencyCode: string };
+  quantity: number;
+}
+
+async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { id: string; email: string }): Promise<CheckoutResult> {
+  const products = await deps.catalogue.listProducts({ first: LIMITS.adminProducts, variantsFirst: LIMITS.productVariants });
+  const stored: DemoCheckoutLine[] = [];
+  for (const line of lines) {
+    const product = products.find((p) => p.variants.some((variant) => variant.id === line.merchandiseId));
+    const variant = product?.variants.find((variant) => variant.id === line.merchandiseId);
+    if (!product || !variant) return { ok: false, message: "Cart creation failed: The merchandise does not exist." };
+    if (!variant.availableForSale) return { ok: false, message: `Cart creation failed: ${product.title} - ${variant.title} is sold out.` };
+    stored.push({
+      variantId: variant.id,
+      productId: product.id,
+      productTitle: product.title,
+      variantTitle: variant.title,
+      price: variant.price,
+      quantity: line.quantity,
+    });
+  }
+  const id = randomToken();
+  await deps.db.insert(demoCheckouts).values({ id, userId: buyer.id, email: buyer.email, lines: JSON.stringify(stored), createdAt: Date.now() });
+  return { ok: true, checkoutUrl: `${deps.origin}/checkout/demo/${id}` };
+}
+
+// The demo checkout hands out real keys for a button press, so a production build never has it:
+// without a Shopify store configured, production simply has no checkout.
+export const DEMO_CHECKOUT_ENABLED = import.meta.env.MODE !== "production";
+
+/** Creates a checkout for the signed-in buyer and returns where to pay. */
+export async function createCheckout(deps: CheckoutDeps, input: unknown, buyer: { id: string; email: string }): Promise<CheckoutResult> {
+  const parsed = v.safeParse(checkoutSchema, input);
+  if (!parsed.success) return { ok: false, message: parsed.issues[0].message };
+  if (isShopifyConfigured(deps.config)) return shopifyCheckout(deps, parsed.output.lines, buyer.email);
+  if (DEMO_CHECKOUT_ENABLED) return demoCheckout(deps, parsed.output.lines, buyer);
+  return { ok: false, message: "Checkout is not available: no Shopify store is configured." };
+}
+
+export async function getDemoCheckout(db: Db, id: string) {
+  const row = await db.select().from(demoCheckouts).where(eq(demoCheckouts.id, id)).get();
+  return row ? { ...row, lines: JSON.parse(row.lines) as DemoCheckoutLine[] } : null;
+}
+
+/** A Shopify `orders/create` payload (the fields our webhook reads, as Shopify names them). */
+export function demoOrderPayload(order: { id: number; number: number; email: string; createdAt: number; lines: DemoCheckoutLine[] }) {
+  const cents = order.lines.reduce((sum, l) => sum + Math.round(Number(l.price.amount) * 100) * l.quantity, 0);
+  const total = (cents / 100).toFixed(2);
+  return {
+    id: order.id,
+    admin_graphql_api_id: `gid://shopify/Order/${order.id}`,
+    name: `#${order.number}`,
+    order_number: order.number,
+    email: order.email,
+    contact_email: order.email,
+    created_at: new Date(order.createdAt).toISOString(),
+    currency: order.lines[0]?.price.currencyCode ?? "USD",
+    total_price: total,
+    subtotal_price: total,
+    financial_status: "paid",
+    fulfillment_status: null,
+    test: true,
+    customer: { email: order.email },
+    line_items: order.lines.map((line, index) => ({
+      id: order.id * 10 + index + 1,
+      admin_graphql_api_id: `gid://shopify/LineItem/${order.id * 10 + index + 1}`,
+      variant_id: Number(variantNumericId(line.variantId)),
+      product_id: Number(line.productId.split("/").pop()),
+      title: line.productTitle,
+      variant_title: line.variantTitle,
+      name: `${line.productTitle} - ${line.variantTitle}`,
+      quantity: line.quantity,
+      price: Number(line.price.amount).toFixed(2),
+      requires_shipping: false,
+    })),
+  };
+}
+
+export type DemoPayResult =
+  | { ok: true; orderNumber: number; delivered: boolean; status: number }
+  | { ok: false; message: string };
+
+/**
+ * Pays a demo checkout once and sends the signed `orders/create` webhook to the Worker's own
+ * /webhooks/shopify endpoint through `deliver` (a loopback fetch into this Worker).
+ */
+export async function payDemoCheckout(
+  db: Db,
+  secret: string,
+  id: string,
+  email: string,
+  deliver: (request: Request) => Promise<Response>,
+  origin: string,
+): Promise<DemoPayResult> {
+  if (!secret) return { ok: false, message: "SHOPIFY_WEBHOOK_SECRET is not set, so the order webhook cannot be signed." };
+  const now = Date.now();
+  // Only one payment wins, however many times Pay is pressed.
+  const paid = await db
+    .update(demoCheckouts)
+    .set({
+      paidAt: now,
+      email,
+      orderNumber: sql`(select coalesce(max(${demoCheckouts.orderNumber}), 1000) + 1 from ${demoCheckouts})`,
+    })
+    .where(and(eq(demoCheckouts.id, id), isNull(demoCheckouts.paidAt)))
+    .returning()
+    .get();
+  if (!paid) {
+    const existing = await getDemoCheckout(db, id);
+    return existing?.orderNumber
+      ? { ok: true, orderNumber: existing.orderNumber, delivered: true, status: 200 }
+      : { ok: false, message: "This checkout does not exist." };
+  }
+  const orderId = now * 1000 + Math.floor(Math.random() * 1000);
+  await db.update(demoCheckouts).set({ orderId: String(orderId) }).where(eq(demoCheckouts.id, id));
+  const body = JSON.stringify(
+    demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, lines: JSON.parse(paid.lines) as DemoCheckoutLine[] }),
+  );
+  const response = await deliver(
+    new Request(`${origin}/webhooks/shopify`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "X-Shopify-Topic": "orders/create",
+        "X-Shopify-Hmac-Sha256": await signWebhookBody(body, secret),
+        "X-Shopify-Shop-Domain": "demo-checkout.local",
+        "X-Shopify-API-Version": "2025-07",
+        "X-Shopify-Webhook-Id": crypto.randomUUID(),
+        "X-Shopify-Triggered-At": new Date(now).toISOString(),
+      },
+      body,
+    }),
+  );
+  return { ok: true, orderNumber: paid.orderNumber!, delivered: response.ok, status: response.status };
+}
