@@ -6,25 +6,27 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
     plugins: [
-      cloudflareTest({
+      cloudflareTest(({ inject }) => ({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
+            SHOPIFY_STUB_URL: inject("shopifyStubUrl"),
             SHOPIFY_WEBHOOK_SECRET: "test-webhook-secret",
             SHOPIFY_STOREFRONT_TOKEN: "",
             MAIL_API_KEY: "",
             DISCORD_CLIENT_SECRET: "",
           },
         },
-      }),
+      })),
       reactRouter(),
     ],
     resolve: { tsconfigPaths: true },
     test: {
-      include: ["test/**/*.test.ts"],
+      include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
       exclude: ["test/e2e/**"],
       setupFiles: ["./test/setup.ts"],
+      globalSetup: ["./test/shopify-stub.ts"],
     },
   };
 });

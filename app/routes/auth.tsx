@@ -106,16 +106,18 @@ export default function AuthPage() {
         </p>
 
         {mode === "login" ? (
-          <Form method="post" className="mt-6 space-y-4" onSubmit={validate(loginSchema)} noValidate>
+          <Form
+            method="post"
+            className="mt-6 space-y-4"
+            onSubmit={(event) => {
+              setIdentifier(String(new FormData(event.currentTarget).get("emailOrUsername") ?? ""));
+              validate(loginSchema)(event);
+            }}
+            noValidate
+          >
             <input type="hidden" name="intent" value="login" />
-            <Field
-              label="Email or Username"
-              name="emailOrUsername"
-              autoComplete="username"
-              required
-              value={identifier}
-              onChange={(e) => setIdentifier(e.target.value)}
-            />
+            {/* Uncontrolled, so whatever is typed before the page hydrates is kept. */}
+            <Field label="Email or Username" name="emailOrUsername" autoComplete="username" required />
             <Field label="Password" name="password" type="password" autoComplete="current-password" required maxLength={PASSWORD_MAX} />
             <div className="flex justify-end">
               <a href="#" className="text-sm text-accent hover:underline">

@@ -12,11 +12,10 @@ const STORED_AT = "X-Edge-Stored-At";
 const ORIGINAL_CACHE_CONTROL = "X-Edge-Cache-Control";
 
 /**
- * A route module's `headers` export for pages that are the same for everyone. Error answers stay
- * uncached, and the Worker makes every answer to a non-GET request private whatever this says.
+ * A route module's `headers` export for pages that are the same for everyone. The Worker keeps
+ * error answers and answers to non-GET requests private whatever this says.
  */
-export const publicPageHeaders: HeadersFunction = ({ errorHeaders }) =>
-  errorHeaders ? new Headers() : { "Cache-Control": PUBLIC_CACHE_CONTROL };
+export const publicPageHeaders: HeadersFunction = () => ({ "Cache-Control": PUBLIC_CACHE_CONTROL });
 
 function directives(cacheControl: string | null) {
   const value = cacheControl ?? "";

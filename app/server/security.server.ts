@@ -74,8 +74,8 @@ export function withSecurityHeaders(response: Response, csp: CspSources, method 
     headers.set("Content-Security-Policy", contentSecurityPolicy(csp));
   }
   // Anything that did not ask to be cached publicly is private to its recipient, and so is every
-  // answer to a state-changing request or a server error.
-  if (!headers.has("Cache-Control") || !SAFE_METHODS.has(method) || secured.status >= 500) {
+  // answer to a state-changing request and every error.
+  if (!headers.has("Cache-Control") || !SAFE_METHODS.has(method) || secured.status >= 400) {
     headers.set("Cache-Control", "private, no-store");
   }
   return secured;

@@ -7,32 +7,35 @@ export const PASSWORD_MAX = 128;
 export const USERNAME_MIN = 3;
 export const USERNAME_MAX = 24;
 
+// A missing field reads as empty, so it gets the same message as a blank one.
+const text = () => v.optional(v.string(), "");
+
 const password = v.pipe(
-  v.string(),
+  text(),
   v.minLength(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`),
   v.maxLength(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`),
 );
 
 export const loginSchema = v.object({
-  emailOrUsername: v.pipe(v.string(), v.trim(), v.minLength(1, "Email or username is required"), v.maxLength(254)),
+  emailOrUsername: v.pipe(text(), v.trim(), v.minLength(1, "Email or username is required"), v.maxLength(254)),
   password,
 });
 
 export const signupSchema = v.object({
   username: v.pipe(
-    v.string(),
+    text(),
     v.trim(),
     v.minLength(USERNAME_MIN, `Username must be at least ${USERNAME_MIN} characters`),
     v.maxLength(USERNAME_MAX, `Username must be at most ${USERNAME_MAX} characters`),
     // No "@": sign-in treats anything containing "@" as an e-mail address.
     v.regex(/^[A-Za-z0-9_.-]+$/, "Username can only contain letters, numbers, dots, dashes and underscores"),
   ),
-  email: v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email("Invalid email address"), v.maxLength(254, "Invalid email address")),
+  email: v.pipe(text(), v.trim(), v.toLowerCase(), v.email("Invalid email address"), v.maxLength(254, "Invalid email address")),
   password,
 });
 
 export const resendSchema = v.object({
-  email: v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email("Invalid email address"), v.maxLength(254)),
+  email: v.pipe(text(), v.trim(), v.toLowerCase(), v.email("Invalid email address"), v.maxLength(254)),
 });
 
 export type LoginInput = v.InferOutput<typeof loginSchema>;

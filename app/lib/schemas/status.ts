@@ -4,9 +4,9 @@ export const STATUS_TYPES = ["update", "maintenance", "incident"] as const;
 const FILL_ALL = "Please fill in all fields";
 
 export const statusUpdateSchema = v.object({
-  title: v.pipe(v.string(FILL_ALL), v.trim(), v.minLength(1, FILL_ALL), v.maxLength(120, "Title must be at most 120 characters")),
+  title: v.pipe(v.optional(v.string(), ""), v.trim(), v.minLength(1, FILL_ALL), v.maxLength(120, "Title must be at most 120 characters")),
   description: v.pipe(
-    v.string(FILL_ALL),
+    v.optional(v.string(), ""),
     v.trim(),
     v.minLength(1, FILL_ALL),
     v.maxLength(2000, "Description must be at most 2000 characters"),

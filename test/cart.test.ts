@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import {
+  addItem,
+  type CartItem,
+  cartTotal,
+  clearCart,
+  emptyCart,
+  itemCount,
+  MAX_LINE_QUANTITY,
+  parseStoredCart,
+  removeItem,
+  serializeCart,
+  updateQuantity,
+  withSalesChannel,
+} from "~/lib/cart";
+
+const item = (variantId: string, amount = "29.99", quantity = 1, currencyCode = "USD"): CartItem => ({
+  variantId: `gid://shopify/ProductVariant/${variantId}`,
+  productId: "gid://shopify/Product/1",
+  productTitle: "Vertex Rust",
+  variantTitle: "1 Week",
+  price: { amount, currencyCode },
+  quantity,
+});
+
+describe("cart rules", () => {
+  it("appends a new variant and raises the quantity of one already in the cart", () => {
+    let cart = addItem(emptyCart, item("1"));
+    cart = addItem(cart, item("2"));
+    cart = addItem(cart, item("1", "29.99", 2));
+    expect(cart.items.map((i) => [i.variantId.slice(-1), i.quantity])).toEqual([["1", 3], ["2", 1]]);
+    expect(itemCount(cart)).toBe(4);
+  });
+
+  it("removes a line when its quantity is set to zero or less", () => {
+    const cart = addItem(addItem(emptyCart, item("1")), item("2"));
+    expect(updateQuantity(cart, item("1").variantId, 0).items).toHaveLength(1);
+    expect(updateQuantity(cart, item("1").variantId, -3).items).toHaveLength(1);
+    expect(updateQuantity(cart, item("1").variantId, 5).items[0]!.quantity).toBe(5);
+  });
+
+  it("caps a line's quantity", () => {
+    const cart = updateQuantity(addItem(emptyCart, item("1")), item("1").variantId, 1000);
+    expect(cart.items[0]!.quantity).toBe(MAX_LINE_QUANTITY);
+  });
+
+  it("removes a line by variant, and clearing resets the checkout too", () => {
+    const cart = { ...addItem(addItem(emptyCart, item("1")), item("2")), cartId: "c1", checkoutUrl: "https://x/checkout" };
+    expect(removeItem(cart, item("2").variantId).items.map((i) => i.variantId)).toEqual([item("1").variantId]);
+    expect(clearCart(cart)).toMatchObject({ items: [], cartId: null, checkoutUrl: null });
+  });
+
+  it("totals in the first item's currency, exactly, and in USD when empty", () => {
+    const cart = addItem(addItem(emptyCart, item("1", "0.10", 3, "EUR")), item("2", "0.20", 1, "EUR"));
+    expect(cartTotal(cart)).toEqual({ amount: "0.50", currencyCode: "EUR" });
+    expect(cartTotal(emptyCart)).toEqual({ amount: "0.00", currencyCode: "USD" });
+  });
+
+  it("stores items, cart id and checkout URL but not the loading flag", () => {
+    const cart = { ...addItem(emptyCart, item("1")), isLoading: true, checkoutUrl: "https://x/c" };
+    const restored = parseStoredCart(serializeCart(cart));
+    expect(restored).toEqual({ ...cart, isLoading: false });
+  });
+
+  it("survives a corrupted or tampered local storage value", () => {
+    expect(parseStoredCart("{not json")).toEqual(emptyCart);
+    expect(parseStoredCart(null)).toEqual(emptyCart);
+    const tampered = JSON.stringify({ items: [item("1"), { variantId: 5 }, { ...item("2"), quantity: -1 }, { ...item("3"), quantity: 1.5 }], cartId: 7 });
+    const restored = parseStoredCart(tampered);
+    expect(restored.items.map((i) => i.variantId)).toEqual([item("1").variantId]);
+    expect(restored.cartId).toBeNull();
+  });
+
+  it("adds channel=online_store to the checkout URL", () => {
+    expect(withSalesChannel("https://shop.example/cart/c/abc?key=1")).toBe("https://shop.example/cart/c/abc?key=1&channel=online_store");
+    expect(withSalesChannel("https://shop.example/c?channel=pos")).toBe("https://shop.example/c?channel=online_store");
+  });
+});

@@ -1,0 +1,149 @@
+import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { catalogueFor, demoCatalogueAdapter, type ShopifyConfig } from "~/server/catalogue/catalogue.server";
+import { createCheckout, demoOrderPayload, getDemoCheckout, payDemoCheckout } from "~/server/checkout.server";
+import { webhookDeliveries } from "~/server/db/schema";
+import { verifyWebhookSignature } from "~/server/shopify-hmac.server";
+import { createAccount, db, ORIGIN, signIn, unique } from "./helpers";
+
+let buyer: { id: string; email: string };
+beforeAll(async () => {
+  buyer = await createAccount();
+});
+const line = { merchandiseId: "gid://shopify/ProductVariant/4710000000002", quantity: 1 };
+
+function shopify(behaviour: string): ShopifyConfig {
+  return {
+    SHOPIFY_STORE_DOMAIN: "",
+    SHOPIFY_STOREFRONT_TOKEN: "stub-token",
+    SHOPIFY_API_VERSION: "2025-07",
+    SHOPIFY_STOREFRONT_URL: `${env.SHOPIFY_STUB_URL}/${behaviour}/api/2025-07/graphql.json`,
+  };
+}
+
+const checkoutWith = (config: ShopifyConfig) => createCheckout({ db, config, catalogue: catalogueFor(config), origin: ORIGIN }, { lines: [line] }, buyer);
+
+describe("Shopify checkout (cartCreate)", () => {
+  it("returns Shopify's checkout URL", async () => {
+    expect(await checkoutWith(shopify("ok"))).toEqual({ ok: true, checkoutUrl: "https://shop.example/cart/c/abc?key=1" });
+  });
+
+  it("fails with 'Cart creation failed: {messages}' on user errors", async () => {
+    expect(await checkoutWith(shopify("user-errors"))).toEqual({
+      ok: false,
+      message: "Cart creation failed: Merchandise is sold out, Quantity too high",
+    });
+  });
+
+  it("fails with 'No checkout URL returned from Shopify' when there is none", async () => {
+    expect(await checkoutWith(shopify("no-checkout-url"))).toEqual({ ok: false, message: "No checkout URL returned from Shopify" });
+  });
+
+  it("passes HTTP failures on as the checkout's error", async () => {
+    expect(await checkoutWith(shopify("server-error"))).toEqual({ ok: false, message: "HTTP error! status: 500" });
+  });
+});
+
+describe("checkout input", () => {
+  const deps = { db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN };
+  const cases: [string, unknown][] = [
+    ["an empty cart", { lines: [] }],
+    ["a non-GID variant", { lines: [{ merchandiseId: "4710000000002", quantity: 1 }] }],
+    ["a zero quantity", { lines: [{ ...line, quantity: 0 }] }],
+    ["a fractional quantity", { lines: [{ ...line, quantity: 1.5 }] }],
+    ["an absurd quantity", { lines: [{ ...line, quantity: 10_000 }] }],
+    ["more than 100 lines", { lines: Array.from({ length: 101 }, () => line) }],
+    ["no lines at all", {}],
+  ];
+  for (const [name, input] of cases) {
+    it(`refuses ${name}`, async () => {
+      expect((await createCheckout(deps, input, buyer)).ok).toBe(false);
+    });
+  }
+
+  it("refuses a variant the catalogue does not sell", async () => {
+    const result = await createCheckout(deps, { lines: [{ merchandiseId: "gid://shopify/ProductVariant/999", quantity: 1 }] }, buyer);
+    expect(result).toEqual({ ok: false, message: "Cart creation failed: The merchandise does not exist." });
+  });
+});
+
+describe("demo checkout", () => {
+  it("stores the lines with the catalogue's prices, not the browser's, behind an unguessable URL", async () => {
+    const result = await createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, { lines: [{ ...line, quantity: 2 }] }, buyer);
+    expect(result.ok).toBe(true);
+    const url = (result as { checkoutUrl: string }).checkoutUrl;
+    expect(url).toMatch(/^https:\/\/shop\.test\/checkout\/demo\/[A-Za-z0-9_-]{43}$/);
+    const stored = await getDemoCheckout(db, url.split("/").pop()!);
+    expect(stored?.lines).toEqual([
+      expect.objectContaining({ variantId: line.merchandiseId, productTitle: "Vertex Rust", variantTitle: "30 Days", quantity: 2, price: { amount: "89.99", currencyCode: "USD" } }),
+    ]);
+  });
+
+  it("builds a Shopify-shaped order: numeric ids, line items with variant_id, paid", () => {
+    const payload = demoOrderPayload({
+      id: 5_000_000_001,
+      number: 1001,
+      email: "buyer@example.test",
+      createdAt: Date.UTC(2026, 10, 1),
+      lines: [{ variantId: line.merchandiseId, productId: "gid://shopify/Product/8800000000001", productTitle: "Vertex Rust", variantTitle: "30 Days", price: { amount: "89.99", currencyCode: "USD" }, quantity: 2 }],
+    });
+    expect(payload).toMatchObject({ id: 5_000_000_001, name: "#1001", financial_status: "paid", currency: "USD", total_price: "179.98", email: "buyer@example.test" });
+    expect(payload.line_items[0]).toMatchObject({ variant_id: 4710000000002, product_id: 8800000000001, quantity: 2, price: "89.99" });
+  });
+
+  it("pays once: a signed orders/create webhook reaches our own endpoint, a second Pay sends nothing", async () => {
+    const result = await createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, { lines: [line] }, buyer);
+    const id = (result as { checkoutUrl: string }).checkoutUrl.split("/").pop()!;
+    const sent: Request[] = [];
+    const deliver = async (request: Request) => {
+      sent.push(new Request(request.url, { method: request.method, headers: request.headers, body: await request.clone().text() }));
+      return exports.default.fetch(request);
+    };
+    const paid = await payDemoCheckout(db, env.SHOPIFY_WEBHOOK_SECRET, id, "buyer@example.test", deliver, ORIGIN);
+    expect(paid).toMatchObject({ ok: true, delivered: true, status: 200 });
+    expect(sent).toHaveLength(1);
+    const webhook = sent[0]!;
+    expect(new URL(webhook.url).pathname).toBe("/webhooks/shopify");
+    expect(webhook.headers.get("X-Shopify-Topic")).toBe("orders/create");
+    const body = await webhook.arrayBuffer();
+    expect(await verifyWebhookSignature(body, webhook.headers.get("X-Shopify-Hmac-Sha256"), env.SHOPIFY_WEBHOOK_SECRET)).toBe(true);
+    const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhook.headers.get("X-Shopify-Webhook-Id")!)).get();
+    expect(delivery?.topic).toBe("orders/create");
+
+    const again = await payDemoCheckout(db, env.SHOPIFY_WEBHOOK_SECRET, id, "buyer@example.test", deliver, ORIGIN);
+    expect(again).toMatchObject({ ok: true, orderNumber: (paid as { orderNumber: number }).orderNumber });
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe("POST /api/checkout", () => {
+  const post = (body: unknown, cookie?: string) =>
+    exports.default.fetch(
+      new Request(`${ORIGIN}/api/checkout`, {
+        method: "POST",
+        headers: { Origin: ORIGIN, "Content-Type": "application/json", ...(cookie ? { Cookie: cookie } : {}) },
+        body: JSON.stringify(body),
+      }),
+    );
+
+  it("asks a signed-out visitor to log in", async () => {
+    const response = await post({ lines: [line] });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ message: "Please login to purchase" });
+  });
+
+  it("answers a member with a checkout URL, privately", async () => {
+    const account = await createAccount();
+    const response = await post({ lines: [line] }, await signIn(account, unique("ip")));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Cache-Control")).toBe("private, no-store");
+    expect(((await response.json()) as { checkoutUrl: string }).checkoutUrl).toMatch(/\/checkout\/demo\//);
+  });
+
+  it("refuses malformed lines", async () => {
+    const account = await createAccount();
+    const response = await post({ lines: [{ merchandiseId: "x", quantity: 1 }] }, await signIn(account, unique("ip")));
+    expect(response.status).toBe(422);
+  });
+});

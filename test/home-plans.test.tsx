@@ -1,0 +1,55 @@
+// The plan section's states, rendered the way the server renders them.
+import { renderToString } from "react-dom/server";
+import { createRoutesStub } from "react-router";
+import { describe, expect, it } from "vitest";
+import { Plans } from "~/components/home/plans";
+import type { Product, ProductVariant } from "~/lib/catalogue";
+
+const variant = (n: number, title: string, amount: string): ProductVariant => ({
+  id: `gid://shopify/ProductVariant/${n}`,
+  title,
+  price: { amount, currencyCode: "USD" },
+  availableForSale: true,
+  selectedOptions: [{ name: "Duration", value: title }],
+});
+
+const product = (variants: ProductVariant[]): Product => ({
+  id: "gid://shopify/Product/1",
+  title: "Vertex Rust",
+  handle: "vertex-rust",
+  description: "",
+  priceRange: { minVariantPrice: variants[0]!.price, maxVariantPrice: variants[0]!.price },
+  images: [],
+  variants,
+  options: [],
+});
+
+function render(products: Product[]): string {
+  const Stub = createRoutesStub([{ path: "/", Component: () => <Plans products={products} /> }]);
+  return renderToString(<Stub />);
+}
+
+describe("Choose Your Plan", () => {
+  it("says 'Plans Coming Soon' with a Discord button when there are no products", () => {
+    const html = render([]);
+    expect(html).toContain("Plans Coming Soon");
+    expect(html).toContain("Join Discord for Updates");
+  });
+
+  it("says 'Configuring Plans' when the product has no week or month variant", () => {
+    expect(render([product([variant(1, "Default Title", "249.99")])])).toContain("Configuring Plans");
+  });
+
+  it("shows only the plans that exist", () => {
+    const html = render([product([variant(1, "30 Days", "89.99")])]);
+    expect(html).toContain("$90/mo");
+    expect(html).not.toContain("/wk");
+    expect(html).toContain("BEST VALUE");
+  });
+
+  it("links both cards to the first product's page", () => {
+    const html = render([product([variant(1, "1 Week", "29.99"), variant(2, "30 Days", "89.99")])]);
+    expect(html.match(/href="\/product\/vertex-rust"/g)).toHaveLength(2);
+    expect(html.match(/Get Started Now/g)).toHaveLength(2);
+  });
+});

@@ -1,0 +1,162 @@
+import { desc } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { statusUpdates } from "~/server/db/schema";
+import { call, cookieFrom, createAccount, db, signIn, unique } from "./helpers";
+
+const PUBLIC_PAGES = ["/", "/products", "/product/vertex-rust", "/status", "/support", "/affiliate", "/sitemap.xml", "/robots.txt", "/api/upsell"];
+
+describe("edge caching", () => {
+  for (const path of PUBLIC_PAGES) {
+    it(`${path} is public, cacheable and cookie-free, even for a signed-in visitor`, async () => {
+      const account = await createAccount();
+      const session = await signIn(account, unique("ip"));
+      const response = await call(`${path}${path.includes("?") ? "&" : "?"}v=${unique("c")}`, { cookie: `${session}; __Host-toast=abc` });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("Cache-Control")).toMatch(/^public, max-age=\d+, stale-while-revalidate=\d+$/);
+      expect(response.headers.has("Set-Cookie")).toBe(false);
+      const body = await response.text();
+      // The page never mentions who asked for it.
+      expect(body).not.toContain(account.email);
+      expect(body).not.toContain(account.username);
+    });
+  }
+
+  it("serves the second request for a page from the Worker's cache", async () => {
+    const path = `/support?c=${unique("c")}`;
+    const first = await call(path);
+    expect(first.headers.get("X-Cache")).toBe("MISS");
+    const firstBody = await first.text();
+    // The cache write finishes in the background; ask until it is there.
+    let second = await call(path);
+    for (let i = 0; i < 20 && second.headers.get("X-Cache") !== "HIT"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      second = await call(path);
+    }
+    expect(second.headers.get("X-Cache")).toBe("HIT");
+    expect(second.headers.get("Cache-Control")).toMatch(/^public, max-age=60, stale-while-revalidate=600$/);
+    // Same bytes, same CSP nonce as the copy it was rendered with.
+    expect(await second.text()).toBe(firstBody);
+    expect(second.headers.get("Content-Security-Policy")).toBe(first.headers.get("Content-Security-Policy"));
+  });
+
+  for (const path of ["/auth", "/api/viewer", "/dashboard"]) {
+    it(`${path} is private and never stored`, async () => {
+      const account = await createAccount();
+      const response = await call(path, { cookie: await signIn(account, unique("ip")) });
+      expect(response.headers.get("Cache-Control")).toBe("private, no-store");
+      expect(response.headers.get("X-Cache")).toBeNull();
+    });
+  }
+
+  it("keeps the answer to a form post private even on a public page", async () => {
+    const response = await call("/status", { form: { title: "x", description: "y" } });
+    expect(response.headers.get("Cache-Control")).toBe("private, no-store");
+  });
+
+  it("does not cache a missing product", async () => {
+    const response = await call(`/product/${unique("missing")}`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get("Cache-Control")).toBe("private, no-store");
+  });
+});
+
+describe("status page", () => {
+  it("lists the 10 latest updates, newest first, with the specification's date format", async () => {
+    const base = Date.UTC(2026, 0, 1, 9, 7);
+    for (let i = 0; i < 12; i++) {
+      await db.insert(statusUpdates).values({ title: `Update number ${i}`, description: "d", type: "update", createdAt: base + i * 60_000 });
+    }
+    const html = await (await call(`/status?list=${unique("l")}`)).text();
+    const shown = [...html.matchAll(/<h3[^>]*>([^<]*)<\/h3>/g)].map((m) => m[1]);
+    expect(shown).toHaveLength(10);
+    const ours = shown.filter((t) => t!.startsWith("Update number"));
+    // Only the newest of ours make the list, newest first (other tests may add newer updates).
+    expect(ours).toEqual(Array.from({ length: ours.length }, (_, i) => `Update number ${11 - i}`));
+    expect(html).toContain("Jan 01, 2026 at 09:18");
+  });
+
+  it("refuses a post from a signed-out visitor (401) and from a member (403)", async () => {
+    const before = await db.select().from(statusUpdates).orderBy(desc(statusUpdates.id)).get();
+    expect((await call("/status", { form: { title: "Hacked", description: "x" } })).status).toBe(401);
+    const member = await createAccount();
+    const refused = await call("/status", { form: { title: "Hacked", description: "x" }, cookie: await signIn(member, unique("ip")) });
+    expect(refused.status).toBe(403);
+    expect((await db.select().from(statusUpdates).orderBy(desc(statusUpdates.id)).get())?.id).toBe(before?.id);
+  });
+
+  it("requires a title and a description", async () => {
+    const admin = await createAccount({ admin: true });
+    const cookie = await signIn(admin, unique("ip"));
+    for (const form of [{ title: "", description: "x" }, { title: "x", description: "   " }, { title: "x" }]) {
+      const response = await call("/status", { form: form as Record<string, string>, cookie });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("Please fill in all fields");
+    }
+    const badType = await call("/status", { form: { title: "x", description: "y", type: "outage" }, cookie });
+    expect(badType.status).toBe(400);
+  });
+
+  it("posts an admin's update (type defaults to update) and shows it at once, past the cache", async () => {
+    const admin = await createAccount({ admin: true });
+    const cookie = await signIn(admin, unique("ip"));
+    await call("/status"); // warm the cache
+    const title = `Patch ${unique("p")}`;
+    const response = await call("/status", { form: { title, description: "Loader updated" }, cookie });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("Status update posted successfully!");
+    const row = await db.select().from(statusUpdates).orderBy(desc(statusUpdates.id)).get();
+    expect(row).toMatchObject({ title, type: "update", authorId: admin.id });
+    expect(await (await call("/status")).text()).toContain(title);
+  });
+});
+
+describe("search engines and sharing", () => {
+  it("describes a product with Open Graph tags and Product/Offer JSON-LD", async () => {
+    const html = await (await call("/product/vertex-rust")).text();
+    expect(html).toContain("<title>Vertex Rust | Vertex</title>");
+    expect(html).toMatch(/<meta property="og:title" content="Vertex Rust"/);
+    expect(html).toMatch(/<meta property="og:image" content="https:\/\/shop\.test\/images\/products\/vertex-rust-1\.svg"/);
+    const json = html.match(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/)?.[1];
+    const ld = JSON.parse(json!);
+    expect(ld["@type"]).toBe("Product");
+    expect(ld.offers).toHaveLength(3);
+    expect(ld.offers[1]).toMatchObject({ "@type": "Offer", price: "89.99", priceCurrency: "USD", availability: "https://schema.org/InStock" });
+  });
+
+  it("lists every product in the sitemap and points robots at it", async () => {
+    const sitemap = await (await call("/sitemap.xml")).text();
+    expect(sitemap).toContain("<loc>https://shop.test/product/vertex-rust</loc>");
+    expect(sitemap).toContain("<loc>https://shop.test/product/vertex-hwid-spoofer</loc>");
+    const robots = await (await call("/robots.txt")).text();
+    expect(robots).toContain("Sitemap: https://shop.test/sitemap.xml");
+    expect(robots).toContain("Disallow: /dashboard");
+  });
+
+  it("answers an unknown product handle with 404", async () => {
+    const response = await call("/product/does-not-exist");
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain("Oops! Page not found");
+  });
+});
+
+describe("home page", () => {
+  it("renders the plan cards from the first product: weekly and monthly, the monthly marked BEST VALUE", async () => {
+    const html = await (await call(`/?h=${unique("h")}`)).text();
+    expect(html).toContain("$30/wk");
+    expect(html).toContain("$90/mo");
+    expect(html).toContain("BEST VALUE");
+    expect(html).toContain('href="/product/vertex-rust"');
+  });
+
+  it("offers the spoofer as the cart's recommended add-on", async () => {
+    const body = (await (await call("/api/upsell")).json()) as { upsell: { productTitle: string; variantId: string } };
+    expect(body.upsell.productTitle).toBe("Vertex HWID Spoofer");
+    expect(body.upsell.variantId).toMatch(/^gid:\/\/shopify\/ProductVariant\//);
+  });
+
+  it("clears a flash toast once it has been shown", async () => {
+    const response = await call("/api/viewer", { cookie: "__Host-toast=eyJ0aXRsZSI6IkhpIn0%3D" });
+    expect(((await response.json()) as { toast: { title: string } }).toast.title).toBe("Hi");
+    expect(cookieFrom(response, "__Host-toast")).toBe("__Host-toast=");
+  });
+});
