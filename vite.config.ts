@@ -6,6 +6,25 @@ import { defineConfig } from "vite";
 export default defineConfig({
   plugins: [cloudflare({ viteEnvironment: { name: "ssr" } }), tailwindcss(), reactRouter()],
   resolve: { tsconfigPaths: true },
+  environments: {
+    client: {
+      build: {
+        rolldownOptions: {
+          output: {
+            // A few larger chunks instead of dozens of tiny ones: every request costs a round
+            // trip on a phone, and the first page needs nearly all of the shared code anyway.
+            codeSplitting: {
+              groups: [
+                { name: "framework", test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/, priority: 3 },
+                { name: "vendor", test: /node_modules[\\/]/, priority: 2 },
+                { name: "ui", test: /[\\/]app[\\/](components|lib)[\\/]/, priority: 1 },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
   server: { port: 5173, strictPort: true },
   preview: { port: 4173, strictPort: true },
 });

@@ -4,6 +4,7 @@ import { createRoutesStub } from "react-router";
 import { describe, expect, it } from "vitest";
 import { Plans } from "~/components/home/plans";
 import type { Product, ProductVariant } from "~/lib/catalogue";
+import { planOffer } from "~/lib/plans";
 
 const variant = (n: number, title: string, amount: string): ProductVariant => ({
   id: `gid://shopify/ProductVariant/${n}`,
@@ -25,7 +26,7 @@ const product = (variants: ProductVariant[]): Product => ({
 });
 
 function render(products: Product[]): string {
-  const Stub = createRoutesStub([{ path: "/", Component: () => <Plans products={products} /> }]);
+  const Stub = createRoutesStub([{ path: "/", Component: () => <Plans offer={planOffer(products)} /> }]);
   return renderToString(<Stub />);
 }
 

@@ -43,8 +43,10 @@ export default {
     const context = new RouterContextProvider();
     context.set(appContext, { env, ctx, db, catalogue: catalogueFor(env), nonce });
     const render = async () => withSecurityHeaders(await handleRequest(request, context), csp, request.method);
-    // Development always renders fresh; elsewhere public pages are served from the edge cache.
-    return import.meta.env.MODE === "development" ? render() : serveWithEdgeCache(request, ctx, render);
+    // Development always renders fresh; elsewhere public pages are served from the edge cache
+    // unless EDGE_CACHE is "off".
+    const edgeCache = import.meta.env.MODE !== "development" && env.EDGE_CACHE !== "off";
+    return edgeCache ? serveWithEdgeCache(request, ctx, render) : render();
   },
 
   async scheduled(controller, env, ctx) {

@@ -25,8 +25,6 @@ export { default as Activity } from "lucide-react/icons/activity";
 export { default as EyeOff } from "lucide-react/icons/eye-off";
 export { default as Users } from "lucide-react/icons/users";
 export { default as Zap } from "lucide-react/icons/zap";
-export { default as ChevronDown } from "lucide-react/icons/chevron-down";
-export { default as Star } from "lucide-react/icons/star";
 export { default as Clock } from "lucide-react/icons/clock";
 export { default as CheckCircle } from "lucide-react/icons/circle-check";
 export { default as Flame } from "lucide-react/icons/flame";

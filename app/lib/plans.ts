@@ -1,5 +1,5 @@
 // How plans are recognised, named, priced and described, from a variant's title.
-import type { Money, ProductVariant } from "./catalogue";
+import type { Money, Product, ProductVariant } from "./catalogue";
 
 export const isWeeklyTitle = (title: string) => /week|7/i.test(title);
 export const isMonthlyTitle = (title: string) => /month|30/i.test(title);
@@ -11,6 +11,19 @@ export function planVariants(variants: ProductVariant[]) {
     weekly: variants.find((v) => isWeeklyTitle(v.title)) ?? null,
     monthly: variants.find((v) => isMonthlyTitle(v.title)) ?? null,
   };
+}
+
+/** What the home page offers: the first product's plans, or null when there is no product. */
+export interface PlanOffer {
+  handle: string;
+  title: string;
+  weekly: ProductVariant | null;
+  monthly: ProductVariant | null;
+}
+
+export function planOffer(products: Product[]): PlanOffer | null {
+  const [first] = products;
+  return first ? { handle: first.handle, title: first.title, ...planVariants(first.variants) } : null;
 }
 
 /** Shopify calls a product's only variant "Default Title"; we sell it as the lifetime plan. */

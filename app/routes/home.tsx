@@ -11,7 +11,7 @@ import { useToast } from "~/components/toaster";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { BRAND, COMMUNITY_SIZE, TAGLINE, TAGLINE_PARTS } from "~/lib/brand";
-import type { Product } from "~/lib/catalogue";
+import { type PlanOffer, planOffer } from "~/lib/plans";
 import type { Toast } from "~/lib/toast";
 import { CatalogueError } from "~/server/catalogue/catalogue.server";
 import { LIMITS } from "~/server/catalogue/queries";
@@ -35,19 +35,19 @@ export const meta: Route.MetaFunction = () => {
 export const headers = publicPageHeaders;
 
 interface PlansData {
-  products: Product[];
+  offer: PlanOffer | null;
   notice: Toast | null;
 }
 
 export function loader({ context }: Route.LoaderArgs) {
   const plans: Promise<PlansData> = app(context)
     .catalogue.listProducts({ first: LIMITS.listProducts, variantsFirst: LIMITS.listVariants, imagesFirst: LIMITS.listImages })
-    .then((products) => ({ products, notice: null }))
+    .then((products) => ({ offer: planOffer(products), notice: null }))
     .catch((error: unknown) => {
       // A 402 from Shopify is worth telling the visitor about; anything else is only logged.
       console.error("Failed to load products for the home page:", error);
       const notice = error instanceof CatalogueError && error.message.includes("Payment required") ? error.toast : null;
-      return { products: [], notice };
+      return { offer: null, notice };
     });
   return { plans };
 }
@@ -94,9 +94,9 @@ export default function Home({ loaderData }: Route.ComponentProps) {
           <div className="mt-10 flex flex-col justify-center gap-3 sm:flex-row">
             <Suspense fallback={getStartedDisabled}>
               <Await resolve={loaderData.plans}>
-                {({ products }) =>
-                  products[0] ? (
-                    <Link to={`/product/${products[0].handle}`} className={buttonClass("primary", "lg")}>
+                {({ offer }) =>
+                  offer ? (
+                    <Link to={`/product/${offer.handle}`} className={buttonClass("primary", "lg")}>
                       Get Started
                     </Link>
                   ) : (
@@ -154,10 +154,10 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         <div className="mt-12">
           <Suspense fallback={<PlansSkeleton />}>
             <Await resolve={loaderData.plans}>
-              {({ products, notice }) => (
+              {({ offer, notice }) => (
                 <>
                   <NoticeToast notice={notice} />
-                  <Plans products={products} />
+                  <Plans offer={offer} />
                 </>
               )}
             </Await>

@@ -32,7 +32,10 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     .listProducts({ first: LIMITS.listProducts, variantsFirst: 1, imagesFirst: 1 })
     .then((list) => list.filter((p) => p.handle !== product.handle))
     .catch(() => []);
-  const upsell = others.find((p) => /spoofer/i.test(p.title)) ?? others[0] ?? null;
+  const pick = others.find((p) => /spoofer/i.test(p.title)) ?? others[0];
+  const upsell = pick
+    ? { title: pick.title, handle: pick.handle, imageUrl: pick.images[0]?.url ?? null, fromPrice: pick.priceRange.minVariantPrice }
+    : null;
   return { product, upsell, url: new URL(request.url).origin + `/product/${product.handle}` };
 }
 
@@ -85,11 +88,11 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
           <BuyBox key={product.id} product={product} />
           {upsell ? (
             <Card className="flex items-center gap-4 p-4">
-              {upsell.images[0] ? <img src={upsell.images[0].url} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" /> : null}
+              {upsell.imageUrl ? <img src={upsell.imageUrl} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" /> : null}
               <div className="min-w-0 flex-1">
                 <p className="text-xs font-bold tracking-wider text-accent">RECOMMENDED</p>
                 <p className="truncate font-semibold">{upsell.title}</p>
-                <p className="text-sm text-muted">From {formatPrice(upsell.priceRange.minVariantPrice)}</p>
+                <p className="text-sm text-muted">From {formatPrice(upsell.fromPrice)}</p>
               </div>
               <Link to={`/product/${upsell.handle}`} className={buttonClass("outline", "sm")}>
                 View

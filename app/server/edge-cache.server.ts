@@ -1,21 +1,55 @@
-import type { HeadersFunction } from "react-router";
-// Public pages are the same bytes for every visitor, so the Worker keeps them in the Cache API.
+// Public pages are the same bytes for every visitor, so the Worker keeps them: in the isolate's
+// memory for the hottest pages, and in the Cache API for everything else and for other isolates.
 // A page opts in by answering with PUBLIC_CACHE_CONTROL; everything else passes straight through.
 // Within max-age a copy is served as is; within stale-while-revalidate the stale copy is served
 // and a fresh one rendered in the background.
+import type { HeadersFunction } from "react-router";
 
 export const PAGE_MAX_AGE = 60;
 export const PAGE_STALE_WHILE_REVALIDATE = 600;
 export const PUBLIC_CACHE_CONTROL = `public, max-age=${PAGE_MAX_AGE}, stale-while-revalidate=${PAGE_STALE_WHILE_REVALIDATE}`;
 
-const STORED_AT = "X-Edge-Stored-At";
-const ORIGINAL_CACHE_CONTROL = "X-Edge-Cache-Control";
+// Bookkeeping headers on Cache API copies (lower case, as Headers iterates them).
+const STORED_AT = "x-edge-stored-at";
+const ORIGINAL_CACHE_CONTROL = "x-edge-cache-control";
+const INTERNAL_HEADERS = [STORED_AT, ORIGINAL_CACHE_CONTROL, "cache-control"];
+const MEMORY_MAX_ENTRIES = 200;
+const MEMORY_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * A route module's `headers` export for pages that are the same for everyone. The Worker keeps
  * error answers and answers to non-GET requests private whatever this says.
  */
 export const publicPageHeaders: HeadersFunction = () => ({ "Cache-Control": PUBLIC_CACHE_CONTROL });
+
+interface StoredPage {
+  body: Uint8Array<ArrayBuffer>;
+  status: number;
+  headers: [string, string][];
+  cacheControl: string;
+  storedAt: number;
+}
+
+// Least recently used first (a Map keeps insertion order; a hit re-inserts).
+const memory = new Map<string, StoredPage>();
+let memoryBytes = 0;
+
+function forget(url: string) {
+  const old = memory.get(url);
+  if (!old) return;
+  memoryBytes -= old.body.byteLength;
+  memory.delete(url);
+}
+
+function remember(url: string, page: StoredPage) {
+  forget(url);
+  memory.set(url, page);
+  memoryBytes += page.body.byteLength;
+  for (const oldest of memory.keys()) {
+    if (memory.size <= MEMORY_MAX_ENTRIES && memoryBytes <= MEMORY_MAX_BYTES) break;
+    forget(oldest);
+  }
+}
 
 function directives(cacheControl: string | null) {
   const value = cacheControl ?? "";
@@ -28,29 +62,50 @@ function isStorable(response: Response): boolean {
   return response.status === 200 && isPublic && maxAge > 0 && !response.headers.has("Set-Cookie");
 }
 
-function cacheKey(request: Request): Request {
-  return new Request(new URL(request.url).toString(), { method: "GET" });
-}
-
-async function store(cache: Cache, key: Request, response: Response, now: number): Promise<void> {
-  const original = response.headers.get("Cache-Control")!;
-  const { maxAge, swr } = directives(original);
-  const headers = new Headers(response.headers);
+async function store(cache: Cache, url: string, response: Response, now: number): Promise<void> {
+  const cacheControl = response.headers.get("Cache-Control")!;
+  const page: StoredPage = {
+    body: new Uint8Array(await response.arrayBuffer()),
+    status: response.status,
+    headers: [...response.headers].filter(([name]) => !INTERNAL_HEADERS.includes(name)),
+    cacheControl,
+    storedAt: now,
+  };
+  remember(url, page);
+  const { maxAge, swr } = directives(cacheControl);
+  const headers = new Headers(page.headers);
   headers.set(STORED_AT, String(now));
-  headers.set(ORIGINAL_CACHE_CONTROL, original);
+  headers.set(ORIGINAL_CACHE_CONTROL, cacheControl);
   // The Cache API must keep the copy for the stale window as well.
   headers.set("Cache-Control", `public, max-age=${maxAge + swr}`);
-  await cache.put(key, new Response(response.body, { status: response.status, headers }));
+  await cache.put(url, new Response(page.body, { status: page.status, headers }));
 }
 
-function fromCache(hit: Response, age: number, state: "HIT" | "STALE"): Response {
-  const headers = new Headers(hit.headers);
-  headers.set("Cache-Control", headers.get(ORIGINAL_CACHE_CONTROL) ?? PUBLIC_CACHE_CONTROL);
-  headers.delete(ORIGINAL_CACHE_CONTROL);
-  headers.delete(STORED_AT);
+async function lookup(cache: Cache, url: string): Promise<StoredPage | null> {
+  const inMemory = memory.get(url);
+  if (inMemory) {
+    remember(url, inMemory);
+    return inMemory;
+  }
+  const hit = await cache.match(url);
+  if (!hit) return null;
+  const page: StoredPage = {
+    body: new Uint8Array(await hit.arrayBuffer()),
+    status: hit.status,
+    headers: [...hit.headers].filter(([name]) => !INTERNAL_HEADERS.includes(name)),
+    cacheControl: hit.headers.get(ORIGINAL_CACHE_CONTROL) ?? PUBLIC_CACHE_CONTROL,
+    storedAt: Number(hit.headers.get(STORED_AT)),
+  };
+  remember(url, page);
+  return page;
+}
+
+function respond(page: StoredPage, age: number, state: "HIT" | "STALE"): Response {
+  const headers = new Headers(page.headers);
+  headers.set("Cache-Control", page.cacheControl);
   headers.set("Age", String(Math.max(0, Math.floor(age / 1000))));
   headers.set("X-Cache", state);
-  return new Response(hit.body, { status: hit.status, headers });
+  return new Response(page.body, { status: page.status, headers });
 }
 
 export async function serveWithEdgeCache(
@@ -61,22 +116,20 @@ export async function serveWithEdgeCache(
 ): Promise<Response> {
   if (request.method !== "GET") return render();
   const cache = await caches.open("pages");
-  const key = cacheKey(request);
-  const hit = await cache.match(key);
-  if (hit) {
-    const age = now - Number(hit.headers.get(STORED_AT));
-    const { maxAge, swr } = directives(hit.headers.get(ORIGINAL_CACHE_CONTROL));
-    if (age <= maxAge * 1000) return fromCache(hit, age, "HIT");
+  const url = new URL(request.url).toString();
+  const page = await lookup(cache, url);
+  if (page) {
+    const age = now - page.storedAt;
+    const { maxAge, swr } = directives(page.cacheControl);
+    if (age <= maxAge * 1000) return respond(page, age, "HIT");
     if (age <= (maxAge + swr) * 1000) {
-      ctx.waitUntil(
-        render().then((fresh) => (isStorable(fresh) ? store(cache, key, fresh, Date.now()) : undefined)),
-      );
-      return fromCache(hit, age, "STALE");
+      ctx.waitUntil(render().then((fresh) => (isStorable(fresh) ? store(cache, url, fresh, Date.now()) : undefined)));
+      return respond(page, age, "STALE");
     }
   }
   const response = await render();
   if (!isStorable(response)) return response;
-  ctx.waitUntil(store(cache, key, response.clone(), now));
+  ctx.waitUntil(store(cache, url, response.clone(), now));
   const headers = new Headers(response.headers);
   headers.set("X-Cache", "MISS");
   return new Response(response.body, { status: response.status, headers });
@@ -85,5 +138,11 @@ export async function serveWithEdgeCache(
 /** Drops cached copies of pages whose content just changed (in this location's cache). */
 export async function purgePages(origin: string, paths: string[]): Promise<void> {
   const cache = await caches.open("pages");
-  await Promise.all(paths.map((path) => cache.delete(new Request(`${origin}${path}`))));
+  await Promise.all(
+    paths.map((path) => {
+      const url = new URL(path, origin).toString();
+      forget(url);
+      return cache.delete(url);
+    }),
+  );
 }

@@ -24,7 +24,17 @@ function useUpsell(open: boolean) {
   return upsell ?? null;
 }
 
+/** Rendered only once the cart has been opened: until then there is nothing to show. */
 export function CartDrawer() {
+  const { open } = useCart();
+  const [opened, setOpened] = useState(false);
+  useEffect(() => {
+    if (open) setOpened(true);
+  }, [open]);
+  return opened || open ? <CartPanel /> : null;
+}
+
+function CartPanel() {
   const { open, setOpen, state, setQuantity, remove, add, checkout } = useCart();
   const { toast } = useToast();
   const upsell = useUpsell(open);
@@ -48,7 +58,7 @@ export function CartDrawer() {
   return (
     <div className={`fixed inset-0 z-[60] ${open ? "" : "pointer-events-none"}`} aria-hidden={!open}>
       <div
-        className={`absolute inset-0 bg-black/60 transition-opacity ${open ? "opacity-100" : "opacity-0"}`}
+        className={`absolute inset-0 bg-black/60 transition-opacity starting:opacity-0 ${open ? "opacity-100" : "opacity-0"}`}
         onClick={() => setOpen(false)}
       />
       <section
@@ -57,7 +67,7 @@ export function CartDrawer() {
         aria-labelledby="cart-title"
         aria-describedby="cart-description"
         inert={!open}
-        className={`absolute inset-y-0 right-0 flex w-full max-w-md flex-col border-l border-line bg-panel shadow-2xl transition-transform duration-300 ${
+        className={`absolute inset-y-0 right-0 flex w-full max-w-md flex-col border-l border-line bg-panel shadow-2xl transition-transform duration-300 starting:translate-x-full ${
           open ? "translate-x-0" : "translate-x-full"
         }`}
       >

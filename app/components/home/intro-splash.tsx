@@ -24,7 +24,7 @@ export function IntroSplash() {
   }, []);
   if (done) return null;
   return (
-    <div aria-hidden className="intro-splash fixed inset-0 z-[150] flex flex-col items-center justify-center bg-surface">
+    <div aria-hidden className="intro-splash fixed inset-0 z-[150] flex flex-col items-center justify-center bg-surface bg-[radial-gradient(ellipse_at_top,rgba(249,115,22,0.25),transparent_60%)]">
       <p className="intro-logo text-5xl font-black tracking-tight text-white sm:text-7xl">
         {BRAND.toUpperCase()}
         <span className="text-accent">.</span>

@@ -1,8 +1,7 @@
 // "Choose Your Plan": the first product's week and month variants as cards, with the
 // specification's loading, empty and not-yet-configured states.
 import { Link } from "react-router";
-import type { Product } from "~/lib/catalogue";
-import { featuresFor, formatPlanPrice, planVariants } from "~/lib/plans";
+import { featuresFor, formatPlanPrice, type PlanOffer } from "~/lib/plans";
 import { Check } from "../icons";
 import { useShop } from "../shop";
 import { buttonClass } from "../ui/button";
@@ -18,10 +17,9 @@ export function PlansSkeleton() {
   );
 }
 
-export function Plans({ products }: { products: Product[] }) {
+export function Plans({ offer }: { offer: PlanOffer | null }) {
   const { communityUrl } = useShop();
-  const product = products[0];
-  if (!product) {
+  if (!offer) {
     return (
       <Card className="mx-auto max-w-xl text-center">
         <h3 className="text-xl font-bold">Plans Coming Soon</h3>
@@ -32,12 +30,12 @@ export function Plans({ products }: { products: Product[] }) {
       </Card>
     );
   }
-  const { weekly, monthly } = planVariants(product.variants);
+  const { weekly, monthly } = offer;
   if (!weekly && !monthly) {
     return (
       <Card className="mx-auto max-w-xl text-center">
         <h3 className="text-xl font-bold">Configuring Plans</h3>
-        <p className="mt-2 text-muted">Weekly and monthly plans for {product.title} are being set up. Check back shortly.</p>
+        <p className="mt-2 text-muted">Weekly and monthly plans for {offer.title} are being set up. Check back shortly.</p>
       </Card>
     );
   }
@@ -66,7 +64,7 @@ export function Plans({ products }: { products: Product[] }) {
                 </li>
               ))}
             </ul>
-            <Link to={`/product/${product.handle}`} className={buttonClass(best ? "primary" : "outline", "lg", "mt-8 w-full")}>
+            <Link to={`/product/${offer.handle}`} className={buttonClass(best ? "primary" : "outline", "lg", "mt-8 w-full")}>
               Get Started Now
             </Link>
           </Card>

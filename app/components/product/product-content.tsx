@@ -1,5 +1,5 @@
 // The product page's fixed content: what you get, customer reviews and demo videos.
-import { ChevronDown, PlayCircle, Star } from "../icons";
+import { PlayCircle } from "../icons";
 import { Card } from "../ui/card";
 
 const FEATURES: { name: string; items: string[] }[] = [
@@ -28,7 +28,9 @@ export function WhatYouGet() {
           <details key={feature.name} className="group">
             <summary className="flex cursor-pointer list-none items-center justify-between px-4 py-3 font-semibold hover:text-accent">
               {feature.name}
-              <ChevronDown className="size-4 transition-transform group-open:rotate-180" aria-hidden />
+              <span aria-hidden className="text-muted transition-transform group-open:rotate-180">
+                ▾
+              </span>
             </summary>
             <ul className="space-y-1 px-4 pb-4 text-sm text-muted">
               {feature.items.map((item) => (
@@ -57,12 +59,12 @@ export const REVIEWS = [
 
 export const RATING = "4.9";
 
+// Text stars rather than icons: ten reviews would otherwise carry fifty SVGs.
 function Stars({ rating }: { rating: number }) {
   return (
-    <span className="flex" aria-label={`${rating} out of 5 stars`}>
-      {[1, 2, 3, 4, 5].map((i) => (
-        <Star key={i} className={`size-4 ${i <= rating ? "fill-accent text-accent" : "text-line"}`} aria-hidden />
-      ))}
+    <span role="img" aria-label={`${rating} out of 5 stars`} className="tracking-tight text-accent">
+      {"★".repeat(rating)}
+      <span className="text-line">{"★".repeat(5 - rating)}</span>
     </span>
   );
 }

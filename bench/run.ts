@@ -1,0 +1,191 @@
+// Storefront benchmark: builds the app, serves the production build with wrangler's local
+// workerd, and measures, in one run:
+//   - requests/s and p50/p99 latency for "/" and a product page, served from the Worker's page
+//     cache, rendered on every request (EDGE_CACHE=off), and as cache misses (render + cache
+//     write), next to a trivial Worker served by the same runtime;
+//   - the gzip size of the JavaScript the home page loads;
+//   - Lighthouse (mobile) performance and CLS for "/" and the product page, in Debian's Chromium.
+// Results go to bench/results/storefront.json and into the README between the bench markers.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import autocannon from "autocannon";
+import * as chromeLauncher from "chrome-launcher";
+import lighthouse from "lighthouse";
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 10;
+const PRODUCT = "/product/vertex-rust";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const servers: ChildProcess[] = [];
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+interface Audit {
+  performance: number;
+  cls: number;
+  lcpMs: number;
+  tbtMs: number;
+}
+
+interface Results {
+  date: string;
+  machine: string;
+  load: Row[];
+  js: { files: number; gzipKB: number };
+  lighthouse: (Audit & { page: string; runs: string })[];
+}
+
+function start(name: string, args: string[], port: number) {
+  const child = spawn("wrangler", ["dev", ...args, "--port", String(port), "--ip", "127.0.0.1", "--log-level", "error"], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, CI: "true" },
+  });
+  servers.push(child);
+  return { name, url: `http://127.0.0.1:${port}` };
+}
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 120; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function measure(url: string, path: string, unique = false): Promise<Omit<Row, "name">> {
+  let n = 0;
+  const result = await autocannon({
+    url: url + path,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    requests: unique ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: `${path}?bench=${Date.now()}-${n++}` }) }] : undefined,
+  });
+  if (result.non2xx || result.errors) throw new Error(`${url}${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function homeJavaScript(url: string) {
+  const html = await (await fetch(`${url}/`)).text();
+  const paths = new Set(
+    [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g), ...html.matchAll(/import\("([^"]+\.js)"\)/g), ...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g)].map((m) => m[1]),
+  );
+  let gzip = 0;
+  for (const path of paths) gzip += gzipSync(Buffer.from(await (await fetch(url + path)).arrayBuffer())).byteLength;
+  return { files: paths.size, gzipKB: Math.round((gzip / 1024) * 10) / 10 };
+}
+
+// Lighthouse varies from run to run; its documentation recommends the median of several runs.
+const AUDIT_RUNS = 3;
+
+async function auditOnce(url: string): Promise<Audit> {
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROMIUM,
+    chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  try {
+    const result = await lighthouse(url, { port: chrome.port, onlyCategories: ["performance"], logLevel: "error", output: "json" });
+    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+    const { lhr } = result;
+    return {
+      performance: Math.round((lhr.categories.performance?.score ?? 0) * 100),
+      cls: Math.round((lhr.audits["cumulative-layout-shift"]?.numericValue ?? 0) * 1000) / 1000,
+      lcpMs: Math.round(lhr.audits["largest-contentful-paint"]?.numericValue ?? 0),
+      tbtMs: Math.round(lhr.audits["total-blocking-time"]?.numericValue ?? 0),
+    };
+  } finally {
+    await chrome.kill();
+  }
+}
+
+async function audit(url: string) {
+  const runs: Audit[] = [];
+  for (let i = 0; i < AUDIT_RUNS; i++) runs.push(await auditOnce(url));
+  runs.sort((a, b) => a.performance - b.performance);
+  return { ...runs[Math.floor(AUDIT_RUNS / 2)]!, runs: runs.map((r) => r.performance).join("/") };
+}
+
+function table(results: Results) {
+  const rows = [
+    "| scenario | req/s | p50 ms | p99 ms | vs trivial |",
+    "|---|---:|---:|---:|---:|",
+    ...results.load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${Math.round((r.rps / results.load[0]!.rps) * 100)}% |`),
+    "",
+    `Home page JavaScript: ${results.js.gzipKB} KB gzip in ${results.js.files} files (target ≤ 160 KB).`,
+    "",
+    `| Lighthouse (mobile, median of ${AUDIT_RUNS}) | performance | runs | CLS | LCP ms | TBT ms |`,
+    "|---|---:|---:|---:|---:|---:|",
+    ...results.lighthouse.map((l) => `| ${l.page} | ${l.performance} | ${l.runs} | ${l.cls} | ${l.lcpMs} | ${l.tbtMs} |`),
+    "",
+    `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per row (autocannon), ${results.machine}.`,
+  ];
+  return rows.join("\n");
+}
+
+async function main() {
+  execFileSync("npm", ["run", "build"], { stdio: "inherit" });
+  const state = mkdtempSync(join(tmpdir(), "bench-state-"));
+  try {
+    const cached = start("app", ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", "9301"], 4181);
+    const fresh = start("app, edge cache off", ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", "9302", "--var", "EDGE_CACHE:off"], 4182);
+    const trivial = start("trivial", ["-c", "bench/trivial.wrangler.toml", "--inspector-port", "9303"], 4183);
+    await Promise.all([waitFor(`${cached.url}/`), waitFor(`${fresh.url}/`), waitFor(`${trivial.url}/`)]);
+    // Warm every path once so no row pays for first-request compilation.
+    for (const url of [cached.url, fresh.url]) for (const path of ["/", PRODUCT]) await fetch(url + path).then((r) => r.text());
+
+    const load: Row[] = [];
+    const run = async (name: string, url: string, path: string, unique = false) => {
+      const row = { name, ...(await measure(url, path, unique)) };
+      load.push(row);
+      console.log(row);
+    };
+    await run("trivial Worker (mean of first and last run)", trivial.url, "/");
+    await run("/ cached", cached.url, "/");
+    await run("/ uncached (rendered every request)", fresh.url, "/");
+    await run("/ cache miss (render + cache write)", cached.url, "/", true);
+    await run(`${PRODUCT} cached`, cached.url, PRODUCT);
+    await run(`${PRODUCT} uncached (rendered every request)`, fresh.url, PRODUCT);
+    await run(`${PRODUCT} cache miss (render + cache write)`, cached.url, PRODUCT, true);
+    // The baseline again at the end, averaged with the first: the machine's state drifts.
+    const again = await measure(trivial.url, "/");
+    const first = load[0]!;
+    Object.assign(first, { rps: Math.round((first.rps + again.rps) / 2), p50: (first.p50 + again.p50) / 2, p99: (first.p99 + again.p99) / 2 });
+
+    const js = await homeJavaScript(cached.url);
+    const audits = [];
+    for (const page of ["/", PRODUCT]) audits.push({ page, ...(await audit(cached.url + page)) });
+
+    const results: Results = {
+      date: new Date().toISOString().slice(0, 10),
+      machine: `${cpus().length} CPU cores, Node ${process.version}, wrangler dev (local workerd)`,
+      load,
+      js,
+      lighthouse: audits,
+    };
+    mkdirSync("bench/results", { recursive: true });
+    writeFileSync("bench/results/storefront.json", JSON.stringify(results, null, 2));
+    const markdown = table(results);
+    console.log(`\n${markdown}\n`);
+    if (existsSync("README.md")) {
+      const readme = readFileSync("README.md", "utf8");
+      const updated = readme.replace(/(<!-- bench:storefront:start -->\n)[\s\S]*?(\n<!-- bench:storefront:end -->)/, `$1${markdown}$2`);
+      writeFileSync("README.md", updated);
+    }
+  } finally {
+    for (const child of servers) child.kill("SIGTERM");
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+await main();
