@@ -48,7 +48,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         {/* First in line: with a precedence React places it ahead of the script preloads, so the one
             render-blocking request starts before the JavaScript. */}
-        <link rel="stylesheet" href={stylesheet} precedence="default" />
+        {stylesheet ? <link rel="stylesheet" href={stylesheet} precedence="default" /> : null}
         {/* Static (allowed by hash in the CSP): hides the intro splash before paint once seen. */}
         <script dangerouslySetInnerHTML={{ __html: introHeadScript }} />
         <Meta />

@@ -23,9 +23,12 @@ export default [
   route("api/viewer", "routes/api.viewer.ts"),
   route("api/upsell", "routes/api.upsell.ts"),
   route("api/checkout", "routes/api.checkout.ts"),
+  route("api/crypto-orders", "routes/api.crypto-orders.ts"),
   ...prefix("dashboard", [
     layout("routes/dashboard.tsx", [
       index("routes/dashboard._index.tsx"),
+      route("subscriptions", "routes/dashboard.subscriptions.tsx"),
+      route("crypto-tracker", "routes/dashboard.crypto-tracker.tsx"),
       route("manage-codes", "routes/dashboard.manage-codes.tsx"),
     ]),
   ]),

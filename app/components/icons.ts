@@ -35,3 +35,8 @@ export { default as Mail } from "lucide-react/icons/mail";
 export { default as BadgePercent } from "lucide-react/icons/badge-percent";
 export { default as Handshake } from "lucide-react/icons/handshake";
 export { default as Wallet } from "lucide-react/icons/wallet";
+export { default as Copy } from "lucide-react/icons/copy";
+export { default as Webhook } from "lucide-react/icons/webhook";
+export { default as Ban } from "lucide-react/icons/ban";
+export { default as Hourglass } from "lucide-react/icons/hourglass";
+export { default as Search } from "lucide-react/icons/search";

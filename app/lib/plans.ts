@@ -4,6 +4,17 @@ import type { Money, Product, ProductVariant } from "./catalogue";
 export const isWeeklyTitle = (title: string) => /week|7/i.test(title);
 export const isMonthlyTitle = (title: string) => /month|30/i.test(title);
 export const isLifetimeTitle = (title: string) => /lifetime|default/i.test(title);
+export const isDailyTitle = (title: string) => /24\s*h|hour|\b1\s*day\b|daily/i.test(title);
+
+const HOUR = 60 * 60 * 1000;
+
+/** How long a key of this plan lasts: 24 hours, 7 days, 30 days, or null for lifetime. */
+export function planDurationMs(title: string): number | null {
+  if (isDailyTitle(title)) return 24 * HOUR;
+  if (isWeeklyTitle(title)) return 7 * 24 * HOUR;
+  if (isMonthlyTitle(title)) return 30 * 24 * HOUR;
+  return null;
+}
 
 /** The week and month variants the home page offers as plan cards. */
 export function planVariants(variants: ProductVariant[]) {

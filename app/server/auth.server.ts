@@ -11,6 +11,7 @@ import type { Db } from "./db/client.server";
 import { emailVerificationTokens, profiles, users } from "./db/schema";
 import { escapeHtml } from "./html.server";
 import { type MailConfig, sendMail } from "./mail.server";
+import { claimSubscriptions } from "./orders.server";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "./password.server";
 import { createSession } from "./session.server";
 import {
@@ -224,9 +225,12 @@ export async function verifyEmail(db: Db, token: string | null, now = Date.now()
     .returning()
     .get();
   if (!row || row.expiresAt <= now) return false;
-  await db.batch([
-    db.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, row.userId)),
+  const [verified] = await db.batch([
+    db.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, row.userId)).returning({ email: users.email }),
     db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, row.userId)),
   ]);
+  // Keys bought with this address before the account was verified now show as subscriptions.
+  const email = verified[0]?.email;
+  if (email) await claimSubscriptions(db, row.userId, email);
   return true;
 }

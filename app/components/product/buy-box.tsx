@@ -6,12 +6,13 @@ import type { CartItem } from "~/lib/cart";
 import type { Product, ProductVariant } from "~/lib/catalogue";
 import { formatPrice, isBestValue, variantForOptions, variantLabel } from "~/lib/plans";
 import { useCart } from "../cart/cart-context";
-import { CheckCircle, Flame, ShieldCheck, ShoppingCart, Zap } from "../icons";
+import { Bitcoin, CheckCircle, Flame, ShieldCheck, ShoppingCart, Zap } from "../icons";
 import { useToast } from "../toaster";
 import { Button } from "../ui/button";
 import { Dialog } from "../ui/dialog";
 import { inputClass } from "../ui/field";
 import { useViewer } from "../viewer";
+import { CryptoDialog } from "./crypto-dialog";
 import { SaleCountdown } from "./sale-countdown";
 
 function RecentPurchasers() {
@@ -50,6 +51,7 @@ function cartItemFor(product: Product, variant: ProductVariant): CartItem {
 export function BuyBox({ product }: { product: Product }) {
   const [variant, setVariant] = useState<ProductVariant | undefined>(product.variants[0]);
   const [pending, setPending] = useState<"add" | "buy" | null>(null);
+  const [payingCrypto, setPayingCrypto] = useState(false);
   const { status, viewer } = useViewer();
   const { toast } = useToast();
   const navigate = useNavigate();
@@ -59,7 +61,7 @@ export function BuyBox({ product }: { product: Product }) {
   const unavailable = !variant?.availableForSale;
   const busy = status === "loading" || cart.state.isLoading;
 
-  function start(kind: "add" | "buy") {
+  function start(kind: "add" | "buy" | "crypto") {
     if (!viewer) {
       toast({
         title: "Login Required",
@@ -69,7 +71,8 @@ export function BuyBox({ product }: { product: Product }) {
       navigate("/auth");
       return;
     }
-    setPending(kind);
+    if (kind === "crypto") setPayingCrypto(true);
+    else setPending(kind);
   }
 
   function proceed() {
@@ -161,7 +164,12 @@ export function BuyBox({ product }: { product: Product }) {
         </Button>
       </div>
 
+      <Button variant="secondary" className="w-full" disabled={unavailable || busy} onClick={() => start("crypto")}>
+        <Bitcoin className="size-4" aria-hidden /> Pay with Cryptocurrency
+      </Button>
+
       <SaleCountdown />
+      {variant ? <CryptoDialog variant={variant} open={payingCrypto} onClose={() => setPayingCrypto(false)} /> : null}
 
       <Dialog
         open={pending !== null}

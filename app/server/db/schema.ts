@@ -138,11 +138,16 @@ export const productCodes = sqliteTable(
     usedAt: integer("used_at"),
     customerEmail: text("customer_email"),
     orderId: text("order_id"),
+    // Which unit of which order line this code fulfils. One code per unit, enforced below: the
+    // guard that keeps retries and concurrent deliveries from handing out a second key.
+    orderLineId: text("order_line_id"),
+    unitIndex: integer("unit_index"),
     revokedAt: integer("revoked_at"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
     uniqueIndex("product_codes_variant_code").on(t.variantId, t.code),
+    uniqueIndex("product_codes_order_unit").on(t.orderId, t.orderLineId, t.unitIndex),
     index("product_codes_available").on(t.variantId, t.isUsed, t.id),
     index("product_codes_sold").on(t.isUsed, t.usedAt),
     index("product_codes_order").on(t.orderId),
@@ -272,6 +277,26 @@ export const statusUpdates = sqliteTable(
     index("status_updates_created").on(t.createdAt),
     check("status_updates_type", sql`${t.type} in ('update', 'maintenance', 'incident')`),
   ],
+);
+
+// Orders as Shopify reported them. Lines are kept (JSON) so backorders filled later can name them.
+export const shopifyOrders = sqliteTable(
+  "shopify_orders",
+  {
+    id: text("id").primaryKey(),
+    name: text("name"),
+    email: text("email").notNull(),
+    financialStatus: text("financial_status"),
+    currency: text("currency").notNull(),
+    totalPrice: text("total_price"),
+    // JSON: [{ id, variantId, quantity, title, variantTitle, price }]
+    lineItems: text("line_items").notNull(),
+    receivedAt: integer("received_at").notNull(),
+    paidAt: integer("paid_at"),
+    cancelledAt: integer("cancelled_at"),
+    refundedAt: integer("refunded_at"),
+  },
+  (t) => [index("shopify_orders_email").on(t.email)],
 );
 
 // Every webhook request we accepted, keyed by Shopify's delivery id so retries are recognised.

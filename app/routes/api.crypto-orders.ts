@@ -1,0 +1,20 @@
+// POST /api/crypto-orders: the product page's crypto dialog opens an order and switches its coin.
+import { data } from "react-router";
+import { app } from "~/server/context.server";
+import { changeCoin, cryptoOrderView, openCryptoOrder } from "~/server/crypto-orders.server";
+import { getViewer } from "~/server/session.server";
+import type { Route } from "./+types/api.crypto-orders";
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db, env, catalogue } = app(context);
+  const viewer = await getViewer(db, request);
+  if (!viewer) return data({ ok: false as const, message: "Please login to purchase" }, { status: 401 });
+  const form = Object.fromEntries(await request.formData());
+  const result =
+    form.intent === "coin"
+      ? await changeCoin(db, env, viewer, form.orderNumber, form.coin)
+      : await openCryptoOrder(db, env, catalogue, viewer, form);
+  return result.ok
+    ? data({ ok: true as const, order: cryptoOrderView(result.value) })
+    : data({ ok: false as const, message: result.message }, { status: result.status });
+}

@@ -1,0 +1,196 @@
+// /dashboard/crypto-tracker: look up a crypto order by number (only your own; admins see all),
+// submit the payment's transaction id, and collect the key once the order is complete.
+import { type FormEvent, useEffect } from "react";
+import { data, Form, Link, useActionData, useNavigation, useSearchParams } from "react-router";
+import { copyText } from "~/components/copy";
+import { Ban, CheckCircle, Clock, Copy, Hourglass, Search } from "~/components/icons";
+import { useToast } from "~/components/toaster";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { inputClass } from "~/components/ui/field";
+import { BRAND } from "~/lib/brand";
+import { CRYPTO_STATUS_LABEL, type CryptoStatus, formatCents } from "~/lib/crypto-orders";
+import { formatDateTime } from "~/lib/format";
+import { app } from "~/server/context.server";
+import { cryptoOrderView, findOrderFor, ordersOf, submitTransaction } from "~/server/crypto-orders.server";
+import { currentViewer } from "~/server/guards.server";
+import type { Route } from "./+types/dashboard.crypto-tracker";
+
+export const meta: Route.MetaFunction = () => [{ title: `Crypto Order Tracker | ${BRAND}` }];
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { db } = app(context);
+  const viewer = currentViewer(context);
+  const number = new URL(request.url).searchParams.get("order");
+  const recent = (await ordersOf(db, viewer.id)).map((o) => ({ orderNumber: o.orderNumber, status: o.status, createdAt: o.createdAt }));
+  if (number === null) return { recent, lookup: null };
+  const found = await findOrderFor(db, viewer, number);
+  return {
+    recent,
+    lookup: found.ok ? { ok: true as const, order: cryptoOrderView(found.value) } : { ok: false as const, message: found.message, status: found.status },
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = Object.fromEntries(await request.formData());
+  const result = await submitTransaction(app(context).db, currentViewer(context), form.orderNumber, form.transactionId);
+  return result.ok ? { ok: true as const } : data({ ok: false as const, message: result.message }, { status: result.status });
+}
+
+const STATUS_STYLE: Record<CryptoStatus, { icon: typeof Clock; tone: "yellow" | "blue" | "green" | "red" }> = {
+  pending: { icon: Hourglass, tone: "yellow" },
+  submitted: { icon: Clock, tone: "blue" },
+  complete: { icon: CheckCircle, tone: "green" },
+  cancelled: { icon: Ban, tone: "red" },
+};
+
+export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
+  const { lookup, recent } = loaderData;
+  const [searchParams] = useSearchParams();
+  const { toast } = useToast();
+  const submitted = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const searching = navigation.state !== "idle" && navigation.formMethod === "GET";
+  const sending = navigation.state === "submitting" && navigation.formMethod === "POST";
+
+  useEffect(() => {
+    if (lookup && !lookup.ok && lookup.status === 404) toast({ title: "Order Not Found", description: lookup.message, variant: "destructive" });
+  }, [lookup, toast]);
+  useEffect(() => {
+    if (!submitted) return;
+    toast(submitted.ok ? { title: "Payment Submitted", description: "Thanks! Our support team is verifying your payment." } : { title: "Error", description: submitted.message, variant: "destructive" });
+  }, [submitted, toast]);
+
+  function checkNumber(event: FormEvent<HTMLFormElement>) {
+    if (!String(new FormData(event.currentTarget).get("order")).trim()) {
+      event.preventDefault();
+      toast({ title: "Order Number Required", description: "Please enter your order number", variant: "destructive" });
+    }
+  }
+
+  const order = lookup?.ok ? lookup.order : null;
+  const style = order ? STATUS_STYLE[order.status] : null;
+
+  return (
+    <div className="mx-auto max-w-3xl space-y-6">
+      <h1 className="text-3xl font-black tracking-tight">CRYPTO ORDER TRACKER</h1>
+      <Card>
+        <Form method="get" className="flex flex-col gap-2 sm:flex-row" onSubmit={checkNumber}>
+          <label htmlFor="order-number" className="sr-only">
+            Order number
+          </label>
+          <input
+            id="order-number"
+            name="order"
+            defaultValue={searchParams.get("order") ?? ""}
+            placeholder="CRYPTO-xxxxxx"
+            autoComplete="off"
+            className={`${inputClass} font-mono sm:flex-1`}
+          />
+          <Button type="submit" disabled={searching}>
+            <Search className="size-4" aria-hidden /> {searching ? "Searching..." : "Search"}
+          </Button>
+        </Form>
+        {lookup && !lookup.ok && lookup.status !== 404 ? (
+          <p role="alert" className="mt-3 text-sm text-red-400">
+            {lookup.message}
+          </p>
+        ) : null}
+      </Card>
+
+      {order && style ? (
+        <Card className="space-y-5">
+          <div className="flex flex-wrap items-center gap-3">
+            <style.icon className="size-7 text-accent" aria-hidden />
+            <Badge tone={style.tone}>{CRYPTO_STATUS_LABEL[order.status]}</Badge>
+            <p className="ml-auto font-mono text-sm">{order.orderNumber}</p>
+          </div>
+          {order.status === "pending" ? <p className="text-sm text-yellow-200">Please complete your payment and we will verify it shortly.</p> : null}
+          {order.status === "submitted" ? <p className="text-sm text-sky-200">Your payment was submitted. Our support team is verifying it now.</p> : null}
+          <dl className="grid gap-3 text-sm sm:grid-cols-2">
+            <div>
+              <dt className="text-muted">Product</dt>
+              <dd>{order.productTitle}</dd>
+            </div>
+            <div>
+              <dt className="text-muted">Variant</dt>
+              <dd>{order.variantTitle}</dd>
+            </div>
+            <div>
+              <dt className="text-muted">Amount</dt>
+              <dd>{formatCents(order.amountCents)}</dd>
+            </div>
+            <div>
+              <dt className="text-muted">Crypto</dt>
+              <dd>{order.coin}</dd>
+            </div>
+            <div className="sm:col-span-2">
+              <dt className="text-muted">Wallet address</dt>
+              <dd className="font-mono break-all">{order.walletAddress}</dd>
+            </div>
+            {order.transactionId ? (
+              <div className="sm:col-span-2">
+                <dt className="text-muted">Transaction ID</dt>
+                <dd className="font-mono break-all">{order.transactionId}</dd>
+              </div>
+            ) : null}
+          </dl>
+
+          {order.status === "pending" ? (
+            <Form method="post" className="space-y-2">
+              <input type="hidden" name="orderNumber" value={order.orderNumber} />
+              <label htmlFor="transaction-id" className="block text-sm font-medium">
+                Paid already? Enter your transaction ID
+              </label>
+              <div className="flex flex-col gap-2 sm:flex-row">
+                <input id="transaction-id" name="transactionId" required maxLength={64} autoComplete="off" className={`${inputClass} font-mono sm:flex-1`} />
+                <Button type="submit" disabled={sending}>
+                  {sending ? "Submitting..." : "Submit Payment"}
+                </Button>
+              </div>
+            </Form>
+          ) : null}
+
+          <div className="rounded-lg border border-accent/40 bg-accent/5 p-4">
+            <p className="text-xs font-bold tracking-wider text-accent">YOUR PRODUCT KEY</p>
+            {order.status === "complete" ? (
+              order.productCode ? (
+                <p className="mt-2 flex items-center gap-2 font-mono text-lg">
+                  {order.productCode}
+                  <button type="button" className="rounded p-1 text-muted hover:text-white" aria-label="Copy product key" onClick={() => copyText(order.productCode!, toast, { title: "Code copied to clipboard!" })}>
+                    <Copy className="size-4" aria-hidden />
+                  </button>
+                </p>
+              ) : (
+                <p className="mt-2 text-muted">Processing...</p>
+              )
+            ) : (
+              <p className="mt-2 text-sm text-muted">Your key appears here once the order is complete.</p>
+            )}
+          </div>
+          <p className="text-xs text-muted">
+            Created {formatDateTime(order.createdAt)} UTC · Updated {formatDateTime(order.updatedAt)} UTC
+          </p>
+        </Card>
+      ) : null}
+
+      {recent.length > 0 ? (
+        <Card>
+          <h2 className="font-bold">Your crypto orders</h2>
+          <ul className="mt-3 divide-y divide-line text-sm">
+            {recent.map((o) => (
+              <li key={o.orderNumber} className="flex items-center gap-3 py-2">
+                <Link to={`?order=${encodeURIComponent(o.orderNumber)}`} className="font-mono text-accent hover:underline">
+                  {o.orderNumber}
+                </Link>
+                <Badge tone={STATUS_STYLE[o.status].tone}>{CRYPTO_STATUS_LABEL[o.status]}</Badge>
+                <span className="ml-auto text-muted">{formatDateTime(o.createdAt)} UTC</span>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
+    </div>
+  );
+}

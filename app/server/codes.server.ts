@@ -1,0 +1,225 @@
+// Key stock: adding codes, listing them, and handing them out. A code goes to exactly one order
+// unit; that is guaranteed by the database (conditional updates and a unique index on the unit),
+// not by application locks, because D1 has no interactive transactions.
+import { and, asc, count, desc, eq, gte, isNull, sql } from "drizzle-orm";
+import type { Db } from "./db/client.server";
+import { backorders, productCodes } from "./db/schema";
+
+export const MAX_CODES_PER_SUBMISSION = 1000;
+export const MAX_CODE_LENGTH = 200;
+const LIST_LIMIT = 500;
+
+export type AddCodesResult =
+  | { ok: true; added: number; duplicatesInInput: number; alreadyStored: number }
+  | { ok: false; title: string; message: string };
+
+/** Splits the admin's text into codes: one per line, trimmed, blanks dropped, duplicates removed. */
+export function parseCodeLines(text: string): { codes: string[]; duplicatesInInput: number } {
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
+  const codes = [...new Set(lines)];
+  return { codes, duplicatesInInput: lines.length - codes.length };
+}
+
+export async function addCodes(
+  db: Db,
+  variant: { id: string; title: string },
+  text: string,
+  now = Date.now(),
+): Promise<AddCodesResult> {
+  const { codes, duplicatesInInput } = parseCodeLines(text);
+  if (codes.length === 0) return { ok: false, title: "Error", message: "No valid codes found" };
+  if (codes.length > MAX_CODES_PER_SUBMISSION) {
+    return { ok: false, title: "Error", message: `Add at most ${MAX_CODES_PER_SUBMISSION} codes at a time` };
+  }
+  if (codes.some((c) => c.length > MAX_CODE_LENGTH)) {
+    return { ok: false, title: "Error", message: `Codes must be at most ${MAX_CODE_LENGTH} characters` };
+  }
+  // Insert what is new; the (variant, code) unique index skips what is already stored, even if
+  // another admin adds the same codes at the same moment.
+  let added = 0;
+  for (let i = 0; i < codes.length; i += 20) {
+    const rows = await db
+      .insert(productCodes)
+      .values(codes.slice(i, i + 20).map((code) => ({ variantId: variant.id, variantTitle: variant.title, code, createdAt: now })))
+      .onConflictDoNothing()
+      .returning({ id: productCodes.id });
+    added += rows.length;
+  }
+  const alreadyStored = codes.length - added;
+  if (added === 0) {
+    return { ok: false, title: "No New Codes", message: `All ${codes.length} codes already exist in the database` };
+  }
+  return { ok: true, added, duplicatesInInput, alreadyStored };
+}
+
+export function addCodesMessage(result: Extract<AddCodesResult, { ok: true }>, variantTitle: string): string {
+  const skipped =
+    result.duplicatesInInput + result.alreadyStored > 0
+      ? `\nSkipped: ${result.duplicatesInInput} duplicate(s) in input, ${result.alreadyStored} already in database`
+      : "";
+  return `Added ${result.added} new codes for ${variantTitle}${skipped}`;
+}
+
+/** Deletes a code that is still available; a sold code is never deleted. */
+export async function deleteAvailableCode(db: Db, id: number): Promise<boolean> {
+  const deleted = await db
+    .delete(productCodes)
+    .where(and(eq(productCodes.id, id), eq(productCodes.isUsed, false)))
+    .returning({ id: productCodes.id });
+  return deleted.length === 1;
+}
+
+export async function availableCodes(db: Db, variantId?: string) {
+  const where = and(eq(productCodes.isUsed, false), variantId ? eq(productCodes.variantId, variantId) : undefined);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select({ id: productCodes.id, code: productCodes.code, variantId: productCodes.variantId, variantTitle: productCodes.variantTitle })
+      .from(productCodes)
+      .where(where)
+      .orderBy(desc(productCodes.id))
+      .limit(LIST_LIMIT),
+    db.select({ n: count() }).from(productCodes).where(where),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export async function soldCodes(db: Db, { variantId, since }: { variantId?: string; since?: number }) {
+  const where = and(
+    eq(productCodes.isUsed, true),
+    variantId ? eq(productCodes.variantId, variantId) : undefined,
+    since !== undefined ? gte(productCodes.usedAt, since) : undefined,
+  );
+  const [rows, [total]] = await Promise.all([
+    db
+      .select({
+        id: productCodes.id,
+        code: productCodes.code,
+        variantTitle: productCodes.variantTitle,
+        customerEmail: productCodes.customerEmail,
+        orderId: productCodes.orderId,
+        usedAt: productCodes.usedAt,
+        revokedAt: productCodes.revokedAt,
+      })
+      .from(productCodes)
+      .where(where)
+      .orderBy(desc(productCodes.usedAt), desc(productCodes.id))
+      .limit(LIST_LIMIT),
+    db.select({ n: count() }).from(productCodes).where(where),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export interface OrderUnit {
+  orderId: string;
+  lineId: string;
+  unitIndex: number;
+  variantId: string;
+  email: string;
+}
+
+type CodeRow = typeof productCodes.$inferSelect;
+
+function isUniqueViolation(error: unknown): boolean {
+  const text = String(error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : error);
+  return text.includes("UNIQUE constraint failed");
+}
+
+export type Assignment = { kind: "new"; code: CodeRow } | { kind: "existing"; codeId: number } | { kind: "out-of-stock" };
+
+async function codeOfUnit(db: Db, unit: OrderUnit) {
+  return db
+    .select({ id: productCodes.id })
+    .from(productCodes)
+    .where(and(eq(productCodes.orderId, unit.orderId), eq(productCodes.orderLineId, unit.lineId), eq(productCodes.unitIndex, unit.unitIndex)))
+    .get();
+}
+
+/**
+ * Gives one order unit the oldest available code of its variant, in one statement. A unit that
+ * already has a code (a retry, or a concurrent delivery) keeps it. A unit queued as a backorder is
+ * left to the queue unless `fromQueue` says this is the queue filling it.
+ */
+export async function assignCode(db: Db, unit: OrderUnit, { now = Date.now(), fromQueue = false } = {}): Promise<Assignment> {
+  try {
+    const code = await db
+      .update(productCodes)
+      .set({
+        isUsed: true,
+        usedAt: now,
+        customerEmail: unit.email,
+        orderId: unit.orderId,
+        orderLineId: unit.lineId,
+        unitIndex: unit.unitIndex,
+      })
+      .where(
+        and(
+          eq(
+            productCodes.id,
+            sql`(select ${productCodes.id} from ${productCodes} where ${productCodes.variantId} = ${unit.variantId} and ${productCodes.isUsed} = 0 order by ${productCodes.id} limit 1)`,
+          ),
+          eq(productCodes.isUsed, false),
+          fromQueue
+            ? undefined
+            : sql`not exists (select 1 from ${backorders} where ${backorders.orderId} = ${unit.orderId} and ${backorders.lineItemId} = ${unit.lineId} and ${backorders.unitIndex} = ${unit.unitIndex})`,
+        ),
+      )
+      .returning()
+      .get();
+    if (code) return { kind: "new", code };
+  } catch (error) {
+    // The unique index on the unit refused a second code.
+    if (!isUniqueViolation(error)) throw error;
+  }
+  const existing = await codeOfUnit(db, unit);
+  return existing ? { kind: "existing", codeId: existing.id } : { kind: "out-of-stock" };
+}
+
+/** Queues a unit that found no stock, unless it has a code or is queued already. */
+export async function backorderUnit(db: Db, unit: OrderUnit, variantTitle: string, now = Date.now()): Promise<boolean> {
+  const inserted = await db.run(sql`
+    insert into ${backorders} (order_id, line_item_id, unit_index, variant_id, variant_title, customer_email, created_at)
+    select ${unit.orderId}, ${unit.lineId}, ${unit.unitIndex}, ${unit.variantId}, ${variantTitle}, ${unit.email}, ${now}
+    where not exists (select 1 from ${productCodes} where ${productCodes.orderId} = ${unit.orderId} and ${productCodes.orderLineId} = ${unit.lineId} and ${productCodes.unitIndex} = ${unit.unitIndex})
+    on conflict (order_id, line_item_id, unit_index) do nothing`);
+  return inserted.meta.changes === 1;
+}
+
+export type FilledBackorder = { backorder: typeof backorders.$inferSelect; code: CodeRow };
+
+/** Fills open backorders of a variant, oldest first, while codes last. */
+export async function fillBackorders(db: Db, variantId: string, now = Date.now()): Promise<FilledBackorder[]> {
+  const open = await db
+    .select()
+    .from(backorders)
+    .where(and(eq(backorders.variantId, variantId), isNull(backorders.filledAt), isNull(backorders.cancelledAt)))
+    .orderBy(asc(backorders.id))
+    .limit(200);
+  const filled: FilledBackorder[] = [];
+  for (const backorder of open) {
+    const unit = { orderId: backorder.orderId, lineId: backorder.lineItemId, unitIndex: backorder.unitIndex, variantId, email: backorder.customerEmail };
+    const assignment = await assignCode(db, unit, { now, fromQueue: true });
+    if (assignment.kind === "out-of-stock") break; // the rest keep waiting, in order
+    const codeId = assignment.kind === "new" ? assignment.code.id : assignment.codeId;
+    const marked = await db
+      .update(backorders)
+      .set({ filledAt: now, productCodeId: codeId })
+      .where(and(eq(backorders.id, backorder.id), isNull(backorders.filledAt)))
+      .returning()
+      .get();
+    // Only the filler that took the code reports it (and mails it).
+    if (marked && assignment.kind === "new") filled.push({ backorder: marked, code: assignment.code });
+  }
+  return filled;
+}
+
+export async function openBackorders(db: Db) {
+  return db
+    .select()
+    .from(backorders)
+    .where(and(isNull(backorders.filledAt), isNull(backorders.cancelledAt)))
+    .orderBy(asc(backorders.id))
+    .limit(LIST_LIMIT);
+}

@@ -1,0 +1,169 @@
+// Shopify order webhooks: check the signature, recognise repeats, parse the payload and hand it to
+// fulfilment. Unsigned requests change nothing; malformed ones are refused and recorded so the
+// admin can see them; a failure answers 500 so Shopify retries (processing is idempotent).
+import { eq } from "drizzle-orm";
+import * as v from "valibot";
+import { sha256Hex } from "./crypto.server";
+import { webhookDeliveries } from "./db/schema";
+import { type FulfilmentDeps, fulfilOrder, lineVariant, type Order, recordOrder, revokeOrder } from "./orders.server";
+import { verifyWebhookSignature } from "./shopify-hmac.server";
+
+const id = v.pipe(
+  v.union([v.pipe(v.number(), v.integer(), v.minValue(1)), v.pipe(v.string(), v.regex(/^\d{1,20}$/))]),
+  v.transform(String),
+);
+const money = v.pipe(v.union([v.string(), v.number()]), v.transform(String), v.regex(/^\d+(\.\d+)?$/, "Invalid amount"));
+const maybeEmail = v.optional(v.nullable(v.string()));
+
+const lineItemSchema = v.object({
+  id,
+  variant_id: v.optional(v.nullable(v.union([v.number(), v.string()]))),
+  quantity: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)),
+  title: v.pipe(v.string(), v.maxLength(500)),
+  variant_title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
+  price: money,
+});
+
+const orderSchema = v.object({
+  id,
+  name: v.optional(v.string()),
+  email: maybeEmail,
+  contact_email: maybeEmail,
+  customer: v.optional(v.nullable(v.object({ email: maybeEmail }))),
+  financial_status: v.optional(v.nullable(v.string())),
+  currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, "Invalid currency")),
+  total_price: v.optional(money),
+  cancelled_at: v.optional(v.nullable(v.string())),
+  line_items: v.pipe(v.array(lineItemSchema), v.maxLength(250)),
+});
+
+const refundSchema = v.object({
+  id,
+  order_id: id,
+  refund_line_items: v.optional(v.array(v.object({ line_item_id: id }))),
+});
+
+const emailSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email(), v.maxLength(254));
+
+export const HANDLED_TOPICS = ["orders/create", "orders/paid", "orders/cancelled", "refunds/create"] as const;
+
+export interface WebhookAnswer {
+  status: number;
+  body: string;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+function parse<T extends v.GenericSchema>(schema: T, json: unknown): Parsed<v.InferOutput<T>> {
+  const result = v.safeParse(schema, json);
+  if (result.success) return { ok: true, value: result.output };
+  const issue = result.issues[0];
+  const path = issue.path?.map((p) => String(p.key)).join(".") ?? "payload";
+  return { ok: false, problem: `${path}: ${issue.message}` };
+}
+
+function toOrder(raw: v.InferOutput<typeof orderSchema>): Parsed<Order> {
+  const email = v.safeParse(emailSchema, raw.email ?? raw.contact_email ?? raw.customer?.email ?? "");
+  if (!email.success) return { ok: false, problem: "email: the order has no valid customer e-mail" };
+  return {
+    ok: true,
+    value: {
+      id: raw.id,
+      name: raw.name ?? `#${raw.id}`,
+      email: email.output,
+      currency: raw.currency,
+      financialStatus: raw.financial_status ?? null,
+      totalPrice: raw.total_price ?? null,
+      cancelled: Boolean(raw.cancelled_at),
+      lines: raw.line_items.map((line) => ({
+        id: line.id,
+        variantId: lineVariant(line.variant_id),
+        quantity: line.quantity,
+        title: line.title,
+        variantTitle: line.variant_title ?? "Default Title",
+        price: line.price,
+      })),
+    },
+  };
+}
+
+async function process(deps: FulfilmentDeps, topic: string, json: unknown): Promise<{ outcome: string; detail: string; orderId?: string } | { rejected: string }> {
+  if (topic === "refunds/create") {
+    const refund = parse(refundSchema, json);
+    if (!refund.ok) return { rejected: refund.problem };
+    const lines = refund.value.refund_line_items?.map((l) => l.line_item_id);
+    const revoked = await revokeOrder(deps.db, refund.value.order_id, "refunded", lines);
+    return { outcome: "processed", detail: `Refund: ${revoked} key(s) revoked`, orderId: refund.value.order_id };
+  }
+  const raw = parse(orderSchema, json);
+  if (!raw.ok) return { rejected: raw.problem };
+  const order = toOrder(raw.value);
+  if (!order.ok) return { rejected: order.problem };
+  const { value } = order;
+  if (topic === "orders/cancelled") {
+    const revoked = await revokeOrder(deps.db, value.id, "cancelled");
+    return { outcome: "processed", detail: `Cancelled: ${revoked} key(s) revoked`, orderId: value.id };
+  }
+  const paid = topic === "orders/paid" || value.financialStatus === "paid";
+  await recordOrder(deps.db, value, paid);
+  if (value.cancelled) return { outcome: "processed", detail: "Order is cancelled: nothing handed out", orderId: value.id };
+  if (!paid) return { outcome: "processed", detail: `Not paid yet (${value.financialStatus ?? "unknown"}): waiting for orders/paid`, orderId: value.id };
+  const result = await fulfilOrder(deps, value);
+  const detail = [`${result.assigned} key(s) handed out`, result.backordered ? `${result.backordered} backordered` : "", result.skippedLines ? `${result.skippedLines} line(s) without a variant skipped` : ""]
+    .filter(Boolean)
+    .join(", ");
+  return { outcome: "processed", detail, orderId: value.id };
+}
+
+export async function handleShopifyWebhook(deps: FulfilmentDeps, secret: string, request: Request, now = Date.now()): Promise<WebhookAnswer> {
+  const body = await request.arrayBuffer();
+  if (!(await verifyWebhookSignature(body, request.headers.get("X-Shopify-Hmac-Sha256"), secret))) {
+    return { status: 401, body: "Invalid signature" };
+  }
+  const { db } = deps;
+  const topic = request.headers.get("X-Shopify-Topic") ?? "";
+  const text = new TextDecoder().decode(body);
+  // Shopify names every delivery; a retry carries the same name.
+  const deliveryId = request.headers.get("X-Shopify-Webhook-Id")?.slice(0, 100) || `body:${await sha256Hex(topic + text)}`;
+
+  const claimed = await db
+    .insert(webhookDeliveries)
+    .values({ id: deliveryId, topic: topic.slice(0, 100), outcome: "processing", receivedAt: now })
+    .onConflictDoNothing()
+    .returning()
+    .get();
+  if (!claimed) {
+    const previous = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+    // A finished delivery is not processed again; an unfinished one (a crash, an error) is, safely.
+    if (previous && previous.outcome !== "processing" && previous.outcome !== "error") {
+      return { status: 200, body: "Already processed" };
+    }
+  }
+  const finish = (outcome: string, detail: string, orderId?: string) =>
+    db.update(webhookDeliveries).set({ outcome, detail: detail.slice(0, 500), orderId: orderId ?? null }).where(eq(webhookDeliveries.id, deliveryId));
+
+  if (!(HANDLED_TOPICS as readonly string[]).includes(topic)) {
+    await finish("ignored", `Topic "${topic || "(none)"}" is not handled`);
+    return { status: 200, body: "Ignored" };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    await finish("rejected", "Body is not JSON");
+    return { status: 400, body: "Malformed payload" };
+  }
+  try {
+    const result = await process(deps, topic, json);
+    if ("rejected" in result) {
+      await finish("rejected", result.rejected);
+      return { status: 400, body: `Malformed payload: ${result.rejected}` };
+    }
+    await finish(result.outcome, result.detail, result.orderId);
+    return { status: 200, body: "OK" };
+  } catch (error) {
+    console.error("Order webhook failed:", error);
+    await finish("error", error instanceof Error ? error.message : String(error));
+    return { status: 500, body: "Processing failed; please retry" };
+  }
+}

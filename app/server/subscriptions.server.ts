@@ -1,0 +1,99 @@
+// Members' subscriptions: one per key sold to the member's verified e-mail address, with an expiry
+// from the plan (24 hours, 7 days, 30 days, or none for lifetime).
+import { and, desc, eq, isNotNull, lte, sql } from "drizzle-orm";
+import { planDurationMs } from "~/lib/plans";
+import type { Db } from "./db/client.server";
+import { productCodes, userSubscriptions, users } from "./db/schema";
+
+export interface SubscriptionSource {
+  codeId: number;
+  productTitle: string;
+  variantTitle: string;
+  priceAmount: string;
+  priceCurrency: string;
+  purchasedAt: number;
+  orderId: string;
+}
+
+/** Creates the subscription for a sold key, once, if the buyer has a verified account. */
+export async function subscribeBuyer(db: Db, email: string, source: SubscriptionSource): Promise<void> {
+  const account = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(sql`lower(${users.email}) = ${email.toLowerCase()}`, isNotNull(users.emailVerifiedAt)))
+    .get();
+  if (!account) return;
+  await subscribeUser(db, account.id, source);
+}
+
+export async function subscribeUser(db: Db, userId: string, source: SubscriptionSource): Promise<void> {
+  const duration = planDurationMs(source.variantTitle);
+  await db
+    .insert(userSubscriptions)
+    .values({
+      id: crypto.randomUUID(),
+      userId,
+      status: "active",
+      productTitle: source.productTitle,
+      variantTitle: source.variantTitle,
+      priceAmount: source.priceAmount,
+      priceCurrency: source.priceCurrency,
+      purchaseDate: source.purchasedAt,
+      expiryDate: duration === null ? null : source.purchasedAt + duration,
+      productCodeId: source.codeId,
+      orderId: source.orderId,
+    })
+    .onConflictDoNothing({ target: userSubscriptions.productCodeId });
+}
+
+/** Cron: active subscriptions whose expiry has passed become expired. */
+export async function expireSubscriptions(db: Db, now = Date.now()): Promise<number> {
+  const rows = await db
+    .update(userSubscriptions)
+    .set({ status: "expired" })
+    .where(and(eq(userSubscriptions.status, "active"), isNotNull(userSubscriptions.expiryDate), lte(userSubscriptions.expiryDate, now)))
+    .returning({ id: userSubscriptions.id });
+  return rows.length;
+}
+
+export async function revokeSubscriptionsForCodes(db: Db, codeIds: number[]): Promise<void> {
+  for (const id of codeIds) {
+    await db.update(userSubscriptions).set({ status: "revoked" }).where(eq(userSubscriptions.productCodeId, id));
+  }
+}
+
+export async function subscriptionsOf(db: Db, userId: string) {
+  return db
+    .select({
+      id: userSubscriptions.id,
+      status: userSubscriptions.status,
+      productTitle: userSubscriptions.productTitle,
+      variantTitle: userSubscriptions.variantTitle,
+      priceAmount: userSubscriptions.priceAmount,
+      priceCurrency: userSubscriptions.priceCurrency,
+      purchaseDate: userSubscriptions.purchaseDate,
+      expiryDate: userSubscriptions.expiryDate,
+      code: productCodes.code,
+    })
+    .from(userSubscriptions)
+    .leftJoin(productCodes, eq(productCodes.id, userSubscriptions.productCodeId))
+    .where(eq(userSubscriptions.userId, userId))
+    .orderBy(desc(userSubscriptions.purchaseDate));
+}
+
+/** True when the member holds an active subscription that has not run out. */
+export async function hasActiveSubscription(db: Db, userId: string, now = Date.now()): Promise<boolean> {
+  const row = await db
+    .select({ id: userSubscriptions.id })
+    .from(userSubscriptions)
+    .where(
+      and(
+        eq(userSubscriptions.userId, userId),
+        eq(userSubscriptions.status, "active"),
+        sql`(${userSubscriptions.expiryDate} is null or ${userSubscriptions.expiryDate} > ${now})`,
+      ),
+    )
+    .get();
+  return Boolean(row);
+}
+

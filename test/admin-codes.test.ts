@@ -1,0 +1,187 @@
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog, cryptoOrders, productCodes } from "~/server/db/schema";
+import { call, createAccount, db, signIn, unique } from "./helpers";
+
+const VARIANT = "gid://shopify/ProductVariant/4710000000004"; // Vertex HWID Spoofer - 30 Days (demo catalogue)
+
+async function adminCookie() {
+  return signIn(await createAccount({ admin: true }), unique("ip"));
+}
+
+const post = (form: Record<string, string>, cookie: string) => call("/dashboard/manage-codes", { form, cookie });
+
+describe("admin access", () => {
+  const intents: Record<string, string>[] = [
+    { intent: "add", variantId: VARIANT, codes: "SHOULD-NOT-EXIST-1" },
+    { intent: "delete", id: "1" },
+    { intent: "fulfil", orderId: crypto.randomUUID(), code: "X", source: "manual" },
+    { intent: "cancel", orderId: crypto.randomUUID() },
+  ];
+
+  it("answers 403 to a member for the page and for every admin action, and changes nothing", async () => {
+    const member = await createAccount();
+    const cookie = await signIn(member, unique("ip"));
+    expect((await call("/dashboard/manage-codes", { cookie })).status).toBe(403);
+    expect((await call("/dashboard/manage-codes.data", { cookie })).status).toBe(403);
+    for (const form of intents) {
+      const response = await post(form, cookie);
+      expect(response.status).toBe(403);
+    }
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, "SHOULD-NOT-EXIST-1")).get()).toBeUndefined();
+  });
+
+  it("sends a signed-out visitor to /auth for every admin action", async () => {
+    for (const form of intents) {
+      const response = await call("/dashboard/manage-codes", { form });
+      expect(response.status).toBe(302);
+      expect(response.headers.get("Location")).toBe("/auth");
+    }
+  });
+});
+
+describe("adding codes", () => {
+  it("requires a variant and some text", async () => {
+    const cookie = await adminCookie();
+    for (const form of [{ intent: "add", variantId: "", codes: "A" }, { intent: "add", variantId: VARIANT, codes: "  \n " }]) {
+      const response = await post(form, cookie);
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("Please select a variant and enter codes");
+    }
+  });
+
+  it("refuses a variant that is not in the catalogue", async () => {
+    const response = await post({ intent: "add", variantId: "gid://shopify/ProductVariant/1", codes: "A" }, await adminCookie());
+    expect(response.status).toBe(400);
+  });
+
+  it("adds new codes, skipping duplicates in the input and codes already stored, and says so", async () => {
+    const cookie = await adminCookie();
+    const tag = unique("C").toUpperCase();
+    const first = await post({ intent: "add", variantId: VARIANT, codes: `${tag}-1\n ${tag}-2 \n\n${tag}-1\n` }, cookie);
+    expect(first.status).toBe(200);
+    const firstText = await first.text();
+    expect(firstText).toContain("Added 2 new codes for Vertex HWID Spoofer - 30 Days");
+    expect(firstText).toContain("Skipped: 1 duplicate(s) in input, 0 already in database");
+
+    const second = await post({ intent: "add", variantId: VARIANT, codes: `${tag}-2\n${tag}-3` }, cookie);
+    const secondText = await second.text();
+    expect(secondText).toContain("Added 1 new codes for Vertex HWID Spoofer - 30 Days");
+    expect(secondText).toContain("Skipped: 0 duplicate(s) in input, 1 already in database");
+
+    const third = await post({ intent: "add", variantId: VARIANT, codes: `${tag}-1\n${tag}-3` }, cookie);
+    expect(third.status).toBe(400);
+    const thirdText = await third.text();
+    expect(thirdText).toContain("No New Codes");
+    expect(thirdText).toContain("All 2 codes already exist in the database");
+
+    const stored = await db.select().from(productCodes).where(eq(productCodes.variantTitle, "Vertex HWID Spoofer - 30 Days"));
+    expect(stored.filter((c) => c.code.startsWith(tag)).map((c) => c.code).sort()).toEqual([`${tag}-1`, `${tag}-2`, `${tag}-3`]);
+  });
+
+  it("deletes an available code but never a sold one", async () => {
+    const cookie = await adminCookie();
+    const tag = unique("D").toUpperCase();
+    const [available, sold] = await db
+      .insert(productCodes)
+      .values([
+        { variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code: `${tag}-A`, createdAt: Date.now() },
+        { variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code: `${tag}-S`, createdAt: Date.now(), isUsed: true, usedAt: Date.now(), orderId: "1" },
+      ])
+      .returning();
+    const ok = await post({ intent: "delete", id: String(available!.id) }, cookie);
+    expect(await ok.text()).toContain("Code deleted successfully");
+    const refused = await post({ intent: "delete", id: String(sold!.id) }, cookie);
+    expect(refused.status).toBe(409);
+    expect(await db.select().from(productCodes).where(eq(productCodes.id, sold!.id)).get()).toBeDefined();
+    expect(await db.select().from(productCodes).where(eq(productCodes.id, available!.id)).get()).toBeUndefined();
+  });
+
+  it("shows the real webhook endpoint and whether the secret is set", async () => {
+    const html = await (await call("/dashboard/manage-codes", { cookie: await adminCookie() })).text();
+    expect(html).toContain("https://shop.test/webhooks/shopify");
+    expect(html).toContain("Set");
+    expect(html).toContain("MANAGE CODES");
+  });
+
+  it("filters sold codes by period", async () => {
+    const cookie = await adminCookie();
+    const tag = unique("P").toUpperCase();
+    const old = Date.UTC(2020, 0, 15);
+    await db.insert(productCodes).values([
+      { variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code: `${tag}-NOW`, createdAt: Date.now(), isUsed: true, usedAt: Date.now(), orderId: "p1" },
+      { variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code: `${tag}-OLD`, createdAt: old, isUsed: true, usedAt: old, orderId: "p2" },
+    ]);
+    const today = await (await call(`/dashboard/manage-codes?sold=${encodeURIComponent(VARIANT)}&period=today&tz=0`, { cookie })).text();
+    expect(today).toContain(`${tag}-NOW`);
+    expect(today).not.toContain(`${tag}-OLD`);
+    const all = await (await call(`/dashboard/manage-codes?sold=${encodeURIComponent(VARIANT)}&period=all`, { cookie })).text();
+    expect(all).toContain(`${tag}-OLD`);
+  });
+});
+
+describe("fulfilling crypto orders", () => {
+  async function submittedOrder() {
+    const member = await createAccount();
+    const [order] = await db
+      .insert(cryptoOrders)
+      .values({
+        id: crypto.randomUUID(),
+        orderNumber: `CRYPTO-${unique("T").toUpperCase().slice(0, 12)}`,
+        userId: member.id,
+        status: "submitted",
+        productTitle: "Vertex HWID Spoofer",
+        variantTitle: "30 Days",
+        variantId: VARIANT,
+        customerEmail: member.email,
+        amountCents: 2499,
+        currency: "USD",
+        cryptoType: "BTC",
+        walletAddress: "bc1qdemo",
+        transactionId: "a".repeat(64),
+        createdAt: Date.now(),
+        updatedAt: Date.now(),
+      })
+      .returning();
+    return order!;
+  }
+
+  it("requires a product code when fulfilling by hand", async () => {
+    const order = await submittedOrder();
+    const response = await post({ intent: "fulfil", orderId: order.id, code: "   ", source: "manual" }, await adminCookie());
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("Please enter a product code");
+  });
+
+  it("fulfils with a typed code, marks it sold, and records who did it", async () => {
+    const order = await submittedOrder();
+    const code = `HAND-${unique("h").toUpperCase()}`;
+    const response = await post({ intent: "fulfil", orderId: order.id, code: `  ${code} `, source: "manual" }, await adminCookie());
+    expect(await response.text()).toContain(`Order ${order.orderNumber} fulfilled successfully`);
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "complete", productCode: code });
+    expect(await db.select().from(productCodes).where(and(eq(productCodes.code, code), eq(productCodes.isUsed, true))).get()).toMatchObject({
+      orderId: order.orderNumber,
+      customerEmail: order.customerEmail,
+    });
+    expect(await db.select().from(auditLog).where(eq(auditLog.subject, order.orderNumber)).get()).toMatchObject({ action: "crypto-order.fulfil" });
+    // A second fulfilment is refused.
+    const again = await post({ intent: "fulfil", orderId: order.id, code: "OTHER", source: "manual" }, await adminCookie());
+    expect(again.status).toBe(409);
+  });
+
+  it("refuses a typed code that was already sold to someone else", async () => {
+    const tag = unique("SOLD").toUpperCase();
+    await db.insert(productCodes).values({ variantId: VARIANT, variantTitle: "x", code: tag, createdAt: Date.now(), isUsed: true, usedAt: Date.now(), orderId: "other" });
+    const order = await submittedOrder();
+    const response = await post({ intent: "fulfil", orderId: order.id, code: tag, source: "manual" }, await adminCookie());
+    expect(response.status).toBe(409);
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("submitted");
+  });
+
+  it("can cancel an order", async () => {
+    const order = await submittedOrder();
+    const response = await post({ intent: "cancel", orderId: order.id }, await adminCookie());
+    expect(response.status).toBe(200);
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("cancelled");
+  });
+});

@@ -1,0 +1,142 @@
+import { env } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { expireUnpaidCryptoOrders, MAX_OPEN_ORDERS_PER_MEMBER, PENDING_TTL_MS } from "~/server/crypto-orders.server";
+import { cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/db/schema";
+import { call, createAccount, db, signIn, unique } from "./helpers";
+
+const MONTH = "gid://shopify/ProductVariant/4710000000002"; // Vertex Rust - 30 Days, $89.99
+const WEEK = "gid://shopify/ProductVariant/4710000000001";
+
+interface OrderBody {
+  ok: boolean;
+  message?: string;
+  order?: { orderNumber: string; status: string; coin: string; walletAddress: string; amountCents: number };
+}
+
+async function member() {
+  const account = await createAccount();
+  return { account, cookie: await signIn(account, unique("ip")) };
+}
+
+const api = async (form: Record<string, string>, cookie?: string) => {
+  const response = await call("/api/crypto-orders", { form, cookie });
+  return { status: response.status, body: (await response.json()) as OrderBody };
+};
+
+const track = (orderNumber: string, cookie: string) => call(`/dashboard/crypto-tracker?order=${encodeURIComponent(orderNumber)}`, { cookie });
+
+describe("crypto orders", () => {
+  it("go through their whole life: open, change coin, submit payment, admin fulfils, key on the tracker and by e-mail", async () => {
+    const { account, cookie } = await member();
+    const opened = await api({ intent: "open", variantId: MONTH }, cookie);
+    expect(opened.status).toBe(200);
+    const order = opened.body.order!;
+    expect(order.orderNumber).toMatch(/^CRYPTO-[A-Z0-9]{12}$/);
+    expect(order).toMatchObject({ status: "pending", coin: "BTC", walletAddress: env.CRYPTO_BTC_ADDRESS, amountCents: 8999 });
+
+    const ltc = await api({ intent: "coin", orderNumber: order.orderNumber, coin: "LTC" }, cookie);
+    expect(ltc.body.order).toMatchObject({ coin: "LTC", walletAddress: env.CRYPTO_LTC_ADDRESS });
+
+    const pendingPage = await (await track(order.orderNumber, cookie)).text();
+    expect(pendingPage).toContain("Pending Payment");
+    expect(pendingPage).toContain("Please complete your payment and we will verify it shortly.");
+
+    const badTx = await call("/dashboard/crypto-tracker", { form: { orderNumber: order.orderNumber, transactionId: "not-a-tx" }, cookie });
+    expect(badTx.status).toBe(400);
+    const tx = "ab".repeat(32);
+    const submitted = await call("/dashboard/crypto-tracker", { form: { orderNumber: order.orderNumber, transactionId: tx }, cookie });
+    expect(submitted.status).toBe(200);
+    const row = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.orderNumber)).get();
+    expect(row).toMatchObject({ status: "submitted", transactionId: tx });
+    // The coin cannot change once payment is submitted.
+    expect((await api({ intent: "coin", orderNumber: order.orderNumber, coin: "BTC" }, cookie)).status).toBe(409);
+
+    const stockCode = `STOCK-${unique("k").toUpperCase()}`;
+    await db.insert(productCodes).values({ variantId: MONTH, variantTitle: "Vertex Rust - 30 Days", code: stockCode, createdAt: 0 });
+    const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
+    const fulfilled = await call("/dashboard/manage-codes", { form: { intent: "fulfil", orderId: row!.id, source: "stock" }, cookie: admin });
+    expect(await fulfilled.text()).toContain(`Order ${order.orderNumber} fulfilled successfully`);
+
+    const done = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, row!.id)).get();
+    expect(done?.status).toBe("complete");
+    const key = await db.select().from(productCodes).where(and(eq(productCodes.orderId, order.orderNumber), eq(productCodes.isUsed, true))).get();
+    expect(key).toBeDefined();
+    expect(done?.productCode).toBe(key!.code);
+    const page = await (await track(order.orderNumber, cookie)).text();
+    expect(page).toContain("Complete");
+    expect(page).toContain(key!.code);
+    const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, account.email)).all();
+    expect(mail.some((m) => m.textBody.includes(key!.code))).toBe(true);
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get()).toMatchObject({ status: "active", variantTitle: "30 Days" });
+  });
+
+  it("shows an order only to the member who created it: any other number is 'Order Not Found'", async () => {
+    const owner = await member();
+    const other = await member();
+    const { body } = await api({ intent: "open", variantId: WEEK }, owner.cookie);
+    const theirs = body.order!.orderNumber;
+    for (const number of [theirs, "CRYPTO-DOESNOTEXIST"]) {
+      const response = await track(number, other.cookie);
+      const html = await response.text();
+      expect(html).toContain("No order found with this order number");
+      expect(html).not.toContain("Pending Payment");
+    }
+    // Nor can another member submit a payment for it or switch its coin.
+    const foreignSubmit = await call("/dashboard/crypto-tracker", { form: { orderNumber: theirs, transactionId: "cd".repeat(32) }, cookie: other.cookie });
+    expect(foreignSubmit.status).toBe(404);
+    expect((await api({ intent: "coin", orderNumber: theirs, coin: "LTC" }, other.cookie)).status).toBe(404);
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, theirs)).get())?.status).toBe("pending");
+    // An admin can look any order up.
+    const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
+    expect(await (await track(theirs, admin)).text()).toContain(theirs);
+  });
+
+  it("asks for an order number", async () => {
+    const { cookie } = await member();
+    expect(await (await call("/dashboard/crypto-tracker?order=", { cookie })).text()).toContain("Please enter your order number");
+  });
+
+  it("requires a signed-in member, a real plan and a known coin", async () => {
+    expect((await api({ intent: "open", variantId: MONTH })).status).toBe(401);
+    const { cookie } = await member();
+    expect((await api({ intent: "open", variantId: "gid://shopify/ProductVariant/123" }, cookie)).status).toBe(404);
+    expect((await api({ intent: "open", variantId: "nonsense" }, cookie)).status).toBe(400);
+    expect((await api({ intent: "open", variantId: MONTH, coin: "DOGE" }, cookie)).status).toBe(400);
+  });
+
+  it("reuses an open order for the same plan and caps how many a member can open", async () => {
+    const { account, cookie } = await member();
+    const first = await api({ intent: "open", variantId: MONTH }, cookie);
+    const again = await api({ intent: "open", variantId: MONTH }, cookie);
+    expect(again.body.order!.orderNumber).toBe(first.body.order!.orderNumber);
+    // Other plans each need their own order; past the cap the server refuses.
+    for (let i = 1; i < MAX_OPEN_ORDERS_PER_MEMBER; i++) {
+      await db.insert(cryptoOrders).values({
+        id: crypto.randomUUID(), orderNumber: `CRYPTO-CAP${unique("x").toUpperCase().slice(-8)}`, userId: account.id, status: "pending",
+        productTitle: "p", variantTitle: "v", variantId: `gid://shopify/ProductVariant/${i}`, customerEmail: account.email,
+        amountCents: 1, currency: "USD", cryptoType: "BTC", walletAddress: "w", createdAt: Date.now(), updatedAt: Date.now(),
+      });
+    }
+    expect((await api({ intent: "open", variantId: WEEK }, cookie)).status).toBe(429);
+  });
+
+  it("cancels pending orders nobody paid within 24 hours, and leaves submitted ones alone", async () => {
+    const { account } = await member();
+    const old = Date.now() - PENDING_TTL_MS - 1000;
+    const base = { userId: account.id, productTitle: "p", variantTitle: "v", variantId: MONTH, customerEmail: account.email, amountCents: 1, currency: "USD", cryptoType: "BTC" as const, walletAddress: "w", createdAt: old, updatedAt: old };
+    const [stale, paid, fresh] = await db
+      .insert(cryptoOrders)
+      .values([
+        { ...base, id: crypto.randomUUID(), orderNumber: `CRYPTO-OLD${unique("a").toUpperCase().slice(-8)}`, status: "pending" },
+        { ...base, id: crypto.randomUUID(), orderNumber: `CRYPTO-PAID${unique("b").toUpperCase().slice(-8)}`, status: "submitted", transactionId: "e".repeat(64) },
+        { ...base, id: crypto.randomUUID(), orderNumber: `CRYPTO-NEW${unique("c").toUpperCase().slice(-8)}`, status: "pending", createdAt: Date.now() },
+      ])
+      .returning();
+    await expireUnpaidCryptoOrders(db);
+    const status = async (id: string) => (await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, id)).get())?.status;
+    expect(await status(stale!.id)).toBe("cancelled");
+    expect(await status(paid!.id)).toBe("submitted");
+    expect(await status(fresh!.id)).toBe("pending");
+  });
+});

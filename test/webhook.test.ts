@@ -1,0 +1,265 @@
+import { env, exports } from "cloudflare:workers";
+import { and, count, eq, isNull, like } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { addCodes } from "~/server/codes.server";
+import { backorders, mailOutbox, productCodes, shopifyOrders, userSubscriptions, webhookDeliveries } from "~/server/db/schema";
+import { fillBackordersAndNotify } from "~/server/orders.server";
+import { signWebhookBody } from "~/server/shopify-hmac.server";
+import { createAccount, db, ORIGIN, unique } from "./helpers";
+
+let nextNumber = 7_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
+const nextId = () => ++nextNumber;
+
+/** A fresh variant with `n` codes in stock, so tests never share stock. */
+async function stockedVariant(n: number) {
+  const numeric = nextId();
+  const gid = `gid://shopify/ProductVariant/${numeric}`;
+  if (n > 0) {
+    await addCodes(db, { id: gid, title: "Vertex Rust - 30 Days" }, Array.from({ length: n }, (_, i) => `KEY-${numeric}-${i}`).join("\n"));
+  }
+  return { numeric, gid };
+}
+
+function orderPayload(opts: { lines: { variant: number; quantity?: number }[]; email?: string; financial?: string | null; id?: number }) {
+  const id = opts.id ?? nextId();
+  return {
+    id,
+    name: `#${id % 100000}`,
+    email: opts.email ?? `${unique("buyer")}@example.test`,
+    currency: "USD",
+    total_price: "89.99",
+    financial_status: opts.financial === undefined ? "paid" : opts.financial,
+    line_items: opts.lines.map((l) => ({
+      id: nextId(),
+      variant_id: l.variant,
+      quantity: l.quantity ?? 1,
+      title: "Vertex Rust",
+      variant_title: "30 Days",
+      price: "89.99",
+    })),
+  };
+}
+
+async function deliver(topic: string, payload: unknown, opts: { webhookId?: string; secret?: string; signature?: string | null } = {}) {
+  const body = JSON.stringify(payload);
+  const headers = new Headers({ "Content-Type": "application/json", "X-Shopify-Topic": topic, "X-Shopify-Webhook-Id": opts.webhookId ?? crypto.randomUUID() });
+  const signature = opts.signature === undefined ? await signWebhookBody(body, opts.secret ?? env.SHOPIFY_WEBHOOK_SECRET) : opts.signature;
+  if (signature !== null) headers.set("X-Shopify-Hmac-Sha256", signature);
+  return exports.default.fetch(new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers, body }));
+}
+
+const codesOf = (orderId: number | string) => db.select().from(productCodes).where(eq(productCodes.orderId, String(orderId)));
+const mailsTo = (email: string) => db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, email));
+
+describe("order webhook: authenticity", () => {
+  it("refuses a missing, wrong or foreign signature with 401 and changes nothing", async () => {
+    const variant = await stockedVariant(2);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }] });
+    const webhookId = crypto.randomUUID();
+    const attempts = [
+      await deliver("orders/create", payload, { webhookId, signature: null }),
+      await deliver("orders/create", payload, { webhookId, secret: "not-the-secret" }),
+      await deliver("orders/create", payload, { webhookId, signature: "garbage" }),
+      // A valid signature of a different body does not cover this one.
+      await deliver("orders/create", payload, { webhookId, signature: await signWebhookBody("{}", env.SHOPIFY_WEBHOOK_SECRET) }),
+    ];
+    expect(attempts.map((r) => r.status)).toEqual([401, 401, 401, 401]);
+    expect(await codesOf(payload.id)).toHaveLength(0);
+    expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhookId)).get()).toBeUndefined();
+    expect(await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, String(payload.id))).get()).toBeUndefined();
+    expect(await mailsTo(payload.email)).toHaveLength(0);
+  });
+
+  it("is exempt from the browser CSRF check but not from the signature", async () => {
+    const response = await exports.default.fetch(
+      new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers: { Origin: "https://evil.example", "X-Shopify-Topic": "orders/create" }, body: "{}" }),
+    );
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("order webhook: handing out keys", () => {
+  it("gives a paid order one key per unit, matching Shopify's numeric variant id to our GID", async () => {
+    const variant = await stockedVariant(5);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 3 }] });
+    const response = await deliver("orders/create", payload);
+    expect(response.status).toBe(200);
+    const codes = await codesOf(payload.id);
+    expect(codes).toHaveLength(3);
+    for (const code of codes) {
+      expect(code).toMatchObject({ variantId: variant.gid, isUsed: true, customerEmail: payload.email, orderId: String(payload.id) });
+      expect(code.usedAt).toBeTypeOf("number");
+    }
+    const [mail] = await mailsTo(payload.email);
+    for (const code of codes) expect(mail!.textBody).toContain(code.code);
+  });
+
+  it("hands out one set of keys and one e-mail however often a delivery is repeated", async () => {
+    const variant = await stockedVariant(10);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
+    const webhookId = crypto.randomUUID();
+    for (let i = 0; i < 10; i++) expect((await deliver("orders/create", payload, { webhookId })).status).toBe(200);
+    // Replays under new delivery ids too.
+    for (let i = 0; i < 3; i++) expect((await deliver("orders/create", payload)).status).toBe(200);
+    expect(await codesOf(payload.id)).toHaveLength(2);
+    expect(await mailsTo(payload.email)).toHaveLength(1);
+    const [available] = await db.select({ n: count() }).from(productCodes).where(and(eq(productCodes.variantId, variant.gid), eq(productCodes.isUsed, false)));
+    expect(available!.n).toBe(8);
+  });
+
+  it("delivers once when both orders/create (paid) and orders/paid arrive, even at the same time", async () => {
+    const variant = await stockedVariant(4);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
+    const [a, b] = await Promise.all([deliver("orders/create", payload), deliver("orders/paid", payload)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    await deliver("orders/paid", payload);
+    expect(await codesOf(payload.id)).toHaveLength(2);
+    expect(await mailsTo(payload.email)).toHaveLength(1);
+  });
+
+  it("hands out nothing for an unpaid order, then delivers when orders/paid arrives", async () => {
+    const variant = await stockedVariant(2);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }], financial: "pending" });
+    expect((await deliver("orders/create", payload)).status).toBe(200);
+    expect(await codesOf(payload.id)).toHaveLength(0);
+    expect(await mailsTo(payload.email)).toHaveLength(0);
+    const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.orderId, String(payload.id))).get();
+    expect(delivery?.detail).toMatch(/Not paid yet/);
+
+    expect((await deliver("orders/paid", { ...payload, financial_status: "paid" })).status).toBe(200);
+    expect(await codesOf(payload.id)).toHaveLength(1);
+    expect(await mailsTo(payload.email)).toHaveLength(1);
+  });
+
+  it("never oversells: 100 concurrent orders against 50 codes give 50 distinct keys and 50 backorders, filled when stock arrives", async () => {
+    const variant = await stockedVariant(50);
+    const payloads = Array.from({ length: 100 }, () => orderPayload({ lines: [{ variant: variant.numeric }] }));
+    const responses = await Promise.all(payloads.map((p) => deliver("orders/create", p)));
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+
+    const sold = await db.select().from(productCodes).where(eq(productCodes.variantId, variant.gid));
+    const assigned = sold.filter((c) => c.isUsed);
+    expect(assigned).toHaveLength(50);
+    expect(new Set(assigned.map((c) => c.orderId)).size).toBe(50);
+    expect(new Set(assigned.map((c) => c.code)).size).toBe(50);
+    const waiting = await db.select().from(backorders).where(and(eq(backorders.variantId, variant.gid), isNull(backorders.filledAt)));
+    expect(waiting).toHaveLength(50);
+    // No order both got a key and waits for one.
+    const keyed = new Set(assigned.map((c) => c.orderId));
+    expect(waiting.some((b) => keyed.has(b.orderId))).toBe(false);
+
+    // Admins are told about the backorders.
+    const admin = await createAccount({ admin: true });
+    const late = orderPayload({ lines: [{ variant: variant.numeric }] });
+    await deliver("orders/create", late);
+    expect((await mailsTo(admin.email)).some((m) => m.subject.startsWith("Backorder:"))).toBe(true);
+
+    // New stock fills the queue first-in-first-out and mails each buyer their key.
+    await addCodes(db, { id: variant.gid, title: "Vertex Rust - 30 Days" }, Array.from({ length: 51 }, (_, i) => `RESTOCK-${variant.numeric}-${i}`).join("\n"));
+    const filled = await fillBackordersAndNotify({ db, mail: env, waitUntil: () => {} }, variant.gid);
+    expect(filled).toHaveLength(51);
+    expect(filled.map((f) => f.backorder.id)).toEqual([...filled.map((f) => f.backorder.id)].sort((a, b) => a - b));
+    const all = await db.select().from(productCodes).where(and(eq(productCodes.variantId, variant.gid), eq(productCodes.isUsed, true)));
+    expect(all).toHaveLength(101);
+    expect(new Set(all.map((c) => c.orderId)).size).toBe(101);
+    const stillWaiting = await db.select().from(backorders).where(and(eq(backorders.variantId, variant.gid), isNull(backorders.filledAt)));
+    expect(stillWaiting).toHaveLength(0);
+    const buyer = payloads.find((p) => waiting.some((b) => b.orderId === String(p.id)))!;
+    const mails = await mailsTo(buyer.email);
+    expect(mails.some((m) => m.subject.includes("is ready"))).toBe(true);
+  });
+
+  it("creates a subscription per key for a buyer with a verified account, expiring with the plan", async () => {
+    const member = await createAccount();
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }], email: member.email.toUpperCase() });
+    await deliver("orders/create", payload);
+    const [code] = await codesOf(payload.id);
+    const subscription = await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, code!.id)).get();
+    expect(subscription).toMatchObject({ userId: member.id, status: "active", productTitle: "Vertex Rust", variantTitle: "30 Days", priceAmount: "89.99", priceCurrency: "USD" });
+    expect(subscription!.expiryDate! - subscription!.purchaseDate).toBe(30 * 86_400_000);
+  });
+
+  it("gives the subscriptions to an account that verifies its address after buying", async () => {
+    const email = `${unique("later")}@example.test`;
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }], email });
+    await deliver("orders/create", payload);
+    const member = await createAccount({ verified: false });
+    const { users } = await import("~/server/db/schema");
+    await db.update(users).set({ email }).where(eq(users.id, member.id));
+    const { claimSubscriptions } = await import("~/server/orders.server");
+    expect(await claimSubscriptions(db, member.id, email)).toBe(1);
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id))).toHaveLength(1);
+  });
+});
+
+describe("order webhook: cancellations, refunds and bad input", () => {
+  it("revokes the keys and ends the subscriptions of a refunded order", async () => {
+    const member = await createAccount();
+    const variant = await stockedVariant(2);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }], email: member.email });
+    await deliver("orders/create", payload);
+    const response = await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [] });
+    expect(response.status).toBe(200);
+    const codes = await codesOf(payload.id);
+    expect(codes.every((c) => typeof c.revokedAt === "number")).toBe(true);
+    const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id));
+    expect(subscriptions.map((s) => s.status)).toEqual(["revoked", "revoked"]);
+    expect((await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, String(payload.id))).get())?.refundedAt).toBeTypeOf("number");
+  });
+
+  it("revokes a cancelled order's keys and takes its waiting units out of the queue", async () => {
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
+    await deliver("orders/create", payload);
+    await deliver("orders/cancelled", { ...payload, cancelled_at: new Date().toISOString() });
+    expect((await codesOf(payload.id)).every((c) => c.revokedAt !== null)).toBe(true);
+    const queue = await db.select().from(backorders).where(eq(backorders.orderId, String(payload.id)));
+    expect(queue).toHaveLength(1);
+    expect(queue[0]!.cancelledAt).toBeTypeOf("number");
+  });
+
+  it("refuses malformed payloads with 400 and records them for the admin", async () => {
+    const cases: unknown[] = [
+      { id: 1 },
+      { ...orderPayload({ lines: [{ variant: 1 }] }), email: "not-an-email", contact_email: null, customer: null },
+      { ...orderPayload({ lines: [{ variant: 1 }] }), line_items: [{ id: 1, variant_id: 1, quantity: -2, title: "x", price: "1.00" }] },
+      { ...orderPayload({ lines: [{ variant: 1 }] }), currency: "dollars" },
+    ];
+    for (const payload of cases) {
+      const webhookId = crypto.randomUUID();
+      const response = await deliver("orders/create", payload, { webhookId });
+      expect(response.status).toBe(400);
+      const recorded = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhookId)).get();
+      expect(recorded?.outcome).toBe("rejected");
+      expect(recorded?.detail).toBeTruthy();
+    }
+    const notJson = crypto.randomUUID();
+    const body = "{nope";
+    const response = await exports.default.fetch(
+      new Request(`${ORIGIN}/webhooks/shopify`, {
+        method: "POST",
+        headers: { "X-Shopify-Topic": "orders/create", "X-Shopify-Webhook-Id": notJson, "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET) },
+        body,
+      }),
+    );
+    expect(response.status).toBe(400);
+  });
+
+  it("acknowledges topics it does not handle without doing anything", async () => {
+    const webhookId = crypto.randomUUID();
+    const response = await deliver("products/update", { id: 1 }, { webhookId });
+    expect(response.status).toBe(200);
+    expect((await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhookId)).get())?.outcome).toBe("ignored");
+  });
+
+  it("skips lines without a variant (custom items) but fulfils the rest", async () => {
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }] });
+    payload.line_items.push({ ...payload.line_items[0]!, id: nextId(), variant_id: null as unknown as number });
+    expect((await deliver("orders/create", payload)).status).toBe(200);
+    expect(await codesOf(payload.id)).toHaveLength(1);
+    expect((await db.select().from(productCodes).where(like(productCodes.code, `KEY-${variant.numeric}-%`))).filter((c) => c.isUsed)).toHaveLength(1);
+  });
+});
