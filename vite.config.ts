@@ -1,10 +1,20 @@
 import { cloudflare } from "@cloudflare/vite-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
+
+/** SQL files import as their text (the chat room's Durable Object migrations). */
+export function sqlAsText(): Plugin {
+  return {
+    name: "sql-as-text",
+    transform(code, id) {
+      if (id.endsWith(".sql")) return { code: `export default ${JSON.stringify(code)};`, map: null };
+    },
+  };
+}
 
 export default defineConfig({
-  plugins: [cloudflare({ viteEnvironment: { name: "ssr" } }), tailwindcss(), reactRouter()],
+  plugins: [cloudflare({ viteEnvironment: { name: "ssr" } }), tailwindcss(), reactRouter(), sqlAsText()],
   resolve: { tsconfigPaths: true },
   environments: {
     client: {

@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig } from "vitest/config";
+import { sqlAsText } from "./vite.config";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -20,6 +21,7 @@ export default defineConfig(async () => {
         },
       })),
       reactRouter(),
+      sqlAsText(),
     ],
     resolve: { tsconfigPaths: true },
     test: {

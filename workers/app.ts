@@ -2,6 +2,7 @@
 // loaders and actions; cron triggers run the scheduled jobs.
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
+import { CHAT_PATH, connectToChat } from "~/server/chat-gateway.server";
 import { appContext } from "~/server/context.server";
 import { runScheduledJobs } from "~/server/cron.server";
 import { database } from "~/server/db/client.server";
@@ -31,6 +32,7 @@ export default {
     if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), csp);
 
     const db = database(env.DB);
+    if (new URL(request.url).pathname === CHAT_PATH) return connectToChat(request, env, db);
     // Local development only (not tests, never production): demo accounts, stock and files.
     if (import.meta.env.MODE === "development") {
       seeded ??= seedDemoData(db, env.DOWNLOADS).catch((error) => {

@@ -1,4 +1,205 @@
-// The members' chat room. One Durable Object instance holds one room.
+// The members' chat room: one Durable Object per room (the hub has one). It uses the WebSocket
+// hibernation API, so an idle room costs nothing; each socket's member and typing state live in its
+// attachment and survive hibernation. Messages are stored in the object's own SQLite storage.
+// Who a member is comes only from the Worker, which checked the session before the upgrade.
 import { DurableObject } from "cloudflare:workers";
+import { and, desc, eq } from "drizzle-orm";
+import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
+import { migrate } from "drizzle-orm/durable-sqlite/migrator";
+import {
+  type ChatMember,
+  type ChatMessage,
+  type ClientFrame,
+  HISTORY_LIMIT,
+  MAX_MESSAGE_LENGTH,
+  RATE_LIMIT,
+  type ServerFrame,
+  TYPING_TIMEOUT_MS,
+  UNKNOWN_USER,
+} from "~/lib/chat";
+import { messages } from "~/server/db/chat-schema";
+import migrations from "../migrations/chat-room/migrations.js";
 
-export class ChatRoom extends DurableObject<Env> {}
+/** Headers the Worker sets (and strips from the browser's request) to say who is connecting. */
+export const MEMBER_ID_HEADER = "X-Chat-Member-Id";
+export const MEMBER_NAME_HEADER = "X-Chat-Member-Name";
+const MAX_FRAME_BYTES = 8 * 1024;
+
+interface Attachment extends ChatMember {
+  typingUntil: number;
+}
+
+type Row = typeof messages.$inferSelect;
+
+const toMessage = (row: Row): ChatMessage => ({
+  id: row.id,
+  userId: row.userId,
+  username: row.username || UNKNOWN_USER,
+  content: row.content,
+  createdAt: row.createdAt,
+});
+
+export class ChatRoom extends DurableObject<Env> {
+  private readonly db: DrizzleSqliteDODatabase;
+  // Recent send times per member. In memory on purpose: a room that hibernates has been quiet
+  // for longer than the window anyway.
+  private readonly recentSends = new Map<string, number[]>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = drizzle(ctx.storage);
+    void ctx.blockConcurrencyWhile(() => migrate(this.db, migrations));
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("Expected a WebSocket upgrade", { status: 426 });
+    }
+    const userId = request.headers.get(MEMBER_ID_HEADER);
+    if (!userId) return new Response("Unknown member", { status: 400 });
+    const member: ChatMember = { userId, username: request.headers.get(MEMBER_NAME_HEADER) || UNKNOWN_USER };
+
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server);
+    server.serializeAttachment({ ...member, typingUntil: 0 } satisfies Attachment);
+    this.send(server, { type: "history", messages: this.history(), you: member });
+    this.send(server, { type: "typing", members: this.typingMembers(Date.now()) });
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  async webSocketMessage(ws: WebSocket, raw: string | ArrayBuffer): Promise<void> {
+    const me = ws.deserializeAttachment() as Attachment;
+    if (typeof raw !== "string" || raw.length > MAX_FRAME_BYTES) return this.fail(ws, "send", "That message is too large");
+    let frame: ClientFrame;
+    try {
+      frame = JSON.parse(raw) as ClientFrame;
+    } catch {
+      return this.fail(ws, "send", "Unreadable message");
+    }
+    const now = Date.now();
+    switch (frame?.type) {
+      case "send":
+        return this.post(ws, me, frame.content, now);
+      case "delete":
+        return this.remove(ws, me, frame.id);
+      case "typing":
+        return this.markTyping(ws, me, now);
+      default:
+        return this.fail(ws, "send", "Unknown request");
+    }
+  }
+
+  async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    const me = ws.deserializeAttachment() as Attachment;
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+    } catch {
+      // Already closed by the runtime.
+    }
+    if (me.typingUntil > Date.now()) this.broadcastTyping(Date.now());
+  }
+
+  async webSocketError(ws: WebSocket): Promise<void> {
+    ws.close(1011, "error");
+  }
+
+  /** Typing expires after two quiet seconds: the alarm tells everyone once it has. */
+  async alarm(): Promise<void> {
+    const now = Date.now();
+    this.broadcastTyping(now);
+    const next = this.nextTypingExpiry(now);
+    if (next) await this.ctx.storage.setAlarm(next);
+  }
+
+  private history(): ChatMessage[] {
+    const rows = this.db.select().from(messages).orderBy(desc(messages.id)).limit(HISTORY_LIMIT).all();
+    return rows.reverse().map(toMessage);
+  }
+
+  private async post(ws: WebSocket, me: Attachment, input: unknown, now: number): Promise<void> {
+    const content = typeof input === "string" ? input.trim() : "";
+    if (!content) return this.fail(ws, "send", "Message cannot be empty");
+    if (content.length > MAX_MESSAGE_LENGTH) return this.fail(ws, "send", `Messages can be at most ${MAX_MESSAGE_LENGTH} characters`);
+    const recent = (this.recentSends.get(me.userId) ?? []).filter((t) => now - t < RATE_LIMIT.windowMs);
+    if (recent.length >= RATE_LIMIT.messages) return this.fail(ws, "send", "You are sending messages too fast. Wait a moment.");
+    recent.push(now);
+    this.recentSends.set(me.userId, recent);
+
+    const row = this.db.insert(messages).values({ userId: me.userId, username: me.username, content, createdAt: now }).returning().get();
+    this.broadcast({ type: "message", message: toMessage(row) });
+    // Sending ends typing, on every socket of this member.
+    if (this.clearTyping(me.userId)) this.broadcastTyping(now);
+  }
+
+  private async remove(ws: WebSocket, me: Attachment, id: unknown): Promise<void> {
+    if (!Number.isInteger(id)) return this.fail(ws, "delete", "Unknown message");
+    // Only the author's own messages: the condition is part of the delete itself.
+    const deleted = this.db
+      .delete(messages)
+      .where(and(eq(messages.id, id as number), eq(messages.userId, me.userId)))
+      .returning({ id: messages.id })
+      .all();
+    if (deleted.length === 0) return this.fail(ws, "delete", "You can only delete your own messages");
+    this.broadcast({ type: "deleted", id: id as number });
+  }
+
+  private async markTyping(ws: WebSocket, me: Attachment, now: number): Promise<void> {
+    const wasTyping = this.typingMembers(now).some((m) => m.userId === me.userId);
+    ws.serializeAttachment({ ...me, typingUntil: now + TYPING_TIMEOUT_MS } satisfies Attachment);
+    if (!wasTyping) this.broadcastTyping(now);
+    const alarm = await this.ctx.storage.getAlarm();
+    if (alarm === null || alarm > now + TYPING_TIMEOUT_MS) await this.ctx.storage.setAlarm(now + TYPING_TIMEOUT_MS);
+  }
+
+  private clearTyping(userId: string): boolean {
+    let cleared = false;
+    for (const socket of this.ctx.getWebSockets()) {
+      const state = socket.deserializeAttachment() as Attachment;
+      if (state.userId === userId && state.typingUntil > 0) {
+        socket.serializeAttachment({ ...state, typingUntil: 0 } satisfies Attachment);
+        cleared = true;
+      }
+    }
+    return cleared;
+  }
+
+  private typingMembers(now: number): ChatMember[] {
+    const typing = new Map<string, ChatMember>();
+    for (const socket of this.ctx.getWebSockets()) {
+      const state = socket.deserializeAttachment() as Attachment;
+      if (state.typingUntil > now) typing.set(state.userId, { userId: state.userId, username: state.username });
+    }
+    return [...typing.values()];
+  }
+
+  private nextTypingExpiry(now: number): number | null {
+    const times = this.ctx
+      .getWebSockets()
+      .map((s) => (s.deserializeAttachment() as Attachment).typingUntil)
+      .filter((t) => t > now);
+    return times.length > 0 ? Math.min(...times) : null;
+  }
+
+  private broadcastTyping(now: number): void {
+    this.broadcast({ type: "typing", members: this.typingMembers(now) });
+  }
+
+  private broadcast(frame: ServerFrame): void {
+    const text = JSON.stringify(frame);
+    for (const socket of this.ctx.getWebSockets()) {
+      try {
+        socket.send(text);
+      } catch {
+        // A socket that is closing; its close handler tidies up.
+      }
+    }
+  }
+
+  private send(ws: WebSocket, frame: ServerFrame): void {
+    ws.send(JSON.stringify(frame));
+  }
+
+  private fail(ws: WebSocket, action: "send" | "delete", message: string): void {
+    this.send(ws, { type: "error", action, message });
+  }
+}

@@ -40,3 +40,4 @@ export { default as Webhook } from "lucide-react/icons/webhook";
 export { default as Ban } from "lucide-react/icons/ban";
 export { default as Hourglass } from "lucide-react/icons/hourglass";
 export { default as Search } from "lucide-react/icons/search";
+export { default as Send } from "lucide-react/icons/send";

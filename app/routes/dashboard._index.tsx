@@ -1,6 +1,7 @@
 // Dashboard home: the live chat and tutorial cards.
 import { BookOpen, PlayCircle, Rocket } from "~/components/icons";
 import { Link } from "react-router";
+import { LiveChat } from "~/components/live-chat";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
 import type { Route } from "./+types/dashboard._index";
@@ -19,6 +20,7 @@ export default function DashboardHome() {
       <h1 className="text-3xl font-black">
         Welcome to the <span className="text-accent">{BRAND}</span> Hub
       </h1>
+      <LiveChat />
       <section aria-labelledby="tutorials" className="space-y-4">
         <h2 id="tutorials" className="text-xl font-bold">
           Tutorials

@@ -1,0 +1,195 @@
+// The hub's live chat: a WebSocket to the chat room, reconnecting with backoff when it drops.
+import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
+import { type ChatMember, type ChatMessage, MAX_MESSAGE_LENGTH, type ServerFrame } from "~/lib/chat";
+import { MessageCircle, Send } from "./icons";
+import { useToast } from "./toaster";
+import { Button } from "./ui/button";
+import { Card } from "./ui/card";
+import { inputClass } from "./ui/field";
+
+type Connection = { state: "connecting" } | { state: "open" } | { state: "waiting"; retryAt: number };
+
+const MAX_BACKOFF_MS = 30_000;
+const TYPING_EVERY_MS = 1000;
+
+function typingText(members: ChatMember[]): string {
+  if (members.length === 0) return "";
+  if (members.length === 1) return `${members[0]!.username} is typing...`;
+  if (members.length === 2) return `${members[0]!.username} and ${members[1]!.username} are typing...`;
+  return "Several people are typing...";
+}
+
+function timeOf(ms: number): string {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+function ConnectionBadge({ connection }: { connection: Connection }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (connection.state !== "waiting") return;
+    const timer = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(timer);
+  }, [connection.state]);
+  const label =
+    connection.state === "open"
+      ? "Connected"
+      : connection.state === "connecting"
+        ? "Connecting..."
+        : `Reconnecting in ${Math.max(1, Math.ceil((connection.retryAt - now) / 1000))}s`;
+  const dot = connection.state === "open" ? "bg-green-500" : connection.state === "connecting" ? "bg-yellow-400" : "bg-red-500";
+  return (
+    <span role="status" className="flex items-center gap-2 text-xs text-muted">
+      <span className={`size-2 rounded-full ${dot}`} aria-hidden /> {label}
+    </span>
+  );
+}
+
+export function LiveChat() {
+  const [connection, setConnection] = useState<Connection>({ state: "connecting" });
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [me, setMe] = useState<ChatMember | null>(null);
+  const [typing, setTyping] = useState<ChatMember[]>([]);
+  const [draft, setDraft] = useState("");
+  const socketRef = useRef<WebSocket | null>(null);
+  const lastTypingRef = useRef(0);
+  const listRef = useRef<HTMLOListElement>(null);
+  const { toast } = useToast();
+
+  useEffect(() => {
+    let attempt = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+
+    const connect = () => {
+      setConnection({ state: "connecting" });
+      const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/chat/ws`);
+      socketRef.current = socket;
+      // Handlers of a socket that has been replaced (or torn down) do nothing.
+      const current = () => socketRef.current === socket && !stopped;
+      socket.onopen = () => {
+        if (!current()) return;
+        attempt = 0;
+        setConnection({ state: "open" });
+      };
+      socket.onmessage = (event) => {
+        if (!current()) return;
+        const frame = JSON.parse(String(event.data)) as ServerFrame;
+        if (frame.type === "history") {
+          setMessages(frame.messages);
+          setMe(frame.you);
+        } else if (frame.type === "message") {
+          setMessages((all) => [...all.filter((m) => m.id !== frame.message.id), frame.message].slice(-200));
+        } else if (frame.type === "deleted") {
+          setMessages((all) => all.filter((m) => m.id !== frame.id));
+        } else if (frame.type === "typing") {
+          setTyping(frame.members);
+        } else if (frame.type === "error") {
+          toast({ title: frame.action === "delete" ? "Failed to delete message" : "Failed to send message", description: frame.message, variant: "destructive" });
+        }
+      };
+      socket.onclose = () => {
+        if (!current()) return;
+        socketRef.current = null;
+        setTyping([]);
+        // Exponential backoff with jitter, so a restarting server is not stampeded.
+        const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+        attempt++;
+        setConnection({ state: "waiting", retryAt: Date.now() + delay });
+        timer = setTimeout(connect, delay);
+      };
+    };
+    connect();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      socketRef.current?.close(1000, "leaving");
+    };
+  }, [toast]);
+
+  useEffect(() => {
+    const list = listRef.current;
+    if (list) list.scrollTop = list.scrollHeight;
+  }, [messages.length]);
+
+  const sendFrame = useCallback(
+    (frame: object, failure: string) => {
+      const socket = socketRef.current;
+      if (!socket || socket.readyState !== WebSocket.OPEN) {
+        toast({ title: failure, description: "The chat is not connected right now.", variant: "destructive" });
+        return false;
+      }
+      socket.send(JSON.stringify(frame));
+      return true;
+    },
+    [toast],
+  );
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const content = draft.trim();
+    if (!content) return;
+    if (sendFrame({ type: "send", content }, "Failed to send message")) setDraft("");
+  }
+
+  function onDraft(value: string) {
+    setDraft(value);
+    const now = Date.now();
+    if (value.trim() && now - lastTypingRef.current > TYPING_EVERY_MS && socketRef.current?.readyState === WebSocket.OPEN) {
+      lastTypingRef.current = now;
+      socketRef.current.send(JSON.stringify({ type: "typing" }));
+    }
+  }
+
+  const othersTyping = typing.filter((m) => m.userId !== me?.userId);
+
+  return (
+    <Card className="flex flex-col p-0">
+      <div className="flex items-center justify-between border-b border-line px-5 py-3">
+        <h2 className="flex items-center gap-2 font-bold">
+          <MessageCircle className="size-5 text-accent" aria-hidden /> Live Chat
+        </h2>
+        <ConnectionBadge connection={connection} />
+      </div>
+      <ol ref={listRef} role="log" aria-live="polite" aria-label="Chat messages" className="h-80 space-y-3 overflow-y-auto px-5 py-4">
+        {messages.length === 0 ? <li className="text-sm text-muted">No messages yet. Say hello!</li> : null}
+        {messages.map((message) => {
+          const mine = message.userId === me?.userId;
+          return (
+            <li key={message.id} className="text-sm">
+              <p className="flex items-baseline gap-2">
+                <span className={`font-semibold ${mine ? "text-accent" : ""}`}>{message.username}</span>
+                <span className="text-xs text-muted">{timeOf(message.createdAt)}</span>
+                {mine ? (
+                  <button type="button" className="text-xs text-muted underline hover:text-red-400" onClick={() => sendFrame({ type: "delete", id: message.id }, "Failed to delete message")}>
+                    Delete
+                  </button>
+                ) : null}
+              </p>
+              <p className="break-words whitespace-pre-wrap text-zinc-200">{message.content}</p>
+            </li>
+          );
+        })}
+      </ol>
+      <p className="h-5 px-5 text-xs text-muted italic" aria-live="polite">
+        {typingText(othersTyping)}
+      </p>
+      <form onSubmit={submit} className="flex gap-2 border-t border-line p-3">
+        <label htmlFor="chat-message" className="sr-only">
+          Message
+        </label>
+        <input
+          id="chat-message"
+          value={draft}
+          onChange={(e) => onDraft(e.target.value)}
+          maxLength={MAX_MESSAGE_LENGTH}
+          placeholder="Type a message..."
+          autoComplete="off"
+          className={inputClass}
+        />
+        <Button type="submit" disabled={!draft.trim() || connection.state !== "open"} aria-label="Send message">
+          <Send className="size-4" aria-hidden />
+        </Button>
+      </form>
+    </Card>
+  );
+}

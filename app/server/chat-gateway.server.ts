@@ -1,0 +1,28 @@
+// The way into the chat room: a WebSocket upgrade from our own pages by a signed-in member. The
+// member's id and username travel to the room in headers the Worker sets itself; anything the
+// browser sent under those names is dropped.
+import { MEMBER_ID_HEADER, MEMBER_NAME_HEADER } from "../../workers/chat-room";
+import type { Db } from "./db/client.server";
+import { getViewer } from "./session.server";
+
+export const CHAT_PATH = "/chat/ws";
+const HUB_ROOM = "hub";
+
+export async function connectToChat(request: Request, env: Env, db: Db): Promise<Response> {
+  if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+    return new Response("Expected a WebSocket upgrade", { status: 426 });
+  }
+  // Browsers always send Origin on a WebSocket handshake; another site's page must not ride on
+  // the member's cookie (cross-site WebSocket hijacking).
+  if (request.headers.get("Origin") !== new URL(request.url).origin) {
+    return new Response("Cross-site WebSocket refused", { status: 403 });
+  }
+  const viewer = await getViewer(db, request);
+  if (!viewer) return new Response("Please log in to chat", { status: 401 });
+  const room = env.CHAT_ROOM.get(env.CHAT_ROOM.idFromName(HUB_ROOM));
+  return room.fetch(
+    new Request(request.url, {
+      headers: { Upgrade: "websocket", [MEMBER_ID_HEADER]: viewer.id, [MEMBER_NAME_HEADER]: viewer.username },
+    }),
+  );
+}
