@@ -28,6 +28,9 @@ export default [
     layout("routes/dashboard.tsx", [
       index("routes/dashboard._index.tsx"),
       route("subscriptions", "routes/dashboard.subscriptions.tsx"),
+      route("downloads", "routes/dashboard.downloads.tsx"),
+      route("downloads/:id", "routes/dashboard.downloads.file.ts"),
+      route("resell", "routes/dashboard.resell.tsx"),
       route("crypto-tracker", "routes/dashboard.crypto-tracker.tsx"),
       route("manage-codes", "routes/dashboard.manage-codes.tsx"),
     ]),

@@ -41,3 +41,6 @@ export { default as Ban } from "lucide-react/icons/ban";
 export { default as Hourglass } from "lucide-react/icons/hourglass";
 export { default as Search } from "lucide-react/icons/search";
 export { default as Send } from "lucide-react/icons/send";
+export { default as FileDown } from "lucide-react/icons/file-down";
+export { default as Upload } from "lucide-react/icons/upload";
+export { default as Percent } from "lucide-react/icons/percent";

@@ -24,8 +24,3 @@ export const transactionIdSchema = v.pipe(
 );
 
 export const orderNumberSchema = v.pipe(v.optional(v.string(), ""), v.trim(), v.toUpperCase(), v.minLength(1, "Please enter your order number"), v.maxLength(64));
-
-/** "$89.99" from integer cents. */
-export function formatCents(cents: number): string {
-  return `$${(cents / 100).toFixed(2)}`;
-}

@@ -19,3 +19,8 @@ export function formatDateTime(ms: number): string {
 export function formatFileSize(bytes: number | null | undefined): string {
   return typeof bytes === "number" ? `${(bytes / (1024 * 1024)).toFixed(2)} MB` : "Unknown size";
 }
+
+/** US dollars from integer cents, two decimals: "$1,234.50". */
+export function formatUsd(cents: number): string {
+  return `$${(cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}

@@ -10,8 +10,8 @@ import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { inputClass } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
-import { CRYPTO_STATUS_LABEL, type CryptoStatus, formatCents } from "~/lib/crypto-orders";
-import { formatDateTime } from "~/lib/format";
+import { CRYPTO_STATUS_LABEL, type CryptoStatus } from "~/lib/crypto-orders";
+import { formatDateTime, formatUsd } from "~/lib/format";
 import { app } from "~/server/context.server";
 import { cryptoOrderView, findOrderFor, ordersOf, submitTransaction } from "~/server/crypto-orders.server";
 import { currentViewer } from "~/server/guards.server";
@@ -119,7 +119,7 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
             </div>
             <div>
               <dt className="text-muted">Amount</dt>
-              <dd>{formatCents(order.amountCents)}</dd>
+              <dd>{formatUsd(order.amountCents)}</dd>
             </div>
             <div>
               <dt className="text-muted">Crypto</dt>

@@ -7,13 +7,14 @@ import * as v from "valibot";
 import { copyText } from "~/components/copy";
 import { Copy, ShieldCheck, Trash2, Webhook } from "~/components/icons";
 import { useToast } from "~/components/toaster";
+import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { inputClass } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
-import { CRYPTO_STATUS_LABEL, formatCents } from "~/lib/crypto-orders";
-import { formatDate, formatDateTime } from "~/lib/format";
+import { CRYPTO_STATUS_LABEL } from "~/lib/crypto-orders";
+import { formatDate, formatDateTime, formatUsd } from "~/lib/format";
 import { isPeriod, PERIODS, periodStart } from "~/lib/periods";
 import type { Toast } from "~/lib/toast";
 import { allVariants } from "~/server/catalogue/catalogue.server";
@@ -117,23 +118,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-/** Shows each action result's toast once, and runs `onSuccess` after a successful one. */
-function useActionToast(fetcher: { state: string; data?: ActionResult }, onSuccess?: () => void) {
-  const { toast } = useToast();
-  const success = useRef(onSuccess);
-  success.current = onSuccess;
-  useEffect(() => {
-    if (fetcher.state !== "idle" || !fetcher.data) return;
-    toast(fetcher.data.toast);
-    if (fetcher.data.ok) success.current?.();
-  }, [fetcher.state, fetcher.data, toast]);
-}
-
 function AddCodes({ variants }: { variants: { id: string; title: string }[] }) {
   const fetcher = useFetcher<typeof action>();
   const formRef = useRef<HTMLFormElement>(null);
   const { toast } = useToast();
-  useActionToast(fetcher, () => {
+  useResultToast(fetcher, () => {
     const box = formRef.current?.elements.namedItem("codes") as HTMLTextAreaElement | null;
     if (box) box.value = "";
   });
@@ -234,7 +223,7 @@ function FulfilCryptoOrder({ order }: { order: Awaited<ReturnType<typeof loader>
         </div>
         <div>
           <dt className="inline text-muted">Amount: </dt>
-          <dd className="inline">{formatCents(order.amountCents)} in {order.cryptoType}</dd>
+          <dd className="inline">{formatUsd(order.amountCents)} in {order.cryptoType}</dd>
         </div>
         <div>
           <dt className="inline text-muted">Created: </dt>
@@ -287,8 +276,8 @@ export default function ManageCodes({ loaderData }: Route.ComponentProps) {
   const { toast } = useToast();
   const submit = useSubmit();
   const [searchParams] = useSearchParams();
-  useActionToast(useFetcher<typeof action>({ key: DELETE_FETCHER }));
-  useActionToast(useFetcher<typeof action>({ key: CRYPTO_FETCHER }));
+  useResultToast(useFetcher<typeof action>({ key: DELETE_FETCHER }));
+  useResultToast(useFetcher<typeof action>({ key: CRYPTO_FETCHER }));
   const [tz, setTz] = useState("");
   useEffect(() => setTz(String(new Date().getTimezoneOffset())), []);
   useEffect(() => {

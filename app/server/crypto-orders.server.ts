@@ -4,8 +4,9 @@
 import { and, count, desc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import * as v from "valibot";
 import { BRAND } from "~/lib/brand";
+import { formatUsd } from "~/lib/format";
 import { isVariantGid } from "~/lib/catalogue";
-import { type CryptoCoin, coinSchema, formatCents, orderNumberSchema, transactionIdSchema } from "~/lib/crypto-orders";
+import { type CryptoCoin, coinSchema, orderNumberSchema, transactionIdSchema } from "~/lib/crypto-orders";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "./audit.server";
 import { allVariants, type Catalogue } from "./catalogue/catalogue.server";
@@ -247,8 +248,8 @@ export async function fulfilCryptoOrder(deps: FulfilmentDeps, admin: Viewer, inp
   await sendMail(db, deps.mail, deps.waitUntil, {
     to: order.customerEmail,
     subject: `Your ${BRAND} key — order ${order.orderNumber}`,
-    text: `Your ${order.cryptoType} payment of ${formatCents(order.amountCents)} for ${order.productTitle} - ${order.variantTitle} is confirmed.\n\nYour product key: ${key.code}\n\nYou can also see it on the Crypto Tracker and under Subscriptions in your dashboard.`,
-    html: `<p>Your ${order.cryptoType} payment of ${formatCents(order.amountCents)} for ${escapeHtml(`${order.productTitle} - ${order.variantTitle}`)} is confirmed.</p><p>Your product key: <code>${escapeHtml(key.code)}</code></p><p>You can also see it on the Crypto Tracker and under Subscriptions in your dashboard.</p>`,
+    text: `Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${order.productTitle} - ${order.variantTitle} is confirmed.\n\nYour product key: ${key.code}\n\nYou can also see it on the Crypto Tracker and under Subscriptions in your dashboard.`,
+    html: `<p>Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${escapeHtml(`${order.productTitle} - ${order.variantTitle}`)} is confirmed.</p><p>Your product key: <code>${escapeHtml(key.code)}</code></p><p>You can also see it on the Crypto Tracker and under Subscriptions in your dashboard.</p>`,
     dedupeKey: `crypto-key:${order.id}`,
   });
   await audit(db, admin.id, "crypto-order.fulfil", order.orderNumber, { codeId: key.id, source });

@@ -3,7 +3,8 @@
 import { useEffect } from "react";
 import { Link, useFetcher } from "react-router";
 import type { ProductVariant } from "~/lib/catalogue";
-import { CRYPTO_COINS, formatCents } from "~/lib/crypto-orders";
+import { CRYPTO_COINS } from "~/lib/crypto-orders";
+import { formatUsd } from "~/lib/format";
 import type { action } from "~/routes/api.crypto-orders";
 import { copyText } from "../copy";
 import { Copy } from "../icons";
@@ -70,7 +71,7 @@ export function CryptoDialog({ variant, open, onClose }: { variant: ProductVaria
           <p>
             <span className="text-muted">Amount: </span>
             <strong>
-              {formatCents(order.amountCents)} USD in {order.coin}
+              {formatUsd(order.amountCents)} in {order.coin}
             </strong>{" "}
             ({order.productTitle} - {order.variantTitle})
           </p>

@@ -1,0 +1,141 @@
+// /dashboard/downloads: the loader and other files. Subscription-only files need an active plan;
+// admins can publish a new version.
+import { Suspense, useEffect, useRef } from "react";
+import { Await, data, useFetcher } from "react-router";
+import { AlertTriangle, Download, FileDown, Upload } from "~/components/icons";
+import { useToast } from "~/components/toaster";
+import { Badge } from "~/components/ui/badge";
+import { Button, buttonClass } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field } from "~/components/ui/field";
+import { BRAND } from "~/lib/brand";
+import { formatDate, formatFileSize } from "~/lib/format";
+import { app } from "~/server/context.server";
+import { activeFiles, MAX_UPLOAD_BYTES, uploadFile } from "~/server/downloads.server";
+import { currentViewer } from "~/server/guards.server";
+import { hasActiveSubscription } from "~/server/subscriptions.server";
+import type { Route } from "./+types/dashboard.downloads";
+
+export const meta: Route.MetaFunction = () => [{ title: `Downloads | ${BRAND}` }];
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { db } = app(context);
+  const viewer = currentViewer(context);
+  return {
+    // Streamed: the page shows "Loading downloads..." until the list is there.
+    files: Promise.resolve(activeFiles(db)),
+    subscribed: await hasActiveSubscription(db, viewer.id),
+    isAdmin: viewer.isAdmin,
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db, env } = app(context);
+  const viewer = currentViewer(context);
+  if (!viewer.isAdmin) throw data({ message: "You don't have permission to upload files" }, { status: 403 });
+  if (Number(request.headers.get("Content-Length") ?? 0) > MAX_UPLOAD_BYTES + 64 * 1024) {
+    return data({ ok: false as const, message: "Files can be at most 90 MB" }, { status: 413 });
+  }
+  const result = await uploadFile(db, env.DOWNLOADS, viewer, await request.formData());
+  return result.ok
+    ? { ok: true as const, message: `${result.fileName} ${result.version} is now available` }
+    : data({ ok: false as const, message: result.message }, { status: 400 });
+}
+
+type FileRow = Awaited<ReturnType<typeof activeFiles>>[number];
+
+function UploadForm() {
+  const fetcher = useFetcher<typeof action>();
+  const { toast } = useToast();
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (fetcher.state !== "idle" || !fetcher.data) return;
+    toast(fetcher.data.ok ? { title: "Upload complete", description: fetcher.data.message } : { title: "Upload failed", description: fetcher.data.message, variant: "destructive" });
+    if (fetcher.data.ok) formRef.current?.reset();
+  }, [fetcher.state, fetcher.data, toast]);
+  return (
+    <Card>
+      <h2 className="flex items-center gap-2 font-bold">
+        <Upload className="size-5 text-accent" aria-hidden /> Publish a new version
+      </h2>
+      <fetcher.Form ref={formRef} method="post" encType="multipart/form-data" className="mt-4 grid gap-4 sm:grid-cols-2">
+        <Field label="File" name="file" type="file" required className="sm:col-span-2" hint="Up to 90 MB. A file with the same name replaces the listed version." />
+        <Field label="Version" name="version" required maxLength={40} placeholder="1.0.1" />
+        <Field label="Description" name="description" maxLength={500} />
+        <label className="flex items-center gap-2 text-sm sm:col-span-2">
+          <input type="checkbox" name="requiresSubscription" defaultChecked className="size-4 accent-accent" /> Requires an active subscription
+        </label>
+        <Button type="submit" disabled={fetcher.state !== "idle"} className="sm:w-fit">
+          {fetcher.state !== "idle" ? "Uploading..." : "Upload"}
+        </Button>
+      </fetcher.Form>
+    </Card>
+  );
+}
+
+function FileCard({ file, subscribed }: { file: FileRow; subscribed: boolean }) {
+  const { toast } = useToast();
+  const allowed = subscribed || !file.requiresSubscription;
+  return (
+    <Card className="flex flex-col gap-4 sm:flex-row sm:items-center">
+      <FileDown className="size-8 shrink-0 text-accent" aria-hidden />
+      <div className="min-w-0 flex-1">
+        <div className="flex flex-wrap items-center gap-2">
+          <h2 className="font-semibold break-all">{file.fileName}</h2>
+          <Badge tone="orange">v{file.version}</Badge>
+        </div>
+        {file.description ? <p className="mt-1 text-sm text-muted">{file.description}</p> : null}
+        <p className="mt-1 text-xs text-muted">
+          {formatFileSize(file.fileSize)} · {formatDate(file.createdAt)}
+          {file.requiresSubscription ? " · Requires Active Subscription" : ""}
+        </p>
+      </div>
+      {allowed ? (
+        <a href={`/dashboard/downloads/${file.id}`} download className={buttonClass("primary", "md")} onClick={() => toast({ title: "Download started successfully!" })}>
+          <Download className="size-4" aria-hidden /> Download
+        </a>
+      ) : (
+        <Button disabled title="Active subscription required to download this file">
+          <Download className="size-4" aria-hidden /> Download
+        </Button>
+      )}
+    </Card>
+  );
+}
+
+export default function Downloads({ loaderData }: Route.ComponentProps) {
+  const { files, subscribed, isAdmin } = loaderData;
+  return (
+    <div className="space-y-6">
+      <h1 className="text-3xl font-black">Downloads</h1>
+      {subscribed ? null : (
+        <div role="status" className="flex items-start gap-3 rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-4 text-sm text-yellow-100">
+          <AlertTriangle className="mt-0.5 size-5 shrink-0 text-yellow-400" aria-hidden />
+          <div>
+            <p className="font-semibold">No Active Subscription</p>
+            <p className="mt-1 text-yellow-100/80">Files marked "Requires Active Subscription" need an active plan. Pick one under Subscriptions.</p>
+          </div>
+        </div>
+      )}
+      {isAdmin ? <UploadForm /> : null}
+      <Suspense fallback={<p className="text-muted">Loading downloads...</p>}>
+        <Await resolve={files} errorElement={<p role="alert" className="text-red-400">Failed to load downloads</p>}>
+          {(list) =>
+            list.length === 0 ? (
+              <Card className="text-center">
+                <p className="font-semibold">No Downloads Available</p>
+                <p className="mt-1 text-sm text-muted">Check back after the next release.</p>
+              </Card>
+            ) : (
+              <div className="space-y-3">
+                {list.map((file) => (
+                  <FileCard key={file.id} file={file} subscribed={subscribed} />
+                ))}
+              </div>
+            )
+          }
+        </Await>
+      </Suspense>
+    </div>
+  );
+}

@@ -1,0 +1,217 @@
+// /dashboard/resell: the reseller panel. The account opens on the first visit; keys are bought
+// from the balance at the reseller's discount.
+import { type FormEvent, useRef, useState } from "react";
+import { data, useFetcher } from "react-router";
+import { copyText } from "~/components/copy";
+import { Copy, KeyRound, Percent, ShieldCheck, Wallet } from "~/components/icons";
+import { useToast } from "~/components/toaster";
+import { useResultToast } from "~/components/use-result-toast";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field, inputClass } from "~/components/ui/field";
+import { BRAND } from "~/lib/brand";
+import { formatDate, formatUsd } from "~/lib/format";
+import { checkAmount, checkQuantity, KEY_TYPES, type KeyType, MIN_KEYS_PER_ORDER } from "~/lib/schemas/reseller";
+import type { Toast } from "~/lib/toast";
+import { app } from "~/server/context.server";
+import { currentViewer } from "~/server/guards.server";
+import { addBalanceAnswer, creditBalance, discounted, generateKeys, keyPrices, resellerOverview } from "~/server/reseller.server";
+import type { Route } from "./+types/dashboard.resell";
+
+export const meta: Route.MetaFunction = () => [{ title: `Resell Panel | ${BRAND}` }];
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { db, catalogue } = app(context);
+  const viewer = currentViewer(context);
+  const [overview, prices] = await Promise.all([resellerOverview(db, viewer.id), keyPrices(catalogue).catch((): Partial<Record<KeyType, number>> => ({}))]);
+  return { ...overview, prices, isAdmin: viewer.isAdmin };
+}
+
+type Answer = { intent: string; toast: Toast; ok: boolean };
+const reply = (intent: string, ok: boolean, toast: Toast, status = ok ? 200 : 400) => data<Answer>({ intent, ok, toast }, { status });
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db, catalogue } = app(context);
+  const viewer = currentViewer(context);
+  const form = Object.fromEntries(await request.formData());
+  switch (form.intent) {
+    case "add-balance": {
+      const answer = addBalanceAnswer(form.amount);
+      return reply("add-balance", answer.ok, { title: answer.title, description: answer.message, variant: answer.ok ? "default" : "destructive" });
+    }
+    case "generate": {
+      const result = await generateKeys(db, catalogue, viewer, { quantity: form.quantity, keyType: form.keyType });
+      return result.ok
+        ? reply("generate", true, { title: "Success", description: `Generated ${result.keys.length} key(s) successfully` })
+        : reply("generate", false, { title: result.title, description: result.message, variant: "destructive" }, result.title === "Error" ? 409 : 400);
+    }
+    case "credit": {
+      if (!viewer.isAdmin) throw data({ message: "You don't have permission to credit balances" }, { status: 403 });
+      const result = await creditBalance(db, viewer, { account: form.account, amount: form.amount });
+      return result.ok
+        ? reply("credit", true, { title: "Balance credited", description: `${result.username} now has ${formatUsd(result.balanceCents)}` })
+        : reply("credit", false, { title: result.title, description: result.message, variant: "destructive" });
+    }
+    default:
+      return reply("unknown", false, { title: "Error", description: "Unknown request", variant: "destructive" });
+  }
+}
+
+/** Runs a form check in the browser first; the server applies the same one. */
+function guard(check: (form: FormData) => { ok: true } | { ok: false; title: string; message: string }, toast: (t: Toast) => void) {
+  return (event: FormEvent<HTMLFormElement>) => {
+    const result = check(new FormData(event.currentTarget));
+    if (!result.ok) {
+      event.preventDefault();
+      toast({ title: result.title, description: result.message, variant: "destructive" });
+    }
+  };
+}
+
+function Stat({ icon: Icon, label, value }: { icon: typeof Wallet; label: string; value: string }) {
+  return (
+    <Card className="p-5">
+      <p className="flex items-center gap-2 text-sm text-muted">
+        <Icon className="size-4 text-accent" aria-hidden /> {label}
+      </p>
+      <p className="mt-2 text-2xl font-black">{value}</p>
+    </Card>
+  );
+}
+
+function CreditForm() {
+  const fetcher = useFetcher<typeof action>();
+  const formRef = useRef<HTMLFormElement>(null);
+  useResultToast(fetcher, () => formRef.current?.reset());
+  return (
+    <Card>
+      <h2 className="flex items-center gap-2 font-bold">
+        <ShieldCheck className="size-5 text-accent" aria-hidden /> Credit a reseller (admin)
+      </h2>
+      <fetcher.Form ref={formRef} method="post" className="mt-4 grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-end">
+        <input type="hidden" name="intent" value="credit" />
+        <Field label="Reseller e-mail or username" name="account" required />
+        <Field label="Amount (USD)" name="amount" inputMode="decimal" required />
+        <Button type="submit" disabled={fetcher.state !== "idle"}>
+          Credit
+        </Button>
+      </fetcher.Form>
+    </Card>
+  );
+}
+
+export default function Resell({ loaderData }: Route.ComponentProps) {
+  const { account, keys, totalKeys, activeKeys, prices, isAdmin } = loaderData;
+  const { toast } = useToast();
+  const balanceFetcher = useFetcher<typeof action>();
+  const generateFetcher = useFetcher<typeof action>();
+  const balanceRef = useRef<HTMLFormElement>(null);
+  useResultToast(balanceFetcher, () => balanceRef.current?.reset());
+  useResultToast(generateFetcher);
+  const [keyType, setKeyType] = useState<KeyType>("monthly");
+  const [quantity, setQuantity] = useState(String(MIN_KEYS_PER_ORDER));
+  const listPrice = prices[keyType];
+  const unit = listPrice ? discounted(listPrice, account.discountRate) : null;
+  const count = Number(quantity);
+
+  return (
+    <div className="space-y-8">
+      <h1 className="text-3xl font-black">Resell Panel</h1>
+      <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+        <Stat icon={Wallet} label="Balance" value={formatUsd(account.balanceCents)} />
+        <Stat icon={Percent} label="Your discount" value={`${account.discountRate}%`} />
+        <Stat icon={KeyRound} label="Keys generated" value={String(totalKeys)} />
+        <Stat icon={KeyRound} label="Active keys" value={String(activeKeys)} />
+      </div>
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card>
+          <h2 className="font-bold">Add Balance</h2>
+          <balanceFetcher.Form
+            ref={balanceRef}
+            method="post"
+            className="mt-4 flex flex-col gap-3 sm:flex-row sm:items-end"
+            onSubmit={guard((form) => checkAmount(form.get("amount")), toast)}
+          >
+            <input type="hidden" name="intent" value="add-balance" />
+            <Field label="Amount (USD)" name="amount" inputMode="decimal" placeholder="50.00" className="sm:flex-1" />
+            <Button type="submit" disabled={balanceFetcher.state !== "idle"}>
+              Add Balance
+            </Button>
+          </balanceFetcher.Form>
+        </Card>
+
+        <Card>
+          <h2 className="font-bold">Generate Keys</h2>
+          <generateFetcher.Form method="post" className="mt-4 space-y-4" onSubmit={guard((form) => checkQuantity(form.get("quantity")), toast)}>
+            <input type="hidden" name="intent" value="generate" />
+            <fieldset>
+              <legend className="text-sm font-medium">License type</legend>
+              <div className="mt-2 grid grid-cols-2 gap-2">
+                {(Object.keys(KEY_TYPES) as KeyType[]).map((type) => (
+                  <label key={type} className={`flex cursor-pointer items-center gap-2 rounded-lg border-2 px-3 py-2 text-sm font-semibold ${keyType === type ? "border-accent bg-accent/10" : "border-line"}`}>
+                    <input type="radio" name="keyType" value={type} checked={keyType === type} onChange={() => setKeyType(type)} className="accent-accent" />
+                    {KEY_TYPES[type]}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <div className="space-y-1.5">
+              <label htmlFor="quantity" className="text-sm font-medium">
+                Quantity
+              </label>
+              <input id="quantity" name="quantity" inputMode="numeric" value={quantity} onChange={(e) => setQuantity(e.target.value)} className={inputClass} aria-describedby="quantity-hint" />
+              <p id="quantity-hint" className="text-xs text-muted">
+                At least {MIN_KEYS_PER_ORDER} keys per order.
+                {unit !== null && Number.isInteger(count) && count > 0 ? ` ${count} × ${formatUsd(unit)} = ${formatUsd(unit * count)}` : ""}
+              </p>
+            </div>
+            <Button type="submit" disabled={generateFetcher.state !== "idle"}>
+              {generateFetcher.state !== "idle" ? "Generating..." : "Generate Keys"}
+            </Button>
+          </generateFetcher.Form>
+        </Card>
+      </div>
+
+      {isAdmin ? <CreditForm /> : null}
+
+      <Card className="overflow-x-auto">
+        <h2 className="font-bold">Your Keys</h2>
+        {keys.length === 0 ? (
+          <p className="mt-3 text-sm text-muted">No keys yet. Generate your first batch above.</p>
+        ) : (
+          <table className="mt-4 w-full min-w-[36rem] text-left text-sm">
+            <thead className="text-muted">
+              <tr>
+                <th className="pb-2 font-medium">Key</th>
+                <th className="pb-2 font-medium">Type</th>
+                <th className="pb-2 font-medium">Status</th>
+                <th className="pb-2 font-medium">Purchased</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-line">
+              {keys.map((key) => (
+                <tr key={key.id}>
+                  <td className="py-2 font-mono">
+                    <span className="inline-flex items-center gap-2">
+                      {key.keyCode}
+                      <button type="button" className="rounded p-1 text-muted hover:text-white" aria-label={`Copy ${key.keyCode}`} onClick={() => copyText(key.keyCode, toast, { title: "Code copied to clipboard!" })}>
+                        <Copy className="size-3.5" aria-hidden />
+                      </button>
+                    </span>
+                  </td>
+                  <td className="py-2">{KEY_TYPES[key.keyType]}</td>
+                  <td className="py-2">
+                    <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge>
+                  </td>
+                  <td className="py-2 text-muted">{formatDate(key.purchaseDate)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+// Resellers buy keys in bulk from their balance, at the plan's price less their discount. Keys are
+// generated on the server from the CSPRNG; paying for them and creating them is one D1 batch (a
+// transaction), and the balance cannot go below zero (a CHECK constraint), so two generations at
+// once can never overspend.
+import { count, desc, eq, sql } from "drizzle-orm";
+import { formatUsd } from "~/lib/format";
+import { planVariants } from "~/lib/plans";
+import { checkAmount, checkQuantity, type FormProblem, isKeyType, type KeyType, KEY_TYPES } from "~/lib/schemas/reseller";
+import type { Viewer } from "~/lib/viewer";
+import { audit } from "./audit.server";
+import type { Catalogue } from "./catalogue/catalogue.server";
+import { randomString } from "./crypto.server";
+import type { Db } from "./db/client.server";
+import { profiles, resellerAccounts, resellerKeys, users } from "./db/schema";
+
+export const DEFAULT_DISCOUNT_RATE = 50;
+
+type Result<T> = ({ ok: true } & T) | ({ ok: false } & FormProblem);
+
+/** The member's reseller account, opened on first use. */
+export async function ensureResellerAccount(db: Db, userId: string, now = Date.now()) {
+  await db.insert(resellerAccounts).values({ userId, balanceCents: 0, discountRate: DEFAULT_DISCOUNT_RATE, createdAt: now }).onConflictDoNothing();
+  return (await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get())!;
+}
+
+export async function resellerOverview(db: Db, userId: string) {
+  const account = await ensureResellerAccount(db, userId);
+  const [keys, [totals]] = await Promise.all([
+    db.select().from(resellerKeys).where(eq(resellerKeys.userId, userId)).orderBy(desc(resellerKeys.purchaseDate), desc(resellerKeys.id)).limit(200),
+    db
+      .select({ total: count(), active: sql<number>`sum(case when ${resellerKeys.status} = 'active' then 1 else 0 end)` })
+      .from(resellerKeys)
+      .where(eq(resellerKeys.userId, userId)),
+  ]);
+  return { account, keys, totalKeys: totals?.total ?? 0, activeKeys: totals?.active ?? 0 };
+}
+
+/** Per-key list prices in cents: the main product's week and month plans. */
+export async function keyPrices(catalogue: Catalogue): Promise<Partial<Record<KeyType, number>>> {
+  const [main] = await catalogue.listProducts({ first: 1 });
+  const { weekly, monthly } = planVariants(main?.variants ?? []);
+  const cents = (amount?: string) => (amount ? Math.round(Number(amount) * 100) : undefined);
+  return { weekly: cents(weekly?.price.amount), monthly: cents(monthly?.price.amount) };
+}
+
+export function discounted(listCents: number, discountRate: number): number {
+  return Math.round((listCents * (100 - discountRate)) / 100);
+}
+
+export function newKeyCode(): string {
+  return `KEY-${randomString(8)}-${randomString(8)}`;
+}
+
+function isConstraint(error: unknown, name: string): boolean {
+  return String(error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : error).includes(name);
+}
+
+export async function generateKeys(
+  db: Db,
+  catalogue: Catalogue,
+  viewer: Viewer,
+  input: { quantity?: unknown; keyType?: unknown },
+  now = Date.now(),
+): Promise<Result<{ keys: string[]; totalCents: number }>> {
+  const quantity = checkQuantity(input.quantity);
+  if (!quantity.ok) return quantity;
+  const requested = input.keyType ?? "";
+  if (requested !== "" && !isKeyType(requested)) return { ok: false, title: "Error", message: "Choose Monthly License or Weekly License" };
+  const keyType: KeyType = isKeyType(requested) ? requested : "monthly";
+  const listPrice = (await keyPrices(catalogue))[keyType];
+  if (!listPrice) return { ok: false, title: "Error", message: `${KEY_TYPES[keyType]} keys are not on sale right now` };
+  const account = await ensureResellerAccount(db, viewer.id, now);
+  const unitCents = discounted(listPrice, account.discountRate);
+  const totalCents = unitCents * quantity.quantity;
+  const shortfall = {
+    ok: false as const,
+    title: "Error",
+    message: `Insufficient balance: ${quantity.quantity} ${KEY_TYPES[keyType]} keys cost ${formatUsd(totalCents)}.`,
+  };
+  if (account.balanceCents < totalCents) return shortfall;
+
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const keys = Array.from({ length: quantity.quantity }, newKeyCode);
+    try {
+      await db.batch([
+        db
+          .update(resellerAccounts)
+          .set({ balanceCents: sql`${resellerAccounts.balanceCents} - ${totalCents}` })
+          .where(eq(resellerAccounts.userId, viewer.id)),
+        db.insert(resellerKeys).values(
+          keys.map((keyCode, i) => ({ id: crypto.randomUUID(), userId: viewer.id, keyCode, keyType, status: "active" as const, priceCents: unitCents, purchaseDate: now + i })),
+        ),
+      ]);
+      return { ok: true, keys, totalCents };
+    } catch (error) {
+      // Another generation spent the balance first: the CHECK refused, nothing was written.
+      if (isConstraint(error, "reseller_balance_non_negative")) return shortfall;
+      // A key collision (about one in 10^24): try once more with fresh keys.
+      if (isConstraint(error, "reseller_keys.key_code") && attempt === 0) continue;
+      throw error;
+    }
+  }
+  return { ok: false, title: "Error", message: "Could not generate keys. Please try again." };
+}
+
+/** Validates an add-balance request; paying it in is not available yet. */
+export function addBalanceAnswer(amount: unknown): FormProblem & { ok: boolean } {
+  const checked = checkAmount(amount);
+  return checked.ok ? { ok: true, title: "Coming Soon", message: "Payment integration will be available soon" } : checked;
+}
+
+/** Admin: credits a reseller's balance (by e-mail or username) and records it in the audit log. */
+export async function creditBalance(db: Db, admin: Viewer, input: { account?: unknown; amount?: unknown }): Promise<Result<{ username: string; balanceCents: number }>> {
+  const amount = checkAmount(input.amount);
+  if (!amount.ok) return amount;
+  const who = typeof input.account === "string" ? input.account.trim().toLowerCase() : "";
+  if (!who) return { ok: false, title: "Error", message: "Enter the reseller's e-mail or username" };
+  const member = await db
+    .select({ id: users.id, username: profiles.username })
+    .from(users)
+    .innerJoin(profiles, eq(profiles.id, users.id))
+    .where(who.includes("@") ? sql`lower(${users.email}) = ${who}` : sql`lower(${profiles.username}) = ${who}`)
+    .get();
+  if (!member) return { ok: false, title: "Error", message: "No member with that e-mail or username" };
+  await ensureResellerAccount(db, member.id);
+  const updated = await db
+    .update(resellerAccounts)
+    .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount.cents}` })
+    .where(eq(resellerAccounts.userId, member.id))
+    .returning({ balanceCents: resellerAccounts.balanceCents })
+    .get();
+  await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount.cents, balanceCents: updated!.balanceCents });
+  return { ok: true, username: member.username, balanceCents: updated!.balanceCents };
+}

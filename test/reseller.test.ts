@@ -1,0 +1,120 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { auditLog, resellerAccounts, resellerKeys } from "~/server/db/schema";
+import { call, createAccount, db, signIn, unique } from "./helpers";
+
+// Demo catalogue: 30 Days $89.99, 1 Week $29.99; at the default 50% discount a key costs half.
+const MONTHLY_CENTS = 4500; // round(8999 * 0.5)
+const WEEKLY_CENTS = 1500; // round(2999 * 0.5)
+
+async function reseller(balanceCents: number) {
+  const account = await createAccount();
+  const cookie = await signIn(account, unique("ip"));
+  await call("/dashboard/resell", { cookie }); // the first visit opens the account
+  await db.update(resellerAccounts).set({ balanceCents }).where(eq(resellerAccounts.userId, account.id));
+  return { account, cookie };
+}
+
+const keysOf = (userId: string) => db.select().from(resellerKeys).where(eq(resellerKeys.userId, userId));
+const balanceOf = async (userId: string) => (await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get())!.balanceCents;
+
+describe("reseller panel", () => {
+  it("opens an account with a 50% discount on the first visit and shows the balance in dollars", async () => {
+    const account = await createAccount();
+    const html = await (await call("/dashboard/resell", { cookie: await signIn(account, unique("ip")) })).text();
+    expect(await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get()).toMatchObject({ balanceCents: 0, discountRate: 50 });
+    expect(html).toContain("$0.00");
+    expect(html).toContain("50%");
+  });
+
+  it("validates the quantity: present, positive, at least 5, not absurd", async () => {
+    const { account, cookie } = await reseller(1_000_000);
+    const cases: [string, string][] = [
+      ["", "Please enter a valid quantity"],
+      ["0", "Please enter a valid quantity"],
+      ["-3", "Please enter a valid quantity"],
+      ["2.5", "Please enter a valid quantity"],
+      ["4", "You must generate at least 5 keys per order"],
+      ["101", "You can generate at most 100 keys per order"],
+    ];
+    for (const [quantity, message] of cases) {
+      const response = await call("/dashboard/resell", { form: { intent: "generate", quantity }, cookie });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain(message);
+    }
+    expect(await keysOf(account.id)).toHaveLength(0);
+    expect(await balanceOf(account.id)).toBe(1_000_000);
+  });
+
+  it("generates keys on the server, monthly by default, and takes their discounted price from the balance", async () => {
+    const { account, cookie } = await reseller(100_000);
+    const response = await call("/dashboard/resell", { form: { intent: "generate", quantity: "5" }, cookie });
+    expect(await response.text()).toContain("Generated 5 key(s) successfully");
+    const keys = await keysOf(account.id);
+    expect(keys).toHaveLength(5);
+    for (const key of keys) {
+      expect(key.keyCode).toMatch(/^KEY-[A-Z0-9]{8}-[A-Z0-9]{8}$/);
+      expect(key).toMatchObject({ keyType: "monthly", status: "active", priceCents: MONTHLY_CENTS });
+    }
+    expect(new Set(keys.map((k) => k.keyCode)).size).toBe(5);
+    expect(await balanceOf(account.id)).toBe(100_000 - 5 * MONTHLY_CENTS);
+
+    await call("/dashboard/resell", { form: { intent: "generate", quantity: "5", keyType: "weekly" }, cookie });
+    expect((await keysOf(account.id)).filter((k) => k.keyType === "weekly")).toHaveLength(5);
+    expect(await balanceOf(account.id)).toBe(100_000 - 5 * MONTHLY_CENTS - 5 * WEEKLY_CENTS);
+  });
+
+  it("refuses an unknown license type", async () => {
+    const { account, cookie } = await reseller(100_000);
+    const response = await call("/dashboard/resell", { form: { intent: "generate", quantity: "5", keyType: "lifetime" }, cookie });
+    expect(response.ok).toBe(false);
+    expect(await keysOf(account.id)).toHaveLength(0);
+  });
+
+  it("creates nothing when the balance is short", async () => {
+    const { account, cookie } = await reseller(5 * MONTHLY_CENTS - 1);
+    const response = await call("/dashboard/resell", { form: { intent: "generate", quantity: "5" }, cookie });
+    expect(await response.text()).toContain("Insufficient balance");
+    expect(await keysOf(account.id)).toHaveLength(0);
+    expect(await balanceOf(account.id)).toBe(5 * MONTHLY_CENTS - 1);
+  });
+
+  it("never overspends, however many generations run at once", async () => {
+    // Enough for exactly three orders of five monthly keys.
+    const { account, cookie } = await reseller(3 * 5 * MONTHLY_CENTS);
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => call("/dashboard/resell", { form: { intent: "generate", quantity: "5" }, cookie })),
+    );
+    const succeeded = responses.filter((r) => r.status === 200).length;
+    expect(succeeded).toBe(3);
+    expect(await keysOf(account.id)).toHaveLength(15);
+    expect(await balanceOf(account.id)).toBe(0);
+  });
+
+  it("validates Add Balance and answers Coming Soon without touching the balance", async () => {
+    const { account, cookie } = await reseller(123);
+    for (const amount of ["", "0", "-5", "abc", "1.234"]) {
+      const response = await call("/dashboard/resell", { form: { intent: "add-balance", amount }, cookie });
+      expect(await response.text()).toContain("Please enter a valid amount");
+    }
+    const ok = await call("/dashboard/resell", { form: { intent: "add-balance", amount: "25.50" }, cookie });
+    const text = await ok.text();
+    expect(text).toContain("Coming Soon");
+    expect(text).toContain("Payment integration will be available soon");
+    expect(await balanceOf(account.id)).toBe(123);
+  });
+
+  it("lets an admin credit a reseller, recorded in the audit log, and refuses members", async () => {
+    const { account } = await reseller(0);
+    const member = await signIn(await createAccount(), unique("ip"));
+    const refused = await call("/dashboard/resell", { form: { intent: "credit", account: account.username, amount: "100" }, cookie: member });
+    expect(refused.status).toBe(403);
+    expect(await balanceOf(account.id)).toBe(0);
+
+    const admin = await createAccount({ admin: true });
+    const response = await call("/dashboard/resell", { form: { intent: "credit", account: account.email.toUpperCase(), amount: "100.25" }, cookie: await signIn(admin, unique("ip")) });
+    expect(await response.text()).toContain("$100.25");
+    expect(await balanceOf(account.id)).toBe(10_025);
+    expect(await db.select().from(auditLog).where(eq(auditLog.subject, account.id)).get()).toMatchObject({ actorUserId: admin.id, action: "reseller.credit" });
+  });
+});
