@@ -17,6 +17,7 @@ export default defineConfig(async () => {
             SHOPIFY_STOREFRONT_TOKEN: "",
             MAIL_API_KEY: "",
             DISCORD_CLIENT_SECRET: "",
+            TOTP_ENCRYPTION_KEY: "dGVzdC1vbmx5LXRvdHAtZW5jcnlwdGlvbi1rZXktMzI=",
           },
         },
       })),

@@ -3,7 +3,7 @@ import { ArrowLeft } from "~/components/icons";
 import { type FormEvent, useEffect, useState } from "react";
 import { data, Form, Link, redirect, useActionData, useNavigation, useSearchParams } from "react-router";
 import { useToast } from "~/components/toaster";
-import { Button } from "~/components/ui/button";
+import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
@@ -11,6 +11,7 @@ import { firstIssue, loginSchema, PASSWORD_MAX, signupSchema } from "~/lib/schem
 import type { Toast } from "~/lib/toast";
 import { logIn, resendVerification, signUp } from "~/server/auth.server";
 import { app } from "~/server/context.server";
+import { isDiscordConfigured } from "~/server/discord.server";
 import { getViewer } from "~/server/session.server";
 import { toastCookie } from "~/server/toast.server";
 import type { Route } from "./+types/auth";
@@ -28,8 +29,9 @@ export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
 };
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  if (await getViewer(app(context).db, request)) throw redirect("/");
-  return null;
+  const { db, env } = app(context);
+  if (await getViewer(db, request)) throw redirect("/");
+  return { discord: isDiscordConfigured(env) };
 }
 
 type ActionResult = { intent: "login" | "signup" | "resend"; toast: Toast; ok: boolean; unverified?: boolean };
@@ -45,6 +47,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (outcome.ok) {
       const headers = new Headers();
       headers.append("Set-Cookie", outcome.setCookie!);
+      if (outcome.secondFactor) throw redirect("/auth/2fa", { headers });
       headers.append("Set-Cookie", toastCookie(outcome.toast));
       throw redirect("/", { headers });
     }
@@ -65,7 +68,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   );
 }
 
-export default function AuthPage() {
+export default function AuthPage({ loaderData }: Route.ComponentProps) {
   // The mode lives in the URL, so the toggle is a plain link that works before scripts load.
   const [searchParams, setSearchParams] = useSearchParams();
   const mode = searchParams.get("mode") === "signup" ? "signup" : "login";
@@ -156,6 +159,17 @@ export default function AuthPage() {
               {busyIntent === "resend" ? "Sending..." : "Resend verification email"}
             </Button>
           </Form>
+        ) : null}
+
+        {loaderData.discord ? (
+          <>
+            <div className="my-6 flex items-center gap-3 text-xs text-muted" aria-hidden>
+              <span className="h-px flex-1 bg-line" /> or <span className="h-px flex-1 bg-line" />
+            </div>
+            <a href="/auth/discord" className={buttonClass("secondary", "md", "w-full")}>
+              Continue with Discord
+            </a>
+          </>
         ) : null}
 
         <p className="mt-6 text-center text-sm text-muted">

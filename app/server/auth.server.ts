@@ -11,9 +11,11 @@ import type { Db } from "./db/client.server";
 import { emailVerificationTokens, profiles, users } from "./db/schema";
 import { escapeHtml } from "./html.server";
 import { type MailConfig, sendMail } from "./mail.server";
+import { startChallenge } from "./login-challenge.server";
 import { claimSubscriptions } from "./orders.server";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "./password.server";
 import { createSession } from "./session.server";
+import { hasTwoFactor } from "./two-factor.server";
 import {
   clearFailures,
   describeWait,
@@ -33,7 +35,7 @@ export interface AuthDeps {
 }
 
 export type AuthOutcome =
-  | { ok: true; toast: Toast; setCookie?: string }
+  | { ok: true; toast: Toast; setCookie?: string; secondFactor?: boolean }
   | { ok: false; status: number; toast: Toast; retryAfterSeconds?: number; unverified?: boolean };
 
 const invalid = (description: string): AuthOutcome => ({
@@ -185,6 +187,10 @@ export async function logIn(deps: AuthDeps, request: Request, input: unknown): P
     };
   }
 
+  // With two-factor authentication on, the password only opens the second step.
+  if (await hasTwoFactor(db, account.id)) {
+    return { ok: true, secondFactor: true, setCookie: await startChallenge(db, account.id), toast: { title: "Two-factor authentication", description: "Enter the code from your authenticator app" } };
+  }
   return {
     ok: true,
     setCookie: await createSession(db, account.id, request),

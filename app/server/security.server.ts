@@ -48,7 +48,7 @@ export function contentSecurityPolicy({ nonce, scriptHashes, dev }: CspSources):
     `script-src 'self' 'nonce-${nonce}' ${scriptHashes.join(" ")}`.trim(),
     // Inline style attributes (React `style`) and, in development, Vite's injected CSS.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob: https://cdn.shopify.com",
+    "img-src 'self' data: blob: https://cdn.shopify.com https://cdn.discordapp.com",
     "media-src 'self' https://cdn.shopify.com",
     "font-src 'self'",
     `connect-src 'self'${dev ? " ws: wss:" : ""}`,

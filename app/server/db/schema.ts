@@ -387,3 +387,18 @@ export const demoCheckouts = sqliteTable("demo_checkouts", {
   orderId: text("order_id"),
   orderNumber: integer("order_number").unique(),
 });
+
+// A sign-in that passed the password and waits for the second factor. The browser holds the
+// token; only its hash is stored. Short-lived, and only a few codes may be tried against it.
+export const loginChallenges = sqliteTable(
+  "login_challenges",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: integer("expires_at").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+  },
+  (t) => [index("login_challenges_user").on(t.userId)],
+);

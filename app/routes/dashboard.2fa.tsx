@@ -1,0 +1,149 @@
+// /dashboard/2fa: turn two-factor authentication on (scan, confirm a code, keep the recovery codes)
+// or off (with a current code). The status shown is the real one.
+import { data, useFetcher, useRevalidator } from "react-router";
+import { copyText } from "~/components/copy";
+import { KeyRound, ShieldCheck, Smartphone } from "~/components/icons";
+import { useToast } from "~/components/toaster";
+import { useResultToast } from "~/components/use-result-toast";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field } from "~/components/ui/field";
+import { BRAND } from "~/lib/brand";
+import type { Toast } from "~/lib/toast";
+import { app } from "~/server/context.server";
+import { currentViewer } from "~/server/guards.server";
+import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus } from "~/server/two-factor.server";
+import type { Route } from "./+types/dashboard.2fa";
+
+export const meta: Route.MetaFunction = () => [{ title: `Two-Factor Authentication | ${BRAND}` }];
+
+export async function loader({ context }: Route.LoaderArgs) {
+  return twoFactorStatus(app(context).db, currentViewer(context).id);
+}
+
+type Answer = { ok: boolean; toast: Toast; setup?: { secret: string; qrDataUrl: string }; recoveryCodes?: string[] };
+const fail = (message: string) => data<Answer>({ ok: false, toast: { title: "Error", description: message, variant: "destructive" } }, { status: 400 });
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db, env } = app(context);
+  const viewer = currentViewer(context);
+  const form = await request.formData();
+  const code = String(form.get("code") ?? "");
+  switch (form.get("intent")) {
+    case "start": {
+      const result = await startEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer);
+      if (!result.ok) return fail(result.message);
+      return data<Answer>({ ok: true, toast: { title: "Scan the QR code", description: "Then enter the 6-digit code your app shows." }, setup: { secret: result.secret, qrDataUrl: result.qrDataUrl } });
+    }
+    case "confirm": {
+      const result = await confirmEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer, code);
+      if (!result.ok) return fail(result.message);
+      return data<Answer>({ ok: true, toast: { title: "Two-factor authentication enabled" }, recoveryCodes: result.recoveryCodes });
+    }
+    case "disable": {
+      const result = await disableTwoFactor(db, env.TOTP_ENCRYPTION_KEY, viewer, code);
+      if (!result.ok) return fail(result.message);
+      return data<Answer>({ ok: true, toast: { title: "Two-factor authentication disabled" } });
+    }
+    default:
+      return fail("Unknown request");
+  }
+}
+
+/** "JBSW Y3DP EHPK 3PXP": easier to type by hand. */
+const grouped = (secret: string) => secret.replace(/(.{4})/g, "$1 ").trim();
+
+export default function TwoFactor({ loaderData }: Route.ComponentProps) {
+  const { enabled, recoveryCodesLeft } = loaderData;
+  const { toast } = useToast();
+  const revalidator = useRevalidator();
+  const setup = useFetcher<typeof action>({ key: "2fa-setup" });
+  const confirm = useFetcher<typeof action>({ key: "2fa-confirm" });
+  const disable = useFetcher<typeof action>();
+  useResultToast(setup);
+  useResultToast(confirm);
+  useResultToast(disable);
+  const started = setup.data?.setup;
+  const codes = confirm.data?.recoveryCodes;
+
+  return (
+    <div className="max-w-3xl space-y-6">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-3xl font-black">Two-Factor Authentication</h1>
+        <Badge tone={enabled ? "green" : "gray"}>{enabled ? "Enabled" : "Disabled"}</Badge>
+      </div>
+      <Card className="space-y-3 text-sm text-muted">
+        <p className="flex items-center gap-2 font-semibold text-zinc-100">
+          <ShieldCheck className="size-5 text-accent" aria-hidden /> Protect your account and your keys
+        </p>
+        <p>
+          With two-factor authentication on, signing in takes your password and a 6-digit code from an authenticator app on your phone (Google Authenticator,
+          Authy, 1Password, Bitwarden and others). Someone who learns your password still cannot get in.
+        </p>
+      </Card>
+
+      {codes ? (
+        <Card className="space-y-4">
+          <h2 className="font-bold">Save your recovery codes</h2>
+          <p className="text-sm text-muted">Each code signs you in once if you lose your phone. They are shown only now: store them somewhere safe.</p>
+          <ul className="grid grid-cols-2 gap-2 font-mono text-sm sm:grid-cols-5" aria-label="Recovery codes">
+            {codes.map((c) => (
+              <li key={c} className="rounded bg-panel-2 px-2 py-1 text-center">
+                {c}
+              </li>
+            ))}
+          </ul>
+          <div className="flex flex-wrap gap-2">
+            <Button variant="outline" onClick={() => copyText(codes.join("\n"), toast, { title: "Copied!", description: `${codes.length} codes copied to clipboard` })}>
+              Copy codes
+            </Button>
+            <Button onClick={() => revalidator.revalidate()}>I have saved them</Button>
+          </div>
+        </Card>
+      ) : enabled ? (
+        <Card className="space-y-4">
+          <p className="text-sm">
+            Two-factor authentication is on. Recovery codes left: <strong>{recoveryCodesLeft}</strong>.
+          </p>
+          <disable.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end">
+            <input type="hidden" name="intent" value="disable" />
+            <Field label="Current code from your app" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required className="sm:flex-1" />
+            <Button type="submit" variant="danger" disabled={disable.state !== "idle"}>
+              Disable
+            </Button>
+          </disable.Form>
+        </Card>
+      ) : started ? (
+        <Card className="grid gap-6 sm:grid-cols-[auto_1fr]">
+          <img src={started.qrDataUrl} alt="QR code for your authenticator app" width={200} height={200} className="rounded-lg bg-white" />
+          <div className="space-y-4">
+            <div>
+              <p className="flex items-center gap-2 font-semibold">
+                <Smartphone className="size-4 text-accent" aria-hidden /> Scan with your authenticator app
+              </p>
+              <p className="mt-1 text-sm text-muted">Can't scan? Enter this key by hand:</p>
+              <p className="mt-1 font-mono text-sm break-all" data-testid="totp-secret">
+                {grouped(started.secret)}
+              </p>
+            </div>
+            <confirm.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end">
+              <input type="hidden" name="intent" value="confirm" />
+              <Field label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required className="sm:flex-1" />
+              <Button type="submit" disabled={confirm.state !== "idle"}>
+                {confirm.state !== "idle" ? "Checking..." : "Turn on"}
+              </Button>
+            </confirm.Form>
+          </div>
+        </Card>
+      ) : (
+        <setup.Form method="post">
+          <input type="hidden" name="intent" value="start" />
+          <Button type="submit" disabled={setup.state !== "idle"}>
+            <KeyRound className="size-4" aria-hidden /> Enable
+          </Button>
+        </setup.Form>
+      )}
+    </div>
+  );
+}

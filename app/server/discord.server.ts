@@ -1,0 +1,123 @@
+// Optional "Continue with Discord" (OAuth 2 with PKCE and a state cookie). This is the only module
+// that knows arctic. A Discord account signs in to the account it was linked to, else links to the
+// account with the same e-mail if Discord has verified it, else gets a new account.
+import { Discord, generateCodeVerifier, generateState } from "arctic";
+import { and, eq, sql } from "drizzle-orm";
+import type { Toast } from "~/lib/toast";
+import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
+import type { Db } from "./db/client.server";
+import { oauthAccounts, profiles, users } from "./db/schema";
+import { startChallenge } from "./login-challenge.server";
+import { claimSubscriptions } from "./orders.server";
+import { createSession } from "./session.server";
+import { hasTwoFactor } from "./two-factor.server";
+
+export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECRET">;
+
+const STATE_COOKIE = "__Host-discord-state";
+const VERIFIER_COOKIE = "__Host-discord-verifier";
+const COOKIE_SECONDS = 10 * 60;
+const USER_ENDPOINT = "https://discord.com/api/users/@me";
+
+export function isDiscordConfigured(config: DiscordConfig): boolean {
+  return Boolean(config.DISCORD_CLIENT_ID && config.DISCORD_CLIENT_SECRET);
+}
+
+const client = (config: DiscordConfig, origin: string) =>
+  new Discord(config.DISCORD_CLIENT_ID, config.DISCORD_CLIENT_SECRET, `${origin}/auth/discord/callback`);
+
+/** Where to send the browser, and the cookies that tie the callback to this browser. */
+export function startDiscordSignIn(config: DiscordConfig, origin: string): { url: string; cookies: string[] } {
+  const state = generateState();
+  const verifier = generateCodeVerifier();
+  const url = client(config, origin).createAuthorizationURL(state, verifier, ["identify", "email"]);
+  return { url: url.toString(), cookies: [serializeCookie(STATE_COOKIE, state, COOKIE_SECONDS), serializeCookie(VERIFIER_COOKIE, verifier, COOKIE_SECONDS)] };
+}
+
+interface DiscordUser {
+  id: string;
+  username: string;
+  email?: string | null;
+  verified?: boolean;
+  avatar?: string | null;
+}
+
+export type DiscordOutcome = { ok: true; cookies: string[]; secondFactor: boolean; toast: Toast } | { ok: false; cookies: string[]; toast: Toast };
+
+const failure = (description: string): DiscordOutcome => ({
+  ok: false,
+  cookies: [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE)],
+  toast: { title: "Discord sign-in failed", description, variant: "destructive" },
+});
+
+/** A username not taken yet, made from the Discord one. */
+async function freeUsername(db: Db, wanted: string): Promise<string> {
+  const base = (wanted.replace(/[^A-Za-z0-9_.-]/g, "").slice(0, 18) || "member").padEnd(3, "0");
+  for (let i = 0; i < 20; i++) {
+    const candidate = i === 0 ? base : `${base}${Math.floor(Math.random() * 10_000)}`;
+    const taken = await db.select({ id: profiles.id }).from(profiles).where(sql`lower(${profiles.username}) = ${candidate.toLowerCase()}`).get();
+    if (!taken) return candidate;
+  }
+  return `${base}${crypto.randomUUID().slice(0, 6)}`;
+}
+
+async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promise<{ userId: string } | { error: string }> {
+  const linked = await db
+    .select({ userId: oauthAccounts.userId })
+    .from(oauthAccounts)
+    .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.providerUserId, discordUser.id)))
+    .get();
+  if (linked) return linked;
+  const email = discordUser.email?.trim().toLowerCase();
+  if (!email || !discordUser.verified) return { error: "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail." };
+
+  const existing = await db.select({ id: users.id, verifiedAt: users.emailVerifiedAt }).from(users).where(sql`lower(${users.email}) = ${email}`).get();
+  let userId = existing?.id;
+  if (existing) {
+    // Discord has proven the address, so an unverified account with it is now verified.
+    if (!existing.verifiedAt) await db.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, existing.id));
+  } else {
+    userId = crypto.randomUUID();
+    const avatarUrl = discordUser.avatar ? `https://cdn.discordapp.com/avatars/${discordUser.id}/${discordUser.avatar}.png?size=128` : null;
+    await db.batch([
+      db.insert(users).values({ id: userId, email, passwordHash: null, emailVerifiedAt: now, createdAt: now }),
+      db.insert(profiles).values({ id: userId, username: await freeUsername(db, discordUser.username), avatarUrl, createdAt: now }),
+    ]);
+  }
+  await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: discordUser.id, userId: userId!, createdAt: now }).onConflictDoNothing();
+  await claimSubscriptions(db, userId!, email);
+  return { userId: userId! };
+}
+
+export async function finishDiscordSignIn(db: Db, config: DiscordConfig, request: Request, now = Date.now()): Promise<DiscordOutcome> {
+  const url = new URL(request.url);
+  const state = url.searchParams.get("state");
+  const code = url.searchParams.get("code");
+  const expectedState = readCookie(request, STATE_COOKIE);
+  const verifier = readCookie(request, VERIFIER_COOKIE);
+  if (!state || !code || !expectedState || !verifier || state !== expectedState) return failure("The sign-in link expired or did not come from this browser. Please try again.");
+
+  let discordUser: DiscordUser;
+  try {
+    const tokens = await client(config, url.origin).validateAuthorizationCode(code, verifier);
+    const response = await fetch(USER_ENDPOINT, { headers: { Authorization: `Bearer ${tokens.accessToken()}` } });
+    if (!response.ok) throw new Error(`Discord answered ${response.status}`);
+    discordUser = (await response.json()) as DiscordUser;
+  } catch (error) {
+    console.error("Discord sign-in failed:", error);
+    return failure("Discord did not confirm the sign-in. Please try again.");
+  }
+  const account = await accountFor(db, discordUser, now);
+  if ("error" in account) return failure(account.error);
+
+  const cleared = [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE)];
+  if (await hasTwoFactor(db, account.userId)) {
+    return { ok: true, secondFactor: true, cookies: [...cleared, await startChallenge(db, account.userId, now)], toast: { title: "Two-factor authentication" } };
+  }
+  return {
+    ok: true,
+    secondFactor: false,
+    cookies: [...cleared, await createSession(db, account.userId, request, now)],
+    toast: { title: "Welcome back!", description: "You've successfully logged in" },
+  };
+}

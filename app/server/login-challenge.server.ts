@@ -1,0 +1,76 @@
+// The second step of signing in with two-factor authentication. After the password, the browser
+// gets a five-minute challenge cookie instead of a session; the session starts only once a code
+// from the authenticator app (or a recovery code) checks out. Five wrong codes end the challenge.
+import { eq, sql } from "drizzle-orm";
+import type { Toast } from "~/lib/toast";
+import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
+import { randomToken, sha256Hex } from "./crypto.server";
+import type { Db } from "./db/client.server";
+import { loginChallenges, users } from "./db/schema";
+import { createSession } from "./session.server";
+import { clearFailures, recordFailure, throttleKeys } from "./throttle.server";
+import { verifySecondFactor } from "./two-factor.server";
+
+export const CHALLENGE_COOKIE = "__Host-2fa";
+export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+export const MAX_CHALLENGE_ATTEMPTS = 5;
+
+export async function startChallenge(db: Db, userId: string, now = Date.now()): Promise<string> {
+  const token = randomToken();
+  await db.delete(loginChallenges).where(eq(loginChallenges.userId, userId));
+  await db.insert(loginChallenges).values({ id: await sha256Hex(token), userId, expiresAt: now + CHALLENGE_TTL_MS });
+  return serializeCookie(CHALLENGE_COOKIE, token, CHALLENGE_TTL_MS / 1000);
+}
+
+async function challengeFrom(db: Db, request: Request, now: number) {
+  const token = readCookie(request, CHALLENGE_COOKIE);
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+  const row = await db.select().from(loginChallenges).where(eq(loginChallenges.id, await sha256Hex(token))).get();
+  if (!row || row.expiresAt <= now || row.attempts >= MAX_CHALLENGE_ATTEMPTS) return null;
+  return row;
+}
+
+export async function hasOpenChallenge(db: Db, request: Request, now = Date.now()): Promise<boolean> {
+  return (await challengeFrom(db, request, now)) !== null;
+}
+
+export type ChallengeOutcome =
+  | { ok: true; cookies: string[]; toast: Toast }
+  | { ok: false; status: number; toast: Toast; restart?: boolean; cookies?: string[] };
+
+export async function completeChallenge(db: Db, key: string, request: Request, code: unknown, clientIp: string, now = Date.now()): Promise<ChallengeOutcome> {
+  const challenge = await challengeFrom(db, request, now);
+  const restart: ChallengeOutcome = {
+    ok: false,
+    status: 401,
+    restart: true,
+    cookies: [clearCookie(CHALLENGE_COOKIE)],
+    toast: { title: "Sign in again", description: "Your sign-in timed out or had too many wrong codes. Please log in again.", variant: "destructive" },
+  };
+  if (!challenge) return restart;
+  // Count the attempt before checking, so parallel guesses cannot exceed the limit.
+  const [counted] = await db
+    .update(loginChallenges)
+    .set({ attempts: sql`${loginChallenges.attempts} + 1` })
+    .where(eq(loginChallenges.id, challenge.id))
+    .returning({ attempts: loginChallenges.attempts });
+  if (!counted || counted.attempts > MAX_CHALLENGE_ATTEMPTS) return restart;
+  const user = await db.select({ email: users.email }).from(users).where(eq(users.id, challenge.userId)).get();
+  const keys = throttleKeys(clientIp, challenge.userId);
+  if (!user || !(await verifySecondFactor(db, key, challenge.userId, user.email, typeof code === "string" ? code : "", now))) {
+    await recordFailure(db, keys, now);
+    const left = MAX_CHALLENGE_ATTEMPTS - counted.attempts;
+    if (left <= 0) {
+      await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
+      return restart;
+    }
+    return { ok: false, status: 401, toast: { title: "Invalid code", description: `That code did not work. ${left} attempt${left === 1 ? "" : "s"} left.`, variant: "destructive" } };
+  }
+  await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
+  await clearFailures(db, keys.filter((k) => k.policy !== "client"));
+  return {
+    ok: true,
+    cookies: [await createSession(db, challenge.userId, request, now), clearCookie(CHALLENGE_COOKIE)],
+    toast: { title: "Welcome back!", description: "You've successfully logged in" },
+  };
+}

@@ -1,0 +1,136 @@
+// Two-factor authentication with TOTP (RFC 6238, 30-second steps, 6 digits). Secrets come from
+// the CSPRNG and are stored encrypted (AES-GCM); a code counts once, within ±1 step of clock
+// drift; ten single-use recovery codes are shown once and stored hashed.
+import { and, count, eq, isNull, lt, or } from "drizzle-orm";
+import * as OTPAuth from "otpauth";
+import { renderSVG } from "uqr";
+import { BRAND } from "~/lib/brand";
+import type { Viewer } from "~/lib/viewer";
+import { audit } from "./audit.server";
+import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "./crypto.server";
+import type { Db } from "./db/client.server";
+import { recoveryCodes, totpFactors } from "./db/schema";
+
+export const RECOVERY_CODE_COUNT = 10;
+const DRIFT_STEPS = 1;
+
+type Result<T = object> = ({ ok: true } & T) | { ok: false; message: string };
+
+async function aesKey(base64Key: string): Promise<CryptoKey> {
+  const raw = base64Key ? fromBase64(base64Key) : new Uint8Array();
+  if (raw.byteLength !== 32) throw new Error("TOTP_ENCRYPTION_KEY must be 32 bytes, base64-encoded");
+  return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
+}
+
+export async function sealSecret(secret: string, base64Key: string): Promise<string> {
+  const iv = randomBytes(12);
+  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await aesKey(base64Key), new TextEncoder().encode(secret));
+  return `v1:${toBase64(iv)}:${toBase64(new Uint8Array(sealed))}`;
+}
+
+async function openSecret(sealed: string, base64Key: string): Promise<string> {
+  const [version, iv, data] = sealed.split(":");
+  if (version !== "v1" || !iv || !data) throw new Error("Unreadable TOTP secret");
+  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv) }, await aesKey(base64Key), fromBase64(data));
+  return new TextDecoder().decode(plain);
+}
+
+function totpFor(secret: string, label: string) {
+  return new OTPAuth.TOTP({ issuer: BRAND, label, algorithm: "SHA1", digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(secret) });
+}
+
+/** The step a code belongs to, if it is valid now (±1 step), else null. */
+function matchingStep(totp: OTPAuth.TOTP, code: string, now: number): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
+  const delta = totp.validate({ token: code, timestamp: now, window: DRIFT_STEPS });
+  return delta === null ? null : totp.counter({ timestamp: now }) + delta;
+}
+
+/** Uses a code's step once: a second use of any code from that step (or earlier) fails. */
+async function consumeStep(db: Db, userId: string, step: number): Promise<boolean> {
+  const used = await db
+    .update(totpFactors)
+    .set({ lastUsedStep: step })
+    .where(and(eq(totpFactors.userId, userId), or(isNull(totpFactors.lastUsedStep), lt(totpFactors.lastUsedStep, step))))
+    .returning({ userId: totpFactors.userId });
+  return used.length === 1;
+}
+
+export async function twoFactorStatus(db: Db, userId: string) {
+  const factor = await db.select({ status: totpFactors.status }).from(totpFactors).where(eq(totpFactors.userId, userId)).get();
+  const [left] = await db.select({ n: count() }).from(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
+  return { enabled: factor?.status === "verified", recoveryCodesLeft: left?.n ?? 0 };
+}
+
+export async function hasTwoFactor(db: Db, userId: string): Promise<boolean> {
+  return (await twoFactorStatus(db, userId)).enabled;
+}
+
+/** Starts enrolment: a fresh secret, as a QR code and as a key to type in. */
+export async function startEnrolment(db: Db, key: string, viewer: Viewer, now = Date.now()): Promise<Result<{ secret: string; qrDataUrl: string }>> {
+  if (await hasTwoFactor(db, viewer.id)) return { ok: false, message: "Two-factor authentication is already enabled" };
+  const secret = new OTPAuth.Secret({ buffer: randomBytes(20).buffer }).base32;
+  const sealed = await sealSecret(secret, key);
+  await db
+    .insert(totpFactors)
+    .values({ userId: viewer.id, secret: sealed, status: "pending", createdAt: now })
+    .onConflictDoUpdate({ target: totpFactors.userId, set: { secret: sealed, status: "pending", lastUsedStep: null, createdAt: now, verifiedAt: null } });
+  const svg = renderSVG(totpFor(secret, viewer.email).toString(), { border: 2, pixelSize: 6, whiteColor: "#ffffff", blackColor: "#000000" });
+  return { ok: true, secret, qrDataUrl: `data:image/svg+xml;base64,${toBase64(new TextEncoder().encode(svg))}` };
+}
+
+function newRecoveryCode(): string {
+  const raw = randomString(10);
+  return `${raw.slice(0, 5)}-${raw.slice(5)}`;
+}
+
+const normaliseRecovery = (code: string) => code.replace(/[\s-]/g, "").toUpperCase();
+
+/** Confirms enrolment with a code from the app; turns 2FA on and returns the recovery codes. */
+export async function confirmEnrolment(db: Db, key: string, viewer: Viewer, code: string, now = Date.now()): Promise<Result<{ recoveryCodes: string[] }>> {
+  const factor = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, viewer.id), eq(totpFactors.status, "pending"))).get();
+  if (!factor) return { ok: false, message: "Start again: open the setup first" };
+  const step = matchingStep(totpFor(await openSecret(factor.secret, key), viewer.email), code.trim(), now);
+  if (step === null || !(await consumeStep(db, viewer.id, step))) return { ok: false, message: "That code is not valid. Check your app's time and try again." };
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await db.batch([
+    db.update(totpFactors).set({ status: "verified", verifiedAt: now }).where(eq(totpFactors.userId, viewer.id)),
+    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id)),
+    db.insert(recoveryCodes).values(await Promise.all(codes.map(async (c) => ({ userId: viewer.id, codeHash: await sha256Hex(normaliseRecovery(c)) })))),
+  ]);
+  await audit(db, viewer.id, "2fa.enable", viewer.id);
+  return { ok: true, recoveryCodes: codes };
+}
+
+/**
+ * Checks a second factor at sign-in: a current TOTP code (once per step) or an unused recovery
+ * code (once, ever).
+ */
+export async function verifySecondFactor(db: Db, key: string, userId: string, email: string, input: string, now = Date.now()): Promise<boolean> {
+  const code = input.trim();
+  const factor = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, userId), eq(totpFactors.status, "verified"))).get();
+  if (!factor) return false;
+  if (/^\d{6}$/.test(code)) {
+    const step = matchingStep(totpFor(await openSecret(factor.secret, key), email), code, now);
+    return step !== null && (await consumeStep(db, userId, step));
+  }
+  const normalised = normaliseRecovery(code);
+  if (!/^[A-Z0-9]{10}$/.test(normalised)) return false;
+  const used = await db
+    .update(recoveryCodes)
+    .set({ usedAt: now })
+    .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, await sha256Hex(normalised)), isNull(recoveryCodes.usedAt)))
+    .returning({ id: recoveryCodes.id });
+  return used.length === 1;
+}
+
+/** Turns 2FA off; it takes a current code from the app. */
+export async function disableTwoFactor(db: Db, key: string, viewer: Viewer, code: string, now = Date.now()): Promise<Result> {
+  if (!/^\d{6}$/.test(code.trim()) || !(await verifySecondFactor(db, key, viewer.id, viewer.email, code, now))) {
+    return { ok: false, message: "Enter a current code from your authenticator app" };
+  }
+  await db.batch([db.delete(totpFactors).where(eq(totpFactors.userId, viewer.id)), db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id))]);
+  await audit(db, viewer.id, "2fa.disable", viewer.id);
+  return { ok: true };
+}
+

@@ -1,0 +1,90 @@
+import { eq } from "drizzle-orm";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { oauthAccounts, users } from "~/server/db/schema";
+import { type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/discord.server";
+import { call, createAccount, db, ORIGIN, unique } from "./helpers";
+
+const config: DiscordConfig = { DISCORD_CLIENT_ID: "client-123", DISCORD_CLIENT_SECRET: "secret-456" };
+
+afterEach(() => vi.restoreAllMocks());
+
+/** Discord's token and user endpoints, as the test wants them to answer. */
+function discordAnswers(user: Record<string, unknown>) {
+  return vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.includes("/oauth2/token")) return Response.json({ access_token: "token-abc", token_type: "Bearer", expires_in: 3600 });
+    if (url.endsWith("/users/@me")) return Response.json(user);
+    return new Response("unexpected", { status: 500 });
+  });
+}
+
+function callback(state: string, cookies: string[], stateInUrl = state) {
+  const cookieHeader = cookies.map((c) => c.split(";")[0]).join("; ");
+  return new Request(`${ORIGIN}/auth/discord/callback?code=the-code&state=${stateInUrl}`, { headers: { Cookie: cookieHeader } });
+}
+
+function started() {
+  const { url, cookies } = startDiscordSignIn(config, ORIGIN);
+  return { url: new URL(url), cookies, state: new URL(url).searchParams.get("state")! };
+}
+
+describe("sign in with Discord", () => {
+  it("is hidden and unreachable when not configured", async () => {
+    expect(await (await call("/auth")).text()).not.toContain("Continue with Discord");
+    expect((await call("/auth/discord")).status).toBe(404);
+    expect((await call("/auth/discord/callback?code=x&state=y")).status).toBe(404);
+  });
+
+  it("sends the browser to Discord with PKCE and a state tied to a cookie", () => {
+    const { url, cookies, state } = started();
+    expect(url.origin).toBe("https://discord.com");
+    expect(url.searchParams.get("client_id")).toBe("client-123");
+    expect(url.searchParams.get("redirect_uri")).toBe(`${ORIGIN}/auth/discord/callback`);
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(url.searchParams.get("scope")).toBe("identify email");
+    expect(cookies.some((c) => c.startsWith(`__Host-discord-state=${state};`) && c.includes("HttpOnly"))).toBe(true);
+  });
+
+  it("refuses a callback whose state does not match this browser's", async () => {
+    const { cookies, state } = started();
+    const fetchSpy = discordAnswers({ id: "1", username: "x", email: "x@example.test", verified: true });
+    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies, "forged-state"));
+    expect(outcome.ok).toBe(false);
+    expect(fetchSpy).not.toHaveBeenCalled();
+  });
+
+  it("creates a verified account for a new Discord user, and signs the same user in next time", async () => {
+    const discordId = unique("d");
+    const email = `${unique("disc")}@example.test`;
+    discordAnswers({ id: discordId, username: "Gamer Tag!", email, verified: true, avatar: "abc" });
+    const first = started();
+    const outcome = await finishDiscordSignIn(db, config, callback(first.state, first.cookies));
+    expect(outcome.ok).toBe(true);
+    expect(outcome.cookies.some((c) => c.startsWith("__Host-session="))).toBe(true);
+    const user = await db.select().from(users).where(eq(users.email, email)).get();
+    expect(user?.emailVerifiedAt).toBeTypeOf("number");
+    expect(user?.passwordHash).toBeNull();
+
+    const again = started();
+    expect((await finishDiscordSignIn(db, config, callback(again.state, again.cookies))).ok).toBe(true);
+    expect(await db.select().from(users).where(eq(users.email, email)).all()).toHaveLength(1);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId)).all()).toHaveLength(1);
+  });
+
+  it("links to the existing account with the same verified e-mail", async () => {
+    const account = await createAccount();
+    discordAnswers({ id: unique("d"), username: "someone", email: account.email.toUpperCase(), verified: true });
+    const { state, cookies } = started();
+    expect((await finishDiscordSignIn(db, config, callback(state, cookies))).ok).toBe(true);
+    expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get())?.provider).toBe("discord");
+  });
+
+  it("refuses a Discord account whose e-mail Discord has not verified", async () => {
+    const account = await createAccount();
+    discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: false });
+    const { state, cookies } = started();
+    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
+    expect(outcome.ok).toBe(false);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get()).toBeUndefined();
+  });
+});

@@ -1,0 +1,151 @@
+import { env } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import * as OTPAuth from "otpauth";
+import { describe, expect, it } from "vitest";
+import type { Viewer } from "~/lib/viewer";
+import { recoveryCodes, sessions, totpFactors } from "~/server/db/schema";
+import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus, verifySecondFactor } from "~/server/two-factor.server";
+import { call, cookieFrom, createAccount, db, unique } from "./helpers";
+
+const KEY = env.TOTP_ENCRYPTION_KEY;
+
+function codeAt(secret: string, timestamp: number) {
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp });
+}
+
+async function enrolled(now = Date.now()) {
+  const account = await createAccount();
+  const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, isAdmin: false };
+  const started = await startEnrolment(db, KEY, viewer, now);
+  if (!started.ok) throw new Error(started.message);
+  const confirmed = await confirmEnrolment(db, KEY, viewer, codeAt(started.secret, now), now);
+  if (!confirmed.ok) throw new Error(confirmed.message);
+  return { account, viewer, secret: started.secret, recovery: confirmed.recoveryCodes };
+}
+
+async function passwordStep(account: { email: string; password: string }, ip = unique("ip")) {
+  const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip });
+  return { response, challenge: cookieFrom(response, "__Host-2fa"), ip };
+}
+
+describe("two-factor enrolment", () => {
+  it("turns on only after a valid code, with ten recovery codes, and keeps the secret encrypted", async () => {
+    const account = await createAccount();
+    const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, isAdmin: false };
+    const started = await startEnrolment(db, KEY, viewer);
+    expect(started.ok).toBe(true);
+    const secret = (started as { secret: string }).secret;
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/); // 20 random bytes in base32
+    expect((started as { qrDataUrl: string }).qrDataUrl).toMatch(/^data:image\/svg\+xml;base64,/);
+    const stored = await db.select().from(totpFactors).where(eq(totpFactors.userId, account.id)).get();
+    expect(stored?.status).toBe("pending");
+    expect(stored?.secret).not.toContain(secret);
+
+    expect((await confirmEnrolment(db, KEY, viewer, "000000")).ok).toBe(false);
+    expect((await twoFactorStatus(db, account.id)).enabled).toBe(false);
+
+    const confirmed = await confirmEnrolment(db, KEY, viewer, codeAt(secret, Date.now()));
+    expect(confirmed.ok).toBe(true);
+    const codes = (confirmed as { recoveryCodes: string[] }).recoveryCodes;
+    expect(codes).toHaveLength(10);
+    for (const code of codes) expect(code).toMatch(/^[A-Z0-9]{5}-[A-Z0-9]{5}$/);
+    const hashes = await db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, account.id));
+    expect(hashes.every((h) => !codes.some((c) => h.codeHash.includes(c.replace("-", ""))))).toBe(true);
+    expect(await twoFactorStatus(db, account.id)).toEqual({ enabled: true, recoveryCodesLeft: 10 });
+  });
+
+  it("shows the real status on the page", async () => {
+    const { account, secret } = await enrolled(Date.now() - 30_000);
+    const { challenge, ip } = await passwordStep(account);
+    const session = cookieFrom(await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip }), "__Host-session")!;
+    expect(await (await call("/dashboard/2fa", { cookie: session })).text()).toContain("Enabled</span>");
+    const plain = await createAccount();
+    const other = cookieFrom(await call("/auth", { form: { intent: "login", emailOrUsername: plain.email, password: plain.password }, ip: unique("ip") }), "__Host-session")!;
+    expect(await (await call("/dashboard/2fa", { cookie: other })).text()).toContain("Disabled</span>");
+  });
+});
+
+describe("signing in with two-factor authentication", () => {
+  it("asks for a code after the password and starts the session only once the code checks out", async () => {
+    const { account, secret } = await enrolled(Date.now() - 30_000);
+    const { response, challenge, ip } = await passwordStep(account);
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/auth/2fa");
+    expect(cookieFrom(response, "__Host-session")).toBeNull();
+    expect(challenge).not.toBeNull();
+    expect(await db.select().from(sessions).where(eq(sessions.userId, account.id)).all()).toHaveLength(0);
+    // Nothing private opens with the challenge alone.
+    expect((await call("/dashboard", { cookie: challenge! })).status).toBe(302);
+
+    const signedIn = await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip });
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.headers.get("Location")).toBe("/");
+    const session = cookieFrom(signedIn, "__Host-session");
+    expect(session).not.toBeNull();
+    expect((await call("/dashboard", { cookie: session! })).status).toBe(200);
+  });
+
+  it("refuses the same code twice within its time step", async () => {
+    const { account, secret } = await enrolled(Date.now() - 60_000);
+    const code = codeAt(secret, Date.now());
+    const first = await passwordStep(account);
+    expect((await call("/auth/2fa", { form: { code }, cookie: first.challenge!, ip: first.ip })).status).toBe(302);
+    const second = await passwordStep(account);
+    const replay = await call("/auth/2fa", { form: { code }, cookie: second.challenge!, ip: second.ip });
+    expect(replay.status).toBe(401);
+    expect(cookieFrom(replay, "__Host-session")).toBeNull();
+    expect(await replay.text()).toContain("Invalid code");
+  });
+
+  it("accepts one step of clock drift either way, but not two", async () => {
+    const now = Date.now();
+    const { account, secret } = await enrolled(now - 10 * 30_000);
+    expect(await verifySecondFactor(db, KEY, account.id, account.email, codeAt(secret, now - 2 * 30_000), now)).toBe(false);
+    expect(await verifySecondFactor(db, KEY, account.id, account.email, codeAt(secret, now - 30_000), now)).toBe(true);
+    expect(await verifySecondFactor(db, KEY, account.id, account.email, codeAt(secret, now + 30_000), now)).toBe(true);
+    // An older step after a newer one was used is refused too.
+    expect(await verifySecondFactor(db, KEY, account.id, account.email, codeAt(secret, now), now)).toBe(false);
+  });
+
+  it("accepts a recovery code exactly once", async () => {
+    const { account, recovery } = await enrolled();
+    const first = await passwordStep(account);
+    const used = await call("/auth/2fa", { form: { code: recovery[0]!.toLowerCase() }, cookie: first.challenge!, ip: first.ip });
+    expect(used.status).toBe(302);
+    expect(cookieFrom(used, "__Host-session")).not.toBeNull();
+    const second = await passwordStep(account);
+    expect((await call("/auth/2fa", { form: { code: recovery[0]! }, cookie: second.challenge!, ip: second.ip })).status).toBe(401);
+    expect((await twoFactorStatus(db, account.id)).recoveryCodesLeft).toBe(9);
+  });
+
+  it("ends the challenge after five wrong codes", async () => {
+    const { account, secret } = await enrolled();
+    const { challenge, ip } = await passwordStep(account);
+    for (let i = 0; i < 4; i++) expect((await call("/auth/2fa", { form: { code: "123456" }, cookie: challenge!, ip })).status).toBe(401);
+    const fifth = await call("/auth/2fa", { form: { code: "123456" }, cookie: challenge!, ip });
+    expect(fifth.status).toBe(302);
+    expect(fifth.headers.get("Location")).toBe("/auth");
+    // Even the right code is useless now.
+    const late = await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip });
+    expect(late.status).toBe(302);
+    expect(cookieFrom(late, "__Host-session")).toBeNull();
+  });
+
+  it("sends /auth/2fa without a challenge back to /auth", async () => {
+    const response = await call("/auth/2fa");
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/auth");
+  });
+});
+
+describe("turning two-factor authentication off", () => {
+  it("requires a current code from the app", async () => {
+    const now = Date.now();
+    const { account, viewer, secret, recovery } = await enrolled(now - 60_000);
+    expect((await disableTwoFactor(db, KEY, viewer, "000000", now)).ok).toBe(false);
+    expect((await disableTwoFactor(db, KEY, viewer, recovery[1]!, now)).ok).toBe(false);
+    expect((await twoFactorStatus(db, account.id)).enabled).toBe(true);
+    expect((await disableTwoFactor(db, KEY, viewer, codeAt(secret, now), now)).ok).toBe(true);
+    expect(await twoFactorStatus(db, account.id)).toEqual({ enabled: false, recoveryCodesLeft: 0 });
+  });
+});
