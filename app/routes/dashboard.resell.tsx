@@ -12,11 +12,11 @@ import { Card } from "~/components/ui/card";
 import { Field, inputClass } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { formatDate, formatUsd } from "~/lib/format";
-import { checkAmount, checkQuantity, KEY_TYPES, type KeyType, MIN_KEYS_PER_ORDER } from "~/lib/schemas/reseller";
+import { checkAmount, checkQuantity, discounted, KEY_TYPES, type KeyType, MIN_KEYS_PER_ORDER } from "~/lib/schemas/reseller";
 import type { Toast } from "~/lib/toast";
 import { app } from "~/server/context.server";
 import { currentViewer } from "~/server/guards.server";
-import { addBalanceAnswer, creditBalance, discounted, generateKeys, keyPrices, resellerOverview } from "~/server/reseller.server";
+import { addBalanceAnswer, creditBalance, generateKeys, keyPrices, resellerOverview } from "~/server/reseller.server";
 import type { Route } from "./+types/dashboard.resell";
 
 export const meta: Route.MetaFunction = () => [{ title: `Resell Panel | ${BRAND}` }];

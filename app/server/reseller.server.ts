@@ -5,7 +5,7 @@
 import { count, desc, eq, sql } from "drizzle-orm";
 import { formatUsd } from "~/lib/format";
 import { planVariants } from "~/lib/plans";
-import { checkAmount, checkQuantity, type FormProblem, isKeyType, type KeyType, KEY_TYPES } from "~/lib/schemas/reseller";
+import { checkAmount, checkQuantity, discounted, type FormProblem, isKeyType, type KeyType, KEY_TYPES } from "~/lib/schemas/reseller";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "./audit.server";
 import type { Catalogue } from "./catalogue/catalogue.server";
@@ -41,10 +41,6 @@ export async function keyPrices(catalogue: Catalogue): Promise<Partial<Record<Ke
   const { weekly, monthly } = planVariants(main?.variants ?? []);
   const cents = (amount?: string) => (amount ? Math.round(Number(amount) * 100) : undefined);
   return { weekly: cents(weekly?.price.amount), monthly: cents(monthly?.price.amount) };
-}
-
-export function discounted(listCents: number, discountRate: number): number {
-  return Math.round((listCents * (100 - discountRate)) / 100);
 }
 
 export function newKeyCode(): string {

@@ -36,3 +36,8 @@ export function checkAmount(raw: unknown): { ok: true; cents: number } | ({ ok: 
 export function isKeyType(value: unknown): value is KeyType {
   return value === "monthly" || value === "weekly";
 }
+
+/** A key's price for a reseller: the list price less their discount, in whole cents. */
+export function discounted(listCents: number, discountRate: number): number {
+  return Math.round((listCents * (100 - discountRate)) / 100);
+}
