@@ -31,7 +31,7 @@ export default function Affiliate() {
           Content creators and community owners earn 20% commission on every sale made with their code.
         </p>
       </div>
-      <div className="grid gap-6 md:grid-cols-3">
+      <div className="grid grid-cols-1 gap-6 md:grid-cols-3">
         {STEPS.map(({ icon: Icon, title, text }) => (
           <Card key={title}>
             <Icon className="size-7 text-accent" aria-hidden />

@@ -115,7 +115,7 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
           </disable.Form>
         </Card>
       ) : started ? (
-        <Card className="grid gap-6 sm:grid-cols-[auto_1fr]">
+        <Card className="grid grid-cols-1 gap-6 sm:grid-cols-[auto_1fr]">
           <img src={started.qrDataUrl} alt="QR code for your authenticator app" width={200} height={200} className="rounded-lg bg-white" />
           <div className="space-y-4">
             <div>

@@ -25,7 +25,7 @@ export default function DashboardHome() {
         <h2 id="tutorials" className="text-xl font-bold">
           Tutorials
         </h2>
-        <div className="grid gap-4 md:grid-cols-3">
+        <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
           {TUTORIALS.map(({ icon: Icon, title, text }) => (
             <Card key={title}>
               <Icon className="size-6 text-accent" aria-hidden />

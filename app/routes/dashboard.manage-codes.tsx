@@ -293,7 +293,7 @@ export default function ManageCodes({ loaderData }: Route.ComponentProps) {
       <h1 className="flex items-center gap-3 text-3xl font-black tracking-tight">
         MANAGE CODES <ShieldCheck className="size-6 text-accent" aria-label="Admin" />
       </h1>
-      <div className="grid gap-8 xl:grid-cols-2">
+      <div className="grid grid-cols-1 gap-8 xl:grid-cols-2">
         <AddCodes variants={variants} />
 
         <Card>
@@ -359,7 +359,7 @@ export default function ManageCodes({ loaderData }: Route.ComponentProps) {
         </ul>
       </Card>
 
-      <div className="grid gap-8 xl:grid-cols-2">
+      <div className="grid grid-cols-1 gap-8 xl:grid-cols-2">
         <Card>
           <h2 className="text-lg font-bold">Backorders ({backorders.length})</h2>
           <p className="mt-1 text-sm text-muted">Paid order units that found no code. Adding codes for the variant fills them, oldest first, and e-mails each key.</p>

@@ -118,14 +118,14 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
   return (
     <div className="space-y-8">
       <h1 className="text-3xl font-black">Resell Panel</h1>
-      <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
         <Stat icon={Wallet} label="Balance" value={formatUsd(account.balanceCents)} />
         <Stat icon={Percent} label="Your discount" value={`${account.discountRate}%`} />
         <Stat icon={KeyRound} label="Keys generated" value={String(totalKeys)} />
         <Stat icon={KeyRound} label="Active keys" value={String(activeKeys)} />
       </div>
 
-      <div className="grid gap-6 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card>
           <h2 className="font-bold">Add Balance</h2>
           <balanceFetcher.Form

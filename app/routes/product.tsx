@@ -82,7 +82,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
   const { communityUrl } = useShop();
   return (
     <div className="mx-auto max-w-7xl space-y-16 px-4 py-10">
-      <div className="grid gap-10 lg:grid-cols-2">
+      <div className="grid grid-cols-1 gap-10 lg:grid-cols-2">
         <Gallery images={product.images} title={product.title} />
         <div className="space-y-6">
           <BuyBox key={product.id} product={product} />

@@ -47,7 +47,7 @@ export default function Support() {
         <h1 className="text-3xl font-black">Support Center</h1>
         <p className="mt-2 text-muted">We're here to help, day and night.</p>
       </div>
-      <div className="grid gap-6 md:grid-cols-3">
+      <div className="grid grid-cols-1 gap-6 md:grid-cols-3">
         <Card className="flex flex-col">
           <MessageCircle className="size-7 text-accent" aria-hidden />
           <h2 className="mt-3 font-bold">Discord Support</h2>

@@ -9,7 +9,7 @@ import { Card } from "../ui/card";
 
 export function PlansSkeleton() {
   return (
-    <div className="grid gap-6 md:grid-cols-2" aria-busy="true" aria-label="Loading plans">
+    <div className="grid grid-cols-1 gap-6 md:grid-cols-2" aria-busy="true" aria-label="Loading plans">
       {[0, 1].map((i) => (
         <div key={i} className="h-96 animate-pulse rounded-xl border border-line bg-panel" />
       ))}

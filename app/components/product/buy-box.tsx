@@ -130,7 +130,7 @@ export function BuyBox({ product }: { product: Product }) {
           ))
         : null}
 
-      <div role="radiogroup" aria-label="Choose a plan" className="grid gap-3 sm:grid-cols-2">
+      <div role="radiogroup" aria-label="Choose a plan" className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         {product.variants.map((v) => {
           const checked = v.id === variant?.id;
           return (
@@ -155,7 +155,7 @@ export function BuyBox({ product }: { product: Product }) {
         })}
       </div>
 
-      <div className="grid gap-3 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <Button size="lg" disabled={unavailable || busy} onClick={() => start("buy")}>
           BUY NOW
         </Button>
