@@ -1,7 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig } from "vitest/config";
-import { sqlAsText } from "./vite.config";
+import { sqlAsText } from "./vite.config.ts";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");

@@ -64,6 +64,14 @@ describe("reseller panel", () => {
     expect(await balanceOf(account.id)).toBe(100_000 - 5 * MONTHLY_CENTS - 5 * WEEKLY_CENTS);
   });
 
+  it("generates the largest allowed order in one go", async () => {
+    const { account, cookie } = await reseller(100 * MONTHLY_CENTS);
+    const response = await call("/dashboard/resell", { form: { intent: "generate", quantity: "100" }, cookie });
+    expect(await response.text()).toContain("Generated 100 key(s) successfully");
+    expect(await keysOf(account.id)).toHaveLength(100);
+    expect(await balanceOf(account.id)).toBe(0);
+  });
+
   it("refuses an unknown license type", async () => {
     const { account, cookie } = await reseller(100_000);
     const response = await call("/dashboard/resell", { form: { intent: "generate", quantity: "5", keyType: "lifetime" }, cookie });

@@ -195,18 +195,65 @@ describe("order webhook: handing out keys", () => {
 });
 
 describe("order webhook: cancellations, refunds and bad input", () => {
-  it("revokes the keys and ends the subscriptions of a refunded order", async () => {
+  it("revokes the keys and ends the subscriptions of a fully refunded order", async () => {
     const member = await createAccount();
     const variant = await stockedVariant(2);
     const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }], email: member.email });
     await deliver("orders/create", payload);
-    const response = await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [] });
+    const line = payload.line_items[0]!.id;
+    const response = await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: line, quantity: 2 }] });
     expect(response.status).toBe(200);
     const codes = await codesOf(payload.id);
     expect(codes.every((c) => typeof c.revokedAt === "number")).toBe(true);
     const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id));
     expect(subscriptions.map((s) => s.status)).toEqual(["revoked", "revoked"]);
     expect((await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, String(payload.id))).get())?.refundedAt).toBeTypeOf("number");
+  });
+
+  it("revokes only the refunded units of a partial refund, newest first", async () => {
+    const variant = await stockedVariant(3);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 3 }] });
+    await deliver("orders/create", payload);
+    const line = payload.line_items[0]!.id;
+    await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: line, quantity: 1 }] });
+    const codes = (await codesOf(payload.id)).sort((a, b) => a.unitIndex! - b.unitIndex!);
+    expect(codes.map((c) => c.revokedAt !== null)).toEqual([false, false, true]);
+    // A second partial refund takes the next unit, not the one already revoked.
+    await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: line, quantity: 1 }] });
+    const after = (await codesOf(payload.id)).sort((a, b) => a.unitIndex! - b.unitIndex!);
+    expect(after.map((c) => c.revokedAt !== null)).toEqual([false, true, true]);
+  });
+
+  it("takes waiting units out of the queue before revoking delivered keys", async () => {
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
+    await deliver("orders/create", payload);
+    await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: payload.line_items[0]!.id, quantity: 1 }] });
+    expect((await codesOf(payload.id)).map((c) => c.revokedAt)).toEqual([null]);
+    const queue = await db.select().from(backorders).where(eq(backorders.orderId, String(payload.id)));
+    expect(queue.map((b) => b.cancelledAt !== null)).toEqual([true]);
+  });
+
+  it("revokes nothing for a refund without line items (an amount or shipping only)", async () => {
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }] });
+    await deliver("orders/create", payload);
+    for (const refund of [{ refund_line_items: [] }, {}]) {
+      expect((await deliver("refunds/create", { id: nextId(), order_id: payload.id, ...refund })).status).toBe(200);
+    }
+    expect((await codesOf(payload.id)).map((c) => c.revokedAt)).toEqual([null]);
+    expect((await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, String(payload.id))).get())?.refundedAt).toBeNull();
+  });
+
+  it("ignores refunded units of another order's line", async () => {
+    const variant = await stockedVariant(2);
+    const mine = orderPayload({ lines: [{ variant: variant.numeric }] });
+    const theirs = orderPayload({ lines: [{ variant: variant.numeric }] });
+    await deliver("orders/create", mine);
+    await deliver("orders/create", theirs);
+    await deliver("refunds/create", { id: nextId(), order_id: mine.id, refund_line_items: [{ line_item_id: theirs.line_items[0]!.id, quantity: 1 }] });
+    expect((await codesOf(mine.id)).map((c) => c.revokedAt)).toEqual([null]);
+    expect((await codesOf(theirs.id)).map((c) => c.revokedAt)).toEqual([null]);
   });
 
   it("revokes a cancelled order's keys and takes its waiting units out of the queue", async () => {
@@ -218,6 +265,17 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const queue = await db.select().from(backorders).where(eq(backorders.orderId, String(payload.id)));
     expect(queue).toHaveLength(1);
     expect(queue[0]!.cancelledAt).toBeTypeOf("number");
+  });
+
+  it("hands out nothing when the cancellation arrives before a late orders/paid delivery", async () => {
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }], financial: "pending" });
+    await deliver("orders/cancelled", { ...payload, cancelled_at: new Date().toISOString() });
+    const response = await deliver("orders/paid", { ...payload, financial_status: "paid" });
+    expect(response.status).toBe(200);
+    expect(await codesOf(payload.id)).toHaveLength(0);
+    expect(await mailsTo(payload.email)).toHaveLength(0);
+    expect((await db.select().from(productCodes).where(eq(productCodes.variantId, variant.gid)).get())?.isUsed).toBe(false);
   });
 
   it("refuses malformed payloads with 400 and records them for the admin", async () => {

@@ -2,7 +2,7 @@
 // unit; that is guaranteed by the database (conditional updates and a unique index on the unit),
 // not by application locks, because D1 has no interactive transactions.
 import { and, asc, count, desc, eq, gte, isNull, sql } from "drizzle-orm";
-import type { Db } from "./db/client.server";
+import { chunksOf, type Db } from "./db/client.server";
 import { backorders, productCodes } from "./db/schema";
 
 export const MAX_CODES_PER_SUBMISSION = 1000;
@@ -40,10 +40,11 @@ export async function addCodes(
   // Insert what is new; the (variant, code) unique index skips what is already stored, even if
   // another admin adds the same codes at the same moment.
   let added = 0;
-  for (let i = 0; i < codes.length; i += 20) {
+  // Five bound parameters per row (variant, title, code, is_used, created_at).
+  for (const group of chunksOf(codes, 5)) {
     const rows = await db
       .insert(productCodes)
-      .values(codes.slice(i, i + 20).map((code) => ({ variantId: variant.id, variantTitle: variant.title, code, createdAt: now })))
+      .values(group.map((code) => ({ variantId: variant.id, variantTitle: variant.title, code, createdAt: now })))
       .onConflictDoNothing()
       .returning({ id: productCodes.id });
     added += rows.length;

@@ -1,7 +1,7 @@
 // Orders become keys here. A paid order's every unit gets a code (or waits in the backorder queue);
 // the buyer gets one e-mail with all the keys; a cancelled or refunded order's keys are revoked.
 // Every step is safe to repeat: Shopify retries deliveries and sends several topics per order.
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { variantGid } from "~/lib/catalogue";
 import { assignCode, backorderUnit, fillBackorders, type FilledBackorder, type OrderUnit } from "./codes.server";
@@ -40,9 +40,9 @@ export interface Order {
 
 export type FulfilmentOutcome = { assigned: number; backordered: number; skippedLines: number };
 
-/** Stores (or updates) what Shopify told us about an order. */
-export async function recordOrder(db: Db, order: Order, paid: boolean, now = Date.now()): Promise<void> {
-  await db
+/** Stores (or updates) what Shopify told us about an order; says whether it was cancelled. */
+export async function recordOrder(db: Db, order: Order, paid: boolean, now = Date.now()): Promise<{ cancelled: boolean }> {
+  const stored = await db
     .insert(shopifyOrders)
     .values({
       id: order.id,
@@ -62,7 +62,10 @@ export async function recordOrder(db: Db, order: Order, paid: boolean, now = Dat
         lineItems: JSON.stringify(order.lines),
         paidAt: sql`coalesce(${shopifyOrders.paidAt}, ${paid ? now : null})`,
       },
-    });
+    })
+    .returning({ cancelledAt: shopifyOrders.cancelledAt })
+    .get();
+  return { cancelled: Boolean(stored?.cancelledAt) };
 }
 
 const units = (order: Order, line: OrderLine): OrderUnit[] =>
@@ -180,43 +183,76 @@ export async function fillBackordersAndNotify(deps: FulfilmentDeps, variantId: s
   return filled;
 }
 
-/**
- * A cancelled or refunded order: its keys are revoked, its subscriptions end and its waiting units
- * leave the queue. With `lineIds`, only those lines (a partial refund).
- */
-export async function revokeOrder(
-  db: Db,
-  orderId: string,
-  reason: "cancelled" | "refunded",
-  lineIds?: string[],
-  now = Date.now(),
-): Promise<number> {
-  const lineFilter = lineIds && lineIds.length > 0 ? inArray(productCodes.orderLineId, lineIds) : undefined;
+/** Revokes keys (and ends their subscriptions) by code id. */
+async function revokeCodes(db: Db, ids: number[], now: number): Promise<number> {
+  if (ids.length === 0) return 0;
   const revoked = await db
     .update(productCodes)
     .set({ revokedAt: now })
-    .where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt), lineFilter))
+    .where(and(inArray(productCodes.id, ids), isNull(productCodes.revokedAt)))
     .returning({ id: productCodes.id });
-  await revokeSubscriptionsForCodes(
-    db,
-    (await db.select({ id: productCodes.id }).from(productCodes).where(and(eq(productCodes.orderId, orderId), lineFilter))).map((r) => r.id),
-  );
+  await revokeSubscriptionsForCodes(db, revoked.map((r) => r.id));
+  return revoked.length;
+}
+
+/**
+ * orders/cancelled: every key of the order is revoked and its waiting units leave the queue. The
+ * order is marked cancelled even if we never saw it, so a late retry of its orders/paid delivery
+ * hands out nothing.
+ */
+export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<number> {
+  await db
+    .insert(shopifyOrders)
+    .values({ id: orderId, email: "", currency: "", lineItems: "[]", receivedAt: now, cancelledAt: now })
+    .onConflictDoUpdate({ target: shopifyOrders.id, set: { cancelledAt: now } });
+  const codes = await db.select({ id: productCodes.id }).from(productCodes).where(eq(productCodes.orderId, orderId));
   await db
     .update(backorders)
     .set({ cancelledAt: now })
-    .where(
-      and(
-        eq(backorders.orderId, orderId),
-        isNull(backorders.filledAt),
-        isNull(backorders.cancelledAt),
-        lineIds && lineIds.length > 0 ? inArray(backorders.lineItemId, lineIds) : undefined,
-      ),
-    );
-  await db
-    .update(shopifyOrders)
-    .set(reason === "cancelled" ? { cancelledAt: now } : { refundedAt: now })
-    .where(eq(shopifyOrders.id, orderId));
-  return revoked.length;
+    .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt)));
+  return revokeCodes(db, codes.map((c) => c.id), now);
+}
+
+export interface RefundedLine {
+  lineId: string;
+  quantity: number;
+}
+
+/**
+ * refunds/create: only the refunded units. Units still waiting for stock are taken out of the
+ * queue first; then delivered keys are revoked, newest unit first. A refund without line items
+ * (an amount or shipping only) revokes nothing.
+ */
+export async function refundUnits(db: Db, orderId: string, lines: RefundedLine[], now = Date.now()) {
+  let revoked = 0;
+  let cancelled = 0;
+  for (const { lineId, quantity } of lines) {
+    const waiting = await db
+      .select({ id: backorders.id })
+      .from(backorders)
+      .where(and(eq(backorders.orderId, orderId), eq(backorders.lineItemId, lineId), isNull(backorders.filledAt), isNull(backorders.cancelledAt)))
+      .orderBy(desc(backorders.unitIndex))
+      .limit(quantity);
+    if (waiting.length > 0) {
+      const done = await db
+        .update(backorders)
+        .set({ cancelledAt: now })
+        .where(and(inArray(backorders.id, waiting.map((w) => w.id)), isNull(backorders.cancelledAt), isNull(backorders.filledAt)))
+        .returning({ id: backorders.id });
+      cancelled += done.length;
+    }
+    const remaining = quantity - waiting.length;
+    if (remaining <= 0) continue;
+    const delivered = await db
+      .select({ id: productCodes.id })
+      .from(productCodes)
+      .where(and(eq(productCodes.orderId, orderId), eq(productCodes.orderLineId, lineId), isNull(productCodes.revokedAt)))
+      .orderBy(desc(productCodes.unitIndex))
+      .limit(remaining);
+    revoked += await revokeCodes(db, delivered.map((d) => d.id), now);
+  }
+  if (revoked + cancelled > 0) await db.update(shopifyOrders).set({ refundedAt: now }).where(eq(shopifyOrders.id, orderId));
+  return { revoked, cancelled };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Viewer } from "~/lib/viewer";
 import { audit } from "./audit.server";
 import type { Catalogue } from "./catalogue/catalogue.server";
 import { randomString } from "./crypto.server";
-import type { Db } from "./db/client.server";
+import { chunksOf, type Db } from "./db/client.server";
 import { profiles, resellerAccounts, resellerKeys, users } from "./db/schema";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
@@ -78,14 +78,14 @@ export async function generateKeys(
   for (let attempt = 0; attempt < 2; attempt++) {
     const keys = Array.from({ length: quantity.quantity }, newKeyCode);
     try {
+      const rows = keys.map((keyCode, i) => ({ id: crypto.randomUUID(), userId: viewer.id, keyCode, keyType, status: "active" as const, priceCents: unitCents, purchaseDate: now + i }));
       await db.batch([
         db
           .update(resellerAccounts)
           .set({ balanceCents: sql`${resellerAccounts.balanceCents} - ${totalCents}` })
           .where(eq(resellerAccounts.userId, viewer.id)),
-        db.insert(resellerKeys).values(
-          keys.map((keyCode, i) => ({ id: crypto.randomUUID(), userId: viewer.id, keyCode, keyType, status: "active" as const, priceCents: unitCents, purchaseDate: now + i })),
-        ),
+        // Seven bound parameters per key row; every statement is in the same transaction.
+        ...chunksOf(rows, 7).map((group) => db.insert(resellerKeys).values(group)),
       ]);
       return { ok: true, keys, totalCents };
     } catch (error) {

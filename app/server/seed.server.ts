@@ -3,7 +3,7 @@
 // Only the development build calls this; production never contains demo accounts.
 import { sql } from "drizzle-orm";
 import demoCatalogue from "./catalogue/demo-catalogue.json";
-import type { Db } from "./db/client.server";
+import { chunksOf, type Db } from "./db/client.server";
 import { downloadableFiles, productCodes, profiles, statusUpdates, userRoles, users } from "./db/schema";
 import { hashPassword } from "./password.server";
 
@@ -48,9 +48,8 @@ export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): 
       })),
     ),
   );
-  // D1 caps bound parameters per statement, so insert in small groups.
-  for (let i = 0; i < codes.length; i += 10) {
-    await db.insert(productCodes).values(codes.slice(i, i + 10)).onConflictDoNothing();
+  for (const group of chunksOf(codes, 5)) {
+    await db.insert(productCodes).values(group).onConflictDoNothing();
   }
 
   await db

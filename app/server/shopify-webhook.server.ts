@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import * as v from "valibot";
 import { sha256Hex } from "./crypto.server";
 import { webhookDeliveries } from "./db/schema";
-import { type FulfilmentDeps, fulfilOrder, lineVariant, type Order, recordOrder, revokeOrder } from "./orders.server";
+import { cancelOrder, type FulfilmentDeps, fulfilOrder, lineVariant, type Order, recordOrder, refundUnits } from "./orders.server";
 import { verifyWebhookSignature } from "./shopify-hmac.server";
 
 const id = v.pipe(
@@ -40,7 +40,7 @@ const orderSchema = v.object({
 const refundSchema = v.object({
   id,
   order_id: id,
-  refund_line_items: v.optional(v.array(v.object({ line_item_id: id }))),
+  refund_line_items: v.optional(v.array(v.object({ line_item_id: id, quantity: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)) })), []),
 });
 
 const emailSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email(), v.maxLength(254));
@@ -91,9 +91,9 @@ async function process(deps: FulfilmentDeps, topic: string, json: unknown): Prom
   if (topic === "refunds/create") {
     const refund = parse(refundSchema, json);
     if (!refund.ok) return { rejected: refund.problem };
-    const lines = refund.value.refund_line_items?.map((l) => l.line_item_id);
-    const revoked = await revokeOrder(deps.db, refund.value.order_id, "refunded", lines);
-    return { outcome: "processed", detail: `Refund: ${revoked} key(s) revoked`, orderId: refund.value.order_id };
+    const lines = refund.value.refund_line_items.map((l) => ({ lineId: l.line_item_id, quantity: l.quantity }));
+    const { revoked, cancelled } = await refundUnits(deps.db, refund.value.order_id, lines);
+    return { outcome: "processed", detail: `Refund: ${revoked} key(s) revoked, ${cancelled} waiting unit(s) cancelled`, orderId: refund.value.order_id };
   }
   const raw = parse(orderSchema, json);
   if (!raw.ok) return { rejected: raw.problem };
@@ -101,12 +101,12 @@ async function process(deps: FulfilmentDeps, topic: string, json: unknown): Prom
   if (!order.ok) return { rejected: order.problem };
   const { value } = order;
   if (topic === "orders/cancelled") {
-    const revoked = await revokeOrder(deps.db, value.id, "cancelled");
+    const revoked = await cancelOrder(deps.db, value.id);
     return { outcome: "processed", detail: `Cancelled: ${revoked} key(s) revoked`, orderId: value.id };
   }
   const paid = topic === "orders/paid" || value.financialStatus === "paid";
-  await recordOrder(deps.db, value, paid);
-  if (value.cancelled) return { outcome: "processed", detail: "Order is cancelled: nothing handed out", orderId: value.id };
+  const { cancelled } = await recordOrder(deps.db, value, paid);
+  if (value.cancelled || cancelled) return { outcome: "processed", detail: "Order is cancelled: nothing handed out", orderId: value.id };
   if (!paid) return { outcome: "processed", detail: `Not paid yet (${value.financialStatus ?? "unknown"}): waiting for orders/paid`, orderId: value.id };
   const result = await fulfilOrder(deps, value);
   const detail = [`${result.assigned} key(s) handed out`, result.backordered ? `${result.backordered} backordered` : "", result.skippedLines ? `${result.skippedLines} line(s) without a variant skipped` : ""]

@@ -14,3 +14,11 @@ export function database(d1: D1Database) {
 }
 
 export type Db = ReturnType<typeof database>;
+
+/** D1 binds at most 100 parameters per statement, so multi-row inserts are cut to fit. */
+export const D1_MAX_BOUND_PARAMETERS = 100;
+
+export function chunksOf<T>(rows: T[], paramsPerRow: number): T[][] {
+  const size = Math.max(1, Math.floor(D1_MAX_BOUND_PARAMETERS / paramsPerRow));
+  return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
+}
