@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { oauthAccounts, users } from "~/server/db/schema";
+import { oauthAccounts, recoveryCodes, sessions, totpFactors, users } from "~/server/db/schema";
 import { type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/discord.server";
 import { call, createAccount, db, ORIGIN, unique } from "./helpers";
 
@@ -77,6 +77,37 @@ describe("sign in with Discord", () => {
     const { state, cookies } = started();
     expect((await finishDiscordSignIn(db, config, callback(state, cookies))).ok).toBe(true);
     expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get())?.provider).toBe("discord");
+  });
+
+  it("takes an unverified account with that e-mail away from whoever registered it without proving the address", async () => {
+    const squatter = await createAccount({ verified: false });
+    const now = Date.now();
+    await db.batch([
+      db.insert(sessions).values({ id: unique("sess"), userId: squatter.id, expiresAt: now + 86_400_000, createdAt: now, lastSeenAt: now }),
+      db.insert(totpFactors).values({ userId: squatter.id, secret: "x", status: "verified", createdAt: now, verifiedAt: now }),
+      db.insert(recoveryCodes).values({ userId: squatter.id, codeHash: "h" }),
+    ]);
+    discordAnswers({ id: unique("d"), username: "owner", email: squatter.email, verified: true });
+    const { state, cookies } = started();
+    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
+    expect(outcome).toMatchObject({ ok: true, secondFactor: false });
+    const user = await db.select().from(users).where(eq(users.id, squatter.id)).get();
+    expect(user?.passwordHash).toBeNull();
+    expect(user?.emailVerifiedAt).toBeTypeOf("number");
+    expect(await db.select().from(totpFactors).where(eq(totpFactors.userId, squatter.id))).toHaveLength(0);
+    expect(await db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, squatter.id))).toHaveLength(0);
+    // Only the session just created for the Discord sign-in remains.
+    expect(await db.select().from(sessions).where(eq(sessions.userId, squatter.id))).toHaveLength(1);
+    const login = await call("/auth", { form: { intent: "login", emailOrUsername: squatter.email, password: squatter.password }, ip: unique("ip") });
+    expect(login.headers.get("Set-Cookie") ?? "").not.toContain("__Host-session=");
+  });
+
+  it("keeps a verified account's password and second factor when Discord is linked to it", async () => {
+    const account = await createAccount();
+    discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: true });
+    const { state, cookies } = started();
+    await finishDiscordSignIn(db, config, callback(state, cookies));
+    expect((await db.select().from(users).where(eq(users.id, account.id)).get())?.passwordHash).toBeTruthy();
   });
 
   it("refuses a Discord account whose e-mail Discord has not verified", async () => {

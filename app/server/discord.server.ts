@@ -2,11 +2,11 @@
 // that knows arctic. A Discord account signs in to the account it was linked to, else links to the
 // account with the same e-mail if Discord has verified it, else gets a new account.
 import { Discord, generateCodeVerifier, generateState } from "arctic";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Toast } from "~/lib/toast";
 import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
 import type { Db } from "./db/client.server";
-import { oauthAccounts, profiles, users } from "./db/schema";
+import { emailVerificationTokens, loginChallenges, oauthAccounts, profiles, recoveryCodes, sessions, totpFactors, users } from "./db/schema";
 import { startChallenge } from "./login-challenge.server";
 import { claimSubscriptions } from "./orders.server";
 import { createSession } from "./session.server";
@@ -61,6 +61,23 @@ async function freeUsername(db: Db, wanted: string): Promise<string> {
   return `${base}${crypto.randomUUID().slice(0, 6)}`;
 }
 
+/**
+ * Discord has proven the address, so an unverified account with it now belongs to this person.
+ * Whoever registered it without proving the address keeps nothing: not its password, sessions,
+ * second factor or pending links.
+ */
+async function takeOverUnverified(db: Db, userId: string, now: number): Promise<void> {
+  await db.batch([
+    db.update(users).set({ emailVerifiedAt: now, passwordHash: null }).where(and(eq(users.id, userId), isNull(users.emailVerifiedAt))),
+    db.delete(sessions).where(eq(sessions.userId, userId)),
+    db.delete(loginChallenges).where(eq(loginChallenges.userId, userId)),
+    db.delete(totpFactors).where(eq(totpFactors.userId, userId)),
+    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
+    db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId)),
+    db.delete(oauthAccounts).where(eq(oauthAccounts.userId, userId)),
+  ]);
+}
+
 async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promise<{ userId: string } | { error: string }> {
   const linked = await db
     .select({ userId: oauthAccounts.userId })
@@ -74,8 +91,7 @@ async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promis
   const existing = await db.select({ id: users.id, verifiedAt: users.emailVerifiedAt }).from(users).where(sql`lower(${users.email}) = ${email}`).get();
   let userId = existing?.id;
   if (existing) {
-    // Discord has proven the address, so an unverified account with it is now verified.
-    if (!existing.verifiedAt) await db.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, existing.id));
+    if (!existing.verifiedAt) await takeOverUnverified(db, existing.id, now);
   } else {
     userId = crypto.randomUUID();
     const avatarUrl = discordUser.avatar ? `https://cdn.discordapp.com/avatars/${discordUser.id}/${discordUser.avatar}.png?size=128` : null;
