@@ -1,7 +1,8 @@
+import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, cryptoOrders, productCodes } from "~/server/db/schema";
-import { call, createAccount, db, signIn, unique } from "./helpers";
+import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/db/schema";
+import { call, createAccount, db, signIn, transactionId, unique } from "./helpers";
 
 const VARIANT = "gid://shopify/ProductVariant/4710000000004"; // Vertex HWID Spoofer - 30 Days (demo catalogue)
 
@@ -138,7 +139,7 @@ describe("fulfilling crypto orders", () => {
         currency: "USD",
         cryptoType: "BTC",
         walletAddress: "bc1qdemo",
-        transactionId: "a".repeat(64),
+        transactionId: transactionId(),
         createdAt: Date.now(),
         updatedAt: Date.now(),
       })
@@ -176,6 +177,40 @@ describe("fulfilling crypto orders", () => {
     const response = await post({ intent: "fulfil", orderId: order.id, code: tag, source: "manual" }, await adminCookie());
     expect(response.status).toBe(409);
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("submitted");
+  });
+
+  /** Cancels the order the moment its key is claimed, as an admin clicking Cancel at that instant would. */
+  async function cancelOnClaim(orderNumber: string, when: "INSERT" | "UPDATE") {
+    const name = `cancel_${orderNumber.replace(/\W/g, "_")}`;
+    await env.DB.exec(
+      `CREATE TRIGGER ${name} AFTER ${when} ON product_codes WHEN NEW.order_id = '${orderNumber}' BEGIN UPDATE crypto_orders SET status = 'cancelled' WHERE order_number = '${orderNumber}'; END;`,
+    );
+    return () => env.DB.exec(`DROP TRIGGER ${name};`);
+  }
+
+  it("hands a stock key back when the order is cancelled while it is being fulfilled", async () => {
+    const order = await submittedOrder();
+    const code = `RACE-${unique("r").toUpperCase()}`;
+    await db.delete(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
+    await db.insert(productCodes).values({ variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code, createdAt: Date.now() });
+    const drop = await cancelOnClaim(order.orderNumber, "UPDATE");
+    const response = await post({ intent: "fulfil", orderId: order.id, source: "stock" }, await adminCookie());
+    await drop();
+    expect(response.status).toBe(409);
+    expect(await response.text()).toContain(`Order ${order.orderNumber} is cancelled`);
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, code)).get()).toMatchObject({ isUsed: false, orderId: null, customerEmail: null, unitIndex: null });
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, order.userId))).toHaveLength(0);
+    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, order.customerEmail))).toHaveLength(0);
+  });
+
+  it("forgets a typed-in key when the order is cancelled while it is being fulfilled", async () => {
+    const order = await submittedOrder();
+    const code = `TYPED-${unique("t").toUpperCase()}`;
+    const drop = await cancelOnClaim(order.orderNumber, "INSERT");
+    const response = await post({ intent: "fulfil", orderId: order.id, code, source: "manual" }, await adminCookie());
+    await drop();
+    expect(response.status).toBe(409);
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, code))).toHaveLength(0);
   });
 
   it("can cancel an order", async () => {

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { expireUnpaidCryptoOrders, MAX_OPEN_ORDERS_PER_MEMBER, PENDING_TTL_MS } from "~/server/crypto-orders.server";
 import { cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/db/schema";
-import { call, createAccount, db, signIn, unique } from "./helpers";
+import { call, createAccount, db, signIn, transactionId, unique } from "./helpers";
 
 const MONTH = "gid://shopify/ProductVariant/4710000000002"; // Vertex Rust - 30 Days, $89.99
 const WEEK = "gid://shopify/ProductVariant/4710000000001";
@@ -44,7 +44,7 @@ describe("crypto orders", () => {
 
     const badTx = await call("/dashboard/crypto-tracker", { form: { orderNumber: order.orderNumber, transactionId: "not-a-tx" }, cookie });
     expect(badTx.status).toBe(400);
-    const tx = "ab".repeat(32);
+    const tx = transactionId();
     const submitted = await call("/dashboard/crypto-tracker", { form: { orderNumber: order.orderNumber, transactionId: tx }, cookie });
     expect(submitted.status).toBe(200);
     const row = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.orderNumber)).get();
@@ -83,13 +83,31 @@ describe("crypto orders", () => {
       expect(html).not.toContain("Pending Payment");
     }
     // Nor can another member submit a payment for it or switch its coin.
-    const foreignSubmit = await call("/dashboard/crypto-tracker", { form: { orderNumber: theirs, transactionId: "cd".repeat(32) }, cookie: other.cookie });
+    const foreignSubmit = await call("/dashboard/crypto-tracker", { form: { orderNumber: theirs, transactionId: transactionId() }, cookie: other.cookie });
     expect(foreignSubmit.status).toBe(404);
     expect((await api({ intent: "coin", orderNumber: theirs, coin: "LTC" }, other.cookie)).status).toBe(404);
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, theirs)).get())?.status).toBe("pending");
     // An admin can look any order up.
     const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
     expect(await (await track(theirs, admin)).text()).toContain(theirs);
+  });
+
+  it("refuses a transaction ID already submitted for another open order, whoever submitted it", async () => {
+    const first = await member();
+    const second = await member();
+    const mine = (await api({ intent: "open", variantId: MONTH }, first.cookie)).body.order!;
+    const theirs = (await api({ intent: "open", variantId: MONTH }, second.cookie)).body.order!;
+    const tx = transactionId();
+    const submit = (orderNumber: string, cookie: string, id: string) => call("/dashboard/crypto-tracker", { form: { orderNumber, transactionId: id }, cookie });
+    expect((await submit(mine.orderNumber, first.cookie, tx)).status).toBe(200);
+    // The same payment, even in capitals, cannot pay for a second order.
+    const reused = await submit(theirs.orderNumber, second.cookie, tx.toUpperCase());
+    expect(reused.status).toBe(409);
+    expect(await reused.text()).toContain("This transaction ID was already submitted for another order");
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, theirs.orderNumber)).get())).toMatchObject({ status: "pending", transactionId: null });
+    // Once the order that used it is cancelled, the payment may be claimed for another.
+    await db.update(cryptoOrders).set({ status: "cancelled" }).where(eq(cryptoOrders.orderNumber, mine.orderNumber));
+    expect((await submit(theirs.orderNumber, second.cookie, tx)).status).toBe(200);
   });
 
   it("asks for an order number", async () => {
@@ -129,7 +147,7 @@ describe("crypto orders", () => {
       .insert(cryptoOrders)
       .values([
         { ...base, id: crypto.randomUUID(), orderNumber: `CRYPTO-OLD${unique("a").toUpperCase().slice(-8)}`, status: "pending" },
-        { ...base, id: crypto.randomUUID(), orderNumber: `CRYPTO-PAID${unique("b").toUpperCase().slice(-8)}`, status: "submitted", transactionId: "e".repeat(64) },
+        { ...base, id: crypto.randomUUID(), orderNumber: `CRYPTO-PAID${unique("b").toUpperCase().slice(-8)}`, status: "submitted", transactionId: transactionId() },
         { ...base, id: crypto.randomUUID(), orderNumber: `CRYPTO-NEW${unique("c").toUpperCase().slice(-8)}`, status: "pending", createdAt: Date.now() },
       ])
       .returning();

@@ -15,6 +15,11 @@ export function unique(prefix = "u"): string {
   return `${prefix}${Date.now().toString(36)}${counter}${Math.random().toString(36).slice(2, 6)}`;
 }
 
+/** A random 64-hex-digit transaction ID, as a wallet shows one. */
+export function transactionId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export interface TestAccount {
   id: string;
   email: string;

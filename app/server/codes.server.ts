@@ -2,7 +2,7 @@
 // unit; that is guaranteed by the database (conditional updates and a unique index on the unit),
 // not by application locks, because D1 has no interactive transactions.
 import { and, asc, count, desc, eq, gte, isNull, sql } from "drizzle-orm";
-import { chunksOf, type Db } from "./db/client.server";
+import { chunksOf, type Db, isUniqueViolation } from "./db/client.server";
 import { backorders, productCodes } from "./db/schema";
 
 export const MAX_CODES_PER_SUBMISSION = 1000;
@@ -123,11 +123,6 @@ export interface OrderUnit {
 
 type CodeRow = typeof productCodes.$inferSelect;
 
-function isUniqueViolation(error: unknown): boolean {
-  const text = String(error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : error);
-  return text.includes("UNIQUE constraint failed");
-}
-
 export type Assignment = { kind: "new"; code: CodeRow } | { kind: "existing"; codeId: number } | { kind: "out-of-stock" };
 
 async function codeOfUnit(db: Db, unit: OrderUnit) {
@@ -176,6 +171,22 @@ export async function assignCode(db: Db, unit: OrderUnit, { now = Date.now(), fr
   }
   const existing = await codeOfUnit(db, unit);
   return existing ? { kind: "existing", codeId: existing.id } : { kind: "out-of-stock" };
+}
+
+/**
+ * Undoes a claim whose order went away before it completed: a stocked code becomes available
+ * again; a code that was only recorded for this order (never stocked) is forgotten.
+ */
+export async function releaseCode(db: Db, codeId: number, orderId: string, recordedOnly: boolean): Promise<void> {
+  const claimedBy = and(eq(productCodes.id, codeId), eq(productCodes.orderId, orderId));
+  if (recordedOnly) {
+    await db.delete(productCodes).where(claimedBy);
+    return;
+  }
+  await db
+    .update(productCodes)
+    .set({ isUsed: false, usedAt: null, customerEmail: null, orderId: null, orderLineId: null, unitIndex: null })
+    .where(claimedBy);
 }
 
 /** Queues a unit that found no stock, unless it has a code or is queued already. */

@@ -10,9 +10,9 @@ import { type CryptoCoin, coinSchema, orderNumberSchema, transactionIdSchema } f
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "./audit.server";
 import { allVariants, type Catalogue } from "./catalogue/catalogue.server";
-import { assignCode } from "./codes.server";
+import { assignCode, releaseCode } from "./codes.server";
 import { randomString } from "./crypto.server";
-import type { Db } from "./db/client.server";
+import { type Db, isUniqueViolation } from "./db/client.server";
 import { cryptoOrders, productCodes } from "./db/schema";
 import { escapeHtml } from "./html.server";
 import type { FulfilmentDeps } from "./orders.server";
@@ -152,12 +152,19 @@ export async function submitTransaction(db: Db, viewer: Viewer, orderNumber: unk
   if (!found.ok) return found;
   const tx = v.safeParse(transactionIdSchema, txInput);
   if (!tx.success) return fail(tx.issues[0].message);
-  const updated = await db
-    .update(cryptoOrders)
-    .set({ status: "submitted", transactionId: tx.output.toLowerCase(), updatedAt: now })
-    .where(and(eq(cryptoOrders.id, found.value.id), eq(cryptoOrders.userId, viewer.id), eq(cryptoOrders.status, "pending")))
-    .returning()
-    .get();
+  let updated: CryptoOrder | undefined;
+  try {
+    updated = await db
+      .update(cryptoOrders)
+      .set({ status: "submitted", transactionId: tx.output.toLowerCase(), updatedAt: now })
+      .where(and(eq(cryptoOrders.id, found.value.id), eq(cryptoOrders.userId, viewer.id), eq(cryptoOrders.status, "pending")))
+      .returning()
+      .get();
+  } catch (error) {
+    // The unique index on open orders' transaction IDs: one payment cannot pay for two orders.
+    if (isUniqueViolation(error)) return fail("This transaction ID was already submitted for another order", 409);
+    throw error;
+  }
   return updated ? { ok: true, value: updated } : fail("Payment for this order was already submitted", 409);
 }
 
@@ -191,11 +198,14 @@ export async function fulfilCryptoOrder(deps: FulfilmentDeps, admin: Viewer, inp
 
   const unit = { orderId: order.orderNumber, lineId: "crypto", unitIndex: 0, variantId: order.variantId, email: order.customerEmail };
   const claim = { isUsed: true, usedAt: now, customerEmail: order.customerEmail, orderId: order.orderNumber, orderLineId: "crypto", unitIndex: 0 };
+  // What this call claimed, so it can be handed back if the order is cancelled meanwhile.
   let key: { id: number; code: string };
+  let claimed: "from-stock" | "recorded" | "earlier" = "from-stock";
   try {
     if (source === "stock") {
       const assignment = await assignCode(db, unit, { now });
       if (assignment.kind === "out-of-stock") return fail(`No codes in stock for ${order.productTitle} - ${order.variantTitle}`, 409);
+      if (assignment.kind === "existing") claimed = "earlier";
       const row = await db
         .select({ id: productCodes.id, code: productCodes.code })
         .from(productCodes)
@@ -210,21 +220,21 @@ export async function fulfilCryptoOrder(deps: FulfilmentDeps, admin: Viewer, inp
         .where(and(eq(productCodes.variantId, order.variantId), eq(productCodes.code, typed), eq(productCodes.isUsed, false)))
         .returning({ id: productCodes.id, code: productCodes.code })
         .get();
-      const inserted =
-        stocked ??
-        (await db
+      if (stocked) key = stocked;
+      else {
+        const inserted = await db
           .insert(productCodes)
           .values({ variantId: order.variantId, variantTitle: `${order.productTitle} - ${order.variantTitle}`, code: typed, createdAt: now, ...claim })
           .onConflictDoNothing({ target: [productCodes.variantId, productCodes.code] })
           .returning({ id: productCodes.id, code: productCodes.code })
-          .get());
-      if (!inserted) return fail("This code has already been sold", 409);
-      key = inserted;
+          .get();
+        if (!inserted) return fail("This code has already been sold", 409);
+        key = inserted;
+        claimed = "recorded";
+      }
     }
   } catch (error) {
-    if (String(error instanceof Error ? `${error.message} ${String(error.cause)}` : error).includes("UNIQUE constraint failed")) {
-      return fail(`Order ${order.orderNumber} was already fulfilled`, 409);
-    }
+    if (isUniqueViolation(error)) return fail(`Order ${order.orderNumber} was already fulfilled`, 409);
     throw error;
   }
 
@@ -234,7 +244,12 @@ export async function fulfilCryptoOrder(deps: FulfilmentDeps, admin: Viewer, inp
     .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.status, "submitted")))
     .returning()
     .get();
-  if (!completed) return fail(`Order ${order.orderNumber} was already fulfilled`, 409);
+  if (!completed) {
+    // Cancelled while the key was being claimed: the key goes back (a typed-in one is forgotten).
+    if (claimed !== "earlier") await releaseCode(db, key.id, order.orderNumber, claimed === "recorded");
+    const current = await db.select({ status: cryptoOrders.status }).from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
+    return fail(`Order ${order.orderNumber} is ${current?.status ?? "gone"}, not awaiting fulfilment`, 409);
+  }
 
   await subscribeUser(db, order.userId, {
     codeId: key.id,

@@ -59,7 +59,7 @@ test("an admin adds codes and fulfils a member's crypto order", async ({ page })
   await expect(dialog.getByText("Send to this LTC address")).toBeVisible();
   await dialog.getByRole("link", { name: "Go to Crypto Tracker" }).click();
   await expect(page.getByText("Please complete your payment and we will verify it shortly.")).toBeVisible();
-  await page.getByLabel("Paid already? Enter your transaction ID").fill("9f".repeat(32));
+  await page.getByLabel("Paid already? Enter your transaction ID").fill(Array.from({ length: 64 }, () => Math.floor(Math.random() * 16).toString(16)).join(""));
   await page.getByRole("button", { name: "Submit Payment" }).click();
   await expect(page.getByText("Your payment was submitted. Our support team is verifying it now.")).toBeVisible();
 

@@ -22,3 +22,9 @@ export function chunksOf<T>(rows: T[], paramsPerRow: number): T[][] {
   const size = Math.max(1, Math.floor(D1_MAX_BOUND_PARAMETERS / paramsPerRow));
   return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
 }
+
+/** SQLite refused a row because a unique index already holds its value. */
+export function isUniqueViolation(error: unknown): boolean {
+  const text = String(error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : error);
+  return text.includes("UNIQUE constraint failed");
+}

@@ -240,6 +240,9 @@ export const cryptoOrders = sqliteTable(
   (t) => [
     index("crypto_orders_status").on(t.status, t.createdAt),
     index("crypto_orders_user").on(t.userId, t.createdAt),
+    // One payment pays for one order: a transaction ID cannot be submitted for a second order
+    // while the first that used it is still open or complete.
+    uniqueIndex("crypto_orders_transaction").on(t.transactionId).where(sql`${t.transactionId} is not null and ${t.status} <> 'cancelled'`),
     check("crypto_orders_status_values", sql`${t.status} in ('pending', 'submitted', 'complete', 'cancelled')`),
     check("crypto_orders_coin", sql`${t.cryptoType} in ('BTC', 'LTC')`),
   ],

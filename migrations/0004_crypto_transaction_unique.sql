@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX `crypto_orders_transaction` ON `crypto_orders` (`transaction_id`) WHERE "crypto_orders"."transaction_id" is not null and "crypto_orders"."status" <> 'cancelled';
