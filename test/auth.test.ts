@@ -235,6 +235,42 @@ describe("sign-in throttling", () => {
     expect(await signIn(account, ip)).toMatch(/^__Host-session=/);
   });
 
+  it("counts parallel guesses before checking them, so a burst cannot slip past the lockout", async () => {
+    const account = await createAccount();
+    const ip = unique("ip");
+    const guesses = Array.from({ length: 30 }, (_, i) =>
+      call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: i === 29 ? account.password : `burst-${i}-pass` }, ip }),
+    );
+    const statuses = (await Promise.all(guesses)).map((r) => r.status);
+    // The account allows three quick tries before it slows down; the rest of the burst is refused.
+    expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(4);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(26);
+    const row = await db.select().from(authThrottle).where(eq(authThrottle.key, `account:${account.id}`)).get();
+    expect(row!.failures).toBeLessThanOrEqual(30);
+  });
+
+  it("does not count successful sign-ins against a shared address", async () => {
+    const ip = unique("office");
+    const accounts = await Promise.all(Array.from({ length: 22 }, () => createAccount()));
+    for (const account of accounts) {
+      const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip });
+      expect(response.status).toBe(302);
+    }
+    expect((await db.select().from(authThrottle).where(eq(authThrottle.key, `client:${ip}`)).get())?.failures ?? 0).toBe(0);
+  });
+
+  it("allows twenty sign-up attempts an hour from one address", async () => {
+    const ip = unique("ip");
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const username = unique("su").slice(0, 20);
+      const response = await call("/auth", { form: { intent: "signup", username, email: `${username}@example.test`, password: "secret-pass" }, ip });
+      statuses.push(response.status);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+    expect(statuses[20]).toBe(429);
+  });
+
   it("stops one client spraying many accounts", async () => {
     const ip = unique("ip");
     const statuses: number[] = [];

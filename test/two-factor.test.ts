@@ -131,6 +131,27 @@ describe("signing in with two-factor authentication", () => {
     expect(cookieFrom(late, "__Host-session")).toBeNull();
   });
 
+  it("limits codes per account across challenges: signing in again with the password does not reset the count", async () => {
+    const { account, secret } = await enrolled(Date.now() - 60_000);
+    const first = await passwordStep(account);
+    for (let i = 0; i < 5; i++) await call("/auth/2fa", { form: { code: "000000" }, cookie: first.challenge!, ip: first.ip });
+    // A fresh challenge, from a fresh address, after a correct password.
+    const second = await passwordStep(account);
+    expect((await call("/auth/2fa", { form: { code: "000000" }, cookie: second.challenge!, ip: second.ip })).status).toBe(401);
+    const blocked = await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: second.challenge!, ip: second.ip });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(cookieFrom(blocked, "__Host-session")).toBeNull();
+    expect(await blocked.text()).toContain("Too many wrong codes");
+  });
+
+  it("refuses a burst of parallel codes beyond the limit", async () => {
+    const { account } = await enrolled(Date.now() - 60_000);
+    const { challenge, ip } = await passwordStep(account);
+    const statuses = (await Promise.all(Array.from({ length: 12 }, () => call("/auth/2fa", { form: { code: "000000" }, cookie: challenge!, ip })))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+  });
+
   it("sends /auth/2fa without a challenge back to /auth", async () => {
     const response = await call("/auth/2fa");
     expect(response.status).toBe(302);

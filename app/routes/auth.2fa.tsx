@@ -10,10 +10,13 @@ import { BRAND } from "~/lib/brand";
 import { clientAddress } from "~/server/auth.server";
 import { app } from "~/server/context.server";
 import { completeChallenge, hasOpenChallenge } from "~/server/login-challenge.server";
+import { passRetryAfter } from "~/server/throttle.server";
 import { toastCookie } from "~/server/toast.server";
 import type { Route } from "./+types/auth.2fa";
 
 export const meta: Route.MetaFunction = () => [{ title: `Two-factor authentication | ${BRAND}` }, { name: "robots", content: "noindex" }];
+
+export const headers = passRetryAfter;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   if (!(await hasOpenChallenge(app(context).db, request))) throw redirect("/auth");
@@ -34,6 +37,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     headers.append("Set-Cookie", toastCookie(outcome.toast));
     throw redirect("/auth", { headers });
   }
+  if (outcome.retryAfterSeconds) headers.set("Retry-After", String(outcome.retryAfterSeconds));
   return data({ toast: outcome.toast }, { status: outcome.status, headers });
 }
 

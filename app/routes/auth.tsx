@@ -13,6 +13,7 @@ import { logIn, resendVerification, signUp } from "~/server/auth.server";
 import { app } from "~/server/context.server";
 import { isDiscordConfigured } from "~/server/discord.server";
 import { getViewer } from "~/server/session.server";
+import { passRetryAfter } from "~/server/throttle.server";
 import { toastCookie } from "~/server/toast.server";
 import type { Route } from "./+types/auth";
 
@@ -23,10 +24,7 @@ export const meta: Route.MetaFunction = () => [
 ];
 
 // A throttled sign-in tells the client when it may try again.
-export const headers: Route.HeadersFunction = ({ actionHeaders }) => {
-  const retryAfter = actionHeaders.get("Retry-After");
-  return retryAfter ? { "Retry-After": retryAfter } : new Headers();
-};
+export const headers = passRetryAfter;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);

@@ -16,14 +16,7 @@ import { claimSubscriptions } from "./orders.server";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "./password.server";
 import { createSession } from "./session.server";
 import { hasTwoFactor } from "./two-factor.server";
-import {
-  clearFailures,
-  describeWait,
-  recordFailure,
-  retryAfterMs,
-  type ThrottleKey,
-  throttleKeys,
-} from "./throttle.server";
+import { attemptSucceeded, reserveAttempt, type ThrottleKey, throttled, throttleKeys } from "./throttle.server";
 
 export const VERIFICATION_TTL_MS = 24 * 60 * 60 * 1000;
 const RESEND_INTERVAL_MS = 60 * 1000;
@@ -46,19 +39,6 @@ const invalid = (description: string): AuthOutcome => ({
 
 export function clientAddress(request: Request): string {
   return request.headers.get("CF-Connecting-IP") ?? "local";
-}
-
-function tooMany(ms: number, what: string): AuthOutcome {
-  return {
-    ok: false,
-    status: 429,
-    retryAfterSeconds: Math.ceil(ms / 1000),
-    toast: {
-      title: "Too Many Attempts",
-      description: `Too many ${what}. Please wait ${describeWait(ms)} and try again.`,
-      variant: "destructive",
-    },
-  };
 }
 
 async function findByEmail(db: Db, email: string) {
@@ -104,8 +84,8 @@ export async function signUp(deps: AuthDeps, request: Request, input: unknown): 
   const { db } = deps;
 
   const signupKeys: ThrottleKey[] = [{ policy: "signupFromClient", key: `signup:${clientAddress(request)}` }];
-  const wait = await retryAfterMs(db, signupKeys);
-  if (wait > 0) return tooMany(wait, "sign-ups from this connection");
+  const wait = await reserveAttempt(db, signupKeys);
+  if (wait > 0) return throttled(wait, "sign-ups from this connection");
 
   const accountExists: AuthOutcome = {
     ok: false,
@@ -134,7 +114,6 @@ export async function signUp(deps: AuthDeps, request: Request, input: unknown): 
     if (message.includes("profiles_username_unique") || message.includes("profiles.username")) return usernameTaken;
     throw error;
   }
-  await recordFailure(db, signupKeys);
   await sendVerification(deps, { id, email, username }, new URL(request.url).origin);
   return {
     ok: true,
@@ -152,8 +131,8 @@ export async function logIn(deps: AuthDeps, request: Request, input: unknown): P
   const byEmail = emailOrUsername.includes("@");
   const account = byEmail ? await findByEmail(db, emailOrUsername) : await findByUsername(db, emailOrUsername);
   const keys = throttleKeys(ip, account?.id);
-  const wait = await retryAfterMs(db, keys);
-  if (wait > 0) return tooMany(wait, "failed sign-in attempts");
+  const wait = await reserveAttempt(db, keys);
+  if (wait > 0) return throttled(wait, "failed sign-in attempts");
 
   // A missing account still pays for a full PBKDF2 run, so timing does not reveal it.
   const passwordOk = account?.passwordHash
@@ -161,7 +140,6 @@ export async function logIn(deps: AuthDeps, request: Request, input: unknown): P
     : (await burnPasswordCheck(password), false);
 
   if (!account || !passwordOk) {
-    await recordFailure(db, keys);
     return {
       ok: false,
       status: 401,
@@ -172,7 +150,7 @@ export async function logIn(deps: AuthDeps, request: Request, input: unknown): P
       },
     };
   }
-  await clearFailures(db, keys.filter((k) => k.policy !== "client"));
+  await attemptSucceeded(db, keys);
 
   if (!account.verifiedAt) {
     return {

@@ -8,7 +8,7 @@ import { randomToken, sha256Hex } from "./crypto.server";
 import type { Db } from "./db/client.server";
 import { loginChallenges, users } from "./db/schema";
 import { createSession } from "./session.server";
-import { clearFailures, recordFailure, throttleKeys } from "./throttle.server";
+import { attemptSucceeded, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 import { verifySecondFactor } from "./two-factor.server";
 
 export const CHALLENGE_COOKIE = "__Host-2fa";
@@ -36,7 +36,7 @@ export async function hasOpenChallenge(db: Db, request: Request, now = Date.now(
 
 export type ChallengeOutcome =
   | { ok: true; cookies: string[]; toast: Toast }
-  | { ok: false; status: number; toast: Toast; restart?: boolean; cookies?: string[] };
+  | { ok: false; status: number; toast: Toast; restart?: boolean; cookies?: string[]; retryAfterSeconds?: number };
 
 export async function completeChallenge(db: Db, key: string, request: Request, code: unknown, clientIp: string, now = Date.now()): Promise<ChallengeOutcome> {
   const challenge = await challengeFrom(db, request, now);
@@ -48,6 +48,11 @@ export async function completeChallenge(db: Db, key: string, request: Request, c
     toast: { title: "Sign in again", description: "Your sign-in timed out or had too many wrong codes. Please log in again.", variant: "destructive" },
   };
   if (!challenge) return restart;
+  // Codes are also limited per account across challenges: a new password sign-in starts a new
+  // challenge but not a new allowance.
+  const keys = secondFactorKeys(clientIp, challenge.userId);
+  const wait = await reserveAttempt(db, keys, now);
+  if (wait > 0) return throttled(wait, "wrong codes");
   // Count the attempt before checking, so parallel guesses cannot exceed the limit.
   const [counted] = await db
     .update(loginChallenges)
@@ -56,9 +61,7 @@ export async function completeChallenge(db: Db, key: string, request: Request, c
     .returning({ attempts: loginChallenges.attempts });
   if (!counted || counted.attempts > MAX_CHALLENGE_ATTEMPTS) return restart;
   const user = await db.select({ email: users.email }).from(users).where(eq(users.id, challenge.userId)).get();
-  const keys = throttleKeys(clientIp, challenge.userId);
   if (!user || !(await verifySecondFactor(db, key, challenge.userId, user.email, typeof code === "string" ? code : "", now))) {
-    await recordFailure(db, keys, now);
     const left = MAX_CHALLENGE_ATTEMPTS - counted.attempts;
     if (left <= 0) {
       await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
@@ -67,7 +70,7 @@ export async function completeChallenge(db: Db, key: string, request: Request, c
     return { ok: false, status: 401, toast: { title: "Invalid code", description: `That code did not work. ${left} attempt${left === 1 ? "" : "s"} left.`, variant: "destructive" } };
   }
   await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
-  await clearFailures(db, keys.filter((k) => k.policy !== "client"));
+  await attemptSucceeded(db, keys);
   return {
     ok: true,
     cookies: [await createSession(db, challenge.userId, request, now), clearCookie(CHALLENGE_COOKIE)],

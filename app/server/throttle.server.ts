@@ -1,8 +1,14 @@
-// Sign-in throttling. Failures are counted per account, per account-and-client, and per client.
-// Against one account the server only slows down (never longer than a minute between tries), so
-// nobody can lock a member out by guessing from elsewhere; from one client it stops entirely
-// for a while. Counters forget after an hour without failures.
-import { eq, inArray, sql } from "drizzle-orm";
+// Sign-in throttling. Attempts are counted per account, per account-and-client, per client, and
+// (for second-factor codes) per account on their own. Against one account the password check
+// only slows down (never longer than a minute between tries), so nobody can lock a member out by
+// guessing from elsewhere; from one client it stops entirely for a while. Counters forget after
+// an hour without attempts.
+//
+// Every attempt is counted *before* it is checked, in one statement that refuses it while the key
+// is blocked: parallel requests cannot all pass a check that only looked at the old count.
+import { eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { HeadersFunction } from "react-router";
+import type { Toast } from "~/lib/toast";
 import type { Db } from "./db/client.server";
 import { authThrottle } from "./db/schema";
 
@@ -11,7 +17,7 @@ const MINUTE = 60 * SECOND;
 const DECAY_MS = 60 * MINUTE;
 
 interface Policy {
-  /** Lockout after the n-th consecutive failure (index n-1); the last entry repeats. */
+  /** Lockout after the n-th counted attempt (index n-1); the last entry repeats. Never decreasing. */
   lockouts: number[];
 }
 
@@ -19,11 +25,15 @@ export const THROTTLE_POLICIES = {
   account: { lockouts: [0, 0, 0, 2 * SECOND, 5 * SECOND, 15 * SECOND, 30 * SECOND, MINUTE] },
   accountFromClient: { lockouts: [0, 0, 0, 0, 15 * MINUTE] },
   client: { lockouts: [...Array<number>(19).fill(0), 15 * MINUTE] },
-  // Sign-ups count as "failures" of their own key: 20 accounts an hour from one client.
+  // Codes from the authenticator app, per account. A correct password does not reset this count,
+  // so someone who knows the password cannot keep starting new challenges to guess on.
+  secondFactor: { lockouts: [0, 0, 0, 0, 0, 30 * SECOND, MINUTE, 5 * MINUTE, 15 * MINUTE] },
+  // Every sign-up attempt counts: 20 an hour from one client.
   signupFromClient: { lockouts: [...Array<number>(19).fill(0), 60 * MINUTE] },
 } satisfies Record<string, Policy>;
 
-export type ThrottleKey = { policy: keyof typeof THROTTLE_POLICIES; key: string };
+export type ThrottlePolicy = keyof typeof THROTTLE_POLICIES;
+export type ThrottleKey = { policy: ThrottlePolicy; key: string };
 
 export function throttleKeys(clientIp: string, accountId?: string): ThrottleKey[] {
   const keys: ThrottleKey[] = [{ policy: "client", key: `client:${clientIp}` }];
@@ -34,9 +44,15 @@ export function throttleKeys(clientIp: string, accountId?: string): ThrottleKey[
   return keys;
 }
 
+export function secondFactorKeys(clientIp: string, accountId: string): ThrottleKey[] {
+  return [
+    { policy: "client", key: `client:${clientIp}` },
+    { policy: "secondFactor", key: `totp:${accountId}` },
+  ];
+}
+
 /** Milliseconds until any of `keys` may try again, or 0 when none is blocked. */
-export async function retryAfterMs(db: Db, keys: ThrottleKey[], now = Date.now()): Promise<number> {
-  if (keys.length === 0) return 0;
+async function retryAfterMs(db: Db, keys: ThrottleKey[], now: number): Promise<number> {
   const rows = await db
     .select({ blockedUntil: authThrottle.blockedUntil })
     .from(authThrottle)
@@ -44,40 +60,81 @@ export async function retryAfterMs(db: Db, keys: ThrottleKey[], now = Date.now()
   return Math.max(0, ...rows.map((r) => r.blockedUntil - now));
 }
 
-export async function recordFailure(db: Db, keys: ThrottleKey[], now = Date.now()): Promise<void> {
+/**
+ * The lockout (in ms) a policy imposes once `attempts` have been counted, as SQL. The numbers are
+ * our own constants, written inline so the statement stays far below D1's bound-parameter limit.
+ */
+function lockoutAfter(policy: ThrottlePolicy, attempts: SQL): SQL {
+  const { lockouts } = THROTTLE_POLICIES[policy];
+  const cases = lockouts.slice(0, -1).map((ms, i) => ` when ${i + 1} then ${ms}`).join("");
+  return sql`(case ${attempts} when 0 then 0${sql.raw(cases)} else ${sql.raw(String(lockouts.at(-1)!))} end)`;
+}
+
+/**
+ * Counts an attempt against every key before it is checked. Returns 0 when the attempt may go
+ * ahead, else the milliseconds until one may.
+ */
+export async function reserveAttempt(db: Db, keys: ThrottleKey[], now = Date.now()): Promise<number> {
   for (const { policy, key } of keys) {
-    // The counter moves in one statement so parallel failures cannot undercount.
-    const row = await db
+    const attempts = sql`(case when ${authThrottle.lastFailureAt} < ${now - DECAY_MS} then 1 else ${authThrottle.failures} + 1 end)`;
+    const lockout = lockoutAfter(policy, attempts);
+    const first = THROTTLE_POLICIES[policy].lockouts[0]!;
+    const counted = await db
       .insert(authThrottle)
-      .values({ key, failures: 1, lastFailureAt: now, blockedUntil: 0 })
+      .values({ key, failures: 1, lastFailureAt: now, blockedUntil: first > 0 ? now + first : 0 })
       .onConflictDoUpdate({
         target: authThrottle.key,
         set: {
-          failures: sql`case when ${authThrottle.lastFailureAt} < ${now - DECAY_MS} then 1 else ${authThrottle.failures} + 1 end`,
+          failures: attempts,
           lastFailureAt: now,
+          blockedUntil: sql`(case when ${lockout} > 0 then max(${authThrottle.blockedUntil}, ${now} + ${lockout}) else ${authThrottle.blockedUntil} end)`,
         },
+        setWhere: sql`${authThrottle.blockedUntil} <= ${now}`,
       })
-      .returning({ failures: authThrottle.failures })
+      .returning({ key: authThrottle.key })
       .get();
-    const { lockouts } = THROTTLE_POLICIES[policy];
-    const lockout = lockouts[Math.min(row.failures, lockouts.length) - 1] ?? 0;
-    if (lockout > 0) {
-      await db
-        .update(authThrottle)
-        .set({ blockedUntil: sql`max(${authThrottle.blockedUntil}, ${now + lockout})` })
-        .where(eq(authThrottle.key, key));
-    }
+    if (!counted) return Math.max(1, await retryAfterMs(db, keys, now));
+  }
+  return 0;
+}
+
+/**
+ * A successful attempt: per-account counters start over, and the attempt no longer counts
+ * against the client (so a shared address is not blocked by its members' sign-ins).
+ */
+export async function attemptSucceeded(db: Db, keys: ThrottleKey[]): Promise<void> {
+  const perAccount = keys.filter((k) => k.policy !== "client" && k.policy !== "signupFromClient");
+  if (perAccount.length > 0) await db.delete(authThrottle).where(inArray(authThrottle.key, perAccount.map((k) => k.key)));
+  for (const { policy, key } of keys.filter((k) => k.policy === "client")) {
+    const remaining = sql`max(${authThrottle.failures} - 1, 0)`;
+    await db
+      .update(authThrottle)
+      // Lockouts never decrease with the count, so if one fewer attempt imposes none, this
+      // attempt was what set the block.
+      .set({ failures: remaining, blockedUntil: sql`(case when ${lockoutAfter(policy, remaining)} = 0 then 0 else ${authThrottle.blockedUntil} end)` })
+      .where(eq(authThrottle.key, key));
   }
 }
 
-export async function clearFailures(db: Db, keys: ThrottleKey[]): Promise<void> {
-  if (keys.length === 0) return;
-  await db.delete(authThrottle).where(inArray(authThrottle.key, keys.map((k) => k.key)));
-}
-
-export function describeWait(ms: number): string {
+function describeWait(ms: number): string {
   const seconds = Math.ceil(ms / SECOND);
   if (seconds < 60) return `${seconds} second${seconds === 1 ? "" : "s"}`;
   const minutes = Math.ceil(seconds / 60);
   return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }
+
+/** The answer to an attempt refused by the throttle. */
+export function throttled(ms: number, what: string): { ok: false; status: 429; retryAfterSeconds: number; toast: Toast } {
+  return {
+    ok: false,
+    status: 429,
+    retryAfterSeconds: Math.ceil(ms / SECOND),
+    toast: { title: "Too Many Attempts", description: `Too many ${what}. Please wait ${describeWait(ms)} and try again.`, variant: "destructive" },
+  };
+}
+
+/** For routes whose actions may be throttled: the action's Retry-After reaches the client. */
+export const passRetryAfter: HeadersFunction = ({ actionHeaders }) => {
+  const retryAfter = actionHeaders.get("Retry-After");
+  return retryAfter ? { "Retry-After": retryAfter } : new Headers();
+};
