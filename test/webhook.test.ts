@@ -169,6 +169,35 @@ describe("order webhook: handing out keys", () => {
     expect(mails.some((m) => m.subject.includes("is ready"))).toBe(true);
   });
 
+  it("mails a waiting unit's key even when a concurrent restock claimed the code for it", async () => {
+    const variant = await stockedVariant(0);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }] });
+    await deliver("orders/create", payload);
+    // Another filler has claimed a code for the unit but not yet marked the unit filled.
+    await db.insert(productCodes).values({
+      variantId: variant.gid, variantTitle: "Vertex Rust - 30 Days", code: `CLAIMED-${variant.numeric}`, createdAt: Date.now(),
+      isUsed: true, usedAt: Date.now(), customerEmail: payload.email, orderId: String(payload.id), orderLineId: String(payload.line_items[0]!.id), unitIndex: 0,
+    });
+    const filled = await fillBackordersAndNotify({ db, mail: env, waitUntil: () => {} }, variant.gid);
+    expect(filled.map((f) => f.code.code)).toEqual([`CLAIMED-${variant.numeric}`]);
+    expect((await mailsTo(payload.email)).some((m) => m.textBody.includes(`CLAIMED-${variant.numeric}`))).toBe(true);
+  });
+
+  it("puts a code back when its waiting unit is cancelled while the code is being claimed", async () => {
+    const variant = await stockedVariant(0);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }] });
+    await deliver("orders/create", payload);
+    await addCodes(db, { id: variant.gid, title: "Vertex Rust - 30 Days" }, `LATE-${variant.numeric}`);
+    const trigger = `cancel_backorder_${payload.id}`;
+    await env.DB.exec(
+      `CREATE TRIGGER ${trigger} AFTER UPDATE ON product_codes WHEN NEW.order_id = '${payload.id}' BEGIN UPDATE backorders SET cancelled_at = 1 WHERE order_id = '${payload.id}'; END;`,
+    );
+    const filled = await fillBackordersAndNotify({ db, mail: env, waitUntil: () => {} }, variant.gid);
+    await env.DB.exec(`DROP TRIGGER ${trigger};`);
+    expect(filled).toHaveLength(0);
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, `LATE-${variant.numeric}`)).get()).toMatchObject({ isUsed: false, orderId: null });
+  });
+
   it("creates a subscription per key for a buyer with a verified account, expiring with the plan", async () => {
     const member = await createAccount();
     const variant = await stockedVariant(1);

@@ -218,11 +218,19 @@ export async function fillBackorders(db: Db, variantId: string, now = Date.now()
     const marked = await db
       .update(backorders)
       .set({ filledAt: now, productCodeId: codeId })
-      .where(and(eq(backorders.id, backorder.id), isNull(backorders.filledAt)))
+      .where(and(eq(backorders.id, backorder.id), isNull(backorders.filledAt), isNull(backorders.cancelledAt)))
       .returning()
       .get();
-    // Only the filler that took the code reports it (and mails it).
-    if (marked && assignment.kind === "new") filled.push({ backorder: marked, code: assignment.code });
+    if (marked) {
+      // Whoever marks the unit filled reports it (and mails it), even if a concurrent filler
+      // claimed the code: exactly one of them gets here.
+      const code = assignment.kind === "new" ? assignment.code : await db.select().from(productCodes).where(eq(productCodes.id, codeId)).get();
+      if (code) filled.push({ backorder: marked, code });
+    } else if (assignment.kind === "new") {
+      // The order was cancelled (or refunded) while the code was being claimed: it goes back.
+      const current = await db.select({ cancelledAt: backorders.cancelledAt }).from(backorders).where(eq(backorders.id, backorder.id)).get();
+      if (current?.cancelledAt) await releaseCode(db, codeId, backorder.orderId, false);
+    }
   }
   return filled;
 }
