@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { and, eq } from "drizzle-orm";
+import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/db/schema";
 import { call, createAccount, db, signIn, transactionId, unique } from "./helpers";
@@ -80,6 +80,15 @@ describe("adding codes", () => {
     expect(stored.filter((c) => c.code.startsWith(tag)).map((c) => c.code).sort()).toEqual([`${tag}-1`, `${tag}-2`, `${tag}-3`]);
   });
 
+  it("stores a large submission in full", async () => {
+    const tag = unique("BULK").toUpperCase();
+    const codes = Array.from({ length: 300 }, (_, i) => `${tag}-${i}`).join("\n");
+    const response = await post({ intent: "add", variantId: VARIANT, codes }, await adminCookie());
+    expect(response.status).toBe(200);
+    const stored = await db.select().from(productCodes).where(like(productCodes.code, `${tag}-%`));
+    expect(stored).toHaveLength(300);
+  });
+
   it("deletes an available code but never a sold one", async () => {
     const cookie = await adminCookie();
     const tag = unique("D").toUpperCase();
@@ -96,6 +105,15 @@ describe("adding codes", () => {
     expect(refused.status).toBe(409);
     expect(await db.select().from(productCodes).where(eq(productCodes.id, sold!.id)).get()).toBeDefined();
     expect(await db.select().from(productCodes).where(eq(productCodes.id, available!.id)).get()).toBeUndefined();
+  });
+
+  it("refuses a code id that is not a whole number", async () => {
+    const cookie = await adminCookie();
+    for (const id of ["", "abc", "1.5", "-1", "1e3", "99999999999999999999"]) {
+      const response = await post({ intent: "delete", id }, cookie);
+      expect([id, response.status]).toEqual([id, 400]);
+      expect(await response.text()).toContain("Unknown code");
+    }
   });
 
   it("shows the real webhook endpoint and whether the secret is set", async () => {

@@ -126,3 +126,43 @@ describe("every HTML response", () => {
     expect(html).toContain("Return to Home");
   });
 });
+
+describe("form bodies", () => {
+  const actions = [
+    "/auth",
+    "/auth/2fa",
+    "/api/crypto-orders",
+    "/dashboard/resell",
+    "/dashboard/2fa",
+    "/dashboard/crypto-tracker",
+    "/dashboard/manage-codes",
+    "/dashboard/downloads",
+    "/status",
+    "/checkout/demo/unknown",
+  ];
+  const post = (path: string, cookie: string, body: BodyInit, contentType: string) =>
+    exports.default.fetch(
+      new Request(`https://shop.test${path}`, {
+        method: "POST",
+        headers: { Origin: "https://shop.test", Cookie: cookie, "Content-Type": contentType, "CF-Connecting-IP": unique("ip") },
+        body,
+      }),
+    );
+
+  it("answers a body that is not a form with 400, on every form action", async () => {
+    const cookie = await signIn(await createAccount({ admin: true }), unique("ip"));
+    for (const path of actions) {
+      const response = await post(path, cookie, "--nope\r\nnot a part", "multipart/form-data; boundary=nope");
+      expect([path, response.status]).toEqual([path, 400]);
+    }
+  });
+
+  it("answers an oversized text form with 413 before reading it", async () => {
+    const cookie = await signIn(await createAccount({ admin: true }), unique("ip"));
+    const huge = `intent=add&codes=${"A".repeat(600 * 1024)}`;
+    for (const path of actions.filter((p) => p !== "/dashboard/downloads")) {
+      const response = await post(path, cookie, huge, "application/x-www-form-urlencoded");
+      expect([path, response.status]).toEqual([path, 413]);
+    }
+  });
+});

@@ -2,6 +2,7 @@
 import { data } from "react-router";
 import { app } from "~/server/context.server";
 import { changeCoin, cryptoOrderView, openCryptoOrder } from "~/server/crypto-orders.server";
+import { readFormFields } from "~/server/forms.server";
 import { getViewer } from "~/server/session.server";
 import type { Route } from "./+types/api.crypto-orders";
 
@@ -9,7 +10,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, catalogue } = app(context);
   const viewer = await getViewer(db, request);
   if (!viewer) return data({ ok: false as const, message: "Please login to purchase" }, { status: 401 });
-  const form = Object.fromEntries(await request.formData());
+  const form = await readFormFields(request);
   const result =
     form.intent === "coin"
       ? await changeCoin(db, env, viewer, form.orderNumber, form.coin)

@@ -9,6 +9,7 @@ import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { clientAddress } from "~/server/auth.server";
 import { app } from "~/server/context.server";
+import { readForm } from "~/server/forms.server";
 import { completeChallenge, hasOpenChallenge } from "~/server/login-challenge.server";
 import { passRetryAfter } from "~/server/throttle.server";
 import { toastCookie } from "~/server/toast.server";
@@ -25,7 +26,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
-  const form = await request.formData();
+  const form = await readForm(request);
   const outcome = await completeChallenge(db, env.TOTP_ENCRYPTION_KEY, request, form.get("code"), clientAddress(request));
   const headers = new Headers();
   for (const cookie of outcome.cookies ?? []) headers.append("Set-Cookie", cookie);

@@ -12,6 +12,7 @@ import type { Toast } from "~/lib/toast";
 import { logIn, resendVerification, signUp } from "~/server/auth.server";
 import { app } from "~/server/context.server";
 import { isDiscordConfigured } from "~/server/discord.server";
+import { readFormFields } from "~/server/forms.server";
 import { getViewer } from "~/server/session.server";
 import { passRetryAfter } from "~/server/throttle.server";
 import { toastCookie } from "~/server/toast.server";
@@ -37,7 +38,7 @@ type ActionResult = { intent: "login" | "signup" | "resend"; toast: Toast; ok: b
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, ctx } = app(context);
   const deps = { db, mail: env, waitUntil: ctx.waitUntil.bind(ctx) };
-  const form = Object.fromEntries(await request.formData());
+  const form = await readFormFields(request);
   const intent = form.intent;
 
   if (intent === "login") {

@@ -11,6 +11,7 @@ import { cartTotal } from "~/lib/cart";
 import { formatMoney, variantLabel } from "~/lib/plans";
 import { DEMO_CHECKOUT_ENABLED, getDemoCheckout, payDemoCheckout } from "~/server/checkout.server";
 import { app } from "~/server/context.server";
+import { readFormFields } from "~/server/forms.server";
 import type { Route } from "./+types/checkout.demo";
 
 export const meta: Route.MetaFunction = () => [{ title: "Demo checkout" }, { name: "robots", content: "noindex" }];
@@ -32,7 +33,7 @@ const paySchema = v.object({ email: v.pipe(v.string(), v.trim(), v.email("Enter 
 export async function action({ params, request, context }: Route.ActionArgs) {
   if (!DEMO_CHECKOUT_ENABLED) throw data(null, { status: 404 });
   const { db, env } = app(context);
-  const parsed = v.safeParse(paySchema, Object.fromEntries(await request.formData()));
+  const parsed = v.safeParse(paySchema, await readFormFields(request));
   if (!parsed.success) return data({ error: parsed.issues[0].message }, { status: 400 });
   const result = await payDemoCheckout(
     db,

@@ -12,6 +12,7 @@ import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import type { Toast } from "~/lib/toast";
 import { app } from "~/server/context.server";
+import { readForm } from "~/server/forms.server";
 import { currentViewer } from "~/server/guards.server";
 import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus } from "~/server/two-factor.server";
 import type { Route } from "./+types/dashboard.2fa";
@@ -28,7 +29,7 @@ const fail = (message: string) => data<Answer>({ ok: false, toast: { title: "Err
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
-  const form = await request.formData();
+  const form = await readForm(request);
   const code = String(form.get("code") ?? "");
   switch (form.get("intent")) {
     case "start": {

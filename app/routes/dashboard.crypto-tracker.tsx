@@ -14,6 +14,7 @@ import { CRYPTO_STATUS_LABEL, type CryptoStatus } from "~/lib/crypto-orders";
 import { formatDateTime, formatUsd } from "~/lib/format";
 import { app } from "~/server/context.server";
 import { cryptoOrderView, findOrderFor, ordersOf, submitTransaction } from "~/server/crypto-orders.server";
+import { readFormFields } from "~/server/forms.server";
 import { currentViewer } from "~/server/guards.server";
 import type { Route } from "./+types/dashboard.crypto-tracker";
 
@@ -33,7 +34,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = Object.fromEntries(await request.formData());
+  const form = await readFormFields(request);
   const result = await submitTransaction(app(context).db, currentViewer(context), form.orderNumber, form.transactionId);
   return result.ok ? { ok: true as const } : data({ ok: false as const, message: result.message }, { status: result.status });
 }

@@ -12,6 +12,7 @@ import { BRAND } from "~/lib/brand";
 import { formatDate, formatFileSize } from "~/lib/format";
 import { app } from "~/server/context.server";
 import { activeFiles, MAX_UPLOAD_BYTES, uploadFile } from "~/server/downloads.server";
+import { MAX_FORM_BYTES, readForm } from "~/server/forms.server";
 import { currentViewer } from "~/server/guards.server";
 import { hasActiveSubscription } from "~/server/subscriptions.server";
 import type { Route } from "./+types/dashboard.downloads";
@@ -36,7 +37,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (Number(request.headers.get("Content-Length") ?? 0) > MAX_UPLOAD_BYTES + 64 * 1024) {
     return data({ ok: false as const, message: "Files can be at most 90 MB" }, { status: 413 });
   }
-  const result = await uploadFile(db, env.DOWNLOADS, viewer, await request.formData());
+  const result = await uploadFile(db, env.DOWNLOADS, viewer, await readForm(request, MAX_UPLOAD_BYTES + MAX_FORM_BYTES));
   return result.ok
     ? { ok: true as const, message: `${result.fileName} ${result.version} is now available` }
     : data({ ok: false as const, message: result.message }, { status: 400 });

@@ -22,6 +22,7 @@ import { addCodes, addCodesMessage, availableCodes, deleteAvailableCode, openBac
 import { app } from "~/server/context.server";
 import { cancelCryptoOrder, fulfilCryptoOrder, submittedOrders } from "~/server/crypto-orders.server";
 import { webhookDeliveries } from "~/server/db/schema";
+import { readFormFields } from "~/server/forms.server";
 import { currentViewer, requireAdmin } from "~/server/guards.server";
 import { fillBackordersAndNotify } from "~/server/orders.server";
 import { HANDLED_TOPICS } from "~/server/shopify-webhook.server";
@@ -79,7 +80,7 @@ const answer = (intent: string, ok: boolean, toast: Toast, status = ok ? 200 : 4
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, ctx, catalogue } = app(context);
   const admin = currentViewer(context);
-  const form = Object.fromEntries(await request.formData());
+  const form = await readFormFields(request);
   const deps = { db, mail: env, waitUntil: ctx.waitUntil.bind(ctx) };
 
   switch (form.intent) {
@@ -96,7 +97,11 @@ export async function action({ request, context }: Route.ActionArgs) {
       return answer("add", true, { title: "Success", description: addCodesMessage(result, variant.title) + filledNote });
     }
     case "delete": {
-      const deleted = await deleteAvailableCode(db, Number(form.id));
+      const id = Number(form.id);
+      if (!/^\d{1,15}$/.test(form.id ?? "") || !Number.isSafeInteger(id)) {
+        return answer("delete", false, { title: "Failed to delete code", description: "Unknown code", variant: "destructive" });
+      }
+      const deleted = await deleteAvailableCode(db, id);
       return deleted
         ? answer("delete", true, { title: "Code deleted successfully" })
         : answer("delete", false, { title: "Failed to delete code", description: "Only available codes can be deleted", variant: "destructive" }, 409);

@@ -15,6 +15,7 @@ import { formatDate, formatUsd } from "~/lib/format";
 import { checkAmount, checkQuantity, discounted, KEY_TYPES, type KeyType, MIN_KEYS_PER_ORDER } from "~/lib/schemas/reseller";
 import type { Toast } from "~/lib/toast";
 import { app } from "~/server/context.server";
+import { readFormFields } from "~/server/forms.server";
 import { currentViewer } from "~/server/guards.server";
 import { addBalanceAnswer, creditBalance, generateKeys, keyPrices, resellerOverview } from "~/server/reseller.server";
 import type { Route } from "./+types/dashboard.resell";
@@ -34,7 +35,7 @@ const reply = (intent: string, ok: boolean, toast: Toast, status = ok ? 200 : 40
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, catalogue } = app(context);
   const viewer = currentViewer(context);
-  const form = Object.fromEntries(await request.formData());
+  const form = await readFormFields(request);
   switch (form.intent) {
     case "add-balance": {
       const answer = addBalanceAnswer(form.amount);

@@ -14,6 +14,7 @@ import { STATUS_TYPES } from "~/lib/schemas/status";
 import { serviceBadge, serviceState } from "~/lib/status";
 import { app } from "~/server/context.server";
 import { publicPageHeaders, purgePages } from "~/server/edge-cache.server";
+import { readFormFields } from "~/server/forms.server";
 import { getViewer } from "~/server/session.server";
 import { latestStatusUpdates, postStatusUpdate } from "~/server/status.server";
 import type { Route } from "./+types/status";
@@ -36,7 +37,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const viewer = await getViewer(db, request);
   if (!viewer) return data({ ok: false, message: "Please log in to continue" }, { status: 401 });
   if (!viewer.isAdmin) return data({ ok: false, message: "You don't have permission to post status updates" }, { status: 403 });
-  const result = await postStatusUpdate(db, viewer.id, Object.fromEntries(await request.formData()));
+  const result = await postStatusUpdate(db, viewer.id, await readFormFields(request));
   if (!result.ok) return data(result, { status: 400 });
   const origin = new URL(request.url).origin;
   await purgePages(origin, ["/status", "/status.data"]);
