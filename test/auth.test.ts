@@ -198,7 +198,7 @@ describe("sign-in throttling", () => {
       statuses.push(response.status);
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
-    // The third failure already imposes a short wait.
+    // From the fourth failure on, each one imposes a short wait.
     const row = await db.select().from(authThrottle).where(eq(authThrottle.key, `account:${account.id}`)).get();
     expect(row!.blockedUntil).toBeGreaterThan(Date.now());
 
