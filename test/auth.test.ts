@@ -245,8 +245,34 @@ describe("sign-in throttling", () => {
     // The account allows three quick tries before it slows down; the rest of the burst is refused.
     expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(4);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(26);
-    const row = await db.select().from(authThrottle).where(eq(authThrottle.key, `account:${account.id}`)).get();
-    expect(row!.failures).toBeLessThanOrEqual(30);
+  });
+
+  it("does not block the address again when a sign-in succeeds after a lapsed lockout", async () => {
+    const ip = unique("ip");
+    for (let i = 0; i < 20; i++) await call("/auth", { form: { intent: "login", emailOrUsername: unique("nobody"), password: "password1" }, ip });
+    const key = `client:${ip}`;
+    expect((await db.select().from(authThrottle).where(eq(authThrottle.key, key)).get())!.blockedUntil).toBeGreaterThan(Date.now());
+    // Sixteen minutes later the block has lapsed; the count has not (it decays after an hour).
+    await db.update(authThrottle).set({ blockedUntil: Date.now() - 60_000 }).where(eq(authThrottle.key, key));
+    const first = await createAccount();
+    const second = await createAccount();
+    expect(await signIn(first, ip)).toMatch(/^__Host-session=/);
+    expect((await db.select().from(authThrottle).where(eq(authThrottle.key, key)).get())!.blockedUntil).toBeLessThanOrEqual(Date.now());
+    expect(await signIn(second, ip)).toMatch(/^__Host-session=/);
+    // A further failure still blocks the address.
+    const failure = await call("/auth", { form: { intent: "login", emailOrUsername: second.email, password: "wrong-pass-1" }, ip });
+    expect(failure.status).toBe(401);
+    expect((await call("/auth", { form: { intent: "login", emailOrUsername: first.email, password: first.password }, ip })).status).toBe(429);
+  });
+
+  it("takes nothing from the address for an attempt the account's slow-down refused", async () => {
+    const account = await createAccount();
+    await db.insert(authThrottle).values({ key: `account:${account.id}`, failures: 7, lastFailureAt: Date.now(), blockedUntil: Date.now() + 30_000 });
+    const ip = unique("ip");
+    for (let i = 0; i < 3; i++) {
+      expect((await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status).toBe(429);
+    }
+    expect((await db.select().from(authThrottle).where(eq(authThrottle.key, `client:${ip}`)).get())?.failures ?? 0).toBe(0);
   });
 
   it("does not count successful sign-ins against a shared address", async () => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { expireUnpaidCryptoOrders, MAX_OPEN_ORDERS_PER_MEMBER, PENDING_TTL_MS } from "~/server/crypto-orders.server";
-import { cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/db/schema";
+import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/db/schema";
 import { call, createAccount, db, signIn, transactionId, unique } from "./helpers";
 
 const MONTH = "gid://shopify/ProductVariant/4710000000002"; // Vertex Rust - 30 Days, $89.99
@@ -104,6 +104,8 @@ describe("crypto orders", () => {
     const reused = await submit(theirs.orderNumber, second.cookie, tx.toUpperCase());
     expect(reused.status).toBe(409);
     expect(await reused.text()).toContain("This transaction ID was already submitted for another order");
+    // The clash is on record for an admin asked to sort it out.
+    expect(await db.select().from(auditLog).where(eq(auditLog.subject, theirs.orderNumber)).get()).toMatchObject({ action: "crypto-order.transaction-clash", actorUserId: second.account.id });
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, theirs.orderNumber)).get())).toMatchObject({ status: "pending", transactionId: null });
     // Once the order that used it is cancelled, the payment may be claimed for another.
     await db.update(cryptoOrders).set({ status: "cancelled" }).where(eq(cryptoOrders.orderNumber, mine.orderNumber));

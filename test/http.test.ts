@@ -157,6 +157,24 @@ describe("form bodies", () => {
     }
   });
 
+  it("reads a body sent without a declared length only up to the limit", async () => {
+    const cookie = await signIn(await createAccount({ admin: true }), unique("ip"));
+    const streamOf = (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      return new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 16 * 1024) controller.enqueue(bytes.slice(i, i + 16 * 1024));
+          controller.close();
+        },
+      });
+    };
+    const huge = await post("/dashboard/manage-codes", cookie, streamOf(`intent=add&codes=${"A".repeat(600 * 1024)}`), "application/x-www-form-urlencoded");
+    expect(huge.status).toBe(413);
+    const small = await post("/dashboard/manage-codes", cookie, streamOf("intent=delete&id=abc"), "application/x-www-form-urlencoded");
+    expect(small.status).toBe(400);
+    expect(await small.text()).toContain("Unknown code");
+  });
+
   it("answers an oversized text form with 413 before reading it", async () => {
     const cookie = await signIn(await createAccount({ admin: true }), unique("ip"));
     const huge = `intent=add&codes=${"A".repeat(600 * 1024)}`;

@@ -190,12 +190,13 @@ describe("order webhook: handing out keys", () => {
     await addCodes(db, { id: variant.gid, title: "Vertex Rust - 30 Days" }, `LATE-${variant.numeric}`);
     const trigger = `cancel_backorder_${payload.id}`;
     await env.DB.exec(
-      `CREATE TRIGGER ${trigger} AFTER UPDATE ON product_codes WHEN NEW.order_id = '${payload.id}' BEGIN UPDATE backorders SET cancelled_at = 1 WHERE order_id = '${payload.id}'; END;`,
+      // What orders/cancelled does, landing between the claim and the fill.
+      `CREATE TRIGGER ${trigger} AFTER UPDATE OF is_used ON product_codes WHEN NEW.order_id = '${payload.id}' BEGIN UPDATE backorders SET cancelled_at = 1 WHERE order_id = '${payload.id}'; UPDATE product_codes SET revoked_at = 1 WHERE order_id = '${payload.id}'; END;`,
     );
     const filled = await fillBackordersAndNotify({ db, mail: env, waitUntil: () => {} }, variant.gid);
     await env.DB.exec(`DROP TRIGGER ${trigger};`);
     expect(filled).toHaveLength(0);
-    expect(await db.select().from(productCodes).where(eq(productCodes.code, `LATE-${variant.numeric}`)).get()).toMatchObject({ isUsed: false, orderId: null });
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, `LATE-${variant.numeric}`)).get()).toMatchObject({ isUsed: false, orderId: null, revokedAt: null });
   });
 
   it("creates a subscription per key for a buyer with a verified account, expiring with the plan", async () => {
@@ -283,6 +284,58 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     await deliver("refunds/create", { id: nextId(), order_id: mine.id, refund_line_items: [{ line_item_id: theirs.line_items[0]!.id, quantity: 1 }] });
     expect((await codesOf(mine.id)).map((c) => c.revokedAt)).toEqual([null]);
     expect((await codesOf(theirs.id)).map((c) => c.revokedAt)).toEqual([null]);
+  });
+
+  it("cancels and refunds orders larger than one database statement can list", async () => {
+    const member = await createAccount();
+    const variant = await stockedVariant(240);
+    const big = orderPayload({ lines: [{ variant: variant.numeric, quantity: 120 }], email: member.email });
+    const other = orderPayload({ lines: [{ variant: variant.numeric, quantity: 120 }] });
+    await deliver("orders/create", big);
+    await deliver("orders/create", other);
+    expect((await deliver("orders/cancelled", { ...big, cancelled_at: new Date().toISOString() })).status).toBe(200);
+    expect((await codesOf(big.id)).filter((c) => c.revokedAt === null)).toHaveLength(0);
+    expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id))).every((s) => s.status === "revoked")).toBe(true);
+    const refund = await deliver("refunds/create", { id: nextId(), order_id: other.id, refund_line_items: [{ line_item_id: other.line_items[0]!.id, quantity: 110 }] });
+    expect(refund.status).toBe(200);
+    expect((await codesOf(other.id)).filter((c) => c.revokedAt === null)).toHaveLength(10);
+  });
+
+  it("applies a refund once, however often and under whatever delivery id it arrives", async () => {
+    const variant = await stockedVariant(3);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 3 }] });
+    await deliver("orders/create", payload);
+    const refund = { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: payload.line_items[0]!.id, quantity: 1 }] };
+    const answers = await Promise.all([deliver("refunds/create", refund), deliver("refunds/create", refund), deliver("refunds/create", refund)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect((await codesOf(payload.id)).filter((c) => c.revokedAt !== null)).toHaveLength(1);
+  });
+
+  it("keeps a refund that arrives before the payment and applies it when the keys are handed out", async () => {
+    const variant = await stockedVariant(2);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
+    const early = await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: payload.line_items[0]!.id, quantity: 1 }] });
+    expect(early.status).toBe(200);
+    await deliver("orders/paid", payload);
+    const codes = (await codesOf(payload.id)).sort((a, b) => a.unitIndex! - b.unitIndex!);
+    expect(codes.map((c) => c.revokedAt !== null)).toEqual([false, true]);
+    // The buyer's e-mail lists only the key they kept.
+    const [mail] = await mailsTo(payload.email);
+    expect(mail!.textBody).toContain(codes[0]!.code);
+    expect(mail!.textBody).not.toContain(codes[1]!.code);
+  });
+
+  it("hands out and queues nothing for an order cancelled while its payment was being processed", async () => {
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
+    await deliver("orders/cancelled", { ...payload, cancelled_at: new Date().toISOString() });
+    const { fulfilOrder } = await import("~/server/orders.server");
+    const order = { id: String(payload.id), name: payload.name, email: payload.email, currency: "USD", financialStatus: "paid", totalPrice: "1", cancelled: false,
+      lines: [{ id: String(payload.line_items[0]!.id), variantId: variant.gid, quantity: 2, title: "Vertex Rust", variantTitle: "30 Days", price: "1" }] };
+    const outcome = await fulfilOrder({ db, mail: env, waitUntil: () => {} }, order);
+    expect(outcome.assigned).toBe(0);
+    expect(await codesOf(payload.id)).toHaveLength(0);
+    expect(await db.select().from(backorders).where(eq(backorders.orderId, String(payload.id)))).toHaveLength(0);
   });
 
   it("revokes a cancelled order's keys and takes its waiting units out of the queue", async () => {

@@ -84,8 +84,8 @@ export async function signUp(deps: AuthDeps, request: Request, input: unknown): 
   const { db } = deps;
 
   const signupKeys: ThrottleKey[] = [{ policy: "signupFromClient", key: `signup:${clientAddress(request)}` }];
-  const wait = await reserveAttempt(db, signupKeys);
-  if (wait > 0) return throttled(wait, "sign-ups from this connection");
+  const reservation = await reserveAttempt(db, signupKeys);
+  if (!reservation.ok) return throttled(reservation.waitMs, "sign-ups from this connection");
 
   const accountExists: AuthOutcome = {
     ok: false,
@@ -131,8 +131,8 @@ export async function logIn(deps: AuthDeps, request: Request, input: unknown): P
   const byEmail = emailOrUsername.includes("@");
   const account = byEmail ? await findByEmail(db, emailOrUsername) : await findByUsername(db, emailOrUsername);
   const keys = throttleKeys(ip, account?.id);
-  const wait = await reserveAttempt(db, keys);
-  if (wait > 0) return throttled(wait, "failed sign-in attempts");
+  const reservation = await reserveAttempt(db, keys);
+  if (!reservation.ok) return throttled(reservation.waitMs, "failed sign-in attempts");
 
   // A missing account still pays for a full PBKDF2 run, so timing does not reveal it.
   const passwordOk = account?.passwordHash
@@ -150,7 +150,7 @@ export async function logIn(deps: AuthDeps, request: Request, input: unknown): P
       },
     };
   }
-  await attemptSucceeded(db, keys);
+  await attemptSucceeded(db, reservation);
 
   if (!account.verifiedAt) {
     return {

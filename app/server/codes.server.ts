@@ -3,7 +3,7 @@
 // not by application locks, because D1 has no interactive transactions.
 import { and, asc, count, desc, eq, gte, isNull, sql } from "drizzle-orm";
 import { chunksOf, type Db, isUniqueViolation } from "./db/client.server";
-import { backorders, productCodes } from "./db/schema";
+import { backorders, productCodes, shopifyOrders } from "./db/schema";
 
 export const MAX_CODES_PER_SUBMISSION = 1000;
 export const MAX_CODE_LENGTH = 200;
@@ -133,6 +133,10 @@ async function codeOfUnit(db: Db, unit: OrderUnit) {
     .get();
 }
 
+/** The order was not cancelled (checked in the same statement that hands out or queues a unit). */
+const notCancelled = (orderId: string) =>
+  sql`not exists (select 1 from ${shopifyOrders} where ${shopifyOrders.id} = ${orderId} and ${shopifyOrders.cancelledAt} is not null)`;
+
 /**
  * Gives one order unit the oldest available code of its variant, in one statement. A unit that
  * already has a code (a retry, or a concurrent delivery) keeps it. A unit queued as a backorder is
@@ -154,12 +158,15 @@ export async function assignCode(db: Db, unit: OrderUnit, { now = Date.now(), fr
         and(
           eq(
             productCodes.id,
-            sql`(select ${productCodes.id} from ${productCodes} where ${productCodes.variantId} = ${unit.variantId} and ${productCodes.isUsed} = 0 order by ${productCodes.id} limit 1)`,
+            sql`(select ${productCodes.id} from ${productCodes} where ${productCodes.variantId} = ${unit.variantId} and ${productCodes.isUsed} = 0 and ${productCodes.revokedAt} is null order by ${productCodes.id} limit 1)`,
           ),
           eq(productCodes.isUsed, false),
           fromQueue
             ? undefined
-            : sql`not exists (select 1 from ${backorders} where ${backorders.orderId} = ${unit.orderId} and ${backorders.lineItemId} = ${unit.lineId} and ${backorders.unitIndex} = ${unit.unitIndex})`,
+            : and(
+                sql`not exists (select 1 from ${backorders} where ${backorders.orderId} = ${unit.orderId} and ${backorders.lineItemId} = ${unit.lineId} and ${backorders.unitIndex} = ${unit.unitIndex})`,
+                notCancelled(unit.orderId),
+              ),
         ),
       )
       .returning()
@@ -185,7 +192,7 @@ export async function releaseCode(db: Db, codeId: number, orderId: string, recor
   }
   await db
     .update(productCodes)
-    .set({ isUsed: false, usedAt: null, customerEmail: null, orderId: null, orderLineId: null, unitIndex: null })
+    .set({ isUsed: false, usedAt: null, customerEmail: null, orderId: null, orderLineId: null, unitIndex: null, revokedAt: null })
     .where(claimedBy);
 }
 
@@ -195,6 +202,7 @@ export async function backorderUnit(db: Db, unit: OrderUnit, variantTitle: strin
     insert into ${backorders} (order_id, line_item_id, unit_index, variant_id, variant_title, customer_email, created_at)
     select ${unit.orderId}, ${unit.lineId}, ${unit.unitIndex}, ${unit.variantId}, ${variantTitle}, ${unit.email}, ${now}
     where not exists (select 1 from ${productCodes} where ${productCodes.orderId} = ${unit.orderId} and ${productCodes.orderLineId} = ${unit.lineId} and ${productCodes.unitIndex} = ${unit.unitIndex})
+      and ${notCancelled(unit.orderId)}
     on conflict (order_id, line_item_id, unit_index) do nothing`);
   return inserted.meta.changes === 1;
 }

@@ -162,8 +162,10 @@ export async function submitTransaction(db: Db, viewer: Viewer, orderNumber: unk
       .get();
   } catch (error) {
     // The unique index on open orders' transaction IDs: one payment cannot pay for two orders.
-    if (isUniqueViolation(error)) return fail("This transaction ID was already submitted for another order", 409);
-    throw error;
+    // The clash is recorded, so an admin asked "that payment is mine" can see both claims.
+    if (!isUniqueViolation(error)) throw error;
+    await audit(db, viewer.id, "crypto-order.transaction-clash", found.value.orderNumber, { transactionId: tx.output.toLowerCase() });
+    return fail("This transaction ID was already submitted for another order. If the payment is yours, contact support with your order number.", 409);
   }
   return updated ? { ok: true, value: updated } : fail("Payment for this order was already submitted", 409);
 }

@@ -67,14 +67,17 @@ async function freeUsername(db: Db, wanted: string): Promise<string> {
  * second factor or pending links.
  */
 async function takeOverUnverified(db: Db, userId: string, now: number): Promise<void> {
+  // One transaction; the clean-up runs only if the first statement took the account over (not if
+  // the registrant verified the address in the meantime).
+  const takenOver = sql`exists (select 1 from ${users} where ${users.id} = ${userId} and ${users.emailVerifiedAt} = ${now} and ${users.passwordHash} is null)`;
   await db.batch([
     db.update(users).set({ emailVerifiedAt: now, passwordHash: null }).where(and(eq(users.id, userId), isNull(users.emailVerifiedAt))),
-    db.delete(sessions).where(eq(sessions.userId, userId)),
-    db.delete(loginChallenges).where(eq(loginChallenges.userId, userId)),
-    db.delete(totpFactors).where(eq(totpFactors.userId, userId)),
-    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
-    db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId)),
-    db.delete(oauthAccounts).where(eq(oauthAccounts.userId, userId)),
+    db.delete(sessions).where(and(eq(sessions.userId, userId), takenOver)),
+    db.delete(loginChallenges).where(and(eq(loginChallenges.userId, userId), takenOver)),
+    db.delete(totpFactors).where(and(eq(totpFactors.userId, userId), takenOver)),
+    db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), takenOver)),
+    db.delete(emailVerificationTokens).where(and(eq(emailVerificationTokens.userId, userId), takenOver)),
+    db.delete(oauthAccounts).where(and(eq(oauthAccounts.userId, userId), takenOver)),
   ]);
 }
 

@@ -50,9 +50,8 @@ export async function completeChallenge(db: Db, key: string, request: Request, c
   if (!challenge) return restart;
   // Codes are also limited per account across challenges: a new password sign-in starts a new
   // challenge but not a new allowance.
-  const keys = secondFactorKeys(clientIp, challenge.userId);
-  const wait = await reserveAttempt(db, keys, now);
-  if (wait > 0) return throttled(wait, "wrong codes");
+  const reservation = await reserveAttempt(db, secondFactorKeys(clientIp, challenge.userId), now);
+  if (!reservation.ok) return throttled(reservation.waitMs, "wrong codes");
   // Count the attempt before checking, so parallel guesses cannot exceed the limit.
   const [counted] = await db
     .update(loginChallenges)
@@ -70,7 +69,7 @@ export async function completeChallenge(db: Db, key: string, request: Request, c
     return { ok: false, status: 401, toast: { title: "Invalid code", description: `That code did not work. ${left} attempt${left === 1 ? "" : "s"} left.`, variant: "destructive" } };
   }
   await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
-  await attemptSucceeded(db, keys);
+  await attemptSucceeded(db, reservation, now);
   return {
     ok: true,
     cookies: [await createSession(db, challenge.userId, request, now), clearCookie(CHALLENGE_COOKIE)],

@@ -1,15 +1,15 @@
 // Orders become keys here. A paid order's every unit gets a code (or waits in the backorder queue);
 // the buyer gets one e-mail with all the keys; a cancelled or refunded order's keys are revoked.
 // Every step is safe to repeat: Shopify retries deliveries and sends several topics per order.
-import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { variantGid } from "~/lib/catalogue";
 import { assignCode, backorderUnit, fillBackorders, type FilledBackorder, type OrderUnit } from "./codes.server";
 import type { Db } from "./db/client.server";
-import { backorders, productCodes, shopifyOrders, userRoles, userSubscriptions, users } from "./db/schema";
+import { backorders, productCodes, shopifyOrders, shopifyRefunds, userRoles, userSubscriptions, users } from "./db/schema";
 import { escapeHtml } from "./html.server";
 import { type MailConfig, sendMail } from "./mail.server";
-import { revokeSubscriptionsForCodes, subscribeBuyer, subscribeUser, type SubscriptionSource } from "./subscriptions.server";
+import { subscribeBuyer, subscribeUser, type SubscriptionSource } from "./subscriptions.server";
 
 export interface FulfilmentDeps {
   db: Db;
@@ -110,6 +110,7 @@ export async function fulfilOrder(deps: FulfilmentDeps, order: Order, now = Date
       }
     }
   }
+  await applyWaitingRefunds(db, order.id, now);
   await mailOrderKeys(deps, order);
   if (newBackorders > 0) await alertAdminsOfBackorder(deps, order, newBackorders);
   return outcome;
@@ -126,8 +127,8 @@ async function mailOrderKeys(deps: FulfilmentDeps, order: Order): Promise<void> 
     .from(backorders)
     .where(and(eq(backorders.orderId, order.id), isNull(backorders.filledAt), isNull(backorders.cancelledAt)));
   const pending = waiting?.n ?? 0;
-  if (codes.length === 0 && pending === 0) return;
   const keys = codes.filter((c) => !c.revokedAt);
+  if (keys.length === 0 && pending === 0) return;
   const pendingLine =
     pending > 0 ? `${pending} more key${pending === 1 ? "" : "s"} will follow by e-mail as soon as ${pending === 1 ? "it is" : "they are"} in stock.` : "";
   const closing = "Download the loader from your dashboard and activate it with your key. Each key works on one PC.";
@@ -183,34 +184,37 @@ export async function fillBackordersAndNotify(deps: FulfilmentDeps, variantId: s
   return filled;
 }
 
-/** Revokes keys (and ends their subscriptions) by code id. */
-async function revokeCodes(db: Db, ids: number[], now: number): Promise<number> {
-  if (ids.length === 0) return 0;
-  const revoked = await db
-    .update(productCodes)
-    .set({ revokedAt: now })
-    .where(and(inArray(productCodes.id, ids), isNull(productCodes.revokedAt)))
-    .returning({ id: productCodes.id });
-  await revokeSubscriptionsForCodes(db, revoked.map((r) => r.id));
-  return revoked.length;
-}
+/** Ends the subscriptions of the order's revoked keys. Repeatable: a retry finishes what a crash left. */
+const endRevokedSubscriptions = (db: Db, orderId: string) =>
+  db
+    .update(userSubscriptions)
+    .set({ status: "revoked" })
+    .where(
+      and(
+        sql`${userSubscriptions.status} <> 'revoked'`,
+        sql`${userSubscriptions.productCodeId} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.revokedAt} is not null)`,
+      ),
+    );
 
 /**
- * orders/cancelled: every key of the order is revoked and its waiting units leave the queue. The
- * order is marked cancelled even if we never saw it, so a late retry of its orders/paid delivery
- * hands out nothing.
+ * orders/cancelled: every key of the order is revoked and its waiting units leave the queue, in
+ * one transaction. The order is marked cancelled first, even if we never saw it, so a late
+ * orders/paid (or one still running) hands out nothing more.
  */
 export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<number> {
-  await db
-    .insert(shopifyOrders)
-    .values({ id: orderId, email: "", currency: "", lineItems: "[]", receivedAt: now, cancelledAt: now })
-    .onConflictDoUpdate({ target: shopifyOrders.id, set: { cancelledAt: now } });
-  const codes = await db.select({ id: productCodes.id }).from(productCodes).where(eq(productCodes.orderId, orderId));
-  await db
-    .update(backorders)
-    .set({ cancelledAt: now })
-    .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt)));
-  return revokeCodes(db, codes.map((c) => c.id), now);
+  const [, revoked] = await db.batch([
+    db
+      .insert(shopifyOrders)
+      .values({ id: orderId, email: "", currency: "", lineItems: "[]", receivedAt: now, cancelledAt: now })
+      .onConflictDoUpdate({ target: shopifyOrders.id, set: { cancelledAt: now } }),
+    db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt))).returning({ id: productCodes.id }),
+    db
+      .update(backorders)
+      .set({ cancelledAt: now })
+      .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
+    endRevokedSubscriptions(db, orderId),
+  ]);
+  return revoked.length;
 }
 
 export interface RefundedLine {
@@ -218,41 +222,80 @@ export interface RefundedLine {
   quantity: number;
 }
 
+export type RefundOutcome = { state: "applied"; revoked: number; cancelled: number } | { state: "waiting-for-payment" } | { state: "already-applied" };
+
 /**
- * refunds/create: only the refunded units. Units still waiting for stock are taken out of the
- * queue first; then delivered keys are revoked, newest unit first. A refund without line items
- * (an amount or shipping only) revokes nothing.
+ * refunds/create: recorded once by its id, then applied once. Only the refunded units go: units
+ * still waiting for stock first, then delivered keys, newest unit first. A refund without line
+ * items (an amount or shipping only) revokes nothing. A refund for an order not paid here yet
+ * waits and is applied right after that order's keys are handed out.
  */
-export async function refundUnits(db: Db, orderId: string, lines: RefundedLine[], now = Date.now()) {
-  let revoked = 0;
-  let cancelled = 0;
-  for (const { lineId, quantity } of lines) {
-    const waiting = await db
-      .select({ id: backorders.id })
-      .from(backorders)
-      .where(and(eq(backorders.orderId, orderId), eq(backorders.lineItemId, lineId), isNull(backorders.filledAt), isNull(backorders.cancelledAt)))
-      .orderBy(desc(backorders.unitIndex))
-      .limit(quantity);
-    if (waiting.length > 0) {
-      const done = await db
+export async function recordRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<RefundOutcome> {
+  await db
+    .insert(shopifyRefunds)
+    .values({ id: refundId, orderId, lineItems: JSON.stringify(lines.filter((l) => l.quantity > 0)), receivedAt: now })
+    .onConflictDoNothing();
+  const order = await db.select({ paidAt: shopifyOrders.paidAt }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
+  if (!order?.paidAt) return { state: "waiting-for-payment" };
+  return applyRefund(db, refundId, now);
+}
+
+async function applyRefund(db: Db, refundId: string, now: number): Promise<RefundOutcome> {
+  const refund = await db.select().from(shopifyRefunds).where(eq(shopifyRefunds.id, refundId)).get();
+  if (!refund || refund.appliedAt) return { state: "already-applied" };
+  const { orderId } = refund;
+  const lines = JSON.parse(refund.lineItems) as RefundedLine[];
+  // Every statement below acts only if the first one claimed the refund for this run, and D1 runs
+  // a batch as one transaction: the refund is applied entirely, exactly once, or not at all.
+  const token = crypto.randomUUID();
+  const claimed = sql`exists (select 1 from ${shopifyRefunds} where ${shopifyRefunds.id} = ${refundId} and ${shopifyRefunds.claimToken} = ${token})`;
+  const perLine = lines.flatMap(({ lineId, quantity }) => {
+    const waiting = sql`(select count(*) from ${backorders} where ${backorders.orderId} = ${orderId} and ${backorders.lineItemId} = ${lineId} and ${backorders.filledAt} is null and ${backorders.cancelledAt} is null)`;
+    return [
+      // Delivered keys, for what the waiting units do not cover (counted before they are cancelled).
+      db
+        .update(productCodes)
+        .set({ revokedAt: now })
+        .where(
+          and(
+            claimed,
+            sql`${productCodes.id} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.orderLineId} = ${lineId} and ${productCodes.revokedAt} is null order by ${productCodes.unitIndex} desc limit max(0, ${quantity} - ${waiting}))`,
+          ),
+        )
+        .returning({ id: productCodes.id }),
+      db
         .update(backorders)
         .set({ cancelledAt: now })
-        .where(and(inArray(backorders.id, waiting.map((w) => w.id)), isNull(backorders.cancelledAt), isNull(backorders.filledAt)))
-        .returning({ id: backorders.id });
-      cancelled += done.length;
-    }
-    const remaining = quantity - waiting.length;
-    if (remaining <= 0) continue;
-    const delivered = await db
-      .select({ id: productCodes.id })
-      .from(productCodes)
-      .where(and(eq(productCodes.orderId, orderId), eq(productCodes.orderLineId, lineId), isNull(productCodes.revokedAt)))
-      .orderBy(desc(productCodes.unitIndex))
-      .limit(remaining);
-    revoked += await revokeCodes(db, delivered.map((d) => d.id), now);
-  }
-  if (revoked + cancelled > 0) await db.update(shopifyOrders).set({ refundedAt: now }).where(eq(shopifyOrders.id, orderId));
-  return { revoked, cancelled };
+        .where(
+          and(
+            claimed,
+            sql`${backorders.id} in (select ${backorders.id} from ${backorders} where ${backorders.orderId} = ${orderId} and ${backorders.lineItemId} = ${lineId} and ${backorders.filledAt} is null and ${backorders.cancelledAt} is null order by ${backorders.unitIndex} desc limit ${quantity})`,
+          ),
+        )
+        .returning({ id: backorders.id }),
+    ];
+  });
+  const [, ...results] = await db.batch([
+    db.update(shopifyRefunds).set({ claimToken: token, appliedAt: now }).where(and(eq(shopifyRefunds.id, refundId), isNull(shopifyRefunds.appliedAt))),
+    ...perLine,
+    endRevokedSubscriptions(db, orderId),
+    db.update(shopifyOrders).set({ refundedAt: now }).where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
+  ]);
+  const changed = results.slice(0, perLine.length) as { id: number }[][];
+  return {
+    state: "applied",
+    revoked: changed.filter((_, i) => i % 2 === 0).reduce((n, rows) => n + rows.length, 0),
+    cancelled: changed.filter((_, i) => i % 2 === 1).reduce((n, rows) => n + rows.length, 0),
+  };
+}
+
+/** Refunds that arrived before their order was paid, applied once its keys are handed out. */
+async function applyWaitingRefunds(db: Db, orderId: string, now: number): Promise<void> {
+  const waiting = await db
+    .select({ id: shopifyRefunds.id })
+    .from(shopifyRefunds)
+    .where(and(eq(shopifyRefunds.orderId, orderId), isNull(shopifyRefunds.appliedAt)));
+  for (const { id } of waiting) await applyRefund(db, id, now);
 }
 
 /**

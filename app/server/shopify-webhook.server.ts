@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import * as v from "valibot";
 import { sha256Hex } from "./crypto.server";
 import { webhookDeliveries } from "./db/schema";
-import { cancelOrder, type FulfilmentDeps, fulfilOrder, lineVariant, type Order, recordOrder, refundUnits } from "./orders.server";
+import { cancelOrder, type FulfilmentDeps, fulfilOrder, lineVariant, type Order, recordOrder, recordRefund } from "./orders.server";
 import { verifyWebhookSignature } from "./shopify-hmac.server";
 
 const id = v.pipe(
@@ -92,8 +92,14 @@ async function process(deps: FulfilmentDeps, topic: string, json: unknown): Prom
     const refund = parse(refundSchema, json);
     if (!refund.ok) return { rejected: refund.problem };
     const lines = refund.value.refund_line_items.map((l) => ({ lineId: l.line_item_id, quantity: l.quantity }));
-    const { revoked, cancelled } = await refundUnits(deps.db, refund.value.order_id, lines);
-    return { outcome: "processed", detail: `Refund: ${revoked} key(s) revoked, ${cancelled} waiting unit(s) cancelled`, orderId: refund.value.order_id };
+    const result = await recordRefund(deps.db, refund.value.id, refund.value.order_id, lines);
+    const detail =
+      result.state === "applied"
+        ? `Refund: ${result.revoked} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled`
+        : result.state === "already-applied"
+          ? "Refund was already applied"
+          : "Refund recorded: it is applied once the order is paid";
+    return { outcome: "processed", detail, orderId: refund.value.order_id };
   }
   const raw = parse(orderSchema, json);
   if (!raw.ok) return { rejected: raw.problem };

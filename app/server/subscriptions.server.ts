@@ -56,12 +56,6 @@ export async function expireSubscriptions(db: Db, now = Date.now()): Promise<num
   return rows.length;
 }
 
-export async function revokeSubscriptionsForCodes(db: Db, codeIds: number[]): Promise<void> {
-  for (const id of codeIds) {
-    await db.update(userSubscriptions).set({ status: "revoked" }).where(eq(userSubscriptions.productCodeId, id));
-  }
-}
-
 export async function subscriptionsOf(db: Db, userId: string) {
   return db
     .select({

@@ -70,16 +70,25 @@ function lockoutAfter(policy: ThrottlePolicy, attempts: SQL): SQL {
   return sql`(case ${attempts} when 0 then 0${sql.raw(cases)} else ${sql.raw(String(lockouts.at(-1)!))} end)`;
 }
 
+interface Counted {
+  key: string;
+  /** The key's block as this attempt left it. */
+  blockedUntil: number;
+}
+
+export type Reservation = { ok: true; counted: Counted[]; keys: ThrottleKey[] } | { ok: false; waitMs: number };
+
 /**
- * Counts an attempt against every key before it is checked. Returns 0 when the attempt may go
- * ahead, else the milliseconds until one may.
+ * Counts an attempt against every key before it is checked. When a key refuses (it is blocked),
+ * the counts already taken are given back and the attempt does not go ahead.
  */
-export async function reserveAttempt(db: Db, keys: ThrottleKey[], now = Date.now()): Promise<number> {
+export async function reserveAttempt(db: Db, keys: ThrottleKey[], now = Date.now()): Promise<Reservation> {
+  const counted: Counted[] = [];
   for (const { policy, key } of keys) {
     const attempts = sql`(case when ${authThrottle.lastFailureAt} < ${now - DECAY_MS} then 1 else ${authThrottle.failures} + 1 end)`;
     const lockout = lockoutAfter(policy, attempts);
     const first = THROTTLE_POLICIES[policy].lockouts[0]!;
-    const counted = await db
+    const row = await db
       .insert(authThrottle)
       .values({ key, failures: 1, lastFailureAt: now, blockedUntil: first > 0 ? now + first : 0 })
       .onConflictDoUpdate({
@@ -91,29 +100,45 @@ export async function reserveAttempt(db: Db, keys: ThrottleKey[], now = Date.now
         },
         setWhere: sql`${authThrottle.blockedUntil} <= ${now}`,
       })
-      .returning({ key: authThrottle.key })
+      .returning({ blockedUntil: authThrottle.blockedUntil })
       .get();
-    if (!counted) return Math.max(1, await retryAfterMs(db, keys, now));
+    if (!row) {
+      await giveBack(db, counted, now);
+      return { ok: false, waitMs: Math.max(1, await retryAfterMs(db, keys, now)) };
+    }
+    counted.push({ key, blockedUntil: row.blockedUntil });
   }
-  return 0;
+  return { ok: true, counted, keys };
+}
+
+/**
+ * Takes back counted attempts. A block one of them set is lifted (the attempt was let in, so the
+ * key was not blocked before it); a block that a later attempt set stays.
+ */
+async function giveBack(db: Db, counted: Counted[], now: number): Promise<void> {
+  for (const { key, blockedUntil } of counted) {
+    await db
+      .update(authThrottle)
+      .set({
+        failures: sql`max(${authThrottle.failures} - 1, 0)`,
+        blockedUntil: sql`(case when ${authThrottle.blockedUntil} = ${blockedUntil} and ${blockedUntil} > ${now} then 0 else ${authThrottle.blockedUntil} end)`,
+      })
+      .where(eq(authThrottle.key, key));
+  }
 }
 
 /**
  * A successful attempt: per-account counters start over, and the attempt no longer counts
  * against the client (so a shared address is not blocked by its members' sign-ins).
  */
-export async function attemptSucceeded(db: Db, keys: ThrottleKey[]): Promise<void> {
-  const perAccount = keys.filter((k) => k.policy !== "client" && k.policy !== "signupFromClient");
-  if (perAccount.length > 0) await db.delete(authThrottle).where(inArray(authThrottle.key, perAccount.map((k) => k.key)));
-  for (const { policy, key } of keys.filter((k) => k.policy === "client")) {
-    const remaining = sql`max(${authThrottle.failures} - 1, 0)`;
-    await db
-      .update(authThrottle)
-      // Lockouts never decrease with the count, so if one fewer attempt imposes none, this
-      // attempt was what set the block.
-      .set({ failures: remaining, blockedUntil: sql`(case when ${lockoutAfter(policy, remaining)} = 0 then 0 else ${authThrottle.blockedUntil} end)` })
-      .where(eq(authThrottle.key, key));
-  }
+export async function attemptSucceeded(db: Db, reservation: Extract<Reservation, { ok: true }>, now = Date.now()): Promise<void> {
+  const perAccount = reservation.keys.filter((k) => k.policy !== "client").map((k) => k.key);
+  if (perAccount.length > 0) await db.delete(authThrottle).where(inArray(authThrottle.key, perAccount));
+  await giveBack(
+    db,
+    reservation.counted.filter((c) => !perAccount.includes(c.key)),
+    now,
+  );
 }
 
 function describeWait(ms: number): string {

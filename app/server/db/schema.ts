@@ -302,6 +302,22 @@ export const shopifyOrders = sqliteTable(
   (t) => [index("shopify_orders_email").on(t.email)],
 );
 
+// Refunds as Shopify reported them. A refund is applied once (the claim token marks the one run
+// that applied it); one that arrives before its order was paid here waits for that payment.
+export const shopifyRefunds = sqliteTable(
+  "shopify_refunds",
+  {
+    id: text("id").primaryKey(),
+    orderId: text("order_id").notNull(),
+    // JSON: [{ lineId, quantity }]
+    lineItems: text("line_items").notNull(),
+    receivedAt: integer("received_at").notNull(),
+    claimToken: text("claim_token"),
+    appliedAt: integer("applied_at"),
+  },
+  (t) => [index("shopify_refunds_order").on(t.orderId, t.appliedAt)],
+);
+
 // Every webhook request we accepted, keyed by Shopify's delivery id so retries are recognised.
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",
