@@ -2,12 +2,13 @@
 // (wrangler's local workerd). Members take turns sending messages; every member records how long
 // each message took to reach it. Reports p50/p95/p99 of the fan-out latency, and writes the
 // figures into the README between the chat bench markers.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
+import { publish, waitFor, wranglerDev } from "./shared.ts";
 
 const MEMBERS = 50;
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
@@ -44,26 +45,11 @@ function seedMembers(state: string): Member[] {
   return members;
 }
 
-async function waitFor(url: string) {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 async function main() {
   if (!existsSync("build/server/wrangler.json")) execFileSync("npm", ["run", "build"], { stdio: "inherit" });
   const state = mkdtempSync(join(tmpdir(), "bench-chat-"));
   const members = seedMembers(state);
-  const server = spawn("wrangler", ["dev", "-c", "build/server/wrangler.json", "--port", String(PORT), "--ip", "127.0.0.1", "--persist-to", state, "--inspector-port", "9311", "--log-level", "error"], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, CI: "true" },
-  });
+  const server = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", "9311"], PORT);
   try {
     await waitFor(`${ORIGIN}/robots.txt`);
     const latencies: number[] = [];
@@ -114,8 +100,6 @@ async function main() {
       p99: round(percentile(sorted, 99)),
       max: round(sorted.at(-1) ?? 0),
     };
-    mkdirSync("bench/results", { recursive: true });
-    writeFileSync("bench/results/chat.json", JSON.stringify(results, null, 2));
     const markdown = [
       "| connected members | messages | deliveries | fan-out p50 ms | p95 ms | p99 ms | max ms |",
       "|---:|---:|---:|---:|---:|---:|---:|",
@@ -123,9 +107,7 @@ async function main() {
       "",
       `Measured ${results.date}: one message every ${SEND_EVERY_MS} ms, senders taking turns; latency from send to arrival at each member (sender included), ${cpus().length} CPU cores, wrangler dev (local workerd).`,
     ].join("\n");
-    console.log(`\n${markdown}\n`);
-    const readme = readFileSync("README.md", "utf8");
-    writeFileSync("README.md", readme.replace(/(<!-- bench:chat:start -->\n)[\s\S]*?(\n<!-- bench:chat:end -->)/, `$1${markdown}$2`));
+    publish("chat", results, markdown);
     if (received < expected) throw new Error(`only ${received} of ${expected} deliveries arrived`);
   } finally {
     server.kill("SIGTERM");

@@ -6,14 +6,15 @@
 //   - the gzip size of the JavaScript the home page loads;
 //   - Lighthouse (mobile) performance and CLS for "/" and the product page, in Debian's Chromium.
 // Results go to bench/results/storefront.json and into the README between the bench markers.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
+import { publish, waitFor, wranglerDev } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -44,24 +45,8 @@ interface Results {
 }
 
 function start(name: string, args: string[], port: number) {
-  const child = spawn("wrangler", ["dev", ...args, "--port", String(port), "--ip", "127.0.0.1", "--log-level", "error"], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, CI: "true" },
-  });
-  servers.push(child);
+  servers.push(wranglerDev(args, port));
   return { name, url: `http://127.0.0.1:${port}` };
-}
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 async function measure(url: string, path: string, unique = false): Promise<Omit<Row, "name">> {
@@ -173,15 +158,7 @@ async function main() {
       js,
       lighthouse: audits,
     };
-    mkdirSync("bench/results", { recursive: true });
-    writeFileSync("bench/results/storefront.json", JSON.stringify(results, null, 2));
-    const markdown = table(results);
-    console.log(`\n${markdown}\n`);
-    if (existsSync("README.md")) {
-      const readme = readFileSync("README.md", "utf8");
-      const updated = readme.replace(/(<!-- bench:storefront:start -->\n)[\s\S]*?(\n<!-- bench:storefront:end -->)/, `$1${markdown}$2`);
-      writeFileSync("README.md", updated);
-    }
+    publish("storefront", results, table(results));
   } finally {
     for (const child of servers) child.kill("SIGTERM");
     rmSync(state, { recursive: true, force: true });

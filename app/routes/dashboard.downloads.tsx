@@ -1,6 +1,6 @@
 // /dashboard/downloads: the loader and other files. Subscription-only files need an active plan;
 // admins can publish a new version.
-import { Suspense, useEffect, useRef } from "react";
+import { Suspense, useRef } from "react";
 import { Await, data, useFetcher } from "react-router";
 import { AlertTriangle, Download, FileDown, Upload } from "~/components/icons";
 import { useToast } from "~/components/toaster";
@@ -8,6 +8,7 @@ import { Badge } from "~/components/ui/badge";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
+import { type ActionAnswer, useResultToast } from "~/components/use-result-toast";
 import { BRAND } from "~/lib/brand";
 import { formatDate, formatFileSize } from "~/lib/format";
 import { app } from "~/server/context.server";
@@ -30,30 +31,29 @@ export async function loader({ context }: Route.LoaderArgs) {
   };
 }
 
+/** The upload form: the file and its few text fields. */
+const UPLOAD_FORM_BYTES = MAX_UPLOAD_BYTES + MAX_FORM_BYTES;
+
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
   if (!viewer.isAdmin) throw data({ message: "You don't have permission to upload files" }, { status: 403 });
-  if (Number(request.headers.get("Content-Length") ?? 0) > MAX_UPLOAD_BYTES + 64 * 1024) {
-    return data({ ok: false as const, message: "Files can be at most 90 MB" }, { status: 413 });
-  }
-  const result = await uploadFile(db, env.DOWNLOADS, viewer, await readForm(request, MAX_UPLOAD_BYTES + MAX_FORM_BYTES));
+  const failed = (description: string, status: number) =>
+    data<ActionAnswer>({ ok: false, toast: { title: "Upload failed", description, variant: "destructive" } }, { status });
+  // Answered here, with the limit in words, before readForm would refuse the body.
+  if (Number(request.headers.get("Content-Length") ?? 0) > UPLOAD_FORM_BYTES) return failed("Files can be at most 90 MB", 413);
+  const result = await uploadFile(db, env.DOWNLOADS, viewer, await readForm(request, UPLOAD_FORM_BYTES));
   return result.ok
-    ? { ok: true as const, message: `${result.fileName} ${result.version} is now available` }
-    : data({ ok: false as const, message: result.message }, { status: 400 });
+    ? data<ActionAnswer>({ ok: true, toast: { title: "Upload complete", description: `${result.fileName} ${result.version} is now available` } })
+    : failed(result.message, 400);
 }
 
 type FileRow = Awaited<ReturnType<typeof activeFiles>>[number];
 
 function UploadForm() {
   const fetcher = useFetcher<typeof action>();
-  const { toast } = useToast();
   const formRef = useRef<HTMLFormElement>(null);
-  useEffect(() => {
-    if (fetcher.state !== "idle" || !fetcher.data) return;
-    toast(fetcher.data.ok ? { title: "Upload complete", description: fetcher.data.message } : { title: "Upload failed", description: fetcher.data.message, variant: "destructive" });
-    if (fetcher.data.ok) formRef.current?.reset();
-  }, [fetcher.state, fetcher.data, toast]);
+  useResultToast(fetcher, () => formRef.current?.reset());
   return (
     <Card>
       <h2 className="flex items-center gap-2 font-bold">

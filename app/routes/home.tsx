@@ -1,6 +1,6 @@
 // The home page: hero, why choose us, before/after, plans and the community call to action.
 // The page is public and cached; the plans stream in behind a skeleton.
-import { Suspense, useEffect } from "react";
+import { type ReactNode, Suspense, useEffect } from "react";
 import { Await, Link } from "react-router";
 import { HeroVideo } from "~/components/home/hero-video";
 import { IntroSplash } from "~/components/home/intro-splash";
@@ -112,10 +112,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         </div>
       </section>
 
-      <section aria-labelledby="why" className="mx-auto max-w-7xl px-4 py-20">
-        <h2 id="why" className="text-center text-3xl font-black">
-          Why Choose <span className="text-accent">{BRAND}</span>
-        </h2>
+      <HomeSection id="why" title={<>Why Choose <span className="text-accent">{BRAND}</span></>}>
         <div className="mt-10 grid gap-6 md:grid-cols-3">
           {REASONS.map(({ icon: Icon, title, text }) => (
             <Card key={title}>
@@ -125,12 +122,9 @@ export default function Home({ loaderData }: Route.ComponentProps) {
             </Card>
           ))}
         </div>
-      </section>
+      </HomeSection>
 
-      <section aria-labelledby="difference" className="mx-auto max-w-7xl px-4 py-20">
-        <h2 id="difference" className="text-center text-3xl font-black">
-          See The Difference
-        </h2>
+      <HomeSection id="difference" title="See The Difference">
         <div className="mt-10 grid gap-6 md:grid-cols-2">
           {[
             { src: "/images/difference-standard.svg", label: "STANDARD", alt: "A Rust scene without assistance: enemies hard to spot" },
@@ -144,12 +138,9 @@ export default function Home({ loaderData }: Route.ComponentProps) {
             </figure>
           ))}
         </div>
-      </section>
+      </HomeSection>
 
-      <section aria-labelledby="plans" className="mx-auto max-w-7xl px-4 py-20">
-        <h2 id="plans" className="text-center text-3xl font-black">
-          Choose Your Plan
-        </h2>
+      <HomeSection id="plans" title="Choose Your Plan">
         <p className="mt-3 text-center text-muted">Instant delivery. Cancel any time — plans never renew on their own.</p>
         <div className="mt-12">
           <Suspense fallback={<PlansSkeleton />}>
@@ -163,7 +154,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
             </Await>
           </Suspense>
         </div>
-      </section>
+      </HomeSection>
 
       <section className="mx-auto max-w-7xl px-4 pt-10 pb-24">
         <Card className="flex flex-col items-center gap-4 bg-gradient-to-br from-accent/15 to-panel p-10 text-center">
@@ -176,5 +167,16 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         </Card>
       </section>
     </>
+  );
+}
+
+function HomeSection({ id, title, children }: { id: string; title: ReactNode; children: ReactNode }) {
+  return (
+    <section aria-labelledby={id} className="mx-auto max-w-7xl px-4 py-20">
+      <h2 id={id} className="text-center text-3xl font-black">
+        {title}
+      </h2>
+      {children}
+    </section>
   );
 }

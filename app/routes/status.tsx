@@ -1,12 +1,13 @@
 // /status: the service's current status and the latest updates. Admins post updates here; the
 // form shows for admins only, and the server refuses a post from anyone else.
-import { useEffect, useRef } from "react";
+import { useRef } from "react";
 import { data, useFetcher } from "react-router";
 import { Activity, AlertTriangle, Wrench } from "~/components/icons";
 import { useToast } from "~/components/toaster";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, inputClass } from "~/components/ui/field";
+import { type ActionAnswer, useResultToast } from "~/components/use-result-toast";
 import { useViewer } from "~/components/viewer";
 import { BRAND } from "~/lib/brand";
 import { formatDateTime } from "~/lib/format";
@@ -35,13 +36,15 @@ export async function loader({ context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
   const viewer = await getViewer(db, request);
-  if (!viewer) return data({ ok: false, message: "Please log in to continue" }, { status: 401 });
-  if (!viewer.isAdmin) return data({ ok: false, message: "You don't have permission to post status updates" }, { status: 403 });
+  const failed = (description: string, status: number) =>
+    data<ActionAnswer>({ ok: false, toast: { title: "Failed to post update", description, variant: "destructive" } }, { status });
+  if (!viewer) return failed("Please log in to continue", 401);
+  if (!viewer.isAdmin) return failed("You don't have permission to post status updates", 403);
   const result = await postStatusUpdate(db, viewer.id, await readFormFields(request));
-  if (!result.ok) return data(result, { status: 400 });
+  if (!result.ok) return failed(result.message, 400);
   const origin = new URL(request.url).origin;
   await purgePages(origin, ["/status", "/status.data"]);
-  return { ok: true as const, message: "Status update posted successfully!" };
+  return data<ActionAnswer>({ ok: true, toast: { title: "Status update posted successfully!" } });
 }
 
 const TYPE_STYLE = {
@@ -56,15 +59,7 @@ function PostUpdateForm() {
   const fetcher = useFetcher<typeof action>();
   const { toast } = useToast();
   const formRef = useRef<HTMLFormElement>(null);
-  useEffect(() => {
-    if (fetcher.state !== "idle" || !fetcher.data) return;
-    if (fetcher.data.ok) {
-      toast({ title: fetcher.data.message });
-      formRef.current?.reset();
-    } else {
-      toast({ title: "Failed to post update", description: fetcher.data.message, variant: "destructive" });
-    }
-  }, [fetcher.state, fetcher.data, toast]);
+  useResultToast(fetcher, () => formRef.current?.reset());
   return (
     <Card>
       <h2 className="text-lg font-bold">Post Status Update</h2>

@@ -123,11 +123,12 @@ export interface OrderUnit {
 
 type CodeRow = typeof productCodes.$inferSelect;
 
-export type Assignment = { kind: "new"; code: CodeRow } | { kind: "existing"; codeId: number } | { kind: "out-of-stock" };
+/** `new`: this call claimed the code; `existing`: the unit already had it (a retry, a concurrent run). */
+export type Assignment = { kind: "new"; code: CodeRow } | { kind: "existing"; code: CodeRow } | { kind: "out-of-stock" };
 
 async function codeOfUnit(db: Db, unit: OrderUnit) {
   return db
-    .select({ id: productCodes.id })
+    .select()
     .from(productCodes)
     .where(and(eq(productCodes.orderId, unit.orderId), eq(productCodes.orderLineId, unit.lineId), eq(productCodes.unitIndex, unit.unitIndex)))
     .get();
@@ -177,7 +178,7 @@ export async function assignCode(db: Db, unit: OrderUnit, { now = Date.now(), fr
     if (!isUniqueViolation(error)) throw error;
   }
   const existing = await codeOfUnit(db, unit);
-  return existing ? { kind: "existing", codeId: existing.id } : { kind: "out-of-stock" };
+  return existing ? { kind: "existing", code: existing } : { kind: "out-of-stock" };
 }
 
 /**
@@ -222,22 +223,21 @@ export async function fillBackorders(db: Db, variantId: string, now = Date.now()
     const unit = { orderId: backorder.orderId, lineId: backorder.lineItemId, unitIndex: backorder.unitIndex, variantId, email: backorder.customerEmail };
     const assignment = await assignCode(db, unit, { now, fromQueue: true });
     if (assignment.kind === "out-of-stock") break; // the rest keep waiting, in order
-    const codeId = assignment.kind === "new" ? assignment.code.id : assignment.codeId;
+    const { code } = assignment;
     const marked = await db
       .update(backorders)
-      .set({ filledAt: now, productCodeId: codeId })
+      .set({ filledAt: now, productCodeId: code.id })
       .where(and(eq(backorders.id, backorder.id), isNull(backorders.filledAt), isNull(backorders.cancelledAt)))
       .returning()
       .get();
     if (marked) {
       // Whoever marks the unit filled reports it (and mails it), even if a concurrent filler
       // claimed the code: exactly one of them gets here.
-      const code = assignment.kind === "new" ? assignment.code : await db.select().from(productCodes).where(eq(productCodes.id, codeId)).get();
-      if (code) filled.push({ backorder: marked, code });
+      filled.push({ backorder: marked, code });
     } else if (assignment.kind === "new") {
       // The order was cancelled (or refunded) while the code was being claimed: it goes back.
       const current = await db.select({ cancelledAt: backorders.cancelledAt }).from(backorders).where(eq(backorders.id, backorder.id)).get();
-      if (current?.cancelledAt) await releaseCode(db, codeId, backorder.orderId, false);
+      if (current?.cancelledAt) await releaseCode(db, code.id, backorder.orderId, false);
     }
   }
   return filled;

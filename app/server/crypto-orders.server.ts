@@ -208,12 +208,7 @@ export async function fulfilCryptoOrder(deps: FulfilmentDeps, admin: Viewer, inp
       const assignment = await assignCode(db, unit, { now });
       if (assignment.kind === "out-of-stock") return fail(`No codes in stock for ${order.productTitle} - ${order.variantTitle}`, 409);
       if (assignment.kind === "existing") claimed = "earlier";
-      const row = await db
-        .select({ id: productCodes.id, code: productCodes.code })
-        .from(productCodes)
-        .where(eq(productCodes.id, assignment.kind === "new" ? assignment.code.id : assignment.codeId))
-        .get();
-      key = row!;
+      key = assignment.code;
     } else {
       // A typed code from stock is marked sold; a code we never stocked is recorded as sold.
       const stocked = await db
