@@ -5,6 +5,6 @@ import { defineConfig } from "drizzle-kit";
 export default defineConfig({
   dialect: "sqlite",
   driver: "durable-sqlite",
-  schema: "./app/server/db/chat-schema.ts",
+  schema: "./app/server/platform/db/chat-schema.server.ts",
   out: "./migrations/chat-room",
 });

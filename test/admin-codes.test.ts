@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/db/schema";
+import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/platform/db/schema.server";
 import { call, createAccount, db, signIn, transactionId, unique } from "./helpers";
 
 const VARIANT = "gid://shopify/ProductVariant/4710000000004"; // Vertex HWID Spoofer - 30 Days (demo catalogue)

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { desc, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { logIn, signUp } from "~/server/auth.server";
-import { sha256Hex } from "~/server/crypto.server";
-import { authThrottle, emailVerificationTokens, mailOutbox, sessions, users } from "~/server/db/schema";
+import { logIn, signUp } from "~/server/accounts/registration.server";
+import { sha256Hex } from "~/server/platform/tokens.server";
+import { authThrottle, emailVerificationTokens, mailOutbox, sessions, users } from "~/server/platform/db/schema.server";
 import { call, cookieFrom, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
 
 const deps = { db, mail: env, waitUntil: () => {} };

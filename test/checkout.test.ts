@@ -2,9 +2,9 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogueFor, demoCatalogueAdapter, type ShopifyConfig } from "~/server/catalogue/catalogue.server";
-import { createCheckout, demoOrderPayload, getDemoCheckout, payDemoCheckout } from "~/server/checkout.server";
-import { webhookDeliveries } from "~/server/db/schema";
-import { verifyWebhookSignature } from "~/server/shopify-hmac.server";
+import { createCheckout, demoOrderPayload, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
+import { webhookDeliveries } from "~/server/platform/db/schema.server";
+import { verifyWebhookSignature } from "~/server/fulfilment/shopify-hmac.server";
 import { createAccount, db, ORIGIN, signIn, unique } from "./helpers";
 
 let buyer: { id: string; email: string };

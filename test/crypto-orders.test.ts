@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { expireUnpaidCryptoOrders, MAX_OPEN_ORDERS_PER_MEMBER, PENDING_TTL_MS } from "~/server/crypto-orders.server";
-import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/db/schema";
+import { expireUnpaidCryptoOrders, MAX_OPEN_ORDERS_PER_MEMBER, PENDING_TTL_MS } from "~/server/payments/crypto-orders.server";
+import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/platform/db/schema.server";
 import { call, createAccount, db, signIn, transactionId, unique } from "./helpers";
 
 const MONTH = "gid://shopify/ProductVariant/4710000000002"; // Vertex Rust - 30 Days, $89.99

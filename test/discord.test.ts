@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { oauthAccounts, recoveryCodes, sessions, totpFactors, users } from "~/server/db/schema";
-import { type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/discord.server";
+import { oauthAccounts, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
+import { type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/accounts/discord.server";
 import { call, createAccount, db, ORIGIN, unique } from "./helpers";
 
 const config: DiscordConfig = { DISCORD_CLIENT_ID: "client-123", DISCORD_CLIENT_SECRET: "secret-456" };

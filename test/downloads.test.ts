@@ -1,9 +1,9 @@
 import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { downloadableFiles, userSubscriptions } from "~/server/db/schema";
-import { contentDisposition } from "~/server/downloads.server";
-import { expireSubscriptions } from "~/server/subscriptions.server";
+import { downloadableFiles, userSubscriptions } from "~/server/platform/db/schema.server";
+import { contentDisposition } from "~/server/hub/downloads.server";
+import { expireSubscriptions } from "~/server/fulfilment/subscriptions.server";
 import { call, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
 
 const BODY = "loader bytes \u00e9\n".repeat(50);

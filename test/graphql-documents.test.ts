@@ -3,7 +3,7 @@
 import schemaJson from "@shopify/hydrogen-react/storefront.schema.json";
 import { buildClientSchema, type IntrospectionQuery, parse, validate } from "graphql";
 import { describe, expect, it } from "vitest";
-import * as documents from "~/server/catalogue/queries";
+import * as documents from "~/server/catalogue/queries.server";
 
 const schema = buildClientSchema(schemaJson as unknown as IntrospectionQuery);
 

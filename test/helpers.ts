@@ -1,9 +1,9 @@
 // Shared test helpers: requests through the real Worker, and accounts created in the real D1.
 import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { database } from "~/server/db/client.server";
-import { profiles, userRoles, users } from "~/server/db/schema";
-import { hashPassword } from "~/server/password.server";
+import { database } from "~/server/platform/db/client.server";
+import { profiles, userRoles, users } from "~/server/platform/db/schema.server";
+import { hashPassword } from "~/server/accounts/password.server";
 
 export const ORIGIN = "https://shop.test";
 export const db = database(env.DB);

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { runScheduledJobs } from "~/server/cron.server";
-import { mailOutbox } from "~/server/db/schema";
-import { deliverMail, enqueueMail, type MailConfig, MAX_MAIL_ATTEMPTS, retryDueMail, sendMail } from "~/server/mail.server";
+import { runScheduledJobs } from "~/server/jobs/cron.server";
+import { mailOutbox } from "~/server/platform/db/schema.server";
+import { deliverMail, enqueueMail, type MailConfig, MAX_MAIL_ATTEMPTS, retryDueMail, sendMail } from "~/server/platform/mail.server";
 import { db, unique } from "./helpers";
 
 const httpConfig: MailConfig = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fromBase64 } from "~/server/crypto.server";
-import { burnPasswordCheck, hashPassword, PBKDF2_ITERATIONS, verifyPassword } from "~/server/password.server";
+import { fromBase64 } from "~/server/platform/tokens.server";
+import { burnPasswordCheck, hashPassword, PBKDF2_ITERATIONS, verifyPassword } from "~/server/accounts/password.server";
 
 describe("password hashing", () => {
   it("is pinned to 100,000 PBKDF2 iterations, the most production Workers accept", () => {

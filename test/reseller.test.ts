@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, resellerAccounts, resellerKeys } from "~/server/db/schema";
+import { auditLog, resellerAccounts, resellerKeys } from "~/server/platform/db/schema.server";
 import { call, createAccount, db, signIn, unique } from "./helpers";
 
 // Demo catalogue: 30 Days $89.99, 1 Week $29.99; at the default 50% discount a key costs half.

@@ -2,9 +2,9 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { expect, it } from "vitest";
-import { downloadableFiles, productCodes, profiles, statusUpdates, userRoles, users } from "~/server/db/schema";
-import { verifyPassword } from "~/server/password.server";
-import { DEMO_ACCOUNTS, seedDemoData } from "~/server/seed.server";
+import { downloadableFiles, productCodes, profiles, statusUpdates, userRoles, users } from "~/server/platform/db/schema.server";
+import { verifyPassword } from "~/server/accounts/password.server";
+import { DEMO_ACCOUNTS, seedDemoData } from "~/server/jobs/seed.server";
 import { db } from "./helpers";
 
 async function counts() {

@@ -1,6 +1,6 @@
 import { desc } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { statusUpdates } from "~/server/db/schema";
+import { statusUpdates } from "~/server/platform/db/schema.server";
 import { call, cookieFrom, createAccount, db, signIn, unique } from "./helpers";
 
 const PUBLIC_PAGES = ["/", "/products", "/product/vertex-rust", "/status", "/support", "/affiliate", "/sitemap.xml", "/robots.txt", "/api/upsell"];

@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { describe, expect, it } from "vitest";
 import type { Viewer } from "~/lib/viewer";
-import { recoveryCodes, sessions, totpFactors } from "~/server/db/schema";
-import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus, verifySecondFactor } from "~/server/two-factor.server";
+import { recoveryCodes, sessions, totpFactors } from "~/server/platform/db/schema.server";
+import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus, verifySecondFactor } from "~/server/accounts/two-factor.server";
 import { call, cookieFrom, createAccount, db, unique } from "./helpers";
 
 const KEY = env.TOTP_ENCRYPTION_KEY;

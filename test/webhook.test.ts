@@ -1,10 +1,10 @@
 import { env, exports } from "cloudflare:workers";
 import { and, count, eq, isNull, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { addCodes } from "~/server/codes.server";
-import { backorders, mailOutbox, productCodes, shopifyOrders, userSubscriptions, webhookDeliveries } from "~/server/db/schema";
-import { fillBackordersAndNotify } from "~/server/orders.server";
-import { signWebhookBody } from "~/server/shopify-hmac.server";
+import { addCodes } from "~/server/fulfilment/stock.server";
+import { backorders, mailOutbox, productCodes, shopifyOrders, userSubscriptions, webhookDeliveries } from "~/server/platform/db/schema.server";
+import { fillBackordersAndNotify } from "~/server/fulfilment/orders.server";
+import { signWebhookBody } from "~/server/fulfilment/shopify-hmac.server";
 import { createAccount, db, ORIGIN, unique } from "./helpers";
 
 let nextNumber = 7_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
@@ -216,9 +216,9 @@ describe("order webhook: handing out keys", () => {
     const payload = orderPayload({ lines: [{ variant: variant.numeric }], email });
     await deliver("orders/create", payload);
     const member = await createAccount({ verified: false });
-    const { users } = await import("~/server/db/schema");
+    const { users } = await import("~/server/platform/db/schema.server");
     await db.update(users).set({ email }).where(eq(users.id, member.id));
-    const { claimSubscriptions } = await import("~/server/orders.server");
+    const { claimSubscriptions } = await import("~/server/fulfilment/orders.server");
     expect(await claimSubscriptions(db, member.id, email)).toBe(1);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id))).toHaveLength(1);
   });
@@ -329,7 +329,7 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const variant = await stockedVariant(1);
     const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
     await deliver("orders/cancelled", { ...payload, cancelled_at: new Date().toISOString() });
-    const { fulfilOrder } = await import("~/server/orders.server");
+    const { fulfilOrder } = await import("~/server/fulfilment/orders.server");
     const order = { id: String(payload.id), name: payload.name, email: payload.email, currency: "USD", financialStatus: "paid", totalPrice: "1", cancelled: false,
       lines: [{ id: String(payload.line_items[0]!.id), variantId: variant.gid, quantity: 2, title: "Vertex Rust", variantTitle: "30 Days", price: "1" }] };
     const outcome = await fulfilOrder({ db, mail: env, waitUntil: () => {} }, order);

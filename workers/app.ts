@@ -2,19 +2,19 @@
 // loaders and actions; cron triggers run the scheduled jobs.
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
-import { CHAT_PATH, connectToChat } from "~/server/chat-gateway.server";
-import { appContext } from "~/server/context.server";
-import { runScheduledJobs } from "~/server/cron.server";
-import { database } from "~/server/db/client.server";
-import { serveWithEdgeCache } from "~/server/edge-cache.server";
-import { seedDemoData } from "~/server/seed.server";
+import { CHAT_PATH, connectToChat } from "~/server/hub/chat-gateway.server";
+import { appContext } from "~/server/platform/context.server";
+import { runScheduledJobs } from "~/server/jobs/cron.server";
+import { database } from "~/server/platform/db/client.server";
+import { serveWithEdgeCache } from "~/server/platform/edge-cache.server";
+import { seedDemoData } from "~/server/jobs/seed.server";
 import {
   createNonce,
   forbiddenCrossSite,
   isCrossSiteRequest,
   staticScriptHashes,
   withSecurityHeaders,
-} from "~/server/security.server";
+} from "~/server/platform/security.server";
 
 import { webhooks } from "./webhooks";
 

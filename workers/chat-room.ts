@@ -17,7 +17,7 @@ import {
   TYPING_TIMEOUT_MS,
   UNKNOWN_USER,
 } from "~/lib/chat";
-import { messages } from "~/server/db/chat-schema";
+import { messages } from "~/server/platform/db/chat-schema.server";
 import migrations from "../migrations/chat-room/migrations.js";
 
 /** Headers the Worker sets (and strips from the browser's request) to say who is connecting. */

@@ -2,8 +2,8 @@
 // of a session, so these routes sit outside the CSRF check. The answer does not wait for e-mail
 // delivery (Shopify allows 5 seconds); mail goes out through waitUntil.
 import { Hono } from "hono";
-import { database } from "~/server/db/client.server";
-import { handleShopifyWebhook } from "~/server/shopify-webhook.server";
+import { database } from "~/server/platform/db/client.server";
+import { handleShopifyWebhook } from "~/server/fulfilment/shopify-webhook.server";
 
 export const webhooks = new Hono<{ Bindings: Env }>();
 

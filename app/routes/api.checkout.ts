@@ -1,8 +1,8 @@
 // POST /api/checkout: turns cart lines into a checkout URL for the signed-in buyer.
 import { data } from "react-router";
-import { createCheckout } from "~/server/checkout.server";
-import { app } from "~/server/context.server";
-import { getViewer } from "~/server/session.server";
+import { createCheckout } from "~/server/catalogue/checkout.server";
+import { app } from "~/server/platform/context.server";
+import { getViewer } from "~/server/accounts/session.server";
 import type { Route } from "./+types/api.checkout";
 
 export async function action({ request, context }: Route.ActionArgs) {

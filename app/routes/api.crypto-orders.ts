@@ -1,9 +1,9 @@
 // POST /api/crypto-orders: the product page's crypto dialog opens an order and switches its coin.
 import { data } from "react-router";
-import { app } from "~/server/context.server";
-import { changeCoin, cryptoOrderView, openCryptoOrder } from "~/server/crypto-orders.server";
-import { readFormFields } from "~/server/forms.server";
-import { getViewer } from "~/server/session.server";
+import { app } from "~/server/platform/context.server";
+import { changeCoin, cryptoOrderView, openCryptoOrder } from "~/server/payments/crypto-orders.server";
+import { readFormFields } from "~/server/platform/request-body.server";
+import { getViewer } from "~/server/accounts/session.server";
 import type { Route } from "./+types/api.crypto-orders";
 
 export async function action({ request, context }: Route.ActionArgs) {

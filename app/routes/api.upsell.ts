@@ -1,8 +1,8 @@
 // GET /api/upsell: the cart drawer's recommended add-on — a product whose title contains
 // "spoofer" among the first ten. The same for everyone, so it is cached at the edge.
-import { LIMITS } from "~/server/catalogue/queries";
-import { app } from "~/server/context.server";
-import { PUBLIC_CACHE_CONTROL } from "~/server/edge-cache.server";
+import { LIMITS } from "~/server/catalogue/queries.server";
+import { app } from "~/server/platform/context.server";
+import { PUBLIC_CACHE_CONTROL } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/api.upsell";
 
 export async function loader({ context }: Route.LoaderArgs) {

@@ -1,8 +1,8 @@
 // Who is signed in, plus any toast waiting from a redirect. Private and never cached, so the
 // public pages around it can be cached for everyone.
-import { app } from "~/server/context.server";
-import { getViewer } from "~/server/session.server";
-import { readToast } from "~/server/toast.server";
+import { app } from "~/server/platform/context.server";
+import { getViewer } from "~/server/accounts/session.server";
+import { readToast } from "~/http/flash-toast.server";
 import type { Route } from "./+types/api.viewer";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

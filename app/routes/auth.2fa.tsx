@@ -7,12 +7,12 @@ import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
-import { clientAddress } from "~/server/auth.server";
-import { app } from "~/server/context.server";
-import { readForm } from "~/server/forms.server";
-import { completeChallenge, hasOpenChallenge } from "~/server/login-challenge.server";
-import { passRetryAfter } from "~/server/throttle.server";
-import { toastCookie } from "~/server/toast.server";
+import { clientAddress } from "~/server/accounts/registration.server";
+import { app } from "~/server/platform/context.server";
+import { readForm } from "~/server/platform/request-body.server";
+import { completeChallenge, hasOpenChallenge } from "~/server/accounts/login-challenge.server";
+import { passRetryAfter } from "~/server/accounts/throttle.server";
+import { toastCookie } from "~/http/flash-toast.server";
 import type { Route } from "./+types/auth.2fa";
 
 export const meta: Route.MetaFunction = () => [{ title: `Two-factor authentication | ${BRAND}` }, { name: "robots", content: "noindex" }];

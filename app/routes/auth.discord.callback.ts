@@ -1,8 +1,8 @@
 // GET /auth/discord/callback: Discord sends the browser back here.
 import { data } from "react-router";
-import { app } from "~/server/context.server";
-import { finishDiscordSignIn, isDiscordConfigured } from "~/server/discord.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { app } from "~/server/platform/context.server";
+import { finishDiscordSignIn, isDiscordConfigured } from "~/server/accounts/discord.server";
+import { redirectWithToast } from "~/http/flash-toast.server";
 import type { Route } from "./+types/auth.discord.callback";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

@@ -1,7 +1,7 @@
 // GET /auth/discord: off to Discord (only when Discord sign-in is configured).
 import { data, redirect } from "react-router";
-import { app } from "~/server/context.server";
-import { isDiscordConfigured, startDiscordSignIn } from "~/server/discord.server";
+import { app } from "~/server/platform/context.server";
+import { isDiscordConfigured, startDiscordSignIn } from "~/server/accounts/discord.server";
 import type { Route } from "./+types/auth.discord";
 
 export function loader({ request, context }: Route.LoaderArgs) {

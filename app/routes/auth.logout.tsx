@@ -1,8 +1,8 @@
 // Sign out: delete the session row, clear the cookie, and say so on the home page.
 import { redirect } from "react-router";
-import { app } from "~/server/context.server";
-import { destroySession } from "~/server/session.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { app } from "~/server/platform/context.server";
+import { destroySession } from "~/server/accounts/session.server";
+import { redirectWithToast } from "~/http/flash-toast.server";
 import type { Route } from "./+types/auth.logout";
 
 export async function action({ request, context }: Route.ActionArgs) {

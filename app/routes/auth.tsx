@@ -9,13 +9,13 @@ import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { firstIssue, loginSchema, PASSWORD_MAX, signupSchema } from "~/lib/schemas/auth";
 import type { Toast } from "~/lib/toast";
-import { logIn, resendVerification, signUp } from "~/server/auth.server";
-import { app } from "~/server/context.server";
-import { isDiscordConfigured } from "~/server/discord.server";
-import { readFormFields } from "~/server/forms.server";
-import { getViewer } from "~/server/session.server";
-import { passRetryAfter } from "~/server/throttle.server";
-import { toastCookie } from "~/server/toast.server";
+import { logIn, resendVerification, signUp } from "~/server/accounts/registration.server";
+import { app } from "~/server/platform/context.server";
+import { isDiscordConfigured } from "~/server/accounts/discord.server";
+import { readFormFields } from "~/server/platform/request-body.server";
+import { getViewer } from "~/server/accounts/session.server";
+import { passRetryAfter } from "~/server/accounts/throttle.server";
+import { toastCookie } from "~/http/flash-toast.server";
 import type { Route } from "./+types/auth";
 
 export const meta: Route.MetaFunction = () => [

@@ -1,7 +1,7 @@
 // The link in the verification e-mail lands here.
-import { verifyEmail } from "~/server/auth.server";
-import { app } from "~/server/context.server";
-import { redirectWithToast } from "~/server/toast.server";
+import { verifyEmail } from "~/server/accounts/registration.server";
+import { app } from "~/server/platform/context.server";
+import { redirectWithToast } from "~/http/flash-toast.server";
 import type { Route } from "./+types/auth.verify";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

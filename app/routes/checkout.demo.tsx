@@ -9,9 +9,9 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { cartTotal } from "~/lib/cart";
 import { formatMoney, variantLabel } from "~/lib/plans";
-import { DEMO_CHECKOUT_ENABLED, getDemoCheckout, payDemoCheckout } from "~/server/checkout.server";
-import { app } from "~/server/context.server";
-import { readFormFields } from "~/server/forms.server";
+import { DEMO_CHECKOUT_ENABLED, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
+import { app } from "~/server/platform/context.server";
+import { readFormFields } from "~/server/platform/request-body.server";
 import type { Route } from "./+types/checkout.demo";
 
 export const meta: Route.MetaFunction = () => [{ title: "Demo checkout" }, { name: "robots", content: "noindex" }];

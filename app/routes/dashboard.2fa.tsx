@@ -11,10 +11,10 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import type { Toast } from "~/lib/toast";
-import { app } from "~/server/context.server";
-import { readForm } from "~/server/forms.server";
-import { currentViewer } from "~/server/guards.server";
-import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus } from "~/server/two-factor.server";
+import { app } from "~/server/platform/context.server";
+import { readForm } from "~/server/platform/request-body.server";
+import { currentViewer } from "~/http/guards.server";
+import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus } from "~/server/accounts/two-factor.server";
 import type { Route } from "./+types/dashboard.2fa";
 
 export const meta: Route.MetaFunction = () => [{ title: `Two-Factor Authentication | ${BRAND}` }];

@@ -12,10 +12,10 @@ import { inputClass } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { CRYPTO_STATUS_LABEL, type CryptoStatus } from "~/lib/crypto-orders";
 import { formatDateTime, formatUsd } from "~/lib/format";
-import { app } from "~/server/context.server";
-import { cryptoOrderView, findOrderFor, ordersOf, submitTransaction } from "~/server/crypto-orders.server";
-import { readFormFields } from "~/server/forms.server";
-import { currentViewer } from "~/server/guards.server";
+import { app } from "~/server/platform/context.server";
+import { cryptoOrderView, findOrderFor, ordersOf, submitTransaction } from "~/server/payments/crypto-orders.server";
+import { readFormFields } from "~/server/platform/request-body.server";
+import { currentViewer } from "~/http/guards.server";
 import type { Route } from "./+types/dashboard.crypto-tracker";
 
 export const meta: Route.MetaFunction = () => [{ title: `Crypto Order Tracker | ${BRAND}` }];

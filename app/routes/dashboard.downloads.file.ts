@@ -1,8 +1,8 @@
 // GET /dashboard/downloads/:id — the file itself, streamed from R2 after the session (dashboard
 // middleware) and, for subscription-only files, an active subscription have been checked.
-import { app } from "~/server/context.server";
-import { downloadResponse } from "~/server/downloads.server";
-import { currentViewer } from "~/server/guards.server";
+import { app } from "~/server/platform/context.server";
+import { downloadResponse } from "~/server/hub/downloads.server";
+import { currentViewer } from "~/http/guards.server";
 import type { Route } from "./+types/dashboard.downloads.file";
 
 export async function loader({ params, context }: Route.LoaderArgs) {

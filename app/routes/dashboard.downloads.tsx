@@ -11,11 +11,11 @@ import { Field } from "~/components/ui/field";
 import { type ActionAnswer, useResultToast } from "~/components/use-result-toast";
 import { BRAND } from "~/lib/brand";
 import { formatDate, formatFileSize } from "~/lib/format";
-import { app } from "~/server/context.server";
-import { activeFiles, MAX_UPLOAD_BYTES, uploadFile } from "~/server/downloads.server";
-import { MAX_FORM_BYTES, readForm } from "~/server/forms.server";
-import { currentViewer } from "~/server/guards.server";
-import { hasActiveSubscription } from "~/server/subscriptions.server";
+import { app } from "~/server/platform/context.server";
+import { activeFiles, MAX_UPLOAD_BYTES, uploadFile } from "~/server/hub/downloads.server";
+import { MAX_FORM_BYTES, readForm } from "~/server/platform/request-body.server";
+import { currentViewer } from "~/http/guards.server";
+import { hasActiveSubscription } from "~/server/fulfilment/subscriptions.server";
 import type { Route } from "./+types/dashboard.downloads";
 
 export const meta: Route.MetaFunction = () => [{ title: `Downloads | ${BRAND}` }];

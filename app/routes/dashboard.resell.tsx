@@ -14,10 +14,10 @@ import { BRAND } from "~/lib/brand";
 import { formatDate, formatUsd } from "~/lib/format";
 import { checkAmount, checkQuantity, discounted, KEY_TYPES, type KeyType, MIN_KEYS_PER_ORDER } from "~/lib/schemas/reseller";
 import type { Toast } from "~/lib/toast";
-import { app } from "~/server/context.server";
-import { readFormFields } from "~/server/forms.server";
-import { currentViewer } from "~/server/guards.server";
-import { addBalanceAnswer, creditBalance, generateKeys, keyPrices, resellerOverview } from "~/server/reseller.server";
+import { app } from "~/server/platform/context.server";
+import { readFormFields } from "~/server/platform/request-body.server";
+import { currentViewer } from "~/http/guards.server";
+import { addBalanceAnswer, creditBalance, generateKeys, keyPrices, resellerOverview } from "~/server/hub/reseller.server";
 import type { Route } from "./+types/dashboard.resell";
 
 export const meta: Route.MetaFunction = () => [{ title: `Resell Panel | ${BRAND}` }];

@@ -10,9 +10,9 @@ import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
 import { formatDate } from "~/lib/format";
 import { variantLabel } from "~/lib/plans";
-import { app } from "~/server/context.server";
-import { currentViewer } from "~/server/guards.server";
-import { subscriptionsOf } from "~/server/subscriptions.server";
+import { app } from "~/server/platform/context.server";
+import { currentViewer } from "~/http/guards.server";
+import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
 import type { Route } from "./+types/dashboard.subscriptions";
 
 export const meta: Route.MetaFunction = () => [{ title: `Subscriptions | ${BRAND}` }];

@@ -2,7 +2,7 @@
 // sends signed-out visitors to /auth before any dashboard loader or action runs.
 import { Bitcoin, CreditCard, Download, KeyRound, LayoutDashboard, LogOut, Shield, ShieldCheck, Store } from "~/components/icons";
 import { Form, NavLink, Outlet } from "react-router";
-import { currentViewer, requireUser } from "~/server/guards.server";
+import { currentViewer, requireUser } from "~/http/guards.server";
 import type { Route } from "./+types/dashboard";
 
 export const middleware: Route.MiddlewareFunction[] = [requireUser];

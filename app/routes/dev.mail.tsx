@@ -3,8 +3,8 @@
 import { desc } from "drizzle-orm";
 import { data } from "react-router";
 import { Card } from "~/components/ui/card";
-import { app } from "~/server/context.server";
-import { mailOutbox } from "~/server/db/schema";
+import { app } from "~/server/platform/context.server";
+import { mailOutbox } from "~/server/platform/db/schema.server";
 import type { Route } from "./+types/dev.mail";
 
 export const meta: Route.MetaFunction = () => [{ title: "Dev mailbox" }, { name: "robots", content: "noindex" }];

@@ -14,9 +14,9 @@ import { BRAND, COMMUNITY_SIZE, TAGLINE, TAGLINE_PARTS } from "~/lib/brand";
 import { type PlanOffer, planOffer } from "~/lib/plans";
 import type { Toast } from "~/lib/toast";
 import { CatalogueError } from "~/server/catalogue/catalogue.server";
-import { LIMITS } from "~/server/catalogue/queries";
-import { app } from "~/server/context.server";
-import { publicPageHeaders } from "~/server/edge-cache.server";
+import { LIMITS } from "~/server/catalogue/queries.server";
+import { app } from "~/server/platform/context.server";
+import { publicPageHeaders } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/home";
 
 export const meta: Route.MetaFunction = () => {

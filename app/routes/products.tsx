@@ -3,9 +3,9 @@ import { Link } from "react-router";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
 import { formatPrice } from "~/lib/plans";
-import { LIMITS } from "~/server/catalogue/queries";
-import { app } from "~/server/context.server";
-import { publicPageHeaders } from "~/server/edge-cache.server";
+import { LIMITS } from "~/server/catalogue/queries.server";
+import { app } from "~/server/platform/context.server";
+import { publicPageHeaders } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/products";
 
 export const headers = publicPageHeaders;

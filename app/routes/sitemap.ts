@@ -1,8 +1,8 @@
 // /sitemap.xml: every public page, products included.
-import { escapeHtml } from "~/server/html.server";
-import { LIMITS } from "~/server/catalogue/queries";
-import { app } from "~/server/context.server";
-import { PUBLIC_CACHE_CONTROL } from "~/server/edge-cache.server";
+import { escapeHtml } from "~/server/platform/html.server";
+import { LIMITS } from "~/server/catalogue/queries.server";
+import { app } from "~/server/platform/context.server";
+import { PUBLIC_CACHE_CONTROL } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/sitemap";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

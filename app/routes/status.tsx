@@ -13,11 +13,11 @@ import { BRAND } from "~/lib/brand";
 import { formatDateTime } from "~/lib/format";
 import { STATUS_TYPES } from "~/lib/schemas/status";
 import { serviceBadge, serviceState } from "~/lib/status";
-import { app } from "~/server/context.server";
-import { publicPageHeaders, purgePages } from "~/server/edge-cache.server";
-import { readFormFields } from "~/server/forms.server";
-import { getViewer } from "~/server/session.server";
-import { latestStatusUpdates, postStatusUpdate } from "~/server/status.server";
+import { app } from "~/server/platform/context.server";
+import { publicPageHeaders, purgePages } from "~/server/platform/edge-cache.server";
+import { readFormFields } from "~/server/platform/request-body.server";
+import { getViewer } from "~/server/accounts/session.server";
+import { latestStatusUpdates, postStatusUpdate } from "~/server/hub/status.server";
 import type { Route } from "./+types/status";
 
 export const headers = publicPageHeaders;

@@ -4,8 +4,8 @@
 import type { Money, Product } from "~/lib/catalogue";
 import type { Toast } from "~/lib/toast";
 import demoCatalogue from "./demo-catalogue.json";
-import { sha256Hex } from "../crypto.server";
-import { LIMITS, PRODUCT_BY_HANDLE_QUERY, PRODUCTS_QUERY } from "./queries";
+import { sha256Hex } from "../platform/tokens.server";
+import { LIMITS, PRODUCT_BY_HANDLE_QUERY, PRODUCTS_QUERY } from "./queries.server";
 
 interface Connection<T> {
   edges: { node: T }[];

@@ -5,12 +5,12 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { isVariantGid, variantNumericId } from "~/lib/catalogue";
 import { MAX_LINE_QUANTITY } from "~/lib/cart";
-import { type Catalogue, CatalogueError, isShopifyConfigured, type ShopifyConfig, storefrontRequest } from "./catalogue/catalogue.server";
-import { CART_CREATE_MUTATION, LIMITS } from "./catalogue/queries";
-import { randomToken } from "./crypto.server";
-import type { Db } from "./db/client.server";
-import { demoCheckouts } from "./db/schema";
-import { signWebhookBody } from "./shopify-hmac.server";
+import { type Catalogue, CatalogueError, isShopifyConfigured, type ShopifyConfig, storefrontRequest } from "./catalogue.server";
+import { CART_CREATE_MUTATION, LIMITS } from "./queries.server";
+import { randomToken } from "../platform/tokens.server";
+import type { Db } from "../platform/db/client.server";
+import { demoCheckouts } from "../platform/db/schema.server";
+import { signWebhookBody } from "../fulfilment/shopify-hmac.server";
 
 export const checkoutSchema = v.object({
   lines: v.pipe(

@@ -3,10 +3,10 @@
 import { and, desc, eq, ne } from "drizzle-orm";
 import * as v from "valibot";
 import type { Viewer } from "~/lib/viewer";
-import { audit } from "./audit.server";
-import type { Db } from "./db/client.server";
-import { downloadableFiles } from "./db/schema";
-import { hasActiveSubscription } from "./subscriptions.server";
+import { audit } from "../platform/audit.server";
+import type { Db } from "../platform/db/client.server";
+import { downloadableFiles } from "../platform/db/schema.server";
+import { hasActiveSubscription } from "../fulfilment/subscriptions.server";
 
 export const MAX_UPLOAD_BYTES = 90 * 1024 * 1024;
 export const SUBSCRIPTION_REQUIRED = "Active subscription required to download this file";

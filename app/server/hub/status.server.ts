@@ -2,8 +2,8 @@
 import { desc } from "drizzle-orm";
 import * as v from "valibot";
 import { statusUpdateSchema } from "~/lib/schemas/status";
-import type { Db } from "./db/client.server";
-import { statusUpdates } from "./db/schema";
+import type { Db } from "../platform/db/client.server";
+import { statusUpdates } from "../platform/db/schema.server";
 
 export const STATUS_LIST_LIMIT = 10;
 

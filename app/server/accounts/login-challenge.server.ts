@@ -3,10 +3,10 @@
 // from the authenticator app (or a recovery code) checks out. Five wrong codes end the challenge.
 import { eq, sql } from "drizzle-orm";
 import type { Toast } from "~/lib/toast";
-import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
-import { randomToken, sha256Hex } from "./crypto.server";
-import type { Db } from "./db/client.server";
-import { loginChallenges, users } from "./db/schema";
+import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
+import { randomToken, sha256Hex } from "../platform/tokens.server";
+import type { Db } from "../platform/db/client.server";
+import { loginChallenges, users } from "../platform/db/schema.server";
 import { createSession } from "./session.server";
 import { attemptSucceeded, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 import { verifySecondFactor } from "./two-factor.server";

@@ -1,8 +1,8 @@
 // Flash toasts that survive a redirect: the action stores one in a short-lived cookie and the
 // private viewer endpoint hands it to the browser once, then clears it.
 import type { Toast } from "~/lib/toast";
-import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
-import { fromBase64, toBase64 } from "./crypto.server";
+import { clearCookie, readCookie, serializeCookie } from "../server/platform/cookies.server";
+import { fromBase64, toBase64 } from "../server/platform/tokens.server";
 
 const TOAST_COOKIE = "__Host-toast";
 const encoder = new TextEncoder();

@@ -9,8 +9,8 @@
 import { eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { HeadersFunction } from "react-router";
 import type { Toast } from "~/lib/toast";
-import type { Db } from "./db/client.server";
-import { authThrottle } from "./db/schema";
+import type { Db } from "../platform/db/client.server";
+import { authThrottle } from "../platform/db/schema.server";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -2,10 +2,10 @@
 // updates and one downloadable file. Every insert is keyed, so running it again changes nothing.
 // Only the development build calls this; production never contains demo accounts.
 import { sql } from "drizzle-orm";
-import demoCatalogue from "./catalogue/demo-catalogue.json";
-import { chunksOf, type Db } from "./db/client.server";
-import { downloadableFiles, productCodes, profiles, statusUpdates, userRoles, users } from "./db/schema";
-import { hashPassword } from "./password.server";
+import demoCatalogue from "../catalogue/demo-catalogue.json";
+import { chunksOf, type Db } from "../platform/db/client.server";
+import { downloadableFiles, productCodes, profiles, statusUpdates, userRoles, users } from "../platform/db/schema.server";
+import { hashPassword } from "../accounts/password.server";
 
 export const DEMO_ACCOUNTS = [
   { id: "00000000-0000-4000-8000-000000000001", email: "admin@example.com", username: "admin", password: "admin-demo-1", admin: true },

@@ -6,10 +6,10 @@ import * as OTPAuth from "otpauth";
 import { renderSVG } from "uqr";
 import { BRAND } from "~/lib/brand";
 import type { Viewer } from "~/lib/viewer";
-import { audit } from "./audit.server";
-import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "./crypto.server";
-import type { Db } from "./db/client.server";
-import { recoveryCodes, totpFactors } from "./db/schema";
+import { audit } from "../platform/audit.server";
+import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "../platform/tokens.server";
+import type { Db } from "../platform/db/client.server";
+import { recoveryCodes, totpFactors } from "../platform/db/schema.server";
 
 export const RECOVERY_CODE_COUNT = 10;
 const DRIFT_STEPS = 1;

@@ -1,7 +1,7 @@
 // What the Worker hands to every loader and action: bindings, the execution context,
 // the database, the catalogue and this response's CSP nonce.
 import { createContext, type RouterContextProvider } from "react-router";
-import type { Catalogue } from "./catalogue/catalogue.server";
+import type { Catalogue } from "../catalogue/catalogue.server";
 import type { Db } from "./db/client.server";
 
 export interface AppContext {

@@ -3,8 +3,8 @@
 // admin can see them; a failure answers 500 so Shopify retries (processing is idempotent).
 import { eq } from "drizzle-orm";
 import * as v from "valibot";
-import { sha256Hex } from "./crypto.server";
-import { webhookDeliveries } from "./db/schema";
+import { sha256Hex } from "../platform/tokens.server";
+import { webhookDeliveries } from "../platform/db/schema.server";
 import { cancelOrder, type FulfilmentDeps, fulfilOrder, lineVariant, type Order, recordOrder, recordRefund } from "./orders.server";
 import { verifyWebhookSignature } from "./shopify-hmac.server";
 

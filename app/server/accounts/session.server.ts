@@ -2,10 +2,10 @@
 // SHA-256, so a leaked table cannot be replayed. Sessions end after 7 idle days or 30 days in all.
 import { and, eq, lt, or } from "drizzle-orm";
 import type { Viewer } from "~/lib/viewer";
-import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
-import { randomToken, sha256Hex } from "./crypto.server";
-import type { Db } from "./db/client.server";
-import { profiles, sessions, userRoles, users } from "./db/schema";
+import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
+import { randomToken, sha256Hex } from "../platform/tokens.server";
+import type { Db } from "../platform/db/client.server";
+import { profiles, sessions, userRoles, users } from "../platform/db/schema.server";
 
 export const SESSION_COOKIE = "__Host-session";
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 60 * 60 * 1000;

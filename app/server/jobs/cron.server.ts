@@ -1,10 +1,10 @@
 // Jobs the cron triggers run (see [triggers] in wrangler.toml). Each is idempotent, so running
 // them more often than scheduled does no harm.
-import { expireUnpaidCryptoOrders } from "./crypto-orders.server";
-import { database } from "./db/client.server";
-import { retryDueMail } from "./mail.server";
-import { deleteExpiredSessions } from "./session.server";
-import { expireSubscriptions } from "./subscriptions.server";
+import { expireUnpaidCryptoOrders } from "../payments/crypto-orders.server";
+import { database } from "../platform/db/client.server";
+import { retryDueMail } from "../platform/mail.server";
+import { deleteExpiredSessions } from "../accounts/session.server";
+import { expireSubscriptions } from "../fulfilment/subscriptions.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);

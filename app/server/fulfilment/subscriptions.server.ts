@@ -2,8 +2,8 @@
 // from the plan (24 hours, 7 days, 30 days, or none for lifetime).
 import { and, desc, eq, isNotNull, lte, sql } from "drizzle-orm";
 import { planDurationMs } from "~/lib/plans";
-import type { Db } from "./db/client.server";
-import { productCodes, userSubscriptions, users } from "./db/schema";
+import type { Db } from "../platform/db/client.server";
+import { productCodes, userSubscriptions, users } from "../platform/db/schema.server";
 
 export interface SubscriptionSource {
   codeId: number;

@@ -7,11 +7,11 @@ import { formatUsd } from "~/lib/format";
 import { planVariants } from "~/lib/plans";
 import { checkAmount, checkQuantity, discounted, type FormProblem, isKeyType, type KeyType, KEY_TYPES } from "~/lib/schemas/reseller";
 import type { Viewer } from "~/lib/viewer";
-import { audit } from "./audit.server";
-import type { Catalogue } from "./catalogue/catalogue.server";
-import { randomString } from "./crypto.server";
-import { chunksOf, type Db } from "./db/client.server";
-import { profiles, resellerAccounts, resellerKeys, users } from "./db/schema";
+import { audit } from "../platform/audit.server";
+import type { Catalogue } from "../catalogue/catalogue.server";
+import { randomString } from "../platform/tokens.server";
+import { chunksOf, type Db } from "../platform/db/client.server";
+import { profiles, resellerAccounts, resellerKeys, users } from "../platform/db/schema.server";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
 

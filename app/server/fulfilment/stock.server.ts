@@ -2,8 +2,8 @@
 // unit; that is guaranteed by the database (conditional updates and a unique index on the unit),
 // not by application locks, because D1 has no interactive transactions.
 import { and, asc, count, desc, eq, gte, isNull, sql } from "drizzle-orm";
-import { chunksOf, type Db, isUniqueViolation } from "./db/client.server";
-import { backorders, productCodes, shopifyOrders } from "./db/schema";
+import { chunksOf, type Db, isUniqueViolation } from "../platform/db/client.server";
+import { backorders, productCodes, shopifyOrders } from "../platform/db/schema.server";
 
 export const MAX_CODES_PER_SUBMISSION = 1000;
 export const MAX_CODE_LENGTH = 200;

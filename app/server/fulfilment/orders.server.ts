@@ -4,11 +4,11 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { variantGid } from "~/lib/catalogue";
-import { assignCode, backorderUnit, fillBackorders, type FilledBackorder, type OrderUnit } from "./codes.server";
-import type { Db } from "./db/client.server";
-import { backorders, productCodes, shopifyOrders, shopifyRefunds, userRoles, userSubscriptions, users } from "./db/schema";
-import { escapeHtml } from "./html.server";
-import { type MailConfig, sendMail } from "./mail.server";
+import { assignCode, backorderUnit, fillBackorders, type FilledBackorder, type OrderUnit } from "./stock.server";
+import type { Db } from "../platform/db/client.server";
+import { backorders, productCodes, shopifyOrders, shopifyRefunds, userRoles, userSubscriptions, users } from "../platform/db/schema.server";
+import { escapeHtml } from "../platform/html.server";
+import { type MailConfig, sendMail } from "../platform/mail.server";
 import { subscribeBuyer, subscribeUser, type SubscriptionSource } from "./subscriptions.server";
 
 export interface FulfilmentDeps {

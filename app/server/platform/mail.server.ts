@@ -4,7 +4,7 @@
 // never deliver the same message twice.
 import { and, asc, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "./db/client.server";
-import { mailOutbox } from "./db/schema";
+import { mailOutbox } from "./db/schema.server";
 
 export interface MailMessage {
   to: string;

@@ -4,11 +4,11 @@
 import { Discord, generateCodeVerifier, generateState } from "arctic";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Toast } from "~/lib/toast";
-import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
-import type { Db } from "./db/client.server";
-import { emailVerificationTokens, loginChallenges, oauthAccounts, profiles, recoveryCodes, sessions, totpFactors, users } from "./db/schema";
+import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
+import type { Db } from "../platform/db/client.server";
+import { emailVerificationTokens, loginChallenges, oauthAccounts, profiles, recoveryCodes, sessions, totpFactors, users } from "../platform/db/schema.server";
 import { startChallenge } from "./login-challenge.server";
-import { claimSubscriptions } from "./orders.server";
+import { claimSubscriptions } from "../fulfilment/orders.server";
 import { createSession } from "./session.server";
 import { hasTwoFactor } from "./two-factor.server";
 

@@ -2,9 +2,9 @@
 // them is covered — including the data requests a script could send without the page.
 import { createContext, data, type MiddlewareFunction, type RouterContextProvider } from "react-router";
 import type { Viewer } from "~/lib/viewer";
-import { app } from "./context.server";
-import { getViewer } from "./session.server";
-import { redirectWithToast } from "./toast.server";
+import { app } from "../server/platform/context.server";
+import { getViewer } from "../server/accounts/session.server";
+import { redirectWithToast } from "./flash-toast.server";
 
 export const viewerContext = createContext<Viewer>();
 

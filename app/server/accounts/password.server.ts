@@ -1,7 +1,7 @@
 // Password hashing: PBKDF2-SHA256 with a random 16-byte salt.
 // 100,000 iterations is the most the production Workers runtime accepts (it rejects more),
 // so the count is pinned here and in a test rather than tuned upward.
-import { constantTimeEqual, fromBase64, randomBytes, toBase64 } from "./crypto.server";
+import { constantTimeEqual, fromBase64, randomBytes, toBase64 } from "../platform/tokens.server";
 
 export const PBKDF2_ITERATIONS = 100_000;
 const SALT_BYTES = 16;
