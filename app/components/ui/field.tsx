@@ -1,27 +1,44 @@
-// A labelled input. The label is always tied to its control for screen readers.
+// A labelled input. The label is always tied to its control for screen readers; a field's error
+// is shown under it and announced with it (aria-invalid, aria-describedby).
 import { type InputHTMLAttributes, useId } from "react";
 
 export const inputClass =
-  "h-10 w-full rounded-md border border-line bg-panel-2 px-3 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-accent focus:outline-none disabled:opacity-50";
+  "h-10 w-full rounded-md border border-line bg-panel-2 px-3 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-accent focus:outline-none disabled:opacity-50 aria-invalid:border-red-500";
+
+/** The ids and attributes that tie a control to its hint and error. */
+export function describedBy(id: string, { hint, error }: { hint?: string; error?: string }) {
+  const ids = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return { "aria-describedby": ids || undefined, "aria-invalid": error ? true : undefined };
+}
+
+export function FieldError({ id, error }: { id: string; error?: string }) {
+  return error ? (
+    <p id={`${id}-error`} className="text-xs text-red-400">
+      {error}
+    </p>
+  ) : null;
+}
 
 export function Field({
   label,
   hint,
+  error,
   className = "",
   ...props
-}: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string }) {
+}: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string; error?: string }) {
   const id = useId();
   return (
     <div className={`space-y-1.5 ${className}`}>
       <label htmlFor={id} className="block text-sm font-medium text-zinc-200">
         {label}
       </label>
-      <input id={id} className={inputClass} aria-describedby={hint ? `${id}-hint` : undefined} {...props} />
+      <input id={id} className={inputClass} {...describedBy(id, { hint, error })} {...props} />
       {hint ? (
         <p id={`${id}-hint`} className="text-xs text-muted">
           {hint}
         </p>
       ) : null}
+      <FieldError id={id} error={error} />
     </div>
   );
 }

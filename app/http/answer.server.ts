@@ -1,0 +1,64 @@
+// The one way a route answers a domain Result: a problem code becomes an HTTP status and a toast,
+// a success becomes a toast (fetcher forms get data; navigations redirect with a flash toast).
+import { data } from "react-router";
+import type { Problem, ProblemCode, Result } from "~/lib/result";
+import type { Toast } from "~/lib/toast";
+
+const PROBLEM_STATUS: Record<ProblemCode, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  "not-found": 404,
+  conflict: 409,
+  "rate-limited": 429,
+  failed: 500,
+  unavailable: 503,
+};
+
+export function problemStatus(problem: Problem): number {
+  return PROBLEM_STATUS[problem.code];
+}
+
+/** Toast titles by problem code: a fixed title, or one chosen from the problem. Unlisted codes read "Error". */
+export type ProblemTitles = Partial<Record<ProblemCode, string | ((problem: Problem) => string)>>;
+
+export function problemToast(problem: Problem, titles: ProblemTitles = {}): Toast {
+  const title = titles[problem.code] ?? "Error";
+  return { title: typeof title === "function" ? title(problem) : title, description: problem.message, variant: "destructive" };
+}
+
+/** Headers a problem implies: when to try again after a rate limit. */
+export function problemHeaders(problem: Problem): HeadersInit | undefined {
+  return problem.retryAfterSeconds ? { "Retry-After": String(problem.retryAfterSeconds) } : undefined;
+}
+
+/** What a form's action answers; `intent` says which of a page's forms it is for. */
+export type Answer<T = undefined> =
+  | { ok: true; intent?: string; toast: Toast; value: T }
+  | { ok: false; intent?: string; toast: Toast; problem: Problem };
+
+export interface AnswerOptions<T> {
+  success: Toast | ((value: T) => Toast);
+  titles?: ProblemTitles;
+  intent?: string;
+  headers?: HeadersInit;
+}
+
+/** A fetcher form's answer: 200 with the success toast, or the problem's status and toast. */
+export function answer<T>(result: Result<T>, options: AnswerOptions<T>) {
+  const { intent, headers } = options;
+  if (result.ok) {
+    const toast = typeof options.success === "function" ? options.success(result.value) : options.success;
+    return data<Answer<T>>({ ok: true, intent, toast, value: result.value }, { headers });
+  }
+  return answerProblem(result.problem, options);
+}
+
+export function answerProblem(problem: Problem, options: { titles?: ProblemTitles; intent?: string; headers?: HeadersInit } = {}) {
+  const headers = new Headers(options.headers);
+  for (const [name, value] of Object.entries(problemHeaders(problem) ?? {})) headers.set(name, value);
+  return data<Answer<never>>(
+    { ok: false, intent: options.intent, toast: problemToast(problem, options.titles), problem },
+    { status: problemStatus(problem), headers },
+  );
+}
