@@ -3,6 +3,7 @@
 import { createContext, type RouterContextProvider } from "react-router";
 import type { Catalogue } from "../catalogue/catalogue.server";
 import type { Db } from "./db/client.server";
+import type { MailingDeps } from "./mail.server";
 
 export interface AppContext {
   env: Env;
@@ -16,4 +17,10 @@ export const appContext = createContext<AppContext>();
 
 export function app(context: Readonly<RouterContextProvider>): AppContext {
   return context.get(appContext);
+}
+
+/** The database, mail transport and `waitUntil` of this request, for domain functions that send mail. */
+export function mailingDeps(context: Readonly<RouterContextProvider>): MailingDeps {
+  const { db, env, ctx } = app(context);
+  return { db, mail: env, waitUntil: ctx.waitUntil.bind(ctx) };
 }

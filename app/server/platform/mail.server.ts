@@ -17,6 +17,13 @@ export interface MailMessage {
 
 export type MailConfig = Pick<Env, "MAIL_TRANSPORT" | "MAIL_FROM" | "MAIL_API_URL" | "MAIL_API_KEY">;
 
+/** What a domain function that sends mail needs: the database, the transport, and `waitUntil`. */
+export interface MailingDeps {
+  db: Db;
+  mail: MailConfig;
+  waitUntil: (promise: Promise<unknown>) => void;
+}
+
 export const MAX_MAIL_ATTEMPTS = 8;
 const CLAIM_MS = 5 * 60 * 1000;
 const BACKOFF_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 60 * 60_000];
