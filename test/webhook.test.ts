@@ -218,7 +218,7 @@ describe("order webhook: handing out keys", () => {
     const member = await createAccount({ verified: false });
     const { users } = await import("~/server/platform/db/schema.server");
     await db.update(users).set({ email }).where(eq(users.id, member.id));
-    const { claimSubscriptions } = await import("~/server/fulfilment/orders.server");
+    const { claimSubscriptions } = await import("~/server/fulfilment/subscriptions.server");
     expect(await claimSubscriptions(db, member.id, email)).toBe(1);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id))).toHaveLength(1);
   });

@@ -8,7 +8,7 @@ import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.se
 import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, loginChallenges, oauthAccounts, profiles, recoveryCodes, sessions, totpFactors, users } from "../platform/db/schema.server";
 import { startChallenge } from "./login-challenge.server";
-import { claimSubscriptions } from "../fulfilment/orders.server";
+import { claimSubscriptions } from "../fulfilment/subscriptions.server";
 import { createSession } from "./session.server";
 import { hasTwoFactor } from "./two-factor.server";
 

@@ -12,7 +12,7 @@ import { emailVerificationTokens, profiles, users } from "../platform/db/schema.
 import { escapeHtml } from "../platform/html.server";
 import { type MailConfig, sendMail } from "../platform/mail.server";
 import { startChallenge } from "./login-challenge.server";
-import { claimSubscriptions } from "../fulfilment/orders.server";
+import { claimSubscriptions } from "../fulfilment/subscriptions.server";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "./password.server";
 import { createSession } from "./session.server";
 import { hasTwoFactor } from "./two-factor.server";

@@ -1,11 +1,16 @@
 // Shopify order webhooks: check the signature, recognise repeats, parse the payload and hand it to
-// fulfilment. Unsigned requests change nothing; malformed ones are refused and recorded so the
-// admin can see them; a failure answers 500 so Shopify retries (processing is idempotent).
-import { eq } from "drizzle-orm";
+// fulfilment. Unsigned deliveries change nothing; malformed ones are refused and recorded so the
+// admin can see them; a failure is reported as such so Shopify retries (every step is idempotent).
+import { desc, eq } from "drizzle-orm";
 import * as v from "valibot";
-import { sha256Hex } from "../platform/tokens.server";
+import { fail, ok, type Result } from "~/lib/result";
+import type { Db } from "../platform/db/client.server";
 import { webhookDeliveries } from "../platform/db/schema.server";
-import { cancelOrder, type FulfilmentDeps, fulfilOrder, lineVariant, type Order, recordOrder, recordRefund } from "./orders.server";
+import type { MailingDeps } from "../platform/mail.server";
+import { sha256Hex } from "../platform/tokens.server";
+import { lineVariant, type Order } from "./order-lines.server";
+import { fulfilOrder, recordOrder } from "./orders.server";
+import { cancelOrder, recordRefund } from "./refunds.server";
 import { verifyWebhookSignature } from "./shopify-hmac.server";
 
 const id = v.pipe(
@@ -47,10 +52,8 @@ const emailSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email(), v.m
 
 export const HANDLED_TOPICS = ["orders/create", "orders/paid", "orders/cancelled", "refunds/create"] as const;
 
-export interface WebhookAnswer {
-  status: number;
-  body: string;
-}
+/** What became of a delivery that was accepted. */
+export type DeliveryOutcome = "processed" | "already-processed" | "ignored";
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
@@ -87,7 +90,7 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Parsed<Order> {
   };
 }
 
-async function process(deps: FulfilmentDeps, topic: string, json: unknown): Promise<{ outcome: string; detail: string; orderId?: string } | { rejected: string }> {
+async function applyOrderEvent(deps: MailingDeps, topic: string, json: unknown): Promise<{ outcome: string; detail: string; orderId?: string } | { rejected: string }> {
   if (topic === "refunds/create") {
     const refund = parse(refundSchema, json);
     if (!refund.ok) return { rejected: refund.problem };
@@ -121,16 +124,25 @@ async function process(deps: FulfilmentDeps, topic: string, json: unknown): Prom
   return { outcome: "processed", detail, orderId: value.id };
 }
 
-export async function handleShopifyWebhook(deps: FulfilmentDeps, secret: string, request: Request, now = Date.now()): Promise<WebhookAnswer> {
-  const body = await request.arrayBuffer();
-  if (!(await verifyWebhookSignature(body, request.headers.get("X-Shopify-Hmac-Sha256"), secret))) {
-    return { status: 401, body: "Invalid signature" };
+export interface WebhookDelivery {
+  body: ArrayBuffer;
+  headers: Headers;
+}
+
+/**
+ * Receives one signed delivery: `unauthenticated` for a bad signature, `invalid` for a payload we
+ * cannot read, `failed` when applying it broke (Shopify retries; a retry finishes the job).
+ */
+export async function receiveShopifyWebhook(deps: MailingDeps, secret: string, delivery: WebhookDelivery, now = Date.now()): Promise<Result<DeliveryOutcome>> {
+  const { body, headers } = delivery;
+  if (!(await verifyWebhookSignature(body, headers.get("X-Shopify-Hmac-Sha256"), secret))) {
+    return fail("unauthenticated", "Invalid signature");
   }
   const { db } = deps;
-  const topic = request.headers.get("X-Shopify-Topic") ?? "";
+  const topic = headers.get("X-Shopify-Topic") ?? "";
   const text = new TextDecoder().decode(body);
   // Shopify names every delivery; a retry carries the same name.
-  const deliveryId = request.headers.get("X-Shopify-Webhook-Id")?.slice(0, 100) || `body:${await sha256Hex(topic + text)}`;
+  const deliveryId = headers.get("X-Shopify-Webhook-Id")?.slice(0, 100) || `body:${await sha256Hex(topic + text)}`;
 
   const claimed = await db
     .insert(webhookDeliveries)
@@ -141,35 +153,38 @@ export async function handleShopifyWebhook(deps: FulfilmentDeps, secret: string,
   if (!claimed) {
     const previous = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
     // A finished delivery is not processed again; an unfinished one (a crash, an error) is, safely.
-    if (previous && previous.outcome !== "processing" && previous.outcome !== "error") {
-      return { status: 200, body: "Already processed" };
-    }
+    if (previous && previous.outcome !== "processing" && previous.outcome !== "error") return ok("already-processed");
   }
   const finish = (outcome: string, detail: string, orderId?: string) =>
     db.update(webhookDeliveries).set({ outcome, detail: detail.slice(0, 500), orderId: orderId ?? null }).where(eq(webhookDeliveries.id, deliveryId));
 
   if (!(HANDLED_TOPICS as readonly string[]).includes(topic)) {
     await finish("ignored", `Topic "${topic || "(none)"}" is not handled`);
-    return { status: 200, body: "Ignored" };
+    return ok("ignored");
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     await finish("rejected", "Body is not JSON");
-    return { status: 400, body: "Malformed payload" };
+    return fail("invalid", "Malformed payload");
   }
   try {
-    const result = await process(deps, topic, json);
+    const result = await applyOrderEvent(deps, topic, json);
     if ("rejected" in result) {
       await finish("rejected", result.rejected);
-      return { status: 400, body: `Malformed payload: ${result.rejected}` };
+      return fail("invalid", `Malformed payload: ${result.rejected}`);
     }
     await finish(result.outcome, result.detail, result.orderId);
-    return { status: 200, body: "OK" };
+    return ok("processed");
   } catch (error) {
     console.error("Order webhook failed:", error);
     await finish("error", error instanceof Error ? error.message : String(error));
-    return { status: 500, body: "Processing failed; please retry" };
+    return fail("failed", "Processing failed; please retry");
   }
+}
+
+/** The latest deliveries with their outcome, for the admin's webhook card. */
+export function latestDeliveries(db: Db, limit = 10) {
+  return db.select().from(webhookDeliveries).orderBy(desc(webhookDeliveries.receivedAt)).limit(limit);
 }

@@ -1,9 +1,10 @@
 // Members' subscriptions: one per key sold to the member's verified e-mail address, with an expiry
 // from the plan (24 hours, 7 days, 30 days, or none for lifetime).
-import { and, desc, eq, isNotNull, lte, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import { planDurationMs } from "~/lib/plans";
 import type { Db } from "../platform/db/client.server";
-import { productCodes, userSubscriptions, users } from "../platform/db/schema.server";
+import { productCodes, shopifyOrders, userSubscriptions, users } from "../platform/db/schema.server";
+import { type OrderLine, storedLine } from "./order-lines.server";
 
 export interface SubscriptionSource {
   codeId: number;
@@ -13,6 +14,19 @@ export interface SubscriptionSource {
   priceCurrency: string;
   purchasedAt: number;
   orderId: string;
+}
+
+/** What a subscription records of the order line its key was sold for. */
+export function subscriptionSource(order: { id: string; currency: string }, line: OrderLine, codeId: number, purchasedAt: number): SubscriptionSource {
+  return {
+    codeId,
+    productTitle: line.title,
+    variantTitle: line.variantTitle,
+    priceAmount: line.price,
+    priceCurrency: order.currency,
+    purchasedAt,
+    orderId: order.id,
+  };
 }
 
 /** Creates the subscription for a sold key, once, if the buyer has a verified account. */
@@ -44,6 +58,35 @@ export async function subscribeUser(db: Db, userId: string, source: Subscription
       orderId: source.orderId,
     })
     .onConflictDoNothing({ target: userSubscriptions.productCodeId });
+}
+
+/**
+ * Keys bought with an e-mail address before its account existed (or was verified) become that
+ * account's subscriptions once the address is verified.
+ */
+export async function claimSubscriptions(db: Db, userId: string, email: string): Promise<number> {
+  const unclaimed = await db
+    .select({ codeId: productCodes.id, orderId: productCodes.orderId, lineId: productCodes.orderLineId, usedAt: productCodes.usedAt })
+    .from(productCodes)
+    .leftJoin(userSubscriptions, eq(userSubscriptions.productCodeId, productCodes.id))
+    .where(
+      and(
+        sql`lower(${productCodes.customerEmail}) = ${email.toLowerCase()}`,
+        eq(productCodes.isUsed, true),
+        isNull(productCodes.revokedAt),
+        isNull(userSubscriptions.id),
+      ),
+    );
+  let claimed = 0;
+  for (const code of unclaimed) {
+    if (!code.orderId) continue;
+    const order = await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, code.orderId)).get();
+    const line = order ? storedLine(order, code.lineId) : undefined;
+    if (!order || !line) continue;
+    await subscribeUser(db, userId, subscriptionSource(order, line, code.codeId, code.usedAt ?? order.receivedAt));
+    claimed++;
+  }
+  return claimed;
 }
 
 /** Cron: active subscriptions whose expiry has passed become expired. */

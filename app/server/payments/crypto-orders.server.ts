@@ -3,8 +3,6 @@
 // key (complete) or cancels it. Unpaid orders expire after 24 hours.
 import { and, count, desc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import * as v from "valibot";
-import { BRAND } from "~/lib/brand";
-import { formatUsd } from "~/lib/format";
 import { isVariantGid } from "~/lib/catalogue";
 import { type CryptoCoin, coinSchema, orderNumberSchema, transactionIdSchema } from "~/lib/crypto-orders";
 import type { Viewer } from "~/lib/viewer";
@@ -13,10 +11,9 @@ import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
 import { assignCode, releaseCode } from "../fulfilment/stock.server";
 import { randomString } from "../platform/tokens.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
+import type { MailingDeps } from "../platform/mail.server";
 import { cryptoOrders, productCodes } from "../platform/db/schema.server";
-import { escapeHtml } from "../platform/html.server";
-import type { FulfilmentDeps } from "../fulfilment/orders.server";
-import { sendMail } from "../platform/mail.server";
+import { mailCryptoKey } from "../fulfilment/buyer-emails.server";
 import { subscribeUser } from "../fulfilment/subscriptions.server";
 
 export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
@@ -188,7 +185,7 @@ const fulfilSchema = v.object({
  * Admin: completes a submitted order with a key — one typed in, or the next one in stock for the
  * order's plan — marks that key sold, e-mails it and records who did it.
  */
-export async function fulfilCryptoOrder(deps: FulfilmentDeps, admin: Viewer, input: unknown, now = Date.now()): Promise<Result<CryptoOrder>> {
+export async function fulfilCryptoOrder(deps: MailingDeps, admin: Viewer, input: unknown, now = Date.now()): Promise<Result<CryptoOrder>> {
   const parsed = v.safeParse(fulfilSchema, input);
   if (!parsed.success) return fail(parsed.issues[0].message);
   const { orderId, code: typed, source } = parsed.output;
@@ -257,13 +254,7 @@ export async function fulfilCryptoOrder(deps: FulfilmentDeps, admin: Viewer, inp
     purchasedAt: now,
     orderId: order.orderNumber,
   });
-  await sendMail(db, deps.mail, deps.waitUntil, {
-    to: order.customerEmail,
-    subject: `Your ${BRAND} key — order ${order.orderNumber}`,
-    text: `Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${order.productTitle} - ${order.variantTitle} is confirmed.\n\nYour product key: ${key.code}\n\nYou can also see it on the Crypto Tracker and under Subscriptions in your dashboard.`,
-    html: `<p>Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${escapeHtml(`${order.productTitle} - ${order.variantTitle}`)} is confirmed.</p><p>Your product key: <code>${escapeHtml(key.code)}</code></p><p>You can also see it on the Crypto Tracker and under Subscriptions in your dashboard.</p>`,
-    dedupeKey: `crypto-key:${order.id}`,
-  });
+  await mailCryptoKey(deps, order, key.code);
   await audit(db, admin.id, "crypto-order.fulfil", order.orderNumber, { codeId: key.id, source });
   return { ok: true, value: completed };
 }

@@ -1,0 +1,83 @@
+// Every e-mail that fulfilment sends, in one place: the keys of an order, a backordered key that
+// arrived, the crypto order's key, and the admins' backorder alert. Each has a dedupe key, so a
+// retried delivery never mails twice.
+import { eq } from "drizzle-orm";
+import { BRAND } from "~/lib/brand";
+import { formatUsd } from "~/lib/format";
+import { userRoles, users } from "../platform/db/schema.server";
+import { escapeHtml } from "../platform/html.server";
+import { type MailingDeps, sendMail } from "../platform/mail.server";
+
+export interface MailedKey {
+  variantTitle: string;
+  code: string;
+}
+
+const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
+const ACTIVATE = "Download the loader from your dashboard and activate it with your key.";
+
+/** The order's keys (and how many are still to come); nothing when there is nothing to say. */
+export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name: string; email: string }, keys: MailedKey[], pending: number): Promise<void> {
+  if (keys.length === 0 && pending === 0) return;
+  const pendingLine = pending > 0 ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.` : "";
+  const closing = `${ACTIVATE} Each key works on one PC.`;
+  const text = [`Thank you for your order ${order.name}.`, ""];
+  if (keys.length > 0) text.push("Your product keys:", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "");
+  if (pendingLine) text.push(pendingLine, "");
+  text.push(closing);
+  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+    to: order.email,
+    subject: `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
+    text: text.join("\n"),
+    html: `<p>Thank you for your order ${escapeHtml(order.name)}.</p>${
+      keys.length > 0 ? `<p>Your product keys:</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>` : ""
+    }${pendingLine ? `<p>${escapeHtml(pendingLine)}</p>` : ""}<p>${closing}</p>`,
+    dedupeKey: `order-keys:${order.id}`,
+  });
+}
+
+/** A key that waited for stock, now handed out. */
+export async function mailBackorderFilled(deps: MailingDeps, backorder: { id: number; customerEmail: string }, orderName: string, key: MailedKey): Promise<void> {
+  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+    to: backorder.customerEmail,
+    subject: `Your ${BRAND} key is ready — order ${orderName}`,
+    text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
+    html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
+    dedupeKey: `backorder-filled:${backorder.id}`,
+  });
+}
+
+/** The key of a completed crypto order. */
+export async function mailCryptoKey(
+  deps: MailingDeps,
+  order: { id: string; orderNumber: string; customerEmail: string; cryptoType: string; amountCents: number; productTitle: string; variantTitle: string },
+  code: string,
+): Promise<void> {
+  const product = `${order.productTitle} - ${order.variantTitle}`;
+  const where = "You can also see it on the Crypto Tracker and under Subscriptions in your dashboard.";
+  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+    to: order.customerEmail,
+    subject: `Your ${BRAND} key — order ${order.orderNumber}`,
+    text: `Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${product} is confirmed.\n\nYour product key: ${code}\n\n${where}`,
+    html: `<p>Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${escapeHtml(product)} is confirmed.</p><p>Your product key: <code>${escapeHtml(code)}</code></p><p>${where}</p>`,
+    dedupeKey: `crypto-key:${order.id}`,
+  });
+}
+
+async function adminEmails(deps: MailingDeps): Promise<string[]> {
+  const rows = await deps.db.select({ email: users.email }).from(users).innerJoin(userRoles, eq(userRoles.userId, users.id)).where(eq(userRoles.role, "admin"));
+  return rows.map((r) => r.email);
+}
+
+/** Tells every admin that a paid order is waiting for stock. */
+export async function mailBackorderAlert(deps: MailingDeps, order: { id: string; name: string; email: string }, count: number): Promise<void> {
+  const keys = `${count} ${plural(count, "key", "keys")}`;
+  for (const to of await adminEmails(deps)) {
+    await sendMail(deps.db, deps.mail, deps.waitUntil, {
+      to,
+      subject: `Backorder: order ${order.name} is waiting for ${keys}`,
+      text: `Order ${order.name} (${order.email}) was paid but ${keys} could not be handed out: the stock ran out.\nAdd codes in Manage Codes; waiting orders are filled first-in-first-out and the keys e-mailed automatically.`,
+      dedupeKey: `backorder-alert:${order.id}:${to}`,
+    });
+  }
+}

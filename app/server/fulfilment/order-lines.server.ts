@@ -1,0 +1,36 @@
+// An order as fulfilment sees it: its lines, as Shopify (or a crypto checkout) described them and
+// as they are stored with the order.
+import { variantGid } from "~/lib/catalogue";
+
+export interface OrderLine {
+  id: string;
+  /** Canonical variant GID, or null for a custom line with no variant. */
+  variantId: string | null;
+  quantity: number;
+  title: string;
+  variantTitle: string;
+  price: string;
+}
+
+export interface Order {
+  id: string;
+  name: string;
+  email: string;
+  currency: string;
+  financialStatus: string | null;
+  totalPrice: string | null;
+  cancelled: boolean;
+  lines: OrderLine[];
+}
+
+/** A line of a stored order (its `lineItems` column holds the lines as JSON). */
+export function storedLine(order: { lineItems: string }, lineId: string | null): OrderLine | undefined {
+  return (JSON.parse(order.lineItems) as OrderLine[]).find((line) => line.id === lineId);
+}
+
+/** Turns Shopify's numeric variant id into our canonical GID. */
+export function lineVariant(variantId: number | string | null | undefined): string | null {
+  if (variantId === null || variantId === undefined || variantId === "") return null;
+  const text = String(variantId);
+  return /^\d+$/.test(text) ? variantGid(text) : text.startsWith("gid://shopify/ProductVariant/") ? text : null;
+}

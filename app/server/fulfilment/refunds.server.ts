@@ -1,0 +1,119 @@
+// Cancellations and refunds: the keys they cover are revoked and their waiting units leave the
+// backorder queue, each change once, in one D1 transaction, whatever order Shopify's topics arrive in.
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../platform/db/client.server";
+import { backorders, productCodes, shopifyOrders, shopifyRefunds, userSubscriptions } from "../platform/db/schema.server";
+
+/** Ends the subscriptions of the order's revoked keys. Repeatable: a retry finishes what a crash left. */
+const endRevokedSubscriptions = (db: Db, orderId: string) =>
+  db
+    .update(userSubscriptions)
+    .set({ status: "revoked" })
+    .where(
+      and(
+        sql`${userSubscriptions.status} <> 'revoked'`,
+        sql`${userSubscriptions.productCodeId} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.revokedAt} is not null)`,
+      ),
+    );
+
+/**
+ * orders/cancelled: every key of the order is revoked and its waiting units leave the queue, in
+ * one transaction. The order is marked cancelled first, even if we never saw it, so a late
+ * orders/paid (or one still running) hands out nothing more.
+ */
+export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<number> {
+  const [, revoked] = await db.batch([
+    db
+      .insert(shopifyOrders)
+      .values({ id: orderId, email: "", currency: "", lineItems: "[]", receivedAt: now, cancelledAt: now })
+      .onConflictDoUpdate({ target: shopifyOrders.id, set: { cancelledAt: now } }),
+    db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt))).returning({ id: productCodes.id }),
+    db
+      .update(backorders)
+      .set({ cancelledAt: now })
+      .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
+    endRevokedSubscriptions(db, orderId),
+  ]);
+  return revoked.length;
+}
+
+export interface RefundedLine {
+  lineId: string;
+  quantity: number;
+}
+
+export type RefundOutcome = { state: "applied"; revoked: number; cancelled: number } | { state: "waiting-for-payment" } | { state: "already-applied" };
+
+/**
+ * refunds/create: recorded once by its id, then applied once. Only the refunded units go: units
+ * still waiting for stock first, then delivered keys, newest unit first. A refund without line
+ * items (an amount or shipping only) revokes nothing. A refund for an order not paid here yet
+ * waits and is applied right after that order's keys are handed out.
+ */
+export async function recordRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<RefundOutcome> {
+  await db
+    .insert(shopifyRefunds)
+    .values({ id: refundId, orderId, lineItems: JSON.stringify(lines.filter((l) => l.quantity > 0)), receivedAt: now })
+    .onConflictDoNothing();
+  const order = await db.select({ paidAt: shopifyOrders.paidAt }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
+  if (!order?.paidAt) return { state: "waiting-for-payment" };
+  return applyRefund(db, refundId, now);
+}
+
+async function applyRefund(db: Db, refundId: string, now: number): Promise<RefundOutcome> {
+  const refund = await db.select().from(shopifyRefunds).where(eq(shopifyRefunds.id, refundId)).get();
+  if (!refund || refund.appliedAt) return { state: "already-applied" };
+  const { orderId } = refund;
+  const lines = JSON.parse(refund.lineItems) as RefundedLine[];
+  // Every statement below acts only if the first one claimed the refund for this run, and D1 runs
+  // a batch as one transaction: the refund is applied entirely, exactly once, or not at all.
+  const token = crypto.randomUUID();
+  const claimed = sql`exists (select 1 from ${shopifyRefunds} where ${shopifyRefunds.id} = ${refundId} and ${shopifyRefunds.claimToken} = ${token})`;
+  const perLine = lines.flatMap(({ lineId, quantity }) => {
+    const waiting = sql`(select count(*) from ${backorders} where ${backorders.orderId} = ${orderId} and ${backorders.lineItemId} = ${lineId} and ${backorders.filledAt} is null and ${backorders.cancelledAt} is null)`;
+    return [
+      // Delivered keys, for what the waiting units do not cover (counted before they are cancelled).
+      db
+        .update(productCodes)
+        .set({ revokedAt: now })
+        .where(
+          and(
+            claimed,
+            sql`${productCodes.id} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.orderLineId} = ${lineId} and ${productCodes.revokedAt} is null order by ${productCodes.unitIndex} desc limit max(0, ${quantity} - ${waiting}))`,
+          ),
+        )
+        .returning({ id: productCodes.id }),
+      db
+        .update(backorders)
+        .set({ cancelledAt: now })
+        .where(
+          and(
+            claimed,
+            sql`${backorders.id} in (select ${backorders.id} from ${backorders} where ${backorders.orderId} = ${orderId} and ${backorders.lineItemId} = ${lineId} and ${backorders.filledAt} is null and ${backorders.cancelledAt} is null order by ${backorders.unitIndex} desc limit ${quantity})`,
+          ),
+        )
+        .returning({ id: backorders.id }),
+    ];
+  });
+  const [, ...results] = await db.batch([
+    db.update(shopifyRefunds).set({ claimToken: token, appliedAt: now }).where(and(eq(shopifyRefunds.id, refundId), isNull(shopifyRefunds.appliedAt))),
+    ...perLine,
+    endRevokedSubscriptions(db, orderId),
+    db.update(shopifyOrders).set({ refundedAt: now }).where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
+  ]);
+  const changed = results.slice(0, perLine.length) as { id: number }[][];
+  return {
+    state: "applied",
+    revoked: changed.filter((_, i) => i % 2 === 0).reduce((n, rows) => n + rows.length, 0),
+    cancelled: changed.filter((_, i) => i % 2 === 1).reduce((n, rows) => n + rows.length, 0),
+  };
+}
+
+/** Refunds that arrived before their order was paid, applied once its keys are handed out. */
+export async function applyWaitingRefunds(db: Db, orderId: string, now: number): Promise<void> {
+  const waiting = await db
+    .select({ id: shopifyRefunds.id })
+    .from(shopifyRefunds)
+    .where(and(eq(shopifyRefunds.orderId, orderId), isNull(shopifyRefunds.appliedAt)));
+  for (const { id } of waiting) await applyRefund(db, id, now);
+}
