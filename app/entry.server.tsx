@@ -3,7 +3,7 @@
 import { isbot } from "isbot";
 import { renderToReadableStream } from "react-dom/server";
 import { type EntryContext, type RouterContextProvider, ServerRouter } from "react-router";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 
 export const streamTimeout = 5_000;
 

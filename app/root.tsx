@@ -17,7 +17,7 @@ import { useShop } from "~/components/shop";
 import { introHeadScript } from "~/lib/intro";
 import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
 

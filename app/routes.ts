@@ -36,7 +36,11 @@ export default [
       route("resell", "routes/dashboard.resell.tsx"),
       route("2fa", "routes/dashboard.2fa.tsx"),
       route("crypto-tracker", "routes/dashboard.crypto-tracker.tsx"),
-      route("manage-codes", "routes/dashboard.manage-codes.tsx"),
+      // The card actions nest under the page, so its admin-only middleware guards them too.
+      route("manage-codes", "routes/dashboard.manage-codes.tsx", [
+        route("stock", "routes/dashboard.manage-codes.stock.ts"),
+        route("crypto-orders", "routes/dashboard.manage-codes.crypto-orders.ts"),
+      ]),
     ]),
   ]),
   ...devOnly,

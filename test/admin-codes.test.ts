@@ -10,7 +10,11 @@ async function adminCookie() {
   return signIn(await createAccount({ admin: true }), unique("ip"));
 }
 
-const post = (form: Record<string, string>, cookie: string) => call("/dashboard/manage-codes", { form, cookie });
+// The page's cards post to routes nested under it: stock (add, delete) and the crypto queue (fulfil, cancel).
+const STOCK = "/dashboard/manage-codes/stock";
+const CRYPTO_QUEUE = "/dashboard/manage-codes/crypto-orders";
+const actionUrl = (form: Record<string, string>) => (form.intent === "fulfil" || form.intent === "cancel" ? CRYPTO_QUEUE : STOCK);
+const post = (form: Record<string, string>, cookie: string) => call(actionUrl(form), { form, cookie });
 
 describe("admin access", () => {
   const intents: Record<string, string>[] = [
@@ -26,18 +30,36 @@ describe("admin access", () => {
     expect((await call("/dashboard/manage-codes", { cookie })).status).toBe(403);
     expect((await call("/dashboard/manage-codes.data", { cookie })).status).toBe(403);
     for (const form of intents) {
-      const response = await post(form, cookie);
-      expect(response.status).toBe(403);
+      expect([actionUrl(form), (await post(form, cookie)).status]).toEqual([actionUrl(form), 403]);
+      // The same action as the page's fetchers send it.
+      const data = await call(`${actionUrl(form)}.data`, { form, cookie });
+      expect([form.intent, data.status]).toEqual([form.intent, 403]);
     }
     expect(await db.select().from(productCodes).where(eq(productCodes.code, "SHOULD-NOT-EXIST-1")).get()).toBeUndefined();
   });
 
   it("sends a signed-out visitor to /auth for every admin action", async () => {
     for (const form of intents) {
-      const response = await call("/dashboard/manage-codes", { form });
+      const response = await call(actionUrl(form), { form });
       expect(response.status).toBe(302);
       expect(response.headers.get("Location")).toBe("/auth");
     }
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, "SHOULD-NOT-EXIST-1")).get()).toBeUndefined();
+  });
+
+  it("keeps each action on its own route: an intent sent to the other route is refused", async () => {
+    const cookie = await adminCookie();
+    for (const [url, form] of [
+      [STOCK, { intent: "cancel", orderId: crypto.randomUUID() }],
+      [CRYPTO_QUEUE, { intent: "add", variantId: VARIANT, codes: "SHOULD-NOT-EXIST-2" }],
+      [STOCK, { intent: "nonsense" }],
+      [CRYPTO_QUEUE, {}],
+    ] as const) {
+      const response = await call(url, { form, cookie });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("Unknown request");
+    }
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, "SHOULD-NOT-EXIST-2")).get()).toBeUndefined();
   });
 });
 
@@ -54,6 +76,19 @@ describe("adding codes", () => {
   it("refuses a variant that is not in the catalogue", async () => {
     const response = await post({ intent: "add", variantId: "gid://shopify/ProductVariant/1", codes: "A" }, await adminCookie());
     expect(response.status).toBe(400);
+    expect(await response.text()).toContain("That variant is not in the catalogue");
+  });
+
+  it("refuses too many codes, or one too long, and stores none of them", async () => {
+    const cookie = await adminCookie();
+    const tag = unique("LIM").toUpperCase();
+    const many = await post({ intent: "add", variantId: VARIANT, codes: Array.from({ length: 1001 }, (_, i) => `${tag}-${i}`).join("\n") }, cookie);
+    expect(many.status).toBe(400);
+    expect(await many.text()).toContain("Add at most 1000 codes at a time");
+    const long = await post({ intent: "add", variantId: VARIANT, codes: `${tag}-OK\n${"X".repeat(201)}` }, cookie);
+    expect(long.status).toBe(400);
+    expect(await long.text()).toContain("Codes must be at most 200 characters");
+    expect(await db.select().from(productCodes).where(like(productCodes.code, `${tag}-%`))).toHaveLength(0);
   });
 
   it("adds new codes, skipping duplicates in the input and codes already stored, and says so", async () => {
@@ -71,7 +106,7 @@ describe("adding codes", () => {
     expect(secondText).toContain("Skipped: 0 duplicate(s) in input, 1 already in database");
 
     const third = await post({ intent: "add", variantId: VARIANT, codes: `${tag}-1\n${tag}-3` }, cookie);
-    expect(third.status).toBe(400);
+    expect(third.status).toBe(409);
     const thirdText = await third.text();
     expect(thirdText).toContain("No New Codes");
     expect(thirdText).toContain("All 2 codes already exist in the database");
@@ -103,6 +138,9 @@ describe("adding codes", () => {
     expect(await ok.text()).toContain("Code deleted successfully");
     const refused = await post({ intent: "delete", id: String(sold!.id) }, cookie);
     expect(refused.status).toBe(409);
+    const refusal = await refused.text();
+    expect(refusal).toContain("Failed to delete code");
+    expect(refusal).toContain("Only available codes can be deleted");
     expect(await db.select().from(productCodes).where(eq(productCodes.id, sold!.id)).get()).toBeDefined();
     expect(await db.select().from(productCodes).where(eq(productCodes.id, available!.id)).get()).toBeUndefined();
   });
@@ -112,7 +150,9 @@ describe("adding codes", () => {
     for (const id of ["", "abc", "1.5", "-1", "1e3", "99999999999999999999"]) {
       const response = await post({ intent: "delete", id }, cookie);
       expect([id, response.status]).toEqual([id, 400]);
-      expect(await response.text()).toContain("Unknown code");
+      const text = await response.text();
+      expect(text).toContain("Failed to delete code");
+      expect(text).toContain("Unknown code");
     }
   });
 
@@ -167,9 +207,46 @@ describe("fulfilling crypto orders", () => {
 
   it("requires a product code when fulfilling by hand", async () => {
     const order = await submittedOrder();
-    const response = await post({ intent: "fulfil", orderId: order.id, code: "   ", source: "manual" }, await adminCookie());
-    expect(response.status).toBe(400);
-    expect(await response.text()).toContain("Please enter a product code");
+    const cookie = await adminCookie();
+    const forms: Record<string, string>[] = [
+      { intent: "fulfil", orderId: order.id, code: "   ", source: "manual" },
+      // Without a source the code is typed in.
+      { intent: "fulfil", orderId: order.id },
+    ];
+    for (const form of forms) {
+      const response = await post(form, cookie);
+      expect(response.status).toBe(400);
+      const text = await response.text();
+      expect(text).toContain("Failed to fulfill order");
+      expect(text).toContain("Please enter a product code");
+    }
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("submitted");
+  });
+
+  it("refuses an unknown order, a malformed order id and an unknown source", async () => {
+    const cookie = await adminCookie();
+    const unknown = await post({ intent: "fulfil", orderId: crypto.randomUUID(), code: "X", source: "manual" }, cookie);
+    expect(unknown.status).toBe(404);
+    const unknownText = await unknown.text();
+    expect(unknownText).toContain("Failed to fulfill order");
+    expect(unknownText).toContain("Unknown order");
+    for (const orderId of ["", "1", "not-a-uuid"]) {
+      const response = await post({ intent: "fulfil", orderId, code: "X", source: "manual" }, cookie);
+      expect([orderId, response.status]).toEqual([orderId, 400]);
+      expect(await response.text()).toContain("Unknown order");
+    }
+    const order = await submittedOrder();
+    const source = await post({ intent: "fulfil", orderId: order.id, code: "X", source: "elsewhere" }, cookie);
+    expect(source.status).toBe(400);
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("submitted");
+  });
+
+  it("says so when there is no stock to fulfil from", async () => {
+    const order = await submittedOrder();
+    await db.update(cryptoOrders).set({ variantId: "gid://shopify/ProductVariant/9999999" }).where(eq(cryptoOrders.id, order.id));
+    const response = await post({ intent: "fulfil", orderId: order.id, source: "stock" }, await adminCookie());
+    expect(response.status).toBe(409);
+    expect(await response.text()).toContain(`No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
   });
 
   it("fulfils with a typed code, marks it sold, and records who did it", async () => {
@@ -233,8 +310,25 @@ describe("fulfilling crypto orders", () => {
 
   it("can cancel an order", async () => {
     const order = await submittedOrder();
-    const response = await post({ intent: "cancel", orderId: order.id }, await adminCookie());
+    const cookie = await adminCookie();
+    const response = await post({ intent: "cancel", orderId: order.id }, cookie);
     expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain("Order cancelled");
+    expect(text).toContain(`Order ${order.orderNumber} was cancelled`);
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("cancelled");
+    // Once cancelled, it can be neither cancelled again nor fulfilled.
+    const again = await post({ intent: "cancel", orderId: order.id }, cookie);
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("Only pending or submitted orders can be cancelled");
+    expect((await post({ intent: "fulfil", orderId: order.id, code: "LATE", source: "manual" }, cookie)).status).toBe(409);
+  });
+
+  it("refuses to cancel an order that does not exist or whose id is malformed", async () => {
+    const cookie = await adminCookie();
+    expect((await post({ intent: "cancel", orderId: crypto.randomUUID() }, cookie)).status).toBe(409);
+    const malformed = await post({ intent: "cancel", orderId: "1e3" }, cookie);
+    expect(malformed.status).toBe(400);
+    expect(await malformed.text()).toContain("Unknown order");
   });
 });

@@ -1,9 +1,22 @@
 import { env } from "cloudflare:workers";
 import { desc, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { logIn, signUp } from "~/server/accounts/registration.server";
+import { checkForm } from "~/lib/form-schema";
+import { authSchema } from "~/lib/schemas/auth";
+import { signUp, verifyEmail } from "~/server/accounts/registration.server";
+import { logIn } from "~/server/accounts/sign-in.server";
+import { throttled } from "~/server/accounts/throttle.server";
 import { sha256Hex } from "~/server/platform/tokens.server";
-import { authThrottle, emailVerificationTokens, mailOutbox, sessions, users } from "~/server/platform/db/schema.server";
+import {
+  authThrottle,
+  emailVerificationTokens,
+  mailOutbox,
+  productCodes,
+  sessions,
+  shopifyOrders,
+  userSubscriptions,
+  users,
+} from "~/server/platform/db/schema.server";
 import { call, cookieFrom, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
 
 const deps = { db, mail: env, waitUntil: () => {} };
@@ -11,21 +24,61 @@ const request = (ip = "203.0.113.9") => new Request(`${ORIGIN}/auth`, { headers:
 
 afterEach(() => vi.restoreAllMocks());
 
+/** A key sold to `email` by a stored order, not yet anyone's subscription. */
+async function soldKey(email: string): Promise<number> {
+  const orderId = unique("order");
+  const now = Date.now();
+  await db.insert(shopifyOrders).values({
+    id: orderId,
+    email,
+    currency: "USD",
+    lineItems: JSON.stringify([{ id: "line-1", variantId: "gid://shopify/ProductVariant/1", quantity: 1, title: "Vertex Rust", variantTitle: "30 Days", price: "89.99" }]),
+    receivedAt: now,
+  });
+  const code = await db
+    .insert(productCodes)
+    .values({ variantId: "gid://shopify/ProductVariant/1", variantTitle: "Vertex Rust - 30 Days", code: unique("KEY"), isUsed: true, usedAt: now, customerEmail: email, orderId, orderLineId: "line-1", unitIndex: 0, createdAt: now })
+    .returning({ id: productCodes.id })
+    .get();
+  return code.id;
+}
+
 describe("sign-up validation", () => {
   const valid = () => ({ username: unique("new"), email: `${unique("new")}@example.test`, password: "secret-pass" });
-  const cases: [string, Record<string, string>, string][] = [
-    ["short username", { username: "ab" }, "Username must be at least 3 characters"],
-    ["username with @", { username: "me@home" }, "Username can only contain letters, numbers, dots, dashes and underscores"],
-    ["bad e-mail", { email: "not-an-email" }, "Invalid email address"],
-    ["short password", { password: "12345" }, "Password must be at least 6 characters"],
-    ["overlong password", { password: "x".repeat(129) }, "Password must be at most 128 characters"],
+  const cases: [string, Record<string, string>, string, string][] = [
+    ["short username", { username: "ab" }, "Username must be at least 3 characters", "username"],
+    ["username with @", { username: "me@home" }, "Username can only contain letters, numbers, dots, dashes and underscores", "username"],
+    ["bad e-mail", { email: "not-an-email" }, "Invalid email address", "email"],
+    ["short password", { password: "12345" }, "Password must be at least 6 characters", "password"],
+    ["overlong password", { password: "x".repeat(129) }, "Password must be at most 128 characters", "password"],
   ];
-  for (const [name, override, message] of cases) {
-    it(`refuses a ${name} with the form's message`, async () => {
-      const outcome = await signUp(deps, request(unique("ip")), { ...valid(), ...override });
-      expect(outcome).toMatchObject({ ok: false, status: 400, toast: { title: "Validation Error", description: message } });
+  for (const [name, override, message, field] of cases) {
+    it(`refuses a ${name} with the form's message, next to its field`, async () => {
+      const form = { intent: "signup", ...valid(), ...override };
+      expect(checkForm(authSchema, form)).toEqual({ ok: false, problem: { code: "invalid", message, field } });
+      const response = await call("/auth", { form, ip: unique("ip") });
+      expect(response.status).toBe(400);
+      const body = await response.text();
+      expect(body).toContain("Validation Error");
+      expect(body).toContain(message);
     });
   }
+
+  it("checks each of the page's forms by its intent, and refuses any other", async () => {
+    expect(checkForm(authSchema, { intent: "login", emailOrUsername: " ", password: "secret-pass" })).toEqual({
+      ok: false,
+      problem: { code: "invalid", message: "Email or username is required", field: "emailOrUsername" },
+    });
+    expect(checkForm(authSchema, { intent: "resend", email: "nope" })).toEqual({ ok: false, problem: { code: "invalid", message: "Invalid email address", field: "email" } });
+    expect(checkForm(authSchema, { intent: "resend", email: " Someone@Example.TEST " })).toEqual({ ok: true, value: { intent: "resend", email: "someone@example.test" } });
+    const forms: Record<string, string>[] = [{ intent: "delete-account" }, { emailOrUsername: "someone", password: "secret-pass" }];
+    for (const form of forms) {
+      expect(checkForm(authSchema, form)).toEqual({ ok: false, problem: { code: "invalid", message: "Unknown request", field: "intent" } });
+      const response = await call("/auth", { form, ip: unique("ip") });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("Unknown request");
+    }
+  });
 
   it("shows the same messages over HTTP, and creates nothing", async () => {
     const email = `${unique("http")}@example.test`;
@@ -38,16 +91,19 @@ describe("sign-up validation", () => {
   it("refuses an e-mail that is already registered, whatever its case", async () => {
     const existing = await createAccount();
     const outcome = await signUp(deps, request(unique("ip")), { ...valid(), email: existing.email.toUpperCase() });
-    expect(outcome).toMatchObject({
-      ok: false,
-      toast: { title: "Account Exists", description: "This email is already registered. Try logging in instead." },
-    });
+    expect(outcome).toEqual({ ok: false, problem: { code: "conflict", message: "This email is already registered. Try logging in instead.", field: "email" } });
+    const response = await call("/auth", { form: { intent: "signup", ...valid(), email: existing.email }, ip: unique("ip") });
+    expect(response.status).toBe(409);
+    expect(await response.text()).toContain("Account Exists");
   });
 
   it("refuses a username that is taken, whatever its case", async () => {
     const existing = await createAccount();
     const outcome = await signUp(deps, request(unique("ip")), { ...valid(), username: existing.username.toUpperCase() });
-    expect(outcome).toMatchObject({ ok: false, status: 409, toast: { title: "Username Taken" } });
+    expect(outcome).toEqual({ ok: false, problem: { code: "conflict", message: "This username is already taken. Please choose another.", field: "username" } });
+    const response = await call("/auth", { form: { intent: "signup", ...valid(), username: existing.username }, ip: unique("ip") });
+    expect(response.status).toBe(409);
+    expect(await response.text()).toContain("Username Taken");
   });
 });
 
@@ -89,6 +145,38 @@ describe("sign-up and e-mail verification", () => {
     expect((await toast.json()) as object).toMatchObject({ toast: { title: "Verification Failed" } });
 
     expect(await signIn({ email, password: "secret-pass" }, unique("ip"))).toMatch(/^__Host-session=/);
+  });
+
+  it("gives the account the keys bought with its address once the link is followed, and only then", async () => {
+    const account = await createAccount({ verified: false });
+    const codeId = await soldKey(account.email.toUpperCase());
+    const expired = "B".repeat(43);
+    await db.insert(emailVerificationTokens).values({
+      tokenHash: await sha256Hex(expired),
+      userId: account.id,
+      createdAt: Date.now() - 2 * 86_400_000,
+      expiresAt: Date.now() - 86_400_000,
+    });
+    await call(`/auth/verify?token=${expired}`);
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id))).toHaveLength(0);
+
+    const token = "C".repeat(43);
+    await db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: account.id, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    const response = await call(`/auth/verify?token=${token}`);
+    expect(response.headers.get("Location")).toBe("/auth");
+    const toast = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
+    expect((await toast.json()) as object).toMatchObject({ toast: { title: "Email Verified", description: "Your account is ready. You can log in now." } });
+    const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id));
+    expect(subscriptions.map((row) => row.productCodeId)).toEqual([codeId]);
+  });
+
+  it("answers whose address a link verified, and the same problem for every unusable link", async () => {
+    const account = await createAccount({ verified: false });
+    const token = "D".repeat(43);
+    await db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: account.id, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    expect(await verifyEmail(db, token)).toEqual({ ok: true, value: { id: account.id, email: account.email } });
+    const unusable = { ok: false, problem: { code: "not-found", message: "This link is invalid or has expired. Log in to request a new one." } };
+    for (const again of [token, null, "short", "E".repeat(43)]) expect(await verifyEmail(db, again)).toEqual(unusable);
   });
 
   it("refuses an expired verification link", async () => {
@@ -176,17 +264,49 @@ describe("sign-in", () => {
     expect(await response.text()).not.toContain(account.email);
   });
 
+  it("answers each way a sign-in can go as a Result", async () => {
+    const account = await createAccount();
+    const unverified = await createAccount({ verified: false });
+    const attempt = (emailOrUsername: string, password: string) => logIn(db, request(unique("ip")), { emailOrUsername, password });
+    expect(await attempt(unique("ghost"), "whatever-1")).toEqual({ ok: false, problem: { code: "unauthenticated", message: "Username not found or invalid" } });
+    expect(await attempt(account.username, "wrong-password")).toEqual({ ok: false, problem: { code: "unauthenticated", message: "Invalid credentials" } });
+    expect(await attempt(unverified.email, unverified.password)).toEqual({
+      ok: false,
+      problem: { code: "forbidden", message: "Please verify your email before logging in. Check your inbox, or send a new link below." },
+    });
+    const signedIn = await attempt(account.email, account.password);
+    expect(signedIn).toMatchObject({ ok: true, value: { secondFactor: false, cookie: expect.stringMatching(/^__Host-session=/) } });
+  });
+
+  it("titles an unverified sign-in 'Email Not Verified'", async () => {
+    const account = await createAccount({ verified: false });
+    const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain("Email Not Verified");
+  });
+
   it("runs a full PBKDF2 for an unknown account, exactly as for a wrong password", async () => {
     const account = await createAccount();
     const derive = vi.spyOn(crypto.subtle, "deriveBits");
-    await logIn(deps, request(unique("ip")), { emailOrUsername: unique("ghost"), password: "wrong-password" });
-    await logIn(deps, request(unique("ip")), { emailOrUsername: account.username, password: "wrong-password" });
+    await logIn(db, request(unique("ip")), { emailOrUsername: unique("ghost"), password: "wrong-password" });
+    await logIn(db, request(unique("ip")), { emailOrUsername: account.username, password: "wrong-password" });
     expect(derive).toHaveBeenCalledTimes(2);
     for (const [params] of derive.mock.calls) expect((params as Pbkdf2Params).iterations).toBe(100_000);
   });
 });
 
 describe("sign-in throttling", () => {
+  it("answers a refused attempt with when to try again", () => {
+    expect(throttled(1500, "wrong codes")).toEqual({
+      ok: false,
+      problem: { code: "rate-limited", message: "Too many wrong codes. Please wait 2 seconds and try again.", retryAfterSeconds: 2 },
+    });
+    expect(throttled(61_000, "sign-ups from this connection").problem).toMatchObject({
+      message: "Too many sign-ups from this connection. Please wait 2 minutes and try again.",
+      retryAfterSeconds: 61,
+    });
+  });
+
   it("slows down and then stops one client guessing one account, even with the right password", async () => {
     const account = await createAccount();
     const ip = unique("ip");
@@ -205,7 +325,9 @@ describe("sign-in throttling", () => {
     const blocked = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(60);
-    expect(await blocked.text()).toContain("Too many failed sign-in attempts");
+    const body = await blocked.text();
+    expect(body).toContain("Too Many Attempts");
+    expect(body).toContain("Too many failed sign-in attempts");
     expect(cookieFrom(blocked, "__Host-session")).toBeNull();
   });
 

@@ -43,11 +43,12 @@ describe("Shopify catalogue adapter (against a local Storefront API stub)", () =
     expect((await hitsFor(config)).hits).toBe(1);
   });
 
-  it("turns HTTP 402 into the 'Payment required' notice", async () => {
+  it("tells HTTP 402 (no Storefront API on the store's plan) apart from other failures", async () => {
     const error = await catalogueFor(stub("payment-required")).listProducts().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CatalogueError);
-    expect((error as CatalogueError).toast.title).toBe("Shopify: Payment required");
-    expect((error as CatalogueError).toast.description).toMatch(/billing plan/);
+    expect((error as CatalogueError).kind).toBe("payment-required");
+    expect((error as CatalogueError).message).toBe("Shopify: Payment required");
+    expect(await catalogueFor(stub("server-error")).listProducts().catch((e: unknown) => e)).toMatchObject({ kind: "failed" });
   });
 
   it("reports other HTTP failures as 'HTTP error! status: {code}'", async () => {

@@ -1,7 +1,16 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type ChatMessage, HISTORY_LIMIT, MAX_MESSAGE_LENGTH, RATE_LIMIT, type ServerFrame } from "~/lib/chat";
+import {
+  type ChatMessage,
+  type ErrorFrame,
+  HISTORY_LIMIT,
+  MAX_FRAME_LENGTH,
+  MAX_MESSAGE_LENGTH,
+  parseServerFrame,
+  RATE_LIMIT,
+  type ServerFrame,
+} from "~/lib/chat";
 import { createAccount, ORIGIN, signIn, unique } from "./helpers";
 
 const room = () => env.CHAT_ROOM.get(env.CHAT_ROOM.idFromName("hub"));
@@ -24,10 +33,14 @@ async function join(name = "member"): Promise<Client & { id: string; username: s
   const ws = response.webSocket!;
   ws.accept();
   const frames: ServerFrame[] = [];
+  // Every frame the room sends must pass the browser's own check; one that does not fails the wait.
+  const outsideProtocol: unknown[] = [];
   let seen = 0;
   const listeners = new Set<() => void>();
   ws.addEventListener("message", (event) => {
-    frames.push(JSON.parse(String(event.data)) as ServerFrame);
+    const frame = parseServerFrame(event.data);
+    if (frame) frames.push(frame);
+    else outsideProtocol.push(event.data);
     listeners.forEach((l) => l());
   });
   const client: Client = {
@@ -37,6 +50,11 @@ async function join(name = "member"): Promise<Client & { id: string; username: s
       return new Promise((resolve, reject) => {
         const timeout = setTimeout(() => reject(new Error(`${name}: no "${type}" frame`)), 3000);
         const check = () => {
+          if (outsideProtocol.length > 0) {
+            clearTimeout(timeout);
+            reject(new Error(`${name}: frame outside the protocol: ${String(outsideProtocol[0])}`));
+            return;
+          }
           for (; seen < frames.length; seen++) {
             const frame = frames[seen]!;
             if (frame.type === type && match(frame as never)) {
@@ -73,13 +91,13 @@ describe("chat room", () => {
     const response = await upgrade({ Origin: ORIGIN, Cookie: await signIn(account, unique("ip")), "X-Chat-Member-Id": "someone-else", "X-Chat-Member-Name": "admin" });
     const ws = response.webSocket!;
     ws.accept();
-    const history = await new Promise<ServerFrame>((resolve) => ws.addEventListener("message", (e) => resolve(JSON.parse(String(e.data))), { once: true }));
+    const history = await new Promise<ServerFrame | null>((resolve) => ws.addEventListener("message", (e) => resolve(parseServerFrame(e.data)), { once: true }));
     expect(history).toMatchObject({ type: "history", you: { userId: account.id, username: account.username } });
     ws.send(JSON.stringify({ type: "send", content: "hello", userId: "someone-else", username: "admin" }));
     const posted = await new Promise<ServerFrame>((resolve) =>
       ws.addEventListener("message", (e) => {
-        const frame = JSON.parse(String(e.data)) as ServerFrame;
-        if (frame.type === "message") resolve(frame);
+        const frame = parseServerFrame(e.data);
+        if (frame?.type === "message") resolve(frame);
       }),
     );
     expect(posted).toMatchObject({ type: "message", message: { userId: account.id, username: account.username, content: "hello" } });
@@ -191,5 +209,89 @@ describe("chat room", () => {
     member.send({ type: "send", content: "still works" });
     expect((await member.next("message")).message.content).toBe("still works");
     member.ws.close();
+  });
+
+  it("answers each malformed frame with an error, keeps the socket, stores nothing and counts it", async () => {
+    const member = await join();
+    const json = (frame: unknown) => JSON.stringify(frame);
+    const unknownRequest: Omit<ErrorFrame, "type"> = { action: "send", message: "Unknown request" };
+    const emptyMessage: Omit<ErrorFrame, "type"> = { action: "send", message: "Message cannot be empty" };
+    const unknownMessage: Omit<ErrorFrame, "type"> = { action: "delete", message: "Unknown message" };
+    const tooLarge: Omit<ErrorFrame, "type"> = { action: "send", message: "That message is too large" };
+    const cases: [label: string, frame: string | Uint8Array, answer: Omit<ErrorFrame, "type">][] = [
+      ["not JSON", "{type: send", { action: "send", message: "Unreadable message" }],
+      ["unknown type", json({ type: "shout", content: "hi" }), unknownRequest],
+      ["no type", json({ content: "hi" }), unknownRequest],
+      ["type of the wrong kind", json({ type: 1 }), unknownRequest],
+      ["JSON that is not an object", json(["send", "hi"]), unknownRequest],
+      ["JSON null", "null", unknownRequest],
+      ["send without content", json({ type: "send" }), emptyMessage],
+      ["send with numeric content", json({ type: "send", content: 42 }), emptyMessage],
+      ["send with object content", json({ type: "send", content: { text: "hi" } }), emptyMessage],
+      ["delete without id", json({ type: "delete" }), unknownMessage],
+      ["delete with a string id", json({ type: "delete", id: "1" }), unknownMessage],
+      ["delete with a fractional id", json({ type: "delete", id: 1.5 }), unknownMessage],
+      ["content too long", json({ type: "send", content: "x".repeat(MAX_MESSAGE_LENGTH + 1) }), { action: "send", message: `Messages can be at most ${MAX_MESSAGE_LENGTH} characters` }],
+      ["frame too long", json({ type: "send", content: "x".repeat(MAX_FRAME_LENGTH) }), tooLarge],
+      ["binary frame", new TextEncoder().encode(json({ type: "send", content: "binary" })), tooLarge],
+    ];
+    const rejectedBefore = await room().rejectedFrames();
+    for (const [label, frame, answer] of cases) {
+      member.ws.send(frame);
+      expect(await member.next("error"), label).toEqual({ type: "error", ...answer });
+    }
+    expect(await room().rejectedFrames()).toBe(rejectedBefore + cases.length);
+    const stored = await runInDurableObject(room(), (_i, state) => state.storage.sql.exec("select count(*) as n from messages where user_id = ?", member.id).one().n);
+    expect(stored).toBe(0);
+
+    // The socket is still open and the member can chat; a good frame is not counted.
+    member.send({ type: "send", content: "still here" });
+    expect((await member.next("message")).message).toMatchObject({ userId: member.id, content: "still here" });
+    expect(member.ws.readyState).toBe(WebSocket.OPEN);
+    expect(await room().rejectedFrames()).toBe(rejectedBefore + cases.length);
+    member.ws.close();
+  });
+
+  it("counts refusals of well-formed requests apart from malformed frames", async () => {
+    const alice = await join("alice");
+    const bob = await join("bob");
+    alice.send({ type: "send", content: "not yours" });
+    const { message } = await bob.next("message");
+    const rejectedBefore = await room().rejectedFrames();
+    bob.send({ type: "delete", id: message.id });
+    expect(await bob.next("error")).toMatchObject({ action: "delete", message: "You can only delete your own messages" });
+    expect(await room().rejectedFrames()).toBe(rejectedBefore);
+    alice.ws.close();
+    bob.ws.close();
+  });
+});
+
+describe("server frames in the browser", () => {
+  const message: ChatMessage = { id: 1, userId: "u1", username: "alice", content: "hi", createdAt: 1_700_000_000_000 };
+
+  it("accepts every frame the room sends", () => {
+    const frames: ServerFrame[] = [
+      { type: "history", messages: [message], you: { userId: "u1", username: "alice" } },
+      { type: "message", message },
+      { type: "deleted", id: 1 },
+      { type: "typing", members: [{ userId: "u1", username: "alice" }] },
+      { type: "error", action: "delete", message: "Unknown message" },
+    ];
+    for (const frame of frames) expect(parseServerFrame(JSON.stringify(frame))).toEqual(frame);
+  });
+
+  it("drops anything malformed", () => {
+    const malformed: [label: string, data: unknown][] = [
+      ["not JSON", "{type: message"],
+      ["binary", new TextEncoder().encode(JSON.stringify({ type: "deleted", id: 1 })).buffer],
+      ["unknown type", JSON.stringify({ type: "shout" })],
+      ["missing fields", JSON.stringify({ type: "message" })],
+      ["message missing its author", JSON.stringify({ type: "message", message: { ...message, userId: undefined } })],
+      ["wrong types", JSON.stringify({ type: "deleted", id: "1" })],
+      ["history of the wrong shape", JSON.stringify({ type: "history", messages: "none", you: { userId: "u1", username: "alice" } })],
+      ["unknown error action", JSON.stringify({ type: "error", action: "explode", message: "boom" })],
+      ["JSON null", "null"],
+    ];
+    for (const [label, data] of malformed) expect(parseServerFrame(data), label).toBeNull();
   });
 });

@@ -4,13 +4,23 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { catalogueFor, demoCatalogueAdapter, type ShopifyConfig } from "~/server/catalogue/catalogue.server";
 import { createCheckout, demoOrderPayload, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
 import { webhookDeliveries } from "~/server/platform/db/schema.server";
-import { verifyWebhookSignature } from "~/server/fulfilment/shopify-hmac.server";
-import { createAccount, db, ORIGIN, signIn, unique } from "./helpers";
+import { verifyWebhookSignature } from "~/server/platform/shopify-hmac.server";
+import type { Result } from "~/lib/result";
+import { call, createAccount, db, ORIGIN, signIn, type TestAccount, unique } from "./helpers";
 
-let buyer: { id: string; email: string };
+let buyer: TestAccount;
 beforeAll(async () => {
   buyer = await createAccount();
 });
+
+const postCheckout = (body: unknown, cookie?: string) =>
+  exports.default.fetch(
+    new Request(`${ORIGIN}/api/checkout`, {
+      method: "POST",
+      headers: { Origin: ORIGIN, "Content-Type": "application/json", ...(cookie ? { Cookie: cookie } : {}) },
+      body: JSON.stringify(body),
+    }),
+  );
 const line = { merchandiseId: "gid://shopify/ProductVariant/4710000000002", quantity: 1 };
 
 function shopify(behaviour: string): ShopifyConfig {
@@ -22,57 +32,75 @@ function shopify(behaviour: string): ShopifyConfig {
   };
 }
 
-const checkoutWith = (config: ShopifyConfig) => createCheckout({ db, config, catalogue: catalogueFor(config), origin: ORIGIN }, { lines: [line] }, buyer);
+const checkoutWith = (config: ShopifyConfig) => createCheckout({ db, config, catalogue: catalogueFor(config), origin: ORIGIN }, [line], buyer);
+const demoCheckout = (lines: (typeof line)[]) => createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, lines, buyer);
+const checkoutUrlOf = (result: Result<{ checkoutUrl: string }>) => (result as { value: { checkoutUrl: string } }).value.checkoutUrl;
 
 describe("Shopify checkout (cartCreate)", () => {
   it("returns Shopify's checkout URL", async () => {
-    expect(await checkoutWith(shopify("ok"))).toEqual({ ok: true, checkoutUrl: "https://shop.example/cart/c/abc?key=1" });
+    expect(await checkoutWith(shopify("ok"))).toEqual({ ok: true, value: { checkoutUrl: "https://shop.example/cart/c/abc?key=1" } });
   });
 
   it("fails with 'Cart creation failed: {messages}' on user errors", async () => {
     expect(await checkoutWith(shopify("user-errors"))).toEqual({
       ok: false,
-      message: "Cart creation failed: Merchandise is sold out, Quantity too high",
+      problem: { code: "invalid", message: "Cart creation failed: Merchandise is sold out, Quantity too high" },
     });
   });
 
   it("fails with 'No checkout URL returned from Shopify' when there is none", async () => {
-    expect(await checkoutWith(shopify("no-checkout-url"))).toEqual({ ok: false, message: "No checkout URL returned from Shopify" });
+    expect(await checkoutWith(shopify("no-checkout-url"))).toEqual({ ok: false, problem: { code: "unavailable", message: "No checkout URL returned from Shopify" } });
   });
 
   it("passes HTTP failures on as the checkout's error", async () => {
-    expect(await checkoutWith(shopify("server-error"))).toEqual({ ok: false, message: "HTTP error! status: 500" });
+    expect(await checkoutWith(shopify("server-error"))).toEqual({ ok: false, problem: { code: "unavailable", message: "HTTP error! status: 500" } });
   });
 });
 
 describe("checkout input", () => {
-  const deps = { db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN };
-  const cases: [string, unknown][] = [
-    ["an empty cart", { lines: [] }],
-    ["a non-GID variant", { lines: [{ merchandiseId: "4710000000002", quantity: 1 }] }],
-    ["a zero quantity", { lines: [{ ...line, quantity: 0 }] }],
-    ["a fractional quantity", { lines: [{ ...line, quantity: 1.5 }] }],
-    ["an absurd quantity", { lines: [{ ...line, quantity: 10_000 }] }],
-    ["more than 100 lines", { lines: Array.from({ length: 101 }, () => line) }],
-    ["no lines at all", {}],
+  const cases: [string, unknown, string][] = [
+    ["an empty cart", { lines: [] }, "Your cart is empty"],
+    ["a non-GID variant", { lines: [{ merchandiseId: "4710000000002", quantity: 1 }] }, "Unknown product variant"],
+    ["a zero quantity", { lines: [{ ...line, quantity: 0 }] }, ""],
+    ["a fractional quantity", { lines: [{ ...line, quantity: 1.5 }] }, ""],
+    ["a quantity sent as text", { lines: [{ ...line, quantity: "1" }] }, ""],
+    ["an absurd quantity", { lines: [{ ...line, quantity: 10_000 }] }, ""],
+    ["more than 100 lines", { lines: Array.from({ length: 101 }, () => line) }, "A cart holds at most 100 lines"],
+    ["no lines at all", {}, ""],
+    ["a body that is not an object", null, ""],
   ];
-  for (const [name, input] of cases) {
-    it(`refuses ${name}`, async () => {
-      expect((await createCheckout(deps, input, buyer)).ok).toBe(false);
+  for (const [name, input, message] of cases) {
+    it(`refuses ${name} (422, with the reason)`, async () => {
+      const response = await postCheckout(input, await signIn(buyer, unique("ip")));
+      expect(response.status).toBe(422);
+      expect(((await response.json()) as { message: string }).message).toContain(message);
     });
   }
 
   it("refuses a variant the catalogue does not sell", async () => {
-    const result = await createCheckout(deps, { lines: [{ merchandiseId: "gid://shopify/ProductVariant/999", quantity: 1 }] }, buyer);
-    expect(result).toEqual({ ok: false, message: "Cart creation failed: The merchandise does not exist." });
+    const response = await postCheckout({ lines: [{ merchandiseId: "gid://shopify/ProductVariant/999", quantity: 1 }] }, await signIn(buyer, unique("ip")));
+    expect(response.status).toBe(422);
+    expect(await response.json()).toEqual({ message: "Cart creation failed: The merchandise does not exist." });
+  });
+
+  it("answers a body that is not JSON with 400", async () => {
+    const response = await exports.default.fetch(
+      new Request(`${ORIGIN}/api/checkout`, {
+        method: "POST",
+        headers: { Origin: ORIGIN, "Content-Type": "application/json", Cookie: await signIn(buyer, unique("ip")) },
+        body: "{lines:",
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ message: "Invalid request" });
   });
 });
 
 describe("demo checkout", () => {
   it("stores the lines with the catalogue's prices, not the browser's, behind an unguessable URL", async () => {
-    const result = await createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, { lines: [{ ...line, quantity: 2 }] }, buyer);
+    const result = await demoCheckout([{ ...line, quantity: 2 }]);
     expect(result.ok).toBe(true);
-    const url = (result as { checkoutUrl: string }).checkoutUrl;
+    const url = checkoutUrlOf(result);
     expect(url).toMatch(/^https:\/\/shop\.test\/checkout\/demo\/[A-Za-z0-9_-]{43}$/);
     const stored = await getDemoCheckout(db, url.split("/").pop()!);
     expect(stored?.lines).toEqual([
@@ -93,15 +121,14 @@ describe("demo checkout", () => {
   });
 
   it("pays once: a signed orders/create webhook reaches our own endpoint, a second Pay sends nothing", async () => {
-    const result = await createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, { lines: [line] }, buyer);
-    const id = (result as { checkoutUrl: string }).checkoutUrl.split("/").pop()!;
+    const id = checkoutUrlOf(await demoCheckout([line])).split("/").pop()!;
     const sent: Request[] = [];
     const deliver = async (request: Request) => {
       sent.push(new Request(request.url, { method: request.method, headers: request.headers, body: await request.clone().text() }));
       return exports.default.fetch(request);
     };
     const paid = await payDemoCheckout(db, env.SHOPIFY_WEBHOOK_SECRET, id, "buyer@example.test", deliver, ORIGIN);
-    expect(paid).toMatchObject({ ok: true, delivered: true, status: 200 });
+    expect(paid).toEqual({ ok: true, value: { orderNumber: expect.any(Number) } });
     expect(sent).toHaveLength(1);
     const webhook = sent[0]!;
     expect(new URL(webhook.url).pathname).toBe("/webhooks/shopify");
@@ -112,20 +139,40 @@ describe("demo checkout", () => {
     expect(delivery?.topic).toBe("orders/create");
 
     const again = await payDemoCheckout(db, env.SHOPIFY_WEBHOOK_SECRET, id, "buyer@example.test", deliver, ORIGIN);
-    expect(again).toMatchObject({ ok: true, orderNumber: (paid as { orderNumber: number }).orderNumber });
+    expect(again).toEqual(paid);
     expect(sent).toHaveLength(1);
   });
 });
 
+describe("the demo checkout page", () => {
+  const newCheckout = async () => new URL(checkoutUrlOf(await demoCheckout([line]))).pathname;
+
+  it("asks for a valid e-mail and takes no payment without one", async () => {
+    const path = await newCheckout();
+    for (const email of ["", "not-an-address"]) {
+      const response = await call(path, { form: { email } });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("Enter a valid e-mail address");
+    }
+    expect((await getDemoCheckout(db, path.split("/").pop()!))?.paidAt).toBeNull();
+  });
+
+  it("answers 404 for a checkout that does not exist", async () => {
+    const response = await call(`/checkout/demo/${unique("nope")}`, { form: { email: "buyer@example.test" } });
+    expect(response.status).toBe(404);
+  });
+
+  it("pays, then shows the paid order on the same page", async () => {
+    const path = await newCheckout();
+    const response = await call(`${path}?channel=online_store`, { form: { email: "buyer@example.test" } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("Paid. Your key is on its way to your e-mail.");
+    expect((await getDemoCheckout(db, path.split("/").pop()!))?.paidAt).not.toBeNull();
+  });
+});
+
 describe("POST /api/checkout", () => {
-  const post = (body: unknown, cookie?: string) =>
-    exports.default.fetch(
-      new Request(`${ORIGIN}/api/checkout`, {
-        method: "POST",
-        headers: { Origin: ORIGIN, "Content-Type": "application/json", ...(cookie ? { Cookie: cookie } : {}) },
-        body: JSON.stringify(body),
-      }),
-    );
+  const post = postCheckout;
 
   it("asks a signed-out visitor to log in", async () => {
     const response = await post({ lines: [line] });

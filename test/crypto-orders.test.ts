@@ -55,7 +55,7 @@ describe("crypto orders", () => {
     const stockCode = `STOCK-${unique("k").toUpperCase()}`;
     await db.insert(productCodes).values({ variantId: MONTH, variantTitle: "Vertex Rust - 30 Days", code: stockCode, createdAt: 0 });
     const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
-    const fulfilled = await call("/dashboard/manage-codes", { form: { intent: "fulfil", orderId: row!.id, source: "stock" }, cookie: admin });
+    const fulfilled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "fulfil", orderId: row!.id, source: "stock" }, cookie: admin });
     expect(await fulfilled.text()).toContain(`Order ${order.orderNumber} fulfilled successfully`);
 
     const done = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, row!.id)).get();
@@ -115,6 +115,27 @@ describe("crypto orders", () => {
   it("asks for an order number", async () => {
     const { cookie } = await member();
     expect(await (await call("/dashboard/crypto-tracker?order=", { cookie })).text()).toContain("Please enter your order number");
+    expect(await (await call("/dashboard/crypto-tracker?order=%20%20", { cookie })).text()).toContain("Please enter your order number");
+  });
+
+  it("refuses a payment without an order number or a transaction ID, and changes nothing", async () => {
+    const { cookie } = await member();
+    const order = (await api({ intent: "open", variantId: MONTH }, cookie)).body.order!;
+    const submit = (form: Record<string, string>) => call("/dashboard/crypto-tracker", { form, cookie });
+    for (const [form, message] of [
+      [{ orderNumber: order.orderNumber, transactionId: "  " }, "Please enter your transaction ID"],
+      [{ orderNumber: order.orderNumber }, "Please enter your transaction ID"],
+      [{ orderNumber: "", transactionId: transactionId() }, "Please enter your order number"],
+    ] as const) {
+      const response = await submit(form);
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain(message);
+    }
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.orderNumber)).get())).toMatchObject({ status: "pending", transactionId: null });
+    // An order number is read as the tracker shows it: capitals, no surrounding spaces.
+    const tx = transactionId();
+    expect((await submit({ orderNumber: ` ${order.orderNumber.toLowerCase()} `, transactionId: tx })).status).toBe(200);
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.orderNumber)).get())?.transactionId).toBe(tx);
   });
 
   it("requires a signed-in member, a real plan and a known coin", async () => {
@@ -123,6 +144,11 @@ describe("crypto orders", () => {
     expect((await api({ intent: "open", variantId: "gid://shopify/ProductVariant/123" }, cookie)).status).toBe(404);
     expect((await api({ intent: "open", variantId: "nonsense" }, cookie)).status).toBe(400);
     expect((await api({ intent: "open", variantId: MONTH, coin: "DOGE" }, cookie)).status).toBe(400);
+    const unknown = await api({ intent: "refund", variantId: MONTH }, cookie);
+    expect(unknown).toEqual({ status: 400, body: { ok: false, message: "Unknown request" } });
+    const order = (await api({ variantId: MONTH }, cookie)).body.order!;
+    expect((await api({ intent: "coin", orderNumber: order.orderNumber, coin: "DOGE" }, cookie)).body).toEqual({ ok: false, message: "Choose BTC or LTC" });
+    expect((await api({ intent: "coin", orderNumber: "", coin: "LTC" }, cookie)).status).toBe(400);
   });
 
   it("reuses an open order for the same plan and caps how many a member can open", async () => {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { oauthAccounts, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
-import { type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/accounts/discord.server";
+import { clearDiscordCookies, type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/accounts/discord.server";
 import { call, createAccount, db, ORIGIN, unique } from "./helpers";
 
 const config: DiscordConfig = { DISCORD_CLIENT_ID: "client-123", DISCORD_CLIENT_SECRET: "secret-456" };
@@ -49,7 +49,10 @@ describe("sign in with Discord", () => {
     const { cookies, state } = started();
     const fetchSpy = discordAnswers({ id: "1", username: "x", email: "x@example.test", verified: true });
     const outcome = await finishDiscordSignIn(db, config, callback(state, cookies, "forged-state"));
-    expect(outcome.ok).toBe(false);
+    expect(outcome).toEqual({
+      ok: false,
+      problem: { code: "unauthenticated", message: "The sign-in link expired or did not come from this browser. Please try again." },
+    });
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 
@@ -59,14 +62,21 @@ describe("sign in with Discord", () => {
     discordAnswers({ id: discordId, username: "Gamer Tag!", email, verified: true, avatar: "abc" });
     const first = started();
     const outcome = await finishDiscordSignIn(db, config, callback(first.state, first.cookies));
-    expect(outcome.ok).toBe(true);
-    expect(outcome.cookies.some((c) => c.startsWith("__Host-session="))).toBe(true);
     const user = await db.select().from(users).where(eq(users.email, email)).get();
+    // Linked just now: the callback route claims the keys bought with the address.
+    expect(outcome).toEqual({
+      ok: true,
+      value: { cookie: expect.stringMatching(/^__Host-session=/), secondFactor: false, account: { id: user!.id, email, linkedNow: true } },
+    });
     expect(user?.emailVerifiedAt).toBeTypeOf("number");
     expect(user?.passwordHash).toBeNull();
 
     const again = started();
-    expect((await finishDiscordSignIn(db, config, callback(again.state, again.cookies))).ok).toBe(true);
+    // Linked on an earlier visit: nothing new to claim.
+    expect(await finishDiscordSignIn(db, config, callback(again.state, again.cookies))).toMatchObject({
+      ok: true,
+      value: { secondFactor: false, account: { id: user!.id, email, linkedNow: false } },
+    });
     expect(await db.select().from(users).where(eq(users.email, email)).all()).toHaveLength(1);
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId)).all()).toHaveLength(1);
   });
@@ -75,7 +85,10 @@ describe("sign in with Discord", () => {
     const account = await createAccount();
     discordAnswers({ id: unique("d"), username: "someone", email: account.email.toUpperCase(), verified: true });
     const { state, cookies } = started();
-    expect((await finishDiscordSignIn(db, config, callback(state, cookies))).ok).toBe(true);
+    expect(await finishDiscordSignIn(db, config, callback(state, cookies))).toMatchObject({
+      ok: true,
+      value: { account: { id: account.id, email: account.email, linkedNow: true } },
+    });
     expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get())?.provider).toBe("discord");
   });
 
@@ -90,7 +103,7 @@ describe("sign in with Discord", () => {
     discordAnswers({ id: unique("d"), username: "owner", email: squatter.email, verified: true });
     const { state, cookies } = started();
     const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
-    expect(outcome).toMatchObject({ ok: true, secondFactor: false });
+    expect(outcome).toMatchObject({ ok: true, value: { secondFactor: false, account: { id: squatter.id, linkedNow: true } } });
     const user = await db.select().from(users).where(eq(users.id, squatter.id)).get();
     expect(user?.passwordHash).toBeNull();
     expect(user?.emailVerifiedAt).toBeTypeOf("number");
@@ -115,7 +128,37 @@ describe("sign in with Discord", () => {
     discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: false });
     const { state, cookies } = started();
     const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
-    expect(outcome.ok).toBe(false);
+    expect(outcome).toEqual({
+      ok: false,
+      problem: { code: "forbidden", message: "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail." },
+    });
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get()).toBeUndefined();
+  });
+
+  it("opens only the second step for an account with two-factor authentication", async () => {
+    const account = await createAccount();
+    const now = Date.now();
+    await db.insert(totpFactors).values({ userId: account.id, secret: "x", status: "verified", createdAt: now, verifiedAt: now });
+    discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: true });
+    const { state, cookies } = started();
+    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
+    expect(outcome).toMatchObject({ ok: true, value: { secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) } });
+    expect(await db.select().from(sessions).where(eq(sessions.userId, account.id))).toHaveLength(0);
+  });
+
+  it("says so when Discord does not confirm the sign-in", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(globalThis, "fetch").mockResolvedValue(new Response("down", { status: 503 }));
+    const { state, cookies } = started();
+    expect(await finishDiscordSignIn(db, config, callback(state, cookies))).toEqual({
+      ok: false,
+      problem: { code: "unauthenticated", message: "Discord did not confirm the sign-in. Please try again." },
+    });
+  });
+
+  it("clears both cookies that tied the callback to the browser", () => {
+    const cleared = clearDiscordCookies();
+    expect(cleared.map((c) => c.split("=")[0])).toEqual(["__Host-discord-state", "__Host-discord-verifier"]);
+    for (const cookie of cleared) expect(cookie).toMatch(/Max-Age=0/);
   });
 });

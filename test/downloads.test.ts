@@ -95,6 +95,46 @@ describe("downloads", () => {
     expect(await (await env.DOWNLOADS.get(current.filePath))?.text()).toBe("new build");
   });
 
+  it("checks an upload: a file, a version, and the size caps", async () => {
+    const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
+    const post = (form: FormData, headers: HeadersInit = {}) =>
+      exports.default.fetch(new Request(`${ORIGIN}/dashboard/downloads`, { method: "POST", headers: { Origin: ORIGIN, Cookie: admin, ...headers }, body: form }));
+    const fileName = `${unique("build")}.zip`;
+    const formWith = (fields: Record<string, string | File>) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.set(name, value);
+      return form;
+    };
+    const cases: [FormData, string][] = [
+      [formWith({ version: "1.0" }), "Choose a file to upload"],
+      [formWith({ file: new File([], ""), version: "1.0" }), "Choose a file to upload"],
+      [formWith({ file: new File(["x"], fileName), version: "  " }), "Enter a version"],
+      [formWith({ file: new File(["x"], fileName), version: "1".repeat(41) }), "Versions are at most 40 characters"],
+    ];
+    for (const [form, message] of cases) {
+      const response = await post(form);
+      expect(response.status).toBe(400);
+      const text = await response.text();
+      expect(text).toContain("Upload failed");
+      expect(text).toContain(message);
+    }
+    // A body declared larger than any allowed upload is refused before it is read.
+    const huge = await post(formWith({ file: new File(["x"], fileName), version: "1.0" }), { "Content-Length": String(91 * 1024 * 1024) });
+    expect(huge.status).toBe(413);
+    expect(await huge.text()).toContain("Files can be at most 90 MB");
+    expect(await db.select().from(downloadableFiles).where(eq(downloadableFiles.fileName, fileName))).toHaveLength(0);
+
+    const done = await post(formWith({ file: new File(["x"], fileName), version: "1.0", description: "  First build  " }));
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain(`${fileName} 1.0 is now available`);
+    expect(await db.select().from(downloadableFiles).where(eq(downloadableFiles.fileName, fileName)).get()).toMatchObject({
+      version: "1.0",
+      description: "First build",
+      requiresSubscription: false,
+      isActive: true,
+    });
+  });
+
   it("quotes unsafe file names in Content-Disposition", () => {
     expect(contentDisposition('a"b\\c\u00e9.zip')).toBe(`attachment; filename="a_b_c_.zip"; filename*=UTF-8''a%22b%5Cc%C3%A9.zip`);
   });

@@ -135,7 +135,8 @@ describe("form bodies", () => {
     "/dashboard/resell",
     "/dashboard/2fa",
     "/dashboard/crypto-tracker",
-    "/dashboard/manage-codes",
+    "/dashboard/manage-codes/stock",
+    "/dashboard/manage-codes/crypto-orders",
     "/dashboard/downloads",
     "/status",
     "/checkout/demo/unknown",
@@ -168,9 +169,9 @@ describe("form bodies", () => {
         },
       });
     };
-    const huge = await post("/dashboard/manage-codes", cookie, streamOf(`intent=add&codes=${"A".repeat(600 * 1024)}`), "application/x-www-form-urlencoded");
+    const huge = await post("/dashboard/manage-codes/stock", cookie, streamOf(`intent=add&codes=${"A".repeat(600 * 1024)}`), "application/x-www-form-urlencoded");
     expect(huge.status).toBe(413);
-    const small = await post("/dashboard/manage-codes", cookie, streamOf("intent=delete&id=abc"), "application/x-www-form-urlencoded");
+    const small = await post("/dashboard/manage-codes/stock", cookie, streamOf("intent=delete&id=abc"), "application/x-www-form-urlencoded");
     expect(small.status).toBe(400);
     expect(await small.text()).toContain("Unknown code");
   });

@@ -34,13 +34,17 @@ describe("reseller panel", () => {
       ["0", "Please enter a valid quantity"],
       ["-3", "Please enter a valid quantity"],
       ["2.5", "Please enter a valid quantity"],
+      ["abc", "Please enter a valid quantity"],
       ["4", "You must generate at least 5 keys per order"],
       ["101", "You can generate at most 100 keys per order"],
     ];
     for (const [quantity, message] of cases) {
       const response = await call("/dashboard/resell", { form: { intent: "generate", quantity }, cookie });
       expect(response.status).toBe(400);
-      expect(await response.text()).toContain(message);
+      const text = await response.text();
+      expect(text).toContain(message);
+      // The specification's titles: the minimum order has its own.
+      expect(text).toContain(quantity === "4" ? "Minimum Order Required" : "Invalid Quantity");
     }
     expect(await keysOf(account.id)).toHaveLength(0);
     expect(await balanceOf(account.id)).toBe(1_000_000);
@@ -75,13 +79,25 @@ describe("reseller panel", () => {
   it("refuses an unknown license type", async () => {
     const { account, cookie } = await reseller(100_000);
     const response = await call("/dashboard/resell", { form: { intent: "generate", quantity: "5", keyType: "lifetime" }, cookie });
-    expect(response.ok).toBe(false);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("Choose Monthly License or Weekly License");
     expect(await keysOf(account.id)).toHaveLength(0);
+  });
+
+  it("refuses a request for no known form", async () => {
+    const { cookie } = await reseller(100_000);
+    const forms: Record<string, string>[] = [{ intent: "refund", quantity: "5" }, { quantity: "5" }];
+    for (const form of forms) {
+      const response = await call("/dashboard/resell", { form, cookie });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain("Unknown request");
+    }
   });
 
   it("creates nothing when the balance is short", async () => {
     const { account, cookie } = await reseller(5 * MONTHLY_CENTS - 1);
     const response = await call("/dashboard/resell", { form: { intent: "generate", quantity: "5" }, cookie });
+    expect(response.status).toBe(409);
     expect(await response.text()).toContain("Insufficient balance");
     expect(await keysOf(account.id)).toHaveLength(0);
     expect(await balanceOf(account.id)).toBe(5 * MONTHLY_CENTS - 1);
@@ -103,7 +119,10 @@ describe("reseller panel", () => {
     const { account, cookie } = await reseller(123);
     for (const amount of ["", "0", "-5", "abc", "1.234"]) {
       const response = await call("/dashboard/resell", { form: { intent: "add-balance", amount }, cookie });
-      expect(await response.text()).toContain("Please enter a valid amount");
+      expect(response.status).toBe(400);
+      const text = await response.text();
+      expect(text).toContain("Invalid Amount");
+      expect(text).toContain("Please enter a valid amount");
     }
     const ok = await call("/dashboard/resell", { form: { intent: "add-balance", amount: "25.50" }, cookie });
     const text = await ok.text();
@@ -124,5 +143,24 @@ describe("reseller panel", () => {
     expect(await response.text()).toContain("$100.25");
     expect(await balanceOf(account.id)).toBe(10_025);
     expect(await db.select().from(auditLog).where(eq(auditLog.subject, account.id)).get()).toMatchObject({ actorUserId: admin.id, action: "reseller.credit" });
+  });
+
+  it("checks an admin's credit: a valid amount, a named account, a member who exists", async () => {
+    const { account } = await reseller(0);
+    const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
+    const cases: [Record<string, string>, number, string][] = [
+      [{ account: account.username, amount: "12.345" }, 400, "Please enter a valid amount"],
+      [{ account: account.username, amount: "ten" }, 400, "Please enter a valid amount"],
+      [{ account: account.username, amount: "0" }, 400, "Please enter a valid amount"],
+      [{ account: account.username, amount: "10001" }, 400, "Amounts can be at most $10000"],
+      [{ account: "   ", amount: "10" }, 400, "Enter the reseller's e-mail or username"],
+      [{ account: unique("nobody"), amount: "10" }, 404, "No member with that e-mail or username"],
+    ];
+    for (const [form, status, message] of cases) {
+      const response = await call("/dashboard/resell", { form: { intent: "credit", ...form }, cookie: admin });
+      expect([form, response.status]).toEqual([form, status]);
+      expect(await response.text()).toContain(message);
+    }
+    expect(await balanceOf(account.id)).toBe(0);
   });
 });

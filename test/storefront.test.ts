@@ -94,6 +94,12 @@ describe("status page", () => {
     }
     const badType = await call("/status", { form: { title: "x", description: "y", type: "outage" }, cookie });
     expect(badType.status).toBe(400);
+    expect(await badType.text()).toContain("Choose update, maintenance or incident");
+    const long = await call("/status", { form: { title: "x".repeat(121), description: "y" }, cookie });
+    expect(long.status).toBe(400);
+    const text = await long.text();
+    expect(text).toContain("Failed to post update");
+    expect(text).toContain("Title must be at most 120 characters");
   });
 
   it("posts an admin's update (type defaults to update) and shows it at once, past the cache", async () => {

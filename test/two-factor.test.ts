@@ -17,10 +17,10 @@ async function enrolled(now = Date.now()) {
   const account = await createAccount();
   const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, isAdmin: false };
   const started = await startEnrolment(db, KEY, viewer, now);
-  if (!started.ok) throw new Error(started.message);
-  const confirmed = await confirmEnrolment(db, KEY, viewer, codeAt(started.secret, now), now);
-  if (!confirmed.ok) throw new Error(confirmed.message);
-  return { account, viewer, secret: started.secret, recovery: confirmed.recoveryCodes };
+  if (!started.ok) throw new Error(started.problem.message);
+  const confirmed = await confirmEnrolment(db, KEY, viewer, codeAt(started.value.secret, now), now);
+  if (!confirmed.ok) throw new Error(confirmed.problem.message);
+  return { account, viewer, secret: started.value.secret, recovery: confirmed.value.recoveryCodes };
 }
 
 async function passwordStep(account: { email: string; password: string }, ip = unique("ip")) {
@@ -33,20 +33,23 @@ describe("two-factor enrolment", () => {
     const account = await createAccount();
     const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, isAdmin: false };
     const started = await startEnrolment(db, KEY, viewer);
-    expect(started.ok).toBe(true);
-    const secret = (started as { secret: string }).secret;
+    if (!started.ok) throw new Error(started.problem.message);
+    const { secret, qrDataUrl } = started.value;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/); // 20 random bytes in base32
-    expect((started as { qrDataUrl: string }).qrDataUrl).toMatch(/^data:image\/svg\+xml;base64,/);
+    expect(qrDataUrl).toMatch(/^data:image\/svg\+xml;base64,/);
     const stored = await db.select().from(totpFactors).where(eq(totpFactors.userId, account.id)).get();
     expect(stored?.status).toBe("pending");
     expect(stored?.secret).not.toContain(secret);
 
-    expect((await confirmEnrolment(db, KEY, viewer, "000000")).ok).toBe(false);
+    expect(await confirmEnrolment(db, KEY, viewer, "000000")).toEqual({
+      ok: false,
+      problem: { code: "invalid", message: "That code is not valid. Check your app's time and try again.", field: "code" },
+    });
     expect((await twoFactorStatus(db, account.id)).enabled).toBe(false);
 
     const confirmed = await confirmEnrolment(db, KEY, viewer, codeAt(secret, Date.now()));
-    expect(confirmed.ok).toBe(true);
-    const codes = (confirmed as { recoveryCodes: string[] }).recoveryCodes;
+    if (!confirmed.ok) throw new Error(confirmed.problem.message);
+    const codes = confirmed.value.recoveryCodes;
     expect(codes).toHaveLength(10);
     for (const code of codes) expect(code).toMatch(/^[A-Z0-9]{5}-[A-Z0-9]{5}$/);
     const hashes = await db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, account.id));
@@ -80,6 +83,9 @@ describe("signing in with two-factor authentication", () => {
     const signedIn = await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip });
     expect(signedIn.status).toBe(302);
     expect(signedIn.headers.get("Location")).toBe("/");
+    expect(signedIn.headers.getSetCookie().find((c) => c.startsWith("__Host-2fa="))).toMatch(/Max-Age=0/);
+    const welcome = await call("/api/viewer", { cookie: cookieFrom(signedIn, "__Host-toast")! });
+    expect((await welcome.json()) as object).toMatchObject({ toast: { title: "Welcome back!", description: "You've successfully logged in" } });
     const session = cookieFrom(signedIn, "__Host-session");
     expect(session).not.toBeNull();
     expect((await call("/dashboard", { cookie: session! })).status).toBe(200);
@@ -94,7 +100,9 @@ describe("signing in with two-factor authentication", () => {
     const replay = await call("/auth/2fa", { form: { code }, cookie: second.challenge!, ip: second.ip });
     expect(replay.status).toBe(401);
     expect(cookieFrom(replay, "__Host-session")).toBeNull();
-    expect(await replay.text()).toContain("Invalid code");
+    const body = await replay.text();
+    expect(body).toContain("Invalid code");
+    expect(body).toContain("That code did not work. 4 attempts left.");
   });
 
   it("accepts one step of clock drift either way, but not two", async () => {
@@ -125,6 +133,12 @@ describe("signing in with two-factor authentication", () => {
     const fifth = await call("/auth/2fa", { form: { code: "123456" }, cookie: challenge!, ip });
     expect(fifth.status).toBe(302);
     expect(fifth.headers.get("Location")).toBe("/auth");
+    // The browser forgets the challenge and is told why.
+    expect(fifth.headers.getSetCookie().find((c) => c.startsWith("__Host-2fa="))).toMatch(/Max-Age=0/);
+    const toast = await call("/api/viewer", { cookie: cookieFrom(fifth, "__Host-toast")! });
+    expect((await toast.json()) as object).toMatchObject({
+      toast: { title: "Sign in again", description: "Your sign-in timed out or had too many wrong codes. Please log in again.", variant: "destructive" },
+    });
     // Even the right code is useless now.
     const late = await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip });
     expect(late.status).toBe(302);
@@ -142,7 +156,9 @@ describe("signing in with two-factor authentication", () => {
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect(cookieFrom(blocked, "__Host-session")).toBeNull();
-    expect(await blocked.text()).toContain("Too many wrong codes");
+    const body = await blocked.text();
+    expect(body).toContain("Too Many Attempts");
+    expect(body).toContain("Too many wrong codes");
   });
 
   it("sends /auth/2fa without a challenge back to /auth", async () => {
@@ -150,16 +166,56 @@ describe("signing in with two-factor authentication", () => {
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/auth");
   });
+
+  it("sends a code sent without a challenge back to sign in again", async () => {
+    const response = await call("/auth/2fa", { form: { code: "123456" }, ip: unique("ip") });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toBe("/auth");
+    const toast = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
+    expect((await toast.json()) as object).toMatchObject({ toast: { title: "Sign in again" } });
+  });
 });
 
 describe("turning two-factor authentication off", () => {
   it("requires a current code from the app", async () => {
     const now = Date.now();
     const { account, viewer, secret, recovery } = await enrolled(now - 60_000);
-    expect((await disableTwoFactor(db, KEY, viewer, "000000", now)).ok).toBe(false);
+    expect(await disableTwoFactor(db, KEY, viewer, "000000", now)).toEqual({
+      ok: false,
+      problem: { code: "invalid", message: "Enter a current code from your authenticator app", field: "code" },
+    });
     expect((await disableTwoFactor(db, KEY, viewer, recovery[1]!, now)).ok).toBe(false);
     expect((await twoFactorStatus(db, account.id)).enabled).toBe(true);
     expect((await disableTwoFactor(db, KEY, viewer, codeAt(secret, now), now)).ok).toBe(true);
     expect(await twoFactorStatus(db, account.id)).toEqual({ enabled: false, recoveryCodesLeft: 0 });
+  });
+});
+
+describe("the two-factor settings page", () => {
+  it("answers each step with its toast, and a wrong code or a step out of turn with the problem", async () => {
+    const account = await createAccount();
+    const session = cookieFrom(await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") }), "__Host-session")!;
+    const post = (form: Record<string, string>) => call("/dashboard/2fa", { form, cookie: session });
+
+    const early = await post({ intent: "confirm", code: "123456" });
+    expect(early.status).toBe(409);
+    expect(await early.text()).toContain("Start again: open the setup first");
+
+    const start = await post({ intent: "start" });
+    expect(start.status).toBe(200);
+    expect(await start.text()).toContain("Scan the QR code");
+
+    const wrong = await post({ intent: "confirm", code: "000000" });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain("That code is not valid.");
+
+    const unknown = await post({ intent: "reset" });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain("Unknown request");
+  });
+
+  it("refuses to start again once two-factor authentication is on", async () => {
+    const { viewer } = await enrolled();
+    expect(await startEnrolment(db, KEY, viewer)).toEqual({ ok: false, problem: { code: "conflict", message: "Two-factor authentication is already enabled" } });
   });
 });

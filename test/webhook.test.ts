@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { addCodes } from "~/server/fulfilment/stock.server";
 import { backorders, mailOutbox, productCodes, shopifyOrders, userSubscriptions, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { fillBackordersAndNotify } from "~/server/fulfilment/orders.server";
-import { signWebhookBody } from "~/server/fulfilment/shopify-hmac.server";
+import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
 import { createAccount, db, ORIGIN, unique } from "./helpers";
 
 let nextNumber = 7_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;

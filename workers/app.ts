@@ -3,7 +3,7 @@
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
 import { CHAT_PATH, connectToChat } from "~/server/hub/chat-gateway.server";
-import { appContext } from "~/server/platform/context.server";
+import { appContext } from "~/http/context.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { database } from "~/server/platform/db/client.server";
 import { serveWithEdgeCache } from "~/server/platform/edge-cache.server";

@@ -1,7 +1,8 @@
 // The members' chat room: one Durable Object per room (the hub has one). It uses the WebSocket
 // hibernation API, so an idle room costs nothing; each socket's member and typing state live in its
 // attachment and survive hibernation. Messages are stored in the object's own SQLite storage.
-// Who a member is comes only from the Worker, which checked the session before the upgrade.
+// Who a member is comes only from the Worker, which checked the session before the upgrade; what
+// a member sends is checked against the protocol's schema before the room acts on it.
 import { DurableObject } from "cloudflare:workers";
 import { and, desc, eq } from "drizzle-orm";
 import { drizzle, type DrizzleSqliteDODatabase } from "drizzle-orm/durable-sqlite";
@@ -9,9 +10,11 @@ import { migrate } from "drizzle-orm/durable-sqlite/migrator";
 import {
   type ChatMember,
   type ChatMessage,
-  type ClientFrame,
+  type ErrorFrame,
   HISTORY_LIMIT,
-  MAX_MESSAGE_LENGTH,
+  MEMBER_ID_HEADER,
+  MEMBER_NAME_HEADER,
+  parseClientFrame,
   RATE_LIMIT,
   type ServerFrame,
   TYPING_TIMEOUT_MS,
@@ -20,10 +23,8 @@ import {
 import { messages } from "~/server/platform/db/chat-schema.server";
 import migrations from "../migrations/chat-room/migrations.js";
 
-/** Headers the Worker sets (and strips from the browser's request) to say who is connecting. */
-export const MEMBER_ID_HEADER = "X-Chat-Member-Id";
-export const MEMBER_NAME_HEADER = "X-Chat-Member-Name";
-const MAX_FRAME_BYTES = 8 * 1024;
+/** Storage key of the running count of frames refused for breaking the protocol. */
+const REJECTED_FRAMES = "rejected-frames";
 
 interface Attachment extends ChatMember {
   typingUntil: number;
@@ -68,24 +69,18 @@ export class ChatRoom extends DurableObject<Env> {
   }
 
   async webSocketMessage(ws: WebSocket, raw: string | ArrayBuffer): Promise<void> {
+    const checked = parseClientFrame(raw);
+    if (!checked.ok) return this.reject(ws, checked.error);
     const me = ws.deserializeAttachment() as Attachment;
-    if (typeof raw !== "string" || raw.length > MAX_FRAME_BYTES) return this.fail(ws, "send", "That message is too large");
-    let frame: ClientFrame;
-    try {
-      frame = JSON.parse(raw) as ClientFrame;
-    } catch {
-      return this.fail(ws, "send", "Unreadable message");
-    }
+    const { frame } = checked;
     const now = Date.now();
-    switch (frame?.type) {
+    switch (frame.type) {
       case "send":
         return this.post(ws, me, frame.content, now);
       case "delete":
         return this.remove(ws, me, frame.id);
       case "typing":
         return this.markTyping(ws, me, now);
-      default:
-        return this.fail(ws, "send", "Unknown request");
     }
   }
 
@@ -103,6 +98,11 @@ export class ChatRoom extends DurableObject<Env> {
     ws.close(1011, "error");
   }
 
+  /** How many frames this room has refused as malformed, ever. RPC only: the Worker never routes to it. */
+  rejectedFrames(): number {
+    return this.ctx.storage.kv.get<number>(REJECTED_FRAMES) ?? 0;
+  }
+
   /** Typing expires after two quiet seconds: the alarm tells everyone once it has. */
   async alarm(): Promise<void> {
     const now = Date.now();
@@ -116,10 +116,8 @@ export class ChatRoom extends DurableObject<Env> {
     return rows.reverse().map(toMessage);
   }
 
-  private async post(ws: WebSocket, me: Attachment, input: unknown, now: number): Promise<void> {
-    const content = typeof input === "string" ? input.trim() : "";
-    if (!content) return this.fail(ws, "send", "Message cannot be empty");
-    if (content.length > MAX_MESSAGE_LENGTH) return this.fail(ws, "send", `Messages can be at most ${MAX_MESSAGE_LENGTH} characters`);
+  /** `content` is already trimmed and within the length limit: the schema saw to both. */
+  private async post(ws: WebSocket, me: Attachment, content: string, now: number): Promise<void> {
     const recent = (this.recentSends.get(me.userId) ?? []).filter((t) => now - t < RATE_LIMIT.windowMs);
     if (recent.length >= RATE_LIMIT.messages) return this.fail(ws, "send", "You are sending messages too fast. Wait a moment.");
     recent.push(now);
@@ -131,16 +129,15 @@ export class ChatRoom extends DurableObject<Env> {
     if (this.clearTyping(me.userId)) this.broadcastTyping(now);
   }
 
-  private async remove(ws: WebSocket, me: Attachment, id: unknown): Promise<void> {
-    if (!Number.isInteger(id)) return this.fail(ws, "delete", "Unknown message");
+  private async remove(ws: WebSocket, me: Attachment, id: number): Promise<void> {
     // Only the author's own messages: the condition is part of the delete itself.
     const deleted = this.db
       .delete(messages)
-      .where(and(eq(messages.id, id as number), eq(messages.userId, me.userId)))
+      .where(and(eq(messages.id, id), eq(messages.userId, me.userId)))
       .returning({ id: messages.id })
       .all();
     if (deleted.length === 0) return this.fail(ws, "delete", "You can only delete your own messages");
-    this.broadcast({ type: "deleted", id: id as number });
+    this.broadcast({ type: "deleted", id });
   }
 
   private async markTyping(ws: WebSocket, me: Attachment, now: number): Promise<void> {
@@ -199,7 +196,20 @@ export class ChatRoom extends DurableObject<Env> {
     ws.send(JSON.stringify(frame));
   }
 
-  private fail(ws: WebSocket, action: "send" | "delete", message: string): void {
+  /** A well-formed request the room turns down (too fast, not yours). */
+  private fail(ws: WebSocket, action: ErrorFrame["action"], message: string): void {
     this.send(ws, { type: "error", action, message });
+  }
+
+  /**
+   * A frame that breaks the protocol: answered like any refusal, counted in storage (so the count
+   * survives hibernation) and logged. No page of ours sends one, so a rising count means a foreign
+   * client or a browser running stale code.
+   */
+  private reject(ws: WebSocket, error: ErrorFrame): void {
+    const count = this.rejectedFrames() + 1;
+    this.ctx.storage.kv.put(REJECTED_FRAMES, count);
+    console.warn(`chat room: refused a malformed frame (${error.message}); ${count} refused so far`);
+    this.send(ws, error);
   }
 }

@@ -1,6 +1,6 @@
 // The hub's live chat: a WebSocket to the chat room, reconnecting with backoff when it drops.
 import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
-import { type ChatMember, type ChatMessage, MAX_MESSAGE_LENGTH, type ServerFrame } from "~/lib/chat";
+import { type ChatMember, type ChatMessage, type ClientFrame, MAX_MESSAGE_LENGTH, parseServerFrame } from "~/lib/chat";
 import { MessageCircle, Send } from "./icons";
 import { useToast } from "./toaster";
 import { Button } from "./ui/button";
@@ -73,7 +73,9 @@ export function LiveChat() {
       };
       socket.onmessage = (event) => {
         if (!current()) return;
-        const frame = JSON.parse(String(event.data)) as ServerFrame;
+        // A frame the protocol does not know (a newer or broken server) is dropped, not guessed at.
+        const frame = parseServerFrame(event.data);
+        if (!frame) return;
         if (frame.type === "history") {
           setMessages(frame.messages);
           setMe(frame.you);
@@ -112,7 +114,7 @@ export function LiveChat() {
   }, [messages.length]);
 
   const sendFrame = useCallback(
-    (frame: object, failure: string) => {
+    (frame: ClientFrame, failure: string) => {
       const socket = socketRef.current;
       if (!socket || socket.readyState !== WebSocket.OPEN) {
         toast({ title: failure, description: "The chat is not connected right now.", variant: "destructive" });
@@ -136,7 +138,7 @@ export function LiveChat() {
     const now = Date.now();
     if (value.trim() && now - lastTypingRef.current > TYPING_EVERY_MS && socketRef.current?.readyState === WebSocket.OPEN) {
       lastTypingRef.current = now;
-      socketRef.current.send(JSON.stringify({ type: "typing" }));
+      socketRef.current.send(JSON.stringify({ type: "typing" } satisfies ClientFrame));
     }
   }
 

@@ -2,7 +2,7 @@
 // them is covered — including the data requests a script could send without the page.
 import { createContext, data, type MiddlewareFunction, type RouterContextProvider } from "react-router";
 import type { Viewer } from "~/lib/viewer";
-import { app } from "../server/platform/context.server";
+import { app } from "./context.server";
 import { getViewer } from "../server/accounts/session.server";
 import { redirectWithToast } from "./flash-toast.server";
 

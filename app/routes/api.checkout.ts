@@ -1,20 +1,29 @@
-// POST /api/checkout: turns cart lines into a checkout URL for the signed-in buyer.
+// POST /api/checkout: turns cart lines into a checkout URL for the signed-in buyer. The cart reads
+// JSON from it: `{ checkoutUrl }`, or `{ message }` with a status it tells apart (401: log in).
 import { data } from "react-router";
-import { createCheckout } from "~/server/catalogue/checkout.server";
-import { app } from "~/server/platform/context.server";
+import { problemStatus } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { checkForm } from "~/lib/form-schema";
+import type { Problem } from "~/lib/result";
 import { getViewer } from "~/server/accounts/session.server";
+import { checkoutSchema, createCheckout } from "~/server/catalogue/checkout.server";
 import type { Route } from "./+types/api.checkout";
+
+// A cart that cannot become a checkout, whether its lines break the rules or the provider refuses
+// or fails, has always been answered 422; no problem code stands for that status.
+const CHECKOUT_REFUSED = 422;
+
+function refusal(problem: Problem, status = problemStatus(problem)) {
+  return data({ message: problem.message }, { status });
+}
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, catalogue } = app(context);
   const viewer = await getViewer(db, request);
-  if (!viewer) return data({ message: "Please login to purchase" }, { status: 401 });
-  let input: unknown;
-  try {
-    input = await request.json();
-  } catch {
-    return data({ message: "Invalid request" }, { status: 400 });
-  }
-  const result = await createCheckout({ db, config: env, catalogue, origin: new URL(request.url).origin }, input, viewer);
-  return result.ok ? data({ checkoutUrl: result.checkoutUrl }) : data({ message: result.message }, { status: 422 });
+  if (!viewer) return refusal({ code: "unauthenticated", message: "Please login to purchase" });
+  const body: unknown = await request.json().catch(() => undefined);
+  if (body === undefined) return refusal({ code: "invalid", message: "Invalid request" });
+  const input = checkForm(checkoutSchema, body);
+  const result = input.ok ? await createCheckout({ db, config: env, catalogue, origin: new URL(request.url).origin }, input.value.lines, viewer) : input;
+  return result.ok ? data({ checkoutUrl: result.value.checkoutUrl }) : refusal(result.problem, CHECKOUT_REFUSED);
 }

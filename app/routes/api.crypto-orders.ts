@@ -1,21 +1,25 @@
 // POST /api/crypto-orders: the product page's crypto dialog opens an order and switches its coin.
+// It answers JSON: `{ ok: true, order }`, or `{ ok: false, message }` with the problem's status.
 import { data } from "react-router";
-import { app } from "~/server/platform/context.server";
-import { changeCoin, cryptoOrderView, openCryptoOrder } from "~/server/payments/crypto-orders.server";
-import { readFormFields } from "~/server/platform/request-body.server";
+import { problemStatus } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { readSubmission } from "~/http/submission.server";
+import { cryptoDialogSchema } from "~/lib/crypto-orders";
 import { getViewer } from "~/server/accounts/session.server";
+import { changeCoin, cryptoOrderView, openCryptoOrder } from "~/server/payments/crypto-orders.server";
 import type { Route } from "./+types/api.crypto-orders";
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, catalogue } = app(context);
   const viewer = await getViewer(db, request);
   if (!viewer) return data({ ok: false as const, message: "Please login to purchase" }, { status: 401 });
-  const form = await readFormFields(request);
-  const result =
-    form.intent === "coin"
-      ? await changeCoin(db, env, viewer, form.orderNumber, form.coin)
-      : await openCryptoOrder(db, env, catalogue, viewer, form);
+  const submission = await readSubmission(request, cryptoDialogSchema);
+  const result = !submission.ok
+    ? submission
+    : submission.value.intent === "coin"
+      ? await changeCoin(db, env, viewer, submission.value)
+      : await openCryptoOrder(db, env, catalogue, viewer, submission.value);
   return result.ok
     ? data({ ok: true as const, order: cryptoOrderView(result.value) })
-    : data({ ok: false as const, message: result.message }, { status: result.status });
+    : data({ ok: false as const, message: result.problem.message }, { status: problemStatus(result.problem) });
 }

@@ -1,7 +1,7 @@
 // GET /api/upsell: the cart drawer's recommended add-on — a product whose title contains
 // "spoofer" among the first ten. The same for everyone, so it is cached at the edge.
 import { LIMITS } from "~/server/catalogue/queries.server";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import { PUBLIC_CACHE_CONTROL } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/api.upsell";
 

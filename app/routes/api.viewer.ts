@@ -1,6 +1,6 @@
 // Who is signed in, plus any toast waiting from a redirect. Private and never cached, so the
 // public pages around it can be cached for everyone.
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import { getViewer } from "~/server/accounts/session.server";
 import { readToast } from "~/http/flash-toast.server";
 import type { Route } from "./+types/api.viewer";

@@ -1,18 +1,21 @@
 // /auth/2fa: the second step of signing in, for accounts with two-factor authentication.
 import { useEffect } from "react";
-import { data, Form, Link, redirect, useActionData, useNavigation } from "react-router";
+import { Form, Link, redirect, useActionData, useNavigation } from "react-router";
 import { ArrowLeft, KeyRound } from "~/components/icons";
 import { useToast } from "~/components/toaster";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
+import { useFormCheck } from "~/components/use-form-check";
 import { BRAND } from "~/lib/brand";
-import { clientAddress } from "~/server/accounts/registration.server";
-import { app } from "~/server/platform/context.server";
-import { readForm } from "~/server/platform/request-body.server";
-import { completeChallenge, hasOpenChallenge } from "~/server/accounts/login-challenge.server";
-import { passRetryAfter } from "~/server/accounts/throttle.server";
-import { toastCookie } from "~/http/flash-toast.server";
+import { secondFactorSchema } from "~/lib/schemas/auth";
+import { clearChallengeCookie, completeChallenge, hasOpenChallenge } from "~/server/accounts/login-challenge.server";
+import { app } from "~/http/context.server";
+import { answerProblem, problemToast, type ProblemTitles } from "~/http/answer.server";
+import { redirectWithToast } from "~/http/flash-toast.server";
+import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
+import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
+import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/auth.2fa";
 
 export const meta: Route.MetaFunction = () => [{ title: `Two-factor authentication | ${BRAND}` }, { name: "robots", content: "noindex" }];
@@ -24,28 +27,30 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return null;
 }
 
+const titles: ProblemTitles = {
+  // A wrong code names the code field; a challenge that is gone names none.
+  unauthenticated: (problem) => (problem.field ? "Invalid code" : "Sign in again"),
+  ...throttledTitles,
+};
+
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
-  const form = await readForm(request);
-  const outcome = await completeChallenge(db, env.TOTP_ENCRYPTION_KEY, request, form.get("code"), clientAddress(request));
-  const headers = new Headers();
-  for (const cookie of outcome.cookies ?? []) headers.append("Set-Cookie", cookie);
-  if (outcome.ok) {
-    headers.append("Set-Cookie", toastCookie(outcome.toast));
-    throw redirect("/", { headers });
+  const submission = await readSubmission(request, secondFactorSchema);
+  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  const result = await completeChallenge(db, env.TOTP_ENCRYPTION_KEY, request, submission.value.code);
+  if (result.ok) return redirectAfterSignIn(result.value, [clearChallengeCookie()]);
+  const { problem } = result;
+  if (problem.code === "unauthenticated" && !problem.field) {
+    return redirectWithToast("/auth", problemToast(problem, titles), { headers: { "Set-Cookie": clearChallengeCookie() } });
   }
-  if (outcome.restart) {
-    headers.append("Set-Cookie", toastCookie(outcome.toast));
-    throw redirect("/auth", { headers });
-  }
-  if (outcome.retryAfterSeconds) headers.set("Retry-After", String(outcome.retryAfterSeconds));
-  return data({ toast: outcome.toast }, { status: outcome.status, headers });
+  return answerProblem(problem, { titles });
 }
 
 export default function TwoFactorSignIn() {
   const result = useActionData<typeof action>();
   const busy = useNavigation().state === "submitting";
   const { toast } = useToast();
+  const { errors, onSubmit } = useFormCheck(secondFactorSchema, { title: "Validation Error", answer: result });
   useEffect(() => {
     if (result) toast(result.toast);
   }, [result, toast]);
@@ -58,8 +63,8 @@ export default function TwoFactorSignIn() {
         <KeyRound className="size-8 text-accent" aria-hidden />
         <h1 className="mt-3 text-2xl font-bold">Two-factor authentication</h1>
         <p className="mt-1 text-sm text-muted">Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
-        <Form method="post" className="mt-6 space-y-4">
-          <Field label="Code" name="code" inputMode="text" autoComplete="one-time-code" required maxLength={11} autoFocus />
+        <Form method="post" className="mt-6 space-y-4" onSubmit={onSubmit}>
+          <Field label="Code" name="code" inputMode="text" autoComplete="one-time-code" required maxLength={11} autoFocus error={errors.code} />
           <Button type="submit" className="w-full" disabled={busy}>
             {busy ? "Verifying..." : "Verify"}
           </Button>

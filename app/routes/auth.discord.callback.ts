@@ -1,19 +1,28 @@
 // GET /auth/discord/callback: Discord sends the browser back here.
 import { data } from "react-router";
-import { app } from "~/server/platform/context.server";
-import { finishDiscordSignIn, isDiscordConfigured } from "~/server/accounts/discord.server";
+import { clearDiscordCookies, finishDiscordSignIn, isDiscordConfigured } from "~/server/accounts/discord.server";
+import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
+import { app } from "~/http/context.server";
+import { problemToast } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
+import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
 import type { Route } from "./+types/auth.discord.callback";
+
+const FAILED = "Discord sign-in failed";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   if (!isDiscordConfigured(env)) throw data(null, { status: 404 });
-  const outcome = await finishDiscordSignIn(db, env, request);
-  const headers = new Headers();
-  for (const cookie of outcome.cookies) headers.append("Set-Cookie", cookie);
-  if (outcome.ok && outcome.secondFactor) {
-    headers.set("Location", "/auth/2fa");
-    return new Response(null, { status: 302, headers });
+  const result = await finishDiscordSignIn(db, env, request);
+  const cleared = clearDiscordCookies();
+  if (!result.ok) {
+    const toast = problemToast(result.problem, { unauthenticated: FAILED, forbidden: FAILED });
+    const headers = new Headers();
+    for (const cookie of cleared) headers.append("Set-Cookie", cookie);
+    return redirectWithToast("/auth", toast, { headers });
   }
-  return redirectWithToast(outcome.ok ? "/" : "/auth", outcome.toast, { headers });
+  const { account } = result.value;
+  // An address Discord has verified: keys bought with it before it was linked become this account's.
+  if (account.linkedNow) await claimSubscriptions(db, account.id, account.email);
+  return redirectAfterSignIn(result.value, cleared);
 }

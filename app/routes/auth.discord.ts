@@ -1,6 +1,6 @@
 // GET /auth/discord: off to Discord (only when Discord sign-in is configured).
 import { data, redirect } from "react-router";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import { isDiscordConfigured, startDiscordSignIn } from "~/server/accounts/discord.server";
 import type { Route } from "./+types/auth.discord";
 

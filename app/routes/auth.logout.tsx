@@ -1,6 +1,6 @@
 // Sign out: delete the session row, clear the cookie, and say so on the home page.
 import { redirect } from "react-router";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import { destroySession } from "~/server/accounts/session.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import type { Route } from "./+types/auth.logout";

@@ -1,21 +1,24 @@
 // /auth: sign in or create an account.
 import { ArrowLeft } from "~/components/icons";
-import { type FormEvent, useEffect, useState } from "react";
-import { data, Form, Link, redirect, useActionData, useNavigation, useSearchParams } from "react-router";
+import { useEffect, useState } from "react";
+import { Form, Link, redirect, useActionData, useNavigation, useSearchParams } from "react-router";
 import { useToast } from "~/components/toaster";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
+import { useFormCheck } from "~/components/use-form-check";
 import { BRAND } from "~/lib/brand";
-import { firstIssue, loginSchema, PASSWORD_MAX, signupSchema } from "~/lib/schemas/auth";
-import type { Toast } from "~/lib/toast";
-import { logIn, resendVerification, signUp } from "~/server/accounts/registration.server";
-import { app } from "~/server/platform/context.server";
+import { ok } from "~/lib/result";
+import { authSchema, loginSchema, PASSWORD_MAX, resendSchema, signupSchema } from "~/lib/schemas/auth";
 import { isDiscordConfigured } from "~/server/accounts/discord.server";
-import { readFormFields } from "~/server/platform/request-body.server";
+import { resendVerification, signUp } from "~/server/accounts/registration.server";
 import { getViewer } from "~/server/accounts/session.server";
-import { passRetryAfter } from "~/server/accounts/throttle.server";
-import { toastCookie } from "~/http/flash-toast.server";
+import { logIn } from "~/server/accounts/sign-in.server";
+import { app, mailingDeps } from "~/http/context.server";
+import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
+import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
+import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/auth";
 
 export const meta: Route.MetaFunction = () => [
@@ -33,38 +36,37 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return { discord: isDiscordConfigured(env) };
 }
 
-type ActionResult = { intent: "login" | "signup" | "resend"; toast: Toast; ok: boolean; unverified?: boolean };
+const titles: ProblemTitles = {
+  // A form problem reads "Validation Error"; a request that is none of the three forms, "Error".
+  invalid: (problem) => (problem.field === "intent" ? "Error" : "Validation Error"),
+  unauthenticated: "Login Failed",
+  forbidden: "Email Not Verified",
+  conflict: (problem) => (problem.field === "username" ? "Username Taken" : "Account Exists"),
+  ...throttledTitles,
+};
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { db, env, ctx } = app(context);
-  const deps = { db, mail: env, waitUntil: ctx.waitUntil.bind(ctx) };
-  const form = await readFormFields(request);
-  const intent = form.intent;
-
-  if (intent === "login") {
-    const outcome = await logIn(deps, request, form);
-    if (outcome.ok) {
-      const headers = new Headers();
-      headers.append("Set-Cookie", outcome.setCookie!);
-      if (outcome.secondFactor) throw redirect("/auth/2fa", { headers });
-      headers.append("Set-Cookie", toastCookie(outcome.toast));
-      throw redirect("/", { headers });
+  const submission = await readSubmission(request, authSchema);
+  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  const form = submission.value;
+  switch (form.intent) {
+    case "login": {
+      const result = await logIn(app(context).db, request, form);
+      return result.ok ? redirectAfterSignIn(result.value) : answerProblem(result.problem, { titles, intent: form.intent });
     }
-    const headers = outcome.retryAfterSeconds ? { "Retry-After": String(outcome.retryAfterSeconds) } : undefined;
-    return data<ActionResult>(
-      { intent, ok: false, toast: outcome.toast, unverified: outcome.unverified },
-      { status: outcome.status, headers },
-    );
+    case "signup":
+      return answer(await signUp(mailingDeps(context), request, form), {
+        success: { title: "Account Created!", description: "Please check your email to verify your account before logging in." },
+        titles,
+        intent: form.intent,
+      });
+    case "resend":
+      await resendVerification(mailingDeps(context), request, form);
+      return answer(ok(), {
+        success: { title: "Verification Email Sent", description: "If that address has an account waiting for verification, a new link is on its way." },
+        intent: form.intent,
+      });
   }
-  if (intent === "signup" || intent === "resend") {
-    const outcome = intent === "signup" ? await signUp(deps, request, form) : await resendVerification(deps, request, form);
-    const status = outcome.ok ? 200 : outcome.status;
-    return data<ActionResult>({ intent, ok: outcome.ok, toast: outcome.toast }, { status });
-  }
-  return data<ActionResult>(
-    { intent: "login", ok: false, toast: { title: "Error", description: "Unknown request", variant: "destructive" } },
-    { status: 400 },
-  );
 }
 
 export default function AuthPage({ loaderData }: Route.ComponentProps) {
@@ -76,6 +78,12 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
   const navigation = useNavigation();
   const { toast } = useToast();
   const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
+  // Each form is checked with the schema the server applies; an answer's field problem shows on its form.
+  const login = useFormCheck(loginSchema, { title: "Validation Error", answer: result?.intent === "login" ? result : null });
+  const signup = useFormCheck(signupSchema, { title: "Validation Error", answer: result?.intent === "signup" ? result : null });
+  const resend = useFormCheck(resendSchema, { title: "Validation Error", answer: result?.intent === "resend" ? result : null });
+  const { clear: clearLogin } = login;
+  const { clear: clearSignup } = signup;
 
   useEffect(() => {
     if (!result) return;
@@ -83,18 +91,14 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
     if (result.intent === "signup" && result.ok) setSearchParams({}, { replace: true });
   }, [result, toast, setSearchParams]);
 
-  // The same schema the server applies; the first problem is shown before anything is sent.
-  function validate(schema: typeof loginSchema | typeof signupSchema) {
-    return (event: FormEvent<HTMLFormElement>) => {
-      const issue = firstIssue(schema, Object.fromEntries(new FormData(event.currentTarget)));
-      if (issue) {
-        event.preventDefault();
-        toast({ title: "Validation Error", description: issue, variant: "destructive" });
-      }
-    };
-  }
+  // A form's messages belong to the mode they were shown in.
+  useEffect(() => {
+    clearLogin();
+    clearSignup();
+  }, [mode, clearLogin, clearSignup]);
 
-  const showResend = mode === "login" && result?.intent !== "signup" && (result?.unverified || result?.intent === "resend");
+  const unverified = result?.intent === "login" && !result.ok && result.problem.code === "forbidden";
+  const showResend = mode === "login" && (unverified || result?.intent === "resend");
 
   return (
     <div className="mx-auto flex min-h-[calc(100dvh-4rem)] max-w-md flex-col justify-center px-4 py-12">
@@ -113,14 +117,22 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
             className="mt-6 space-y-4"
             onSubmit={(event) => {
               setIdentifier(String(new FormData(event.currentTarget).get("emailOrUsername") ?? ""));
-              validate(loginSchema)(event);
+              login.onSubmit(event);
             }}
             noValidate
           >
             <input type="hidden" name="intent" value="login" />
             {/* Uncontrolled, so whatever is typed before the page hydrates is kept. */}
-            <Field label="Email or Username" name="emailOrUsername" autoComplete="username" required />
-            <Field label="Password" name="password" type="password" autoComplete="current-password" required maxLength={PASSWORD_MAX} />
+            <Field label="Email or Username" name="emailOrUsername" autoComplete="username" required error={login.errors.emailOrUsername} />
+            <Field
+              label="Password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              maxLength={PASSWORD_MAX}
+              error={login.errors.password}
+            />
             <div className="flex justify-end">
               <a href="#" className="text-sm text-accent hover:underline">
                 Forgot your password?
@@ -131,11 +143,20 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
             </Button>
           </Form>
         ) : (
-          <Form method="post" className="mt-6 space-y-4" onSubmit={validate(signupSchema)} noValidate>
+          <Form method="post" className="mt-6 space-y-4" onSubmit={signup.onSubmit} noValidate>
             <input type="hidden" name="intent" value="signup" />
-            <Field label="Username" name="username" autoComplete="username" required />
-            <Field label="Email" name="email" type="email" autoComplete="email" required />
-            <Field label="Password" name="password" type="password" autoComplete="new-password" required maxLength={PASSWORD_MAX} hint="At least 6 characters" />
+            <Field label="Username" name="username" autoComplete="username" required error={signup.errors.username} />
+            <Field label="Email" name="email" type="email" autoComplete="email" required error={signup.errors.email} />
+            <Field
+              label="Password"
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              required
+              maxLength={PASSWORD_MAX}
+              hint="At least 6 characters"
+              error={signup.errors.password}
+            />
             <Button type="submit" className="w-full" disabled={busyIntent === "signup"}>
               {busyIntent === "signup" ? "Creating Account..." : "Create Account"}
             </Button>
@@ -143,7 +164,7 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
         )}
 
         {showResend ? (
-          <Form method="post" className="mt-6 space-y-3 rounded-lg border border-line bg-panel-2 p-4">
+          <Form method="post" className="mt-6 space-y-3 rounded-lg border border-line bg-panel-2 p-4" onSubmit={resend.onSubmit}>
             <input type="hidden" name="intent" value="resend" />
             <p className="text-sm">Didn't get the verification e-mail? We can send a new link.</p>
             <Field
@@ -153,6 +174,7 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
               autoComplete="email"
               required
               defaultValue={identifier.includes("@") ? identifier : ""}
+              error={resend.errors.email}
             />
             <Button type="submit" variant="secondary" className="w-full" disabled={busyIntent === "resend"}>
               {busyIntent === "resend" ? "Sending..." : "Resend verification email"}

@@ -2,16 +2,17 @@
 // only). Paying sends our own webhook endpoint the signed order Shopify would send.
 import { exports } from "cloudflare:workers";
 import { data, Form, useNavigation } from "react-router";
-import * as v from "valibot";
 import { CheckCircle, Lock } from "~/components/icons";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
+import { answerProblem } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { readSubmission } from "~/http/submission.server";
 import { cartTotal } from "~/lib/cart";
 import { formatMoney, variantLabel } from "~/lib/plans";
+import { demoPaySchema } from "~/lib/schemas/checkout";
 import { DEMO_CHECKOUT_ENABLED, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
-import { app } from "~/server/platform/context.server";
-import { readFormFields } from "~/server/platform/request-body.server";
 import type { Route } from "./+types/checkout.demo";
 
 export const meta: Route.MetaFunction = () => [{ title: "Demo checkout" }, { name: "robots", content: "noindex" }];
@@ -28,28 +29,22 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   };
 }
 
-const paySchema = v.object({ email: v.pipe(v.string(), v.trim(), v.email("Enter a valid e-mail address"), v.maxLength(254)) });
-
 export async function action({ params, request, context }: Route.ActionArgs) {
   if (!DEMO_CHECKOUT_ENABLED) throw data(null, { status: 404 });
   const { db, env } = app(context);
-  const parsed = v.safeParse(paySchema, await readFormFields(request));
-  if (!parsed.success) return data({ error: parsed.issues[0].message }, { status: 400 });
-  const result = await payDemoCheckout(
-    db,
-    env.SHOPIFY_WEBHOOK_SECRET,
-    params.id,
-    parsed.output.email,
-    (webhook) => exports.default.fetch(webhook),
-    new URL(request.url).origin,
-  );
-  if (!result.ok) return data({ error: result.message }, { status: 400 });
-  if (!result.delivered) return data({ error: `The shop did not accept the order webhook (status ${result.status}).` }, { status: 502 });
-  return { error: null };
+  const submission = await readSubmission(request, demoPaySchema);
+  const result = submission.ok
+    ? await payDemoCheckout(db, env.SHOPIFY_WEBHOOK_SECRET, params.id, submission.value.email, (webhook) => exports.default.fetch(webhook), new URL(request.url).origin)
+    : submission;
+  // The problem is shown in the page, next to the e-mail when it is about that; this page has no toasts.
+  if (!result.ok) return answerProblem(result.problem);
+  // Paid: the page's loader runs again and shows the order.
+  return { ok: true as const };
 }
 
 export default function DemoCheckout({ loaderData, actionData }: Route.ComponentProps) {
   const { lines, total, email, orderNumber } = loaderData;
+  const problem = actionData?.ok === false ? actionData.problem : undefined;
   const paying = useNavigation().state === "submitting";
   return (
     <div className="mx-auto max-w-2xl space-y-6 px-4 py-12">
@@ -78,10 +73,18 @@ export default function DemoCheckout({ loaderData, actionData }: Route.Component
           </p>
         ) : (
           <Form method="post" className="mt-6 space-y-4">
-            <Field label="E-mail for your key" name="email" type="email" required defaultValue={email} autoComplete="email" />
-            {actionData?.error ? (
+            <Field
+              label="E-mail for your key"
+              name="email"
+              type="email"
+              required
+              defaultValue={email}
+              autoComplete="email"
+              error={problem?.field === "email" ? problem.message : undefined}
+            />
+            {problem && problem.field !== "email" ? (
               <p role="alert" className="text-sm text-red-400">
-                {actionData.error}
+                {problem.message}
               </p>
             ) : null}
             <Button type="submit" size="lg" className="w-full" disabled={paying}>

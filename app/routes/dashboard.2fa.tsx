@@ -1,20 +1,22 @@
 // /dashboard/2fa: turn two-factor authentication on (scan, confirm a code, keep the recovery codes)
 // or off (with a current code). The status shown is the real one.
-import { data, useFetcher, useRevalidator } from "react-router";
+import { useFetcher, useRevalidator } from "react-router";
 import { copyText } from "~/components/copy";
 import { KeyRound, ShieldCheck, Smartphone } from "~/components/icons";
 import { useToast } from "~/components/toaster";
+import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
-import type { Toast } from "~/lib/toast";
-import { app } from "~/server/platform/context.server";
-import { readForm } from "~/server/platform/request-body.server";
-import { currentViewer } from "~/http/guards.server";
+import { twoFactorSettingsSchema } from "~/lib/schemas/auth";
 import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus } from "~/server/accounts/two-factor.server";
+import { app } from "~/http/context.server";
+import { answer, answerProblem } from "~/http/answer.server";
+import { currentViewer } from "~/http/guards.server";
+import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/dashboard.2fa";
 
 export const meta: Route.MetaFunction = () => [{ title: `Two-Factor Authentication | ${BRAND}` }];
@@ -23,32 +25,28 @@ export async function loader({ context }: Route.LoaderArgs) {
   return twoFactorStatus(app(context).db, currentViewer(context).id);
 }
 
-type Answer = { ok: boolean; toast: Toast; setup?: { secret: string; qrDataUrl: string }; recoveryCodes?: string[] };
-const fail = (message: string) => data<Answer>({ ok: false, toast: { title: "Error", description: message, variant: "destructive" } }, { status: 400 });
-
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
-  const form = await readForm(request);
-  const code = String(form.get("code") ?? "");
-  switch (form.get("intent")) {
-    case "start": {
-      const result = await startEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer);
-      if (!result.ok) return fail(result.message);
-      return data<Answer>({ ok: true, toast: { title: "Scan the QR code", description: "Then enter the 6-digit code your app shows." }, setup: { secret: result.secret, qrDataUrl: result.qrDataUrl } });
-    }
-    case "confirm": {
-      const result = await confirmEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer, code);
-      if (!result.ok) return fail(result.message);
-      return data<Answer>({ ok: true, toast: { title: "Two-factor authentication enabled" }, recoveryCodes: result.recoveryCodes });
-    }
-    case "disable": {
-      const result = await disableTwoFactor(db, env.TOTP_ENCRYPTION_KEY, viewer, code);
-      if (!result.ok) return fail(result.message);
-      return data<Answer>({ ok: true, toast: { title: "Two-factor authentication disabled" } });
-    }
-    default:
-      return fail("Unknown request");
+  const submission = await readSubmission(request, twoFactorSettingsSchema);
+  if (!submission.ok) return answerProblem(submission.problem);
+  const form = submission.value;
+  switch (form.intent) {
+    case "start":
+      return answer(await startEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer), {
+        success: { title: "Scan the QR code", description: "Then enter the 6-digit code your app shows." },
+        intent: form.intent,
+      });
+    case "confirm":
+      return answer(await confirmEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer, form.code), {
+        success: { title: "Two-factor authentication enabled" },
+        intent: form.intent,
+      });
+    case "disable":
+      return answer(await disableTwoFactor(db, env.TOTP_ENCRYPTION_KEY, viewer, form.code), {
+        success: { title: "Two-factor authentication disabled" },
+        intent: form.intent,
+      });
   }
 }
 
@@ -65,8 +63,11 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
   useResultToast(setup);
   useResultToast(confirm);
   useResultToast(disable);
-  const started = setup.data?.setup;
-  const codes = confirm.data?.recoveryCodes;
+  // A code field shows the server's word on a wrong code until the form is sent again.
+  const confirmCheck = useFormCheck(twoFactorSettingsSchema, { title: "Error", answer: confirm.data });
+  const disableCheck = useFormCheck(twoFactorSettingsSchema, { title: "Error", answer: disable.data });
+  const started = setup.data?.ok && setup.data.value && "secret" in setup.data.value ? setup.data.value : undefined;
+  const codes = confirm.data?.ok && confirm.data.value && "recoveryCodes" in confirm.data.value ? confirm.data.value.recoveryCodes : undefined;
 
   return (
     <div className="max-w-3xl space-y-6">
@@ -107,9 +108,18 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
           <p className="text-sm">
             Two-factor authentication is on. Recovery codes left: <strong>{recoveryCodesLeft}</strong>.
           </p>
-          <disable.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end">
+          <disable.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end" onSubmit={disableCheck.onSubmit}>
             <input type="hidden" name="intent" value="disable" />
-            <Field label="Current code from your app" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required className="sm:flex-1" />
+            <Field
+              label="Current code from your app"
+              name="code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={6}
+              required
+              className="sm:flex-1"
+              error={disableCheck.errors.code}
+            />
             <Button type="submit" variant="danger" disabled={disable.state !== "idle"}>
               Disable
             </Button>
@@ -128,9 +138,18 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
                 {grouped(started.secret)}
               </p>
             </div>
-            <confirm.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end">
+            <confirm.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end" onSubmit={confirmCheck.onSubmit}>
               <input type="hidden" name="intent" value="confirm" />
-              <Field label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required className="sm:flex-1" />
+              <Field
+                label="6-digit code"
+                name="code"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                maxLength={6}
+                required
+                className="sm:flex-1"
+                error={confirmCheck.errors.code}
+              />
               <Button type="submit" disabled={confirm.state !== "idle"}>
                 {confirm.state !== "idle" ? "Checking..." : "Turn on"}
               </Button>

@@ -1,21 +1,26 @@
 // /dashboard/crypto-tracker: look up a crypto order by number (only your own; admins see all),
 // submit the payment's transaction id, and collect the key once the order is complete.
-import { type FormEvent, useEffect } from "react";
-import { data, Form, Link, useActionData, useNavigation, useSearchParams } from "react-router";
+import { useEffect } from "react";
+import { Form, Link, useFetcher, useNavigation, useSearchParams } from "react-router";
 import { copyText } from "~/components/copy";
 import { Ban, CheckCircle, Clock, Copy, Hourglass, Search } from "~/components/icons";
 import { useToast } from "~/components/toaster";
+import { useFormCheck } from "~/components/use-form-check";
+import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { inputClass } from "~/components/ui/field";
-import { BRAND } from "~/lib/brand";
-import { CRYPTO_STATUS_LABEL, type CryptoStatus } from "~/lib/crypto-orders";
-import { formatDateTime, formatUsd } from "~/lib/format";
-import { app } from "~/server/platform/context.server";
-import { cryptoOrderView, findOrderFor, ordersOf, submitTransaction } from "~/server/payments/crypto-orders.server";
-import { readFormFields } from "~/server/platform/request-body.server";
+import { describedBy, FieldError, inputClass } from "~/components/ui/field";
+import { answer, answerProblem } from "~/http/answer.server";
+import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
+import { readSubmission } from "~/http/submission.server";
+import { BRAND } from "~/lib/brand";
+import { CRYPTO_STATUS_LABEL, type CryptoStatus, orderLookupSchema, submitPaymentSchema } from "~/lib/crypto-orders";
+import { checkForm } from "~/lib/form-schema";
+import { formatDateTime, formatUsd } from "~/lib/format";
+import { ok } from "~/lib/result";
+import { cryptoOrderView, findOrderFor, ordersOf, submitTransaction } from "~/server/payments/crypto-orders.server";
 import type { Route } from "./+types/dashboard.crypto-tracker";
 
 export const meta: Route.MetaFunction = () => [{ title: `Crypto Order Tracker | ${BRAND}` }];
@@ -26,17 +31,22 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const number = new URL(request.url).searchParams.get("order");
   const recent = (await ordersOf(db, viewer.id)).map((o) => ({ orderNumber: o.orderNumber, status: o.status, createdAt: o.createdAt }));
   if (number === null) return { recent, lookup: null };
-  const found = await findOrderFor(db, viewer, number);
+  const lookup = checkForm(orderLookupSchema, { order: number });
+  const found = lookup.ok ? await findOrderFor(db, viewer, lookup.value.order) : lookup;
   return {
     recent,
-    lookup: found.ok ? { ok: true as const, order: cryptoOrderView(found.value) } : { ok: false as const, message: found.message, status: found.status },
+    lookup: found.ok ? { ok: true as const, order: cryptoOrderView(found.value) } : { ok: false as const, problem: found.problem },
   };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await readFormFields(request);
-  const result = await submitTransaction(app(context).db, currentViewer(context), form.orderNumber, form.transactionId);
-  return result.ok ? { ok: true as const } : data({ ok: false as const, message: result.message }, { status: result.status });
+  const submission = await readSubmission(request, submitPaymentSchema);
+  if (!submission.ok) return answerProblem(submission.problem);
+  const submitted = await submitTransaction(app(context).db, currentViewer(context), submission.value);
+  // The answer goes to the browser: the order as its buyer may see it.
+  return answer(submitted.ok ? ok(cryptoOrderView(submitted.value)) : submitted, {
+    success: { title: "Payment Submitted", description: "Thanks! Our support team is verifying your payment." },
+  });
 }
 
 const STATUS_STYLE: Record<CryptoStatus, { icon: typeof Clock; tone: "yellow" | "blue" | "green" | "red" }> = {
@@ -50,25 +60,20 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
   const { lookup, recent } = loaderData;
   const [searchParams] = useSearchParams();
   const { toast } = useToast();
-  const submitted = useActionData<typeof action>();
   const navigation = useNavigation();
   const searching = navigation.state !== "idle" && navigation.formMethod === "GET";
-  const sending = navigation.state === "submitting" && navigation.formMethod === "POST";
+  const payment = useFetcher<typeof action>();
+  const sending = payment.state === "submitting";
+  useResultToast(payment);
+  const paymentCheck = useFormCheck(submitPaymentSchema, { title: "Error", answer: payment.data });
+  const search = useFormCheck(orderLookupSchema, { title: "Order Number Required" });
 
+  const notFound = lookup && !lookup.ok && lookup.problem.code === "not-found" ? lookup.problem : null;
   useEffect(() => {
-    if (lookup && !lookup.ok && lookup.status === 404) toast({ title: "Order Not Found", description: lookup.message, variant: "destructive" });
-  }, [lookup, toast]);
-  useEffect(() => {
-    if (!submitted) return;
-    toast(submitted.ok ? { title: "Payment Submitted", description: "Thanks! Our support team is verifying your payment." } : { title: "Error", description: submitted.message, variant: "destructive" });
-  }, [submitted, toast]);
-
-  function checkNumber(event: FormEvent<HTMLFormElement>) {
-    if (!String(new FormData(event.currentTarget).get("order")).trim()) {
-      event.preventDefault();
-      toast({ title: "Order Number Required", description: "Please enter your order number", variant: "destructive" });
-    }
-  }
+    if (notFound) toast({ title: "Order Not Found", description: notFound.message, variant: "destructive" });
+  }, [notFound, toast]);
+  // Any other problem with the number shows under it.
+  const numberError = search.errors.order ?? (lookup && !lookup.ok && !notFound ? lookup.problem.message : undefined);
 
   const order = lookup?.ok ? lookup.order : null;
   const style = order ? STATUS_STYLE[order.status] : null;
@@ -77,7 +82,7 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
     <div className="mx-auto max-w-3xl space-y-6">
       <h1 className="text-3xl font-black tracking-tight">CRYPTO ORDER TRACKER</h1>
       <Card>
-        <Form method="get" className="flex flex-col gap-2 sm:flex-row" onSubmit={checkNumber}>
+        <Form method="get" className="flex flex-col gap-2 sm:flex-row" onSubmit={search.onSubmit}>
           <label htmlFor="order-number" className="sr-only">
             Order number
           </label>
@@ -88,15 +93,16 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
             placeholder="CRYPTO-xxxxxx"
             autoComplete="off"
             className={`${inputClass} font-mono sm:flex-1`}
+            {...describedBy("order-number", { error: numberError })}
           />
           <Button type="submit" disabled={searching}>
             <Search className="size-4" aria-hidden /> {searching ? "Searching..." : "Search"}
           </Button>
         </Form>
-        {lookup && !lookup.ok && lookup.status !== 404 ? (
-          <p role="alert" className="mt-3 text-sm text-red-400">
-            {lookup.message}
-          </p>
+        {numberError ? (
+          <div role="alert" className="mt-3">
+            <FieldError id="order-number" error={numberError} />
+          </div>
         ) : null}
       </Card>
 
@@ -139,18 +145,27 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
           </dl>
 
           {order.status === "pending" ? (
-            <Form method="post" className="space-y-2">
+            <payment.Form method="post" className="space-y-2" onSubmit={paymentCheck.onSubmit}>
               <input type="hidden" name="orderNumber" value={order.orderNumber} />
               <label htmlFor="transaction-id" className="block text-sm font-medium">
                 Paid already? Enter your transaction ID
               </label>
               <div className="flex flex-col gap-2 sm:flex-row">
-                <input id="transaction-id" name="transactionId" required maxLength={64} autoComplete="off" className={`${inputClass} font-mono sm:flex-1`} />
+                <input
+                  id="transaction-id"
+                  name="transactionId"
+                  required
+                  maxLength={64}
+                  autoComplete="off"
+                  className={`${inputClass} font-mono sm:flex-1`}
+                  {...describedBy("transaction-id", { error: paymentCheck.errors.transactionId })}
+                />
                 <Button type="submit" disabled={sending}>
                   {sending ? "Submitting..." : "Submit Payment"}
                 </Button>
               </div>
-            </Form>
+              <FieldError id="transaction-id" error={paymentCheck.errors.transactionId} />
+            </payment.Form>
           ) : null}
 
           <div className="rounded-lg border border-accent/40 bg-accent/5 p-4">

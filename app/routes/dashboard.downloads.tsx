@@ -8,14 +8,19 @@ import { Badge } from "~/components/ui/badge";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
-import { type ActionAnswer, useResultToast } from "~/components/use-result-toast";
-import { BRAND } from "~/lib/brand";
-import { formatDate, formatFileSize } from "~/lib/format";
-import { app } from "~/server/platform/context.server";
-import { activeFiles, MAX_UPLOAD_BYTES, uploadFile } from "~/server/hub/downloads.server";
-import { MAX_FORM_BYTES, readForm } from "~/server/platform/request-body.server";
+import { useFormCheck } from "~/components/use-form-check";
+import { useResultToast } from "~/components/use-result-toast";
+import { answer, answerProblem } from "~/http/answer.server";
+import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
+import { BRAND } from "~/lib/brand";
+import { checkForm } from "~/lib/form-schema";
+import { formatDate, formatFileSize } from "~/lib/format";
+import { ok } from "~/lib/result";
+import { MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE, uploadSchema } from "~/lib/schemas/downloads";
 import { hasActiveSubscription } from "~/server/fulfilment/subscriptions.server";
+import { activeFiles, uploadFile } from "~/server/hub/downloads.server";
+import { MAX_FORM_BYTES, readForm } from "~/server/platform/request-body.server";
 import type { Route } from "./+types/dashboard.downloads";
 
 export const meta: Route.MetaFunction = () => [{ title: `Downloads | ${BRAND}` }];
@@ -33,19 +38,26 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 /** The upload form: the file and its few text fields. */
 const UPLOAD_FORM_BYTES = MAX_UPLOAD_BYTES + MAX_FORM_BYTES;
+const UPLOAD_FAILED = "Upload failed";
+const titles = { invalid: UPLOAD_FAILED };
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
+  // Settled before a body of up to 90 MB is read.
   if (!viewer.isAdmin) throw data({ message: "You don't have permission to upload files" }, { status: 403 });
-  const failed = (description: string, status: number) =>
-    data<ActionAnswer>({ ok: false, toast: { title: "Upload failed", description, variant: "destructive" } }, { status });
-  // Answered here, with the limit in words, before readForm would refuse the body.
-  if (Number(request.headers.get("Content-Length") ?? 0) > UPLOAD_FORM_BYTES) return failed("Files can be at most 90 MB", 413);
-  const result = await uploadFile(db, env.DOWNLOADS, viewer, await readForm(request, UPLOAD_FORM_BYTES));
-  return result.ok
-    ? data<ActionAnswer>({ ok: true, toast: { title: "Upload complete", description: `${result.fileName} ${result.version} is now available` } })
-    : failed(result.message, 400);
+  // Answered here, with the limit in words, before readForm would refuse the body. A body too
+  // large has its own status, which no problem code stands for.
+  if (Number(request.headers.get("Content-Length") ?? 0) > UPLOAD_FORM_BYTES) {
+    const tooLarge = answerProblem({ code: "invalid", message: UPLOAD_TOO_LARGE, field: "file" }, { titles });
+    return data(tooLarge.data, { status: 413 });
+  }
+  // The file is part of the form, so it is read whole (up to its own cap), not as text fields.
+  const input = checkForm(uploadSchema, Object.fromEntries(await readForm(request, UPLOAD_FORM_BYTES)));
+  if (!input.ok) return answerProblem(input.problem, { titles });
+  return answer(ok(await uploadFile(db, env.DOWNLOADS, viewer, input.value)), {
+    success: ({ fileName, version }) => ({ title: "Upload complete", description: `${fileName} ${version} is now available` }),
+  });
 }
 
 type FileRow = Awaited<ReturnType<typeof activeFiles>>[number];
@@ -54,15 +66,24 @@ function UploadForm() {
   const fetcher = useFetcher<typeof action>();
   const formRef = useRef<HTMLFormElement>(null);
   useResultToast(fetcher, () => formRef.current?.reset());
+  const { errors, onSubmit } = useFormCheck(uploadSchema, { title: UPLOAD_FAILED, answer: fetcher.data });
   return (
     <Card>
       <h2 className="flex items-center gap-2 font-bold">
         <Upload className="size-5 text-accent" aria-hidden /> Publish a new version
       </h2>
-      <fetcher.Form ref={formRef} method="post" encType="multipart/form-data" className="mt-4 grid gap-4 sm:grid-cols-2">
-        <Field label="File" name="file" type="file" required className="sm:col-span-2" hint="Up to 90 MB. A file with the same name replaces the listed version." />
-        <Field label="Version" name="version" required maxLength={40} placeholder="1.0.1" />
-        <Field label="Description" name="description" maxLength={500} />
+      <fetcher.Form ref={formRef} method="post" encType="multipart/form-data" onSubmit={onSubmit} className="mt-4 grid gap-4 sm:grid-cols-2">
+        <Field
+          label="File"
+          name="file"
+          type="file"
+          required
+          className="sm:col-span-2"
+          hint="Up to 90 MB. A file with the same name replaces the listed version."
+          error={errors.file}
+        />
+        <Field label="Version" name="version" required maxLength={40} placeholder="1.0.1" error={errors.version} />
+        <Field label="Description" name="description" maxLength={500} error={errors.description} />
         <label className="flex items-center gap-2 text-sm sm:col-span-2">
           <input type="checkbox" name="requiresSubscription" defaultChecked className="size-4 accent-accent" /> Requires an active subscription
         </label>

@@ -1,23 +1,35 @@
 // /dashboard/resell: the reseller panel. The account opens on the first visit; keys are bought
 // from the balance at the reseller's discount.
-import { type FormEvent, useRef, useState } from "react";
-import { data, useFetcher } from "react-router";
+import { useRef, useState } from "react";
+import { useFetcher } from "react-router";
 import { copyText } from "~/components/copy";
 import { Copy, KeyRound, Percent, ShieldCheck, Wallet } from "~/components/icons";
 import { useToast } from "~/components/toaster";
+import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field, inputClass } from "~/components/ui/field";
+import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
+import { answer, answerProblem } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { currentViewer } from "~/http/guards.server";
+import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
 import { formatDate, formatUsd } from "~/lib/format";
-import { checkAmount, checkQuantity, discounted, KEY_TYPES, type KeyType, MIN_KEYS_PER_ORDER } from "~/lib/schemas/reseller";
-import type { Toast } from "~/lib/toast";
-import { app } from "~/server/platform/context.server";
-import { readFormFields } from "~/server/platform/request-body.server";
-import { currentViewer } from "~/http/guards.server";
-import { addBalanceAnswer, creditBalance, generateKeys, keyPrices, resellerOverview } from "~/server/hub/reseller.server";
+import { ok, type Problem } from "~/lib/result";
+import {
+  addBalanceSchema,
+  creditSchema,
+  discounted,
+  generateKeysSchema,
+  KEY_TYPES,
+  type KeyType,
+  MIN_KEYS_PER_ORDER,
+  MINIMUM_ORDER,
+  resellSchema,
+} from "~/lib/schemas/reseller";
+import { creditBalance, generateKeys, keyPrices, resellerOverview } from "~/server/hub/reseller.server";
 import type { Route } from "./+types/dashboard.resell";
 
 export const meta: Route.MetaFunction = () => [{ title: `Resell Panel | ${BRAND}` }];
@@ -29,45 +41,37 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { ...overview, prices, isAdmin: viewer.isAdmin };
 }
 
-type Answer = { intent: string; toast: Toast; ok: boolean };
-const reply = (intent: string, ok: boolean, toast: Toast, status = ok ? 200 : 400) => data<Answer>({ intent, ok, toast }, { status });
+/** The toast title of an input problem, in the browser and from the server alike. */
+function inputProblemTitle(problem: Problem): string {
+  if (problem.message === MINIMUM_ORDER) return "Minimum Order Required";
+  if (problem.field === "quantity") return "Invalid Quantity";
+  if (problem.field === "amount") return "Invalid Amount";
+  return "Error";
+}
+
+const titles = { invalid: inputProblemTitle };
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, catalogue } = app(context);
   const viewer = currentViewer(context);
-  const form = await readFormFields(request);
-  switch (form.intent) {
-    case "add-balance": {
-      const answer = addBalanceAnswer(form.amount);
-      return reply("add-balance", answer.ok, { title: answer.title, description: answer.message, variant: answer.ok ? "default" : "destructive" });
-    }
-    case "generate": {
-      const result = await generateKeys(db, catalogue, viewer, { quantity: form.quantity, keyType: form.keyType });
-      return result.ok
-        ? reply("generate", true, { title: "Success", description: `Generated ${result.keys.length} key(s) successfully` })
-        : reply("generate", false, { title: result.title, description: result.message, variant: "destructive" }, result.title === "Error" ? 409 : 400);
-    }
-    case "credit": {
-      if (!viewer.isAdmin) throw data({ message: "You don't have permission to credit balances" }, { status: 403 });
-      const result = await creditBalance(db, viewer, { account: form.account, amount: form.amount });
-      return result.ok
-        ? reply("credit", true, { title: "Balance credited", description: `${result.username} now has ${formatUsd(result.balanceCents)}` })
-        : reply("credit", false, { title: result.title, description: result.message, variant: "destructive" });
-    }
-    default:
-      return reply("unknown", false, { title: "Error", description: "Unknown request", variant: "destructive" });
+  const submission = await readSubmission(request, resellSchema);
+  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  const input = submission.value;
+  switch (input.intent) {
+    case "add-balance":
+      // Paying in is not available yet: a valid amount is all there is to check.
+      return answer(ok(), { success: { title: "Coming Soon", description: "Payment integration will be available soon" } });
+    case "generate":
+      return answer(await generateKeys(db, catalogue, viewer, input), {
+        titles,
+        success: ({ keys }) => ({ title: "Success", description: `Generated ${keys.length} key(s) successfully` }),
+      });
+    case "credit":
+      return answer(await creditBalance(db, viewer, input), {
+        titles,
+        success: ({ username, balanceCents }) => ({ title: "Balance credited", description: `${username} now has ${formatUsd(balanceCents)}` }),
+      });
   }
-}
-
-/** Runs a form check in the browser first; the server applies the same one. */
-function guard(check: (form: FormData) => { ok: true } | { ok: false; title: string; message: string }, toast: (t: Toast) => void) {
-  return (event: FormEvent<HTMLFormElement>) => {
-    const result = check(new FormData(event.currentTarget));
-    if (!result.ok) {
-      event.preventDefault();
-      toast({ title: result.title, description: result.message, variant: "destructive" });
-    }
-  };
 }
 
 function Stat({ icon: Icon, label, value }: { icon: typeof Wallet; label: string; value: string }) {
@@ -85,15 +89,16 @@ function CreditForm() {
   const fetcher = useFetcher<typeof action>();
   const formRef = useRef<HTMLFormElement>(null);
   useResultToast(fetcher, () => formRef.current?.reset());
+  const { errors, onSubmit } = useFormCheck(creditSchema, { title: inputProblemTitle, answer: fetcher.data });
   return (
     <Card>
       <h2 className="flex items-center gap-2 font-bold">
         <ShieldCheck className="size-5 text-accent" aria-hidden /> Credit a reseller (admin)
       </h2>
-      <fetcher.Form ref={formRef} method="post" className="mt-4 grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-end">
+      <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="mt-4 grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-end">
         <input type="hidden" name="intent" value="credit" />
-        <Field label="Reseller e-mail or username" name="account" required />
-        <Field label="Amount (USD)" name="amount" inputMode="decimal" required />
+        <Field label="Reseller e-mail or username" name="account" required error={errors.account} />
+        <Field label="Amount (USD)" name="amount" inputMode="decimal" required error={errors.amount} />
         <Button type="submit" disabled={fetcher.state !== "idle"}>
           Credit
         </Button>
@@ -110,11 +115,15 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
   const balanceRef = useRef<HTMLFormElement>(null);
   useResultToast(balanceFetcher, () => balanceRef.current?.reset());
   useResultToast(generateFetcher);
+  const balanceCheck = useFormCheck(addBalanceSchema, { title: inputProblemTitle, answer: balanceFetcher.data });
+  const generateCheck = useFormCheck(generateKeysSchema, { title: inputProblemTitle, answer: generateFetcher.data });
   const [keyType, setKeyType] = useState<KeyType>("monthly");
   const [quantity, setQuantity] = useState(String(MIN_KEYS_PER_ORDER));
   const listPrice = prices[keyType];
   const unit = listPrice ? discounted(listPrice, account.discountRate) : null;
   const count = Number(quantity);
+  const cost = unit !== null && Number.isInteger(count) && count > 0 ? ` ${count} × ${formatUsd(unit)} = ${formatUsd(unit * count)}` : "";
+  const quantityHint = `At least ${MIN_KEYS_PER_ORDER} keys per order.${cost}`;
 
   return (
     <div className="space-y-8">
@@ -133,10 +142,10 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
             ref={balanceRef}
             method="post"
             className="mt-4 flex flex-col gap-3 sm:flex-row sm:items-end"
-            onSubmit={guard((form) => checkAmount(form.get("amount")), toast)}
+            onSubmit={balanceCheck.onSubmit}
           >
             <input type="hidden" name="intent" value="add-balance" />
-            <Field label="Amount (USD)" name="amount" inputMode="decimal" placeholder="50.00" className="sm:flex-1" />
+            <Field label="Amount (USD)" name="amount" inputMode="decimal" placeholder="50.00" className="sm:flex-1" error={balanceCheck.errors.amount} />
             <Button type="submit" disabled={balanceFetcher.state !== "idle"}>
               Add Balance
             </Button>
@@ -145,9 +154,9 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
 
         <Card>
           <h2 className="font-bold">Generate Keys</h2>
-          <generateFetcher.Form method="post" className="mt-4 space-y-4" onSubmit={guard((form) => checkQuantity(form.get("quantity")), toast)}>
+          <generateFetcher.Form method="post" className="mt-4 space-y-4" onSubmit={generateCheck.onSubmit}>
             <input type="hidden" name="intent" value="generate" />
-            <fieldset>
+            <fieldset {...describedBy("key-type", { error: generateCheck.errors.keyType })}>
               <legend className="text-sm font-medium">License type</legend>
               <div className="mt-2 grid grid-cols-2 gap-2">
                 {(Object.keys(KEY_TYPES) as KeyType[]).map((type) => (
@@ -157,16 +166,25 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
                   </label>
                 ))}
               </div>
+              <FieldError id="key-type" error={generateCheck.errors.keyType} />
             </fieldset>
             <div className="space-y-1.5">
               <label htmlFor="quantity" className="text-sm font-medium">
                 Quantity
               </label>
-              <input id="quantity" name="quantity" inputMode="numeric" value={quantity} onChange={(e) => setQuantity(e.target.value)} className={inputClass} aria-describedby="quantity-hint" />
+              <input
+                id="quantity"
+                name="quantity"
+                inputMode="numeric"
+                value={quantity}
+                onChange={(e) => setQuantity(e.target.value)}
+                className={inputClass}
+                {...describedBy("quantity", { hint: quantityHint, error: generateCheck.errors.quantity })}
+              />
               <p id="quantity-hint" className="text-xs text-muted">
-                At least {MIN_KEYS_PER_ORDER} keys per order.
-                {unit !== null && Number.isInteger(count) && count > 0 ? ` ${count} × ${formatUsd(unit)} = ${formatUsd(unit * count)}` : ""}
+                {quantityHint}
               </p>
+              <FieldError id="quantity" error={generateCheck.errors.quantity} />
             </div>
             <Button type="submit" disabled={generateFetcher.state !== "idle"}>
               {generateFetcher.state !== "idle" ? "Generating..." : "Generate Keys"}

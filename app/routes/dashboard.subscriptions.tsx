@@ -10,7 +10,7 @@ import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
 import { formatDate } from "~/lib/format";
 import { variantLabel } from "~/lib/plans";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
 import type { Route } from "./+types/dashboard.subscriptions";

@@ -1,28 +1,16 @@
 // /dev/mail: the local mailbox. Lists the outbox newest first so verification links and
 // order e-mails can be opened without a mail server. Registered only in development builds.
-import { desc } from "drizzle-orm";
 import { data } from "react-router";
 import { Card } from "~/components/ui/card";
-import { app } from "~/server/platform/context.server";
-import { mailOutbox } from "~/server/platform/db/schema.server";
+import { app } from "~/http/context.server";
+import { mailbox } from "~/server/platform/mail.server";
 import type { Route } from "./+types/dev.mail";
 
 export const meta: Route.MetaFunction = () => [{ title: "Dev mailbox" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ context }: Route.LoaderArgs) {
   if (!import.meta.env.DEV) throw data(null, { status: 404 });
-  const messages = await app(context)
-    .db.select({
-      id: mailOutbox.id,
-      to: mailOutbox.toAddress,
-      subject: mailOutbox.subject,
-      body: mailOutbox.textBody,
-      status: mailOutbox.status,
-      createdAt: mailOutbox.createdAt,
-    })
-    .from(mailOutbox)
-    .orderBy(desc(mailOutbox.id))
-    .limit(100);
+  const messages = await mailbox(app(context).db);
   return { messages };
 }
 

@@ -15,7 +15,7 @@ import { type PlanOffer, planOffer } from "~/lib/plans";
 import type { Toast } from "~/lib/toast";
 import { CatalogueError } from "~/server/catalogue/catalogue.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import { publicPageHeaders } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/home";
 
@@ -46,7 +46,14 @@ export function loader({ context }: Route.LoaderArgs) {
     .catch((error: unknown) => {
       // A 402 from Shopify is worth telling the visitor about; anything else is only logged.
       console.error("Failed to load products for the home page:", error);
-      const notice = error instanceof CatalogueError && error.message.includes("Payment required") ? error.toast : null;
+      const notice: Toast | null =
+        error instanceof CatalogueError && error.kind === "payment-required"
+          ? {
+              title: error.message,
+              description: "Storefront API access requires an active Shopify billing plan. Visit https://admin.shopify.com to upgrade your store.",
+              variant: "destructive",
+            }
+          : null;
       return { offer: null, notice };
     });
   return { plans };

@@ -11,7 +11,7 @@ import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
 import { formatPrice } from "~/lib/plans";
 import { LIMITS } from "~/server/catalogue/queries.server";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import { publicPageHeaders } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/product";
 

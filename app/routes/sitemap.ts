@@ -1,7 +1,7 @@
 // /sitemap.xml: every public page, products included.
 import { escapeHtml } from "~/server/platform/html.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
-import { app } from "~/server/platform/context.server";
+import { app } from "~/http/context.server";
 import { PUBLIC_CACHE_CONTROL } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/sitemap";
 

@@ -1,23 +1,25 @@
 // /status: the service's current status and the latest updates. Admins post updates here; the
 // form shows for admins only, and the server refuses a post from anyone else.
 import { useRef } from "react";
-import { data, useFetcher } from "react-router";
+import { useFetcher } from "react-router";
 import { Activity, AlertTriangle, Wrench } from "~/components/icons";
-import { useToast } from "~/components/toaster";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field, inputClass } from "~/components/ui/field";
-import { type ActionAnswer, useResultToast } from "~/components/use-result-toast";
+import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
+import { useFormCheck } from "~/components/use-form-check";
+import { useResultToast } from "~/components/use-result-toast";
 import { useViewer } from "~/components/viewer";
+import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
 import { formatDateTime } from "~/lib/format";
-import { STATUS_TYPES } from "~/lib/schemas/status";
+import { ok } from "~/lib/result";
+import { STATUS_TYPES, statusUpdateSchema } from "~/lib/schemas/status";
 import { serviceBadge, serviceState } from "~/lib/status";
-import { app } from "~/server/platform/context.server";
-import { publicPageHeaders, purgePages } from "~/server/platform/edge-cache.server";
-import { readFormFields } from "~/server/platform/request-body.server";
 import { getViewer } from "~/server/accounts/session.server";
-import { latestStatusUpdates, postStatusUpdate } from "~/server/hub/status.server";
+import { latestStatusUpdates, postStatusUpdate, statusAuthor } from "~/server/hub/status.server";
+import { publicPageHeaders, purgePages } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/status";
 
 export const headers = publicPageHeaders;
@@ -33,18 +35,19 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { updates, state: serviceState(updates[0], Date.now()) };
 }
 
+const POST_FAILED = "Failed to post update";
+const titles: ProblemTitles = { unauthenticated: POST_FAILED, forbidden: POST_FAILED, invalid: POST_FAILED };
+
 export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
-  const viewer = await getViewer(db, request);
-  const failed = (description: string, status: number) =>
-    data<ActionAnswer>({ ok: false, toast: { title: "Failed to post update", description, variant: "destructive" } }, { status });
-  if (!viewer) return failed("Please log in to continue", 401);
-  if (!viewer.isAdmin) return failed("You don't have permission to post status updates", 403);
-  const result = await postStatusUpdate(db, viewer.id, await readFormFields(request));
-  if (!result.ok) return failed(result.message, 400);
-  const origin = new URL(request.url).origin;
-  await purgePages(origin, ["/status", "/status.data"]);
-  return data<ActionAnswer>({ ok: true, toast: { title: "Status update posted successfully!" } });
+  // Who is posting is settled before the form is read.
+  const author = statusAuthor(await getViewer(db, request));
+  if (!author.ok) return answerProblem(author.problem, { titles });
+  const submission = await readSubmission(request, statusUpdateSchema);
+  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  await postStatusUpdate(db, author.value, submission.value);
+  await purgePages(new URL(request.url).origin, ["/status", "/status.data"]);
+  return answer(ok(), { success: { title: "Status update posted successfully!" } });
 }
 
 const TYPE_STYLE = {
@@ -57,42 +60,40 @@ const TONE = { green: "bg-green-500/15 text-green-400", yellow: "bg-yellow-500/1
 
 function PostUpdateForm() {
   const fetcher = useFetcher<typeof action>();
-  const { toast } = useToast();
   const formRef = useRef<HTMLFormElement>(null);
   useResultToast(fetcher, () => formRef.current?.reset());
+  const { errors, onSubmit } = useFormCheck(statusUpdateSchema, { title: "Error", answer: fetcher.data });
   return (
     <Card>
       <h2 className="text-lg font-bold">Post Status Update</h2>
-      <fetcher.Form
-        ref={formRef}
-        method="post"
-        className="mt-4 space-y-4"
-        onSubmit={(event) => {
-          const form = new FormData(event.currentTarget);
-          if (!String(form.get("title")).trim() || !String(form.get("description")).trim()) {
-            event.preventDefault();
-            toast({ title: "Error", description: "Please fill in all fields", variant: "destructive" });
-          }
-        }}
-      >
-        <Field label="Title" name="title" maxLength={120} />
+      <fetcher.Form ref={formRef} method="post" className="mt-4 space-y-4" onSubmit={onSubmit}>
+        <Field label="Title" name="title" maxLength={120} error={errors.title} />
         <div className="space-y-1.5">
           <label htmlFor="status-description" className="block text-sm font-medium">
             Description
           </label>
-          <textarea id="status-description" name="description" rows={3} maxLength={2000} className={`${inputClass} h-auto py-2`} />
+          <textarea
+            id="status-description"
+            name="description"
+            rows={3}
+            maxLength={2000}
+            className={`${inputClass} h-auto py-2`}
+            {...describedBy("status-description", { error: errors.description })}
+          />
+          <FieldError id="status-description" error={errors.description} />
         </div>
         <div className="space-y-1.5">
           <label htmlFor="status-type" className="block text-sm font-medium">
             Type
           </label>
-          <select id="status-type" name="type" defaultValue="update" className={inputClass}>
+          <select id="status-type" name="type" defaultValue="update" className={inputClass} {...describedBy("status-type", { error: errors.type })}>
             {STATUS_TYPES.map((type) => (
               <option key={type} value={type}>
                 {type[0]!.toUpperCase() + type.slice(1)}
               </option>
             ))}
           </select>
+          <FieldError id="status-type" error={errors.type} />
         </div>
         <Button type="submit" disabled={fetcher.state !== "idle"}>
           {fetcher.state !== "idle" ? "Posting..." : "Post Update"}

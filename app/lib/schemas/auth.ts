@@ -1,5 +1,5 @@
-// Sign-in and sign-up forms: one schema, checked in the browser before submitting and again on
-// the server, which never trusts the browser's verdict.
+// Sign-in, sign-up and two-factor forms: one schema each, checked in the browser before submitting
+// and again on the server, which never trusts the browser's verdict.
 import * as v from "valibot";
 
 export const PASSWORD_MIN = 6;
@@ -38,11 +38,31 @@ export const resendSchema = v.object({
   email: v.pipe(text(), v.trim(), v.toLowerCase(), v.email("Invalid email address"), v.maxLength(254)),
 });
 
+/** The /auth page's three forms, told apart by their hidden `intent`. */
+export const authSchema = v.variant(
+  "intent",
+  [
+    v.object({ intent: v.literal("login"), ...loginSchema.entries }),
+    v.object({ intent: v.literal("signup"), ...signupSchema.entries }),
+    v.object({ intent: v.literal("resend"), ...resendSchema.entries }),
+  ],
+  "Unknown request",
+);
+
+/** A code from the authenticator app or a recovery code; whether it is right is the server's call. */
+export const secondFactorSchema = v.object({ code: text() });
+
+/** Turning two-factor authentication on (start, then confirm with a code) or off (with a code). */
+export const twoFactorSettingsSchema = v.variant(
+  "intent",
+  [
+    v.object({ intent: v.literal("start") }),
+    v.object({ intent: v.literal("confirm"), code: text() }),
+    v.object({ intent: v.literal("disable"), code: text() }),
+  ],
+  "Unknown request",
+);
+
 export type LoginInput = v.InferOutput<typeof loginSchema>;
 export type SignupInput = v.InferOutput<typeof signupSchema>;
-
-/** The first problem with `input`, in the words the form shows, or null when it is valid. */
-export function firstIssue<S extends v.GenericSchema>(schema: S, input: unknown): string | null {
-  const result = v.safeParse(schema, input);
-  return result.success ? null : (result.issues[0]?.message ?? "Invalid input");
-}
+export type ResendInput = v.InferOutput<typeof resendSchema>;

@@ -1,41 +1,66 @@
-// Reseller forms, checked in the browser and again on the server.
+// Reseller panel forms (generate keys, add balance, admin credit): one schema per form, checked in
+// the browser and again on the server; the page's forms post an `intent` naming which one it is.
+import * as v from "valibot";
+
 export const MIN_KEYS_PER_ORDER = 5;
 export const MAX_KEYS_PER_ORDER = 100;
 export const MAX_BALANCE_TOP_UP = 10_000;
 export const KEY_TYPES = { monthly: "Monthly License", weekly: "Weekly License" } as const;
 export type KeyType = keyof typeof KEY_TYPES;
 
-export type FormProblem = { title: string; message: string };
+const INVALID_QUANTITY = "Please enter a valid quantity";
+const INVALID_AMOUNT = "Please enter a valid amount";
+/** Below the minimum order the page titles the problem differently, so it is told apart by this message. */
+export const MINIMUM_ORDER = `You must generate at least ${MIN_KEYS_PER_ORDER} keys per order`;
 
-export function checkQuantity(raw: unknown): { ok: true; quantity: number } | ({ ok: false } & FormProblem) {
-  const text = typeof raw === "string" ? raw.trim() : "";
-  const quantity = Number(text);
-  if (!text || !Number.isInteger(quantity) || quantity <= 0) {
-    return { ok: false, title: "Invalid Quantity", message: "Please enter a valid quantity" };
-  }
-  if (quantity < MIN_KEYS_PER_ORDER) {
-    return { ok: false, title: "Minimum Order Required", message: `You must generate at least ${MIN_KEYS_PER_ORDER} keys per order` };
-  }
-  if (quantity > MAX_KEYS_PER_ORDER) {
-    return { ok: false, title: "Invalid Quantity", message: `You can generate at most ${MAX_KEYS_PER_ORDER} keys per order` };
-  }
-  return { ok: true, quantity };
-}
+// A missing field reads as empty, so it gets the same message as a blank one.
+const text = () => v.optional(v.string(), "");
+
+const quantity = v.pipe(
+  text(),
+  v.trim(),
+  v.nonEmpty(INVALID_QUANTITY),
+  v.transform(Number),
+  v.integer(INVALID_QUANTITY),
+  v.minValue(1, INVALID_QUANTITY),
+  v.minValue(MIN_KEYS_PER_ORDER, MINIMUM_ORDER),
+  v.maxValue(MAX_KEYS_PER_ORDER, `You can generate at most ${MAX_KEYS_PER_ORDER} keys per order`),
+);
 
 /** An amount in dollars ("25", "25.50") as integer cents. */
-export function checkAmount(raw: unknown): { ok: true; cents: number } | ({ ok: false } & FormProblem) {
-  const text = typeof raw === "string" ? raw.trim() : "";
-  const invalid = { ok: false as const, title: "Invalid Amount", message: "Please enter a valid amount" };
-  if (!/^\d+(\.\d{1,2})?$/.test(text)) return invalid;
-  const cents = Math.round(Number(text) * 100);
-  if (cents <= 0) return invalid;
-  if (cents > MAX_BALANCE_TOP_UP * 100) return { ok: false, title: "Invalid Amount", message: `Amounts can be at most $${MAX_BALANCE_TOP_UP}` };
-  return { ok: true, cents };
-}
+const amountCents = v.pipe(
+  text(),
+  v.trim(),
+  v.regex(/^\d+(\.\d{1,2})?$/, INVALID_AMOUNT),
+  v.transform((dollars) => Math.round(Number(dollars) * 100)),
+  v.minValue(1, INVALID_AMOUNT),
+  v.maxValue(MAX_BALANCE_TOP_UP * 100, `Amounts can be at most $${MAX_BALANCE_TOP_UP}`),
+);
 
-export function isKeyType(value: unknown): value is KeyType {
-  return value === "monthly" || value === "weekly";
-}
+export const generateKeysSchema = v.object({
+  intent: v.literal("generate"),
+  quantity,
+  // Monthly unless the form says otherwise; an empty choice counts as no choice.
+  keyType: v.pipe(
+    text(),
+    v.transform((value) => value || "monthly"),
+    v.picklist(Object.keys(KEY_TYPES) as KeyType[], "Choose Monthly License or Weekly License"),
+  ),
+});
+
+export const addBalanceSchema = v.object({ intent: v.literal("add-balance"), amount: amountCents });
+
+// The amount is checked before the account, as the panel always has.
+export const creditSchema = v.object({
+  intent: v.literal("credit"),
+  amount: amountCents,
+  account: v.pipe(text(), v.trim(), v.toLowerCase(), v.nonEmpty("Enter the reseller's e-mail or username")),
+});
+
+export const resellSchema = v.variant("intent", [generateKeysSchema, addBalanceSchema, creditSchema], "Unknown request");
+
+export type GenerateKeysInput = v.InferOutput<typeof generateKeysSchema>;
+export type CreditInput = v.InferOutput<typeof creditSchema>;
 
 /** A key's price for a reseller: the list price less their discount, in whole cents. */
 export function discounted(listCents: number, discountRate: number): number {

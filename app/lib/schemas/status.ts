@@ -1,3 +1,4 @@
+// The admin's status update form, checked in the browser and again on the server.
 import * as v from "valibot";
 
 export const STATUS_TYPES = ["update", "maintenance", "incident"] as const;
@@ -13,3 +14,5 @@ export const statusUpdateSchema = v.object({
   ),
   type: v.optional(v.picklist(STATUS_TYPES, "Choose update, maintenance or incident"), "update"),
 });
+
+export type StatusUpdateInput = v.InferOutput<typeof statusUpdateSchema>;

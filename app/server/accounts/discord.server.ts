@@ -3,14 +3,11 @@
 // account with the same e-mail if Discord has verified it, else gets a new account.
 import { Discord, generateCodeVerifier, generateState } from "arctic";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Toast } from "~/lib/toast";
+import { fail, ok, type Result } from "~/lib/result";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, loginChallenges, oauthAccounts, profiles, recoveryCodes, sessions, totpFactors, users } from "../platform/db/schema.server";
-import { startChallenge } from "./login-challenge.server";
-import { claimSubscriptions } from "../fulfilment/subscriptions.server";
-import { createSession } from "./session.server";
-import { hasTwoFactor } from "./two-factor.server";
+import { type SignInCookie, signInAs } from "./sign-in.server";
 
 export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECRET">;
 
@@ -42,13 +39,10 @@ interface DiscordUser {
   avatar?: string | null;
 }
 
-export type DiscordOutcome = { ok: true; cookies: string[]; secondFactor: boolean; toast: Toast } | { ok: false; cookies: string[]; toast: Toast };
-
-const failure = (description: string): DiscordOutcome => ({
-  ok: false,
-  cookies: [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE)],
-  toast: { title: "Discord sign-in failed", description, variant: "destructive" },
-});
+/** The cookies that tie a callback to its browser, cleared: the callback uses them once, whatever its outcome. */
+export function clearDiscordCookies(): string[] {
+  return [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE)];
+}
 
 /** A username not taken yet, made from the Discord one. */
 async function freeUsername(db: Db, wanted: string): Promise<string> {
@@ -81,15 +75,25 @@ async function takeOverUnverified(db: Db, userId: string, now: number): Promise<
   ]);
 }
 
-async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promise<{ userId: string } | { error: string }> {
+interface DiscordAccount {
+  id: string;
+  email: string;
+  /** Linked to the Discord account just now (found by its e-mail, or created), not on an earlier visit. */
+  linkedNow: boolean;
+}
+
+async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promise<Result<DiscordAccount>> {
   const linked = await db
-    .select({ userId: oauthAccounts.userId })
+    .select({ id: users.id, email: users.email })
     .from(oauthAccounts)
+    .innerJoin(users, eq(users.id, oauthAccounts.userId))
     .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.providerUserId, discordUser.id)))
     .get();
-  if (linked) return linked;
+  if (linked) return ok({ ...linked, linkedNow: false });
   const email = discordUser.email?.trim().toLowerCase();
-  if (!email || !discordUser.verified) return { error: "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail." };
+  if (!email || !discordUser.verified) {
+    return fail("forbidden", "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail.");
+  }
 
   const existing = await db.select({ id: users.id, verifiedAt: users.emailVerifiedAt }).from(users).where(sql`lower(${users.email}) = ${email}`).get();
   let userId = existing?.id;
@@ -104,17 +108,28 @@ async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promis
     ]);
   }
   await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: discordUser.id, userId: userId!, createdAt: now }).onConflictDoNothing();
-  await claimSubscriptions(db, userId!, email);
-  return { userId: userId! };
+  return ok({ id: userId!, email, linkedNow: true });
 }
 
-export async function finishDiscordSignIn(db: Db, config: DiscordConfig, request: Request, now = Date.now()): Promise<DiscordOutcome> {
+/**
+ * Completes the sign-in Discord sent the browser back with. Answers the account (and whether it
+ * was linked just now) with its session or second-factor challenge cookie; the state cookies are
+ * the caller's to clear (`clearDiscordCookies`).
+ */
+export async function finishDiscordSignIn(
+  db: Db,
+  config: DiscordConfig,
+  request: Request,
+  now = Date.now(),
+): Promise<Result<SignInCookie & { account: DiscordAccount }>> {
   const url = new URL(request.url);
   const state = url.searchParams.get("state");
   const code = url.searchParams.get("code");
   const expectedState = readCookie(request, STATE_COOKIE);
   const verifier = readCookie(request, VERIFIER_COOKIE);
-  if (!state || !code || !expectedState || !verifier || state !== expectedState) return failure("The sign-in link expired or did not come from this browser. Please try again.");
+  if (!state || !code || !expectedState || !verifier || state !== expectedState) {
+    return fail("unauthenticated", "The sign-in link expired or did not come from this browser. Please try again.");
+  }
 
   let discordUser: DiscordUser;
   try {
@@ -124,19 +139,9 @@ export async function finishDiscordSignIn(db: Db, config: DiscordConfig, request
     discordUser = (await response.json()) as DiscordUser;
   } catch (error) {
     console.error("Discord sign-in failed:", error);
-    return failure("Discord did not confirm the sign-in. Please try again.");
+    return fail("unauthenticated", "Discord did not confirm the sign-in. Please try again.");
   }
   const account = await accountFor(db, discordUser, now);
-  if ("error" in account) return failure(account.error);
-
-  const cleared = [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE)];
-  if (await hasTwoFactor(db, account.userId)) {
-    return { ok: true, secondFactor: true, cookies: [...cleared, await startChallenge(db, account.userId, now)], toast: { title: "Two-factor authentication" } };
-  }
-  return {
-    ok: true,
-    secondFactor: false,
-    cookies: [...cleared, await createSession(db, account.userId, request, now)],
-    toast: { title: "Welcome back!", description: "You've successfully logged in" },
-  };
+  if (!account.ok) return account;
+  return ok({ ...(await signInAs(db, account.value.id, request, now)), account: account.value });
 }

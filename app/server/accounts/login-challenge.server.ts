@@ -2,13 +2,14 @@
 // gets a five-minute challenge cookie instead of a session; the session starts only once a code
 // from the authenticator app (or a recovery code) checks out. Five wrong codes end the challenge.
 import { eq, sql } from "drizzle-orm";
-import type { Toast } from "~/lib/toast";
+import { fail, ok, type Result } from "~/lib/result";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import { randomToken, sha256Hex } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { loginChallenges, users } from "../platform/db/schema.server";
 import { createSession } from "./session.server";
-import { attemptSucceeded, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
+import type { SignInCookie } from "./sign-in.server";
+import { attemptSucceeded, clientAddress, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 import { verifySecondFactor } from "./two-factor.server";
 
 export const CHALLENGE_COOKIE = "__Host-2fa";
@@ -34,23 +35,23 @@ export async function hasOpenChallenge(db: Db, request: Request, now = Date.now(
   return (await challengeFrom(db, request, now)) !== null;
 }
 
-export type ChallengeOutcome =
-  | { ok: true; cookies: string[]; toast: Toast }
-  | { ok: false; status: number; toast: Toast; restart?: boolean; cookies?: string[]; retryAfterSeconds?: number };
+/** Ends the challenge in the browser, once it has been passed or has to start over. */
+export function clearChallengeCookie(): string {
+  return clearCookie(CHALLENGE_COOKIE);
+}
 
-export async function completeChallenge(db: Db, key: string, request: Request, code: unknown, clientIp: string, now = Date.now()): Promise<ChallengeOutcome> {
+/**
+ * Checks a code against the browser's challenge and opens the session when it is right. A wrong
+ * code is `unauthenticated` with `field: "code"`; a challenge that is gone (expired, used up, never
+ * started) is `unauthenticated` with no field, and the browser has to sign in again.
+ */
+export async function completeChallenge(db: Db, key: string, request: Request, code: string, now = Date.now()): Promise<Result<SignInCookie>> {
   const challenge = await challengeFrom(db, request, now);
-  const restart: ChallengeOutcome = {
-    ok: false,
-    status: 401,
-    restart: true,
-    cookies: [clearCookie(CHALLENGE_COOKIE)],
-    toast: { title: "Sign in again", description: "Your sign-in timed out or had too many wrong codes. Please log in again.", variant: "destructive" },
-  };
+  const restart = fail("unauthenticated", "Your sign-in timed out or had too many wrong codes. Please log in again.");
   if (!challenge) return restart;
   // Codes are also limited per account across challenges: a new password sign-in starts a new
   // challenge but not a new allowance.
-  const reservation = await reserveAttempt(db, secondFactorKeys(clientIp, challenge.userId), now);
+  const reservation = await reserveAttempt(db, secondFactorKeys(clientAddress(request), challenge.userId), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "wrong codes");
   // Count the attempt before checking, so parallel guesses cannot exceed the limit.
   const [counted] = await db
@@ -60,19 +61,15 @@ export async function completeChallenge(db: Db, key: string, request: Request, c
     .returning({ attempts: loginChallenges.attempts });
   if (!counted || counted.attempts > MAX_CHALLENGE_ATTEMPTS) return restart;
   const user = await db.select({ email: users.email }).from(users).where(eq(users.id, challenge.userId)).get();
-  if (!user || !(await verifySecondFactor(db, key, challenge.userId, user.email, typeof code === "string" ? code : "", now))) {
+  if (!user || !(await verifySecondFactor(db, key, challenge.userId, user.email, code, now))) {
     const left = MAX_CHALLENGE_ATTEMPTS - counted.attempts;
     if (left <= 0) {
       await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
       return restart;
     }
-    return { ok: false, status: 401, toast: { title: "Invalid code", description: `That code did not work. ${left} attempt${left === 1 ? "" : "s"} left.`, variant: "destructive" } };
+    return fail("unauthenticated", `That code did not work. ${left} attempt${left === 1 ? "" : "s"} left.`, { field: "code" });
   }
   await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
   await attemptSucceeded(db, reservation, now);
-  return {
-    ok: true,
-    cookies: [await createSession(db, challenge.userId, request, now), clearCookie(CHALLENGE_COOKIE)],
-    toast: { title: "Welcome back!", description: "You've successfully logged in" },
-  };
+  return ok({ cookie: await createSession(db, challenge.userId, request, now), secondFactor: false });
 }

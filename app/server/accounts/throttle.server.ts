@@ -7,8 +7,7 @@
 // Every attempt is counted *before* it is checked, in one statement that refuses it while the key
 // is blocked: parallel requests cannot all pass a check that only looked at the old count.
 import { eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { HeadersFunction } from "react-router";
-import type { Toast } from "~/lib/toast";
+import { fail } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
 import { authThrottle } from "../platform/db/schema.server";
 
@@ -34,6 +33,11 @@ export const THROTTLE_POLICIES = {
 
 export type ThrottlePolicy = keyof typeof THROTTLE_POLICIES;
 export type ThrottleKey = { policy: ThrottlePolicy; key: string };
+
+/** The client an attempt comes from, as Cloudflare saw it. */
+export function clientAddress(request: Request): string {
+  return request.headers.get("CF-Connecting-IP") ?? "local";
+}
 
 export function throttleKeys(clientIp: string, accountId?: string): ThrottleKey[] {
   const keys: ThrottleKey[] = [{ policy: "client", key: `client:${clientIp}` }];
@@ -148,18 +152,7 @@ function describeWait(ms: number): string {
   return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }
 
-/** The answer to an attempt refused by the throttle. */
-export function throttled(ms: number, what: string): { ok: false; status: 429; retryAfterSeconds: number; toast: Toast } {
-  return {
-    ok: false,
-    status: 429,
-    retryAfterSeconds: Math.ceil(ms / SECOND),
-    toast: { title: "Too Many Attempts", description: `Too many ${what}. Please wait ${describeWait(ms)} and try again.`, variant: "destructive" },
-  };
+/** The problem for an attempt refused by the throttle: what was refused, and when to try again. */
+export function throttled(ms: number, what: string) {
+  return fail("rate-limited", `Too many ${what}. Please wait ${describeWait(ms)} and try again.`, { retryAfterSeconds: Math.ceil(ms / SECOND) });
 }
-
-/** For routes whose actions may be throttled: the action's Retry-After reaches the client. */
-export const passRetryAfter: HeadersFunction = ({ actionHeaders }) => {
-  const retryAfter = actionHeaders.get("Retry-After");
-  return retryAfter ? { "Retry-After": retryAfter } : new Headers();
-};

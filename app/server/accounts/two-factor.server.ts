@@ -5,6 +5,7 @@ import { and, count, eq, isNull, lt, or } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { renderSVG } from "uqr";
 import { BRAND } from "~/lib/brand";
+import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "../platform/tokens.server";
@@ -13,8 +14,6 @@ import { recoveryCodes, totpFactors } from "../platform/db/schema.server";
 
 export const RECOVERY_CODE_COUNT = 10;
 const DRIFT_STEPS = 1;
-
-type Result<T = object> = ({ ok: true } & T) | { ok: false; message: string };
 
 async function aesKey(base64Key: string): Promise<CryptoKey> {
   const raw = base64Key ? fromBase64(base64Key) : new Uint8Array();
@@ -68,7 +67,7 @@ export async function hasTwoFactor(db: Db, userId: string): Promise<boolean> {
 
 /** Starts enrolment: a fresh secret, as a QR code and as a key to type in. */
 export async function startEnrolment(db: Db, key: string, viewer: Viewer, now = Date.now()): Promise<Result<{ secret: string; qrDataUrl: string }>> {
-  if (await hasTwoFactor(db, viewer.id)) return { ok: false, message: "Two-factor authentication is already enabled" };
+  if (await hasTwoFactor(db, viewer.id)) return fail("conflict", "Two-factor authentication is already enabled");
   const secret = new OTPAuth.Secret({ buffer: randomBytes(20).buffer }).base32;
   const sealed = await sealSecret(secret, key);
   await db
@@ -76,7 +75,7 @@ export async function startEnrolment(db: Db, key: string, viewer: Viewer, now = 
     .values({ userId: viewer.id, secret: sealed, status: "pending", createdAt: now })
     .onConflictDoUpdate({ target: totpFactors.userId, set: { secret: sealed, status: "pending", lastUsedStep: null, createdAt: now, verifiedAt: null } });
   const svg = renderSVG(totpFor(secret, viewer.email).toString(), { border: 2, pixelSize: 6, whiteColor: "#ffffff", blackColor: "#000000" });
-  return { ok: true, secret, qrDataUrl: `data:image/svg+xml;base64,${toBase64(new TextEncoder().encode(svg))}` };
+  return ok({ secret, qrDataUrl: `data:image/svg+xml;base64,${toBase64(new TextEncoder().encode(svg))}` });
 }
 
 function newRecoveryCode(): string {
@@ -89,9 +88,9 @@ const normaliseRecovery = (code: string) => code.replace(/[\s-]/g, "").toUpperCa
 /** Confirms enrolment with a code from the app; turns 2FA on and returns the recovery codes. */
 export async function confirmEnrolment(db: Db, key: string, viewer: Viewer, code: string, now = Date.now()): Promise<Result<{ recoveryCodes: string[] }>> {
   const factor = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, viewer.id), eq(totpFactors.status, "pending"))).get();
-  if (!factor) return { ok: false, message: "Start again: open the setup first" };
+  if (!factor) return fail("conflict", "Start again: open the setup first");
   const step = matchingStep(totpFor(await openSecret(factor.secret, key), viewer.email), code.trim(), now);
-  if (step === null || !(await consumeStep(db, viewer.id, step))) return { ok: false, message: "That code is not valid. Check your app's time and try again." };
+  if (step === null || !(await consumeStep(db, viewer.id, step))) return fail("invalid", "That code is not valid. Check your app's time and try again.", { field: "code" });
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await db.batch([
     db.update(totpFactors).set({ status: "verified", verifiedAt: now }).where(eq(totpFactors.userId, viewer.id)),
@@ -99,7 +98,7 @@ export async function confirmEnrolment(db: Db, key: string, viewer: Viewer, code
     db.insert(recoveryCodes).values(await Promise.all(codes.map(async (c) => ({ userId: viewer.id, codeHash: await sha256Hex(normaliseRecovery(c)) })))),
   ]);
   await audit(db, viewer.id, "2fa.enable", viewer.id);
-  return { ok: true, recoveryCodes: codes };
+  return ok({ recoveryCodes: codes });
 }
 
 /**
@@ -127,10 +126,10 @@ export async function verifySecondFactor(db: Db, key: string, userId: string, em
 /** Turns 2FA off; it takes a current code from the app. */
 export async function disableTwoFactor(db: Db, key: string, viewer: Viewer, code: string, now = Date.now()): Promise<Result> {
   if (!/^\d{6}$/.test(code.trim()) || !(await verifySecondFactor(db, key, viewer.id, viewer.email, code, now))) {
-    return { ok: false, message: "Enter a current code from your authenticator app" };
+    return fail("invalid", "Enter a current code from your authenticator app", { field: "code" });
   }
   await db.batch([db.delete(totpFactors).where(eq(totpFactors.userId, viewer.id)), db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id))]);
   await audit(db, viewer.id, "2fa.disable", viewer.id);
-  return { ok: true };
+  return ok();
 }
 

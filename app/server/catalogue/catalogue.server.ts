@@ -2,7 +2,6 @@
 // otherwise from the demo catalogue in the repository. Both speak the Storefront API's shape,
 // so one normaliser turns either into the app's `Product`.
 import type { Money, Product } from "~/lib/catalogue";
-import type { Toast } from "~/lib/toast";
 import demoCatalogue from "./demo-catalogue.json";
 import { sha256Hex } from "../platform/tokens.server";
 import { LIMITS, PRODUCT_BY_HANDLE_QUERY, PRODUCTS_QUERY } from "./queries.server";
@@ -41,11 +40,11 @@ export function normaliseProduct(node: StorefrontProduct): Product {
   };
 }
 
-/** A catalogue failure, carrying what the shop's UI tells the user about it. */
+/** A catalogue failure. `payment-required`: the store's plan does not include the Storefront API. */
 export class CatalogueError extends Error {
   constructor(
     message: string,
-    readonly toast: Toast,
+    readonly kind: "payment-required" | "failed" = "failed",
   ) {
     super(message);
     this.name = "CatalogueError";
@@ -98,23 +97,18 @@ export async function storefrontRequest<T>(
     body: JSON.stringify({ query, variables }),
   });
   if (response.status === 402) {
-    throw new CatalogueError("Shopify: Payment required", {
-      title: "Shopify: Payment required",
-      description:
-        "Storefront API access requires an active Shopify billing plan. Visit https://admin.shopify.com to upgrade your store.",
-      variant: "destructive",
-    });
+    throw new CatalogueError("Shopify: Payment required", "payment-required");
   }
   if (!response.ok) {
     const message = `HTTP error! status: ${response.status}`;
-    throw new CatalogueError(message, { title: "Error", description: message, variant: "destructive" });
+    throw new CatalogueError(message);
   }
   const body = (await response.json()) as GraphQLResponse<T>;
   if (body.errors?.length) {
     const message = `Error calling Shopify: ${body.errors.map((e) => e.message).join(", ")}`;
-    throw new CatalogueError(message, { title: "Error", description: message, variant: "destructive" });
+    throw new CatalogueError(message);
   }
-  if (!body.data) throw new CatalogueError("Empty response from Shopify", { title: "Error", description: "Empty response from Shopify", variant: "destructive" });
+  if (!body.data) throw new CatalogueError("Empty response from Shopify");
   return body.data;
 }
 

@@ -5,13 +5,15 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { isVariantGid, variantNumericId } from "~/lib/catalogue";
 import { MAX_LINE_QUANTITY } from "~/lib/cart";
+import { fail, ok, type Result } from "~/lib/result";
 import { type Catalogue, CatalogueError, isShopifyConfigured, type ShopifyConfig, storefrontRequest } from "./catalogue.server";
 import { CART_CREATE_MUTATION, LIMITS } from "./queries.server";
 import { randomToken } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { demoCheckouts } from "../platform/db/schema.server";
-import { signWebhookBody } from "../fulfilment/shopify-hmac.server";
+import { signWebhookBody } from "../platform/shopify-hmac.server";
 
+/** The cart's lines as /api/checkout receives them: JSON from the cart, not a form, checked only here (with the provider's cart-line limit). */
 export const checkoutSchema = v.object({
   lines: v.pipe(
     v.array(
@@ -26,7 +28,7 @@ export const checkoutSchema = v.object({
 });
 
 export type CheckoutLine = v.InferOutput<typeof checkoutSchema>["lines"][number];
-export type CheckoutResult = { ok: true; checkoutUrl: string } | { ok: false; message: string };
+type Checkout = { checkoutUrl: string };
 
 interface CheckoutDeps {
   db: Db;
@@ -43,7 +45,7 @@ interface CartCreateData {
   };
 }
 
-async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email: string): Promise<CheckoutResult> {
+async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email: string): Promise<Result<Checkout>> {
   try {
     const data = await storefrontRequest<CartCreateData>(
       deps.config,
@@ -52,11 +54,11 @@ async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email:
       deps.fetcher,
     );
     const { cart, userErrors } = data.cartCreate;
-    if (userErrors.length > 0) return { ok: false, message: `Cart creation failed: ${userErrors.map((e) => e.message).join(", ")}` };
-    if (!cart?.checkoutUrl) return { ok: false, message: "No checkout URL returned from Shopify" };
-    return { ok: true, checkoutUrl: cart.checkoutUrl };
+    if (userErrors.length > 0) return fail("invalid", `Cart creation failed: ${userErrors.map((e) => e.message).join(", ")}`);
+    if (!cart?.checkoutUrl) return fail("unavailable", "No checkout URL returned from Shopify");
+    return ok({ checkoutUrl: cart.checkoutUrl });
   } catch (error) {
-    if (error instanceof CatalogueError) return { ok: false, message: error.message };
+    if (error instanceof CatalogueError) return fail("unavailable", error.message);
     throw error;
   }
 }
@@ -70,14 +72,15 @@ export interface DemoCheckoutLine {
   quantity: number;
 }
 
-async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { id: string; email: string }): Promise<CheckoutResult> {
+async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { id: string; email: string }): Promise<Result<Checkout>> {
   const products = await deps.catalogue.listProducts({ first: LIMITS.adminProducts, variantsFirst: LIMITS.productVariants });
   const stored: DemoCheckoutLine[] = [];
   for (const line of lines) {
     const product = products.find((p) => p.variants.some((variant) => variant.id === line.merchandiseId));
     const variant = product?.variants.find((variant) => variant.id === line.merchandiseId);
-    if (!product || !variant) return { ok: false, message: "Cart creation failed: The merchandise does not exist." };
-    if (!variant.availableForSale) return { ok: false, message: `Cart creation failed: ${product.title} - ${variant.title} is sold out.` };
+    // Worded as Shopify words its cart errors.
+    if (!product || !variant) return fail("invalid", "Cart creation failed: The merchandise does not exist.");
+    if (!variant.availableForSale) return fail("conflict", `Cart creation failed: ${product.title} - ${variant.title} is sold out.`);
     stored.push({
       variantId: variant.id,
       productId: product.id,
@@ -89,7 +92,7 @@ async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { 
   }
   const id = randomToken();
   await deps.db.insert(demoCheckouts).values({ id, userId: buyer.id, email: buyer.email, lines: JSON.stringify(stored), createdAt: Date.now() });
-  return { ok: true, checkoutUrl: `${deps.origin}/checkout/demo/${id}` };
+  return ok({ checkoutUrl: `${deps.origin}/checkout/demo/${id}` });
 }
 
 // The demo checkout hands out real keys for a button press, so a production build never has it:
@@ -97,12 +100,10 @@ async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { 
 export const DEMO_CHECKOUT_ENABLED = import.meta.env.MODE !== "production";
 
 /** Creates a checkout for the signed-in buyer and returns where to pay. */
-export async function createCheckout(deps: CheckoutDeps, input: unknown, buyer: { id: string; email: string }): Promise<CheckoutResult> {
-  const parsed = v.safeParse(checkoutSchema, input);
-  if (!parsed.success) return { ok: false, message: parsed.issues[0].message };
-  if (isShopifyConfigured(deps.config)) return shopifyCheckout(deps, parsed.output.lines, buyer.email);
-  if (DEMO_CHECKOUT_ENABLED) return demoCheckout(deps, parsed.output.lines, buyer);
-  return { ok: false, message: "Checkout is not available: no Shopify store is configured." };
+export async function createCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { id: string; email: string }): Promise<Result<Checkout>> {
+  if (isShopifyConfigured(deps.config)) return shopifyCheckout(deps, lines, buyer.email);
+  if (DEMO_CHECKOUT_ENABLED) return demoCheckout(deps, lines, buyer);
+  return fail("unavailable", "Checkout is not available: no Shopify store is configured.");
 }
 
 export async function getDemoCheckout(db: Db, id: string) {
@@ -144,10 +145,6 @@ export function demoOrderPayload(order: { id: number; number: number; email: str
   };
 }
 
-export type DemoPayResult =
-  | { ok: true; orderNumber: number; delivered: boolean; status: number }
-  | { ok: false; message: string };
-
 /**
  * Pays a demo checkout once and sends the signed `orders/create` webhook to the Worker's own
  * /webhooks/shopify endpoint through `deliver` (a loopback fetch into this Worker).
@@ -159,8 +156,8 @@ export async function payDemoCheckout(
   email: string,
   deliver: (request: Request) => Promise<Response>,
   origin: string,
-): Promise<DemoPayResult> {
-  if (!secret) return { ok: false, message: "SHOPIFY_WEBHOOK_SECRET is not set, so the order webhook cannot be signed." };
+): Promise<Result<{ orderNumber: number }>> {
+  if (!secret) return fail("unavailable", "SHOPIFY_WEBHOOK_SECRET is not set, so the order webhook cannot be signed.");
   const now = Date.now();
   // Only one payment wins, however many times Pay is pressed.
   const paid = await db
@@ -175,9 +172,7 @@ export async function payDemoCheckout(
     .get();
   if (!paid) {
     const existing = await getDemoCheckout(db, id);
-    return existing?.orderNumber
-      ? { ok: true, orderNumber: existing.orderNumber, delivered: true, status: 200 }
-      : { ok: false, message: "This checkout does not exist." };
+    return existing?.orderNumber ? ok({ orderNumber: existing.orderNumber }) : fail("not-found", "This checkout does not exist.");
   }
   const orderId = now * 1000 + Math.floor(Math.random() * 1000);
   await db.update(demoCheckouts).set({ orderId: String(orderId) }).where(eq(demoCheckouts.id, id));
@@ -199,5 +194,6 @@ export async function payDemoCheckout(
       body,
     }),
   );
-  return { ok: true, orderNumber: paid.orderNumber!, delivered: response.ok, status: response.status };
+  if (!response.ok) return fail("failed", `The shop did not accept the order webhook (status ${response.status}).`);
+  return ok({ orderNumber: paid.orderNumber! });
 }

@@ -11,7 +11,7 @@ import { sha256Hex } from "../platform/tokens.server";
 import { lineVariant, type Order } from "./order-lines.server";
 import { fulfilOrder, recordOrder } from "./orders.server";
 import { cancelOrder, recordRefund } from "./refunds.server";
-import { verifyWebhookSignature } from "./shopify-hmac.server";
+import { verifyWebhookSignature } from "../platform/shopify-hmac.server";
 
 const id = v.pipe(
   v.union([v.pipe(v.number(), v.integer(), v.minValue(1)), v.pipe(v.string(), v.regex(/^\d{1,20}$/))]),

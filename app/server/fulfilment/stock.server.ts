@@ -2,16 +2,15 @@
 // unit; that is guaranteed by the database (conditional updates and a unique index on the unit),
 // not by application locks, because D1 has no interactive transactions.
 import { and, asc, count, desc, eq, gte, isNull, sql } from "drizzle-orm";
+import { fail, ok, type Result } from "~/lib/result";
+import { MAX_CODE_LENGTH, MAX_CODES_PER_SUBMISSION } from "~/lib/schemas/stock";
 import { chunksOf, type Db, isUniqueViolation } from "../platform/db/client.server";
 import { backorders, productCodes, shopifyOrders } from "../platform/db/schema.server";
 
-export const MAX_CODES_PER_SUBMISSION = 1000;
-export const MAX_CODE_LENGTH = 200;
 const LIST_LIMIT = 500;
 
-export type AddCodesResult =
-  | { ok: true; added: number; duplicatesInInput: number; alreadyStored: number }
-  | { ok: false; title: string; message: string };
+/** What one submission added, and what it skipped: repeats within it, and codes stored before. */
+export type AddedCodes = { added: number; duplicatesInInput: number; alreadyStored: number };
 
 /** Splits the admin's text into codes: one per line, trimmed, blanks dropped, duplicates removed. */
 export function parseCodeLines(text: string): { codes: string[]; duplicatesInInput: number } {
@@ -23,19 +22,15 @@ export function parseCodeLines(text: string): { codes: string[]; duplicatesInInp
   return { codes, duplicatesInInput: lines.length - codes.length };
 }
 
-export async function addCodes(
-  db: Db,
-  variant: { id: string; title: string },
-  text: string,
-  now = Date.now(),
-): Promise<AddCodesResult> {
+/** Stores the new codes of the admin's text for a variant; at least one must be new. */
+export async function addCodes(db: Db, variant: { id: string; title: string }, text: string, now = Date.now()): Promise<Result<AddedCodes>> {
   const { codes, duplicatesInInput } = parseCodeLines(text);
-  if (codes.length === 0) return { ok: false, title: "Error", message: "No valid codes found" };
+  if (codes.length === 0) return fail("invalid", "No valid codes found", { field: "codes" });
   if (codes.length > MAX_CODES_PER_SUBMISSION) {
-    return { ok: false, title: "Error", message: `Add at most ${MAX_CODES_PER_SUBMISSION} codes at a time` };
+    return fail("invalid", `Add at most ${MAX_CODES_PER_SUBMISSION} codes at a time`, { field: "codes" });
   }
   if (codes.some((c) => c.length > MAX_CODE_LENGTH)) {
-    return { ok: false, title: "Error", message: `Codes must be at most ${MAX_CODE_LENGTH} characters` };
+    return fail("invalid", `Codes must be at most ${MAX_CODE_LENGTH} characters`, { field: "codes" });
   }
   // Insert what is new; the (variant, code) unique index skips what is already stored, even if
   // another admin adds the same codes at the same moment.
@@ -49,28 +44,17 @@ export async function addCodes(
       .returning({ id: productCodes.id });
     added += rows.length;
   }
-  const alreadyStored = codes.length - added;
-  if (added === 0) {
-    return { ok: false, title: "No New Codes", message: `All ${codes.length} codes already exist in the database` };
-  }
-  return { ok: true, added, duplicatesInInput, alreadyStored };
-}
-
-export function addCodesMessage(result: Extract<AddCodesResult, { ok: true }>, variantTitle: string): string {
-  const skipped =
-    result.duplicatesInInput + result.alreadyStored > 0
-      ? `\nSkipped: ${result.duplicatesInInput} duplicate(s) in input, ${result.alreadyStored} already in database`
-      : "";
-  return `Added ${result.added} new codes for ${variantTitle}${skipped}`;
+  if (added === 0) return fail("conflict", `All ${codes.length} codes already exist in the database`);
+  return ok({ added, duplicatesInInput, alreadyStored: codes.length - added });
 }
 
 /** Deletes a code that is still available; a sold code is never deleted. */
-export async function deleteAvailableCode(db: Db, id: number): Promise<boolean> {
+export async function deleteAvailableCode(db: Db, id: number): Promise<Result> {
   const deleted = await db
     .delete(productCodes)
     .where(and(eq(productCodes.id, id), eq(productCodes.isUsed, false)))
     .returning({ id: productCodes.id });
-  return deleted.length === 1;
+  return deleted.length === 1 ? ok() : fail("conflict", "Only available codes can be deleted");
 }
 
 export async function availableCodes(db: Db, variantId?: string) {

@@ -1,7 +1,7 @@
 // The way into the chat room: a WebSocket upgrade from our own pages by a signed-in member. The
 // member's id and username travel to the room in headers the Worker sets itself; anything the
 // browser sent under those names is dropped.
-import { MEMBER_ID_HEADER, MEMBER_NAME_HEADER } from "../../../workers/chat-room";
+import { MEMBER_ID_HEADER, MEMBER_NAME_HEADER } from "~/lib/chat";
 import type { Db } from "../platform/db/client.server";
 import { getViewer } from "../accounts/session.server";
 

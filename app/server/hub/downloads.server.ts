@@ -1,14 +1,14 @@
 // Downloads: files in the private R2 bucket `downloads`, listed from D1 and streamed through the
 // Worker only to members allowed to have them. The bucket is never public.
 import { and, desc, eq, ne } from "drizzle-orm";
-import * as v from "valibot";
+import { fail, ok, type Result } from "~/lib/result";
+import type { UploadInput } from "~/lib/schemas/downloads";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { downloadableFiles } from "../platform/db/schema.server";
 import { hasActiveSubscription } from "../fulfilment/subscriptions.server";
 
-export const MAX_UPLOAD_BYTES = 90 * 1024 * 1024;
 export const SUBSCRIPTION_REQUIRED = "Active subscription required to download this file";
 
 export function activeFiles(db: Db) {
@@ -33,54 +33,34 @@ export function contentDisposition(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
-/** The file as a download response, or the reason it is refused. */
-export async function downloadResponse(db: Db, bucket: R2Bucket, viewer: Viewer, fileId: string, now = Date.now()): Promise<Response> {
+interface Download {
+  fileName: string;
+  contentType: string;
+  object: R2ObjectBody;
+}
+
+/** The file and its bytes, if `viewer` may have it: subscription-only files need an active plan. */
+export async function openDownload(db: Db, bucket: R2Bucket, viewer: Viewer, fileId: string, now = Date.now()): Promise<Result<Download>> {
   const file = await db
     .select()
     .from(downloadableFiles)
     .where(and(eq(downloadableFiles.id, fileId), eq(downloadableFiles.isActive, true)))
     .get();
-  const text = (status: number, body: string) =>
-    new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "private, no-store" } });
-  if (!file) return text(404, "File not found");
+  if (!file) return fail("not-found", "File not found");
   if (file.requiresSubscription && !viewer.isAdmin && !(await hasActiveSubscription(db, viewer.id, now))) {
-    return text(403, SUBSCRIPTION_REQUIRED);
+    return fail("forbidden", SUBSCRIPTION_REQUIRED);
   }
   const object = await bucket.get(file.filePath);
-  if (!object) return text(404, "File not found");
-  return new Response(object.body, {
-    headers: {
-      "Content-Type": file.contentType,
-      "Content-Length": String(object.size),
-      "Content-Disposition": contentDisposition(file.fileName),
-      "Cache-Control": "private, no-store",
-      ETag: object.httpEtag,
-    },
-  });
+  if (!object) return fail("not-found", "File not found");
+  return ok({ fileName: file.fileName, contentType: file.contentType, object });
 }
-
-const uploadSchema = v.object({
-  version: v.pipe(v.optional(v.string(), ""), v.trim(), v.minLength(1, "Enter a version"), v.maxLength(40, "Versions are at most 40 characters")),
-  description: v.pipe(v.optional(v.string(), ""), v.trim(), v.maxLength(500, "Descriptions are at most 500 characters")),
-  requiresSubscription: v.optional(v.string()),
-});
 
 /**
  * Admin: stores a new version of a file and makes it the one members get; older versions with the
  * same name stop being listed (their objects stay in the bucket).
  */
-export async function uploadFile(
-  db: Db,
-  bucket: R2Bucket,
-  admin: Viewer,
-  form: FormData,
-  now = Date.now(),
-): Promise<{ ok: true; fileName: string; version: string } | { ok: false; message: string }> {
-  const file = form.get("file");
-  if (!(file instanceof File) || file.size === 0) return { ok: false, message: "Choose a file to upload" };
-  if (file.size > MAX_UPLOAD_BYTES) return { ok: false, message: "Files can be at most 90 MB" };
-  const fields = v.safeParse(uploadSchema, Object.fromEntries([...form].filter(([, value]) => typeof value === "string")));
-  if (!fields.success) return { ok: false, message: fields.issues[0].message };
+export async function uploadFile(db: Db, bucket: R2Bucket, admin: Viewer, input: UploadInput, now = Date.now()) {
+  const { file, version, description, requiresSubscription } = input;
   const fileName = file.name.replace(/[/\\]/g, "_").slice(0, 200) || "download.bin";
   const id = crypto.randomUUID();
   const key = `files/${id}/${fileName}`;
@@ -93,9 +73,9 @@ export async function uploadFile(
       filePath: key,
       fileSize: file.size,
       contentType,
-      version: fields.output.version,
-      description: fields.output.description || null,
-      requiresSubscription: fields.output.requiresSubscription === "on",
+      version,
+      description: description || null,
+      requiresSubscription,
       isActive: true,
       createdAt: now,
     }),
@@ -104,6 +84,6 @@ export async function uploadFile(
       .set({ isActive: false })
       .where(and(eq(downloadableFiles.fileName, fileName), ne(downloadableFiles.id, id))),
   ]);
-  await audit(db, admin.id, "download.upload", fileName, { version: fields.output.version, size: file.size });
-  return { ok: true, fileName, version: fields.output.version };
+  await audit(db, admin.id, "download.upload", fileName, { version, size: file.size });
+  return { fileName, version };
 }

@@ -5,7 +5,8 @@
 import { count, desc, eq, sql } from "drizzle-orm";
 import { formatUsd } from "~/lib/format";
 import { planVariants } from "~/lib/plans";
-import { checkAmount, checkQuantity, discounted, type FormProblem, isKeyType, type KeyType, KEY_TYPES } from "~/lib/schemas/reseller";
+import { fail, ok, type Result } from "~/lib/result";
+import { type CreditInput, discounted, type GenerateKeysInput, type KeyType, KEY_TYPES } from "~/lib/schemas/reseller";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Catalogue } from "../catalogue/catalogue.server";
@@ -14,8 +15,6 @@ import { chunksOf, type Db } from "../platform/db/client.server";
 import { profiles, resellerAccounts, resellerKeys, users } from "../platform/db/schema.server";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
-
-type Result<T> = ({ ok: true } & T) | ({ ok: false } & FormProblem);
 
 /** The member's reseller account, opened on first use. */
 export async function ensureResellerAccount(db: Db, userId: string, now = Date.now()) {
@@ -51,32 +50,24 @@ function isConstraint(error: unknown, name: string): boolean {
   return String(error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : error).includes(name);
 }
 
+/** Buys `quantity` keys of `keyType` from the reseller's balance. */
 export async function generateKeys(
   db: Db,
   catalogue: Catalogue,
   viewer: Viewer,
-  input: { quantity?: unknown; keyType?: unknown },
+  { quantity, keyType }: Pick<GenerateKeysInput, "quantity" | "keyType">,
   now = Date.now(),
 ): Promise<Result<{ keys: string[]; totalCents: number }>> {
-  const quantity = checkQuantity(input.quantity);
-  if (!quantity.ok) return quantity;
-  const requested = input.keyType ?? "";
-  if (requested !== "" && !isKeyType(requested)) return { ok: false, title: "Error", message: "Choose Monthly License or Weekly License" };
-  const keyType: KeyType = isKeyType(requested) ? requested : "monthly";
   const listPrice = (await keyPrices(catalogue))[keyType];
-  if (!listPrice) return { ok: false, title: "Error", message: `${KEY_TYPES[keyType]} keys are not on sale right now` };
+  if (!listPrice) return fail("conflict", `${KEY_TYPES[keyType]} keys are not on sale right now`);
   const account = await ensureResellerAccount(db, viewer.id, now);
   const unitCents = discounted(listPrice, account.discountRate);
-  const totalCents = unitCents * quantity.quantity;
-  const shortfall = {
-    ok: false as const,
-    title: "Error",
-    message: `Insufficient balance: ${quantity.quantity} ${KEY_TYPES[keyType]} keys cost ${formatUsd(totalCents)}.`,
-  };
+  const totalCents = unitCents * quantity;
+  const shortfall = fail("conflict", `Insufficient balance: ${quantity} ${KEY_TYPES[keyType]} keys cost ${formatUsd(totalCents)}.`);
   if (account.balanceCents < totalCents) return shortfall;
 
   for (let attempt = 0; attempt < 2; attempt++) {
-    const keys = Array.from({ length: quantity.quantity }, newKeyCode);
+    const keys = Array.from({ length: quantity }, newKeyCode);
     try {
       const rows = keys.map((keyCode, i) => ({ id: crypto.randomUUID(), userId: viewer.id, keyCode, keyType, status: "active" as const, priceCents: unitCents, purchaseDate: now + i }));
       await db.batch([
@@ -87,7 +78,7 @@ export async function generateKeys(
         // Seven bound parameters per key row; every statement is in the same transaction.
         ...chunksOf(rows, 7).map((group) => db.insert(resellerKeys).values(group)),
       ]);
-      return { ok: true, keys, totalCents };
+      return ok({ keys, totalCents });
     } catch (error) {
       // Another generation spent the balance first: the CHECK refused, nothing was written.
       if (isConstraint(error, "reseller_balance_non_negative")) return shortfall;
@@ -96,35 +87,30 @@ export async function generateKeys(
       throw error;
     }
   }
-  return { ok: false, title: "Error", message: "Could not generate keys. Please try again." };
-}
-
-/** Validates an add-balance request; paying it in is not available yet. */
-export function addBalanceAnswer(amount: unknown): FormProblem & { ok: boolean } {
-  const checked = checkAmount(amount);
-  return checked.ok ? { ok: true, title: "Coming Soon", message: "Payment integration will be available soon" } : checked;
+  return fail("failed", "Could not generate keys. Please try again.");
 }
 
 /** Admin: credits a reseller's balance (by e-mail or username) and records it in the audit log. */
-export async function creditBalance(db: Db, admin: Viewer, input: { account?: unknown; amount?: unknown }): Promise<Result<{ username: string; balanceCents: number }>> {
-  const amount = checkAmount(input.amount);
-  if (!amount.ok) return amount;
-  const who = typeof input.account === "string" ? input.account.trim().toLowerCase() : "";
-  if (!who) return { ok: false, title: "Error", message: "Enter the reseller's e-mail or username" };
+export async function creditBalance(
+  db: Db,
+  admin: Viewer,
+  { account, amount }: Pick<CreditInput, "account" | "amount">,
+): Promise<Result<{ username: string; balanceCents: number }>> {
+  if (!admin.isAdmin) return fail("forbidden", "You don't have permission to credit balances");
   const member = await db
     .select({ id: users.id, username: profiles.username })
     .from(users)
     .innerJoin(profiles, eq(profiles.id, users.id))
-    .where(who.includes("@") ? sql`lower(${users.email}) = ${who}` : sql`lower(${profiles.username}) = ${who}`)
+    .where(account.includes("@") ? sql`lower(${users.email}) = ${account}` : sql`lower(${profiles.username}) = ${account}`)
     .get();
-  if (!member) return { ok: false, title: "Error", message: "No member with that e-mail or username" };
+  if (!member) return fail("not-found", "No member with that e-mail or username", { field: "account" });
   await ensureResellerAccount(db, member.id);
   const updated = await db
     .update(resellerAccounts)
-    .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount.cents}` })
+    .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount}` })
     .where(eq(resellerAccounts.userId, member.id))
     .returning({ balanceCents: resellerAccounts.balanceCents })
     .get();
-  await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount.cents, balanceCents: updated!.balanceCents });
-  return { ok: true, username: member.username, balanceCents: updated!.balanceCents };
+  await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount, balanceCents: updated!.balanceCents });
+  return ok({ username: member.username, balanceCents: updated!.balanceCents });
 }

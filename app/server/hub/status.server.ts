@@ -1,7 +1,8 @@
 // Status updates: the public list and the admin's post.
 import { desc } from "drizzle-orm";
-import * as v from "valibot";
-import { statusUpdateSchema } from "~/lib/schemas/status";
+import { fail, ok, type Result } from "~/lib/result";
+import type { StatusUpdateInput } from "~/lib/schemas/status";
+import type { Viewer } from "~/lib/viewer";
 import type { Db } from "../platform/db/client.server";
 import { statusUpdates } from "../platform/db/schema.server";
 
@@ -21,13 +22,13 @@ export function latestStatusUpdates(db: Db) {
     .limit(STATUS_LIST_LIMIT);
 }
 
-export async function postStatusUpdate(
-  db: Db,
-  authorId: string,
-  input: unknown,
-): Promise<{ ok: true } | { ok: false; message: string }> {
-  const parsed = v.safeParse(statusUpdateSchema, input);
-  if (!parsed.success) return { ok: false, message: parsed.issues[0].message };
-  await db.insert(statusUpdates).values({ ...parsed.output, authorId, createdAt: Date.now() });
-  return { ok: true };
+/** Who may post an update: a signed-in admin. The page is public, so anyone can try. */
+export function statusAuthor(viewer: Viewer | null): Result<Viewer> {
+  if (!viewer) return fail("unauthenticated", "Please log in to continue");
+  if (!viewer.isAdmin) return fail("forbidden", "You don't have permission to post status updates");
+  return ok(viewer);
+}
+
+export async function postStatusUpdate(db: Db, author: Viewer, input: StatusUpdateInput, now = Date.now()) {
+  await db.insert(statusUpdates).values({ ...input, authorId: author.id, createdAt: now });
 }

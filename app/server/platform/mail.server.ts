@@ -2,7 +2,7 @@
 // transport; a failed delivery stays in the outbox and the cron trigger retries it with backoff.
 // A delivery is claimed with a conditional update, so the cron job and an in-flight send can
 // never deliver the same message twice.
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "./db/client.server";
 import { mailOutbox } from "./db/schema.server";
 
@@ -125,4 +125,20 @@ export async function retryDueMail(db: Db, config: MailConfig, now = Date.now(),
   const outcomes = [];
   for (const { id } of due) outcomes.push(await deliverMail(db, config, id, { now, fetcher }));
   return outcomes;
+}
+
+/** The outbox, newest first: the local mailbox page in development. */
+export function mailbox(db: Db, limit = 100) {
+  return db
+    .select({
+      id: mailOutbox.id,
+      to: mailOutbox.toAddress,
+      subject: mailOutbox.subject,
+      body: mailOutbox.textBody,
+      status: mailOutbox.status,
+      createdAt: mailOutbox.createdAt,
+    })
+    .from(mailOutbox)
+    .orderBy(desc(mailOutbox.id))
+    .limit(limit);
 }

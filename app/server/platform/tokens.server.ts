@@ -45,10 +45,6 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return (crypto.subtle as SubtleCrypto & { timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean }).timingSafeEqual(a, b);
 }
 
-export function constantTimeEqualText(a: string, b: string): boolean {
-  return constantTimeEqual(encoder.encode(a), encoder.encode(b));
-}
-
 const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 /** Uniformly random characters from `alphabet` (rejection sampling, no modulo bias). */

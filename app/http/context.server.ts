@@ -1,9 +1,9 @@
 // What the Worker hands to every loader and action: bindings, the execution context,
 // the database, the catalogue and this response's CSP nonce.
 import { createContext, type RouterContextProvider } from "react-router";
-import type { Catalogue } from "../catalogue/catalogue.server";
-import type { Db } from "./db/client.server";
-import type { MailingDeps } from "./mail.server";
+import type { Catalogue } from "../server/catalogue/catalogue.server";
+import type { Db } from "../server/platform/db/client.server";
+import type { MailingDeps } from "../server/platform/mail.server";
 
 export interface AppContext {
   env: Env;

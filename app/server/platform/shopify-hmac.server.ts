@@ -1,6 +1,6 @@
 // Shopify signs each webhook body with HMAC-SHA256 under the app's webhook secret and sends the
 // base64 digest in X-Shopify-Hmac-Sha256.
-import { constantTimeEqual, fromBase64, toBase64 } from "../platform/tokens.server";
+import { constantTimeEqual, fromBase64, toBase64 } from "./tokens.server";
 
 async function hmacKey(secret: string) {
   return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [

@@ -1,0 +1,66 @@
+// "Available Codes (n)": unsold stock, filtered by variant, with Copy All and a delete button per
+// code. Deleting posts to the page's stock route.
+import { useFetcher } from "react-router";
+import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
+import type { action } from "~/routes/dashboard.manage-codes.stock";
+import { copyText } from "../copy";
+import { Copy, Trash2 } from "../icons";
+import { useToast } from "../toaster";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Card } from "../ui/card";
+import { useResultToast } from "../use-result-toast";
+import { FilterForm, VariantFilter, type VariantOption } from "./code-filters";
+
+// A row disappears once its code is deleted, so the rows' fetchers share a key and the card (which
+// stays) reports the result.
+const DELETE_FETCHER = "delete-code";
+
+function DeleteCode({ id, code }: { id: number; code: string }) {
+  const fetcher = useFetcher<typeof action>({ key: DELETE_FETCHER });
+  return (
+    <fetcher.Form method="post" action="/dashboard/manage-codes/stock">
+      <input type="hidden" name="intent" value="delete" />
+      <input type="hidden" name="id" value={id} />
+      <button type="submit" disabled={fetcher.state !== "idle"} className="rounded p-1.5 text-muted hover:text-red-400" aria-label={`Delete code ${code}`}>
+        <Trash2 className="size-4" aria-hidden />
+      </button>
+    </fetcher.Form>
+  );
+}
+
+export function AvailableCodesCard({ codes, variants, variantId }: { codes: ManageCodesData["available"]; variants: VariantOption[]; variantId: string }) {
+  const { toast } = useToast();
+  useResultToast(useFetcher<typeof action>({ key: DELETE_FETCHER }));
+  return (
+    <Card>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 className="text-lg font-bold">Available Codes ({codes.total})</h2>
+        <Button
+          variant="outline"
+          size="sm"
+          disabled={codes.rows.length === 0}
+          onClick={() => copyText(codes.rows.map((r) => r.code).join("\n"), toast, { title: "Copied!", description: `${codes.rows.length} codes copied to clipboard` })}
+        >
+          <Copy className="size-4" aria-hidden /> Copy All Codes
+        </Button>
+      </div>
+      <FilterForm keep={["sold", "period", "tz"]} className="mt-3">
+        <VariantFilter name="available" value={variantId} variants={variants} label="Filter available codes by variant" />
+      </FilterForm>
+      <ul className="mt-3 max-h-[400px] space-y-2 overflow-y-auto pr-1">
+        {codes.rows.length === 0 ? <li className="text-sm text-muted">No available codes.</li> : null}
+        {codes.rows.map((row) => (
+          <li key={row.id} className="flex items-center gap-3 rounded-md border border-line bg-panel-2 px-3 py-2">
+            <div className="min-w-0 flex-1">
+              <p className="truncate font-mono text-sm">{row.code}</p>
+              <p className="truncate text-xs text-muted">{row.variantTitle}</p>
+            </div>
+            <Badge tone="green">Available</Badge>
+            <DeleteCode id={row.id} code={row.code} />
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}

@@ -1,0 +1,24 @@
+// "Backorders (n)": paid order units that found no code, waiting for stock of their variant.
+import { formatDate } from "~/lib/format";
+import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
+import { Card } from "../ui/card";
+
+export function BackordersCard({ backorders }: { backorders: ManageCodesData["backorders"] }) {
+  return (
+    <Card>
+      <h2 className="text-lg font-bold">Backorders ({backorders.length})</h2>
+      <p className="mt-1 text-sm text-muted">Paid order units that found no code. Adding codes for the variant fills them, oldest first, and e-mails each key.</p>
+      <ul className="mt-3 max-h-[400px] space-y-2 overflow-y-auto">
+        {backorders.length === 0 ? <li className="text-sm text-muted">Nothing is waiting.</li> : null}
+        {backorders.map((b) => (
+          <li key={b.id} className="rounded-md border border-yellow-500/30 bg-yellow-500/5 px-3 py-2 text-sm">
+            <p className="font-semibold">{b.variantTitle}</p>
+            <p className="text-muted">
+              Order {b.orderId} · {b.customerEmail} · waiting since {formatDate(b.createdAt)}
+            </p>
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}

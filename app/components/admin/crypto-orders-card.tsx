@@ -1,0 +1,121 @@
+// "Crypto Orders to Fulfill (n)": submitted crypto payments. The admin checks the payment, then
+// fulfils the order with a typed-in key or the next one in stock, or cancels it. Posts to the
+// page's crypto-orders route.
+import { useEffect, useId, useState } from "react";
+import { useFetcher } from "react-router";
+import { CRYPTO_STATUS_LABEL, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
+import { formatDateTime, formatUsd } from "~/lib/format";
+import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
+import type { action } from "~/routes/dashboard.manage-codes.crypto-orders";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Card } from "../ui/card";
+import { describedBy, FieldError, inputClass } from "../ui/field";
+import { useFormCheck } from "../use-form-check";
+import { useResultToast } from "../use-result-toast";
+
+const ACTION = "/dashboard/manage-codes/crypto-orders";
+
+// A row disappears once its order is fulfilled or cancelled, so the rows' fetchers share a key and
+// the card (which stays) reports the result.
+const CRYPTO_FETCHER = "crypto-queue";
+
+type QueuedOrder = ManageCodesData["cryptoQueue"][number];
+
+/** The shared fetcher's answer, but only in the row that sent the request. */
+function useRowAnswer<T>(fetcher: { formData?: FormData; data?: T }, orderId: string): T | null {
+  const [sentHere, setSentHere] = useState(false);
+  const sentFor = fetcher.formData?.get("orderId");
+  useEffect(() => {
+    if (sentFor != null) setSentHere(sentFor === orderId);
+  }, [sentFor, orderId]);
+  return sentHere ? (fetcher.data ?? null) : null;
+}
+
+function QueuedOrderRow({ order }: { order: QueuedOrder }) {
+  const fetcher = useFetcher<typeof action>({ key: CRYPTO_FETCHER });
+  const { errors, onSubmit } = useFormCheck(fulfilCryptoOrderSchema, { title: "Error", answer: useRowAnswer(fetcher, order.id) });
+  const busy = fetcher.state !== "idle";
+  const codeId = useId();
+  const fromStock = useId();
+  return (
+    <li className="rounded-lg border border-line bg-panel-2 p-4">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="font-mono font-semibold">{order.orderNumber}</p>
+        <Badge tone="yellow">{CRYPTO_STATUS_LABEL[order.status]}</Badge>
+      </div>
+      <dl className="mt-2 grid gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
+        <div>
+          <dt className="inline text-muted">Product: </dt>
+          <dd className="inline">{order.productTitle} - {order.variantTitle}</dd>
+        </div>
+        <div>
+          <dt className="inline text-muted">Customer: </dt>
+          <dd className="inline">{order.customerEmail}</dd>
+        </div>
+        <div>
+          <dt className="inline text-muted">Amount: </dt>
+          <dd className="inline">{formatUsd(order.amountCents)} in {order.cryptoType}</dd>
+        </div>
+        <div>
+          <dt className="inline text-muted">Created: </dt>
+          <dd className="inline">{formatDateTime(order.createdAt)} UTC</dd>
+        </div>
+        <div className="sm:col-span-2">
+          <dt className="inline text-muted">Transaction: </dt>
+          <dd className="inline font-mono break-all">{order.transactionId}</dd>
+        </div>
+      </dl>
+      <fetcher.Form method="post" action={ACTION} className="mt-3 space-y-2" onSubmit={onSubmit}>
+        <input type="hidden" name="intent" value="fulfil" />
+        <input type="hidden" name="orderId" value={order.id} />
+        <input type="hidden" name="source" value="manual" />
+        <input
+          id={codeId}
+          name="code"
+          placeholder="Enter product code"
+          aria-label={`Product code for ${order.orderNumber}`}
+          className={`${inputClass} font-mono`}
+          {...describedBy(codeId, { error: errors.code })}
+        />
+        <FieldError id={codeId} error={errors.code} />
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" disabled={busy}>
+            Fulfill
+          </Button>
+          {/* Submits the form below, which needs no code: the typed one's check does not apply. */}
+          <Button type="submit" form={fromStock} variant="outline" disabled={busy}>
+            Use next code in stock
+          </Button>
+        </div>
+      </fetcher.Form>
+      <fetcher.Form id={fromStock} method="post" action={ACTION}>
+        <input type="hidden" name="intent" value="fulfil" />
+        <input type="hidden" name="orderId" value={order.id} />
+        <input type="hidden" name="source" value="stock" />
+      </fetcher.Form>
+      <fetcher.Form method="post" action={ACTION} className="mt-2">
+        <input type="hidden" name="intent" value="cancel" />
+        <input type="hidden" name="orderId" value={order.id} />
+        <button type="submit" className="text-xs text-muted underline hover:text-red-400" disabled={busy}>
+          Cancel this order
+        </button>
+      </fetcher.Form>
+    </li>
+  );
+}
+
+export function CryptoOrdersCard({ orders }: { orders: ManageCodesData["cryptoQueue"] }) {
+  useResultToast(useFetcher<typeof action>({ key: CRYPTO_FETCHER }));
+  return (
+    <Card>
+      <h2 className="text-lg font-bold">Crypto Orders to Fulfill ({orders.length})</h2>
+      <ul className="mt-3 space-y-3">
+        {orders.length === 0 ? <li className="text-sm text-muted">No submitted crypto payments.</li> : null}
+        {orders.map((order) => (
+          <QueuedOrderRow key={order.id} order={order} />
+        ))}
+      </ul>
+    </Card>
+  );
+}

@@ -1,0 +1,54 @@
+// "Sold Codes (n)": codes handed out, filtered by variant and by period in the admin's own time
+// zone (the browser's offset rides along in the filter form).
+import { useEffect, useState } from "react";
+import { PERIODS, type Period } from "~/lib/periods";
+import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
+import { formatDateTime } from "~/lib/format";
+import { Badge } from "../ui/badge";
+import { Card } from "../ui/card";
+import { inputClass } from "../ui/field";
+import { FilterForm, VariantFilter, type VariantOption } from "./code-filters";
+
+export function SoldCodesCard({
+  codes,
+  variants,
+  variantId,
+  period,
+}: {
+  codes: ManageCodesData["sold"];
+  variants: VariantOption[];
+  variantId: string;
+  period: Period;
+}) {
+  const [tz, setTz] = useState("");
+  useEffect(() => setTz(String(new Date().getTimezoneOffset())), []);
+  return (
+    <Card>
+      <h2 className="text-lg font-bold">Sold Codes ({codes.total})</h2>
+      <FilterForm keep={["available"]} className="mt-3 flex flex-col gap-2 sm:flex-row">
+        <input type="hidden" name="tz" value={tz} />
+        <VariantFilter name="sold" value={variantId} variants={variants} label="Filter sold codes by variant" />
+        <select name="period" defaultValue={period} aria-label="Time period" className={`${inputClass} sm:w-48`}>
+          {Object.entries(PERIODS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </FilterForm>
+      <ul className="mt-3 max-h-[400px] space-y-2 overflow-y-auto pr-1">
+        {codes.rows.length === 0 ? <li className="text-sm text-muted">No sold codes in this view.</li> : null}
+        {codes.rows.map((row) => (
+          <li key={row.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 rounded-md border border-line bg-panel-2 px-3 py-2 text-sm">
+            <span className="font-mono">{row.code}</span>
+            <span className="text-muted">{row.variantTitle}</span>
+            <span>{row.customerEmail}</span>
+            <span className="text-muted">Order {row.orderId}</span>
+            <span className="text-muted">{row.usedAt ? `${formatDateTime(row.usedAt)} UTC` : ""}</span>
+            <span className="ml-auto">{row.revokedAt ? <Badge tone="red">Revoked</Badge> : <Badge tone="blue">Sold</Badge>}</span>
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}

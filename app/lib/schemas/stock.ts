@@ -1,0 +1,43 @@
+// The Manage Codes page's stock forms (add codes, delete a code) and its list filters. The forms'
+// schemas run in the browser before sending and again on the server; each form posts an `intent`.
+import * as v from "valibot";
+import { isPeriod, type Period } from "../periods";
+
+export const MAX_CODES_PER_SUBMISSION = 1000;
+export const MAX_CODE_LENGTH = 200;
+
+const PICK_AND_PASTE = "Please select a variant and enter codes";
+const UNKNOWN_CODE = "Unknown code";
+
+// A missing field reads as empty, so it gets the same message as a blank one.
+const text = () => v.optional(v.string(), "");
+
+export const addCodesSchema = v.object({
+  intent: v.literal("add"),
+  variantId: v.pipe(text(), v.trim(), v.nonEmpty(PICK_AND_PASTE)),
+  // Left as typed: stock splits it into lines and trims each one.
+  codes: v.pipe(
+    text(),
+    v.check((codes) => codes.trim() !== "", PICK_AND_PASTE),
+  ),
+});
+
+export const deleteCodeSchema = v.object({
+  intent: v.literal("delete"),
+  // Digits only (no sign, fraction or exponent); fifteen of them always make a safe integer.
+  id: v.pipe(text(), v.regex(/^\d{1,15}$/, UNKNOWN_CODE), v.transform(Number)),
+});
+
+export const stockFormSchema = v.variant("intent", [addCodesSchema, deleteCodeSchema], "Unknown request");
+
+/**
+ * The lists' filters as the page's URL carries them: a variant for each list, and the sold list's
+ * period, measured in the admin's time zone (minutes, as Date#getTimezoneOffset gives them).
+ * Anything unreadable means no filter (and UTC).
+ */
+export const codeFiltersSchema = v.object({
+  available: text(),
+  sold: text(),
+  period: v.fallback(v.custom<Period>(isPeriod), "all"),
+  tz: v.fallback(v.pipe(v.string(), v.transform(Number), v.finite(), v.minValue(-14 * 60), v.maxValue(14 * 60)), 0),
+});

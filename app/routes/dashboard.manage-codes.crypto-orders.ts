@@ -1,0 +1,31 @@
+// POST /dashboard/manage-codes/crypto-orders: the Manage Codes page's crypto queue (fulfil a paid
+// order with a key, or cancel it). Nested under the page, so only admins get here.
+import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { app, mailingDeps } from "~/http/context.server";
+import { currentViewer } from "~/http/guards.server";
+import { readSubmission } from "~/http/submission.server";
+import { cryptoQueueSchema } from "~/lib/crypto-orders";
+import { cancelCryptoOrder, fulfilCryptoOrder } from "~/server/payments/crypto-orders.server";
+import type { Route } from "./+types/dashboard.manage-codes.crypto-orders";
+
+const FULFIL_FAILED = "Failed to fulfill order";
+const fulfilTitles: ProblemTitles = { invalid: FULFIL_FAILED, "not-found": FULFIL_FAILED, conflict: FULFIL_FAILED };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const submission = await readSubmission(request, cryptoQueueSchema);
+  // Only the fulfil form has a field of its own (the code); a bad order id reads "Error".
+  if (!submission.ok) return answerProblem(submission.problem, { titles: { invalid: (p) => (p.field === "code" ? FULFIL_FAILED : "Error") } });
+  const form = submission.value;
+  const admin = currentViewer(context);
+  if (form.intent === "fulfil") {
+    return answer(await fulfilCryptoOrder(mailingDeps(context), admin, form), {
+      intent: "fulfil",
+      titles: fulfilTitles,
+      success: ({ orderNumber }) => ({ title: "Success", description: `Order ${orderNumber} fulfilled successfully` }),
+    });
+  }
+  return answer(await cancelCryptoOrder(app(context).db, admin, form.orderId), {
+    intent: "cancel",
+    success: ({ orderNumber }) => ({ title: "Order cancelled", description: `Order ${orderNumber} was cancelled` }),
+  });
+}

@@ -1,0 +1,18 @@
+// Restocking: the admin's new codes for a catalogue variant go into stock, then straight to the
+// order units waiting for that variant. (Apart from stock.server, which orders.server builds on.)
+import { fail, ok, type Result } from "~/lib/result";
+import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
+import type { MailingDeps } from "../platform/mail.server";
+import { fillBackordersAndNotify } from "./orders.server";
+import { type AddedCodes, addCodes } from "./stock.server";
+
+export type Restocked = AddedCodes & { variantTitle: string; backordersFilled: number };
+
+export async function stockCodes(deps: MailingDeps, catalogue: Catalogue, variantId: string, text: string, now = Date.now()): Promise<Result<Restocked>> {
+  const variant = (await allVariants(catalogue)).find((v) => v.variant.id === variantId);
+  if (!variant) return fail("invalid", "That variant is not in the catalogue", { field: "variantId" });
+  const added = await addCodes(deps.db, { id: variantId, title: variant.title }, text, now);
+  if (!added.ok) return added;
+  const filled = await fillBackordersAndNotify(deps, variantId, now);
+  return ok({ ...added.value, variantTitle: variant.title, backordersFilled: filled.length });
+}

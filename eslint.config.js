@@ -1,0 +1,65 @@
+// Lint: TypeScript's recommended rules, React hooks, and the boundaries that keep the codebase in
+// one shape (see docs/decisions/017-action-contract-and-folder-map.md). Unused exports and files
+// are found by knip (`npm run lint` runs both).
+import js from "@eslint/js";
+import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+// app/server's domain folders, lowest first: a folder may import only the folders before it.
+const LAYERS = ["platform", "accounts", "catalogue", "fulfilment", "payments", "hub", "admin", "jobs"];
+
+/** Import specifiers that reach `target` under app/, whether written with "~/" or relatively. */
+const reaching = (target) => [`~/${target}`, `~/${target}/**`, `**/app/${target}`, `**/app/${target}/**`];
+const relativeTo = (folder) => [`../${folder}/**`, `../../server/${folder}/**`];
+
+const restrict = (files, groups) => ({
+  files,
+  rules: { "no-restricted-imports": ["error", { patterns: groups.map(({ group, message }) => ({ group, message })) }] },
+});
+
+export default tseslint.config(
+  { ignores: ["build/", ".react-router/", ".wrangler/", "node_modules/", "worker-configuration.d.ts", "migrations/", "public/", "test-results/", "playwright-report/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.browser, ...globals.node, ...globals.serviceworker } },
+    plugins: { "react-hooks": reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      // The React Compiler's advisory rules do not apply: the app does not use the compiler.
+      "react-hooks/refs": "off",
+      "react-hooks/set-state-in-effect": "off",
+      "react-hooks/purity": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true }],
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "no-console": ["error", { allow: ["error", "warn", "info"] }],
+    },
+  },
+  // Command-line tools talk to the terminal.
+  { files: ["bench/**", "scripts/**"], rules: { "no-console": "off" } },
+  // Ambient declarations cannot use import statements without becoming modules.
+  { files: ["**/*.d.ts"], rules: { "@typescript-eslint/consistent-type-imports": "off" } },
+  // Routes answer through app/http and call domain functions; they never touch tables.
+  restrict(["app/routes/**"], [{ group: ["**/platform/db/schema.server", "**/platform/db/chat-schema.server"], message: "Routes call domain functions; table definitions stay in app/server." }]),
+  // Browser-safe code never reaches server-only code.
+  restrict(
+    ["app/lib/**", "app/components/**"],
+    [{ group: [...reaching("server"), ...reaching("http"), "**/*.server", "**/*.server.*"], message: "app/lib and app/components run in the browser: no server-only imports." }],
+  ),
+  // Domain code knows nothing of the route edge, the Worker entry points or UI words, and each
+  // domain folder imports only the folders below it.
+  ...LAYERS.map((layer, index) => {
+    const above = LAYERS.slice(index + 1);
+    return restrict(
+      [`app/server/${layer}/**`],
+      [
+        { group: ["**/workers/**", ...reaching("http"), ...reaching("routes"), ...reaching("components")], message: "app/server is domain code: no Worker, route or UI imports." },
+        { group: ["~/lib/toast", "**/lib/toast"], message: "Domain code returns a Result; the route edge chooses the toast." },
+        ...(above.length > 0
+          ? [{ group: above.flatMap((folder) => [...reaching(`server/${folder}`), ...relativeTo(folder)]), message: `app/server/${layer} sits below ${above.join(", ")}: it may not import them.` }]
+          : []),
+      ],
+    );
+  }),
+);
