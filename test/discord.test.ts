@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { oauthAccounts, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
 import { clearDiscordCookies, type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/accounts/discord.server";
+import { signInAs } from "~/server/accounts/sign-in.server";
 import { call, createAccount, db, ORIGIN, unique } from "./helpers";
 
 const config: DiscordConfig = { DISCORD_CLIENT_ID: "client-123", DISCORD_CLIENT_SECRET: "secret-456" };
@@ -64,10 +65,9 @@ describe("sign in with Discord", () => {
     const outcome = await finishDiscordSignIn(db, config, callback(first.state, first.cookies));
     const user = await db.select().from(users).where(eq(users.email, email)).get();
     // Linked just now: the callback route claims the keys bought with the address.
-    expect(outcome).toEqual({
-      ok: true,
-      value: { cookie: expect.stringMatching(/^__Host-session=/), secondFactor: false, account: { id: user!.id, email, linkedNow: true } },
-    });
+    expect(outcome).toEqual({ ok: true, value: { id: user!.id, email, linkedNow: true } });
+    // The callback route then starts the session.
+    expect(await signInAs(db, user!.id, callback(first.state, first.cookies))).toEqual({ cookie: expect.stringMatching(/^__Host-session=/), secondFactor: false });
     expect(user?.emailVerifiedAt).toBeTypeOf("number");
     expect(user?.passwordHash).toBeNull();
 
@@ -75,7 +75,7 @@ describe("sign in with Discord", () => {
     // Linked on an earlier visit: nothing new to claim.
     expect(await finishDiscordSignIn(db, config, callback(again.state, again.cookies))).toMatchObject({
       ok: true,
-      value: { secondFactor: false, account: { id: user!.id, email, linkedNow: false } },
+      value: { id: user!.id, email, linkedNow: false },
     });
     expect(await db.select().from(users).where(eq(users.email, email)).all()).toHaveLength(1);
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId)).all()).toHaveLength(1);
@@ -87,7 +87,7 @@ describe("sign in with Discord", () => {
     const { state, cookies } = started();
     expect(await finishDiscordSignIn(db, config, callback(state, cookies))).toMatchObject({
       ok: true,
-      value: { account: { id: account.id, email: account.email, linkedNow: true } },
+      value: { id: account.id, email: account.email, linkedNow: true },
     });
     expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get())?.provider).toBe("discord");
   });
@@ -103,14 +103,14 @@ describe("sign in with Discord", () => {
     discordAnswers({ id: unique("d"), username: "owner", email: squatter.email, verified: true });
     const { state, cookies } = started();
     const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
-    expect(outcome).toMatchObject({ ok: true, value: { secondFactor: false, account: { id: squatter.id, linkedNow: true } } });
+    expect(outcome).toMatchObject({ ok: true, value: { id: squatter.id, linkedNow: true } });
     const user = await db.select().from(users).where(eq(users.id, squatter.id)).get();
     expect(user?.passwordHash).toBeNull();
     expect(user?.emailVerifiedAt).toBeTypeOf("number");
     expect(await db.select().from(totpFactors).where(eq(totpFactors.userId, squatter.id))).toHaveLength(0);
     expect(await db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, squatter.id))).toHaveLength(0);
-    // Only the session just created for the Discord sign-in remains.
-    expect(await db.select().from(sessions).where(eq(sessions.userId, squatter.id))).toHaveLength(1);
+    // None of the registrant's sessions survive (the callback route then starts the new owner's).
+    expect(await db.select().from(sessions).where(eq(sessions.userId, squatter.id))).toHaveLength(0);
     const login = await call("/auth", { form: { intent: "login", emailOrUsername: squatter.email, password: squatter.password }, ip: unique("ip") });
     expect(login.headers.get("Set-Cookie") ?? "").not.toContain("__Host-session=");
   });
@@ -142,7 +142,9 @@ describe("sign in with Discord", () => {
     discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: true });
     const { state, cookies } = started();
     const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
-    expect(outcome).toMatchObject({ ok: true, value: { secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) } });
+    expect(outcome).toMatchObject({ ok: true, value: { id: account.id } });
+    // What the callback route starts for it: the challenge, not a session.
+    expect(await signInAs(db, account.id, callback(state, cookies))).toEqual({ secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) });
     expect(await db.select().from(sessions).where(eq(sessions.userId, account.id))).toHaveLength(0);
   });
 

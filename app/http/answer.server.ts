@@ -10,6 +10,7 @@ const PROBLEM_STATUS: Record<ProblemCode, number> = {
   forbidden: 403,
   "not-found": 404,
   conflict: 409,
+  "too-large": 413,
   "rate-limited": 429,
   failed: 500,
   unavailable: 503,

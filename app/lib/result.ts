@@ -7,6 +7,7 @@ export type ProblemCode =
   | "forbidden" // known, but not allowed (unverified e-mail, not an admin)
   | "not-found" // no such thing, or not yours (the two answer alike)
   | "conflict" // the current state does not allow it (already done, taken, sold out)
+  | "too-large" // more than the limit allows (an upload over its size cap)
   | "rate-limited" // too many attempts; `retryAfterSeconds` says when to try again
   | "unavailable" // a setting or an outside service the request needs is missing or down
   | "failed"; // it broke on our side; trying again is safe

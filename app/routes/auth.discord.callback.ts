@@ -1,6 +1,7 @@
 // GET /auth/discord/callback: Discord sends the browser back here.
 import { data } from "react-router";
 import { clearDiscordCookies, finishDiscordSignIn, isDiscordConfigured } from "~/server/accounts/discord.server";
+import { signInAs } from "~/server/accounts/sign-in.server";
 import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
 import { app } from "~/http/context.server";
 import { problemToast } from "~/http/answer.server";
@@ -21,8 +22,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     for (const cookie of cleared) headers.append("Set-Cookie", cookie);
     return redirectWithToast("/auth", toast, { headers });
   }
-  const { account } = result.value;
-  // An address Discord has verified: keys bought with it before it was linked become this account's.
+  const account = result.value;
+  // An address Discord has verified: keys bought with it before it was linked become this
+  // account's, before the session starts (a failure after linking must not skip the claim).
   if (account.linkedNow) await claimSubscriptions(db, account.id, account.email);
-  return redirectAfterSignIn(result.value, cleared);
+  return redirectAfterSignIn(await signInAs(db, account.id, request), cleared);
 }

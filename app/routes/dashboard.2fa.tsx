@@ -50,6 +50,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
+/** A 6-digit code from the authenticator app. */
+function CodeField({ label, error }: { label: string; error?: string }) {
+  return <Field label={label} name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required className="sm:flex-1" error={error} />;
+}
+
 /** "JBSW Y3DP EHPK 3PXP": easier to type by hand. */
 const grouped = (secret: string) => secret.replace(/(.{4})/g, "$1 ").trim();
 
@@ -110,16 +115,7 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
           </p>
           <disable.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end" onSubmit={disableCheck.onSubmit}>
             <input type="hidden" name="intent" value="disable" />
-            <Field
-              label="Current code from your app"
-              name="code"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-              required
-              className="sm:flex-1"
-              error={disableCheck.errors.code}
-            />
+            <CodeField label="Current code from your app" error={disableCheck.errors.code} />
             <Button type="submit" variant="danger" disabled={disable.state !== "idle"}>
               Disable
             </Button>
@@ -140,16 +136,7 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
             </div>
             <confirm.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end" onSubmit={confirmCheck.onSubmit}>
               <input type="hidden" name="intent" value="confirm" />
-              <Field
-                label="6-digit code"
-                name="code"
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                maxLength={6}
-                required
-                className="sm:flex-1"
-                error={confirmCheck.errors.code}
-              />
+              <CodeField label="6-digit code" error={confirmCheck.errors.code} />
               <Button type="submit" disabled={confirm.state !== "idle"}>
                 {confirm.state !== "idle" ? "Checking..." : "Turn on"}
               </Button>

@@ -39,18 +39,16 @@ export async function loader({ context }: Route.LoaderArgs) {
 /** The upload form: the file and its few text fields. */
 const UPLOAD_FORM_BYTES = MAX_UPLOAD_BYTES + MAX_FORM_BYTES;
 const UPLOAD_FAILED = "Upload failed";
-const titles = { invalid: UPLOAD_FAILED };
+const titles = { invalid: UPLOAD_FAILED, "too-large": UPLOAD_FAILED };
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
   // Settled before a body of up to 90 MB is read.
   if (!viewer.isAdmin) throw data({ message: "You don't have permission to upload files" }, { status: 403 });
-  // Answered here, with the limit in words, before readForm would refuse the body. A body too
-  // large has its own status, which no problem code stands for.
+  // Answered here, with the limit in words, before readForm would refuse the body.
   if (Number(request.headers.get("Content-Length") ?? 0) > UPLOAD_FORM_BYTES) {
-    const tooLarge = answerProblem({ code: "invalid", message: UPLOAD_TOO_LARGE, field: "file" }, { titles });
-    return data(tooLarge.data, { status: 413 });
+    return answerProblem({ code: "too-large", message: UPLOAD_TOO_LARGE, field: "file" }, { titles });
   }
   // The file is part of the form, so it is read whole (up to its own cap), not as text fields.
   const input = checkForm(uploadSchema, Object.fromEntries(await readForm(request, UPLOAD_FORM_BYTES)));

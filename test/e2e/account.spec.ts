@@ -15,7 +15,11 @@ test("sign up, verify from the mailbox, log in, see the dashboard, log out", asy
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByText("Username must be at least 3 characters")).toBeVisible();
+  // In a toast, and next to the field it is about.
+  await expect(page.getByRole("list", { name: "Notifications" }).getByText("Username must be at least 3 characters")).toBeVisible();
+  await expect(page.getByLabel("Username")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByLabel("Username")).toHaveAccessibleDescription("Username must be at least 3 characters");
+  await expect(page.getByLabel("Email")).not.toHaveAttribute("aria-invalid", "true");
 
   await page.getByLabel("Username").fill(username);
   await page.getByRole("button", { name: "Create Account" }).click();

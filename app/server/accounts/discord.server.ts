@@ -7,7 +7,6 @@ import { fail, ok, type Result } from "~/lib/result";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, loginChallenges, oauthAccounts, profiles, recoveryCodes, sessions, totpFactors, users } from "../platform/db/schema.server";
-import { type SignInCookie, signInAs } from "./sign-in.server";
 
 export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECRET">;
 
@@ -112,16 +111,16 @@ async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promis
 }
 
 /**
- * Completes the sign-in Discord sent the browser back with. Answers the account (and whether it
- * was linked just now) with its session or second-factor challenge cookie; the state cookies are
- * the caller's to clear (`clearDiscordCookies`).
+ * Completes the sign-in Discord sent the browser back with: the account it belongs to, and whether
+ * it was linked just now. Starting the session (`signInAs`) and clearing the state cookies
+ * (`clearDiscordCookies`) are the caller's, so that a just-linked address's keys can be claimed first.
  */
 export async function finishDiscordSignIn(
   db: Db,
   config: DiscordConfig,
   request: Request,
   now = Date.now(),
-): Promise<Result<SignInCookie & { account: DiscordAccount }>> {
+): Promise<Result<DiscordAccount>> {
   const url = new URL(request.url);
   const state = url.searchParams.get("state");
   const code = url.searchParams.get("code");
@@ -141,7 +140,5 @@ export async function finishDiscordSignIn(
     console.error("Discord sign-in failed:", error);
     return fail("unauthenticated", "Discord did not confirm the sign-in. Please try again.");
   }
-  const account = await accountFor(db, discordUser, now);
-  if (!account.ok) return account;
-  return ok({ ...(await signInAs(db, account.value.id, request, now)), account: account.value });
+  return accountFor(db, discordUser, now);
 }
