@@ -25,6 +25,14 @@ const request = (ip = "203.0.113.9") => new Request(`${ORIGIN}/auth`, { headers:
 afterEach(() => vi.restoreAllMocks());
 
 /** A key sold to `email` by a stored order, not yet anyone's subscription. */
+/** A verification link for the account: "live" for a minute, or "expired" a day ago. */
+async function storeVerificationToken(userId: string, token: string, state: "live" | "expired") {
+  const now = Date.now();
+  const createdAt = state === "live" ? now : now - 2 * 86_400_000;
+  const expiresAt = state === "live" ? now + 60_000 : now - 86_400_000;
+  await db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId, createdAt, expiresAt });
+}
+
 async function soldKey(email: string): Promise<number> {
   const orderId = unique("order");
   const now = Date.now();
@@ -151,17 +159,12 @@ describe("sign-up and e-mail verification", () => {
     const account = await createAccount({ verified: false });
     const codeId = await soldKey(account.email.toUpperCase());
     const expired = "B".repeat(43);
-    await db.insert(emailVerificationTokens).values({
-      tokenHash: await sha256Hex(expired),
-      userId: account.id,
-      createdAt: Date.now() - 2 * 86_400_000,
-      expiresAt: Date.now() - 86_400_000,
-    });
+    await storeVerificationToken(account.id, expired, "expired");
     await call(`/auth/verify?token=${expired}`);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id))).toHaveLength(0);
 
     const token = "C".repeat(43);
-    await db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: account.id, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    await storeVerificationToken(account.id, token, "live");
     const response = await call(`/auth/verify?token=${token}`);
     expect(response.headers.get("Location")).toBe("/auth");
     const toast = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
@@ -173,7 +176,7 @@ describe("sign-up and e-mail verification", () => {
   it("answers whose address a link verified, and the same problem for every unusable link", async () => {
     const account = await createAccount({ verified: false });
     const token = "D".repeat(43);
-    await db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: account.id, createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
+    await storeVerificationToken(account.id, token, "live");
     expect(await verifyEmail(db, token)).toEqual({ ok: true, value: { id: account.id, email: account.email } });
     const unusable = { ok: false, problem: { code: "not-found", message: "This link is invalid or has expired. Log in to request a new one." } };
     for (const again of [token, null, "short", "E".repeat(43)]) expect(await verifyEmail(db, again)).toEqual(unusable);
@@ -182,12 +185,7 @@ describe("sign-up and e-mail verification", () => {
   it("refuses an expired verification link", async () => {
     const account = await createAccount({ verified: false });
     const token = "A".repeat(43);
-    await db.insert(emailVerificationTokens).values({
-      tokenHash: await sha256Hex(token),
-      userId: account.id,
-      createdAt: Date.now() - 2 * 86_400_000,
-      expiresAt: Date.now() - 86_400_000,
-    });
+    await storeVerificationToken(account.id, token, "expired");
     await call(`/auth/verify?token=${token}`);
     expect((await db.select().from(users).where(eq(users.id, account.id)).get())?.emailVerifiedAt).toBeNull();
   });

@@ -11,20 +11,16 @@ const account = {
   username: profiles.username,
 };
 
-export async function findByEmail(db: Db, email: string) {
+/** The account whose e-mail (or username) equals `value`, ignoring case. */
+function findBy(db: Db, column: typeof users.email | typeof profiles.username, value: string) {
   return db
     .select(account)
     .from(users)
     .innerJoin(profiles, eq(profiles.id, users.id))
-    .where(sql`lower(${users.email}) = ${email.toLowerCase()}`)
+    .where(sql`lower(${column}) = ${value.toLowerCase()}`)
     .get();
 }
 
-export async function findByUsername(db: Db, username: string) {
-  return db
-    .select(account)
-    .from(profiles)
-    .innerJoin(users, eq(users.id, profiles.id))
-    .where(sql`lower(${profiles.username}) = ${username.toLowerCase()}`)
-    .get();
-}
+export const findByEmail = (db: Db, email: string) => findBy(db, users.email, email);
+
+export const findByUsername = (db: Db, username: string) => findBy(db, profiles.username, username);
