@@ -2,7 +2,8 @@ import { defineConfig } from "@playwright/test";
 
 // Browser tests drive Debian's Chromium (never a downloaded browser) against the dev server,
 // which has the local mailbox at /dev/mail.
-const port = 5173;
+// E2E_PORT lets a second checkout run its own dev server beside this one.
+const port = Number(process.env.E2E_PORT ?? 5173);
 
 export default defineConfig({
   testDir: "test/e2e",
@@ -30,7 +31,7 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   webServer: {
-    command: "npm run dev",
+    command: `npm run dev -- --port ${port}`,
     url: `http://localhost:${port}/api/viewer`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,

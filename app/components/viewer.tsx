@@ -17,16 +17,19 @@ export function ViewerProvider({ children }: { children: ReactNode }) {
   const { toast } = useToast();
 
   useEffect(() => {
-    const controller = new AbortController();
+    // A request already under way is never aborted: the server hands a flash toast out once, so
+    // an answer that arrives after the page moved on still shows its toast. Only the viewer it
+    // carries is ignored, because a newer request is on its way.
+    let current = true;
     const refresh = async () => {
       try {
-        const response = await fetch("/api/viewer", { signal: controller.signal, credentials: "same-origin" });
+        const response = await fetch("/api/viewer", { credentials: "same-origin" });
         if (!response.ok) return;
         const body = (await response.json()) as { viewer: Viewer | null; toast: Toast | null };
-        setState({ status: "ready", viewer: body.viewer });
+        if (current) setState({ status: "ready", viewer: body.viewer });
         if (body.toast) toast(body.toast);
       } catch {
-        // Offline or aborted: keep what we had.
+        // Offline: keep what we had.
       }
     };
     const onVisible = () => {
@@ -35,7 +38,7 @@ export function ViewerProvider({ children }: { children: ReactNode }) {
     void refresh();
     document.addEventListener("visibilitychange", onVisible);
     return () => {
-      controller.abort();
+      current = false;
       document.removeEventListener("visibilitychange", onVisible);
     };
   }, [location.key, toast]);
