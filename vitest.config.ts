@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { reactRouter } from "@react-router/dev/vite";
+import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vitest/config";
 import { sqlAsText } from "./vite.config.ts";
 
@@ -21,6 +22,8 @@ export default defineConfig(async () => {
           },
         },
       })),
+      // The Worker writes the compiled stylesheet into every document, in tests as in production.
+      tailwindcss(),
       reactRouter(),
       sqlAsText(),
     ],
@@ -29,6 +32,7 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
       exclude: ["test/e2e/**"],
       setupFiles: ["./test/setup.ts"],
+      css: { include: [/app\.css/] },
       globalSetup: ["./test/shopify-stub.ts"],
     },
   };

@@ -19,13 +19,14 @@ import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
 import type { Route } from "./+types/root";
+import { STYLESHEET_INLINED } from "~/lib/stylesheet";
 import stylesheet from "./app.css?url";
 
 export async function loader({ context }: Route.LoaderArgs) {
   // Public and identical for every visitor: nothing here may depend on the session.
   const { env, catalogue } = app(context);
   const shop = { communityUrl: env.COMMUNITY_URL, supportEmail: env.SUPPORT_EMAIL, heroVideoId: env.HERO_VIDEO_ID };
-  // "Products" in the navigation opens the main (first) product.
+  // "Products" in the top bar opens the main (first) product; the footer's goes to /products.
   try {
     const [main] = await catalogue.listProducts({ first: 1, variantsFirst: 1, imagesFirst: 1 });
     return { ...shop, productsHref: main ? `/product/${main.handle}` : "/products" };
@@ -46,9 +47,9 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#0b0b10" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        {/* First in line: with a precedence React places it ahead of the script preloads, so the one
-            render-blocking request starts before the JavaScript. */}
-        {stylesheet ? <link rel="stylesheet" href={stylesheet} precedence="default" /> : null}
+        {/* Only on the development server: everywhere else the Worker writes the stylesheet into
+            the document itself. */}
+        {STYLESHEET_INLINED ? null : <link rel="stylesheet" href={stylesheet} precedence="default" />}
         {/* Static (allowed by hash in the CSP): hides the intro splash before paint once seen. */}
         <script dangerouslySetInnerHTML={{ __html: introHeadScript }} />
         <Meta />
@@ -65,7 +66,7 @@ export function Layout({ children }: { children: ReactNode }) {
               <main id="main" className="pt-16">
                 {children}
               </main>
-              {pathname.startsWith("/dashboard") ? null : <SiteFooter productsHref={productsHref} />}
+              {pathname.startsWith("/dashboard") ? null : <SiteFooter />}
               <CartDrawer />
             </CartProvider>
           </ViewerProvider>

@@ -11,6 +11,7 @@ import {
   removeItem,
   serializeCart,
   updateQuantity,
+  upsellToOffer,
   withSalesChannel,
 } from "~/lib/cart";
 
@@ -37,6 +38,18 @@ describe("cart rules", () => {
     expect(updateQuantity(cart, item("1").variantId, 0).items).toHaveLength(1);
     expect(updateQuantity(cart, item("1").variantId, -3).items).toHaveLength(1);
     expect(updateQuantity(cart, item("1").variantId, 5).items[0]!.quantity).toBe(5);
+  });
+
+  it("offers the add-on only while no plan of its product is in the cart", () => {
+    const spoofer = { ...item("9"), productId: "gid://shopify/Product/2", productTitle: "Vertex Spoofer" };
+    const withCheat = addItem(emptyCart, item("1"));
+    expect(upsellToOffer(spoofer, withCheat)).toBe(spoofer);
+    // Any variant of the add-on's product counts, not only the one offered.
+    const withOtherSpooferPlan = addItem(withCheat, { ...spoofer, variantId: "gid://shopify/ProductVariant/10" });
+    expect(upsellToOffer(spoofer, withOtherSpooferPlan)).toBeNull();
+    // Removing it brings the offer back.
+    expect(upsellToOffer(spoofer, removeItem(withOtherSpooferPlan, "gid://shopify/ProductVariant/10"))).toBe(spoofer);
+    expect(upsellToOffer(null, withCheat)).toBeNull();
   });
 
   it("caps a line's quantity", () => {

@@ -2,6 +2,7 @@ import { desc } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusUpdates } from "~/server/platform/db/schema.server";
 import { call, cookieFrom, createAccount, db, signIn, unique } from "./helpers";
+import ogImage from "../public/images/og.png?inline";
 
 const PUBLIC_PAGES = ["/", "/products", "/product/vertex-rust", "/status", "/support", "/affiliate", "/sitemap.xml", "/robots.txt", "/api/upsell"];
 
@@ -117,6 +118,18 @@ describe("status page", () => {
 });
 
 describe("search engines and sharing", () => {
+  it("shares the home page with an absolute 1200×630 PNG preview", async () => {
+    const html = await (await call("/")).text();
+    expect(html).toMatch(/<meta property="og:image" content="https:\/\/shop\.test\/images\/og\.png"/);
+    expect(html).toContain('<meta property="og:image:width" content="1200"');
+    expect(html).toContain('<meta property="og:image:height" content="630"');
+    // The file itself: a PNG whose header says 1200 × 630.
+    const bytes = Uint8Array.from(atob(ogImage.split(",")[1]!), (c) => c.charCodeAt(0));
+    const header = new DataView(bytes.buffer);
+    expect([...bytes.slice(1, 4)].map((b) => String.fromCharCode(b)).join("")).toBe("PNG");
+    expect([header.getUint32(16), header.getUint32(20)]).toEqual([1200, 630]);
+  });
+
   it("describes a product with Open Graph tags and Product/Offer JSON-LD", async () => {
     const html = await (await call("/product/vertex-rust")).text();
     expect(html).toContain("<title>Vertex Rust | Vertex</title>");
@@ -164,5 +177,27 @@ describe("home page", () => {
     const response = await call("/api/viewer", { cookie: "__Host-toast=eyJ0aXRsZSI6IkhpIn0%3D" });
     expect(((await response.json()) as { toast: { title: string } }).toast.title).toBe("Hi");
     expect(cookieFrom(response, "__Host-toast")).toBe("__Host-toast=");
+  });
+});
+
+describe("first paint", () => {
+  it("carries the whole stylesheet in the document and links none", async () => {
+    for (const path of ["/", "/product/vertex-rust", "/auth"]) {
+      const html = await (await call(path)).text();
+      const head = html.slice(0, html.indexOf("</head>"));
+      // First thing in the head, and the real thing: the utilities the page uses are in it.
+      expect(head).toMatch(/^<!DOCTYPE html><html lang="en"><head><style>/);
+      expect(head).toMatch(/\.text-accent\s*\{/);
+      expect(head).not.toMatch(/<link[^>]*href="[^"]*app[^"]*\.css"/);
+    }
+  });
+
+  it("paints the hero's poster from the document itself, before any video", async () => {
+    const html = await (await call("/")).text();
+    // The small poster is a data URL inside the inlined stylesheet: no request before the paint.
+    expect(html).toMatch(/\.hero-poster\s*\{[^}]*url\("?data:image\/webp;base64,/);
+    expect(html).toMatch(/<div[^>]*class="hero-poster /);
+    // The player is added only in the browser, after load, and only shown once it plays.
+    expect(html).not.toContain("youtube-nocookie.com/embed");
   });
 });

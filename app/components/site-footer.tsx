@@ -9,7 +9,7 @@ const SOCIALS = [
   { label: "Discord", path: "M20.3 4.4A19.8 19.8 0 0 0 15.4 3l-.6 1.3a18.4 18.4 0 0 0-5.6 0L8.6 3a19.7 19.7 0 0 0-4.9 1.5A20.3 20.3 0 0 0 .1 18a19.9 19.9 0 0 0 6 3l1.3-2.1a12.9 12.9 0 0 1-2-1l.5-.4a14.2 14.2 0 0 0 12.2 0l.5.4c-.6.4-1.3.7-2 1L17.9 21a19.8 19.8 0 0 0 6-3 20.2 20.2 0 0 0-3.6-13.6ZM8 15.3c-1.2 0-2.2-1.1-2.2-2.4S6.8 10.5 8 10.5s2.2 1.1 2.2 2.4-1 2.4-2.2 2.4Zm8 0c-1.2 0-2.2-1.1-2.2-2.4s1-2.4 2.2-2.4 2.2 1.1 2.2 2.4-1 2.4-2.2 2.4Z" },
 ];
 
-export function SiteFooter({ productsHref }: { productsHref: string }) {
+export function SiteFooter() {
   const heading = "mb-3 text-sm font-semibold tracking-wide text-white uppercase";
   const link = "text-sm text-muted hover:text-white";
   return (
@@ -26,7 +26,7 @@ export function SiteFooter({ productsHref }: { productsHref: string }) {
           <p className={heading}>Navigation</p>
           <ul className="space-y-2">
             <li><Link className={link} to="/">Home</Link></li>
-            <li><Link className={link} to={productsHref}>Products</Link></li>
+            <li><Link className={link} to="/products">Products</Link></li>
             <li><Link className={link} to="/status">Status</Link></li>
             <li><Link className={link} to="/support">Support</Link></li>
             <li><Link className={link} to="/affiliate">Affiliate</Link></li>

@@ -35,10 +35,10 @@ export function SiteNav({ productsHref }: { productsHref: string }) {
         </div>
         <div className="ml-auto flex items-center gap-1 sm:gap-2">
           <CartButton />
-          {/* Fixed width while the session loads, so nothing shifts when it arrives. */}
-          <div className="flex min-w-9 items-center justify-end gap-1 sm:min-w-40 sm:gap-2">
+          <div className="flex items-center gap-1 sm:gap-2">
             {status === "loading" ? (
-              <span className="size-9 animate-pulse rounded-full bg-panel-2" aria-hidden />
+              // As wide as Login and Sign Up, which most visitors of a public page see.
+              <span className="h-9 w-9 animate-pulse rounded-full bg-panel-2 sm:w-40" aria-hidden />
             ) : viewer ? (
               <AvatarMenu viewer={viewer} />
             ) : (

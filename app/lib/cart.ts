@@ -52,6 +52,11 @@ export function clearCart(state: CartState): CartState {
   return { ...state, items: [], cartId: null, checkoutUrl: null };
 }
 
+/** The recommended add-on is offered only while no plan of its product is in the cart. */
+export function upsellToOffer<T extends Pick<CartItem, "productId">>(upsell: T | null, state: CartState): T | null {
+  return upsell && !state.items.some((i) => i.productId === upsell.productId) ? upsell : null;
+}
+
 export function itemCount(state: CartState): number {
   return state.items.reduce((sum, i) => sum + i.quantity, 0);
 }

@@ -2,7 +2,7 @@
 // The page is public and cached; the plans stream in behind a skeleton.
 import { type ReactNode, Suspense, useEffect } from "react";
 import { Await, Link } from "react-router";
-import { HeroVideo } from "~/components/home/hero-video";
+import { HeroBackground } from "~/components/home/hero-video";
 import { IntroSplash } from "~/components/home/intro-splash";
 import { Plans, PlansSkeleton } from "~/components/home/plans";
 import { Activity, EyeOff, ShieldCheck, Users, Zap } from "~/components/icons";
@@ -19,7 +19,7 @@ import { app } from "~/http/context.server";
 import { publicPageHeaders } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/home";
 
-export const meta: Route.MetaFunction = () => {
+export const meta: Route.MetaFunction = ({ loaderData }) => {
   const description = `${BRAND}: undetected Rust tools with instant key delivery, weekly, monthly and lifetime plans, and a ${COMMUNITY_SIZE} member community.`;
   return [
     { title: `${BRAND} | ${TAGLINE}` },
@@ -27,7 +27,14 @@ export const meta: Route.MetaFunction = () => {
     { property: "og:title", content: `${BRAND} | ${TAGLINE}` },
     { property: "og:description", content: description },
     { property: "og:type", content: "website" },
-    { property: "og:image", content: "/images/og.svg" },
+    // Social sites want an absolute address and a 1200×630 raster image.
+    ...(loaderData
+      ? [
+          { property: "og:image", content: `${loaderData.origin}/images/og.png` },
+          { property: "og:image:width", content: "1200" },
+          { property: "og:image:height", content: "630" },
+        ]
+      : []),
     { name: "twitter:card", content: "summary_large_image" },
   ];
 };
@@ -39,7 +46,7 @@ interface PlansData {
   notice: Toast | null;
 }
 
-export function loader({ context }: Route.LoaderArgs) {
+export function loader({ request, context }: Route.LoaderArgs) {
   const plans: Promise<PlansData> = app(context)
     .catalogue.listProducts({ first: LIMITS.listProducts, variantsFirst: LIMITS.listVariants, imagesFirst: LIMITS.listImages })
     .then((products) => ({ offer: planOffer(products), notice: null }))
@@ -56,7 +63,7 @@ export function loader({ context }: Route.LoaderArgs) {
           : null;
       return { offer: null, notice };
     });
-  return { plans };
+  return { plans, origin: new URL(request.url).origin };
 }
 
 const REASONS = [
@@ -85,7 +92,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       <IntroSplash />
       <section className="relative isolate flex min-h-[calc(100dvh-4rem)] items-center overflow-hidden">
         <div className="absolute inset-0 -z-10 bg-[radial-gradient(ellipse_at_top,rgba(249,115,22,0.25),transparent_60%),linear-gradient(180deg,#0b0b10,#0b0b10)]">
-          <HeroVideo videoId={heroVideoId} />
+          <HeroBackground videoId={heroVideoId} />
           <div className="absolute inset-0 bg-gradient-to-b from-surface/40 via-surface/60 to-surface" />
         </div>
         <div className="mx-auto max-w-4xl px-4 text-center">

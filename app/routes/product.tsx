@@ -2,6 +2,7 @@
 import { data, isRouteErrorResponse, Link } from "react-router";
 import { Gallery } from "~/components/product/gallery";
 import { BuyBox } from "~/components/product/buy-box";
+import { useCartState } from "~/components/cart/cart-store";
 import { DemoVideos, RATING, REVIEWS, Reviews, WhatYouGet } from "~/components/product/product-content";
 import { MessageCircle } from "~/components/icons";
 import { useShop } from "~/components/shop";
@@ -9,6 +10,7 @@ import { ErrorPage, NotFoundPage } from "~/components/status-pages";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
+import { upsellToOffer } from "~/lib/cart";
 import { formatPrice } from "~/lib/plans";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
@@ -34,7 +36,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     .catch(() => []);
   const pick = others.find((p) => /spoofer/i.test(p.title)) ?? others[0];
   const upsell = pick
-    ? { title: pick.title, handle: pick.handle, imageUrl: pick.images[0]?.url ?? null, fromPrice: pick.priceRange.minVariantPrice }
+    ? { productId: pick.id, title: pick.title, handle: pick.handle, imageUrl: pick.images[0]?.url ?? null, fromPrice: pick.priceRange.minVariantPrice }
     : null;
   return { product, upsell, url: new URL(request.url).origin + `/product/${product.handle}` };
 }
@@ -78,8 +80,9 @@ export const meta: Route.MetaFunction = ({ loaderData }) => {
 };
 
 export default function ProductPage({ loaderData }: Route.ComponentProps) {
-  const { product, upsell } = loaderData;
+  const { product } = loaderData;
   const { communityUrl } = useShop();
+  const upsell = upsellToOffer(loaderData.upsell, useCartState());
   return (
     <div className="mx-auto max-w-7xl space-y-16 px-4 py-10">
       <div className="grid grid-cols-1 gap-10 lg:grid-cols-2">

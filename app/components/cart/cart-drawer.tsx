@@ -1,9 +1,9 @@
 // The cart drawer: slides in from the right with the lines, a recommended add-on and checkout.
 import { useEffect, useRef, useState } from "react";
-import { type CartItem, cartTotal, itemCount } from "~/lib/cart";
+import { type CartItem, cartTotal, itemCount, upsellToOffer } from "~/lib/cart";
 import { formatMoney, variantLabel } from "~/lib/plans";
 import { Lock, Minus, Plus, ShoppingCart, Trash2, X } from "../icons";
-import { useToast } from "../toaster";
+import { useToast, useToastHost } from "../toaster";
 import { Button } from "../ui/button";
 import { useCart } from "./cart-context";
 
@@ -37,7 +37,8 @@ export function CartDrawer() {
 function CartPanel() {
   const { open, setOpen, state, setQuantity, remove, add, checkout } = useCart();
   const { toast } = useToast();
-  const upsell = useUpsell(open);
+  const toastHost = useToastHost();
+  const upsell = upsellToOffer(useUpsell(open), state);
   const closeRef = useRef<HTMLButtonElement>(null);
   const count = itemCount(state);
 
@@ -138,6 +139,8 @@ function CartPanel() {
           ) : null}
         </div>
 
+        {/* While the drawer is open its toasts appear here, between the lines and the checkout. */}
+        <div ref={open ? toastHost : null} />
         <footer className="space-y-3 border-t border-line p-5">
           <div className="flex items-center justify-between font-semibold">
             <span>Total</span>

@@ -1,0 +1,103 @@
+import { expect, type Locator, type Page, test } from "@playwright/test";
+import { logIn } from "./helpers";
+
+const WIDTHS = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+];
+
+async function box(locator: Locator) {
+  const rect = await locator.boundingBox();
+  if (!rect) throw new Error("element has no box");
+  return rect;
+}
+
+function overlap(a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+async function hasNoSideScroll(page: Page) {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+}
+
+test("the hero keeps its poster when the video cannot load", async ({ page }) => {
+  // The video service is unreachable: its player never reports that it plays.
+  await page.route("https://www.youtube-nocookie.com/**", (route) => route.abort());
+  await page.goto("/", { waitUntil: "networkidle" });
+  const poster = page.getByTestId("hero-poster");
+  await expect(poster).toBeVisible();
+  expect(await poster.evaluate((el) => getComputedStyle(el).backgroundImage)).toMatch(/^url\(/);
+  // The player is added once the page is idle, and stays invisible: no broken frame shows.
+  const player = page.locator('iframe[title="Background video"]');
+  await expect(player).toHaveCount(1);
+  await expect(player).toHaveCSS("opacity", "0");
+});
+
+test("the hero's video fades in once its player reports that it plays", async ({ page }) => {
+  // A stand-in for the embedded player: answers "listening" with the "playing" state.
+  await page.route("https://www.youtube-nocookie.com/**", (route) =>
+    route.fulfill({
+      contentType: "text/html",
+      body: `<script>addEventListener("message", (e) => { if (String(e.data).includes("listening")) parent.postMessage(JSON.stringify({ event: "onStateChange", info: 1 }), "*"); });</script>`,
+    }),
+  );
+  await page.goto("/", { waitUntil: "networkidle" });
+  const player = page.locator('iframe[title="Background video"]');
+  await expect(player).toHaveAttribute("data-playing", "true");
+  await expect(player).toHaveCSS("opacity", "0.3");
+  await expect(page.getByTestId("hero-poster")).toBeVisible();
+});
+
+for (const size of WIDTHS) {
+  test(`${size.name}: toasts never cover the cart's actions, and the add-on is offered only until it is in the cart`, async ({ page }) => {
+    await page.setViewportSize(size);
+    await logIn(page, "member", "member-demo-1");
+    await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
+    await page.getByRole("button", { name: "ADD TO CART" }).click();
+    await page.getByRole("button", { name: "Continue to Checkout" }).click();
+    await page.getByRole("button", { name: /Open cart, 1 item/ }).click();
+
+    const drawer = page.getByRole("dialog", { name: "Shopping Cart" });
+    const recommended = drawer.getByRole("complementary", { name: "Recommended" });
+    await expect(recommended).toContainText("Vertex HWID Spoofer");
+    await recommended.getByRole("button", { name: "Add" }).click();
+
+    // The toast shows inside the drawer, clear of the total and the checkout button.
+    const toast = drawer.getByRole("status").filter({ hasText: "Vertex HWID Spoofer added to your cart" });
+    await expect(toast).toBeVisible();
+    const checkout = drawer.getByRole("button", { name: "Checkout Securely" });
+    await expect(checkout).toBeInViewport();
+    expect(overlap(await box(toast), await box(checkout))).toBe(false);
+    expect(overlap(await box(toast), await box(drawer.getByText("Total", { exact: true })))).toBe(false);
+    await checkout.click({ trial: true });
+
+    // The spoofer is in the cart now: no more offering it, here or on the product page.
+    await expect(drawer.getByText("2 items in your cart")).toBeVisible();
+    await expect(recommended).toHaveCount(0);
+    await drawer.getByRole("button", { name: "Close cart" }).click();
+    await expect(page.getByText("RECOMMENDED")).toHaveCount(0);
+    // Removing it brings the offer back.
+    await page.getByRole("button", { name: /Open cart, 2 items/ }).click();
+    await drawer.getByRole("button", { name: /Remove Vertex HWID Spoofer/ }).click();
+    await expect(recommended).toBeVisible();
+  });
+
+  test(`${size.name}: the storefront fits the screen, and the avatar sits next to the cart`, async ({ page }) => {
+    await page.setViewportSize(size);
+    for (const path of ["/", "/products", "/product/vertex-rust", "/status", "/support", "/affiliate", "/auth"]) {
+      await page.goto(path, { waitUntil: "networkidle" });
+      await hasNoSideScroll(page);
+    }
+    // The footer's Products goes to the product list; the top bar's to the main product.
+    await page.goto("/", { waitUntil: "networkidle" });
+    await expect(page.getByRole("navigation", { name: "Footer" }).getByRole("link", { name: "Products" })).toHaveAttribute("href", "/products");
+    if (size.width >= 768) {
+      await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Products" })).toHaveAttribute("href", "/product/vertex-rust");
+    }
+
+    await logIn(page, "member", "member-demo-1");
+    const cart = await box(page.getByRole("button", { name: /Open cart/ }));
+    const avatar = await box(page.getByRole("button", { name: "Account menu" }));
+    expect(avatar.x - (cart.x + cart.width)).toBeLessThanOrEqual(12);
+  });
+}
