@@ -54,7 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 const KEY_PENDING: Record<Exclude<CryptoStatus, "complete">, string> = {
   pending: "Your key appears here once your payment has been received and verified.",
   submitted: "Your key appears here as soon as our support team has verified your payment.",
-  cancelled: "This order was cancelled, so no key will be delivered for it.",
+  cancelled: "None: this order was cancelled.",
 };
 
 const STATUS_STYLE: Record<CryptoStatus, { icon: typeof Clock; tone: "yellow" | "blue" | "green" | "red" }> = {
@@ -213,12 +213,12 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
           <h2 className="font-bold">Your crypto orders</h2>
           <ul className="mt-3 divide-y divide-line text-sm">
             {recent.map((o) => (
-              <li key={o.orderNumber} className="flex items-center gap-3 py-2">
+              <li key={o.orderNumber} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
                 <Link to={`?order=${encodeURIComponent(o.orderNumber)}`} className="font-mono text-accent hover:underline">
                   {o.orderNumber}
                 </Link>
                 <Badge tone={STATUS_STYLE[o.status].tone}>{CRYPTO_STATUS_LABEL[o.status]}</Badge>
-                <LocalTime ms={o.createdAt} format="datetime" className="ml-auto text-muted" />
+                <LocalTime ms={o.createdAt} format="datetime" className="ml-auto whitespace-nowrap text-muted" />
               </li>
             ))}
           </ul>

@@ -91,7 +91,7 @@ type ResellerKey = Route.ComponentProps["loaderData"]["keys"][number];
 function KeyCode({ code }: { code: string }) {
   const { toast } = useToast();
   return (
-    <span className="inline-flex items-center gap-2 font-mono break-all">
+    <span className="inline-flex items-center gap-2 font-mono wrap-anywhere">
       {code}
       <button type="button" className="shrink-0 rounded p-1 text-muted hover:text-white" aria-label={`Copy ${code}`} onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })}>
         <Copy className="size-3.5" aria-hidden />
