@@ -71,6 +71,23 @@ describe("crypto orders", () => {
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get()).toMatchObject({ status: "active", variantTitle: "30 Days" });
   });
 
+  it("tells the buyer of a cancelled order that no key will come, and of a submitted one that it is being verified", async () => {
+    const { cookie } = await member();
+    const order = (await api({ intent: "open", variantId: MONTH }, cookie)).body.order!;
+    await call("/dashboard/crypto-tracker", { form: { orderNumber: order.orderNumber, transactionId: transactionId() }, cookie });
+    const submitted = await (await track(order.orderNumber, cookie)).text();
+    expect(submitted).toContain("Our support team is verifying it now.");
+    expect(submitted).toContain("as soon as our support team has verified your payment");
+
+    const row = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.orderNumber)).get();
+    const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
+    expect((await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "cancel", orderId: row!.id }, cookie: admin })).status).toBe(200);
+    const cancelled = await (await track(order.orderNumber, cookie)).text();
+    expect(cancelled).toContain("Cancelled");
+    expect(cancelled).toContain("This order was cancelled and no key will be delivered.");
+    expect(cancelled).not.toContain("Your key appears here");
+  });
+
   it("shows an order only to the member who created it: any other number is 'Order Not Found'", async () => {
     const owner = await member();
     const other = await member();

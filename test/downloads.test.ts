@@ -75,6 +75,25 @@ describe("downloads", () => {
     expect(html).toContain("Vertex Loader.zip");
     expect(html).toContain("Requires Active Subscription");
     expect(html).not.toContain(`href="/dashboard/downloads/${fileId}"`);
+    // A file that needs no subscription is offered all the same.
+    expect(html).toContain(`href="/dashboard/downloads/${freeFileId}"`);
+  });
+
+  it("shows an admin without a subscription what the server lets them do: no notice, a working Download link", async () => {
+    const cookie = await signIn(await createAccount({ admin: true }), unique("ip"));
+    const html = await (await call("/dashboard/downloads", { cookie })).text();
+    expect(html).not.toContain("No Active Subscription");
+    expect(html).toContain("As an admin you can download every file");
+    expect(html).toContain(`href="/dashboard/downloads/${fileId}"`);
+    expect((await call(`/dashboard/downloads/${fileId}`, { cookie })).status).toBe(200);
+  });
+
+  it("shows a subscriber no notice and a working Download link", async () => {
+    const cookie = await subscriber(Date.now() + 60_000);
+    const html = await (await call("/dashboard/downloads", { cookie })).text();
+    expect(html).not.toContain("No Active Subscription");
+    expect(html).not.toContain("As an admin");
+    expect(html).toContain(`href="/dashboard/downloads/${fileId}"`);
   });
 
   it("lets only admins publish a new version, which replaces the listed one", async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Viewer } from "~/lib/viewer";
 import { recoveryCodes, sessions, totpFactors } from "~/server/platform/db/schema.server";
 import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus, verifySecondFactor } from "~/server/accounts/two-factor.server";
+import { sha256Hex } from "~/server/platform/tokens.server";
 import { call, cookieFrom, createAccount, db, unique } from "./helpers";
 
 const KEY = env.TOTP_ENCRYPTION_KEY;
@@ -51,7 +52,7 @@ describe("two-factor enrolment", () => {
     if (!confirmed.ok) throw new Error(confirmed.problem.message);
     const codes = confirmed.value.recoveryCodes;
     expect(codes).toHaveLength(10);
-    for (const code of codes) expect(code).toMatch(/^[A-Z0-9]{5}-[A-Z0-9]{5}$/);
+    for (const code of codes) expect(code).toMatch(/^[2-9A-Z]{5}-[2-9A-Z]{5}$/);
     const hashes = await db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, account.id));
     expect(hashes.every((h) => !codes.some((c) => h.codeHash.includes(c.replace("-", ""))))).toBe(true);
     expect(await twoFactorStatus(db, account.id)).toEqual({ enabled: true, recoveryCodesLeft: 10 });
@@ -124,6 +125,41 @@ describe("signing in with two-factor authentication", () => {
     const second = await passwordStep(account);
     expect((await call("/auth/2fa", { form: { code: recovery[0]! }, cookie: second.challenge!, ip: second.ip })).status).toBe(401);
     expect((await twoFactorStatus(db, account.id)).recoveryCodesLeft).toBe(9);
+  });
+
+  it("makes recovery codes without look-alike characters (0/O, 1/I/L) or lower case", async () => {
+    // 60 codes, 600 characters: with any of the five look-alikes in the alphabet, some would show.
+    const codes = (await Promise.all(Array.from({ length: 6 }, () => enrolled()))).flatMap((e) => e.recovery);
+    expect(codes).toHaveLength(60);
+    for (const code of codes) expect(code).toMatch(/^[2-9A-HJKMNP-Z]{5}-[2-9A-HJKMNP-Z]{5}$/);
+    expect(codes.join("")).not.toMatch(/[01OIL]/i);
+  });
+
+  it("takes a recovery code in any case and with any separators, or none, once", async () => {
+    const { account, recovery } = await enrolled();
+    const spellings = [
+      (c: string) => ` ${c.slice(0, 5).toLowerCase()} ${c.slice(5)} `,
+      (c: string) => c.toLowerCase(),
+      (c: string) => `${c.slice(0, 3)}.${c.slice(3, 7)}_${c.slice(7)}`,
+    ];
+    for (const [i, spell] of spellings.entries()) {
+      const { challenge, ip } = await passwordStep(account);
+      const typed = spell(recovery[i]!.replace("-", ""));
+      expect((await call("/auth/2fa", { form: { code: typed }, cookie: challenge!, ip })).status, typed).toBe(302);
+    }
+    const again = await passwordStep(account);
+    expect((await call("/auth/2fa", { form: { code: recovery[2]!.toLowerCase() }, cookie: again.challenge!, ip: again.ip })).status).toBe(401);
+    expect((await twoFactorStatus(db, account.id)).recoveryCodesLeft).toBe(7);
+  });
+
+  it("still accepts a recovery code made with the old alphabet (with 0, O, 1, I, L)", async () => {
+    const { account } = await enrolled();
+    // Stored as before: the SHA-256 of the code without its hyphen, in upper case.
+    await db.insert(recoveryCodes).values({ userId: account.id, codeHash: await sha256Hex("O0I1LAB2C3") });
+    const { challenge, ip } = await passwordStep(account);
+    const response = await call("/auth/2fa", { form: { code: "o0i1l-ab2c3" }, cookie: challenge!, ip });
+    expect(response.status).toBe(302);
+    expect(cookieFrom(response, "__Host-session")).not.toBeNull();
   });
 
   it("ends the challenge after five wrong codes", async () => {

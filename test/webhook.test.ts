@@ -5,7 +5,7 @@ import { addCodes } from "~/server/fulfilment/stock.server";
 import { backorders, mailOutbox, productCodes, shopifyOrders, userSubscriptions, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { fillBackordersAndNotify } from "~/server/fulfilment/orders.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
-import { createAccount, db, ORIGIN, unique } from "./helpers";
+import { call, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
 
 let nextNumber = 7_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
 const nextId = () => ++nextNumber;
@@ -221,6 +221,40 @@ describe("order webhook: handing out keys", () => {
     const { claimSubscriptions } = await import("~/server/fulfilment/subscriptions.server");
     expect(await claimSubscriptions(db, member.id, email)).toBe(1);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id))).toHaveLength(1);
+  });
+});
+
+describe("order names", () => {
+  it("shows the buyer and the admin the order's name (#…), with Shopify's id only as a detail for the admin", async () => {
+    const member = await createAccount();
+    const admin = await createAccount({ admin: true });
+    const [inStock, soldOut] = [await stockedVariant(1), await stockedVariant(0)];
+    const payload = orderPayload({ lines: [{ variant: inStock.numeric }, { variant: soldOut.numeric }], email: member.email });
+    payload.name = `#${unique("N")}`;
+    expect((await deliver("orders/create", payload)).status).toBe(200);
+
+    const buyerPage = await (await call("/dashboard/subscriptions", { cookie: await signIn(member, unique("ip")) })).text();
+    expect(buyerPage).toContain(`Order ${payload.name}`);
+    expect(buyerPage).not.toContain(`Order ${payload.id}`);
+
+    const adminPage = await (await call(`/dashboard/manage-codes?sold=${encodeURIComponent(inStock.gid)}&period=all`, { cookie: await signIn(admin, unique("ip")) })).text();
+    const card = (from: string, to?: string) => adminPage.slice(adminPage.indexOf(from), to ? adminPage.indexOf(to) : undefined);
+    for (const section of [card("Sold Codes (", "Backorders ("), card("Backorders (", "Crypto Orders to Fulfill"), card("Webhook Integration")]) {
+      expect(section).toContain(`Order ${payload.name}`);
+      expect(section).toContain(`ID ${payload.id}`);
+    }
+  });
+
+  it("names a crypto order's key by its order number, with no second id", async () => {
+    const admin = await createAccount({ admin: true });
+    const variant = await stockedVariant(1);
+    const [code] = await db.select().from(productCodes).where(eq(productCodes.variantId, variant.gid));
+    // A crypto order's key records the order number as its order.
+    const orderNumber = `CRYPTO-${unique("X").toUpperCase()}`;
+    await db.update(productCodes).set({ isUsed: true, usedAt: Date.now(), customerEmail: "c@example.test", orderId: orderNumber, orderLineId: "crypto", unitIndex: 0 }).where(eq(productCodes.id, code!.id));
+    const adminPage = await (await call(`/dashboard/manage-codes?sold=${encodeURIComponent(variant.gid)}&period=all`, { cookie: await signIn(admin, unique("ip")) })).text();
+    expect(adminPage).toContain(`Order ${orderNumber}`);
+    expect(adminPage).not.toContain(`ID ${orderNumber}`);
   });
 });
 

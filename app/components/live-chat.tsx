@@ -2,6 +2,7 @@
 import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
 import { type ChatMember, type ChatMessage, type ClientFrame, MAX_MESSAGE_LENGTH, parseServerFrame } from "~/lib/chat";
 import { MessageCircle, Send } from "./icons";
+import { LocalTime } from "./local-time";
 import { useToast } from "./toaster";
 import { Button } from "./ui/button";
 import { Card } from "./ui/card";
@@ -17,10 +18,6 @@ function typingText(members: ChatMember[]): string {
   if (members.length === 1) return `${members[0]!.username} is typing...`;
   if (members.length === 2) return `${members[0]!.username} and ${members[1]!.username} are typing...`;
   return "Several people are typing...";
-}
-
-function timeOf(ms: number): string {
-  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
 function ConnectionBadge({ connection }: { connection: Connection }) {
@@ -52,7 +49,7 @@ export function LiveChat() {
   const [draft, setDraft] = useState("");
   const socketRef = useRef<WebSocket | null>(null);
   const lastTypingRef = useRef(0);
-  const listRef = useRef<HTMLOListElement>(null);
+  const logRef = useRef<HTMLDivElement>(null);
   const { toast } = useToast();
 
   useEffect(() => {
@@ -109,8 +106,8 @@ export function LiveChat() {
   }, [toast]);
 
   useEffect(() => {
-    const list = listRef.current;
-    if (list) list.scrollTop = list.scrollHeight;
+    const log = logRef.current;
+    if (log) log.scrollTop = log.scrollHeight;
   }, [messages.length]);
 
   const sendFrame = useCallback(
@@ -145,34 +142,37 @@ export function LiveChat() {
   const othersTyping = typing.filter((m) => m.userId !== me?.userId);
 
   return (
-    <Card className="flex flex-col p-0">
-      <div className="flex items-center justify-between border-b border-line px-5 py-3">
+    <Card padding="p-0" className="flex flex-col">
+      <div className="flex items-center justify-between gap-3 border-b border-line px-4 py-3 sm:px-5">
         <h2 className="flex items-center gap-2 font-bold">
           <MessageCircle className="size-5 text-accent" aria-hidden /> Live Chat
         </h2>
         <ConnectionBadge connection={connection} />
       </div>
-      <ol ref={listRef} role="log" aria-live="polite" aria-label="Chat messages" className="h-80 space-y-3 overflow-y-auto px-5 py-4">
-        {messages.length === 0 ? <li className="text-sm text-muted">No messages yet. Say hello!</li> : null}
-        {messages.map((message) => {
-          const mine = message.userId === me?.userId;
-          return (
-            <li key={message.id} className="text-sm">
-              <p className="flex items-baseline gap-2">
-                <span className={`font-semibold ${mine ? "text-accent" : ""}`}>{message.username}</span>
-                <span className="text-xs text-muted">{timeOf(message.createdAt)}</span>
-                {mine ? (
-                  <button type="button" className="text-xs text-muted underline hover:text-red-400" onClick={() => sendFrame({ type: "delete", id: message.id }, "Failed to delete message")}>
-                    Delete
-                  </button>
-                ) : null}
-              </p>
-              <p className="break-words whitespace-pre-wrap text-zinc-200">{message.content}</p>
-            </li>
-          );
-        })}
-      </ol>
-      <p className="h-5 px-5 text-xs text-muted italic" aria-live="polite">
+      {/* The log is the scrolling, announced region; the messages inside it are a plain list. */}
+      <div ref={logRef} role="log" aria-live="polite" aria-label="Chat messages" className="h-80 overflow-y-auto px-4 py-4 sm:px-5">
+        {messages.length === 0 ? <p className="text-sm text-muted">No messages yet. Say hello!</p> : null}
+        <ol className="space-y-3">
+          {messages.map((message) => {
+            const mine = message.userId === me?.userId;
+            return (
+              <li key={message.id} className="text-sm">
+                <p className="flex items-baseline gap-2">
+                  <span className={`font-semibold ${mine ? "text-accent" : ""}`}>{message.username}</span>
+                  <LocalTime ms={message.createdAt} format="time" className="text-xs text-muted" />
+                  {mine ? (
+                    <button type="button" className="text-xs text-muted underline hover:text-red-400" onClick={() => sendFrame({ type: "delete", id: message.id }, "Failed to delete message")}>
+                      Delete
+                    </button>
+                  ) : null}
+                </p>
+                <p className="break-words whitespace-pre-wrap text-zinc-200">{message.content}</p>
+              </li>
+            );
+          })}
+        </ol>
+      </div>
+      <p className="h-5 px-4 text-xs text-muted italic sm:px-5" aria-live="polite">
         {typingText(othersTyping)}
       </p>
       <form onSubmit={submit} className="flex gap-2 border-t border-line p-3">

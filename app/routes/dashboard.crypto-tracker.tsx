@@ -4,6 +4,7 @@ import { useEffect } from "react";
 import { Form, Link, useFetcher, useNavigation, useSearchParams } from "react-router";
 import { copyText } from "~/components/copy";
 import { Ban, CheckCircle, Clock, Copy, Hourglass, Search } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
 import { useToast } from "~/components/toaster";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
@@ -18,7 +19,7 @@ import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
 import { CRYPTO_STATUS_LABEL, type CryptoStatus, orderLookupSchema, submitPaymentSchema } from "~/lib/crypto-orders";
 import { checkForm } from "~/lib/form-schema";
-import { formatDateTime, formatUsd } from "~/lib/format";
+import { formatUsd } from "~/lib/format";
 import { ok } from "~/lib/result";
 import { cryptoOrderView, findOrderFor, ordersOf, submitTransaction } from "~/server/payments/crypto-orders.server";
 import type { Route } from "./+types/dashboard.crypto-tracker";
@@ -48,6 +49,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     success: { title: "Payment Submitted", description: "Thanks! Our support team is verifying your payment." },
   });
 }
+
+/** What the key box says while there is no key to show, by the order's state. */
+const KEY_PENDING: Record<Exclude<CryptoStatus, "complete">, string> = {
+  pending: "Your key appears here once your payment has been received and verified.",
+  submitted: "Your key appears here as soon as our support team has verified your payment.",
+  cancelled: "None: this order was cancelled.",
+};
 
 const STATUS_STYLE: Record<CryptoStatus, { icon: typeof Clock; tone: "yellow" | "blue" | "green" | "red" }> = {
   pending: { icon: Hourglass, tone: "yellow" },
@@ -115,6 +123,15 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
           </div>
           {order.status === "pending" ? <p className="text-sm text-yellow-200">Please complete your payment and we will verify it shortly.</p> : null}
           {order.status === "submitted" ? <p className="text-sm text-sky-200">Your payment was submitted. Our support team is verifying it now.</p> : null}
+          {order.status === "cancelled" ? (
+            <p className="text-sm text-red-300">
+              This order was cancelled and no key will be delivered. If you already paid for it,{" "}
+              <Link to="/support" className="underline hover:text-white">
+                contact support
+              </Link>{" "}
+              with your order number.
+            </p>
+          ) : null}
           <dl className="grid gap-3 text-sm sm:grid-cols-2">
             <div>
               <dt className="text-muted">Product</dt>
@@ -182,11 +199,11 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
                 <p className="mt-2 text-muted">Processing...</p>
               )
             ) : (
-              <p className="mt-2 text-sm text-muted">Your key appears here once the order is complete.</p>
+              <p className="mt-2 text-sm text-muted">{KEY_PENDING[order.status]}</p>
             )}
           </div>
           <p className="text-xs text-muted">
-            Created {formatDateTime(order.createdAt)} UTC · Updated {formatDateTime(order.updatedAt)} UTC
+            Created <LocalTime ms={order.createdAt} format="datetime" /> · Updated <LocalTime ms={order.updatedAt} format="datetime" />
           </p>
         </Card>
       ) : null}
@@ -196,12 +213,12 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
           <h2 className="font-bold">Your crypto orders</h2>
           <ul className="mt-3 divide-y divide-line text-sm">
             {recent.map((o) => (
-              <li key={o.orderNumber} className="flex items-center gap-3 py-2">
+              <li key={o.orderNumber} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
                 <Link to={`?order=${encodeURIComponent(o.orderNumber)}`} className="font-mono text-accent hover:underline">
                   {o.orderNumber}
                 </Link>
                 <Badge tone={STATUS_STYLE[o.status].tone}>{CRYPTO_STATUS_LABEL[o.status]}</Badge>
-                <span className="ml-auto text-muted">{formatDateTime(o.createdAt)} UTC</span>
+                <LocalTime ms={o.createdAt} format="datetime" className="ml-auto whitespace-nowrap text-muted" />
               </li>
             ))}
           </ul>

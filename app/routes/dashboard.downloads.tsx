@@ -3,11 +3,13 @@
 import { Suspense, useRef } from "react";
 import { Await, data, useFetcher } from "react-router";
 import { AlertTriangle, Download, FileDown, Upload } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
 import { useToast } from "~/components/toaster";
 import { Badge } from "~/components/ui/badge";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
+import { FileField } from "~/components/ui/file-field";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { answer, answerProblem } from "~/http/answer.server";
@@ -15,11 +17,10 @@ import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
-import { formatDate, formatFileSize } from "~/lib/format";
+import { formatFileSize } from "~/lib/format";
 import { ok } from "~/lib/result";
 import { MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE, uploadSchema } from "~/lib/schemas/downloads";
-import { hasActiveSubscription } from "~/server/fulfilment/subscriptions.server";
-import { activeFiles, uploadFile } from "~/server/hub/downloads.server";
+import { activeFiles, downloadAccess, uploadFile } from "~/server/hub/downloads.server";
 import { MAX_FORM_BYTES, readForm } from "~/server/platform/request-body.server";
 import type { Route } from "./+types/dashboard.downloads";
 
@@ -28,11 +29,12 @@ export const meta: Route.MetaFunction = () => [{ title: `Downloads | ${BRAND}` }
 export async function loader({ context }: Route.LoaderArgs) {
   const { db } = app(context);
   const viewer = currentViewer(context);
+  // The page shows what the download link will do: both follow the same rule.
+  const access = await downloadAccess(db, viewer);
   return {
     // Streamed: the page shows "Loading downloads..." until the list is there.
-    files: Promise.resolve(activeFiles(db)),
-    subscribed: await hasActiveSubscription(db, viewer.id),
-    isAdmin: viewer.isAdmin,
+    files: activeFiles(db, access),
+    access,
   };
 }
 
@@ -71,10 +73,9 @@ function UploadForm() {
         <Upload className="size-5 text-accent" aria-hidden /> Publish a new version
       </h2>
       <fetcher.Form ref={formRef} method="post" encType="multipart/form-data" onSubmit={onSubmit} className="mt-4 grid gap-4 sm:grid-cols-2">
-        <Field
+        <FileField
           label="File"
           name="file"
-          type="file"
           required
           className="sm:col-span-2"
           hint="Up to 90 MB. A file with the same name replaces the listed version."
@@ -93,9 +94,8 @@ function UploadForm() {
   );
 }
 
-function FileCard({ file, subscribed }: { file: FileRow; subscribed: boolean }) {
+function FileCard({ file }: { file: FileRow }) {
   const { toast } = useToast();
-  const allowed = subscribed || !file.requiresSubscription;
   return (
     <Card className="flex flex-col gap-4 sm:flex-row sm:items-center">
       <FileDown className="size-8 shrink-0 text-accent" aria-hidden />
@@ -106,11 +106,11 @@ function FileCard({ file, subscribed }: { file: FileRow; subscribed: boolean }) 
         </div>
         {file.description ? <p className="mt-1 text-sm text-muted">{file.description}</p> : null}
         <p className="mt-1 text-xs text-muted">
-          {formatFileSize(file.fileSize)} · {formatDate(file.createdAt)}
+          {formatFileSize(file.fileSize)} · <LocalTime ms={file.createdAt} />
           {file.requiresSubscription ? " · Requires Active Subscription" : ""}
         </p>
       </div>
-      {allowed ? (
+      {file.allowed ? (
         <a href={`/dashboard/downloads/${file.id}`} download className={buttonClass("primary", "md")} onClick={() => toast({ title: "Download started successfully!" })}>
           <Download className="size-4" aria-hidden /> Download
         </a>
@@ -124,11 +124,16 @@ function FileCard({ file, subscribed }: { file: FileRow; subscribed: boolean }) 
 }
 
 export default function Downloads({ loaderData }: Route.ComponentProps) {
-  const { files, subscribed, isAdmin } = loaderData;
+  const { files, access } = loaderData;
   return (
     <div className="space-y-6">
       <h1 className="text-3xl font-black">Downloads</h1>
-      {subscribed ? null : (
+      {access === "admin" ? (
+        <p role="status" className="text-sm text-muted">
+          As an admin you can download every file, with or without a subscription.
+        </p>
+      ) : null}
+      {access === "none" ? (
         <div role="status" className="flex items-start gap-3 rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-4 text-sm text-yellow-100">
           <AlertTriangle className="mt-0.5 size-5 shrink-0 text-yellow-400" aria-hidden />
           <div>
@@ -136,8 +141,8 @@ export default function Downloads({ loaderData }: Route.ComponentProps) {
             <p className="mt-1 text-yellow-100/80">Files marked "Requires Active Subscription" need an active plan. Pick one under Subscriptions.</p>
           </div>
         </div>
-      )}
-      {isAdmin ? <UploadForm /> : null}
+      ) : null}
+      {access === "admin" ? <UploadForm /> : null}
       <Suspense fallback={<p className="text-muted">Loading downloads...</p>}>
         <Await resolve={files} errorElement={<p role="alert" className="text-red-400">Failed to load downloads</p>}>
           {(list) =>
@@ -149,7 +154,7 @@ export default function Downloads({ loaderData }: Route.ComponentProps) {
             ) : (
               <div className="space-y-3">
                 {list.map((file) => (
-                  <FileCard key={file.id} file={file} subscribed={subscribed} />
+                  <FileCard key={file.id} file={file} />
                 ))}
               </div>
             )

@@ -1,10 +1,11 @@
 // /dashboard/resell: the reseller panel. The account opens on the first visit; keys are bought
 // from the balance at the reseller's discount.
-import { useRef, useState } from "react";
+import { Fragment, type ReactNode, useRef, useState } from "react";
 import { useFetcher } from "react-router";
 import { copyText } from "~/components/copy";
 import { Copy, KeyRound, Percent, ShieldCheck, Wallet } from "~/components/icons";
 import { useToast } from "~/components/toaster";
+import { LocalTime } from "~/components/local-time";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
@@ -16,7 +17,7 @@ import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
-import { formatDate, formatUsd } from "~/lib/format";
+import { formatUsd } from "~/lib/format";
 import { ok, type Problem } from "~/lib/result";
 import {
   addBalanceSchema,
@@ -76,12 +77,80 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 function Stat({ icon: Icon, label, value }: { icon: typeof Wallet; label: string; value: string }) {
   return (
-    <Card className="p-5">
+    <Card padding="p-5">
       <p className="flex items-center gap-2 text-sm text-muted">
         <Icon className="size-4 text-accent" aria-hidden /> {label}
       </p>
       <p className="mt-2 text-2xl font-black">{value}</p>
     </Card>
+  );
+}
+
+type ResellerKey = Route.ComponentProps["loaderData"]["keys"][number];
+
+function KeyCode({ code }: { code: string }) {
+  const { toast } = useToast();
+  return (
+    <span className="inline-flex items-center gap-2 font-mono wrap-anywhere">
+      {code}
+      <button type="button" className="shrink-0 rounded p-1 text-muted hover:text-white" aria-label={`Copy ${code}`} onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })}>
+        <Copy className="size-3.5" aria-hidden />
+      </button>
+    </span>
+  );
+}
+
+/** The key list's fields, once: the table (wide screens) and the cards (phones) both read them. */
+const KEY_FIELDS: { label: string; value: (key: ResellerKey) => ReactNode }[] = [
+  { label: "Key", value: (key) => <KeyCode code={key.keyCode} /> },
+  { label: "Type", value: (key) => KEY_TYPES[key.keyType] },
+  { label: "Status", value: (key) => <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge> },
+  { label: "Purchased", value: (key) => <LocalTime ms={key.purchaseDate} className="text-muted" /> },
+];
+
+/** Below 640 px each key is a card with labelled fields; from there up, a table. */
+function KeyList({ keys }: { keys: ResellerKey[] }) {
+  return (
+    <>
+      <ul aria-label="Your keys" className="mt-4 space-y-3 sm:hidden">
+        {keys.map((key) => (
+          <li key={key.id} className="rounded-lg border border-line bg-panel-2 p-3">
+            <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-center gap-x-4 gap-y-1.5 text-sm">
+              {KEY_FIELDS.map(({ label, value }) => (
+                <Fragment key={label}>
+                  <dt className="text-muted">{label}</dt>
+                  <dd>{value(key)}</dd>
+                </Fragment>
+              ))}
+            </dl>
+          </li>
+        ))}
+      </ul>
+      <div className="mt-4 hidden overflow-x-auto sm:block">
+        <table className="w-full text-left text-sm">
+          <thead className="text-muted">
+            <tr>
+              {KEY_FIELDS.map(({ label }) => (
+                <th key={label} scope="col" className="pr-4 pb-2 font-medium">
+                  {label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {keys.map((key) => (
+              <tr key={key.id}>
+                {KEY_FIELDS.map(({ label, value }) => (
+                  <td key={label} className="py-2 pr-4 whitespace-nowrap">
+                    {value(key)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }
 
@@ -109,7 +178,6 @@ function CreditForm() {
 
 export default function Resell({ loaderData }: Route.ComponentProps) {
   const { account, keys, totalKeys, activeKeys, prices, isAdmin } = loaderData;
-  const { toast } = useToast();
   const balanceFetcher = useFetcher<typeof action>();
   const generateFetcher = useFetcher<typeof action>();
   const balanceRef = useRef<HTMLFormElement>(null);
@@ -195,41 +263,9 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
 
       {isAdmin ? <CreditForm /> : null}
 
-      <Card className="overflow-x-auto">
+      <Card>
         <h2 className="font-bold">Your Keys</h2>
-        {keys.length === 0 ? (
-          <p className="mt-3 text-sm text-muted">No keys yet. Generate your first batch above.</p>
-        ) : (
-          <table className="mt-4 w-full min-w-[36rem] text-left text-sm">
-            <thead className="text-muted">
-              <tr>
-                <th className="pb-2 font-medium">Key</th>
-                <th className="pb-2 font-medium">Type</th>
-                <th className="pb-2 font-medium">Status</th>
-                <th className="pb-2 font-medium">Purchased</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-line">
-              {keys.map((key) => (
-                <tr key={key.id}>
-                  <td className="py-2 font-mono">
-                    <span className="inline-flex items-center gap-2">
-                      {key.keyCode}
-                      <button type="button" className="rounded p-1 text-muted hover:text-white" aria-label={`Copy ${key.keyCode}`} onClick={() => copyText(key.keyCode, toast, { title: "Code copied to clipboard!" })}>
-                        <Copy className="size-3.5" aria-hidden />
-                      </button>
-                    </span>
-                  </td>
-                  <td className="py-2">{KEY_TYPES[key.keyType]}</td>
-                  <td className="py-2">
-                    <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge>
-                  </td>
-                  <td className="py-2 text-muted">{formatDate(key.purchaseDate)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        {keys.length === 0 ? <p className="mt-3 text-sm text-muted">No keys yet. Generate your first batch above.</p> : <KeyList keys={keys} />}
       </Card>
     </div>
   );

@@ -2,13 +2,14 @@
 import { Link } from "react-router";
 import { copyText } from "~/components/copy";
 import { Check, Copy } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { OrderRef } from "~/components/order-ref";
 import { useShop } from "~/components/shop";
 import { useToast } from "~/components/toaster";
 import { Badge, type BadgeTone } from "~/components/ui/badge";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
-import { formatDate } from "~/lib/format";
 import { variantLabel } from "~/lib/plans";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
@@ -58,6 +59,7 @@ function SubscriptionCard({ s }: { s: Subscription }) {
           {s.productTitle} — {variantLabel(s.variantTitle)}
         </p>
         <Badge tone={STATUS_TONE[s.status] ?? "gray"}>{s.status.charAt(0).toUpperCase() + s.status.slice(1)}</Badge>
+        {s.orderId ? <OrderRef name={s.orderName} id={s.orderId} className="text-sm text-muted sm:ml-auto" /> : null}
       </div>
       <Dates s={s} never={active ? "Never" : "N/A"} />
       <KeyLine code={s.code} />
@@ -70,11 +72,13 @@ function Dates({ s, never }: { s: Subscription; never: string }) {
     <dl className="mt-2 flex flex-wrap gap-x-6 gap-y-1 text-sm">
       <div>
         <dt className="inline text-muted">Purchased: </dt>
-        <dd className="inline">{formatDate(s.purchaseDate)}</dd>
+        <dd className="inline">
+          <LocalTime ms={s.purchaseDate} />
+        </dd>
       </div>
       <div>
         <dt className="inline text-muted">Expires: </dt>
-        <dd className="inline">{s.expiryDate ? formatDate(s.expiryDate) : never}</dd>
+        <dd className="inline">{s.expiryDate ? <LocalTime ms={s.expiryDate} /> : never}</dd>
       </div>
       <div>
         <dt className="inline text-muted">Price: </dt>

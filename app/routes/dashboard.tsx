@@ -1,7 +1,8 @@
 // The members' area shell: sidebar navigation around every /dashboard page. Its middleware
 // sends signed-out visitors to /auth before any dashboard loader or action runs.
 import { Bitcoin, CreditCard, Download, KeyRound, LayoutDashboard, LogOut, Shield, ShieldCheck, Store } from "~/components/icons";
-import { Form, NavLink, Outlet } from "react-router";
+import { useEffect, useRef } from "react";
+import { Form, NavLink, Outlet, useLocation } from "react-router";
 import { currentViewer, requireUser } from "~/http/guards.server";
 import type { Route } from "./+types/dashboard";
 
@@ -23,15 +24,38 @@ const LINKS = [
   { to: "/dashboard/2fa", label: "Two-Factor Auth", icon: KeyRound },
 ];
 
+/**
+ * On narrow screens the navigation is one row that scrolls sideways: the current page's tab is
+ * scrolled into the row's view on load and after every navigation (the page itself stays put).
+ */
+function useActiveTabInView() {
+  const navRef = useRef<HTMLElement>(null);
+  const { pathname } = useLocation();
+  useEffect(() => {
+    const nav = navRef.current;
+    const active = nav?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!nav || !active || nav.scrollWidth <= nav.clientWidth) return;
+    const start = active.getBoundingClientRect().left - nav.getBoundingClientRect().left + nav.scrollLeft;
+    const centred = start - (nav.clientWidth - active.offsetWidth) / 2;
+    nav.scrollTo({ left: Math.max(0, centred), behavior: "instant" });
+  }, [pathname]);
+  return navRef;
+}
+
 export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
+  const navRef = useActiveTabInView();
   const linkClass = ({ isActive }: { isActive: boolean }) =>
-    `flex shrink-0 items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors ${
+    `flex shrink-0 items-center gap-3 rounded-md px-3 py-2 text-sm font-medium whitespace-nowrap transition-colors ${
       isActive ? "bg-accent/15 text-accent" : "text-zinc-300 hover:bg-panel-2 hover:text-white"
     }`;
   return (
     <div className="mx-auto flex min-h-[calc(100dvh-4rem)] max-w-7xl flex-col lg:flex-row">
       <aside className="border-b border-line lg:sticky lg:top-16 lg:flex lg:h-[calc(100dvh-4rem)] lg:w-64 lg:shrink-0 lg:flex-col lg:border-r lg:border-b-0">
-        <nav aria-label="Dashboard" className="flex gap-1 overflow-x-auto p-3 lg:flex-1 lg:flex-col lg:overflow-visible">
+        <nav
+          ref={navRef}
+          aria-label="Dashboard"
+          className="flex gap-1 overflow-x-auto overscroll-x-contain p-3 lg:flex-1 lg:flex-col lg:overflow-visible"
+        >
           {LINKS.map(({ to, label, icon: Icon, end }) => (
             <NavLink key={to} to={to} end={end} className={linkClass}>
               <Icon className="size-4" aria-hidden /> {label}

@@ -3,6 +3,7 @@
 import { useRef } from "react";
 import { useFetcher } from "react-router";
 import { Activity, AlertTriangle, Wrench } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
@@ -13,7 +14,6 @@ import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server"
 import { app } from "~/http/context.server";
 import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
-import { formatDateTime } from "~/lib/format";
 import { ok } from "~/lib/result";
 import { STATUS_TYPES, statusUpdateSchema } from "~/lib/schemas/status";
 import { serviceBadge, serviceState } from "~/lib/status";
@@ -147,7 +147,7 @@ export default function Status({ loaderData }: Route.ComponentProps) {
                     <div>
                       <h3 className="font-semibold">{update.title}</h3>
                       <p className="text-xs text-muted">
-                        <time dateTime={new Date(update.createdAt).toISOString()}>{formatDateTime(update.createdAt)}</time> UTC
+                        <LocalTime ms={update.createdAt} format="datetime" />
                       </p>
                       <p className="mt-2 text-sm text-muted">{update.description}</p>
                     </div>

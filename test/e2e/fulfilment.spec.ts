@@ -40,11 +40,21 @@ test("paying in the demo checkout mails the key and shows it on Subscriptions", 
   await expect(mail).toBeVisible();
   const key = (await mail.textContent())!.match(/Vertex HWID Spoofer - 30 Days: (\S+)/)?.[1];
   expect(key).toBeTruthy();
+  // The e-mail, the buyer's page and the admin's page all name the order the same way.
+  const orderName = (await mail.textContent())!.match(/order (#\d+)/)?.[1];
+  expect(orderName).toBeTruthy();
 
   await page.goto("/dashboard/subscriptions");
   await expect(page.getByText("Active", { exact: true })).toBeVisible();
   await expect(page.getByText(key!)).toBeVisible();
   await expect(page.getByText("Vertex HWID Spoofer — 30 Days")).toBeVisible();
+  await expect(page.getByText(`Order ${orderName}`, { exact: true })).toBeVisible();
+
+  const adminAgain = await browser.newPage();
+  await logIn(adminAgain, "admin", "admin-demo-1");
+  await adminAgain.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
+  await expect(adminAgain.getByRole("listitem").filter({ hasText: key! })).toContainText(`Order ${orderName}`);
+  await adminAgain.close();
 });
 
 test("an admin adds codes and fulfils a member's crypto order", async ({ page }) => {
@@ -89,6 +99,7 @@ test("an admin adds codes and fulfils a member's crypto order", async ({ page })
   await expect(page.getByRole("listitem").filter({ hasText: typed })).toContainText(`Order ${number}`);
 
   await page.goto(`/dashboard/crypto-tracker?order=${number}`);
-  await expect(page.getByText("Your key appears here once the order is complete.")).toHaveCount(0);
+  await expect(page.getByText("Complete", { exact: true })).toBeVisible();
+  await expect(page.getByText(/Your key appears here/)).toHaveCount(0);
   await expect(page.getByText(typed)).toBeVisible();
 });

@@ -75,3 +75,86 @@ test("a member turns on two-factor authentication and signs in with a code", asy
   await page.goto("/dashboard/2fa");
   await expect(page.getByText("Enabled", { exact: true })).toBeVisible();
 });
+
+test("on a phone the dashboard tabs keep whole labels, scroll, and bring the current page's tab into view", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await logIn(page, "member", "member-demo-1");
+  const nav = page.getByRole("navigation", { name: "Dashboard" });
+  const inView = async (name: string) => {
+    const [strip, tab] = [await nav.boundingBox(), await nav.getByRole("link", { name }).boundingBox()];
+    return tab!.x >= strip!.x && tab!.x + tab!.width <= strip!.x + strip!.width;
+  };
+
+  await page.goto("/dashboard/2fa");
+  await expect.poll(() => inView("Two-Factor Auth")).toBe(true);
+  // No label is cut short inside its tab.
+  for (const tab of await nav.getByRole("link").all()) {
+    expect(await tab.evaluate((el) => el.scrollWidth <= el.clientWidth && getComputedStyle(el).whiteSpace === "nowrap")).toBe(true);
+  }
+  expect(await inView("Dashboard")).toBe(false);
+
+  // A client-side navigation from outside the strip brings its tab back into view.
+  await page.getByRole("button", { name: "Account menu" }).click();
+  await page.getByRole("menuitem", { name: "Dashboard" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect.poll(() => inView("Dashboard")).toBe(true);
+});
+
+test("reseller keys are labelled cards on a phone and a table on a wide screen", async ({ browser }) => {
+  const admin = await (await browser.newContext()).newPage();
+  const username = uniqueName("res");
+  const reseller = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+  await reseller.goto("/auth?mode=signup");
+  await reseller.getByLabel("Username").fill(username);
+  await reseller.getByLabel("Email").fill(`${username}@example.test`);
+  await reseller.getByLabel("Password").fill("reseller-pass-1");
+  await reseller.getByRole("button", { name: "Create Account" }).click();
+  await expect(reseller.getByText("Account Created!")).toBeVisible();
+  await reseller.goto(await linkFromMailbox(reseller, `${username}@example.test`, /Verify your/));
+  await logIn(reseller, username, "reseller-pass-1");
+  await reseller.goto("/dashboard/resell");
+
+  await logIn(admin, "admin", "admin-demo-1");
+  await admin.goto("/dashboard/resell", { waitUntil: "networkidle" });
+  await admin.getByLabel("Reseller e-mail or username").fill(username);
+  await admin.getByLabel("Amount (USD)").last().fill("500");
+  await admin.getByRole("button", { name: "Credit" }).click();
+  await expect(admin.getByText("Balance credited")).toBeVisible();
+
+  await reseller.reload({ waitUntil: "networkidle" });
+  await reseller.getByRole("button", { name: "Generate Keys" }).click();
+  await expect(reseller.getByText("Generated 5 key(s) successfully")).toBeVisible();
+
+  const cards = reseller.getByRole("list", { name: "Your keys" }).getByRole("listitem");
+  await expect(cards).toHaveCount(5);
+  for (const label of ["Key", "Type", "Status", "Purchased"]) await expect(cards.first().getByRole("term").filter({ hasText: label })).toBeVisible();
+  await expect(cards.first().getByRole("definition").filter({ hasText: "Monthly License" })).toBeVisible();
+  await expect(reseller.getByRole("table")).toBeHidden();
+  // Nothing in a card is wider than the screen.
+  expect(await reseller.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+  await reseller.setViewportSize({ width: 1280, height: 900 });
+  await expect(reseller.getByRole("table")).toBeVisible();
+  await expect(reseller.getByRole("columnheader")).toHaveText(["Key", "Type", "Status", "Purchased"]);
+  await expect(reseller.getByRole("table").getByRole("row")).toHaveCount(6);
+  await expect(reseller.getByRole("list", { name: "Your keys" })).toBeHidden();
+});
+
+test("the upload form's file picker is a labelled, keyboard-reachable button that shows the chosen file", async ({ page }) => {
+  await logIn(page, "admin", "admin-demo-1");
+  await page.goto("/dashboard/downloads", { waitUntil: "networkidle" });
+  const input = page.getByLabel("File", { exact: true });
+  await expect(input).toHaveAttribute("type", "file");
+  await expect(page.getByText("No file chosen")).toBeVisible();
+
+  // Reached with the keyboard, the picker shows a focus ring on its button.
+  await page.getByRole("heading", { name: "Publish a new version" }).click();
+  await page.keyboard.press("Tab");
+  await expect(input).toBeFocused();
+  const ring = await page.getByText("Choose file").evaluate((el) => getComputedStyle(el).outlineStyle);
+  expect(ring).not.toBe("none");
+
+  await input.setInputFiles({ name: "release-notes.txt", mimeType: "text/plain", buffer: Buffer.from("notes") });
+  await expect(page.getByText("release-notes.txt")).toBeVisible();
+  await expect(page.getByText("No file chosen")).toHaveCount(0);
+});

@@ -1,6 +1,7 @@
 // "Backorders (n)": paid order units that found no code, waiting for stock of their variant.
-import { formatDate } from "~/lib/format";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
+import { LocalTime } from "../local-time";
+import { OrderRef } from "../order-ref";
 import { Card } from "../ui/card";
 
 export function BackordersCard({ backorders }: { backorders: ManageCodesData["backorders"] }) {
@@ -14,7 +15,7 @@ export function BackordersCard({ backorders }: { backorders: ManageCodesData["ba
           <li key={b.id} className="rounded-md border border-yellow-500/30 bg-yellow-500/5 px-3 py-2 text-sm">
             <p className="font-semibold">{b.variantTitle}</p>
             <p className="text-muted">
-              Order {b.orderId} · {b.customerEmail} · waiting since {formatDate(b.createdAt)}
+              <OrderRef name={b.orderName} id={b.orderId} showId /> · {b.customerEmail} · waiting since <LocalTime ms={b.createdAt} />
             </p>
           </li>
         ))}

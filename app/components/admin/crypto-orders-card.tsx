@@ -4,9 +4,10 @@
 import { useEffect, useId, useState } from "react";
 import { useFetcher } from "react-router";
 import { CRYPTO_STATUS_LABEL, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
-import { formatDateTime, formatUsd } from "~/lib/format";
+import { formatUsd } from "~/lib/format";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
 import type { action } from "~/routes/dashboard.manage-codes.crypto-orders";
+import { LocalTime } from "../local-time";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
@@ -59,7 +60,9 @@ function QueuedOrderRow({ order }: { order: QueuedOrder }) {
         </div>
         <div>
           <dt className="inline text-muted">Created: </dt>
-          <dd className="inline">{formatDateTime(order.createdAt)} UTC</dd>
+          <dd className="inline">
+            <LocalTime ms={order.createdAt} format="datetime" />
+          </dd>
         </div>
         <div className="sm:col-span-2">
           <dt className="inline text-muted">Transaction: </dt>

@@ -3,7 +3,8 @@
 import { useEffect, useState } from "react";
 import { PERIODS, type Period } from "~/lib/periods";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
-import { formatDateTime } from "~/lib/format";
+import { LocalTime } from "../local-time";
+import { OrderRef } from "../order-ref";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { inputClass } from "../ui/field";
@@ -43,8 +44,8 @@ export function SoldCodesCard({
             <span className="font-mono">{row.code}</span>
             <span className="text-muted">{row.variantTitle}</span>
             <span>{row.customerEmail}</span>
-            <span className="text-muted">Order {row.orderId}</span>
-            <span className="text-muted">{row.usedAt ? `${formatDateTime(row.usedAt)} UTC` : ""}</span>
+            {row.orderId ? <OrderRef name={row.orderName} id={row.orderId} showId className="text-muted" /> : null}
+            {row.usedAt ? <LocalTime ms={row.usedAt} format="datetime" className="text-muted" /> : null}
             <span className="ml-auto">{row.revokedAt ? <Badge tone="red">Revoked</Badge> : <Badge tone="blue">Sold</Badge>}</span>
           </li>
         ))}

@@ -1,8 +1,9 @@
 // "Webhook Integration": where Shopify sends order events, whether their signatures can be checked,
 // and how the latest deliveries went.
-import { formatDateTime } from "~/lib/format";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
 import { Webhook } from "../icons";
+import { LocalTime } from "../local-time";
+import { OrderRef } from "../order-ref";
 import { Badge, type BadgeTone } from "../ui/badge";
 import { Card } from "../ui/card";
 
@@ -35,8 +36,8 @@ export function WebhookCard({ endpoint, secretSet, topics, deliveries }: ManageC
           <li key={d.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 rounded-md border border-line bg-panel-2 px-3 py-2">
             <Badge tone={OUTCOME_TONE[d.outcome] ?? "gray"}>{d.outcome}</Badge>
             <span className="font-mono">{d.topic}</span>
-            {d.orderId ? <span className="text-muted">Order {d.orderId}</span> : null}
-            <span className="text-muted">{formatDateTime(d.receivedAt)} UTC</span>
+            {d.orderId ? <OrderRef name={d.orderName} id={d.orderId} showId className="text-muted" /> : null}
+            <LocalTime ms={d.receivedAt} format="datetime" className="text-muted" />
             {d.detail ? <span className="w-full text-muted">{d.detail}</span> : null}
           </li>
         ))}

@@ -1,5 +1,6 @@
 import type { HTMLAttributes } from "react";
 
-export function Card({ className = "", ...props }: HTMLAttributes<HTMLDivElement>) {
-  return <div className={`rounded-xl border border-line bg-panel p-6 ${className}`} {...props} />;
+/** A panel. Its padding is set with `padding`: a padding class in `className` would not win over the default. */
+export function Card({ className = "", padding = "p-6", ...props }: HTMLAttributes<HTMLDivElement> & { padding?: string }) {
+  return <div className={`rounded-xl border border-line bg-panel ${padding} ${className}`} {...props} />;
 }

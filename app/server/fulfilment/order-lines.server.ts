@@ -1,6 +1,8 @@
 // An order as fulfilment sees it: its lines, as Shopify (or a crypto checkout) described them and
 // as they are stored with the order.
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { variantGid } from "~/lib/catalogue";
+import { shopifyOrders } from "../platform/db/schema.server";
 
 export interface OrderLine {
   id: string;
@@ -33,4 +35,12 @@ export function lineVariant(variantId: number | string | null | undefined): stri
   if (variantId === null || variantId === undefined || variantId === "") return null;
   const text = String(variantId);
   return /^\d+$/.test(text) ? variantGid(text) : text.startsWith("gid://shopify/ProductVariant/") ? text : null;
+}
+
+/**
+ * The name people know an order by, for a column holding an order id: Shopify's "#1001" where
+ * the order is stored, else the id itself (a crypto order's id is its number, "CRYPTO-...").
+ */
+export function orderName(orderId: SQLWrapper): SQL<string | null> {
+  return sql<string | null>`coalesce((select ${shopifyOrders.name} from ${shopifyOrders} where ${shopifyOrders.id} = ${orderId}), ${orderId})`;
 }

@@ -1,14 +1,14 @@
 // Shopify order webhooks: check the signature, recognise repeats, parse the payload and hand it to
 // fulfilment. Unsigned deliveries change nothing; malformed ones are refused and recorded so the
 // admin can see them; a failure is reported as such so Shopify retries (every step is idempotent).
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, getTableColumns } from "drizzle-orm";
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
 import { webhookDeliveries } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
-import { lineVariant, type Order } from "./order-lines.server";
+import { lineVariant, type Order, orderName } from "./order-lines.server";
 import { fulfilOrder, recordOrder } from "./orders.server";
 import { cancelOrder, recordRefund } from "./refunds.server";
 import { verifyWebhookSignature } from "../platform/shopify-hmac.server";
@@ -186,5 +186,9 @@ export async function receiveShopifyWebhook(deps: MailingDeps, secret: string, d
 
 /** The latest deliveries with their outcome, for the admin's webhook card. */
 export function latestDeliveries(db: Db, limit = 10) {
-  return db.select().from(webhookDeliveries).orderBy(desc(webhookDeliveries.receivedAt)).limit(limit);
+  return db
+    .select({ ...getTableColumns(webhookDeliveries), orderName: orderName(webhookDeliveries.orderId) })
+    .from(webhookDeliveries)
+    .orderBy(desc(webhookDeliveries.receivedAt))
+    .limit(limit);
 }

@@ -1,11 +1,12 @@
 // Key stock: adding codes, listing them, and handing them out. A code goes to exactly one order
 // unit; that is guaranteed by the database (conditional updates and a unique index on the unit),
 // not by application locks, because D1 has no interactive transactions.
-import { and, asc, count, desc, eq, gte, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gte, isNull, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { MAX_CODE_LENGTH, MAX_CODES_PER_SUBMISSION } from "~/lib/schemas/stock";
 import { chunksOf, type Db, isUniqueViolation } from "../platform/db/client.server";
 import { backorders, productCodes, shopifyOrders } from "../platform/db/schema.server";
+import { orderName } from "./order-lines.server";
 
 const LIST_LIMIT = 500;
 
@@ -85,6 +86,7 @@ export async function soldCodes(db: Db, { variantId, since }: { variantId?: stri
         variantTitle: productCodes.variantTitle,
         customerEmail: productCodes.customerEmail,
         orderId: productCodes.orderId,
+        orderName: orderName(productCodes.orderId),
         usedAt: productCodes.usedAt,
         revokedAt: productCodes.revokedAt,
       })
@@ -229,7 +231,7 @@ export async function fillBackorders(db: Db, variantId: string, now = Date.now()
 
 export async function openBackorders(db: Db) {
   return db
-    .select()
+    .select({ ...getTableColumns(backorders), orderName: orderName(backorders.orderId) })
     .from(backorders)
     .where(and(isNull(backorders.filledAt), isNull(backorders.cancelledAt)))
     .orderBy(asc(backorders.id))

@@ -4,7 +4,7 @@ import { and, desc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import { planDurationMs } from "~/lib/plans";
 import type { Db } from "../platform/db/client.server";
 import { productCodes, shopifyOrders, userSubscriptions, users } from "../platform/db/schema.server";
-import { type OrderLine, storedLine } from "./order-lines.server";
+import { type OrderLine, orderName, storedLine } from "./order-lines.server";
 
 export interface SubscriptionSource {
   codeId: number;
@@ -111,6 +111,8 @@ export async function subscriptionsOf(db: Db, userId: string) {
       purchaseDate: userSubscriptions.purchaseDate,
       expiryDate: userSubscriptions.expiryDate,
       code: productCodes.code,
+      orderId: userSubscriptions.orderId,
+      orderName: orderName(userSubscriptions.orderId),
     })
     .from(userSubscriptions)
     .leftJoin(productCodes, eq(productCodes.id, userSubscriptions.productCodeId))

@@ -11,8 +11,25 @@ import { hasActiveSubscription } from "../fulfilment/subscriptions.server";
 
 export const SUBSCRIPTION_REQUIRED = "Active subscription required to download this file";
 
-export function activeFiles(db: Db) {
-  return db
+/**
+ * Why a member may have subscription-only files, if at all: admins may always, members with an
+ * active plan while it runs, everyone else may have only the files that need no subscription.
+ */
+export type DownloadAccess = "admin" | "subscriber" | "none";
+
+export async function downloadAccess(db: Db, viewer: Viewer, now = Date.now()): Promise<DownloadAccess> {
+  if (viewer.isAdmin) return "admin";
+  return (await hasActiveSubscription(db, viewer.id, now)) ? "subscriber" : "none";
+}
+
+/** The one rule the download link and the downloads page both follow. */
+function mayDownload(access: DownloadAccess, file: { requiresSubscription: boolean }): boolean {
+  return access !== "none" || !file.requiresSubscription;
+}
+
+/** The listed files, each saying whether a member with `access` may download it. */
+export async function activeFiles(db: Db, access: DownloadAccess) {
+  const files = await db
     .select({
       id: downloadableFiles.id,
       fileName: downloadableFiles.fileName,
@@ -25,6 +42,7 @@ export function activeFiles(db: Db) {
     .from(downloadableFiles)
     .where(eq(downloadableFiles.isActive, true))
     .orderBy(desc(downloadableFiles.createdAt));
+  return files.map((file) => ({ ...file, allowed: mayDownload(access, file) }));
 }
 
 /** `attachment` with a safe ASCII fallback name and the real name for browsers that read RFC 5987. */
@@ -47,7 +65,7 @@ export async function openDownload(db: Db, bucket: R2Bucket, viewer: Viewer, fil
     .where(and(eq(downloadableFiles.id, fileId), eq(downloadableFiles.isActive, true)))
     .get();
   if (!file) return fail("not-found", "File not found");
-  if (file.requiresSubscription && !viewer.isAdmin && !(await hasActiveSubscription(db, viewer.id, now))) {
+  if (!mayDownload(await downloadAccess(db, viewer, now), file)) {
     return fail("forbidden", SUBSCRIPTION_REQUIRED);
   }
   const object = await bucket.get(file.filePath);
