@@ -171,7 +171,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       </HomeSection>
 
       <section className="mx-auto max-w-7xl px-4 pt-10 pb-24">
-        <Card className="flex flex-col items-center gap-4 bg-gradient-to-br from-accent/15 to-panel p-10 text-center">
+        <Card padding="p-6 sm:p-10" className="flex flex-col items-center gap-4 bg-gradient-to-br from-accent/15 to-panel text-center">
           <Users className="size-10 text-accent" aria-hidden />
           <h2 className="text-3xl font-black">Join {COMMUNITY_SIZE} members</h2>
           <p className="max-w-xl text-muted">Configs, giveaways, update news and a support team that plays the game. Say hello in our Discord.</p>

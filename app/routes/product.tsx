@@ -90,7 +90,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
         <div className="space-y-6">
           <BuyBox key={product.id} product={product} />
           {upsell ? (
-            <Card className="flex items-center gap-4 p-4">
+            <Card padding="p-4" className="flex items-center gap-4">
               {upsell.imageUrl ? <img src={upsell.imageUrl} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" /> : null}
               <div className="min-w-0 flex-1">
                 <p className="text-xs font-bold tracking-wider text-accent">RECOMMENDED</p>

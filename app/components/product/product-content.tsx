@@ -82,7 +82,7 @@ export function Reviews() {
       </div>
       <div className="mt-4 grid gap-4 md:grid-cols-2">
         {REVIEWS.map((review) => (
-          <Card key={review.name} className="p-5">
+          <Card key={review.name} padding="p-5">
             <div className="flex items-center justify-between">
               <p className="font-semibold">{review.name}</p>
               <Stars rating={review.rating} />
