@@ -3,6 +3,11 @@ import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig, type Plugin } from "vite";
 
+// Local workerd (dev server, preview, tests) gives requests the placeholder `request.cf` instead
+// of downloading Cloudflare's at every start, which fails with a DNS error when offline. Nothing
+// in the app reads `request.cf`. CLOUDFLARE_CF_FETCH_ENABLED=true in the environment fetches it.
+process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
+
 /** SQL files import as their text (the chat room's Durable Object migrations). */
 export function sqlAsText(): Plugin {
   return {

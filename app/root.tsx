@@ -5,7 +5,6 @@ import {
   Meta,
   Outlet,
   Scripts,
-  ScrollRestoration,
   useLocation,
 } from "react-router";
 import { CartProvider } from "~/components/cart/cart-context";
@@ -14,7 +13,7 @@ import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
 import { AccessDenied, ErrorPage, NotFoundPage } from "~/components/status-pages";
 import { useShop } from "~/components/shop";
-import { introHeadScript } from "~/lib/intro";
+import { IntroHeadScript, ScrollRestorer } from "~/components/document-scripts";
 import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
@@ -50,10 +49,11 @@ export function Layout({ children }: { children: ReactNode }) {
         {/* Only on the development server: everywhere else the Worker writes the stylesheet into
             the document itself. */}
         {STYLESHEET_INLINED ? null : <link rel="stylesheet" href={stylesheet} precedence="default" />}
-        {/* Static (allowed by hash in the CSP): hides the intro splash before paint once seen. */}
-        <script dangerouslySetInnerHTML={{ __html: introHeadScript }} />
+        <IntroHeadScript />
         <Meta />
-        <Links />
+        {/* No nonce on links: the CSP allows stylesheets by origin, and the browser has no nonce to
+            hydrate them with. */}
+        <Links nonce="" />
       </head>
       <body>
         <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-[200] focus:rounded focus:bg-accent focus:px-3 focus:py-2 focus:text-zinc-950">
@@ -71,7 +71,7 @@ export function Layout({ children }: { children: ReactNode }) {
             </CartProvider>
           </ViewerProvider>
         </ToastProvider>
-        <ScrollRestoration />
+        <ScrollRestorer />
         <Scripts />
       </body>
     </html>

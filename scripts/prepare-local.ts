@@ -2,8 +2,8 @@
 // (demo values; keys you already set are kept), then the D1 migrations applied to the local
 // database. Safe to run any number of times. With --secrets-only it stops after .dev.vars (the
 // type generator needs it to know the secrets).
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const names = (text: string) => new Set([...text.matchAll(/^([A-Z0-9_]+)=/gm)].map((m) => m[1]));
 const example = readFileSync("local-secrets.example", "utf8");
@@ -18,6 +18,31 @@ if (missing.length > 0) {
   console.log(`.dev.vars: added ${missing.map((l) => l.split("=")[0]).join(", ")} (local demo values from local-secrets.example).`);
 }
 
-if (!process.argv.includes("--secrets-only")) {
-  execFileSync("wrangler", ["d1", "migrations", "apply", "DB", "--local"], { stdio: "inherit", env: { ...process.env, CI: "true" } });
+if (!process.argv.includes("--secrets-only")) applyMigrations();
+
+/**
+ * Applies pending D1 migrations to the local database and says so in one line. Wrangler prints a
+ * table per migration, which is noise when it works; when it fails, all of its output is shown
+ * and the start stops with its exit code.
+ */
+function applyMigrations() {
+  // CI=true: wrangler skips its "continue?" prompt.
+  const run = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local"], {
+    encoding: "utf8",
+    env: { ...process.env, CI: "true" },
+  });
+  const output = `${run.stdout ?? ""}${run.stderr ?? ""}`;
+  if (run.status !== 0) {
+    process.stderr.write(output);
+    if (run.error) console.error(run.error.message);
+    console.error("Local database: applying the migrations in migrations/ failed (wrangler output above).");
+    process.exit(run.status || 1);
+  }
+  // Wrangler names every migration it applies; an up-to-date database names none.
+  const applied = readdirSync("migrations").filter((file) => file.endsWith(".sql") && output.includes(file)).length;
+  console.log(
+    applied === 0
+      ? "Local database up to date"
+      : `Local database: ${applied} migration${applied === 1 ? "" : "s"} applied`,
+  );
 }

@@ -21,3 +21,18 @@ export async function logIn(page: Page, emailOrUsername: string, password: strin
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page.getByText("Welcome back!")).toBeVisible();
 }
+
+/**
+ * Collects what React reports in the browser console about the document itself: hydration
+ * mismatches and <script> elements it was asked to create. Read the array after the journey.
+ */
+export function reactDocumentWarnings(page: Page): string[] {
+  const found: string[] = [];
+  page.on("console", (message) => {
+    const text = message.text();
+    if (/didn't match the client|Hydration failed|Encountered a script tag/.test(text)) {
+      found.push(`${page.url()}: ${text.split("\n")[0]}`);
+    }
+  });
+  return found;
+}
