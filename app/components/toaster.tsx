@@ -45,25 +45,26 @@ export function ToastProvider({ children }: { children: ReactNode }) {
       }
     >
       {toasts.map((toast) => (
-        <li
-          key={toast.id}
-          role={toast.variant === "destructive" ? "alert" : "status"}
-          className={`pointer-events-auto flex items-start gap-3 rounded-lg border p-4 shadow-xl ${
-            toast.variant === "destructive" ? "border-red-500/50 bg-red-950 text-red-50" : "border-line bg-panel-2 text-zinc-100"
-          }`}
-        >
-          <div className="min-w-0 flex-1">
-            <p className="text-sm font-semibold">{toast.title}</p>
-            {toast.description ? <p className="mt-1 text-sm opacity-90">{toast.description}</p> : null}
-          </div>
-          <button
-            type="button"
-            onClick={() => dismiss(toast.id)}
-            className="rounded p-1 opacity-70 hover:opacity-100"
-            aria-label="Dismiss notification"
+        <li key={toast.id} className="pointer-events-auto">
+          <div
+            role={toast.variant === "destructive" ? "alert" : "status"}
+            className={`flex items-start gap-3 rounded-lg border p-4 shadow-xl ${
+              toast.variant === "destructive" ? "border-red-500/50 bg-red-950 text-red-50" : "border-line bg-panel-2 text-zinc-100"
+            }`}
           >
-            <X className="size-4" aria-hidden />
-          </button>
+            <div className="min-w-0 flex-1">
+              <p className="text-sm font-semibold">{toast.title}</p>
+              {toast.description ? <p className="mt-1 text-sm opacity-90">{toast.description}</p> : null}
+            </div>
+            <button
+              type="button"
+              onClick={() => dismiss(toast.id)}
+              className="rounded p-1 opacity-70 hover:opacity-100"
+              aria-label="Dismiss notification"
+            >
+              <X className="size-4" aria-hidden />
+            </button>
+          </div>
         </li>
       ))}
     </ol>

@@ -34,6 +34,11 @@ const ADMIN_PAGES = [...HUB_PAGES, "/dashboard/manage-codes"];
 async function violations(page: Page, path: string, where: string): Promise<string[]> {
   await page.goto(path, { waitUntil: "networkidle" });
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  return scan(page, path, where);
+}
+
+/** axe's findings on the page as it is now. */
+async function scan(page: Page, path: string, where: string): Promise<string[]> {
   // The home page's video is a third-party frame: its element is checked, its content is not ours.
   const { violations: found } = await new AxeBuilder({ page }).withTags(WCAG_22_AA).options({ iframes: false }).analyze();
   return found.flatMap((rule) =>
@@ -75,6 +80,18 @@ for (const width of WIDTHS) {
       for (const path of [...HUB_PAGES, await demoCheckoutPath(page)]) {
         found.push(...(await violations(page, path, `member ${width}px`)));
       }
+      expect(found, found.join("\n")).toEqual([]);
+    });
+
+    test("the open cart drawer with a toast in it, as a member", async ({ page }) => {
+      await logIn(page, "member", "member-demo-1");
+      await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
+      await page.getByRole("button", { name: "ADD TO CART" }).click();
+      await page.getByRole("button", { name: "Continue to Checkout" }).click();
+      await page.getByRole("button", { name: /Open cart, 1 item/ }).click();
+      const drawer = page.getByRole("dialog", { name: "Shopping Cart" });
+      await expect(drawer.getByRole("status").filter({ hasText: "Added to cart!" })).toBeVisible();
+      const found = await scan(page, "/product/vertex-rust (cart open)", `member ${width}px`);
       expect(found, found.join("\n")).toEqual([]);
     });
 

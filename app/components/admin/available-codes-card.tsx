@@ -11,6 +11,7 @@ import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { useResultToast } from "../use-result-toast";
 import { FilterForm, VariantFilter, type VariantOption } from "./code-filters";
+import { ScrollList } from "./scroll-list";
 
 // A row disappears once its code is deleted, so the rows' fetchers share a key and the card (which
 // stays) reports the result.
@@ -48,7 +49,7 @@ export function AvailableCodesCard({ codes, variants, variantId }: { codes: Mana
       <FilterForm keep={["sold", "period", "tz"]} className="mt-3">
         <VariantFilter name="available" value={variantId} variants={variants} label="Filter available codes by variant" />
       </FilterForm>
-      <ul className="mt-3 max-h-[400px] space-y-2 overflow-y-auto pr-1">
+      <ScrollList label="Available codes">
         {codes.rows.length === 0 ? <li className="text-sm text-muted">No available codes.</li> : null}
         {codes.rows.map((row) => (
           <li key={row.id} className="flex items-center gap-3 rounded-md border border-line bg-panel-2 px-3 py-2">
@@ -60,7 +61,7 @@ export function AvailableCodesCard({ codes, variants, variantId }: { codes: Mana
             <DeleteCode id={row.id} code={row.code} />
           </li>
         ))}
-      </ul>
+      </ScrollList>
     </Card>
   );
 }

@@ -3,13 +3,14 @@ import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
 import { LocalTime } from "../local-time";
 import { OrderRef } from "../order-ref";
 import { Card } from "../ui/card";
+import { ScrollList } from "./scroll-list";
 
 export function BackordersCard({ backorders }: { backorders: ManageCodesData["backorders"] }) {
   return (
     <Card>
       <h2 className="text-lg font-bold">Backorders ({backorders.length})</h2>
       <p className="mt-1 text-sm text-muted">Paid order units that found no code. Adding codes for the variant fills them, oldest first, and e-mails each key.</p>
-      <ul className="mt-3 max-h-[400px] space-y-2 overflow-y-auto">
+      <ScrollList label="Backorders">
         {backorders.length === 0 ? <li className="text-sm text-muted">Nothing is waiting.</li> : null}
         {backorders.map((b) => (
           <li key={b.id} className="rounded-md border border-yellow-500/30 bg-yellow-500/5 px-3 py-2 text-sm">
@@ -19,7 +20,7 @@ export function BackordersCard({ backorders }: { backorders: ManageCodesData["ba
             </p>
           </li>
         ))}
-      </ul>
+      </ScrollList>
     </Card>
   );
 }

@@ -9,6 +9,7 @@ import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { inputClass } from "../ui/field";
 import { FilterForm, VariantFilter, type VariantOption } from "./code-filters";
+import { ScrollList } from "./scroll-list";
 
 export function SoldCodesCard({
   codes,
@@ -37,7 +38,7 @@ export function SoldCodesCard({
           ))}
         </select>
       </FilterForm>
-      <ul className="mt-3 max-h-[400px] space-y-2 overflow-y-auto pr-1">
+      <ScrollList label="Sold codes">
         {codes.rows.length === 0 ? <li className="text-sm text-muted">No sold codes in this view.</li> : null}
         {codes.rows.map((row) => (
           <li key={row.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 rounded-md border border-line bg-panel-2 px-3 py-2 text-sm">
@@ -49,7 +50,7 @@ export function SoldCodesCard({
             <span className="ml-auto">{row.revokedAt ? <Badge tone="red">Revoked</Badge> : <Badge tone="blue">Sold</Badge>}</span>
           </li>
         ))}
-      </ul>
+      </ScrollList>
     </Card>
   );
 }

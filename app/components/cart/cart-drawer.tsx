@@ -72,7 +72,7 @@ function CartPanel() {
           open ? "translate-x-0" : "translate-x-full"
         }`}
       >
-        <header className="flex items-start justify-between border-b border-line p-5">
+        <div className="flex items-start justify-between border-b border-line p-5">
           <div>
             <h2 id="cart-title" className="flex items-center gap-2 text-lg font-bold">
               <ShoppingCart className="size-5" aria-hidden /> Shopping Cart
@@ -84,7 +84,7 @@ function CartPanel() {
           <button ref={closeRef} type="button" onClick={() => setOpen(false)} className="rounded p-1 text-muted hover:text-white" aria-label="Close cart">
             <X className="size-5" aria-hidden />
           </button>
-        </header>
+        </div>
 
         <div className="flex-1 space-y-3 overflow-y-auto p-5">
           {state.items.map((item) => (
@@ -141,7 +141,7 @@ function CartPanel() {
 
         {/* While the drawer is open its toasts appear here, between the lines and the checkout. */}
         <div ref={open ? toastHost : null} />
-        <footer className="space-y-3 border-t border-line p-5">
+        <div className="space-y-3 border-t border-line p-5">
           <div className="flex items-center justify-between font-semibold">
             <span>Total</span>
             <span>{formatMoney(cartTotal(state))}</span>
@@ -150,7 +150,7 @@ function CartPanel() {
             <Lock className="size-4" aria-hidden />
             {state.isLoading ? "Creating Checkout..." : "Checkout Securely"}
           </Button>
-        </footer>
+        </div>
       </section>
     </div>
   );
