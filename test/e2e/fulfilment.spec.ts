@@ -53,7 +53,7 @@ test("paying in the demo checkout mails the key and shows it on Subscriptions", 
   const adminAgain = await browser.newPage();
   await logIn(adminAgain, "admin", "admin-demo-1");
   await adminAgain.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
-  await expect(adminAgain.getByRole("listitem").filter({ hasText: key! })).toContainText(`Order ${orderName}`);
+  await expect(adminAgain.getByRole("list", { name: "Sold codes" }).getByRole("listitem").filter({ hasText: key! })).toContainText(`Order ${orderName}`);
   await adminAgain.close();
 });
 
