@@ -4,7 +4,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { INTRO_FLAG } from "../../app/lib/intro";
-import { logIn } from "./helpers";
+import { logIn, openCartWithMainProduct } from "./helpers";
 
 const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 const WIDTHS = [1280, 390];
@@ -84,12 +84,7 @@ for (const width of WIDTHS) {
     });
 
     test("the open cart drawer with a toast in it, as a member", async ({ page }) => {
-      await logIn(page, "member", "member-demo-1");
-      await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
-      await page.getByRole("button", { name: "ADD TO CART" }).click();
-      await page.getByRole("button", { name: "Continue to Checkout" }).click();
-      await page.getByRole("button", { name: /Open cart, 1 item/ }).click();
-      const drawer = page.getByRole("dialog", { name: "Shopping Cart" });
+      const drawer = await openCartWithMainProduct(page);
       await expect(drawer.getByRole("status").filter({ hasText: "Added to cart!" })).toBeVisible();
       const found = await scan(page, "/product/vertex-rust (cart open)", `member ${width}px`);
       expect(found, found.join("\n")).toEqual([]);

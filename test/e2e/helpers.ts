@@ -36,3 +36,13 @@ export function reactDocumentWarnings(page: Page): string[] {
   });
   return found;
 }
+
+/** Signs in as the demo member, puts the main product in the cart and opens the cart drawer. */
+export async function openCartWithMainProduct(page: Page) {
+  await logIn(page, "member", "member-demo-1");
+  await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
+  await page.getByRole("button", { name: "ADD TO CART" }).click();
+  await page.getByRole("button", { name: "Continue to Checkout" }).click();
+  await page.getByRole("button", { name: /Open cart, 1 item/ }).click();
+  return page.getByRole("dialog", { name: "Shopping Cart" });
+}

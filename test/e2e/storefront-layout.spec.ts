@@ -1,5 +1,5 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
-import { logIn } from "./helpers";
+import { logIn, openCartWithMainProduct } from "./helpers";
 
 const WIDTHS = [
   { name: "desktop", width: 1280, height: 800 },
@@ -51,13 +51,7 @@ test("the hero's video fades in once its player reports that it plays", async ({
 for (const size of WIDTHS) {
   test(`${size.name}: toasts never cover the cart's actions, and the add-on is offered only until it is in the cart`, async ({ page }) => {
     await page.setViewportSize(size);
-    await logIn(page, "member", "member-demo-1");
-    await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
-    await page.getByRole("button", { name: "ADD TO CART" }).click();
-    await page.getByRole("button", { name: "Continue to Checkout" }).click();
-    await page.getByRole("button", { name: /Open cart, 1 item/ }).click();
-
-    const drawer = page.getByRole("dialog", { name: "Shopping Cart" });
+    const drawer = await openCartWithMainProduct(page);
     const recommended = drawer.getByRole("complementary", { name: "Recommended" });
     await expect(recommended).toContainText("Vertex HWID Spoofer");
     await recommended.getByRole("button", { name: "Add" }).click();

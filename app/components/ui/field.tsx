@@ -33,12 +33,21 @@ export function Field({
         {label}
       </label>
       <input id={id} className={inputClass} {...describedBy(id, { hint, error })} {...props} />
+      <FieldNotes id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** A field's hint and error under it, with the ids `describedBy` points at. */
+export function FieldNotes({ id, hint, error }: { id: string; hint?: string; error?: string }) {
+  return (
+    <>
       {hint ? (
         <p id={`${id}-hint`} className="text-xs text-muted">
           {hint}
         </p>
       ) : null}
       <FieldError id={id} error={error} />
-    </div>
+    </>
   );
 }

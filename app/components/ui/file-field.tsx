@@ -4,7 +4,7 @@
 import { type InputHTMLAttributes, useEffect, useId, useRef, useState } from "react";
 import { Upload } from "../icons";
 import { buttonClass } from "./button";
-import { describedBy, FieldError } from "./field";
+import { describedBy, FieldNotes } from "./field";
 
 export function FileField({
   label,
@@ -58,12 +58,7 @@ export function FileField({
           {fileName ?? "No file chosen"}
         </span>
       </div>
-      {hint ? (
-        <p id={`${id}-hint`} className="text-xs text-muted">
-          {hint}
-        </p>
-      ) : null}
-      <FieldError id={id} error={error} />
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }
