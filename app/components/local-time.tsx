@@ -22,7 +22,7 @@ export function LocalTime({ ms, format = "date", className }: { ms: number; form
   const local = useHydrated();
   const write = FORMATS[format];
   // A bare day needs no zone to read well; a time of day does, until it is the visitor's own.
-  const utc = format === "date" ? formatDate(ms) : `${write(ms, "utc")} UTC`;
+  const utc = format === "date" ? write(ms, "utc") : `${write(ms, "utc")} UTC`;
   return (
     <time dateTime={new Date(ms).toISOString()} title={`${formatDateTime(ms)} UTC`} className={className}>
       {local ? write(ms, "local") : utc}

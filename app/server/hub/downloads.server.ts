@@ -65,7 +65,8 @@ export async function openDownload(db: Db, bucket: R2Bucket, viewer: Viewer, fil
     .where(and(eq(downloadableFiles.id, fileId), eq(downloadableFiles.isActive, true)))
     .get();
   if (!file) return fail("not-found", "File not found");
-  if (!mayDownload(await downloadAccess(db, viewer, now), file)) {
+  // A file for everyone needs no look-up of the member's plan.
+  if (file.requiresSubscription && !mayDownload(await downloadAccess(db, viewer, now), file)) {
     return fail("forbidden", SUBSCRIPTION_REQUIRED);
   }
   const object = await bucket.get(file.filePath);
