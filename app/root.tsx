@@ -40,7 +40,9 @@ export function Layout({ children }: { children: ReactNode }) {
   const { productsHref } = useShop();
   const { pathname } = useLocation();
   return (
-    <html lang="en">
+    // The intro's head script may mark <html> (data-intro-seen) before React hydrates it; that
+    // attribute is meant to differ from the server's, and only this element's own attributes do.
+    <html lang="en" suppressHydrationWarning>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
