@@ -29,7 +29,7 @@ export function IntroSplash() {
         {BRAND.toUpperCase()}
         <span className="text-accent">.</span>
       </p>
-      <p className="intro-tagline mt-4 text-sm tracking-[0.3em] text-muted uppercase">{TAGLINE}</p>
+      <p className="intro-tagline mt-4 px-6 text-center text-sm tracking-[0.3em] text-muted uppercase">{TAGLINE}</p>
       <div className="intro-bar mt-8 h-1 w-48 overflow-hidden rounded bg-line">
         <div className="h-full bg-accent" />
       </div>
