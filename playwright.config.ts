@@ -1,9 +1,8 @@
 import { defineConfig } from "@playwright/test";
 
-// Browser tests drive Debian's Chromium (never a downloaded browser) against the dev server,
-// which has the local mailbox at /dev/mail.
-// E2E_PORT lets a second checkout run its own dev server beside this one.
-const port = Number(process.env.E2E_PORT ?? 5173);
+// Browser tests drive Debian's Chromium (never a downloaded browser) against the dev server and,
+// for the production spec, against a fresh production build (see test/e2e/servers.ts).
+import { DEV_PORT, PRODUCTION_PORT, PRODUCTION_URL } from "./test/e2e/servers";
 
 export default defineConfig({
   testDir: "test/e2e",
@@ -15,7 +14,7 @@ export default defineConfig({
   retries: process.env.CI ? 1 : 0,
   reporter: [["list"]],
   use: {
-    baseURL: `http://localhost:${port}`,
+    baseURL: `http://localhost:${DEV_PORT}`,
     // Each run looks like its own client, so sign-in throttling from earlier runs never interferes.
     extraHTTPHeaders: { "CF-Connecting-IP": `e2e-${Date.now()}` },
     launchOptions: {
@@ -33,12 +32,23 @@ export default defineConfig({
     trace: "off",
     screenshot: "only-on-failure",
   },
-  webServer: {
-    command: `npm run dev -- --port ${port}`,
-    url: `http://localhost:${port}/api/viewer`,
-    reuseExistingServer: !process.env.CI,
-    timeout: 180_000,
-    stdout: "ignore",
-    stderr: "pipe",
-  },
+  webServer: [
+    {
+      command: `npm run dev -- --port ${DEV_PORT}`,
+      url: `http://localhost:${DEV_PORT}/api/viewer`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 180_000,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+    {
+      // Built afresh, so the test never sees a stale build.
+      command: `npm run build && npm run preview -- --port ${PRODUCTION_PORT}`,
+      url: `${PRODUCTION_URL}/api/viewer`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 240_000,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  ],
 });

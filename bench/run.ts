@@ -64,7 +64,7 @@ async function measure(url: string, path: string, unique = false): Promise<Omit<
 async function homeJavaScript(url: string) {
   const html = await (await fetch(`${url}/`)).text();
   const paths = new Set(
-    [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g), ...html.matchAll(/import\("([^"]+\.js)"\)/g), ...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g)].map((m) => m[1]),
+    [...html.matchAll(/(?:href=|from |import\()"(\/assets\/[^"]+\.js)"/g), ...html.matchAll(/<script[^>]+src="([^"]+\.js)"/g)].map((m) => m[1]),
   );
   let gzip = 0;
   for (const path of paths) gzip += gzipSync(Buffer.from(await (await fetch(url + path)).arrayBuffer())).byteLength;

@@ -192,6 +192,29 @@ describe("first paint", () => {
     }
   });
 
+  it("holds the hydration scripts until the page has painted", async () => {
+    for (const path of ["/", "/product/vertex-rust", "/auth"]) {
+      const response = await call(path);
+      const html = await response.text();
+      // Nothing asks for a script before the first paint: no live preload hint, no runnable module.
+      expect(html).not.toContain('rel="modulepreload"');
+      expect(html).not.toMatch(/<script[^>]*type="module"/);
+      // The hints are held too, for the loader to turn back on: every module the page imports.
+      const hints = [...html.matchAll(/<link rel="modulepreload-after-paint" href="([^"]+)"/g)].map((m) => m[1]);
+      expect(hints.length).toBeGreaterThan(0);
+      // React Router's module script is still there, inert, followed by the loader that starts it.
+      const held = /<script nonce="([^"]+)" type="text\/x-after-paint">([^<]*)<\/script><script nonce="([^"]+)">([^<]*)<\/script>/.exec(html);
+      expect(held).not.toBeNull();
+      const [, heldNonce, moduleSource, loaderNonce, loader] = held!;
+      expect(moduleSource).toMatch(/import \* as route0 from "[^"]+";/);
+      expect(loader).toContain('"text/x-after-paint", "modulepreload-after-paint"');
+      for (const route of moduleSource!.matchAll(/from "([^"]+)"/g)) expect(hints).toContain(route[1]);
+      // Both carry the nonce the CSP allows (and the copy the loader makes inherits it).
+      expect(response.headers.get("Content-Security-Policy")).toContain(`'nonce-${heldNonce}'`);
+      expect(loaderNonce).toBe(heldNonce);
+    }
+  });
+
   it("paints the hero's poster from the document itself, before any video", async () => {
     const html = await (await call("/")).text();
     // The small poster is a data URL inside the inlined stylesheet: no request before the paint.

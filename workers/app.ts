@@ -7,7 +7,7 @@ import { appContext } from "~/http/context.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { database } from "~/server/platform/db/client.server";
 import { serveWithEdgeCache } from "~/server/platform/edge-cache.server";
-import { withInlineStylesheet } from "~/server/platform/inline-stylesheet.server";
+import { forFirstPaint } from "~/server/platform/first-paint.server";
 import { seedDemoData } from "~/server/jobs/seed.server";
 import {
   createNonce,
@@ -45,7 +45,7 @@ export default {
 
     const context = new RouterContextProvider();
     context.set(appContext, { env, ctx, db, catalogue: catalogueFor(env), nonce });
-    const render = async () => withSecurityHeaders(withInlineStylesheet(await handleRequest(request, context)), csp, request.method);
+    const render = async () => withSecurityHeaders(forFirstPaint(await handleRequest(request, context)), csp, request.method);
     // Development always renders fresh; elsewhere public pages are served from the edge cache
     // unless EDGE_CACHE is "off".
     const edgeCache = import.meta.env.MODE !== "development" && env.EDGE_CACHE !== "off";

@@ -3,7 +3,7 @@
 import { type ReactNode, Suspense, useEffect } from "react";
 import { Await, Link } from "react-router";
 import { HeroBackground } from "~/components/home/hero-video";
-import { IntroSplash } from "~/components/home/intro-splash";
+import { IntroSplash, useIntroOver } from "~/components/home/intro-splash";
 import { Plans, PlansSkeleton } from "~/components/home/plans";
 import { Activity, EyeOff, ShieldCheck, Users, Zap } from "~/components/icons";
 import { useShop } from "~/components/shop";
@@ -82,6 +82,7 @@ function NoticeToast({ notice }: { notice: Toast | null }) {
 
 export default function Home({ loaderData }: Route.ComponentProps) {
   const { communityUrl, heroVideoId } = useShop();
+  const introOver = useIntroOver();
   const getStartedDisabled = (
     <Button size="lg" disabled>
       Get Started
@@ -89,10 +90,10 @@ export default function Home({ loaderData }: Route.ComponentProps) {
   );
   return (
     <>
-      <IntroSplash />
+      {introOver ? null : <IntroSplash />}
       <section className="relative isolate flex min-h-[calc(100dvh-4rem)] items-center overflow-hidden">
         <div className="absolute inset-0 -z-10 bg-[radial-gradient(ellipse_at_top,rgba(249,115,22,0.25),transparent_60%),linear-gradient(180deg,#0b0b10,#0b0b10)]">
-          <HeroBackground videoId={heroVideoId} />
+          <HeroBackground videoId={heroVideoId} heroVisible={introOver} />
           <div className="absolute inset-0 bg-gradient-to-b from-surface/40 via-surface/60 to-surface" />
         </div>
         <div className="mx-auto max-w-4xl px-4 text-center">

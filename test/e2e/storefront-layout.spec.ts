@@ -1,5 +1,6 @@
 import { expect, type Locator, type Page, test } from "@playwright/test";
 import { logIn, openCartWithMainProduct } from "./helpers";
+import { INTRO_MS } from "../../app/lib/intro";
 
 const WIDTHS = [
   { name: "desktop", width: 1280, height: 800 },
@@ -23,12 +24,23 @@ async function hasNoSideScroll(page: Page) {
 test("the hero keeps its poster when the video cannot load", async ({ page }) => {
   // The video service is unreachable: its player never reports that it plays.
   await page.route("https://www.youtube-nocookie.com/**", (route) => route.abort());
+  // The page's timers run on a paused clock that the test moves forward.
+  const start = new Date("2026-01-01T12:00:00Z");
+  await page.clock.install({ time: start });
+  await page.clock.pauseAt(new Date(start.getTime() + 1000));
   await page.goto("/", { waitUntil: "networkidle" });
   const poster = page.getByTestId("hero-poster");
   await expect(poster).toBeVisible();
   expect(await poster.evaluate((el) => getComputedStyle(el).backgroundImage)).toMatch(/^url\(/);
-  // The player is added once the page is idle, and stays invisible: no broken frame shows.
+  // Nothing plays unseen behind the intro splash: no player until the intro is over.
   const player = page.locator('iframe[title="Background video"]');
+  await page.clock.runFor(INTRO_MS - 100);
+  await expect(page.locator(".intro-splash")).toHaveCount(1);
+  expect(await player.count()).toBe(0);
+  // Then the player is added once the page is idle, and stays invisible: no broken frame shows.
+  await page.clock.runFor(200);
+  await expect(page.locator(".intro-splash")).toHaveCount(0);
+  await page.clock.runFor(5000);
   await expect(player).toHaveCount(1);
   await expect(player).toHaveCSS("opacity", "0");
 });

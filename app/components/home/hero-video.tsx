@@ -1,7 +1,8 @@
 // The hero's background: a still poster first (the page's largest paint, drawn by the stylesheet
 // that travels inside the document: see .hero-poster in app.css), then the
-// looping, muted video embedded from YouTube. The player is added only after the page has loaded
-// and the browser is idle, so it never competes with the first paint, and it stays invisible
+// looping, muted video embedded from YouTube. The player is added only once the hero can be seen
+// (the intro splash is over), the page has loaded and the browser is idle, so it never competes
+// with the first paint or hydration, nor plays unseen behind the intro; and it stays invisible
 // until the player itself reports that it is playing: when the video is blocked, offline or slow
 // the poster simply stays. Visitors who prefer reduced motion or save data keep the poster.
 import { useEffect, useRef, useState } from "react";
@@ -25,9 +26,10 @@ function reportsPlaying(data: unknown): boolean {
   return false;
 }
 
-function useIdleStart(): boolean {
+function useIdleStart(enabled: boolean): boolean {
   const [start, setStart] = useState(false);
   useEffect(() => {
+    if (!enabled) return;
     const saveData = (navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData;
     if (saveData || window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
     let idle = 0;
@@ -41,12 +43,12 @@ function useIdleStart(): boolean {
       if (window.cancelIdleCallback) window.cancelIdleCallback(idle);
       else window.clearTimeout(idle);
     };
-  }, []);
+  }, [enabled]);
   return start;
 }
 
-export function HeroBackground({ videoId }: { videoId: string }) {
-  const start = useIdleStart() && /^[\w-]{11}$/.test(videoId);
+export function HeroBackground({ videoId, heroVisible }: { videoId: string; heroVisible: boolean }) {
+  const start = useIdleStart(heroVisible) && /^[\w-]{11}$/.test(videoId);
   const [playing, setPlaying] = useState(false);
   const frame = useRef<HTMLIFrameElement>(null);
 

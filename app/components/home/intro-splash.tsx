@@ -1,15 +1,17 @@
 // The intro animation, once per browser session. It is in the server HTML and runs on CSS alone
 // (phases at 100 ms, 1 s, 2 s; gone at 3 s), so it never waits for scripts; an inline script in
-// the document head hides it at once when this session has already seen it.
+// the document head hides it at once when this session has already seen it. The page asks
+// useIntroOver whether to show it, and holds back what would play unseen behind it.
 import { useEffect, useState } from "react";
 import { BRAND, TAGLINE } from "~/lib/brand";
 import { INTRO_FLAG, INTRO_MS } from "~/lib/intro";
 
-export function IntroSplash() {
-  const [done, setDone] = useState(false);
+/** False while the intro plays (on the server too, where it is part of the HTML); true once over. */
+export function useIntroOver(): boolean {
+  const [over, setOver] = useState(false);
   useEffect(() => {
     if (document.documentElement.dataset.introSeen !== undefined) {
-      setDone(true);
+      setOver(true);
       return;
     }
     const timer = setTimeout(() => {
@@ -18,11 +20,14 @@ export function IntroSplash() {
       } catch {
         // Private mode without storage: the intro simply shows again next time.
       }
-      setDone(true);
+      setOver(true);
     }, INTRO_MS);
     return () => clearTimeout(timer);
   }, []);
-  if (done) return null;
+  return over;
+}
+
+export function IntroSplash() {
   return (
     <div aria-hidden className="intro-splash fixed inset-0 z-[150] flex flex-col items-center justify-center bg-surface bg-[radial-gradient(ellipse_at_top,rgba(249,115,22,0.25),transparent_60%)]">
       <p className="intro-logo text-5xl font-black tracking-tight text-white sm:text-7xl">

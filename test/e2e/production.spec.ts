@@ -1,0 +1,45 @@
+import { expect, test } from "@playwright/test";
+import { PRODUCTION_URL } from "./servers";
+
+// Only the production build writes the stylesheet into the document and holds hydration until the
+// page has painted (decision 025); the development server leaves documents as React Router renders
+// them. These tests run against a fresh build in local workerd.
+test.use({ baseURL: PRODUCTION_URL });
+
+const HELD = 'script[type="text/x-after-paint"]';
+
+test("a page paints from its document first, then hydrates under the CSP", async ({ page }) => {
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+
+  await page.goto("/product/vertex-rust");
+  // The loader swapped the held script for a running copy, and React Router loaded the routes.
+  await page.waitForFunction((held) => !document.querySelector(held) && "__reactRouterRouteModules" in window, HELD);
+
+  // No script was even requested before the first contentful paint.
+  const timing = await page.evaluate(() => {
+    const paint = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity;
+    const scripts = performance.getEntriesByType("resource").filter((entry) => /\/assets\/.*\.js$/.test(entry.name));
+    return { paint, firstScript: Math.min(...scripts.map((entry) => entry.startTime)), scripts: scripts.length };
+  });
+  expect(timing.scripts).toBeGreaterThan(0);
+  expect(timing.firstScript).toBeGreaterThanOrEqual(timing.paint);
+
+  // Hydrated: the cart drawer opens, which only the client code can do.
+  await page.getByRole("button", { name: "Open cart, 0 items" }).click();
+  await expect(page.getByRole("dialog", { name: "Shopping Cart" })).toBeVisible();
+  // A refused inline script or module (the nonce) would show up here.
+  expect(problems).toEqual([]);
+});
+
+test("client-side navigation works once hydrated", async ({ page }) => {
+  await page.goto("/");
+  await page.waitForFunction((held) => !document.querySelector(held) && "__reactRouterRouteModules" in window, HELD);
+  await page.evaluate(() => Object.assign(window, { stillThisDocument: true }));
+  await page.getByRole("contentinfo").getByRole("link", { name: "Products" }).click();
+  await expect(page).toHaveURL(/\/products$/);
+  expect(await page.evaluate(() => "stillThisDocument" in window)).toBe(true);
+});
