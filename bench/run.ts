@@ -83,6 +83,8 @@ async function auditOnce(url: string): Promise<Audit> {
     const result = await lighthouse(url, { port: chrome.port, onlyCategories: ["performance"], logLevel: "error", output: "json" });
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     const { lhr } = result;
+    // A run that Lighthouse itself could not complete scores 0; it is a failed measurement.
+    if (lhr.runtimeError) throw new Error(`Lighthouse failed on ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
     return {
       performance: Math.round((lhr.categories.performance?.score ?? 0) * 100),
       cls: Math.round((lhr.audits["cumulative-layout-shift"]?.numericValue ?? 0) * 1000) / 1000,
@@ -96,7 +98,16 @@ async function auditOnce(url: string): Promise<Audit> {
 
 async function audit(url: string) {
   const runs: Audit[] = [];
-  for (let i = 0; i < AUDIT_RUNS; i++) runs.push(await auditOnce(url));
+  let failures = 0;
+  while (runs.length < AUDIT_RUNS) {
+    try {
+      runs.push(await auditOnce(url));
+    } catch (error) {
+      // Measured again, at most twice in all; every failure is reported.
+      console.error(error);
+      if (++failures > 2) throw error;
+    }
+  }
   runs.sort((a, b) => a.performance - b.performance);
   return { ...runs[Math.floor(AUDIT_RUNS / 2)]!, runs: runs.map((r) => r.performance).join("/") };
 }
