@@ -9,8 +9,7 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   workers: 1,
-  // One retry in CI: the sign-up journey has twice lost its "Email Verified" toast on a fresh
-  // clone (never locally, never when run alone); a retried pass is still reported as flaky.
+  // One retry in CI; a test that passes only on its retry is still reported as flaky.
   retries: process.env.CI ? 1 : 0,
   reporter: [["list"]],
   use: {

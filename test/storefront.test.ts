@@ -173,6 +173,21 @@ describe("home page", () => {
     expect(body.upsell.variantId).toMatch(/^gid:\/\/shopify\/ProductVariant\//);
   });
 
+  it("hands a flash toast only to the page it is for", async () => {
+    // A verification link redirects to /auth with its toast.
+    const redirect = await call("/auth/verify?token=not-a-real-token");
+    expect(redirect.headers.get("Location")).toBe("/auth");
+    const cookie = cookieFrom(redirect, "__Host-toast")!;
+    // The page the browser is leaving asks too: it gets nothing and clears nothing.
+    const other = await call("/api/viewer?page=%2Fdev%2Fmail", { cookie });
+    expect(((await other.json()) as { toast: unknown }).toast).toBeNull();
+    expect(cookieFrom(other, "__Host-toast")).toBeNull();
+    // The page it is for gets it, once.
+    const landed = await call("/api/viewer?page=%2Fauth", { cookie });
+    expect(((await landed.json()) as { toast: { title: string } }).toast.title).toBe("Verification Failed");
+    expect(cookieFrom(landed, "__Host-toast")).toBe("__Host-toast=");
+  });
+
   it("clears a flash toast once it has been shown", async () => {
     const response = await call("/api/viewer", { cookie: "__Host-toast=eyJ0aXRsZSI6IkhpIn0%3D" });
     expect(((await response.json()) as { toast: { title: string } }).toast.title).toBe("Hi");

@@ -23,7 +23,8 @@ export function ViewerProvider({ children }: { children: ReactNode }) {
     let current = true;
     const refresh = async () => {
       try {
-        const response = await fetch("/api/viewer", { credentials: "same-origin" });
+        // The page says where it is, so a toast meant for another page stays for that page.
+        const response = await fetch(`/api/viewer?page=${encodeURIComponent(window.location.pathname)}`, { credentials: "same-origin" });
         if (!response.ok) return;
         const body = (await response.json()) as { viewer: Viewer | null; toast: Toast | null };
         if (current) setState({ status: "ready", viewer: body.viewer });
