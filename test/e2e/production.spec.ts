@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { PRODUCTION_URL } from "./servers";
 
 // Only the production build writes the stylesheet into the document and holds hydration until the
@@ -6,7 +6,10 @@ import { PRODUCTION_URL } from "./servers";
 // them. These tests run against a fresh build in local workerd.
 test.use({ baseURL: PRODUCTION_URL });
 
-const HELD = 'script[type="text/x-after-paint"]';
+/** Waits until the loader has swapped the held script for a running copy and React Router has loaded the routes. */
+async function hydrated(page: Page) {
+  await page.waitForFunction(() => !document.querySelector('script[type="text/x-after-paint"]') && "__reactRouterRouteModules" in window);
+}
 
 test("a page paints from its document first, then hydrates under the CSP", async ({ page }) => {
   const problems: string[] = [];
@@ -16,8 +19,7 @@ test("a page paints from its document first, then hydrates under the CSP", async
   page.on("pageerror", (error) => problems.push(error.message));
 
   await page.goto("/product/vertex-rust");
-  // The loader swapped the held script for a running copy, and React Router loaded the routes.
-  await page.waitForFunction((held) => !document.querySelector(held) && "__reactRouterRouteModules" in window, HELD);
+  await hydrated(page);
 
   // No script was even requested before the first contentful paint.
   const timing = await page.evaluate(() => {
@@ -37,7 +39,7 @@ test("a page paints from its document first, then hydrates under the CSP", async
 
 test("client-side navigation works once hydrated", async ({ page }) => {
   await page.goto("/");
-  await page.waitForFunction((held) => !document.querySelector(held) && "__reactRouterRouteModules" in window, HELD);
+  await hydrated(page);
   await page.evaluate(() => Object.assign(window, { stillThisDocument: true }));
   await page.getByRole("contentinfo").getByRole("link", { name: "Products" }).click();
   await expect(page).toHaveURL(/\/products$/);
