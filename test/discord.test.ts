@@ -96,7 +96,7 @@ describe("sign in with Discord", () => {
     const squatter = await createAccount({ verified: false });
     const now = Date.now();
     await db.batch([
-      db.insert(sessions).values({ id: unique("sess"), userId: squatter.id, expiresAt: now + 86_400_000, createdAt: now, lastSeenAt: now }),
+      db.insert(sessions).values({ id: unique("sess"), publicId: unique("pub"), userId: squatter.id, expiresAt: now + 86_400_000, createdAt: now, lastSeenAt: now }),
       db.insert(totpFactors).values({ userId: squatter.id, secret: "x", status: "verified", createdAt: now, verifiedAt: now }),
       db.insert(recoveryCodes).values({ userId: squatter.id, codeHash: "h" }),
     ]);

@@ -14,9 +14,11 @@ import {
   HISTORY_LIMIT,
   MEMBER_ID_HEADER,
   MEMBER_NAME_HEADER,
+  MEMBER_SESSION_HEADER,
   parseClientFrame,
   RATE_LIMIT,
   type ServerFrame,
+  SESSION_ENDED_CLOSE,
   TYPING_TIMEOUT_MS,
   UNKNOWN_USER,
 } from "~/lib/chat";
@@ -31,6 +33,8 @@ interface Attachment extends ChatMember {
 }
 
 type Row = typeof messages.$inferSelect;
+
+const sessionTag = (publicId: string) => `session:${publicId}`;
 
 const toMessage = (row: Row): ChatMessage => ({
   id: row.id,
@@ -57,11 +61,13 @@ export class ChatRoom extends DurableObject<Env> {
       return new Response("Expected a WebSocket upgrade", { status: 426 });
     }
     const userId = request.headers.get(MEMBER_ID_HEADER);
-    if (!userId) return new Response("Unknown member", { status: 400 });
+    const session = request.headers.get(MEMBER_SESSION_HEADER);
+    if (!userId || !session) return new Response("Unknown member", { status: 400 });
     const member: ChatMember = { userId, username: request.headers.get(MEMBER_NAME_HEADER) || UNKNOWN_USER };
 
     const { 0: client, 1: server } = new WebSocketPair();
-    this.ctx.acceptWebSocket(server);
+    // Tagged with its session, so the socket can be found and closed when the session ends.
+    this.ctx.acceptWebSocket(server, [sessionTag(session)]);
     server.serializeAttachment({ ...member, typingUntil: 0 } satisfies Attachment);
     this.send(server, { type: "history", messages: this.history(), you: member });
     this.send(server, { type: "typing", members: this.typingMembers(Date.now()) });
@@ -96,6 +102,25 @@ export class ChatRoom extends DurableObject<Env> {
 
   async webSocketError(ws: WebSocket): Promise<void> {
     ws.close(1011, "error");
+  }
+
+  /**
+   * The Worker tells the room that these sessions have ended (sign-out, sign-out elsewhere, a new
+   * password, expiry): their sockets close now, not at the next reconnect. RPC only.
+   */
+  endSessions(publicIds: string[]): number {
+    let closed = 0;
+    for (const publicId of publicIds) {
+      for (const socket of this.ctx.getWebSockets(sessionTag(publicId))) {
+        try {
+          socket.close(SESSION_ENDED_CLOSE, "Session ended");
+          closed++;
+        } catch {
+          // Already closing.
+        }
+      }
+    }
+    return closed;
   }
 
   /** How many frames this room has refused as malformed, ever. RPC only: the Worker never routes to it. */

@@ -1,6 +1,6 @@
 // The hub's live chat: a WebSocket to the chat room, reconnecting with backoff when it drops.
 import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
-import { type ChatMember, type ChatMessage, type ClientFrame, MAX_MESSAGE_LENGTH, parseServerFrame } from "~/lib/chat";
+import { type ChatMember, type ChatMessage, type ClientFrame, MAX_MESSAGE_LENGTH, parseServerFrame, SESSION_ENDED_CLOSE } from "~/lib/chat";
 import { MessageCircle, Send } from "./icons";
 import { LocalTime } from "./local-time";
 import { useToast } from "./toaster";
@@ -8,7 +8,7 @@ import { Button } from "./ui/button";
 import { Card } from "./ui/card";
 import { inputClass } from "./ui/field";
 
-type Connection = { state: "connecting" } | { state: "open" } | { state: "waiting"; retryAt: number };
+type Connection = { state: "connecting" } | { state: "open" } | { state: "waiting"; retryAt: number } | { state: "signed-out" };
 
 const MAX_BACKOFF_MS = 30_000;
 const TYPING_EVERY_MS = 1000;
@@ -32,7 +32,9 @@ function ConnectionBadge({ connection }: { connection: Connection }) {
       ? "Connected"
       : connection.state === "connecting"
         ? "Connecting..."
-        : `Reconnecting in ${Math.max(1, Math.ceil((connection.retryAt - now) / 1000))}s`;
+        : connection.state === "signed-out"
+          ? "Signed out. Log in again to chat."
+          : `Reconnecting in ${Math.max(1, Math.ceil((connection.retryAt - now) / 1000))}s`;
   const dot = connection.state === "open" ? "bg-green-500" : connection.state === "connecting" ? "bg-yellow-400" : "bg-red-500";
   return (
     <span role="status" className="flex items-center gap-2 text-xs text-muted">
@@ -86,10 +88,15 @@ export function LiveChat() {
           toast({ title: frame.action === "delete" ? "Failed to delete message" : "Failed to send message", description: frame.message, variant: "destructive" });
         }
       };
-      socket.onclose = () => {
+      socket.onclose = (event) => {
         if (!current()) return;
         socketRef.current = null;
         setTyping([]);
+        // The session behind this socket has ended: reconnecting would only be refused.
+        if (event.code === SESSION_ENDED_CLOSE) {
+          setConnection({ state: "signed-out" });
+          return;
+        }
         // Exponential backoff with jitter, so a restarting server is not stampeded.
         const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
         attempt++;

@@ -1,7 +1,9 @@
 // What the Worker hands to every loader and action: bindings, the execution context,
 // the database, the catalogue and this response's CSP nonce.
 import { createContext, type RouterContextProvider } from "react-router";
+import type { SessionDeps } from "../server/accounts/session.server";
 import type { Catalogue } from "../server/catalogue/catalogue.server";
+import { sessionDepsFor } from "../server/hub/chat-gateway.server";
 import type { Db } from "../server/platform/db/client.server";
 import type { MailingDeps } from "../server/platform/mail.server";
 
@@ -23,4 +25,10 @@ export function app(context: Readonly<RouterContextProvider>): AppContext {
 export function mailingDeps(context: Readonly<RouterContextProvider>): MailingDeps {
   const { db, env, ctx } = app(context);
   return { db, mail: env, waitUntil: ctx.waitUntil.bind(ctx) };
+}
+
+/** The database and what must hear of ended sessions (the chat room closes their sockets). */
+export function sessionDeps(context: Readonly<RouterContextProvider>): SessionDeps {
+  const { db, env } = app(context);
+  return sessionDepsFor(env, db);
 }

@@ -14,6 +14,9 @@ export const UNKNOWN_USER = "Unknown User";
 /** Headers the Worker sets (and strips from the browser's request) to tell the room who is connecting. */
 export const MEMBER_ID_HEADER = "X-Chat-Member-Id";
 export const MEMBER_NAME_HEADER = "X-Chat-Member-Name";
+export const MEMBER_SESSION_HEADER = "X-Chat-Member-Session";
+/** The close code of a socket whose session has ended: the browser signs in again rather than reconnecting. */
+export const SESSION_ENDED_CLOSE = 4001;
 
 const memberSchema = v.object({ userId: v.string(), username: v.string() });
 const messageId = v.pipe(v.number(), v.integer());

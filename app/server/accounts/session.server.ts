@@ -1,6 +1,7 @@
 // Server-side sessions. The browser holds a random 256-bit token; the database holds only its
-// SHA-256, so a leaked table cannot be replayed. Sessions end after 7 idle days or 30 days in all.
-import { and, eq, lt, or } from "drizzle-orm";
+// SHA-256, so a leaked table cannot be replayed. Sessions end after 7 idle days or 30 days in all,
+// or when the member ends them (one, all but this one, or all of them: see `endSessions`).
+import { and, desc, eq, gt, lt, ne, or } from "drizzle-orm";
 import type { Viewer } from "~/lib/viewer";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import { randomToken, sha256Hex } from "../platform/tokens.server";
@@ -13,16 +14,25 @@ export const SESSION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
 // Sliding renewal writes at most once an hour per session, not on every request.
 const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
 
+/** Roughly where a request comes from, as Cloudflare located it ("Berlin, DE"), when it did. */
+function placeOf(request: Request): string | null {
+  const cf = (request as { cf?: { city?: unknown; country?: unknown } }).cf;
+  const parts = [cf?.city, cf?.country].filter((part): part is string => typeof part === "string" && part !== "");
+  return parts.length > 0 ? parts.join(", ").slice(0, 100) : null;
+}
+
 /** Starts a fresh session (never reuses one) and returns the Set-Cookie header for it. */
 export async function createSession(db: Db, userId: string, request: Request, now = Date.now()): Promise<string> {
   const token = randomToken();
   await db.insert(sessions).values({
     id: await sha256Hex(token),
+    publicId: randomToken(),
     userId,
     createdAt: now,
     lastSeenAt: now,
     expiresAt: now + SESSION_ABSOLUTE_MS,
     userAgent: request.headers.get("User-Agent")?.slice(0, 200) ?? null,
+    place: placeOf(request),
   });
   return serializeCookie(SESSION_COOKIE, token, SESSION_ABSOLUTE_MS / 1000);
 }
@@ -34,12 +44,13 @@ async function sessionIdFrom(request: Request): Promise<string | null> {
   return sha256Hex(token);
 }
 
-/** The signed-in account for this request, or null. Expired sessions are deleted on sight. */
-export async function getViewer(db: Db, request: Request, now = Date.now()): Promise<Viewer | null> {
+/** The signed-in account for this request and the public name of its session, or null. */
+export async function getSession(db: Db, request: Request, now = Date.now()): Promise<{ viewer: Viewer; publicId: string } | null> {
   const id = await sessionIdFrom(request);
   if (!id) return null;
   const row = await db
     .select({
+      publicId: sessions.publicId,
       userId: sessions.userId,
       lastSeenAt: sessions.lastSeenAt,
       expiresAt: sessions.expiresAt,
@@ -63,24 +74,92 @@ export async function getViewer(db: Db, request: Request, now = Date.now()): Pro
     await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, id));
   }
   return {
-    id: row.userId,
-    email: row.email,
-    username: row.username,
-    avatarUrl: row.avatarUrl,
-    isAdmin: row.role === "admin",
+    viewer: { id: row.userId, email: row.email, username: row.username, avatarUrl: row.avatarUrl, isAdmin: row.role === "admin" },
+    publicId: row.publicId,
   };
 }
 
-/** Deletes this request's session row and returns the header that clears the cookie. */
-export async function destroySession(db: Db, request: Request): Promise<string> {
+/** The signed-in account for this request, or null. Expired sessions are deleted on sight. */
+export async function getViewer(db: Db, request: Request, now = Date.now()): Promise<Viewer | null> {
+  return (await getSession(db, request, now))?.viewer ?? null;
+}
+
+/**
+ * Told the public names of sessions that have just ended, so that whatever they hold open (chat
+ * sockets) closes too. The accounts domain does not know what that is; the Worker wires it up.
+ */
+export type SessionsEnded = (publicIds: string[]) => Promise<void>;
+
+export interface SessionDeps {
+  db: Db;
+  sessionsEnded: SessionsEnded;
+}
+
+/** Which of an account's sessions to end. */
+export type SessionSelection =
+  | { all: true }
+  /** Every session but the one this request is signed in with. */
+  | { allBut: Request }
+  | { publicId: string };
+
+/** Ends sessions of `userId` and answers how many ended. A session of another account is never touched. */
+export async function endSessions({ db, sessionsEnded }: SessionDeps, userId: string, which: SessionSelection): Promise<number> {
+  const mine = eq(sessions.userId, userId);
+  let where = mine;
+  if ("allBut" in which) {
+    const current = await sessionIdFrom(which.allBut);
+    where = current ? and(mine, ne(sessions.id, current))! : mine;
+  } else if ("publicId" in which) {
+    where = and(mine, eq(sessions.publicId, which.publicId))!;
+  }
+  const ended = await db.delete(sessions).where(where).returning({ publicId: sessions.publicId });
+  if (ended.length > 0) await sessionsEnded(ended.map((s) => s.publicId));
+  return ended.length;
+}
+
+/** Ends this request's session (if any) and returns the header that clears the cookie. */
+export async function destroySession({ db, sessionsEnded }: SessionDeps, request: Request): Promise<string> {
   const id = await sessionIdFrom(request);
-  if (id) await db.delete(sessions).where(eq(sessions.id, id));
+  if (id) {
+    const ended = await db.delete(sessions).where(eq(sessions.id, id)).returning({ publicId: sessions.publicId });
+    if (ended.length > 0) await sessionsEnded(ended.map((s) => s.publicId));
+  }
   return clearCookie(SESSION_COOKIE);
 }
 
+export interface SessionSummary {
+  publicId: string;
+  userAgent: string | null;
+  place: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  /** The session this request is signed in with. */
+  current: boolean;
+}
+
+/** An account's live sessions, the most recently used first. */
+export async function listSessions(db: Db, userId: string, request: Request, now = Date.now()): Promise<SessionSummary[]> {
+  const current = await sessionIdFrom(request);
+  const rows = await db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now), gt(sessions.lastSeenAt, now - SESSION_IDLE_MS)))
+    .orderBy(desc(sessions.lastSeenAt), desc(sessions.createdAt));
+  return rows.map((row) => ({
+    publicId: row.publicId,
+    userAgent: row.userAgent,
+    place: row.place,
+    createdAt: row.createdAt,
+    lastSeenAt: row.lastSeenAt,
+    current: row.id === current,
+  }));
+}
+
 /** Housekeeping for the cron trigger: drop sessions past either limit. */
-export async function deleteExpiredSessions(db: Db, now = Date.now()): Promise<void> {
-  await db
+export async function deleteExpiredSessions({ db, sessionsEnded }: SessionDeps, now = Date.now()): Promise<void> {
+  const ended = await db
     .delete(sessions)
-    .where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, now - SESSION_IDLE_MS)));
+    .where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, now - SESSION_IDLE_MS)))
+    .returning({ publicId: sessions.publicId });
+  if (ended.length > 0) await sessionsEnded(ended.map((s) => s.publicId));
 }

@@ -5,11 +5,12 @@ import { database } from "../platform/db/client.server";
 import { retryDueMail } from "../platform/mail.server";
 import { deleteExpiredSessions } from "../accounts/session.server";
 import { expireSubscriptions } from "../fulfilment/subscriptions.server";
+import { sessionDepsFor } from "../hub/chat-gateway.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);
   await retryDueMail(db, env, now);
-  await deleteExpiredSessions(db, now);
+  await deleteExpiredSessions(sessionDepsFor(env, db), now);
   await expireUnpaidCryptoOrders(db, now);
   await expireSubscriptions(db, now);
 }

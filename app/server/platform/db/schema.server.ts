@@ -55,6 +55,9 @@ export const sessions = sqliteTable(
   {
     // SHA-256 of the cookie token, hex. The token itself is never stored.
     id: text("id").primaryKey(),
+    // A random name for the session that pages may show and forms may send (to sign it out, to
+    // close its chat sockets); unlike `id`, it is no step towards the cookie.
+    publicId: text("public_id").notNull(),
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
@@ -62,8 +65,66 @@ export const sessions = sqliteTable(
     lastSeenAt: integer("last_seen_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
     userAgent: text("user_agent"),
+    // Roughly where the session started ("Berlin, DE"), from Cloudflare's view of the client.
+    place: text("place"),
   },
-  (t) => [index("sessions_user").on(t.userId), index("sessions_expires").on(t.expiresAt)],
+  (t) => [
+    uniqueIndex("sessions_public_id").on(t.publicId),
+    index("sessions_user").on(t.userId),
+    index("sessions_expires").on(t.expiresAt),
+  ],
+);
+
+// Password reset links: only the SHA-256 of the token is kept. An account has at most one (a
+// newer request replaces the older link); a link works once, for 30 minutes.
+export const passwordResetTokens = sqliteTable(
+  "password_reset_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [uniqueIndex("password_reset_user").on(t.userId)],
+);
+
+// Passkeys (WebAuthn credentials). `id` is the credential ID, base64url, as the authenticator
+// gave it; `publicKey` is the COSE public key, base64url.
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    publicKey: text("public_key").notNull(),
+    counter: integer("counter").notNull(),
+    // JSON array of the transports the authenticator reported ("internal", "usb", ...).
+    transports: text("transports"),
+    deviceType: text("device_type", { enum: ["singleDevice", "multiDevice"] }).notNull(),
+    backedUp: integer("backed_up", { mode: "boolean" }).notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+  },
+  (t) => [index("passkeys_user").on(t.userId)],
+);
+
+// WebAuthn ceremonies in progress. The browser holds a random token in a short-lived cookie; the
+// row (under the token's SHA-256) holds the challenge, what it is for and, once known, the account.
+// A ceremony is used once.
+export const webauthnChallenges = sqliteTable(
+  "webauthn_challenges",
+  {
+    id: text("id").primaryKey(),
+    purpose: text("purpose", { enum: ["register", "sign-in", "second-factor"] }).notNull(),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    challenge: text("challenge").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("webauthn_challenges_expires").on(t.expiresAt)],
 );
 
 export const emailVerificationTokens = sqliteTable(
@@ -387,6 +448,8 @@ export const auditLog = sqliteTable(
     action: text("action").notNull(),
     subject: text("subject"),
     detail: text("detail"),
+    // The client address the change came from; null for the Worker's own jobs.
+    ip: text("ip"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("audit_log_created").on(t.createdAt)],
