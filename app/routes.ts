@@ -35,6 +35,7 @@ export default [
       route("downloads/:id", "routes/dashboard.downloads.file.ts"),
       route("resell", "routes/dashboard.resell.tsx"),
       route("2fa", "routes/dashboard.2fa.tsx"),
+      route("security", "routes/dashboard.security.tsx"),
       route("crypto-tracker", "routes/dashboard.crypto-tracker.tsx"),
       // The card actions nest under the page, so its admin-only middleware guards them too.
       route("manage-codes", "routes/dashboard.manage-codes.tsx", [
