@@ -38,12 +38,19 @@ async function publicIds(userId: string): Promise<string[]> {
   return rows.map((r) => r.publicId);
 }
 
-/** A chat socket opened with `cookie`, and a promise of the code it is closed with. */
+/**
+ * A chat socket opened with `cookie`, and a promise of the code it is closed with once the room has
+ * said that its session ended (a close without that frame first does not count).
+ */
 async function chatSocket(cookie: string): Promise<{ ws: WebSocket; closed: Promise<number> }> {
   const response = await exports.default.fetch(new Request(`${ORIGIN}/chat/ws`, { headers: { Upgrade: "websocket", Origin: ORIGIN, Cookie: cookie } }));
   expect(response.status).toBe(101);
   const ws = response.webSocket!;
-  const closed = new Promise<number>((resolve) => ws.addEventListener("close", (event) => resolve(event.code)));
+  let told = false;
+  ws.addEventListener("message", (event) => {
+    if (parseServerFrame(event.data)?.type === "session-ended") told = true;
+  });
+  const closed = new Promise<number>((resolve) => ws.addEventListener("close", (event) => resolve(told ? event.code : -1)));
   ws.accept();
   return { ws, closed };
 }
