@@ -1,20 +1,10 @@
 import { expect, test } from "@playwright/test";
-import { linkFromMailbox, logIn, uniqueName } from "./helpers";
+import { logIn, signUpAndLogIn } from "./helpers";
 
 test("signing out everywhere else from a second browser ends the first one's session and closes its chat", async ({ browser }) => {
   const first = await (await browser.newContext()).newPage();
   const second = await (await browser.newContext()).newPage();
-  const username = uniqueName("sessions");
-  const email = `${username}@example.test`;
-  const password = "sessions-password-1";
-  await first.goto("/auth?mode=signup");
-  await first.getByLabel("Username").fill(username);
-  await first.getByLabel("Email").fill(email);
-  await first.getByLabel("Password").fill(password);
-  await first.getByRole("button", { name: "Create Account" }).click();
-  await expect(first.getByText("Account Created!")).toBeVisible();
-  await first.goto(await linkFromMailbox(first, email, /Verify your/));
-  await logIn(first, username, password);
+  const { email, password } = await signUpAndLogIn(first, "sessions");
   await first.goto("/dashboard");
   await expect(first.getByText("Connected")).toBeVisible();
 
