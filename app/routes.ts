@@ -19,6 +19,8 @@ export default [
   route("robots.txt", "routes/robots.ts"),
   route("auth", "routes/auth.tsx"),
   route("auth/verify", "routes/auth.verify.tsx"),
+  route("auth/forgot", "routes/auth.forgot.tsx"),
+  route("auth/reset", "routes/auth.reset.tsx"),
   route("auth/2fa", "routes/auth.2fa.tsx"),
   route("auth/discord", "routes/auth.discord.ts"),
   route("auth/discord/callback", "routes/auth.discord.callback.ts"),

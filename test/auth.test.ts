@@ -11,44 +11,23 @@ import {
   authThrottle,
   emailVerificationTokens,
   mailOutbox,
-  productCodes,
   sessions,
-  shopifyOrders,
   userSubscriptions,
   users,
 } from "~/server/platform/db/schema.server";
-import { call, cookieFrom, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
+import { call, cookieFrom, createAccount, db, ORIGIN, signIn, soldKey, unique } from "./helpers";
 
 const deps = { db, mail: env, waitUntil: () => {} };
 const request = (ip = "203.0.113.9") => new Request(`${ORIGIN}/auth`, { headers: { "CF-Connecting-IP": ip } });
 
 afterEach(() => vi.restoreAllMocks());
 
-/** A key sold to `email` by a stored order, not yet anyone's subscription. */
 /** A verification link for the account: "live" for a minute, or "expired" a day ago. */
 async function storeVerificationToken(userId: string, token: string, state: "live" | "expired") {
   const now = Date.now();
   const createdAt = state === "live" ? now : now - 2 * 86_400_000;
   const expiresAt = state === "live" ? now + 60_000 : now - 86_400_000;
   await db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId, createdAt, expiresAt });
-}
-
-async function soldKey(email: string): Promise<number> {
-  const orderId = unique("order");
-  const now = Date.now();
-  await db.insert(shopifyOrders).values({
-    id: orderId,
-    email,
-    currency: "USD",
-    lineItems: JSON.stringify([{ id: "line-1", variantId: "gid://shopify/ProductVariant/1", quantity: 1, title: "Vertex Rust", variantTitle: "30 Days", price: "89.99" }]),
-    receivedAt: now,
-  });
-  const code = await db
-    .insert(productCodes)
-    .values({ variantId: "gid://shopify/ProductVariant/1", variantTitle: "Vertex Rust - 30 Days", code: unique("KEY"), isUsed: true, usedAt: now, customerEmail: email, orderId, orderLineId: "line-1", unitIndex: 0, createdAt: now })
-    .returning({ id: productCodes.id })
-    .get();
-  return code.id;
 }
 
 describe("sign-up validation", () => {

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { oauthAccounts, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
+import { auditLog, oauthAccounts, passwordResetTokens, profiles, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
 import { clearDiscordCookies, type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/accounts/discord.server";
 import { signInAs } from "~/server/accounts/sign-in.server";
 import { call, createAccount, db, ORIGIN, unique } from "./helpers";
@@ -19,9 +19,9 @@ function discordAnswers(user: Record<string, unknown>) {
   });
 }
 
-function callback(state: string, cookies: string[], stateInUrl = state) {
+function callback(state: string, cookies: string[], stateInUrl = state, ip = "198.51.100.1") {
   const cookieHeader = cookies.map((c) => c.split(";")[0]).join("; ");
-  return new Request(`${ORIGIN}/auth/discord/callback?code=the-code&state=${stateInUrl}`, { headers: { Cookie: cookieHeader } });
+  return new Request(`${ORIGIN}/auth/discord/callback?code=the-code&state=${stateInUrl}`, { headers: { Cookie: cookieHeader, "CF-Connecting-IP": ip } });
 }
 
 function started() {
@@ -92,27 +92,36 @@ describe("sign in with Discord", () => {
     expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get())?.provider).toBe("discord");
   });
 
-  it("takes an unverified account with that e-mail away from whoever registered it without proving the address", async () => {
+  it("replaces an unverified account with that e-mail: whoever registered it without proving the address keeps nothing", async () => {
     const squatter = await createAccount({ verified: false });
     const now = Date.now();
+    const sessionId = unique("sess");
     await db.batch([
-      db.insert(sessions).values({ id: unique("sess"), publicId: unique("pub"), userId: squatter.id, expiresAt: now + 86_400_000, createdAt: now, lastSeenAt: now }),
+      db.insert(sessions).values({ id: sessionId, publicId: unique("pub"), userId: squatter.id, expiresAt: now + 86_400_000, createdAt: now, lastSeenAt: now }),
       db.insert(totpFactors).values({ userId: squatter.id, secret: "x", status: "verified", createdAt: now, verifiedAt: now }),
       db.insert(recoveryCodes).values({ userId: squatter.id, codeHash: "h" }),
+      db.insert(passwordResetTokens).values({ tokenHash: unique("reset"), userId: squatter.id, createdAt: now, expiresAt: now + 60_000 }),
     ]);
-    discordAnswers({ id: unique("d"), username: "owner", email: squatter.email, verified: true });
+    discordAnswers({ id: unique("d"), username: "owner", email: squatter.email.toUpperCase(), verified: true });
     const { state, cookies } = started();
-    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
-    expect(outcome).toMatchObject({ ok: true, value: { id: squatter.id, linkedNow: true } });
-    const user = await db.select().from(users).where(eq(users.id, squatter.id)).get();
-    expect(user?.passwordHash).toBeNull();
-    expect(user?.emailVerifiedAt).toBeTypeOf("number");
-    expect(await db.select().from(totpFactors).where(eq(totpFactors.userId, squatter.id))).toHaveLength(0);
-    expect(await db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, squatter.id))).toHaveLength(0);
-    // None of the registrant's sessions survive (the callback route then starts the new owner's).
-    expect(await db.select().from(sessions).where(eq(sessions.userId, squatter.id))).toHaveLength(0);
+    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies, state, "203.0.113.77"));
+    expect(outcome).toMatchObject({ ok: true, value: { email: squatter.email, linkedNow: true } });
+    const id = outcome.ok ? outcome.value.id : "";
+    expect(id).not.toBe(squatter.id);
+
+    // A new, verified account with Discord's name; the registration is gone with everything it held.
+    const user = await db.select().from(users).where(eq(users.id, id)).get();
+    expect(user).toMatchObject({ email: squatter.email, passwordHash: null, emailVerifiedAt: expect.any(Number) });
+    expect((await db.select().from(profiles).where(eq(profiles.id, id)).get())?.username).toMatch(/^owner/);
+    expect(await db.select().from(users).where(eq(users.id, squatter.id)).get()).toBeUndefined();
+    for (const table of [totpFactors, recoveryCodes, passwordResetTokens, sessions]) {
+      expect(await db.select().from(table).where(eq(table.userId, squatter.id))).toHaveLength(0);
+    }
     const login = await call("/auth", { form: { intent: "login", emailOrUsername: squatter.email, password: squatter.password }, ip: unique("ip") });
-    expect(login.headers.get("Set-Cookie") ?? "").not.toContain("__Host-session=");
+    expect(login.status).toBe(401);
+    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "registration.replace"), eq(auditLog.subject, id)))).toEqual([
+      expect.objectContaining({ actorUserId: null, ip: "203.0.113.77", detail: JSON.stringify({ replacedUserId: squatter.id, how: "discord" }) }),
+    ]);
   });
 
   it("keeps a verified account's password and second factor when Discord is linked to it", async () => {

@@ -1,8 +1,8 @@
 // Shared test helpers: requests through the real Worker, and accounts created in the real D1.
 import { env, exports } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { and, desc, eq, like } from "drizzle-orm";
 import { database } from "~/server/platform/db/client.server";
-import { profiles, userRoles, users } from "~/server/platform/db/schema.server";
+import { mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users } from "~/server/platform/db/schema.server";
 import { hashPassword } from "~/server/accounts/password.server";
 
 export const ORIGIN = "https://shop.test";
@@ -28,7 +28,7 @@ export interface TestAccount {
 }
 
 export async function createAccount(
-  options: { verified?: boolean; admin?: boolean; password?: string } = {},
+  options: { verified?: boolean; admin?: boolean; password?: string; createdAt?: number } = {},
 ): Promise<TestAccount> {
   const username = unique("member");
   const account = {
@@ -37,7 +37,7 @@ export async function createAccount(
     username,
     password: options.password ?? "correct-horse-1",
   };
-  const now = Date.now();
+  const now = options.createdAt ?? Date.now();
   await db.batch([
     db.insert(users).values({
       id: account.id,
@@ -122,4 +122,33 @@ export function pulledBody(chunk: string, times: number): PulledBody {
     { highWaterMark: 0 },
   );
   return { stream, pulledBytes: () => pulled * bytes.byteLength, cancelled: () => cancelled };
+}
+
+/** A key sold to `email` by a stored order, not yet anyone's subscription. */
+export async function soldKey(email: string): Promise<number> {
+  const orderId = unique("order");
+  const now = Date.now();
+  await db.insert(shopifyOrders).values({
+    id: orderId,
+    email,
+    currency: "USD",
+    lineItems: JSON.stringify([{ id: "line-1", variantId: "gid://shopify/ProductVariant/1", quantity: 1, title: "Vertex Rust", variantTitle: "30 Days", price: "89.99" }]),
+    receivedAt: now,
+  });
+  const code = await db
+    .insert(productCodes)
+    .values({ variantId: "gid://shopify/ProductVariant/1", variantTitle: "Vertex Rust - 30 Days", code: unique("KEY"), isUsed: true, usedAt: now, customerEmail: email, orderId, orderLineId: "line-1", unitIndex: 0, createdAt: now })
+    .returning({ id: productCodes.id })
+    .get();
+  return code.id;
+}
+
+/** The newest message to `to` whose subject contains `subject`, if any. */
+export function latestMail(to: string, subject: string) {
+  return db
+    .select()
+    .from(mailOutbox)
+    .where(and(eq(mailOutbox.toAddress, to), like(mailOutbox.subject, `%${subject}%`)))
+    .orderBy(desc(mailOutbox.id))
+    .get();
 }

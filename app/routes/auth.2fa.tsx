@@ -1,12 +1,9 @@
 // /auth/2fa: the second step of signing in, for accounts with two-factor authentication.
-import { useEffect } from "react";
-import { Form, Link, redirect, useActionData, useNavigation } from "react-router";
-import { ArrowLeft, KeyRound } from "~/components/icons";
-import { useToast } from "~/components/toaster";
+import { Form, redirect, useActionData } from "react-router";
+import { AuthPage, useAnsweredForm } from "~/components/auth-page";
+import { KeyRound } from "~/components/icons";
 import { Button } from "~/components/ui/button";
-import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
-import { useFormCheck } from "~/components/use-form-check";
 import { BRAND } from "~/lib/brand";
 import { secondFactorSchema } from "~/lib/schemas/auth";
 import { clearChallengeCookie, completeChallenge, hasOpenChallenge } from "~/server/accounts/login-challenge.server";
@@ -47,29 +44,17 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function TwoFactorSignIn() {
-  const result = useActionData<typeof action>();
-  const busy = useNavigation().state === "submitting";
-  const { toast } = useToast();
-  const { errors, onSubmit } = useFormCheck(secondFactorSchema, { title: "Validation Error", answer: result });
-  useEffect(() => {
-    if (result) toast(result.toast);
-  }, [result, toast]);
+  const { errors, onSubmit, busy } = useAnsweredForm(secondFactorSchema, useActionData<typeof action>());
   return (
-    <div className="mx-auto flex min-h-[calc(100dvh-4rem)] max-w-md flex-col justify-center px-4 py-12">
-      <Link to="/auth" className="mb-6 inline-flex items-center gap-2 text-sm text-muted hover:text-white">
-        <ArrowLeft className="size-4" aria-hidden /> Back to sign in
-      </Link>
-      <Card>
-        <KeyRound className="size-8 text-accent" aria-hidden />
-        <h1 className="mt-3 text-2xl font-bold">Two-factor authentication</h1>
-        <p className="mt-1 text-sm text-muted">Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
-        <Form method="post" className="mt-6 space-y-4" onSubmit={onSubmit}>
-          <Field label="Code" name="code" inputMode="text" autoComplete="one-time-code" required maxLength={11} autoFocus error={errors.code} />
-          <Button type="submit" className="w-full" disabled={busy}>
-            {busy ? "Verifying..." : "Verify"}
-          </Button>
-        </Form>
-      </Card>
-    </div>
+    <AuthPage icon={KeyRound}>
+      <h1 className="mt-3 text-2xl font-bold">Two-factor authentication</h1>
+      <p className="mt-1 text-sm text-muted">Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+      <Form method="post" className="mt-6 space-y-4" onSubmit={onSubmit}>
+        <Field label="Code" name="code" inputMode="text" autoComplete="one-time-code" required maxLength={11} autoFocus error={errors.code} />
+        <Button type="submit" className="w-full" disabled={busy}>
+          {busy ? "Verifying..." : "Verify"}
+        </Button>
+      </Form>
+    </AuthPage>
   );
 }

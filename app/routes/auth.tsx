@@ -2,6 +2,7 @@
 import { ArrowLeft } from "~/components/icons";
 import { useEffect, useState } from "react";
 import { Form, Link, redirect, useActionData, useNavigation, useSearchParams } from "react-router";
+import { NewPasswordField } from "~/components/auth-page";
 import { useToast } from "~/components/toaster";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
@@ -134,9 +135,9 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
               error={login.errors.password}
             />
             <div className="flex justify-end">
-              <a href="#" className="text-sm text-accent hover:underline">
+              <Link to="/auth/forgot" className="text-sm text-accent hover:underline">
                 Forgot your password?
-              </a>
+              </Link>
             </div>
             <Button type="submit" className="w-full" disabled={busyIntent === "login"}>
               {busyIntent === "login" ? "Verifying..." : "Sign In"}
@@ -147,16 +148,7 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
             <input type="hidden" name="intent" value="signup" />
             <Field label="Username" name="username" autoComplete="username" required error={signup.errors.username} />
             <Field label="Email" name="email" type="email" autoComplete="email" required error={signup.errors.email} />
-            <Field
-              label="Password"
-              name="password"
-              type="password"
-              autoComplete="new-password"
-              required
-              maxLength={PASSWORD_MAX}
-              hint="At least 6 characters"
-              error={signup.errors.password}
-            />
+            <NewPasswordField error={signup.errors.password} />
             <Button type="submit" className="w-full" disabled={busyIntent === "signup"}>
               {busyIntent === "signup" ? "Creating Account..." : "Create Account"}
             </Button>

@@ -18,6 +18,9 @@ const PUBLIC_PAGES = [
   "/affiliate",
   "/auth",
   "/auth?mode=signup",
+  "/auth/forgot",
+  // Without a link: the page that says the link cannot be used.
+  "/auth/reset",
   "/no-such-page",
 ];
 const HUB_PAGES = [

@@ -70,3 +70,50 @@ test("unknown pages show the 404 screen", async ({ page }) => {
   await page.getByRole("link", { name: "Return to Home" }).click();
   await expect(page).toHaveURL("/");
 });
+
+test("reset a forgotten password from the mailbox, then sign in with the new one", async ({ page }) => {
+  const username = uniqueName("reset");
+  const email = `${username}@example.test`;
+
+  // A verified member who then forgets the password.
+  await page.goto("/auth?mode=signup");
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("forgotten-pass-1");
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page.getByText("Account Created!")).toBeVisible();
+  await page.goto(await linkFromMailbox(page, email, /Verify your/));
+  await expect(page.getByText("Email Verified")).toBeVisible();
+
+  await page.getByRole("link", { name: "Forgot your password?" }).click();
+  await expect(page.getByRole("heading", { name: "Forgot your password?" })).toBeVisible();
+  await page.getByLabel("Email or Username").fill(email);
+  await page.getByRole("button", { name: "Send reset link" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "If an account matches what you entered" })).toBeVisible();
+
+  const link = await linkFromMailbox(page, email, /Reset your/);
+  await page.goto(link);
+  // The token leaves the address bar at once.
+  await expect(page).toHaveURL(/\/auth\/reset$/);
+  await expect(page.getByRole("heading", { name: "Choose a new password" })).toBeVisible();
+  await expect(page.getByText(username)).toBeVisible();
+
+  // The sign-up rules apply, before anything is sent.
+  await page.getByLabel("New password").fill("short");
+  await page.getByRole("button", { name: "Set new password" }).click();
+  await expect(page.getByLabel("New password")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByLabel("New password")).toHaveAccessibleDescription(/Password must be at least 6 characters/);
+
+  await page.getByLabel("New password").fill("remembered-pass-2");
+  await page.getByRole("button", { name: "Set new password" }).click();
+  await expect(page).toHaveURL(/\/auth$/);
+  await expect(page.getByText("Password Changed")).toBeVisible();
+
+  await logIn(page, username, "remembered-pass-2");
+  await expect(page).toHaveURL("/");
+
+  // The link worked once.
+  await page.goto(link);
+  await expect(page.getByRole("heading", { name: "This link can't be used" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Ask for a new link" })).toHaveAttribute("href", "/auth/forgot");
+});

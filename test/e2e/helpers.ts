@@ -4,11 +4,16 @@ export function uniqueName(prefix: string): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
 
-/** Opens the newest message to `to` in the local mailbox and returns its first link. */
+/**
+ * Opens the newest message to `to` in the local mailbox and returns its first link. Some mail is
+ * written after the answer that causes it (a reset link), so the mailbox is reloaded until it is there.
+ */
 export async function linkFromMailbox(page: Page, to: string, subject: RegExp): Promise<string> {
-  await page.goto("/dev/mail");
   const message = page.getByTestId("mail").filter({ hasText: to }).filter({ hasText: subject }).first();
-  await expect(message).toBeVisible();
+  await expect(async () => {
+    await page.goto("/dev/mail");
+    await expect(message).toBeVisible({ timeout: 1000 });
+  }).toPass();
   const href = await message.getByRole("link").first().getAttribute("href");
   if (!href) throw new Error(`no link in the mail to ${to}`);
   return href;

@@ -1,4 +1,4 @@
-// Sign-in, sign-up and two-factor forms: one schema each, checked in the browser before submitting
+// Sign-in, sign-up, password reset and two-factor forms: one schema each, checked in the browser before submitting
 // and again on the server, which never trusts the browser's verdict.
 import * as v from "valibot";
 
@@ -37,6 +37,12 @@ export const signupSchema = v.object({
 export const resendSchema = v.object({
   email: v.pipe(text(), v.trim(), v.toLowerCase(), v.email("Invalid email address"), v.maxLength(254)),
 });
+
+/** Asking for a password reset link: the account's e-mail address or username, as at sign-in. */
+export const resetRequestSchema = v.pick(loginSchema, ["emailOrUsername"]);
+
+/** The new password a reset link sets: the sign-up rules, from the sign-up schema. */
+export const newPasswordSchema = v.pick(signupSchema, ["password"]);
 
 /** The /auth page's three forms, told apart by their hidden `intent`. */
 export const authSchema = v.variant(
@@ -85,3 +91,4 @@ export type LoginInput = v.InferOutput<typeof loginSchema>;
 export type SignupInput = v.InferOutput<typeof signupSchema>;
 export type ResendInput = v.InferOutput<typeof resendSchema>;
 export type PasswordChangeInput = Omit<Extract<v.InferOutput<typeof securitySchema>, { intent: "change-password" }>, "intent">;
+export type ResetRequestInput = v.InferOutput<typeof resetRequestSchema>;

@@ -1,12 +1,15 @@
 // Optional "Continue with Discord" (OAuth 2 with PKCE and a state cookie). This is the only module
 // that knows arctic. A Discord account signs in to the account it was linked to, else links to the
-// account with the same e-mail if Discord has verified it, else gets a new account.
+// verified account with the same e-mail if Discord has verified it, else gets a new account (which
+// replaces an unverified registration of that address).
 import { Discord, generateCodeVerifier, generateState } from "arctic";
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
-import { emailVerificationTokens, loginChallenges, oauthAccounts, profiles, recoveryCodes, sessions, totpFactors, users } from "../platform/db/schema.server";
+import { oauthAccounts, profiles, users } from "../platform/db/schema.server";
+import { openAccount } from "./open-account.server";
+import { clientAddress } from "./throttle.server";
 
 export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECRET">;
 
@@ -54,26 +57,6 @@ async function freeUsername(db: Db, wanted: string): Promise<string> {
   return `${base}${crypto.randomUUID().slice(0, 6)}`;
 }
 
-/**
- * Discord has proven the address, so an unverified account with it now belongs to this person.
- * Whoever registered it without proving the address keeps nothing: not its password, sessions,
- * second factor or pending links.
- */
-async function takeOverUnverified(db: Db, userId: string, now: number): Promise<void> {
-  // One transaction; the clean-up runs only if the first statement took the account over (not if
-  // the registrant verified the address in the meantime).
-  const takenOver = sql`exists (select 1 from ${users} where ${users.id} = ${userId} and ${users.emailVerifiedAt} = ${now} and ${users.passwordHash} is null)`;
-  await db.batch([
-    db.update(users).set({ emailVerifiedAt: now, passwordHash: null }).where(and(eq(users.id, userId), isNull(users.emailVerifiedAt))),
-    db.delete(sessions).where(and(eq(sessions.userId, userId), takenOver)),
-    db.delete(loginChallenges).where(and(eq(loginChallenges.userId, userId), takenOver)),
-    db.delete(totpFactors).where(and(eq(totpFactors.userId, userId), takenOver)),
-    db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), takenOver)),
-    db.delete(emailVerificationTokens).where(and(eq(emailVerificationTokens.userId, userId), takenOver)),
-    db.delete(oauthAccounts).where(and(eq(oauthAccounts.userId, userId), takenOver)),
-  ]);
-}
-
 interface DiscordAccount {
   id: string;
   email: string;
@@ -81,7 +64,7 @@ interface DiscordAccount {
   linkedNow: boolean;
 }
 
-async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promise<Result<DiscordAccount>> {
+async function accountFor(db: Db, discordUser: DiscordUser, ip: string, now: number): Promise<Result<DiscordAccount>> {
   const linked = await db
     .select({ id: users.id, email: users.email })
     .from(oauthAccounts)
@@ -94,20 +77,28 @@ async function accountFor(db: Db, discordUser: DiscordUser, now: number): Promis
     return fail("forbidden", "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail.");
   }
 
-  const existing = await db.select({ id: users.id, verifiedAt: users.emailVerifiedAt }).from(users).where(sql`lower(${users.email}) = ${email}`).get();
-  let userId = existing?.id;
-  if (existing) {
-    if (!existing.verifiedAt) await takeOverUnverified(db, existing.id, now);
-  } else {
-    userId = crypto.randomUUID();
+  const verifiedOwner = () =>
+    db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = ${email}`, isNotNull(users.emailVerifiedAt))).get();
+  let userId = (await verifiedOwner())?.id;
+  if (!userId) {
+    // Discord has proven the address: a registration of it that nobody verified is replaced by a
+    // new account, exactly as an e-mail sign-up replaces it. Its registrant keeps nothing.
     const avatarUrl = discordUser.avatar ? `https://cdn.discordapp.com/avatars/${discordUser.id}/${discordUser.avatar}.png?size=128` : null;
-    await db.batch([
-      db.insert(users).values({ id: userId, email, passwordHash: null, emailVerifiedAt: now, createdAt: now }),
-      db.insert(profiles).values({ id: userId, username: await freeUsername(db, discordUser.username), avatarUrl, createdAt: now }),
-    ]);
+    const opened = await openAccount(
+      db,
+      { email, username: await freeUsername(db, discordUser.username), passwordHash: null, verifiedAt: now, avatarUrl },
+      { how: "discord", ip, now },
+    );
+    if (opened.ok) userId = opened.value.id;
+    else {
+      // Refused only when the address was verified meanwhile (then that account is the one), or
+      // when another sign-up took the chosen name at the same moment.
+      userId = (await verifiedOwner())?.id;
+      if (!userId) return opened;
+    }
   }
-  await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: discordUser.id, userId: userId!, createdAt: now }).onConflictDoNothing();
-  return ok({ id: userId!, email, linkedNow: true });
+  await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: discordUser.id, userId, createdAt: now }).onConflictDoNothing();
+  return ok({ id: userId, email, linkedNow: true });
 }
 
 /**
@@ -140,5 +131,5 @@ export async function finishDiscordSignIn(
     console.error("Discord sign-in failed:", error);
     return fail("unauthenticated", "Discord did not confirm the sign-in. Please try again.");
   }
-  return accountFor(db, discordUser, now);
+  return accountFor(db, discordUser, clientAddress(request), now);
 }

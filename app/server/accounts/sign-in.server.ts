@@ -3,7 +3,7 @@
 import { fail, ok, type Result } from "~/lib/result";
 import type { LoginInput } from "~/lib/schemas/auth";
 import type { Db } from "../platform/db/client.server";
-import { findByEmail, findByUsername } from "./directory.server";
+import { findByEmailOrUsername } from "./directory.server";
 import { startChallenge } from "./login-challenge.server";
 import { burnPasswordCheck, verifyPassword } from "./password.server";
 import { createSession } from "./session.server";
@@ -24,7 +24,8 @@ export async function signInAs(db: Db, userId: string, request: Request, now = D
 export async function logIn(db: Db, request: Request, input: LoginInput): Promise<Result<SignInCookie>> {
   const { emailOrUsername, password } = input;
   const byEmail = emailOrUsername.includes("@");
-  const account = byEmail ? await findByEmail(db, emailOrUsername) : await findByUsername(db, emailOrUsername);
+  // A registration that lapsed unverified is not found: it answers as an unknown account.
+  const account = await findByEmailOrUsername(db, emailOrUsername);
   const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), account?.id));
   if (!reservation.ok) return throttled(reservation.waitMs, "failed sign-in attempts");
 

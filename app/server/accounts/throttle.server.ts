@@ -2,7 +2,8 @@
 // (for second-factor codes) per account on their own. Against one account the password check
 // only slows down (never longer than a minute between tries), so nobody can lock a member out by
 // guessing from elsewhere; from one client it stops entirely for a while. Counters forget after
-// an hour without attempts.
+// an hour without attempts. Sign-ups and password resets are counted the same way, under their own
+// policies.
 //
 // Every attempt is counted *before* it is checked, in one statement that refuses it while the key
 // is blocked: parallel requests cannot all pass a check that only looked at the old count.
@@ -29,6 +30,16 @@ export const THROTTLE_POLICIES = {
   secondFactor: { lockouts: [0, 0, 0, 0, 0, 30 * SECOND, MINUTE, 5 * MINUTE, 15 * MINUTE] },
   // Every sign-up attempt counts: 20 an hour from one client.
   signupFromClient: { lockouts: [...Array<number>(19).fill(0), 60 * MINUTE] },
+  // Asking for password reset links: ten an hour from one client, whatever names it asks about.
+  resetRequestFromClient: { lockouts: [...Array<number>(9).fill(0), 60 * MINUTE] },
+  // Per name asked about (an e-mail address or username, known or not, so the limit says nothing
+  // about whether it exists): three, then a growing wait capped at 15 minutes. It keeps anyone
+  // from filling a member's inbox, and never stops the owner for longer than that.
+  resetRequestForName: { lockouts: [0, 0, MINUTE, 5 * MINUTE, 15 * MINUTE] },
+  // Using reset links: ten tries from one client, then 15 minutes.
+  resetLinkFromClient: { lockouts: [...Array<number>(9).fill(0), 15 * MINUTE] },
+  // Per account, three password resets, then a growing wait capped at 15 minutes.
+  resetForAccount: { lockouts: [0, 0, MINUTE, 5 * MINUTE, 15 * MINUTE] },
 } satisfies Record<string, Policy>;
 
 export type ThrottlePolicy = keyof typeof THROTTLE_POLICIES;

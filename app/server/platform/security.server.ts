@@ -65,7 +65,8 @@ export function withSecurityHeaders(response: Response, csp: CspSources, method 
   const secured = new Response(response.body, response);
   const headers = secured.headers;
   headers.set("X-Content-Type-Options", "nosniff");
-  headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  // A page may ask for a stricter policy (the password reset page sends no Referer at all).
+  if (!headers.has("Referrer-Policy")) headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
   headers.set("X-Frame-Options", "DENY");
   headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains; preload");
   headers.set("Cross-Origin-Opener-Policy", "same-origin-allow-popups");

@@ -1,0 +1,169 @@
+// Registering an address you do not own wins nothing: a later sign-up with the address replaces an
+// unverified registration, and registrations that are never verified lapse after a day.
+import { env } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { runScheduledJobs } from "~/server/jobs/cron.server";
+import { auditLog, emailVerificationTokens, profiles, userSubscriptions, users } from "~/server/platform/db/schema.server";
+import { randomToken, sha256Hex } from "~/server/platform/tokens.server";
+import { call, cookieFrom, createAccount, db, latestMail, soldKey, unique } from "./helpers";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function signUp(form: { username: string; email: string; password: string }, ip = unique("ip")) {
+  return call("/auth", { form: { intent: "signup", ...form }, ip });
+}
+
+function logIn(emailOrUsername: string, password: string) {
+  return call("/auth", { form: { intent: "login", emailOrUsername, password }, ip: unique("ip") });
+}
+
+/** The path and query of the newest verification link mailed to `email`. */
+async function verificationLink(email: string): Promise<string> {
+  const mail = await latestMail(email, "Verify your");
+  const link = mail?.textBody.match(/https:\/\/shop\.test(\/auth\/verify\?token=[A-Za-z0-9_-]+)/)?.[1];
+  if (!link) throw new Error(`no verification link mailed to ${email}`);
+  return link;
+}
+
+async function toastAfter(path: string) {
+  const response = await call(path);
+  const viewer = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
+  return ((await viewer.json()) as { toast: { title: string } }).toast.title;
+}
+
+const accountsWith = (email: string) => db.select().from(users).where(eq(users.email, email)).all();
+
+describe("signing up with an address someone registered without verifying it", () => {
+  it("replaces the registration: the first registrant's password and link stop working, the owner's work", async () => {
+    const email = `${unique("victim")}@example.test`;
+    const attacker = { username: unique("squat"), email, password: "attacker-pass" };
+    expect((await signUp(attacker)).status).toBe(200);
+    const [squatted] = await accountsWith(email);
+    const attackerLink = await verificationLink(email);
+
+    const owner = { username: unique("owner"), email, password: "owner-pass-1" };
+    const response = await signUp(owner, "203.0.113.50");
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("Account Created!");
+    const [account, ...others] = await accountsWith(email);
+    expect(others).toHaveLength(0);
+    expect(account!.id).not.toBe(squatted!.id);
+    expect((await db.select().from(profiles).where(eq(profiles.id, account!.id)).get())?.username).toBe(owner.username);
+
+    // The first registration's link and password are dead; so is its username's hold.
+    expect(await toastAfter(attackerLink)).toBe("Verification Failed");
+    expect((await db.select().from(users).where(eq(users.id, account!.id)).get())?.emailVerifiedAt).toBeNull();
+    expect((await logIn(email, attacker.password)).status).toBe(401);
+    expect((await logIn(attacker.username, attacker.password)).status).toBe(401);
+
+    expect(await toastAfter(await verificationLink(email))).toBe("Email Verified");
+    expect((await logIn(email, owner.password)).status).toBe(302);
+    expect((await logIn(owner.username, owner.password)).status).toBe(302);
+
+    const entries = await db.select().from(auditLog).where(and(eq(auditLog.action, "registration.replace"), eq(auditLog.subject, account!.id)));
+    expect(entries).toEqual([
+      expect.objectContaining({ actorUserId: null, ip: "203.0.113.50", detail: JSON.stringify({ replacedUserId: squatted!.id, how: "sign-up" }) }),
+    ]);
+  });
+
+  it("lets the new sign-up take the username the replaced registration chose", async () => {
+    const email = `${unique("same")}@example.test`;
+    const username = unique("same");
+    expect((await signUp({ username, email, password: "first-pass" })).status).toBe(200);
+    expect((await signUp({ username: username.toUpperCase(), email: email.toUpperCase(), password: "second-pass" })).status).toBe(200);
+    expect(await db.select().from(users).where(eq(users.email, email)).all()).toHaveLength(1);
+  });
+
+  it("still answers 'already registered' for a verified address, and leaves that account alone", async () => {
+    const account = await createAccount();
+    const response = await signUp({ username: unique("late"), email: account.email.toUpperCase(), password: "late-pass-1" });
+    expect(response.status).toBe(409);
+    expect(await response.text()).toContain("This email is already registered. Try logging in instead.");
+    expect((await db.select().from(users).where(eq(users.email, account.email)).all()).map((u) => u.id)).toEqual([account.id]);
+    expect((await logIn(account.email, account.password)).status).toBe(302);
+  });
+
+  it("keeps the username of another unverified registration taken while it lasts, and frees it once it has lapsed", async () => {
+    const waiting = await createAccount({ verified: false });
+    const taken = await signUp({ username: waiting.username, email: `${unique("other")}@example.test`, password: "other-pass" });
+    expect(taken.status).toBe(409);
+    expect(await taken.text()).toContain("Username Taken");
+
+    const lapsed = await createAccount({ verified: false, createdAt: Date.now() - DAY - 1000 });
+    const email = `${unique("other")}@example.test`;
+    expect((await signUp({ username: lapsed.username, email, password: "other-pass" })).status).toBe(200);
+    expect(await db.select().from(users).where(eq(users.id, lapsed.id)).get()).toBeUndefined();
+  });
+
+  it("leaves one account when two sign-ups for one address race", async () => {
+    const email = `${unique("race")}@example.test`;
+    const answers = await Promise.all([1, 2, 3].map((n) => signUp({ username: unique(`race${n}`), email, password: `race-pass-${n}` })));
+    expect(answers.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    const [account, ...others] = await accountsWith(email);
+    expect(others).toHaveLength(0);
+    // Only the surviving account's link is left.
+    const tokens = await db.select().from(emailVerificationTokens).innerJoin(users, eq(users.id, emailVerificationTokens.userId)).where(eq(users.email, email));
+    expect(tokens.map((t) => t.email_verification_tokens.userId)).toEqual([account!.id]);
+  });
+
+  it("gives keys bought with the address to the account only once the address is verified", async () => {
+    const email = `${unique("buyer")}@example.test`;
+    const codeId = await soldKey(email);
+    await signUp({ username: unique("squat"), email, password: "attacker-pass" });
+    await signUp({ username: unique("buyer"), email, password: "buyer-pass-1" });
+    const [account] = await accountsWith(email);
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).toHaveLength(0);
+    await call(await verificationLink(email));
+    const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id));
+    expect(subscriptions.map((s) => s.productCodeId)).toEqual([codeId]);
+  });
+
+  it("says plainly in the verification mail that someone signed up with the address, and to ignore it if it was not them", async () => {
+    const email = `${unique("plain")}@example.test`;
+    const username = unique("plain");
+    await signUp({ username, email, password: "plain-pass" });
+    const mail = await latestMail(email, "Verify your");
+    expect(mail?.textBody).toContain(`account with this e-mail address, under the username "${username}"`);
+    expect(mail?.textBody).toContain("If it was not you, ignore this message.");
+    expect(mail?.textBody).toContain("The link works for 24 hours.");
+  });
+});
+
+describe("registrations never verified", () => {
+  it("are gone after a day: sign-in and the link treat them as unknown, the cron job deletes them, the address is free again", async () => {
+    const lapsed = await createAccount({ verified: false, createdAt: Date.now() - DAY - 60_000 });
+    const fresh = await createAccount({ verified: false, createdAt: Date.now() - DAY + 60 * 60_000 });
+    const oldButVerified = await createAccount({ createdAt: Date.now() - 30 * DAY });
+    const token = randomToken();
+    await db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: lapsed.id, createdAt: Date.now(), expiresAt: Date.now() + DAY });
+
+    const login = await logIn(lapsed.email, lapsed.password);
+    expect(login.status).toBe(401);
+    expect(await login.text()).toContain("Invalid credentials");
+    expect((await logIn(lapsed.username, lapsed.password)).status).toBe(401);
+    expect(await toastAfter(`/auth/verify?token=${token}`)).toBe("Verification Failed");
+    expect((await db.select().from(users).where(eq(users.id, lapsed.id)).get())?.emailVerifiedAt).toBeNull();
+    await call("/auth", { form: { intent: "resend", email: lapsed.email }, ip: unique("ip") });
+    expect(await latestMail(lapsed.email, "Verify your")).toBeUndefined();
+    // A registration within its day is still waiting for verification.
+    expect((await logIn(fresh.email, fresh.password)).status).toBe(403);
+
+    await runScheduledJobs(env);
+    expect(await db.select().from(users).where(eq(users.id, lapsed.id)).get()).toBeUndefined();
+    expect(await db.select().from(emailVerificationTokens).where(eq(emailVerificationTokens.userId, lapsed.id))).toHaveLength(0);
+    for (const kept of [fresh, oldButVerified]) expect(await db.select().from(users).where(eq(users.id, kept.id)).get()).toBeDefined();
+
+    expect((await signUp({ username: lapsed.username, email: lapsed.email, password: "second-try" })).status).toBe(200);
+    expect(await toastAfter(await verificationLink(lapsed.email))).toBe("Email Verified");
+    expect((await logIn(lapsed.email, "second-try")).status).toBe(302);
+  });
+
+  it("get a resent link only for what is left of their day", async () => {
+    const account = await createAccount({ verified: false, createdAt: Date.now() - DAY + 5 * 60 * 60_000 + 30_000 });
+    await call("/auth", { form: { intent: "resend", email: account.email }, ip: unique("ip") });
+    expect((await latestMail(account.email, "Verify your"))?.textBody).toContain("The link works for 5 hours.");
+    const [link] = await db.select().from(emailVerificationTokens).where(eq(emailVerificationTokens.userId, account.id));
+    expect(link!.expiresAt).toBe((await db.select().from(users).where(eq(users.id, account.id)).get())!.createdAt + DAY);
+  });
+});
