@@ -14,7 +14,7 @@ import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
 import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
 import { answer, answerProblem } from "~/http/answer.server";
-import { app, sessionDeps } from "~/http/context.server";
+import { app, mailingDeps, sessionDeps } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
@@ -52,7 +52,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         intent: form.intent,
       });
     case "change-password":
-      return answer(await changePassword(deps, viewer, request, form), {
+      return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, request, form), {
         success: { title: "Password changed", description: "Every other device has been signed out." },
         titles: { unauthenticated: "Wrong password", ...throttledTitles },
         intent: form.intent,

@@ -102,6 +102,27 @@ export function clearResetCookie(): string {
   return clearCookie(RESET_COOKIE);
 }
 
+/** The statements that make sign-ins begun before a password change start over, with the new password. */
+export function signInsInProgress(db: Db, userId: string) {
+  return [db.delete(loginChallenges).where(eq(loginChallenges.userId, userId)), db.delete(webauthnChallenges).where(eq(webauthnChallenges.userId, userId))] as const;
+}
+
+/** Tells the account's address that its password changed (`how` finishes the sentence), and what to do if that was not its owner. */
+export async function mailPasswordChanged(deps: MailingDeps, account: { email: string; username: string }, request: Request, how: string): Promise<void> {
+  const origin = new URL(request.url).origin;
+  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+    to: account.email,
+    subject: `Your ${BRAND} password was changed`,
+    ...mailBody([
+      `The password of the ${BRAND} account "${account.username}" was just changed ${how}`,
+      "If that was you, there is nothing more to do.",
+      "If it was not you, someone else can read this mailbox. Secure your e-mail account first, then reset your password again (which signs everyone out once more) and tell us through the support page:",
+      { href: `${origin}/auth/forgot`, label: "Reset my password" },
+      { href: `${origin}/support`, label: "Contact support" },
+    ]),
+  });
+}
+
 export interface PasswordReset {
   id: string;
   email: string;
@@ -140,26 +161,12 @@ export async function resetPassword(
   if (!used) return unusable();
   await db.batch([
     db.update(users).set({ passwordHash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})` }).where(eq(users.id, link.userId)),
-    // Sign-ins begun before the change start over, with the new password.
-    db.delete(loginChallenges).where(eq(loginChallenges.userId, link.userId)),
-    db.delete(webauthnChallenges).where(eq(webauthnChallenges.userId, link.userId)),
+    ...signInsInProgress(db, link.userId),
     // The address is proven now; a verification link still out has nothing left to do.
     db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, link.userId)),
   ]);
   await endSessions(deps, link.userId, { all: true });
-
-  const origin = new URL(request.url).origin;
-  await sendMail(db, deps.mail, deps.waitUntil, {
-    to: link.account.email,
-    subject: `Your ${BRAND} password was changed`,
-    ...mailBody([
-      `The password of the ${BRAND} account "${link.account.username}" was just changed with a reset link sent to this address. Every device signed in to the account has been signed out.`,
-      "If that was you, there is nothing more to do.",
-      "If it was not you, someone else can read this mailbox. Secure your e-mail account first, then reset your password again (which signs everyone out once more) and tell us through the support page:",
-      { href: `${origin}/auth/forgot`, label: "Reset my password" },
-      { href: `${origin}/support`, label: "Contact support" },
-    ]),
-  });
+  await mailPasswordChanged(deps, link.account, request, "with a reset link sent to this address. Every device signed in to the account has been signed out.");
   const verifiedNow = link.account.verifiedAt === null;
   await audit(db, link.userId, "password.reset", link.userId, { verifiedNow }, ip);
   return ok({ id: link.userId, email: link.account.email, verifiedNow });

@@ -6,8 +6,10 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { PasswordChangeInput } from "~/lib/schemas/auth";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
-import { loginChallenges, users } from "../platform/db/schema.server";
+import { users } from "../platform/db/schema.server";
+import type { MailingDeps } from "../platform/mail.server";
 import { hashPassword, verifyPassword } from "./password.server";
+import { mailPasswordChanged, signInsInProgress } from "./password-reset.server";
 import { endSessions, getSession, type SessionDeps } from "./session.server";
 import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 
@@ -32,7 +34,7 @@ export async function endOtherSessions(deps: SessionDeps, viewer: Viewer, reques
  * A new password, given the current one. Wrong current passwords count against the same
  * allowance as failed sign-ins, so this form is no side door for guessing.
  */
-export async function changePassword(deps: SessionDeps, viewer: Viewer, request: Request, input: PasswordChangeInput): Promise<Result> {
+export async function changePassword(deps: SessionDeps & MailingDeps, viewer: Viewer, request: Request, input: PasswordChangeInput): Promise<Result> {
   const { db } = deps;
   const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), viewer.id));
   if (!reservation.ok) return throttled(reservation.waitMs, "failed password attempts");
@@ -47,9 +49,10 @@ export async function changePassword(deps: SessionDeps, viewer: Viewer, request:
   await db.batch([
     db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, viewer.id)),
     // A sign-in half done with the old password must not finish with its second factor.
-    db.delete(loginChallenges).where(eq(loginChallenges.userId, viewer.id)),
+    ...signInsInProgress(db, viewer.id),
   ]);
   await endSessions(deps, viewer.id, { allBut: request });
+  await mailPasswordChanged(deps, viewer, request, "from a signed-in device. Every other device signed in to the account has been signed out.");
   await audit(db, viewer.id, "password.change", viewer.id, {}, clientAddress(request));
   return ok();
 }
