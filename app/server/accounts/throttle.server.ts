@@ -29,6 +29,9 @@ export const THROTTLE_POLICIES = {
   secondFactor: { lockouts: [0, 0, 0, 0, 0, 30 * SECOND, MINUTE, 5 * MINUTE, 15 * MINUTE] },
   // Every sign-up attempt counts: 20 an hour from one client.
   signupFromClient: { lockouts: [...Array<number>(19).fill(0), 60 * MINUTE] },
+  // Passkey sign-ins started without an account (each stores a challenge): 30 from one client
+  // before it waits a quarter of an hour. Finishing one is a sign-in attempt like any other.
+  passkeyCeremonyFromClient: { lockouts: [...Array<number>(29).fill(0), 15 * MINUTE] },
 } satisfies Record<string, Policy>;
 
 export type ThrottlePolicy = keyof typeof THROTTLE_POLICIES;

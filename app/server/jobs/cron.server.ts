@@ -3,6 +3,7 @@
 import { expireUnpaidCryptoOrders } from "../payments/crypto-orders.server";
 import { database } from "../platform/db/client.server";
 import { retryDueMail } from "../platform/mail.server";
+import { deleteExpiredCeremonies } from "../accounts/passkeys.server";
 import { deleteExpiredSessions } from "../accounts/session.server";
 import { expireSubscriptions } from "../fulfilment/subscriptions.server";
 import { sessionDepsFor } from "../hub/chat-gateway.server";
@@ -11,6 +12,7 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   const db = database(env.DB);
   await retryDueMail(db, env, now);
   await deleteExpiredSessions(sessionDepsFor(env, db), now);
+  await deleteExpiredCeremonies(db, now);
   await expireUnpaidCryptoOrders(db, now);
   await expireSubscriptions(db, now);
 }
