@@ -37,7 +37,8 @@ export default [
       route("downloads/:id", "routes/dashboard.downloads.file.ts"),
       route("resell", "routes/dashboard.resell.tsx"),
       route("2fa", "routes/dashboard.2fa.tsx"),
-      route("security/passkeys", "routes/dashboard.security.passkeys.ts"),
+      // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
+      route("security", "routes/dashboard.security.tsx", [route("passkeys", "routes/dashboard.security.passkeys.ts")]),
       route("crypto-tracker", "routes/dashboard.crypto-tracker.tsx"),
       // The card actions nest under the page, so its admin-only middleware guards them too.
       route("manage-codes", "routes/dashboard.manage-codes.tsx", [

@@ -30,6 +30,8 @@ const REJECTED_FRAMES = "rejected-frames";
 
 interface Attachment extends ChatMember {
   typingUntil: number;
+  /** The socket's session has ended: nothing it sends is acted on any more. */
+  ended?: boolean;
 }
 
 type Row = typeof messages.$inferSelect;
@@ -75,9 +77,10 @@ export class ChatRoom extends DurableObject<Env> {
   }
 
   async webSocketMessage(ws: WebSocket, raw: string | ArrayBuffer): Promise<void> {
+    const me = ws.deserializeAttachment() as Attachment;
+    if (me.ended) return;
     const checked = parseClientFrame(raw);
     if (!checked.ok) return this.reject(ws, checked.error);
-    const me = ws.deserializeAttachment() as Attachment;
     const { frame } = checked;
     const now = Date.now();
     switch (frame.type) {
@@ -113,6 +116,8 @@ export class ChatRoom extends DurableObject<Env> {
     for (const publicId of publicIds) {
       for (const socket of this.ctx.getWebSockets(sessionTag(publicId))) {
         try {
+          socket.serializeAttachment({ ...(socket.deserializeAttachment() as Attachment), typingUntil: 0, ended: true } satisfies Attachment);
+          this.send(socket, { type: "session-ended" });
           socket.close(SESSION_ENDED_CLOSE, "Session ended");
           closed++;
         } catch {

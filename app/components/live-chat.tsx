@@ -59,6 +59,13 @@ export function LiveChat() {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
 
+    const signedOut = () => {
+      stopped = true;
+      socketRef.current = null;
+      setTyping([]);
+      setConnection({ state: "signed-out" });
+    };
+
     const connect = () => {
       setConnection({ state: "connecting" });
       const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/chat/ws`);
@@ -86,6 +93,9 @@ export function LiveChat() {
           setTyping(frame.members);
         } else if (frame.type === "error") {
           toast({ title: frame.action === "delete" ? "Failed to delete message" : "Failed to send message", description: frame.message, variant: "destructive" });
+        } else if (frame.type === "session-ended") {
+          signedOut();
+          socket.close(SESSION_ENDED_CLOSE, "Session ended");
         }
       };
       socket.onclose = (event) => {
@@ -93,10 +103,7 @@ export function LiveChat() {
         socketRef.current = null;
         setTyping([]);
         // The session behind this socket has ended: reconnecting would only be refused.
-        if (event.code === SESSION_ENDED_CLOSE) {
-          setConnection({ state: "signed-out" });
-          return;
-        }
+        if (event.code === SESSION_ENDED_CLOSE) return signedOut();
         // Exponential backoff with jitter, so a restarting server is not stampeded.
         const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
         attempt++;

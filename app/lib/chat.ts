@@ -15,7 +15,11 @@ export const UNKNOWN_USER = "Unknown User";
 export const MEMBER_ID_HEADER = "X-Chat-Member-Id";
 export const MEMBER_NAME_HEADER = "X-Chat-Member-Name";
 export const MEMBER_SESSION_HEADER = "X-Chat-Member-Session";
-/** The close code of a socket whose session has ended: the browser signs in again rather than reconnecting. */
+/**
+ * The close code of a socket whose session has ended: the browser signs in again rather than
+ * reconnecting. A "session-ended" frame goes first, because a close frame is not passed on by
+ * every proxy in between (the local development server drops it).
+ */
 export const SESSION_ENDED_CLOSE = 4001;
 
 const memberSchema = v.object({ userId: v.string(), username: v.string() });
@@ -66,6 +70,8 @@ const serverFrameSchema = v.variant("type", [
   v.object({ type: v.literal("deleted"), id: messageId }),
   v.object({ type: v.literal("typing"), members: v.array(memberSchema) }),
   v.object({ type: v.literal("error"), action: v.picklist(["send", "delete"]), message: v.string() }),
+  // The socket's session has ended; the room closes the socket and ignores anything more on it.
+  v.object({ type: v.literal("session-ended") }),
 ]);
 
 const serverWireSchema = v.pipe(v.string(), v.parseJson(), serverFrameSchema);

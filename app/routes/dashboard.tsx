@@ -1,6 +1,6 @@
 // The members' area shell: sidebar navigation around every /dashboard page. Its middleware
 // sends signed-out visitors to /auth before any dashboard loader or action runs.
-import { Bitcoin, CreditCard, Download, KeyRound, LayoutDashboard, LogOut, Shield, ShieldCheck, Store } from "~/components/icons";
+import { Bitcoin, CreditCard, Download, KeyRound, LayoutDashboard, Lock, LogOut, Shield, ShieldCheck, Store } from "~/components/icons";
 import { useEffect, useRef } from "react";
 import { Form, NavLink, Outlet, useLocation } from "react-router";
 import { currentViewer, requireUser } from "~/http/guards.server";
@@ -22,6 +22,7 @@ const LINKS = [
   { to: "/dashboard/resell", label: "Resell Panel", icon: Store },
   { to: "/dashboard/crypto-tracker", label: "Crypto Tracker", icon: Bitcoin },
   { to: "/dashboard/2fa", label: "Two-Factor Auth", icon: KeyRound },
+  { to: "/dashboard/security", label: "Security", icon: Lock },
 ];
 
 /**

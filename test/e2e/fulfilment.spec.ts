@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { linkFromMailbox, logIn, uniqueName } from "./helpers";
+import { logIn, signUpAndLogIn, uniqueName } from "./helpers";
 
 test("paying in the demo checkout mails the key and shows it on Subscriptions", async ({ page, context, browser }) => {
   // Stock up first (earlier runs may have sold the demo stock and left orders waiting).
@@ -13,16 +13,7 @@ test("paying in the demo checkout mails the key and shows it on Subscriptions", 
   await admin.close();
 
   // A fresh member, so the new subscription is easy to find.
-  const username = uniqueName("buyer");
-  const email = `${username}@example.test`;
-  await page.goto("/auth?mode=signup");
-  await page.getByLabel("Username").fill(username);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("buyer-password-1");
-  await page.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByText("Account Created!")).toBeVisible();
-  await page.goto(await linkFromMailbox(page, email, /Verify your/));
-  await logIn(page, username, "buyer-password-1");
+  const { email } = await signUpAndLogIn(page, "buyer");
 
   await page.goto("/product/vertex-hwid-spoofer", { waitUntil: "networkidle" });
   await page.getByRole("radio", { name: /30 Days/ }).click();

@@ -22,6 +22,21 @@ export async function logIn(page: Page, emailOrUsername: string, password: strin
   await expect(page.getByText("Welcome back!")).toBeVisible();
 }
 
+/** Signs up a fresh member, verifies the address from the mailbox and signs in. */
+export async function signUpAndLogIn(page: Page, prefix: string): Promise<{ username: string; email: string; password: string }> {
+  const username = uniqueName(prefix);
+  const member = { username, email: `${username}@example.test`, password: `${prefix}-password-1` };
+  await page.goto("/auth?mode=signup");
+  await page.getByLabel("Username").fill(member.username);
+  await page.getByLabel("Email").fill(member.email);
+  await page.getByLabel("Password").fill(member.password);
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page.getByText("Account Created!")).toBeVisible();
+  await page.goto(await linkFromMailbox(page, member.email, /Verify your/));
+  await logIn(page, member.username, member.password);
+  return member;
+}
+
 /**
  * Collects what React reports in the browser console about the document itself: hydration
  * mismatches and <script> elements it was asked to create. Read the array after the journey.

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import * as OTPAuth from "otpauth";
-import { linkFromMailbox, logIn, uniqueName } from "./helpers";
+import { logIn, signUpAndLogIn, uniqueName } from "./helpers";
 
 test("two members chat live and see each other typing", async ({ browser }) => {
   const alice = await (await browser.newContext()).newPage();
@@ -35,18 +35,7 @@ test("two members chat live and see each other typing", async ({ browser }) => {
 });
 
 test("a member turns on two-factor authentication and signs in with a code", async ({ page }) => {
-  const username = uniqueName("totp");
-  const email = `${username}@example.test`;
-  const password = "totp-password-1";
-  await page.goto("/auth?mode=signup");
-  await page.getByLabel("Username").fill(username);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByText("Account Created!")).toBeVisible();
-  await page.goto(await linkFromMailbox(page, email, /Verify your/));
-  await logIn(page, username, password);
-
+  const { username, password } = await signUpAndLogIn(page, "totp");
   await page.goto("/dashboard/2fa", { waitUntil: "networkidle" });
   await expect(page.getByText("Disabled", { exact: true })).toBeVisible();
   await page.getByRole("button", { name: "Enable" }).click();
@@ -102,16 +91,8 @@ test("on a phone the dashboard tabs keep whole labels, scroll, and bring the cur
 
 test("reseller keys are labelled cards on a phone and a table on a wide screen", async ({ browser }) => {
   const admin = await (await browser.newContext()).newPage();
-  const username = uniqueName("res");
   const reseller = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-  await reseller.goto("/auth?mode=signup");
-  await reseller.getByLabel("Username").fill(username);
-  await reseller.getByLabel("Email").fill(`${username}@example.test`);
-  await reseller.getByLabel("Password").fill("reseller-pass-1");
-  await reseller.getByRole("button", { name: "Create Account" }).click();
-  await expect(reseller.getByText("Account Created!")).toBeVisible();
-  await reseller.goto(await linkFromMailbox(reseller, `${username}@example.test`, /Verify your/));
-  await logIn(reseller, username, "reseller-pass-1");
+  const { username } = await signUpAndLogIn(reseller, "res");
   await reseller.goto("/dashboard/resell");
 
   await logIn(admin, "admin", "admin-demo-1");

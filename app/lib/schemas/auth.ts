@@ -63,6 +63,25 @@ export const twoFactorSettingsSchema = v.variant(
   "Unknown request",
 );
 
+/** A session's public name, as the Security page sends it back. */
+const sessionName = v.pipe(text(), v.regex(/^[A-Za-z0-9_-]{43}$/, "Unknown session"));
+
+/** The Security page: end one session, end all others, change the password. */
+export const securitySchema = v.variant(
+  "intent",
+  [
+    v.object({ intent: v.literal("end-session"), session: sessionName }),
+    v.object({ intent: v.literal("end-other-sessions") }),
+    v.object({
+      intent: v.literal("change-password"),
+      currentPassword: v.pipe(text(), v.minLength(1, "Current password is required"), v.maxLength(PASSWORD_MAX, "Invalid credentials")),
+      newPassword: password,
+    }),
+  ],
+  "Unknown request",
+);
+
 export type LoginInput = v.InferOutput<typeof loginSchema>;
 export type SignupInput = v.InferOutput<typeof signupSchema>;
 export type ResendInput = v.InferOutput<typeof resendSchema>;
+export type PasswordChangeInput = Omit<Extract<v.InferOutput<typeof securitySchema>, { intent: "change-password" }>, "intent">;

@@ -7,6 +7,7 @@ import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.se
 import { randomToken, sha256Hex } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { profiles, sessions, userRoles, users } from "../platform/db/schema.server";
+import { describeDevice } from "./device.server";
 
 export const SESSION_COOKIE = "__Host-session";
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 60 * 60 * 1000;
@@ -117,6 +118,11 @@ export async function endSessions({ db, sessionsEnded }: SessionDeps, userId: st
   return ended.length;
 }
 
+/** The header that removes the session cookie from the browser. */
+export function clearSessionCookie(): string {
+  return clearCookie(SESSION_COOKIE);
+}
+
 /** Ends this request's session (if any) and returns the header that clears the cookie. */
 export async function destroySession({ db, sessionsEnded }: SessionDeps, request: Request): Promise<string> {
   const id = await sessionIdFrom(request);
@@ -124,12 +130,13 @@ export async function destroySession({ db, sessionsEnded }: SessionDeps, request
     const ended = await db.delete(sessions).where(eq(sessions.id, id)).returning({ publicId: sessions.publicId });
     if (ended.length > 0) await sessionsEnded(ended.map((s) => s.publicId));
   }
-  return clearCookie(SESSION_COOKIE);
+  return clearSessionCookie();
 }
 
 export interface SessionSummary {
   publicId: string;
-  userAgent: string | null;
+  /** "Chrome on Windows", from the User-Agent the session started with. */
+  device: string;
   place: string | null;
   createdAt: number;
   lastSeenAt: number;
@@ -147,7 +154,7 @@ export async function listSessions(db: Db, userId: string, request: Request, now
     .orderBy(desc(sessions.lastSeenAt), desc(sessions.createdAt));
   return rows.map((row) => ({
     publicId: row.publicId,
-    userAgent: row.userAgent,
+    device: describeDevice(row.userAgent),
     place: row.place,
     createdAt: row.createdAt,
     lastSeenAt: row.lastSeenAt,

@@ -1,0 +1,156 @@
+// /dashboard/security: where the member is signed in (end one session, or all the others) and
+// their password. Two-factor authentication has its own page beside this one.
+import { useFetcher } from "react-router";
+import { Lock, LogOut, Monitor } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { useFormCheck } from "~/components/use-form-check";
+import { useResultToast } from "~/components/use-result-toast";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field } from "~/components/ui/field";
+import { BRAND } from "~/lib/brand";
+import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
+import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
+import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
+import { answer, answerProblem } from "~/http/answer.server";
+import { app, sessionDeps } from "~/http/context.server";
+import { redirectWithToast } from "~/http/flash-toast.server";
+import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
+import { currentViewer } from "~/http/guards.server";
+import { readSubmission } from "~/http/submission.server";
+import type { Route } from "./+types/dashboard.security";
+
+export const meta: Route.MetaFunction = () => [{ title: `Security | ${BRAND}` }];
+
+export const headers = passRetryAfter;
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  return { sessions: await listSessions(app(context).db, currentViewer(context).id, request) };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const deps = sessionDeps(context);
+  const viewer = currentViewer(context);
+  const submission = await readSubmission(request, securitySchema);
+  if (!submission.ok) return answerProblem(submission.problem);
+  const form = submission.value;
+  switch (form.intent) {
+    case "end-session": {
+      const result = await endOneSession(deps, viewer, request, form.session);
+      if (result.ok && result.value.endedCurrent) {
+        return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": clearSessionCookie() } });
+      }
+      return answer(result, { success: { title: "Session ended", description: "That device is signed out." }, intent: form.intent });
+    }
+    case "end-other-sessions":
+      return answer(await endOtherSessions(deps, viewer, request), {
+        success: ({ ended }) => ({
+          title: "Signed out everywhere else",
+          description: ended === 0 ? "No other device was signed in." : `${ended} other session${ended === 1 ? "" : "s"} ended.`,
+        }),
+        intent: form.intent,
+      });
+    case "change-password":
+      return answer(await changePassword(deps, viewer, request, form), {
+        success: { title: "Password changed", description: "Every other device has been signed out." },
+        titles: { unauthenticated: "Wrong password", ...throttledTitles },
+        intent: form.intent,
+      });
+  }
+}
+
+function SessionRow({ session }: { session: Route.ComponentProps["loaderData"]["sessions"][number] }) {
+  const end = useFetcher<typeof action>();
+  useResultToast(end);
+  const ending = end.state !== "idle";
+  return (
+    <li className="flex flex-col gap-3 py-4 sm:flex-row sm:items-center">
+      <Monitor className="hidden size-5 shrink-0 text-muted sm:block" aria-hidden />
+      <div className="min-w-0 flex-1 space-y-1 text-sm">
+        <p className="flex flex-wrap items-center gap-2 font-semibold">
+          {session.device}
+          {session.current ? <Badge tone="green">This device</Badge> : null}
+        </p>
+        <p className="text-muted">{session.place ?? "Location unknown"}</p>
+        <p className="text-xs text-muted">
+          Signed in <LocalTime ms={session.createdAt} format="datetime" /> · last seen <LocalTime ms={session.lastSeenAt} format="datetime" />
+        </p>
+      </div>
+      {session.current ? null : (
+        <end.Form method="post">
+          <input type="hidden" name="intent" value="end-session" />
+          <input type="hidden" name="session" value={session.publicId} />
+          <Button type="submit" variant="outline" disabled={ending} aria-label={`Sign out ${session.device}`}>
+            <LogOut className="size-4" aria-hidden /> {ending ? "Signing out..." : "Sign out"}
+          </Button>
+        </end.Form>
+      )}
+    </li>
+  );
+}
+
+function PasswordCard() {
+  const change = useFetcher<typeof action>();
+  useResultToast(change);
+  const check = useFormCheck(securitySchema, { title: "Error", answer: change.data });
+  const busy = change.state !== "idle";
+  const changed = change.state === "idle" && change.data?.ok && change.data.intent === "change-password";
+  return (
+    <Card className="space-y-4">
+      <h2 className="flex items-center gap-2 font-bold">
+        <Lock className="size-4 text-accent" aria-hidden /> Password
+      </h2>
+      <p className="text-sm text-muted">Changing your password signs you out on every other device.</p>
+      <change.Form method="post" className="grid gap-4 sm:grid-cols-2" onSubmit={check.onSubmit} key={changed ? "done" : "form"}>
+        <input type="hidden" name="intent" value="change-password" />
+        <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={check.errors.currentPassword} />
+        <Field
+          label="New password"
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          minLength={PASSWORD_MIN}
+          required
+          hint={`At least ${PASSWORD_MIN} characters.`}
+          error={check.errors.newPassword}
+        />
+        <div className="sm:col-span-2">
+          <Button type="submit" disabled={busy}>
+            {busy ? "Changing..." : "Change password"}
+          </Button>
+        </div>
+      </change.Form>
+    </Card>
+  );
+}
+
+export default function Security({ loaderData }: Route.ComponentProps) {
+  const { sessions } = loaderData;
+  const others = useFetcher<typeof action>();
+  useResultToast(others);
+  const hasOthers = sessions.some((s) => !s.current);
+  return (
+    <div className="max-w-3xl space-y-6">
+      <h1 className="text-3xl font-black">Security</h1>
+      <Card className="space-y-2">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 className="font-bold">Where you're signed in</h2>
+          <others.Form method="post">
+            <input type="hidden" name="intent" value="end-other-sessions" />
+            <Button type="submit" variant="danger" disabled={!hasOthers || others.state !== "idle"}>
+              {others.state !== "idle" ? "Signing out..." : "Sign out everywhere else"}
+            </Button>
+          </others.Form>
+        </div>
+        <p className="text-sm text-muted">If you do not recognise a device, sign it out and change your password.</p>
+        <ul className="divide-y divide-line" aria-label="Sessions">
+          {sessions.map((session) => (
+            <SessionRow key={session.publicId} session={session} />
+          ))}
+        </ul>
+      </Card>
+      <PasswordCard />
+    </div>
+  );
+}

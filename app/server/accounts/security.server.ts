@@ -1,0 +1,55 @@
+// What a signed-in member controls about how they are signed in: their sessions (end one, end all
+// the others) and their password. A new password ends every other session, so whoever else was
+// signed in with the old one is out.
+import { eq } from "drizzle-orm";
+import { fail, ok, type Result } from "~/lib/result";
+import type { PasswordChangeInput } from "~/lib/schemas/auth";
+import type { Viewer } from "~/lib/viewer";
+import { audit } from "../platform/audit.server";
+import { loginChallenges, users } from "../platform/db/schema.server";
+import { hashPassword, verifyPassword } from "./password.server";
+import { endSessions, getSession, type SessionDeps } from "./session.server";
+import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
+
+/** Ends one of the member's sessions; `endedCurrent` says whether it was the one asking. */
+export async function endOneSession(deps: SessionDeps, viewer: Viewer, request: Request, publicId: string): Promise<Result<{ endedCurrent: boolean }>> {
+  const current = await getSession(deps.db, request);
+  const ended = await endSessions(deps, viewer.id, { publicId });
+  // Another account's session, or one already gone, answer alike.
+  if (ended === 0) return fail("not-found", "That session has already ended.");
+  await audit(deps.db, viewer.id, "session.end", viewer.id, { session: publicId }, clientAddress(request));
+  return ok({ endedCurrent: current?.publicId === publicId });
+}
+
+/** Signs the member out everywhere but here. */
+export async function endOtherSessions(deps: SessionDeps, viewer: Viewer, request: Request): Promise<Result<{ ended: number }>> {
+  const ended = await endSessions(deps, viewer.id, { allBut: request });
+  await audit(deps.db, viewer.id, "session.end-others", viewer.id, { ended }, clientAddress(request));
+  return ok({ ended });
+}
+
+/**
+ * A new password, given the current one. Wrong current passwords count against the same
+ * allowance as failed sign-ins, so this form is no side door for guessing.
+ */
+export async function changePassword(deps: SessionDeps, viewer: Viewer, request: Request, input: PasswordChangeInput): Promise<Result> {
+  const { db } = deps;
+  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), viewer.id));
+  if (!reservation.ok) return throttled(reservation.waitMs, "failed password attempts");
+  const account = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, viewer.id)).get();
+  if (!account?.passwordHash) {
+    return fail("conflict", "Your account has no password yet. Use \"Forgot your password?\" on the sign-in page to set one.");
+  }
+  if (!(await verifyPassword(input.currentPassword, account.passwordHash))) {
+    return fail("unauthenticated", "Your current password is not right.", { field: "currentPassword" });
+  }
+  await attemptSucceeded(db, reservation);
+  await db.batch([
+    db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, viewer.id)),
+    // A sign-in half done with the old password must not finish with its second factor.
+    db.delete(loginChallenges).where(eq(loginChallenges.userId, viewer.id)),
+  ]);
+  await endSessions(deps, viewer.id, { allBut: request });
+  await audit(db, viewer.id, "password.change", viewer.id, {}, clientAddress(request));
+  return ok();
+}
