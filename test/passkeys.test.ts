@@ -218,6 +218,16 @@ describe("renaming and removing passkeys", () => {
     expect(await audits(owner.account.id, "passkey.remove")).toHaveLength(1);
   });
 
+  it("are listed on the Security page, each with when it was added and last used", async () => {
+    const { session } = await member();
+    const page = async () => (await call("/dashboard/security", { cookie: session })).text();
+    expect(await page()).toContain("You have no passkeys yet.");
+    await addPasskey(session, new SoftwareAuthenticator(), { name: "Desk key <b>" });
+    const html = await page();
+    expect(html).toContain("Desk key &lt;b&gt;");
+    expect(html).toContain("never used yet");
+  });
+
   it("are for signed-in members only", async () => {
     const response = await call("/dashboard/security/passkeys", { form: { intent: "remove", id: "abc" } });
     expect(response.status).toBe(302);
@@ -285,6 +295,18 @@ describe("signing in with a passkey alone", () => {
     expect(toNewCeremony.status).toBe(401);
     expect((await problemOf(toNewCeremony))?.message).toBe("This passkey could not be verified. Please try again.");
     expect(await db.select().from(sessions).where(eq(sessions.userId, account.id)).all()).toHaveLength(sessionsBefore);
+  });
+
+  it("refuses an answer to a ceremony opened for another purpose", async () => {
+    const { session, ip } = await member();
+    const authenticator = new SoftwareAuthenticator();
+    await addPasskey(session, authenticator);
+    // The Security page's ceremony (adding a passkey) does not sign anyone in.
+    const start = await registrationStart(session, ip);
+    const assertion = await authenticator.authenticate({ challenge: start.options.challenge, rpId: "shop.test" }, { origin: ORIGIN });
+    const response = await call("/auth/passkey", { form: { intent: "verify", response: JSON.stringify(assertion) }, cookie: start.ceremony!, ip });
+    expect(response.status).toBe(401);
+    expect(cookieFrom(response, "__Host-session")).toBeNull();
   });
 
   it("refuses a challenge past its five minutes", async () => {

@@ -54,6 +54,11 @@ function derSignature(raw: Uint8Array): Uint8Array {
   return concat(new Uint8Array([0x30, body.length]), body);
 }
 
+/** A PublicKeyCredential as the browser library turns it into JSON. */
+function credentialJson<R>(id: string, response: R) {
+  return { id, rawId: id, type: "public-key" as const, authenticatorAttachment: "platform" as const, clientExtensionResults: {}, response };
+}
+
 export interface Ceremony {
   /** The origin the browser would put in clientDataJSON. */
   origin: string;
@@ -107,18 +112,11 @@ export class SoftwareAuthenticator {
     );
     const attestationObject = encodeCBOR(new Map<string, CBORType>([["fmt", "none"], ["attStmt", new Map()], ["authData", authData]]));
     const clientData = { type: "webauthn.create", challenge: options.challenge, origin: ceremony.origin, crossOrigin: false };
-    return {
-      id: credential.id,
-      rawId: credential.id,
-      type: "public-key",
-      authenticatorAttachment: "platform",
-      clientExtensionResults: {},
-      response: {
-        clientDataJSON: toBase64Url(encoder.encode(JSON.stringify(clientData))),
-        attestationObject: toBase64Url(attestationObject),
-        transports: ["internal"],
-      },
-    };
+    return credentialJson(credential.id, {
+      clientDataJSON: toBase64Url(encoder.encode(JSON.stringify(clientData))),
+      attestationObject: toBase64Url(attestationObject),
+      transports: ["internal"],
+    });
   }
 
   /**
@@ -141,18 +139,11 @@ export class SoftwareAuthenticator {
     const signed = new Uint8Array(
       await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, credential.keys.privateKey, concat(authData, await sha256(clientDataJSON))),
     );
-    return {
-      id: credential.id,
-      rawId: credential.id,
-      type: "public-key",
-      authenticatorAttachment: "platform",
-      clientExtensionResults: {},
-      response: {
-        clientDataJSON: toBase64Url(clientDataJSON),
-        authenticatorData: toBase64Url(authData),
-        signature: toBase64Url(derSignature(signed)),
-        userHandle: credential.userHandle,
-      },
-    };
+    return credentialJson(credential.id, {
+      clientDataJSON: toBase64Url(clientDataJSON),
+      authenticatorData: toBase64Url(authData),
+      signature: toBase64Url(derSignature(signed)),
+      userHandle: credential.userHandle,
+    });
   }
 }

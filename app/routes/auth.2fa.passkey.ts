@@ -3,12 +3,10 @@
 import { answerProblem, problemToast, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
-import { answerCeremonyOptions, relyingPartyFor } from "~/http/passkeys.server";
+import { answerCeremonyOptions, readPasskeySignIn } from "~/http/passkeys.server";
 import { throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
-import { readSubmission } from "~/http/submission.server";
 import type { Problem } from "~/lib/result";
-import { passkeySignInSchema } from "~/lib/schemas/passkeys";
 import { clearChallengeCookie } from "~/server/accounts/login-challenge.server";
 import { clearCeremonyCookie, completeChallengeWithPasskey, secondFactorOptions } from "~/server/accounts/passkeys.server";
 import type { Route } from "./+types/auth.2fa.passkey";
@@ -34,18 +32,16 @@ function signInAgain(problem: Problem) {
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = await readSubmission(request, passkeySignInSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
-  const rp = relyingPartyFor(context, request);
-  if (!rp.ok) return answerProblem(rp.problem, { titles });
+  const read = await readPasskeySignIn(request, context, titles);
+  if ("refused" in read) return read.refused;
+  const { form, rp } = read;
   const { db } = app(context);
-  const form = submission.value;
   if (form.intent === "options") {
-    const options = await secondFactorOptions(db, rp.value, request);
+    const options = await secondFactorOptions(db, rp, request);
     if (!options.ok && isGone(options.problem)) return signInAgain(options.problem);
     return answerCeremonyOptions(options, titles);
   }
-  const result = await completeChallengeWithPasskey(db, rp.value, request, form.response);
+  const result = await completeChallengeWithPasskey(db, rp, request, form.response);
   if (result.ok) return redirectAfterSignIn(result.value, [clearChallengeCookie(), clearCeremonyCookie()]);
   if (isGone(result.problem)) return signInAgain(result.problem);
   return answerProblem(result.problem, { titles, intent: form.intent, headers: { "Set-Cookie": clearCeremonyCookie() } });

@@ -35,6 +35,9 @@ export const MAX_PASSKEYS = 20;
 
 type Purpose = (typeof webauthnChallenges.$inferSelect)["purpose"];
 
+/** A ceremony about to run in the browser: the options for its prompt and the cookie that names it. */
+type CeremonyStart<Options> = Promise<Result<{ options: Options; cookie: string }>>;
+
 // ---------------------------------------------------------------------------------------------
 // The relying party: who the browser is asked to make and check passkeys for.
 
@@ -182,13 +185,7 @@ function refusal(step: string, error: unknown): void {
  * in without a username) with user verification (so it is two factors on its own), never one the
  * authenticator already holds for this account.
  */
-export async function registrationOptions(
-  db: Db,
-  rp: RelyingParty,
-  viewer: Viewer,
-  request: Request,
-  now = Date.now(),
-): Promise<Result<{ options: PublicKeyCredentialCreationOptionsJSON; cookie: string }>> {
+export async function registrationOptions(db: Db, rp: RelyingParty, viewer: Viewer, request: Request, now = Date.now()): CeremonyStart<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await db.select({ id: passkeys.id, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, viewer.id));
   if (existing.length >= MAX_PASSKEYS) return fail("conflict", `You already have ${MAX_PASSKEYS} passkeys. Remove one before adding another.`);
   const options = await generateRegistrationOptions({
@@ -332,12 +329,7 @@ async function verifyAssertion(
 }
 
 /** Options for signing in with a passkey alone: no allow list, the authenticator offers what it holds for this site. */
-export async function signInOptions(
-  db: Db,
-  rp: RelyingParty,
-  request: Request,
-  now = Date.now(),
-): Promise<Result<{ options: PublicKeyCredentialRequestOptionsJSON; cookie: string }>> {
+export async function signInOptions(db: Db, rp: RelyingParty, request: Request, now = Date.now()): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
   const ip = clientAddress(request);
   // Each start stores a challenge for someone not yet known, so starts are limited per client too.
   const reservation = await reserveAttempt(db, [{ policy: "passkeyCeremonyFromClient", key: `passkey:${ip}` }], now);
@@ -379,12 +371,7 @@ export async function signInWithPasskey(db: Db, rp: RelyingParty, request: Reque
 const CHALLENGE_GONE = "Your sign-in timed out. Please log in again.";
 
 /** Options for the second step of a password sign-in: only the challenged account's passkeys will do. */
-export async function secondFactorOptions(
-  db: Db,
-  rp: RelyingParty,
-  request: Request,
-  now = Date.now(),
-): Promise<Result<{ options: PublicKeyCredentialRequestOptionsJSON; cookie: string }>> {
+export async function secondFactorOptions(db: Db, rp: RelyingParty, request: Request, now = Date.now()): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
   const userId = await challengedAccount(db, request, now);
   if (!userId) return fail("unauthenticated", CHALLENGE_GONE);
   const own = await db.select({ id: passkeys.id, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, userId));
