@@ -34,6 +34,9 @@ export default defineConfig(async () => {
       setupFiles: ["./test/setup.ts"],
       css: { include: [/app\.css/] },
       globalSetup: ["./test/shopify-stub.ts"],
+      // The first request in a file builds the routes it touches on demand; on a busy two-core
+      // machine that alone can pass Vitest's 5 s default. A test that hangs still fails.
+      testTimeout: 20_000,
     },
   };
 });

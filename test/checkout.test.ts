@@ -1,12 +1,12 @@
 import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { catalogueFor, demoCatalogueAdapter, type ShopifyConfig } from "~/server/catalogue/catalogue.server";
 import { createCheckout, demoOrderPayload, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
 import { webhookDeliveries } from "~/server/platform/db/schema.server";
 import { verifyWebhookSignature } from "~/server/platform/shopify-hmac.server";
 import type { Result } from "~/lib/result";
-import { call, createAccount, db, ORIGIN, signIn, type TestAccount, unique } from "./helpers";
+import { call, createAccount, db, ORIGIN, pulledBody, signIn, type TestAccount, unique } from "./helpers";
 
 let buyer: TestAccount;
 beforeAll(async () => {
@@ -93,6 +93,42 @@ describe("checkout input", () => {
     );
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ message: "Invalid request" });
+  });
+
+  const postRaw = async (body: BodyInit | null) =>
+    exports.default.fetch(
+      new Request(`${ORIGIN}/api/checkout`, {
+        method: "POST",
+        headers: { Origin: ORIGIN, "Content-Type": "application/json", Cookie: await signIn(buyer, unique("ip")) },
+        body,
+      }),
+    );
+
+  it("answers an empty body with 400", async () => {
+    const response = await postRaw(null);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ message: "Invalid request" });
+  });
+
+  it("answers a JSON body over 64 KB with 413, however well-formed", async () => {
+    // A valid cart padded with spaces to one byte over the cap.
+    const body = JSON.stringify({ lines: [line] }).padEnd(64 * 1024 + 1, " ");
+    const response = await postRaw(body);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ message: "Request too large" });
+    // At the cap it is read, and the cart's own rules answer.
+    expect((await postRaw(JSON.stringify({ lines: [] }).padEnd(64 * 1024, " "))).status).toBe(422);
+  });
+
+  it("reads a JSON body of undeclared length only up to 64 KB", async () => {
+    const chunk = 4 * 1024;
+    // 40 MB if it were read to the end.
+    const body = pulledBody(" ".repeat(chunk), 10_000);
+    const response = await postRaw(body.stream);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ message: "Request too large" });
+    await vi.waitFor(() => expect(body.cancelled()).toBe(true), { timeout: 5000 });
+    expect(body.pulledBytes()).toBeLessThanOrEqual(64 * 1024 + 4 * chunk);
   });
 });
 

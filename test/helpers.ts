@@ -94,3 +94,32 @@ export async function signIn(account: { email: string; password: string }, ip?: 
   if (response.status !== 302 || !cookie) throw new Error(`sign-in failed with ${response.status}`);
   return cookie;
 }
+
+/** A request body made on demand, telling how much of it was read and whether it was cancelled. */
+export interface PulledBody {
+  stream: ReadableStream<Uint8Array>;
+  /** The bytes handed out so far: what the reader pulled, plus at most what the runtime buffers. */
+  pulledBytes(): number;
+  cancelled(): boolean;
+}
+
+/** `chunk` repeated `times`, each copy made only when it is pulled; nothing is read ahead. */
+export function pulledBody(chunk: string, times: number): PulledBody {
+  const bytes = new TextEncoder().encode(chunk);
+  let pulled = 0;
+  let cancelled = false;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (pulled === times) return controller.close();
+        pulled += 1;
+        controller.enqueue(bytes.slice());
+      },
+      cancel() {
+        cancelled = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, pulledBytes: () => pulled * bytes.byteLength, cancelled: () => cancelled };
+}

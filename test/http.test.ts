@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
-import { call, createAccount, signIn, unique } from "./helpers";
+import { describe, expect, it, vi } from "vitest";
+import { MAX_FORM_BYTES } from "~/server/platform/request-body.server";
+import { call, createAccount, pulledBody, signIn, unique } from "./helpers";
 
 describe("cross-site request forgery", () => {
   const form = { intent: "login", emailOrUsername: "someone@example.test", password: "whatever-1" };
@@ -169,8 +170,14 @@ describe("form bodies", () => {
         },
       });
     };
-    const huge = await post("/dashboard/manage-codes/stock", cookie, streamOf(`intent=add&codes=${"A".repeat(600 * 1024)}`), "application/x-www-form-urlencoded");
-    expect(huge.status).toBe(413);
+    const chunk = 16 * 1024;
+    // 100 MB if it were read to the end.
+    const huge = pulledBody("A".repeat(chunk), 6400);
+    const response = await post("/dashboard/manage-codes/stock", cookie, huge.stream, "application/x-www-form-urlencoded");
+    expect(response.status).toBe(413);
+    expect(await response.text()).toContain("This form is too large.");
+    await vi.waitFor(() => expect(huge.cancelled()).toBe(true), { timeout: 5000 });
+    expect(huge.pulledBytes()).toBeLessThanOrEqual(MAX_FORM_BYTES + 4 * chunk);
     const small = await post("/dashboard/manage-codes/stock", cookie, streamOf("intent=delete&id=abc"), "application/x-www-form-urlencoded");
     expect(small.status).toBe(400);
     expect(await small.text()).toContain("Unknown code");

@@ -3,12 +3,16 @@ import { eq } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { describe, expect, it } from "vitest";
 import type { Viewer } from "~/lib/viewer";
-import { recoveryCodes, sessions, totpFactors } from "~/server/platform/db/schema.server";
+import { auditLog, recoveryCodes, sessions, totpFactors } from "~/server/platform/db/schema.server";
 import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus, verifySecondFactor } from "~/server/accounts/two-factor.server";
 import { sha256Hex } from "~/server/platform/tokens.server";
-import { call, cookieFrom, createAccount, db, unique } from "./helpers";
+import { call, cookieFrom, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
 
 const KEY = env.TOTP_ENCRYPTION_KEY;
+/** Domain calls made outside any browser session: no chat socket to close. */
+const deps = { db, sessionsEnded: async () => {} };
+/** A request from a client of its own, so throttle counts per client never meet across tests. */
+const from = (ip = unique("ip")) => new Request(ORIGIN, { headers: { "CF-Connecting-IP": ip } });
 
 function codeAt(secret: string, timestamp: number) {
   return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp });
@@ -19,7 +23,7 @@ async function enrolled(now = Date.now()) {
   const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, isAdmin: false };
   const started = await startEnrolment(db, KEY, viewer, now);
   if (!started.ok) throw new Error(started.problem.message);
-  const confirmed = await confirmEnrolment(db, KEY, viewer, codeAt(started.value.secret, now), now);
+  const confirmed = await confirmEnrolment(deps, KEY, viewer, from(), codeAt(started.value.secret, now), now);
   if (!confirmed.ok) throw new Error(confirmed.problem.message);
   return { account, viewer, secret: started.value.secret, recovery: confirmed.value.recoveryCodes };
 }
@@ -42,13 +46,13 @@ describe("two-factor enrolment", () => {
     expect(stored?.status).toBe("pending");
     expect(stored?.secret).not.toContain(secret);
 
-    expect(await confirmEnrolment(db, KEY, viewer, "000000")).toEqual({
+    expect(await confirmEnrolment(deps, KEY, viewer, from(), "000000")).toEqual({
       ok: false,
       problem: { code: "invalid", message: "That code is not valid. Check your app's time and try again.", field: "code" },
     });
     expect((await twoFactorStatus(db, account.id)).enabled).toBe(false);
 
-    const confirmed = await confirmEnrolment(db, KEY, viewer, codeAt(secret, Date.now()));
+    const confirmed = await confirmEnrolment(deps, KEY, viewer, from(), codeAt(secret, Date.now()));
     if (!confirmed.ok) throw new Error(confirmed.problem.message);
     const codes = confirmed.value.recoveryCodes;
     expect(codes).toHaveLength(10);
@@ -216,14 +220,113 @@ describe("turning two-factor authentication off", () => {
   it("requires a current code from the app", async () => {
     const now = Date.now();
     const { account, viewer, secret, recovery } = await enrolled(now - 60_000);
-    expect(await disableTwoFactor(db, KEY, viewer, "000000", now)).toEqual({
+    expect(await disableTwoFactor(deps, KEY, viewer, from(), "000000", now)).toEqual({
       ok: false,
       problem: { code: "invalid", message: "Enter a current code from your authenticator app", field: "code" },
     });
-    expect((await disableTwoFactor(db, KEY, viewer, recovery[1]!, now)).ok).toBe(false);
+    expect((await disableTwoFactor(deps, KEY, viewer, from(), recovery[1]!, now)).ok).toBe(false);
     expect((await twoFactorStatus(db, account.id)).enabled).toBe(true);
-    expect((await disableTwoFactor(db, KEY, viewer, codeAt(secret, now), now)).ok).toBe(true);
+    expect((await disableTwoFactor(deps, KEY, viewer, from(), codeAt(secret, now), now)).ok).toBe(true);
     expect(await twoFactorStatus(db, account.id)).toEqual({ enabled: false, recoveryCodesLeft: 0 });
+  });
+});
+
+/** A session for an account with 2FA on: the password, then one of its recovery codes (no time step used up). */
+async function signInWith(account: { email: string; password: string }, recoveryCode: string) {
+  const { challenge, ip } = await passwordStep(account);
+  const response = await call("/auth/2fa", { form: { code: recoveryCode }, cookie: challenge!, ip });
+  const session = cookieFrom(response, "__Host-session");
+  if (!session) throw new Error(`second step failed with ${response.status}`);
+  return { session, ip };
+}
+
+const settings = (cookie: string, ip: string, form: Record<string, string>) => call("/dashboard/2fa", { form, cookie, ip });
+
+/** Where a session's cookie gets on /dashboard: 200 while it is signed in, a redirect to /auth once it is not. */
+async function dashboardFor(cookie: string) {
+  const response = await call("/dashboard", { cookie });
+  return response.status === 302 ? `302 ${response.headers.get("Location")}` : String(response.status);
+}
+
+const auditOf = (userId: string, action: string) => db.select().from(auditLog).where(eq(auditLog.subject, userId)).all().then((rows) => rows.filter((r) => r.action === action));
+
+describe("codes on the settings page share the sign-in limit", () => {
+  it("throttles wrong codes to turn 2FA off (429 with Retry-After) and then refuses the right code too", async () => {
+    const { account, secret, recovery } = await enrolled(Date.now() - 60_000);
+    const { session, ip } = await signInWith(account, recovery[0]!);
+    // Five wrong codes are free of delay, the sixth sets one (the sign-in challenge's policy).
+    for (let i = 0; i < 6; i++) {
+      const wrong = await settings(session, ip, { intent: "disable", code: "000000" });
+      expect([i, wrong.status]).toEqual([i, 400]);
+    }
+    const blocked = await settings(session, ip, { intent: "disable", code: codeAt(secret, Date.now()) });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
+    const body = await blocked.text();
+    expect(body).toContain("Too Many Attempts");
+    expect(body).toContain("Too many wrong codes");
+    expect((await twoFactorStatus(db, account.id)).enabled).toBe(true);
+  });
+
+  it("throttles wrong codes to turn 2FA on in the same way", async () => {
+    const account = await createAccount();
+    const ip = unique("ip");
+    const session = await signIn(account, ip);
+    expect((await settings(session, ip, { intent: "start" })).status).toBe(200);
+    const stored = await db.select().from(totpFactors).where(eq(totpFactors.userId, account.id)).get();
+    expect(stored?.status).toBe("pending");
+    for (let i = 0; i < 6; i++) expect((await settings(session, ip, { intent: "confirm", code: "000000" })).status).toBe(400);
+    const blocked = await settings(session, ip, { intent: "confirm", code: "123456" });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect((await twoFactorStatus(db, account.id)).enabled).toBe(false);
+  });
+
+  it("counts wrong codes on the settings page against the sign-in challenge's allowance", async () => {
+    const { account, secret, recovery } = await enrolled(Date.now() - 60_000);
+    const { session, ip } = await signInWith(account, recovery[0]!);
+    for (let i = 0; i < 6; i++) await settings(session, ip, { intent: "disable", code: "000000" });
+    // Signing in afresh, from another address, with the right password and the right code.
+    const { challenge, ip: elsewhere } = await passwordStep(account);
+    const refused = await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip: elsewhere });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(cookieFrom(refused, "__Host-session")).toBeNull();
+  });
+});
+
+describe("turning two-factor authentication on or off signs out the other sessions", () => {
+  it("on: the other session's cookie no longer opens the dashboard; this one still does", async () => {
+    const account = await createAccount();
+    const [ipA, ipB] = [unique("ip"), unique("ip")];
+    const [a, b] = [await signIn(account, ipA), await signIn(account, ipB)];
+    expect([await dashboardFor(a), await dashboardFor(b)]).toEqual(["200", "200"]);
+    // The page shows the new secret through a fetcher; here it is taken from the same function.
+    const started = await startEnrolment(db, KEY, { id: account.id, email: account.email, username: account.username, avatarUrl: null, isAdmin: false });
+    if (!started.ok) throw new Error(started.problem.message);
+    const enabled = await settings(a, ipA, { intent: "confirm", code: codeAt(started.value.secret, Date.now()) });
+    expect(enabled.status).toBe(200);
+    expect(await enabled.text()).toContain("Two-factor authentication enabled");
+    expect([await dashboardFor(a), await dashboardFor(b)]).toEqual(["200", "302 /auth"]);
+    expect((await auditOf(account.id, "2fa.enable")).map((r) => r.ip)).toEqual([ipA]);
+  });
+
+  it("off: the other session's cookie no longer opens the dashboard; this one still does", async () => {
+    const { account, secret, recovery } = await enrolled(Date.now() - 60_000);
+    const [a, b] = [await signInWith(account, recovery[0]!), await signInWith(account, recovery[1]!)];
+    expect([await dashboardFor(a.session), await dashboardFor(b.session)]).toEqual(["200", "200"]);
+    const disabled = await settings(a.session, a.ip, { intent: "disable", code: codeAt(secret, Date.now()) });
+    expect(disabled.status).toBe(200);
+    expect(await disabled.text()).toContain("Two-factor authentication disabled");
+    expect([await dashboardFor(a.session), await dashboardFor(b.session)]).toEqual(["200", "302 /auth"]);
+    expect((await auditOf(account.id, "2fa.disable")).map((r) => r.ip)).toEqual([a.ip]);
+  });
+
+  it("leaves sessions alone when the code is wrong", async () => {
+    const { account, recovery } = await enrolled(Date.now() - 60_000);
+    const [a, b] = [await signInWith(account, recovery[0]!), await signInWith(account, recovery[1]!)];
+    expect((await settings(a.session, a.ip, { intent: "disable", code: "000000" })).status).toBe(400);
+    expect([await dashboardFor(a.session), await dashboardFor(b.session)]).toEqual(["200", "200"]);
   });
 });
 

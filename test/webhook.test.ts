@@ -1,11 +1,12 @@
 import { env, exports } from "cloudflare:workers";
 import { and, count, eq, isNull, like } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { addCodes } from "~/server/fulfilment/stock.server";
 import { backorders, mailOutbox, productCodes, shopifyOrders, userSubscriptions, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { fillBackordersAndNotify } from "~/server/fulfilment/orders.server";
+import { MAX_DELIVERY_BYTES } from "~/server/fulfilment/shopify-webhook.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
-import { call, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
+import { call, createAccount, db, ORIGIN, pulledBody, signIn, unique } from "./helpers";
 
 let nextNumber = 7_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
 const nextId = () => ++nextNumber;
@@ -75,6 +76,75 @@ describe("order webhook: authenticity", () => {
       new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers: { Origin: "https://evil.example", "X-Shopify-Topic": "orders/create" }, body: "{}" }),
     );
     expect(response.status).toBe(401);
+  });
+});
+
+describe("order webhook: size limit", () => {
+  const CHUNK = 64 * 1024;
+  const recorded = (webhookId: string) => db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhookId)).get();
+  const post = (webhookId: string, body: BodyInit, headers: Record<string, string> = {}) =>
+    exports.default.fetch(
+      new Request(`${ORIGIN}/webhooks/shopify`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Shopify-Topic": "orders/create", "X-Shopify-Webhook-Id": webhookId, ...headers },
+        body,
+      }),
+    );
+
+  it("refuses a body declared over 1 MB with 413, signed or not, and records nothing", async () => {
+    // Shaped like an order, one byte over the cap, with a signature that is right for it.
+    const padded = JSON.stringify({ ...orderPayload({ lines: [{ variant: 1 }] }), note: "" });
+    const body = padded.replace('"note":""', `"note":"${"x".repeat(MAX_DELIVERY_BYTES + 1 - padded.length)}"`);
+    expect(new TextEncoder().encode(body).byteLength).toBe(MAX_DELIVERY_BYTES + 1);
+    for (const signature of [await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET), null]) {
+      const webhookId = crypto.randomUUID();
+      const response = await post(webhookId, body, signature ? { "X-Shopify-Hmac-Sha256": signature } : {});
+      expect([signature !== null, response.status]).toEqual([signature !== null, 413]);
+      expect(await recorded(webhookId)).toBeUndefined();
+    }
+  });
+
+  it("answers a declared oversized body before reading it", async () => {
+    const webhookId = crypto.randomUUID();
+    const body = pulledBody("x".repeat(CHUNK), 64);
+    const signature = await signWebhookBody("{}", env.SHOPIFY_WEBHOOK_SECRET);
+    const response = await post(webhookId, body.stream, { "Content-Length": String(64 * CHUNK), "X-Shopify-Hmac-Sha256": signature });
+    expect(response.status).toBe(413);
+    expect(await response.text()).toBe("This payload is too large.");
+    // The runtime passes the cancel back to the sender's stream once the exchange is over; only
+    // then is the count final.
+    await vi.waitFor(() => expect(body.cancelled()).toBe(true), { timeout: 5000 });
+    // Whatever the runtime had started to pass on, nowhere near the cap was read.
+    expect(body.pulledBytes()).toBeLessThan(MAX_DELIVERY_BYTES);
+    expect(await recorded(webhookId)).toBeUndefined();
+  });
+
+  it("reads a body of undeclared length only up to the cap, then stops", async () => {
+    const webhookId = crypto.randomUUID();
+    // 200 MB if it were read to the end.
+    const body = pulledBody("x".repeat(CHUNK), 3200);
+    const response = await post(webhookId, body.stream, { "X-Shopify-Hmac-Sha256": await signWebhookBody("{}", env.SHOPIFY_WEBHOOK_SECRET) });
+    expect(response.status).toBe(413);
+    expect(await response.text()).toBe("This payload is too large.");
+    await vi.waitFor(() => expect(body.cancelled()).toBe(true), { timeout: 5000 });
+    expect(body.pulledBytes()).toBeGreaterThan(MAX_DELIVERY_BYTES);
+    expect(body.pulledBytes()).toBeLessThanOrEqual(MAX_DELIVERY_BYTES + 4 * CHUNK);
+    expect(await recorded(webhookId)).toBeUndefined();
+  });
+
+  it("still takes a signed delivery of undeclared length under the cap, and one of exactly 1 MB", async () => {
+    const variant = await stockedVariant(1);
+    const payload = orderPayload({ lines: [{ variant: variant.numeric }] });
+    const text = JSON.stringify(payload);
+    const chunked = await post(crypto.randomUUID(), pulledBody(text, 1).stream, { "X-Shopify-Hmac-Sha256": await signWebhookBody(text, env.SHOPIFY_WEBHOOK_SECRET) });
+    expect(chunked.status).toBe(200);
+    expect(await codesOf(payload.id)).toHaveLength(1);
+
+    const atCap = JSON.stringify({ id: nextId(), note: "x".repeat(MAX_DELIVERY_BYTES - 30) }).padEnd(MAX_DELIVERY_BYTES, " ");
+    const webhookId = crypto.randomUUID();
+    const response = await post(webhookId, atCap, { "X-Shopify-Topic": "products/update", "X-Shopify-Hmac-Sha256": await signWebhookBody(atCap, env.SHOPIFY_WEBHOOK_SECRET) });
+    expect(response.status).toBe(200);
+    expect((await recorded(webhookId))?.outcome).toBe("ignored");
   });
 });
 

@@ -1,22 +1,26 @@
 // Webhooks: a Hono app under /webhooks. Callers prove themselves with an HMAC signature instead
-// of a session, so these routes sit outside the CSRF check. The answer does not wait for e-mail
-// delivery (Shopify allows 5 seconds); mail goes out through waitUntil.
+// of a session, so these routes sit outside the CSRF check. The body is size-capped before the
+// signature is computed over it, so an oversized one costs neither memory nor hashing. The answer
+// does not wait for e-mail delivery (Shopify allows 5 seconds); mail goes out through waitUntil.
 import { Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { problemStatus } from "~/http/answer.server";
-import { type DeliveryOutcome, receiveShopifyWebhook } from "~/server/fulfilment/shopify-webhook.server";
+import type { Problem } from "~/lib/result";
+import { type DeliveryOutcome, MAX_DELIVERY_BYTES, receiveShopifyWebhook } from "~/server/fulfilment/shopify-webhook.server";
 import { database } from "~/server/platform/db/client.server";
+import { readBytes } from "~/server/platform/request-body.server";
 
 export const webhooks = new Hono<{ Bindings: Env }>();
 
 const ACCEPTED: Record<DeliveryOutcome, string> = { processed: "OK", "already-processed": "Already processed", ignored: "Ignored" };
 
+const refusal = (problem: Problem) => new Response(problem.message, { status: problemStatus(problem) });
+
 webhooks.post("/webhooks/shopify", async (c) => {
+  const body = await readBytes(c.req.raw, MAX_DELIVERY_BYTES);
+  if (!body.ok) return refusal(body.problem);
   const deps = { db: database(c.env.DB), mail: c.env, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
-  const delivery = { body: await c.req.arrayBuffer(), headers: c.req.raw.headers };
-  const result = await receiveShopifyWebhook(deps, c.env.SHOPIFY_WEBHOOK_SECRET, delivery);
-  if (result.ok) return c.text(ACCEPTED[result.value], 200);
-  return c.text(result.problem.message, problemStatus(result.problem) as ContentfulStatusCode);
+  const result = await receiveShopifyWebhook(deps, c.env.SHOPIFY_WEBHOOK_SECRET, { body: body.value, headers: c.req.raw.headers });
+  return result.ok ? c.text(ACCEPTED[result.value], 200) : refusal(result.problem);
 });
 
 webhooks.all("*", (c) => c.text("Not found", 404));

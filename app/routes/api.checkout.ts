@@ -1,5 +1,6 @@
 // POST /api/checkout: turns cart lines into a checkout URL for the signed-in buyer. The cart reads
 // JSON from it: `{ checkoutUrl }`, or `{ message }` with a status it tells apart (401: log in).
+// A body over the JSON cap is 413, one that is not JSON 400, before any cart rule runs.
 import { data } from "react-router";
 import { problemStatus } from "~/http/answer.server";
 import { app } from "~/http/context.server";
@@ -7,6 +8,7 @@ import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { getViewer } from "~/server/accounts/session.server";
 import { checkoutSchema, createCheckout } from "~/server/catalogue/checkout.server";
+import { readJson } from "~/server/platform/request-body.server";
 import type { Route } from "./+types/api.checkout";
 
 // A cart that cannot become a checkout, whether its lines break the rules or the provider refuses
@@ -21,9 +23,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, catalogue } = app(context);
   const viewer = await getViewer(db, request);
   if (!viewer) return refusal({ code: "unauthenticated", message: "Please login to purchase" });
-  const body: unknown = await request.json().catch(() => undefined);
-  if (body === undefined) return refusal({ code: "invalid", message: "Invalid request" });
-  const input = checkForm(checkoutSchema, body);
+  const body = await readJson(request);
+  if (!body.ok) return refusal(body.problem);
+  const input = checkForm(checkoutSchema, body.value);
   const result = input.ok ? await createCheckout({ db, config: env, catalogue, origin: new URL(request.url).origin }, input.value.lines, viewer) : input;
   return result.ok ? data({ checkoutUrl: result.value.checkoutUrl }) : refusal(result.problem, CHECKOUT_REFUSED);
 }

@@ -1,5 +1,6 @@
 // /dashboard/2fa: turn two-factor authentication on (scan, confirm a code, keep the recovery codes)
-// or off (with a current code). The status shown is the real one.
+// or off (with a current code). The status shown is the real one. Codes here share the sign-in
+// challenge's limit (429 with Retry-After), and either change signs out the account's other sessions.
 import { useFetcher, useRevalidator } from "react-router";
 import { copyText } from "~/components/copy";
 import { KeyRound, ShieldCheck, Smartphone } from "~/components/icons";
@@ -13,13 +14,18 @@ import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { twoFactorSettingsSchema } from "~/lib/schemas/auth";
 import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus } from "~/server/accounts/two-factor.server";
-import { app } from "~/http/context.server";
+import { app, sessionDeps } from "~/http/context.server";
 import { answer, answerProblem } from "~/http/answer.server";
+import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/dashboard.2fa";
 
 export const meta: Route.MetaFunction = () => [{ title: `Two-Factor Authentication | ${BRAND}` }];
+
+export const headers = passRetryAfter;
+
+const OTHER_SESSIONS_ENDED = "You were signed out everywhere else.";
 
 export async function loader({ context }: Route.LoaderArgs) {
   return twoFactorStatus(app(context).db, currentViewer(context).id);
@@ -38,13 +44,15 @@ export async function action({ request, context }: Route.ActionArgs) {
         intent: form.intent,
       });
     case "confirm":
-      return answer(await confirmEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer, form.code), {
-        success: { title: "Two-factor authentication enabled" },
+      return answer(await confirmEnrolment(sessionDeps(context), env.TOTP_ENCRYPTION_KEY, viewer, request, form.code), {
+        success: { title: "Two-factor authentication enabled", description: OTHER_SESSIONS_ENDED },
+        titles: throttledTitles,
         intent: form.intent,
       });
     case "disable":
-      return answer(await disableTwoFactor(db, env.TOTP_ENCRYPTION_KEY, viewer, form.code), {
-        success: { title: "Two-factor authentication disabled" },
+      return answer(await disableTwoFactor(sessionDeps(context), env.TOTP_ENCRYPTION_KEY, viewer, request, form.code), {
+        success: { title: "Two-factor authentication disabled", description: OTHER_SESSIONS_ENDED },
+        titles: throttledTitles,
         intent: form.intent,
       });
   }

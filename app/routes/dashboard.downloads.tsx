@@ -53,7 +53,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     return answerProblem({ code: "too-large", message: UPLOAD_TOO_LARGE, field: "file" }, { titles });
   }
   // The file is part of the form, so it is read whole (up to its own cap), not as text fields.
-  const input = checkForm(uploadSchema, Object.fromEntries(await readForm(request, UPLOAD_FORM_BYTES)));
+  const form = await readForm(request, UPLOAD_FORM_BYTES);
+  const input = form.ok ? checkForm(uploadSchema, Object.fromEntries(form.value)) : form;
   if (!input.ok) return answerProblem(input.problem, { titles });
   return answer(ok(await uploadFile(db, env.DOWNLOADS, viewer, input.value)), {
     success: ({ fileName, version }) => ({ title: "Upload complete", description: `${fileName} ${version} is now available` }),

@@ -1,6 +1,8 @@
 // Two-factor authentication with TOTP (RFC 6238, 30-second steps, 6 digits). Secrets come from
 // the CSPRNG and are stored encrypted (AES-GCM); a code counts once, within ±1 step of clock
-// drift; ten single-use recovery codes are shown once and stored hashed.
+// drift; ten single-use recovery codes are shown once and stored hashed. Turning it on or off
+// takes a code under the sign-in challenge's per-account allowance, and signs out every other
+// session of the account.
 import { and, count, eq, isNull, lt, or } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { renderSVG } from "uqr";
@@ -11,6 +13,8 @@ import { audit } from "../platform/audit.server";
 import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { recoveryCodes, totpFactors } from "../platform/db/schema.server";
+import { endSessions, type SessionDeps } from "./session.server";
+import { attemptSucceeded, clientAddress, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 
 export const RECOVERY_CODE_COUNT = 10;
 const DRIFT_STEPS = 1;
@@ -38,9 +42,12 @@ function totpFor(secret: string, label: string) {
   return new OTPAuth.TOTP({ issuer: BRAND, label, algorithm: "SHA1", digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(secret) });
 }
 
+/** Six digits, the shape of a code from the app: input of any other shape is refused without counting as a guess. */
+const isAppCode = (code: string) => /^\d{6}$/.test(code);
+
 /** The step a code belongs to, if it is valid now (±1 step), else null. */
 function matchingStep(totp: OTPAuth.TOTP, code: string, now: number): number | null {
-  if (!/^\d{6}$/.test(code)) return null;
+  if (!isAppCode(code)) return null;
   const delta = totp.validate({ token: code, timestamp: now, window: DRIFT_STEPS });
   return delta === null ? null : totp.counter({ timestamp: now }) + delta;
 }
@@ -95,19 +102,58 @@ function newRecoveryCode(): string {
  */
 const normaliseRecovery = (code: string) => code.replace(/[^A-Za-z0-9]/g, "").toUpperCase();
 
+/**
+ * Checks a code from the member's app under the per-account allowance the sign-in challenge uses
+ * (`secondFactorKeys`): wrong codes on the settings page and at sign-in count against one limit,
+ * so neither is a way around the other. The attempt is counted before `check` runs; a right code
+ * starts the account's count over, as at sign-in.
+ */
+async function checkCodeThrottled(db: Db, request: Request, userId: string, check: () => Promise<boolean>, wrong: Result, now: number): Promise<Result> {
+  const reservation = await reserveAttempt(db, secondFactorKeys(clientAddress(request), userId), now);
+  if (!reservation.ok) return throttled(reservation.waitMs, "wrong codes");
+  if (!(await check())) return wrong;
+  await attemptSucceeded(db, reservation, now);
+  return ok();
+}
+
+/**
+ * A change to how the account signs in, done: recorded with the client's address, and every other
+ * session ends, so a browser that was signed in before the change (perhaps someone else's) has to
+ * sign in again under the new rule. The session that made the change stays.
+ */
+async function signInChanged(deps: SessionDeps, viewer: Viewer, request: Request, action: string): Promise<void> {
+  await audit(deps.db, viewer.id, action, viewer.id, {}, clientAddress(request));
+  await endSessions(deps, viewer.id, { allBut: request });
+}
+
 /** Confirms enrolment with a code from the app; turns 2FA on and returns the recovery codes. */
-export async function confirmEnrolment(db: Db, key: string, viewer: Viewer, code: string, now = Date.now()): Promise<Result<{ recoveryCodes: string[] }>> {
+export async function confirmEnrolment(deps: SessionDeps, key: string, viewer: Viewer, request: Request, code: string, now = Date.now()): Promise<Result<{ recoveryCodes: string[] }>> {
+  const { db } = deps;
   const factor = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, viewer.id), eq(totpFactors.status, "pending"))).get();
   if (!factor) return fail("conflict", "Start again: open the setup first");
-  const step = matchingStep(totpFor(await openSecret(factor.secret, key), viewer.email), code.trim(), now);
-  if (step === null || !(await consumeStep(db, viewer.id, step))) return fail("invalid", "That code is not valid. Check your app's time and try again.", { field: "code" });
+  const wrong = fail("invalid", "That code is not valid. Check your app's time and try again.", { field: "code" });
+  const typed = code.trim();
+  if (!isAppCode(typed)) return wrong;
+  const totp = totpFor(await openSecret(factor.secret, key), viewer.email);
+  const checked = await checkCodeThrottled(
+    db,
+    request,
+    viewer.id,
+    async () => {
+      const step = matchingStep(totp, typed, now);
+      return step !== null && (await consumeStep(db, viewer.id, step));
+    },
+    wrong,
+    now,
+  );
+  if (!checked.ok) return checked;
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await db.batch([
     db.update(totpFactors).set({ status: "verified", verifiedAt: now }).where(eq(totpFactors.userId, viewer.id)),
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id)),
     db.insert(recoveryCodes).values(await Promise.all(codes.map(async (c) => ({ userId: viewer.id, codeHash: await sha256Hex(normaliseRecovery(c)) })))),
   ]);
-  await audit(db, viewer.id, "2fa.enable", viewer.id);
+  await signInChanged(deps, viewer, request, "2fa.enable");
   return ok({ recoveryCodes: codes });
 }
 
@@ -119,7 +165,7 @@ export async function verifySecondFactor(db: Db, key: string, userId: string, em
   const code = input.trim();
   const factor = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, userId), eq(totpFactors.status, "verified"))).get();
   if (!factor) return false;
-  if (/^\d{6}$/.test(code)) {
+  if (isAppCode(code)) {
     const step = matchingStep(totpFor(await openSecret(factor.secret, key), email), code, now);
     return step !== null && (await consumeStep(db, userId, step));
   }
@@ -133,13 +179,15 @@ export async function verifySecondFactor(db: Db, key: string, userId: string, em
   return used.length === 1;
 }
 
-/** Turns 2FA off; it takes a current code from the app. */
-export async function disableTwoFactor(db: Db, key: string, viewer: Viewer, code: string, now = Date.now()): Promise<Result> {
-  if (!/^\d{6}$/.test(code.trim()) || !(await verifySecondFactor(db, key, viewer.id, viewer.email, code, now))) {
-    return fail("invalid", "Enter a current code from your authenticator app", { field: "code" });
-  }
+/** Turns 2FA off; it takes a current code from the app (not a recovery code). */
+export async function disableTwoFactor(deps: SessionDeps, key: string, viewer: Viewer, request: Request, code: string, now = Date.now()): Promise<Result> {
+  const { db } = deps;
+  const wrong = fail("invalid", "Enter a current code from your authenticator app", { field: "code" });
+  if (!isAppCode(code.trim())) return wrong;
+  const checked = await checkCodeThrottled(db, request, viewer.id, () => verifySecondFactor(db, key, viewer.id, viewer.email, code, now), wrong, now);
+  if (!checked.ok) return checked;
   await db.batch([db.delete(totpFactors).where(eq(totpFactors.userId, viewer.id)), db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id))]);
-  await audit(db, viewer.id, "2fa.disable", viewer.id);
+  await signInChanged(deps, viewer, request, "2fa.disable");
   return ok();
 }
 

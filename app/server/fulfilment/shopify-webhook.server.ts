@@ -124,6 +124,12 @@ async function applyOrderEvent(deps: MailingDeps, topic: string, json: unknown):
   return { outcome: "processed", detail, orderId: value.id };
 }
 
+/**
+ * The largest delivery read (decision 026). An order or refund payload is a few kilobytes plus a
+ * few per line item, so a body near a megabyte is not an order of ours: it is refused unread.
+ */
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
+
 export interface WebhookDelivery {
   body: ArrayBuffer;
   headers: Headers;
