@@ -31,8 +31,12 @@ export default defineConfig({
             codeSplitting: {
               groups: [
                 { name: "framework", test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/, priority: 3 },
-                { name: "vendor", test: /node_modules[\\/]/, priority: 2 },
-                { name: "ui", test: /[\\/]app[\\/](components|lib)[\\/]/, priority: 1 },
+                // The WebAuthn library stays out: it is imported only when a passkey button is
+                // pressed, and in the shared chunk every page would download it.
+                { name: "vendor", test: /node_modules[\\/](?!@simplewebauthn[\\/])/, priority: 2 },
+                // Passkey screens (sign-in buttons, the Security page's card) and their schemas go with
+                // the few pages that show them rather than into the chunk every page loads.
+                { name: "ui", test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.)/, priority: 1 },
               ],
             },
           },

@@ -22,6 +22,8 @@ export default [
   route("auth/forgot", "routes/auth.forgot.tsx"),
   route("auth/reset", "routes/auth.reset.tsx"),
   route("auth/2fa", "routes/auth.2fa.tsx"),
+  route("auth/2fa/passkey", "routes/auth.2fa.passkey.ts"),
+  route("auth/passkey", "routes/auth.passkey.ts"),
   route("auth/discord", "routes/auth.discord.ts"),
   route("auth/discord/callback", "routes/auth.discord.callback.ts"),
   route("auth/logout", "routes/auth.logout.tsx"),
@@ -37,7 +39,8 @@ export default [
       route("downloads/:id", "routes/dashboard.downloads.file.ts"),
       route("resell", "routes/dashboard.resell.tsx"),
       route("2fa", "routes/dashboard.2fa.tsx"),
-      route("security", "routes/dashboard.security.tsx"),
+      // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
+      route("security", "routes/dashboard.security.tsx", [route("passkeys", "routes/dashboard.security.passkeys.ts")]),
       route("crypto-tracker", "routes/dashboard.crypto-tracker.tsx"),
       // The card actions nest under the page, so its admin-only middleware guards them too.
       route("manage-codes", "routes/dashboard.manage-codes.tsx", [

@@ -4,9 +4,12 @@ import { AuthPage, useAnsweredForm } from "~/components/auth-page";
 import { KeyRound } from "~/components/icons";
 import { Button } from "~/components/ui/button";
 import { Field } from "~/components/ui/field";
+import { OrDivider } from "~/components/ui/or-divider";
 import { BRAND } from "~/lib/brand";
 import { secondFactorSchema } from "~/lib/schemas/auth";
-import { clearChallengeCookie, completeChallenge, hasOpenChallenge } from "~/server/accounts/login-challenge.server";
+import { PasskeySignInButton } from "~/components/security/passkey-sign-in";
+import { challengedAccount, clearChallengeCookie, completeChallenge } from "~/server/accounts/login-challenge.server";
+import { hasPasskeys } from "~/server/accounts/passkeys.server";
 import { app } from "~/http/context.server";
 import { answerProblem, problemToast, type ProblemTitles } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
@@ -20,8 +23,10 @@ export const meta: Route.MetaFunction = () => [{ title: `Two-factor authenticati
 export const headers = passRetryAfter;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  if (!(await hasOpenChallenge(app(context).db, request))) throw redirect("/auth");
-  return null;
+  const { db } = app(context);
+  const userId = await challengedAccount(db, request);
+  if (!userId) throw redirect("/auth");
+  return { passkeys: await hasPasskeys(db, userId) };
 }
 
 const titles: ProblemTitles = {
@@ -43,7 +48,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   return answerProblem(problem, { titles });
 }
 
-export default function TwoFactorSignIn() {
+const PASSKEY_CANCELLED = { title: "No passkey used", description: "The passkey prompt was closed. Try again, or enter a code." };
+
+export default function TwoFactorSignIn({ loaderData }: Route.ComponentProps) {
   const { errors, onSubmit, busy } = useAnsweredForm(secondFactorSchema, useActionData<typeof action>());
   return (
     <AuthPage icon={KeyRound}>
@@ -55,6 +62,12 @@ export default function TwoFactorSignIn() {
           {busy ? "Verifying..." : "Verify"}
         </Button>
       </Form>
+      {loaderData.passkeys ? (
+        <div className="mt-6 space-y-3">
+          <OrDivider />
+          <PasskeySignInButton action="/auth/2fa/passkey" label="Use a passkey instead" cancelled={PASSKEY_CANCELLED} />
+        </div>
+      ) : null}
     </AuthPage>
   );
 }

@@ -7,6 +7,8 @@ import { useToast } from "~/components/toaster";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
+import { OrDivider } from "~/components/ui/or-divider";
+import { PasskeySignInButton } from "~/components/security/passkey-sign-in";
 import { useFormCheck } from "~/components/use-form-check";
 import { BRAND } from "~/lib/brand";
 import { ok } from "~/lib/result";
@@ -16,6 +18,7 @@ import { resendVerification, signUp } from "~/server/accounts/registration.serve
 import { getViewer } from "~/server/accounts/session.server";
 import { logIn } from "~/server/accounts/sign-in.server";
 import { app, mailingDeps } from "~/http/context.server";
+import { relyingPartyFor } from "~/http/passkeys.server";
 import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
@@ -34,7 +37,7 @@ export const headers = passRetryAfter;
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   if (await getViewer(db, request)) throw redirect("/");
-  return { discord: isDiscordConfigured(env) };
+  return { discord: isDiscordConfigured(env), passkeys: relyingPartyFor(context, request).ok };
 }
 
 const titles: ProblemTitles = {
@@ -69,6 +72,8 @@ export async function action({ request, context }: Route.ActionArgs) {
       });
   }
 }
+
+const PASSKEY_CANCELLED = { title: "No passkey used", description: "The passkey prompt was closed. Try again, or sign in with your password." };
 
 export default function AuthPage({ loaderData }: Route.ComponentProps) {
   // The mode lives in the URL, so the toggle is a plain link that works before scripts load.
@@ -174,15 +179,18 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
           </Form>
         ) : null}
 
-        {loaderData.discord ? (
-          <>
-            <div className="my-6 flex items-center gap-3 text-xs text-muted" aria-hidden>
-              <span className="h-px flex-1 bg-line" /> or <span className="h-px flex-1 bg-line" />
-            </div>
-            <a href="/auth/discord" className={buttonClass("secondary", "md", "w-full")}>
-              Continue with Discord
-            </a>
-          </>
+        {loaderData.discord || (mode === "login" && loaderData.passkeys) ? (
+          <div className="mt-6 space-y-3">
+            <OrDivider />
+            {mode === "login" && loaderData.passkeys ? (
+              <PasskeySignInButton action="/auth/passkey" label="Sign in with a passkey" cancelled={PASSKEY_CANCELLED} />
+            ) : null}
+            {loaderData.discord ? (
+              <a href="/auth/discord" className={buttonClass("secondary", "md", "w-full")}>
+                Continue with Discord
+              </a>
+            ) : null}
+          </div>
         ) : null}
 
         <p className="mt-6 text-center text-sm text-muted">

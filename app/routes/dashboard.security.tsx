@@ -1,8 +1,10 @@
-// /dashboard/security: where the member is signed in (end one session, or all the others) and
-// their password. Two-factor authentication has its own page beside this one.
+// /dashboard/security: where the member is signed in (end one session, or all the others), their
+// password and their passkeys (whose forms post to the nested passkeys route). Two-factor
+// authentication has its own page beside this one.
 import { useFetcher } from "react-router";
 import { Lock, LogOut, Monitor } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
+import { PasskeysSection } from "~/components/security/passkeys-section";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
@@ -11,6 +13,7 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
+import { listPasskeys } from "~/server/accounts/passkeys.server";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
 import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
 import { answer, answerProblem } from "~/http/answer.server";
@@ -18,6 +21,7 @@ import { app, mailingDeps, sessionDeps } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
+import { relyingPartyFor } from "~/http/passkeys.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/dashboard.security";
 
@@ -26,7 +30,13 @@ export const meta: Route.MetaFunction = () => [{ title: `Security | ${BRAND}` }]
 export const headers = passRetryAfter;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  return { sessions: await listSessions(app(context).db, currentViewer(context).id, request) };
+  const { db } = app(context);
+  const { id } = currentViewer(context);
+  return {
+    sessions: await listSessions(db, id, request),
+    passkeys: await listPasskeys(db, id),
+    passkeysAvailable: relyingPartyFor(context, request).ok,
+  };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -126,7 +136,7 @@ function PasswordCard() {
 }
 
 export default function Security({ loaderData }: Route.ComponentProps) {
-  const { sessions } = loaderData;
+  const { sessions, passkeys, passkeysAvailable } = loaderData;
   const others = useFetcher<typeof action>();
   useResultToast(others);
   const hasOthers = sessions.some((s) => !s.current);
@@ -151,6 +161,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
         </ul>
       </Card>
       <PasswordCard />
+      <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
     </div>
   );
 }

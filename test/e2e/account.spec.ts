@@ -29,7 +29,7 @@ test("sign up, verify from the mailbox, log in, see the dashboard, log out", asy
   // Not verified yet: refused, with a way to get a new link.
   await page.getByLabel("Email or Username").fill(username);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page.getByText("Email Not Verified")).toBeVisible();
   await expect(page.getByRole("button", { name: "Resend verification email" })).toBeVisible();
 

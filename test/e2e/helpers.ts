@@ -23,7 +23,7 @@ export async function logIn(page: Page, emailOrUsername: string, password: strin
   await page.goto("/auth");
   await page.getByLabel("Email or Username").fill(emailOrUsername);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page.getByText("Welcome back!")).toBeVisible();
 }
 

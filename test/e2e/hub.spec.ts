@@ -55,7 +55,7 @@ test("a member turns on two-factor authentication and signs in with a code", asy
   await page.goto("/auth");
   await page.getByLabel("Email or Username").fill(username);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign In" }).click();
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
   await expect(page).toHaveURL(/\/auth\/2fa$/);
   // The code from the next time step: the current one was spent turning 2FA on.
   await page.getByLabel("Code").fill(totp.generate({ timestamp: Date.now() + 30_000 }));

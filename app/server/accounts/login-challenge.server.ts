@@ -1,6 +1,7 @@
 // The second step of signing in with two-factor authentication. After the password, the browser
 // gets a five-minute challenge cookie instead of a session; the session starts only once a code
-// from the authenticator app (or a recovery code) checks out. Five wrong codes end the challenge.
+// from the authenticator app (or a recovery code, or one of the account's passkeys) checks out.
+// Five failed attempts end the challenge.
 import { eq, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
@@ -31,21 +32,28 @@ async function challengeFrom(db: Db, request: Request, now: number) {
   return row;
 }
 
-export async function hasOpenChallenge(db: Db, request: Request, now = Date.now()): Promise<boolean> {
-  return (await challengeFrom(db, request, now)) !== null;
-}
-
 /** Ends the challenge in the browser, once it has been passed or has to start over. */
 export function clearChallengeCookie(): string {
   return clearCookie(CHALLENGE_COOKIE);
 }
 
+/** The account whose sign-in this browser's open challenge is waiting to finish, or null. */
+export async function challengedAccount(db: Db, request: Request, now = Date.now()): Promise<string | null> {
+  return (await challengeFrom(db, request, now))?.userId ?? null;
+}
+
 /**
- * Checks a code against the browser's challenge and opens the session when it is right. A wrong
- * code is `unauthenticated` with `field: "code"`; a challenge that is gone (expired, used up, never
- * started) is `unauthenticated` with no field, and the browser has to sign in again.
+ * Passes the browser's challenge with whatever second factor `check` proves for the account (a
+ * code, a passkey) and opens the session. A failed check is its problem with the attempts left; a
+ * challenge that is gone (expired, used up, never started) is `unauthenticated` with no field,
+ * and the browser has to sign in again.
  */
-export async function completeChallenge(db: Db, key: string, request: Request, code: string, now = Date.now()): Promise<Result<SignInCookie>> {
+export async function completeChallengeWith(
+  db: Db,
+  request: Request,
+  check: (userId: string) => Promise<Result>,
+  now = Date.now(),
+): Promise<Result<SignInCookie>> {
   const challenge = await challengeFrom(db, request, now);
   const restart = fail("unauthenticated", "Your sign-in timed out or had too many wrong codes. Please log in again.");
   if (!challenge) return restart;
@@ -60,16 +68,31 @@ export async function completeChallenge(db: Db, key: string, request: Request, c
     .where(eq(loginChallenges.id, challenge.id))
     .returning({ attempts: loginChallenges.attempts });
   if (!counted || counted.attempts > MAX_CHALLENGE_ATTEMPTS) return restart;
-  const user = await db.select({ email: users.email }).from(users).where(eq(users.id, challenge.userId)).get();
-  if (!user || !(await verifySecondFactor(db, key, challenge.userId, user.email, code, now))) {
+  const checked = await check(challenge.userId);
+  if (!checked.ok) {
     const left = MAX_CHALLENGE_ATTEMPTS - counted.attempts;
     if (left <= 0) {
       await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
       return restart;
     }
-    return fail("unauthenticated", `That code did not work. ${left} attempt${left === 1 ? "" : "s"} left.`, { field: "code" });
+    const { message, field } = checked.problem;
+    return fail("unauthenticated", `${message} ${left} attempt${left === 1 ? "" : "s"} left.`, { field });
   }
   await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
   await attemptSucceeded(db, reservation, now);
   return ok({ cookie: await createSession(db, challenge.userId, request, now), secondFactor: false });
+}
+
+/** Passes the challenge with a code from the authenticator app or a recovery code (field `code`). */
+export async function completeChallenge(db: Db, key: string, request: Request, code: string, now = Date.now()): Promise<Result<SignInCookie>> {
+  return completeChallengeWith(
+    db,
+    request,
+    async (userId) => {
+      const user = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).get();
+      const right = user !== undefined && (await verifySecondFactor(db, key, userId, user.email, code, now));
+      return right ? ok() : fail("unauthenticated", "That code did not work.", { field: "code" });
+    },
+    now,
+  );
 }

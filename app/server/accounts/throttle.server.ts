@@ -40,6 +40,9 @@ export const THROTTLE_POLICIES = {
   resetLinkFromClient: { lockouts: [...Array<number>(9).fill(0), 15 * MINUTE] },
   // Per account, three password resets, then a growing wait capped at 15 minutes.
   resetForAccount: { lockouts: [0, 0, MINUTE, 5 * MINUTE, 15 * MINUTE] },
+  // Passkey sign-ins started without an account (each stores a challenge): 30 from one client
+  // before it waits a quarter of an hour. Finishing one is a sign-in attempt like any other.
+  passkeyCeremonyFromClient: { lockouts: [...Array<number>(29).fill(0), 15 * MINUTE] },
 } satisfies Record<string, Policy>;
 
 export type ThrottlePolicy = keyof typeof THROTTLE_POLICIES;

@@ -5,6 +5,7 @@ import { database } from "../platform/db/client.server";
 import { retryDueMail } from "../platform/mail.server";
 import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
 import { deleteExpiredRegistrations } from "../accounts/registration.server";
+import { deleteExpiredCeremonies } from "../accounts/passkeys.server";
 import { deleteExpiredSessions } from "../accounts/session.server";
 import { expireSubscriptions } from "../fulfilment/subscriptions.server";
 import { sessionDepsFor } from "../hub/chat-gateway.server";
@@ -15,6 +16,7 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await deleteExpiredSessions(sessionDepsFor(env, db), now);
   await deleteExpiredRegistrations(db, now);
   await deleteExpiredResetLinks(db, now);
+  await deleteExpiredCeremonies(db, now);
   await expireUnpaidCryptoOrders(db, now);
   await expireSubscriptions(db, now);
 }

@@ -25,6 +25,11 @@ export function fromBase64(value: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
+export function fromBase64Url(value: string): Uint8Array<ArrayBuffer> {
+  const base64 = value.replace(/-/g, "+").replace(/_/g, "/");
+  return fromBase64(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
+}
+
 function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
