@@ -30,6 +30,7 @@ const HUB_PAGES = [
   "/dashboard/crypto-tracker",
   "/dashboard/resell",
   "/dashboard/2fa",
+  "/dashboard/security",
 ];
 const ADMIN_PAGES = [...HUB_PAGES, "/dashboard/manage-codes"];
 
