@@ -111,21 +111,18 @@ export class ChatRoom extends DurableObject<Env> {
    * The Worker tells the room that these sessions have ended (sign-out, sign-out elsewhere, a new
    * password, expiry): their sockets close now, not at the next reconnect. RPC only.
    */
-  endSessions(publicIds: string[]): number {
-    let closed = 0;
+  endSessions(publicIds: string[]): void {
     for (const publicId of publicIds) {
       for (const socket of this.ctx.getWebSockets(sessionTag(publicId))) {
         try {
           socket.serializeAttachment({ ...(socket.deserializeAttachment() as Attachment), typingUntil: 0, ended: true } satisfies Attachment);
           this.send(socket, { type: "session-ended" });
           socket.close(SESSION_ENDED_CLOSE, "Session ended");
-          closed++;
         } catch {
           // Already closing.
         }
       }
     }
-    return closed;
   }
 
   /** How many frames this room has refused as malformed, ever. RPC only: the Worker never routes to it. */

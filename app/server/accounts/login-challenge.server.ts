@@ -5,7 +5,7 @@
 import { eq, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
-import { randomToken, sha256Hex } from "../platform/tokens.server";
+import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { loginChallenges, users } from "../platform/db/schema.server";
 import { createSession } from "./session.server";
@@ -25,9 +25,9 @@ export async function startChallenge(db: Db, userId: string, now = Date.now()): 
 }
 
 async function challengeFrom(db: Db, request: Request, now: number) {
-  const token = readCookie(request, CHALLENGE_COOKIE);
-  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  const row = await db.select().from(loginChallenges).where(eq(loginChallenges.id, await sha256Hex(token))).get();
+  const id = await tokenHash(readCookie(request, CHALLENGE_COOKIE));
+  if (!id) return null;
+  const row = await db.select().from(loginChallenges).where(eq(loginChallenges.id, id)).get();
   if (!row || row.expiresAt <= now || row.attempts >= MAX_CHALLENGE_ATTEMPTS) return null;
   return row;
 }

@@ -20,8 +20,6 @@ export interface NewAccount {
 
 export interface OpenedAccount {
   id: string;
-  /** The unverified accounts this one replaced. */
-  replaced: string[];
 }
 
 const accountExists = () => fail("conflict", "This email is already registered. Try logging in instead.", { field: "email" });
@@ -75,6 +73,6 @@ export async function openAccount(
       return clash === "email" ? accountExists() : usernameTaken();
     }
     for (const old of replaced) await audit(db, null, "registration.replace", id, { replacedUserId: old, how }, ip);
-    return ok({ id, replaced });
+    return ok({ id });
   }
 }

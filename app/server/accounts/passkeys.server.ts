@@ -20,7 +20,7 @@ import { audit } from "../platform/audit.server";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
 import { loginChallenges, passkeys, users, webauthnChallenges } from "../platform/db/schema.server";
-import { fromBase64Url, randomToken, sha256Hex, toBase64Url } from "../platform/tokens.server";
+import { fromBase64Url, randomToken, sha256Hex, toBase64Url, tokenHash } from "../platform/tokens.server";
 import { challengedAccount, completeChallengeWith } from "./login-challenge.server";
 import { createSession } from "./session.server";
 import type { SignInCookie } from "./sign-in.server";
@@ -86,9 +86,8 @@ export function relyingParty(settings: RelyingPartySettings, request: Request, p
 // ---------------------------------------------------------------------------------------------
 // Ceremonies: one challenge per browser at a time, taken (deleted) by the answer that uses it.
 
-async function ceremonyIdFrom(request: Request): Promise<string | null> {
-  const token = readCookie(request, CEREMONY_COOKIE);
-  return token && /^[A-Za-z0-9_-]{43}$/.test(token) ? sha256Hex(token) : null;
+function ceremonyIdFrom(request: Request): Promise<string | null> {
+  return tokenHash(readCookie(request, CEREMONY_COOKIE));
 }
 
 /** Stores a ceremony's challenge and returns the cookie that names it. A browser's previous ceremony ends. */

@@ -13,7 +13,7 @@ import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, loginChallenges, passwordResetTokens, users, webauthnChallenges } from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
-import { randomToken, sha256Hex } from "../platform/tokens.server";
+import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import { findByEmailOrUsername, findById } from "./directory.server";
 import { hashPassword } from "./password.server";
 import { endSessions, type SessionDeps } from "./session.server";
@@ -73,11 +73,12 @@ async function mailResetLink(deps: MailingDeps, name: string, origin: string, ip
 
 /** The link `token` stands for while it can be used (unexpired, unused), and its lasting account. */
 async function findLink(db: Db, token: string | null, now: number) {
-  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+  const hash = await tokenHash(token);
+  if (!hash) return null;
   const link = await db
     .select({ tokenHash: passwordResetTokens.tokenHash, userId: passwordResetTokens.userId, expiresAt: passwordResetTokens.expiresAt })
     .from(passwordResetTokens)
-    .where(and(eq(passwordResetTokens.tokenHash, await sha256Hex(token)), gt(passwordResetTokens.expiresAt, now)))
+    .where(and(eq(passwordResetTokens.tokenHash, hash), gt(passwordResetTokens.expiresAt, now)))
     .get();
   const account = link ? await findById(db, link.userId, now) : undefined;
   return link && account ? { ...link, account } : null;

@@ -4,7 +4,7 @@ import { and, desc, eq, gt, isNull, lte } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ResendInput, SignupInput } from "~/lib/schemas/auth";
-import { randomToken, sha256Hex } from "../platform/tokens.server";
+import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, users } from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
@@ -87,10 +87,11 @@ export async function resendVerification(deps: MailingDeps, request: Request, in
  */
 export async function verifyEmail(db: Db, token: string | null, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
   const unusable = fail("not-found", "This link is invalid or has expired. Log in to request a new one.");
-  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return unusable;
+  const hash = await tokenHash(token);
+  if (!hash) return unusable;
   const row = await db
     .delete(emailVerificationTokens)
-    .where(eq(emailVerificationTokens.tokenHash, await sha256Hex(token)))
+    .where(eq(emailVerificationTokens.tokenHash, hash))
     .returning()
     .get();
   if (!row || row.expiresAt <= now) return unusable;
@@ -107,10 +108,6 @@ export async function verifyEmail(db: Db, token: string | null, now = Date.now()
 }
 
 /** Cron: deletes the accounts whose address was not verified within a day of signing up. */
-export async function deleteExpiredRegistrations(db: Db, now = Date.now()): Promise<number> {
-  const deleted = await db
-    .delete(users)
-    .where(and(isNull(users.emailVerifiedAt), lte(users.createdAt, now - REGISTRATION_TTL_MS)))
-    .returning({ id: users.id });
-  return deleted.length;
+export async function deleteExpiredRegistrations(db: Db, now = Date.now()): Promise<void> {
+  await db.delete(users).where(and(isNull(users.emailVerifiedAt), lte(users.createdAt, now - REGISTRATION_TTL_MS)));
 }

@@ -10,22 +10,21 @@ import { users } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { mailPasswordChanged, signInsInProgress } from "./password-reset.server";
-import { endSessions, getSession, type SessionDeps } from "./session.server";
+import { endSessions, type SessionDeps } from "./session.server";
 import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 
 /** Ends one of the member's sessions; `endedCurrent` says whether it was the one asking. */
 export async function endOneSession(deps: SessionDeps, viewer: Viewer, request: Request, publicId: string): Promise<Result<{ endedCurrent: boolean }>> {
-  const current = await getSession(deps.db, request);
-  const ended = await endSessions(deps, viewer.id, { publicId });
+  const { count, endedCurrent } = await endSessions(deps, viewer.id, { publicId }, request);
   // Another account's session, or one already gone, answer alike.
-  if (ended === 0) return fail("not-found", "That session has already ended.");
+  if (count === 0) return fail("not-found", "That session has already ended.");
   await audit(deps.db, viewer.id, "session.end", viewer.id, { session: publicId }, clientAddress(request));
-  return ok({ endedCurrent: current?.publicId === publicId });
+  return ok({ endedCurrent });
 }
 
 /** Signs the member out everywhere but here. */
 export async function endOtherSessions(deps: SessionDeps, viewer: Viewer, request: Request): Promise<Result<{ ended: number }>> {
-  const ended = await endSessions(deps, viewer.id, { allBut: request });
+  const { count: ended } = await endSessions(deps, viewer.id, { allBut: request });
   await audit(deps.db, viewer.id, "session.end-others", viewer.id, { ended }, clientAddress(request));
   return ok({ ended });
 }
@@ -51,8 +50,17 @@ export async function changePassword(deps: SessionDeps & MailingDeps, viewer: Vi
     // A sign-in half done with the old password must not finish with its second factor.
     ...signInsInProgress(db, viewer.id),
   ]);
-  await endSessions(deps, viewer.id, { allBut: request });
+  await signInChanged(deps, viewer, request, "password.change");
   await mailPasswordChanged(deps, viewer, request, "from a signed-in device. Every other device signed in to the account has been signed out.");
-  await audit(db, viewer.id, "password.change", viewer.id, {}, clientAddress(request));
   return ok();
+}
+
+/**
+ * A change to how the account signs in, done: recorded with the client's address, and every other
+ * session ends, so a browser that was signed in before the change (perhaps someone else's) has to
+ * sign in again under the new rule. The session that made the change stays.
+ */
+export async function signInChanged(deps: SessionDeps, viewer: Viewer, request: Request, action: string): Promise<void> {
+  await audit(deps.db, viewer.id, action, viewer.id, {}, clientAddress(request));
+  await endSessions(deps, viewer.id, { allBut: request });
 }

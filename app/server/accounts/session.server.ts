@@ -1,10 +1,10 @@
 // Server-side sessions. The browser holds a random 256-bit token; the database holds only its
 // SHA-256, so a leaked table cannot be replayed. Sessions end after 7 idle days or 30 days in all,
 // or when the member ends them (one, all but this one, or all of them: see `endSessions`).
-import { and, desc, eq, gt, lt, ne, or } from "drizzle-orm";
+import { and, desc, eq, gt, lt, ne, or, type SQL } from "drizzle-orm";
 import type { Viewer } from "~/lib/viewer";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
-import { randomToken, sha256Hex } from "../platform/tokens.server";
+import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { profiles, sessions, userRoles, users } from "../platform/db/schema.server";
 import { describeDevice } from "./device.server";
@@ -38,11 +38,8 @@ export async function createSession(db: Db, userId: string, request: Request, no
   return serializeCookie(SESSION_COOKIE, token, SESSION_ABSOLUTE_MS / 1000);
 }
 
-async function sessionIdFrom(request: Request): Promise<string | null> {
-  const token = readCookie(request, SESSION_COOKIE);
-  // Tokens are 43 base64url characters; anything else is not ours.
-  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  return sha256Hex(token);
+function sessionIdFrom(request: Request): Promise<string | null> {
+  return tokenHash(readCookie(request, SESSION_COOKIE));
 }
 
 /** The signed-in account for this request and the public name of its session, or null. */
@@ -103,8 +100,18 @@ export type SessionSelection =
   | { allBut: Request }
   | { publicId: string };
 
-/** Ends sessions of `userId` and answers how many ended. A session of another account is never touched. */
-export async function endSessions({ db, sessionsEnded }: SessionDeps, userId: string, which: SessionSelection): Promise<number> {
+/** Deletes the sessions `where` selects and tells whoever listens which ended. */
+async function endWhere({ db, sessionsEnded }: SessionDeps, where: SQL | undefined): Promise<{ id: string; publicId: string }[]> {
+  const ended = await db.delete(sessions).where(where).returning({ id: sessions.id, publicId: sessions.publicId });
+  if (ended.length > 0) await sessionsEnded(ended.map((s) => s.publicId));
+  return ended;
+}
+
+/**
+ * Ends sessions of `userId` and answers how many ended, and whether the one `request` is signed in
+ * with was among them. A session of another account is never touched.
+ */
+export async function endSessions(deps: SessionDeps, userId: string, which: SessionSelection, request?: Request): Promise<{ count: number; endedCurrent: boolean }> {
   const mine = eq(sessions.userId, userId);
   let where = mine;
   if ("allBut" in which) {
@@ -113,9 +120,9 @@ export async function endSessions({ db, sessionsEnded }: SessionDeps, userId: st
   } else if ("publicId" in which) {
     where = and(mine, eq(sessions.publicId, which.publicId))!;
   }
-  const ended = await db.delete(sessions).where(where).returning({ publicId: sessions.publicId });
-  if (ended.length > 0) await sessionsEnded(ended.map((s) => s.publicId));
-  return ended.length;
+  const ended = await endWhere(deps, where);
+  const current = request ? await sessionIdFrom(request) : null;
+  return { count: ended.length, endedCurrent: current !== null && ended.some((s) => s.id === current) };
 }
 
 /** The header that removes the session cookie from the browser. */
@@ -124,12 +131,9 @@ export function clearSessionCookie(): string {
 }
 
 /** Ends this request's session (if any) and returns the header that clears the cookie. */
-export async function destroySession({ db, sessionsEnded }: SessionDeps, request: Request): Promise<string> {
+export async function destroySession(deps: SessionDeps, request: Request): Promise<string> {
   const id = await sessionIdFrom(request);
-  if (id) {
-    const ended = await db.delete(sessions).where(eq(sessions.id, id)).returning({ publicId: sessions.publicId });
-    if (ended.length > 0) await sessionsEnded(ended.map((s) => s.publicId));
-  }
+  if (id) await endWhere(deps, eq(sessions.id, id));
   return clearSessionCookie();
 }
 
@@ -163,10 +167,6 @@ export async function listSessions(db: Db, userId: string, request: Request, now
 }
 
 /** Housekeeping for the cron trigger: drop sessions past either limit. */
-export async function deleteExpiredSessions({ db, sessionsEnded }: SessionDeps, now = Date.now()): Promise<void> {
-  const ended = await db
-    .delete(sessions)
-    .where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, now - SESSION_IDLE_MS)))
-    .returning({ publicId: sessions.publicId });
-  if (ended.length > 0) await sessionsEnded(ended.map((s) => s.publicId));
+export async function deleteExpiredSessions(deps: SessionDeps, now = Date.now()): Promise<void> {
+  await endWhere(deps, or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, now - SESSION_IDLE_MS)));
 }

@@ -9,11 +9,11 @@ import { renderSVG } from "uqr";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
-import { audit } from "../platform/audit.server";
 import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { recoveryCodes, totpFactors } from "../platform/db/schema.server";
-import { endSessions, type SessionDeps } from "./session.server";
+import { signInChanged } from "./security.server";
+import type { SessionDeps } from "./session.server";
 import { attemptSucceeded, clientAddress, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 
 export const RECOVERY_CODE_COUNT = 10;
@@ -114,16 +114,6 @@ async function checkCodeThrottled(db: Db, request: Request, userId: string, chec
   if (!(await check())) return wrong;
   await attemptSucceeded(db, reservation, now);
   return ok();
-}
-
-/**
- * A change to how the account signs in, done: recorded with the client's address, and every other
- * session ends, so a browser that was signed in before the change (perhaps someone else's) has to
- * sign in again under the new rule. The session that made the change stays.
- */
-async function signInChanged(deps: SessionDeps, viewer: Viewer, request: Request, action: string): Promise<void> {
-  await audit(deps.db, viewer.id, action, viewer.id, {}, clientAddress(request));
-  await endSessions(deps, viewer.id, { allBut: request });
 }
 
 /** Confirms enrolment with a code from the app; turns 2FA on and returns the recovery codes. */

@@ -43,6 +43,14 @@ export async function sha256Hex(value: string): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value))));
 }
 
+/**
+ * The stored form (SHA-256) of a token `randomToken` made, or null for anything that cannot be one
+ * of ours (tokens are 43 base64url characters), so a junk value never reaches the database.
+ */
+export async function tokenHash(token: string | null | undefined): Promise<string | null> {
+  return token && /^[A-Za-z0-9_-]{43}$/.test(token) ? sha256Hex(token) : null;
+}
+
 /** Compares two byte strings without leaking where they differ. */
 export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
