@@ -7,7 +7,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 // app/server's domain folders, lowest first: a folder may import only the folders before it.
-const LAYERS = ["platform", "accounts", "catalogue", "fulfilment", "payments", "hub", "admin", "jobs"];
+const LAYERS = ["platform", "accounts", "catalogue", "fulfilment", "payments", "licences", "hub", "admin", "jobs"];
 
 /** Import specifiers that reach `target` under app/, whether written with "~/" or relatively. */
 const reaching = (target) => [`~/${target}`, `~/${target}/**`, `**/app/${target}`, `**/app/${target}/**`];

@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
+import { generateKeyPairSync } from "node:crypto";
 import { defineConfig } from "vitest/config";
 import { sqlAsText } from "./vite.config.ts";
 
@@ -19,6 +20,8 @@ export default defineConfig(async () => {
             MAIL_API_KEY: "",
             DISCORD_CLIENT_SECRET: "",
             TOTP_ENCRYPTION_KEY: "dGVzdC1vbmx5LXRvdHAtZW5jcnlwdGlvbi1rZXktMzI=",
+            // A fresh licence signing key per run: tests read the public key from the API.
+            LICENCE_SIGNING_KEY: generateKeyPairSync("ed25519").privateKey.export({ format: "der", type: "pkcs8" }).toString("base64"),
           },
         },
       })),

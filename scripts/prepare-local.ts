@@ -1,21 +1,30 @@
 // Gets a checkout ready to run locally: .dev.vars with every secret local-secrets.example documents
-// (demo values; keys you already set are kept), then the D1 migrations applied to the local
+// (demo values, or a key generated for this checkout where one must never be shared; keys you
+// already set are kept), then the D1 migrations applied to the local
 // database. Safe to run any number of times. With --secrets-only it stops after .dev.vars (the
 // type generator needs it to know the secrets).
 import { spawnSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+
+/** Secrets made fresh for each checkout instead of copied from the example. */
+const GENERATED: Record<string, () => string> = {
+  LICENCE_SIGNING_KEY: () => generateKeyPairSync("ed25519").privateKey.export({ format: "der", type: "pkcs8" }).toString("base64"),
+};
 
 const names = (text: string) => new Set([...text.matchAll(/^([A-Z0-9_]+)=/gm)].map((m) => m[1]));
 const example = readFileSync("local-secrets.example", "utf8");
 const current = existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "";
 const have = names(current);
-const missing = example.split("\n").filter((line) => {
+const missing = example.split("\n").flatMap((line) => {
   const name = /^([A-Z0-9_]+)=/.exec(line)?.[1];
-  return name !== undefined && !have.has(name);
+  if (name === undefined || have.has(name)) return [];
+  const generate = GENERATED[name];
+  return [generate ? `${name}="${generate()}"` : line];
 });
 if (missing.length > 0) {
   writeFileSync(".dev.vars", `${current}${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`);
-  console.log(`.dev.vars: added ${missing.map((l) => l.split("=")[0]).join(", ")} (local demo values from local-secrets.example).`);
+  console.log(`.dev.vars: added ${missing.map((l) => l.split("=")[0]).join(", ")} (local values; see local-secrets.example).`);
 }
 
 if (!process.argv.includes("--secrets-only")) applyMigrations();

@@ -17,6 +17,7 @@ import {
   withSecurityHeaders,
 } from "~/server/platform/security.server";
 
+import { API_PREFIX, api } from "./api";
 import { webhooks } from "./webhooks";
 
 export { ChatRoom } from "./chat-room";
@@ -27,13 +28,16 @@ let seeded: Promise<void> | undefined;
 
 export default {
   async fetch(request, env, ctx) {
-    if (new URL(request.url).pathname.startsWith("/webhooks/")) return webhooks.fetch(request, env, ctx);
+    const { pathname } = new URL(request.url);
+    // Machine callers first: they prove themselves by signature or key, not by session or origin.
+    if (pathname.startsWith("/webhooks/")) return webhooks.fetch(request, env, ctx);
+    if (pathname.startsWith(API_PREFIX)) return api.fetch(request, env, ctx);
     const nonce = createNonce();
     const csp = { nonce, scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV };
     if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), csp);
 
     const db = database(env.DB);
-    if (new URL(request.url).pathname === CHAT_PATH) return connectToChat(request, env, db);
+    if (pathname === CHAT_PATH) return connectToChat(request, env, db);
     // Local development only (not tests, never production): demo accounts, stock and files.
     if (import.meta.env.MODE === "development") {
       seeded ??= seedDemoData(db, env.DOWNLOADS).catch((error) => {

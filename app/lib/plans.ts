@@ -6,15 +6,24 @@ export const isMonthlyTitle = (title: string) => /month|30/i.test(title);
 export const isLifetimeTitle = (title: string) => /lifetime|default/i.test(title);
 export const isDailyTitle = (title: string) => /24\s*h|hour|\b1\s*day\b|daily/i.test(title);
 
-const HOUR = 60 * 60 * 1000;
+/** What a key grants, read from its variant's title; anything unrecognised is sold as lifetime. */
+export const LICENCE_PLANS = ["daily", "weekly", "monthly", "lifetime"] as const;
+export type LicencePlan = (typeof LICENCE_PLANS)[number];
 
-/** How long a key of this plan lasts: 24 hours, 7 days, 30 days, or null for lifetime. */
-export function planDurationMs(title: string): number | null {
-  if (isDailyTitle(title)) return 24 * HOUR;
-  if (isWeeklyTitle(title)) return 7 * 24 * HOUR;
-  if (isMonthlyTitle(title)) return 30 * 24 * HOUR;
-  return null;
+export function planOf(title: string): LicencePlan {
+  if (isDailyTitle(title)) return "daily";
+  if (isWeeklyTitle(title)) return "weekly";
+  if (isMonthlyTitle(title)) return "monthly";
+  return "lifetime";
 }
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** How long a key of the plan runs from its activation: 24 hours, 7 days, 30 days, or null for lifetime. */
+export const PLAN_DURATION_MS: Record<LicencePlan, number | null> = { daily: DAY, weekly: 7 * DAY, monthly: 30 * DAY, lifetime: null };
+
+/** The plan's term as a member reads it: "7 days", or "lifetime". */
+export const PLAN_TERM: Record<LicencePlan, string> = { daily: "24 hours", weekly: "7 days", monthly: "30 days", lifetime: "lifetime" };
 
 /** The week and month variants the home page offers as plan cards. */
 export function planVariants(variants: ProductVariant[]) {

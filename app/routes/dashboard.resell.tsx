@@ -30,7 +30,7 @@ import {
   MINIMUM_ORDER,
   resellSchema,
 } from "~/lib/schemas/reseller";
-import { creditBalance, generateKeys, keyPrices, resellerOverview } from "~/server/hub/reseller.server";
+import { creditBalance, generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
 import type { Route } from "./+types/dashboard.resell";
 
 export const meta: Route.MetaFunction = () => [{ title: `Resell Panel | ${BRAND}` }];
@@ -38,7 +38,7 @@ export const meta: Route.MetaFunction = () => [{ title: `Resell Panel | ${BRAND}
 export async function loader({ context }: Route.LoaderArgs) {
   const { db, catalogue } = app(context);
   const viewer = currentViewer(context);
-  const [overview, prices] = await Promise.all([resellerOverview(db, viewer.id), keyPrices(catalogue).catch((): Partial<Record<KeyType, number>> => ({}))]);
+  const [overview, prices] = await Promise.all([resellerOverview(db, viewer.id), resoldProduct(catalogue).then((p) => p.prices).catch((): Partial<Record<KeyType, number>> => ({}))]);
   return { ...overview, prices, isAdmin: viewer.isAdmin };
 }
 

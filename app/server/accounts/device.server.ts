@@ -1,5 +1,5 @@
 // A session's device as a member recognises it ("Chrome on Windows"), read from the User-Agent the
-// session started with. Only the broad family matters here: the list helps a member spot a session
+// session started with, and its rough place. Only the broad family matters here: the list helps a member spot a session
 // that is not theirs, and an unusual agent simply reads as unknown.
 const BROWSERS: [RegExp, string][] = [
   [/\bEdg(?:e|A|iOS)?\//, "Edge"],
@@ -27,4 +27,11 @@ export function describeDevice(userAgent: string | null): string {
   const system = first(SYSTEMS, userAgent);
   if (browser && system) return `${browser} on ${system}`;
   return browser ?? system ?? "Unknown device";
+}
+
+/** Roughly where a request comes from, as Cloudflare located it ("Berlin, DE"), when it did. */
+export function placeOf(request: Request): string | null {
+  const cf = (request as { cf?: { city?: unknown; country?: unknown } }).cf;
+  const parts = [cf?.city, cf?.country].filter((part): part is string => typeof part === "string" && part !== "");
+  return parts.length > 0 ? parts.join(", ").slice(0, 100) : null;
 }

@@ -7,20 +7,13 @@ import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.se
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { profiles, sessions, userRoles, users } from "../platform/db/schema.server";
-import { describeDevice } from "./device.server";
+import { describeDevice, placeOf } from "./device.server";
 
 export const SESSION_COOKIE = "__Host-session";
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 60 * 60 * 1000;
 export const SESSION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
 // Sliding renewal writes at most once an hour per session, not on every request.
 const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
-
-/** Roughly where a request comes from, as Cloudflare located it ("Berlin, DE"), when it did. */
-function placeOf(request: Request): string | null {
-  const cf = (request as { cf?: { city?: unknown; country?: unknown } }).cf;
-  const parts = [cf?.city, cf?.country].filter((part): part is string => typeof part === "string" && part !== "");
-  return parts.length > 0 ? parts.join(", ").slice(0, 100) : null;
-}
 
 /** Starts a fresh session (never reuses one) and returns the Set-Cookie header for it. */
 export async function createSession(db: Db, userId: string, request: Request, now = Date.now()): Promise<string> {

@@ -10,7 +10,7 @@ import type { Order, OrderLine } from "./order-lines.server";
 import { storedLine } from "./order-lines.server";
 import { applyWaitingRefunds } from "./refunds.server";
 import { assignCode, backorderUnit, fillBackorders, type FilledBackorder, type OrderUnit } from "./stock.server";
-import { subscribeBuyer, subscriptionSource } from "./subscriptions.server";
+import { recordSale, saleOf } from "./licences.server";
 
 export type FulfilmentOutcome = { assigned: number; backordered: number; skippedLines: number };
 
@@ -63,13 +63,14 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
     }
     for (const unit of units(order, line)) {
       const assignment = await assignCode(db, unit, { now });
-      if (assignment.kind === "new") {
-        outcome.assigned++;
-        await subscribeBuyer(db, order.email, subscriptionSource(order, line, assignment.code.id, now));
-      } else if (assignment.kind === "out-of-stock") {
+      if (assignment.kind === "out-of-stock") {
         if (await backorderUnit(db, unit, `${line.title} - ${line.variantTitle}`, now)) newBackorders++;
         outcome.backordered++;
+        continue;
       }
+      if (assignment.kind === "new") outcome.assigned++;
+      // Also for a unit that already had its key: a retry finishes what an interrupted run began.
+      await recordSale(db, { email: order.email }, saleOf(order, line, assignment.code, assignment.code.usedAt ?? now));
     }
   }
   await applyWaitingRefunds(db, order.id, now);
@@ -99,7 +100,7 @@ export async function fillBackordersAndNotify(deps: MailingDeps, variantId: stri
   for (const { backorder, code } of filled) {
     const order = await deps.db.select().from(shopifyOrders).where(eq(shopifyOrders.id, backorder.orderId)).get();
     const line = order ? storedLine(order, backorder.lineItemId) : undefined;
-    if (order && line) await subscribeBuyer(deps.db, backorder.customerEmail, subscriptionSource(order, line, code.id, now));
+    if (order && line) await recordSale(deps.db, { email: backorder.customerEmail }, saleOf(order, line, code, now));
     await mailBackorderFilled(deps, backorder, order?.name ?? backorder.orderId, code);
   }
   return filled;

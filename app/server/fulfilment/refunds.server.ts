@@ -1,8 +1,10 @@
-// Cancellations and refunds: the keys they cover are revoked and their waiting units leave the
-// backorder queue, each change once, in one D1 transaction, whatever order Shopify's topics arrive in.
+// Cancellations and refunds: the keys they cover are revoked (their licences answer REVOKED) and
+// their waiting units leave the backorder queue, each change once, in one D1 transaction, whatever
+// order Shopify's topics arrive in.
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../platform/db/client.server";
 import { backorders, productCodes, shopifyOrders, shopifyRefunds, userSubscriptions } from "../platform/db/schema.server";
+import { revokeLicencesOfOrder } from "./licences.server";
 
 /** Ends the subscriptions of the order's revoked keys. Repeatable: a retry finishes what a crash left. */
 const endRevokedSubscriptions = (db: Db, orderId: string) =>
@@ -33,6 +35,7 @@ export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Pr
       .set({ cancelledAt: now })
       .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
     endRevokedSubscriptions(db, orderId),
+    revokeLicencesOfOrder(db, orderId, now),
   ]);
   return revoked.length;
 }
@@ -99,6 +102,7 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
     db.update(shopifyRefunds).set({ claimToken: token, appliedAt: now }).where(and(eq(shopifyRefunds.id, refundId), isNull(shopifyRefunds.appliedAt))),
     ...perLine,
     endRevokedSubscriptions(db, orderId),
+    revokeLicencesOfOrder(db, orderId, now),
     db.update(shopifyOrders).set({ refundedAt: now }).where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
   ]);
   const changed = results.slice(0, perLine.length) as { id: number }[][];

@@ -1,11 +1,12 @@
 // Key stock: adding codes, listing them, and handing them out. A code goes to exactly one order
 // unit; that is guaranteed by the database (conditional updates and a unique index on the unit),
 // not by application locks, because D1 has no interactive transactions.
-import { and, asc, count, desc, eq, getTableColumns, gte, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { MAX_CODE_LENGTH, MAX_CODES_PER_SUBMISSION } from "~/lib/schemas/stock";
 import { chunksOf, type Db, isUniqueViolation } from "../platform/db/client.server";
-import { backorders, productCodes, shopifyOrders } from "../platform/db/schema.server";
+import { backorders, licences, productCodes, shopifyOrders } from "../platform/db/schema.server";
+import { forgetLicenceOf } from "./licences.server";
 import { orderName } from "./order-lines.server";
 
 const LIST_LIMIT = 500;
@@ -33,14 +34,18 @@ export async function addCodes(db: Db, variant: { id: string; title: string }, t
   if (codes.some((c) => c.length > MAX_CODE_LENGTH)) {
     return fail("invalid", `Codes must be at most ${MAX_CODE_LENGTH} characters`, { field: "codes" });
   }
-  // Insert what is new; the (variant, code) unique index skips what is already stored, even if
-  // another admin adds the same codes at the same moment.
+  // Insert what is new; the unique index on codes skips what is already stored, even if another
+  // admin adds the same codes at the same moment. A code is a licence key, so one that a reseller's
+  // generated key already holds is skipped too.
   let added = 0;
   // Five bound parameters per row (variant, title, code, is_used, created_at).
   for (const group of chunksOf(codes, 5)) {
+    const taken = new Set((await db.select({ key: licences.key }).from(licences).where(inArray(licences.key, group))).map((l) => l.key));
+    const fresh = group.filter((code) => !taken.has(code));
+    if (fresh.length === 0) continue;
     const rows = await db
       .insert(productCodes)
-      .values(group.map((code) => ({ variantId: variant.id, variantTitle: variant.title, code, createdAt: now })))
+      .values(fresh.map((code) => ({ variantId: variant.id, variantTitle: variant.title, code, createdAt: now })))
       .onConflictDoNothing()
       .returning({ id: productCodes.id });
     added += rows.length;
@@ -177,10 +182,13 @@ export async function releaseCode(db: Db, codeId: number, orderId: string, recor
     await db.delete(productCodes).where(claimedBy);
     return;
   }
-  await db
-    .update(productCodes)
-    .set({ isUsed: false, usedAt: null, customerEmail: null, orderId: null, orderLineId: null, unitIndex: null, revokedAt: null })
-    .where(claimedBy);
+  await db.batch([
+    forgetLicenceOf(db, codeId, orderId),
+    db
+      .update(productCodes)
+      .set({ isUsed: false, usedAt: null, customerEmail: null, orderId: null, orderLineId: null, unitIndex: null, revokedAt: null })
+      .where(claimedBy),
+  ]);
 }
 
 /** Queues a unit that found no stock, unless it has a code or is queued already. */

@@ -1,9 +1,10 @@
-// Members' subscriptions: one per key sold to the member's verified e-mail address, with an expiry
-// from the plan (24 hours, 7 days, 30 days, or none for lifetime).
+// Members' subscriptions: one per key sold to the member's verified e-mail address. The expiry is
+// the key's licence's: none until the key is activated (it already counts as active, so the buyer
+// can download the loader that activates it), then 24 hours, 7 days or 30 days from activation,
+// and none for lifetime.
 import { and, desc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
-import { planDurationMs } from "~/lib/plans";
 import type { Db } from "../platform/db/client.server";
-import { productCodes, shopifyOrders, userSubscriptions, users } from "../platform/db/schema.server";
+import { licences, productCodes, shopifyOrders, userSubscriptions, users } from "../platform/db/schema.server";
 import { type OrderLine, orderName, storedLine } from "./order-lines.server";
 
 export interface SubscriptionSource {
@@ -41,7 +42,6 @@ export async function subscribeBuyer(db: Db, email: string, source: Subscription
 }
 
 export async function subscribeUser(db: Db, userId: string, source: SubscriptionSource): Promise<void> {
-  const duration = planDurationMs(source.variantTitle);
   await db
     .insert(userSubscriptions)
     .values({
@@ -53,7 +53,7 @@ export async function subscribeUser(db: Db, userId: string, source: Subscription
       priceAmount: source.priceAmount,
       priceCurrency: source.priceCurrency,
       purchaseDate: source.purchasedAt,
-      expiryDate: duration === null ? null : source.purchasedAt + duration,
+      expiryDate: sql`(select ${licences.expiresAt} from ${licences} where ${licences.productCodeId} = ${source.codeId})`,
       productCodeId: source.codeId,
       orderId: source.orderId,
     })

@@ -1,5 +1,6 @@
 // Resellers buy keys in bulk from their balance, at the plan's price less their discount. Keys are
-// generated on the server from the CSPRNG; paying for them and creating them is one D1 batch (a
+// generated on the server from the CSPRNG; paying for them and creating them (with their licences,
+// owned by the reseller until the loader activates them on a customer's PC) is one D1 batch (a
 // transaction), and the balance cannot go below zero (a CHECK constraint), so two generations at
 // once can never overspend.
 import { count, desc, eq, sql } from "drizzle-orm";
@@ -12,7 +13,8 @@ import { audit } from "../platform/audit.server";
 import type { Catalogue } from "../catalogue/catalogue.server";
 import { randomString } from "../platform/tokens.server";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { profiles, resellerAccounts, resellerKeys, users } from "../platform/db/schema.server";
+import { licences, profiles, resellerAccounts, resellerKeys, users } from "../platform/db/schema.server";
+import { licenceRows } from "../fulfilment/licences.server";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
 
@@ -34,12 +36,12 @@ export async function resellerOverview(db: Db, userId: string) {
   return { account, keys, totalKeys: totals?.total ?? 0, activeKeys: totals?.active ?? 0 };
 }
 
-/** Per-key list prices in cents: the main product's week and month plans. */
-export async function keyPrices(catalogue: Catalogue): Promise<Partial<Record<KeyType, number>>> {
+/** What resellers sell: the main product, with per-key list prices in cents for its week and month plans. */
+export async function resoldProduct(catalogue: Catalogue): Promise<{ title: string; prices: Partial<Record<KeyType, number>> }> {
   const [main] = await catalogue.listProducts({ first: 1 });
   const { weekly, monthly } = planVariants(main?.variants ?? []);
   const cents = (amount?: string) => (amount ? Math.round(Number(amount) * 100) : undefined);
-  return { weekly: cents(weekly?.price.amount), monthly: cents(monthly?.price.amount) };
+  return { title: main?.title ?? "", prices: { weekly: cents(weekly?.price.amount), monthly: cents(monthly?.price.amount) } };
 }
 
 export function newKeyCode(): string {
@@ -58,7 +60,8 @@ export async function generateKeys(
   { quantity, keyType }: Pick<GenerateKeysInput, "quantity" | "keyType">,
   now = Date.now(),
 ): Promise<Result<{ keys: string[]; totalCents: number }>> {
-  const listPrice = (await keyPrices(catalogue))[keyType];
+  const product = await resoldProduct(catalogue);
+  const listPrice = product.prices[keyType];
   if (!listPrice) return fail("conflict", `${KEY_TYPES[keyType]} keys are not on sale right now`);
   const account = await ensureResellerAccount(db, viewer.id, now);
   const unitCents = discounted(listPrice, account.discountRate);
@@ -75,15 +78,16 @@ export async function generateKeys(
           .update(resellerAccounts)
           .set({ balanceCents: sql`${resellerAccounts.balanceCents} - ${totalCents}` })
           .where(eq(resellerAccounts.userId, viewer.id)),
-        // Seven bound parameters per key row; every statement is in the same transaction.
+        // Seven bound parameters per key row, six per licence; one transaction for all of it.
         ...chunksOf(rows, 7).map((group) => db.insert(resellerKeys).values(group)),
+        ...chunksOf(licenceRows(rows, { email: viewer.email, product: product.title, plan: keyType }, now), 6).map((group) => db.insert(licences).values(group)),
       ]);
       return ok({ keys, totalCents });
     } catch (error) {
       // Another generation spent the balance first: the CHECK refused, nothing was written.
       if (isConstraint(error, "reseller_balance_non_negative")) return shortfall;
-      // A key collision (about one in 10^24): try once more with fresh keys.
-      if (isConstraint(error, "reseller_keys.key_code") && attempt === 0) continue;
+      // A key collision (about one in 10^24, or a stocked code the same): try once more with fresh keys.
+      if ((isConstraint(error, "reseller_keys.key_code") || isConstraint(error, "licences.key")) && attempt === 0) continue;
       throw error;
     }
   }

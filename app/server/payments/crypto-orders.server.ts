@@ -13,7 +13,7 @@ import { type Db, isUniqueViolation } from "../platform/db/client.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { cryptoOrders, productCodes } from "../platform/db/schema.server";
 import { mailCryptoKey } from "../fulfilment/buyer-emails.server";
-import { subscribeUser } from "../fulfilment/subscriptions.server";
+import { recordSale } from "../fulfilment/licences.server";
 
 export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
 export const MAX_OPEN_ORDERS_PER_MEMBER = 5;
@@ -190,7 +190,7 @@ export async function fulfilCryptoOrder(deps: MailingDeps, admin: Viewer, input:
         const inserted = await db
           .insert(productCodes)
           .values({ variantId: order.variantId, variantTitle: `${order.productTitle} - ${order.variantTitle}`, code: input.code, createdAt: now, ...claim })
-          .onConflictDoNothing({ target: [productCodes.variantId, productCodes.code] })
+          .onConflictDoNothing({ target: productCodes.code })
           .returning({ id: productCodes.id, code: productCodes.code })
           .get();
         if (!inserted) return fail("conflict", "This code has already been sold", { field: "code" });
@@ -216,8 +216,9 @@ export async function fulfilCryptoOrder(deps: MailingDeps, admin: Viewer, input:
     return fail("conflict", `Order ${order.orderNumber} is ${current?.status ?? "gone"}, not awaiting fulfilment`);
   }
 
-  await subscribeUser(db, order.userId, {
+  await recordSale(db, { email: order.customerEmail, userId: order.userId }, {
     codeId: key.id,
+    code: key.code,
     productTitle: order.productTitle,
     variantTitle: order.variantTitle,
     priceAmount: (order.amountCents / 100).toFixed(2),

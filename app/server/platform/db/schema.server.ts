@@ -11,6 +11,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+import { LICENCE_PLANS } from "../../../lib/plans";
 
 export const users = sqliteTable(
   "users",
@@ -207,7 +208,8 @@ export const productCodes = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
-    uniqueIndex("product_codes_variant_code").on(t.variantId, t.code),
+    // A code is a licence key: it names one licence, so it is unique across every variant.
+    uniqueIndex("product_codes_code").on(t.code),
     uniqueIndex("product_codes_order_unit").on(t.orderId, t.orderLineId, t.unitIndex),
     index("product_codes_available").on(t.variantId, t.isUsed, t.id),
     index("product_codes_sold").on(t.isUsed, t.usedAt),
@@ -275,6 +277,69 @@ export const resellerKeys = sqliteTable(
     check("reseller_keys_status", sql`${t.status} in ('active', 'used')`),
   ],
 );
+
+// Every key the shop hands out is a licence: a stocked code sold to an order unit, or a key a
+// reseller generated. The loader validates it through the public API; the first valid call binds
+// the PC's hardware id and, for timed plans, starts the clock (decision 030).
+export const licences = sqliteTable(
+  "licences",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    key: text("key").notNull(),
+    product: text("product").notNull(),
+    plan: text("plan", { enum: LICENCE_PLANS }).notNull(),
+    ownerEmail: text("owner_email").notNull(),
+    productCodeId: integer("product_code_id").references(() => productCodes.id, { onDelete: "cascade" }),
+    resellerKeyId: text("reseller_key_id").references(() => resellerKeys.id, { onDelete: "cascade" }),
+    // The order that paid for it (Shopify order id or crypto order number); null for reseller keys.
+    orderId: text("order_id"),
+    createdAt: integer("created_at").notNull(),
+    activatedAt: integer("activated_at"),
+    // Null for lifetime plans, and for timed plans until activation.
+    expiresAt: integer("expires_at"),
+    // The hardware id the licence is bound to; null until the first valid call and after a reset.
+    hwid: text("hwid"),
+    revokedAt: integer("revoked_at"),
+    bannedAt: integer("banned_at"),
+    banReason: text("ban_reason"),
+    lastCheckAt: integer("last_check_at"),
+    lastCheckPlace: text("last_check_place"),
+    // The owner's last self-service reset, for the cooldown (admins' resets do not count).
+    lastOwnerResetAt: integer("last_owner_reset_at"),
+  },
+  (t) => [
+    uniqueIndex("licences_key").on(t.key),
+    uniqueIndex("licences_product_code").on(t.productCodeId),
+    uniqueIndex("licences_reseller_key").on(t.resellerKeyId),
+    index("licences_owner").on(sql`lower(${t.ownerEmail})`),
+    index("licences_hwid").on(t.hwid),
+    check("licences_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`),
+  ],
+);
+
+// Every hardware-id reset, by the owner or by an admin, shown to the owner as the key's history.
+export const licenceResets = sqliteTable(
+  "licence_resets",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    by: text("by", { enum: ["owner", "admin"] }).notNull(),
+    actorUserId: text("actor_user_id").references(() => users.id, { onDelete: "set null" }),
+    previousHwid: text("previous_hwid"),
+    resetAt: integer("reset_at").notNull(),
+  },
+  (t) => [index("licence_resets_licence").on(t.licenceId, t.resetAt), check("licence_resets_by", sql`${t.by} in ('owner', 'admin')`)],
+);
+
+// Hardware ids an admin banned: every key answers BANNED on such a PC.
+export const bannedHwids = sqliteTable("banned_hwids", {
+  hwid: text("hwid").primaryKey(),
+  reason: text("reason").notNull(),
+  bannedBy: text("banned_by").references(() => users.id, { onDelete: "set null" }),
+  bannedAt: integer("banned_at").notNull(),
+});
 
 export const cryptoOrders = sqliteTable(
   "crypto_orders",

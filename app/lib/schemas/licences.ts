@@ -1,0 +1,43 @@
+// The licence API's request and the hub's licence forms (reset a PC, ban a key or a PC). The API's
+// schema is the contract its OpenAPI document states; the forms' schemas run in the browser too.
+import * as v from "valibot";
+import { MAX_CODE_LENGTH } from "./stock";
+
+/** Printable ASCII (space to tilde): what a loader's hardware id is made of. */
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+export const validateLicenceSchema = v.object({
+  key: v.pipe(v.string("key must be a string"), v.minLength(1, "key is required"), v.maxLength(MAX_CODE_LENGTH, `key must be at most ${MAX_CODE_LENGTH} characters`)),
+  hwid: v.pipe(
+    v.string("hwid must be a string"),
+    v.minLength(16, "hwid must be 16 to 256 printable characters"),
+    v.maxLength(256, "hwid must be 16 to 256 printable characters"),
+    v.regex(PRINTABLE, "hwid must be 16 to 256 printable characters"),
+  ),
+  nonce: v.pipe(
+    v.string("nonce must be a string"),
+    v.minLength(16, "nonce must be 16 to 64 printable characters"),
+    v.maxLength(64, "nonce must be 16 to 64 printable characters"),
+    v.regex(PRINTABLE, "nonce must be 16 to 64 printable characters"),
+  ),
+  // false: only look, never bind a PC (a key that was never used answers NOT_ACTIVATED).
+  activate: v.optional(v.boolean("activate must be true or false"), true),
+});
+export type ValidateLicenceInput = v.InferOutput<typeof validateLicenceSchema>;
+
+const text = () => v.optional(v.string(), "");
+const licenceId = v.pipe(text(), v.regex(/^\d{1,15}$/, "Unknown key"), v.transform(Number));
+const reason = v.pipe(text(), v.trim(), v.nonEmpty("Please give a reason"), v.maxLength(200, "Keep the reason under 200 characters"));
+
+/** A member (or an admin) frees a key's PC so the next validation binds a new one. */
+export const resetHwidSchema = v.object({ intent: v.literal("reset-hwid"), licenceId });
+
+/** Admin: a licence's ban and the bound PC's ban, each on or off. */
+export const licenceAdminSchema = v.variant("intent", [
+  resetHwidSchema,
+  v.object({ intent: v.literal("ban-key"), licenceId, reason }),
+  v.object({ intent: v.literal("unban-key"), licenceId }),
+  v.object({ intent: v.literal("ban-hwid"), hwid: v.pipe(text(), v.trim(), v.nonEmpty("Unknown hardware id"), v.maxLength(256)), reason }),
+  v.object({ intent: v.literal("unban-hwid"), hwid: v.pipe(text(), v.trim(), v.nonEmpty("Unknown hardware id"), v.maxLength(256)) }),
+]);
+export type LicenceAdminInput = v.InferOutput<typeof licenceAdminSchema>;

@@ -1,0 +1,206 @@
+// Licences as people see and manage them: a member's own keys with their PC, last check and reset
+// history; self-service PC resets under a cooldown; and an admin's view of any key, with resets
+// without limit and bans of keys and PCs. Every change is one conditional statement (or one batch)
+// so racing requests cannot both win, and every admin change is audited.
+import { and, desc, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { fail, ok, type Result } from "~/lib/result";
+import type { LicenceAdminInput } from "~/lib/schemas/licences";
+import type { Viewer } from "~/lib/viewer";
+import { audit } from "../platform/audit.server";
+import type { Db } from "../platform/db/client.server";
+import { bannedHwids, licenceResets, licences } from "../platform/db/schema.server";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The member's cooldown between their own resets, from HWID_RESET_COOLDOWN_DAYS (default 7). */
+export function resetCooldownMs(setting: string | undefined): number {
+  const days = Number(setting);
+  return (Number.isFinite(days) && days >= 0 && setting?.trim() !== "" ? days : 7) * DAY_MS;
+}
+
+export type LicenceState = "not-activated" | "active" | "expired" | "revoked" | "banned";
+
+export interface LicenceView {
+  id: number;
+  key: string;
+  product: string;
+  plan: (typeof licences.$inferSelect)["plan"];
+  state: LicenceState;
+  activatedAt: number | null;
+  expiresAt: number | null;
+  /** The bound PC: shortened for the owner, whole for an admin; null when no PC is bound. */
+  hwid: string | null;
+  lastCheckAt: number | null;
+  lastCheckPlace: string | null;
+  resets: { at: number; by: "owner" | "admin" }[];
+  /** When the owner may reset the PC next; null when they may now (or no PC is bound). */
+  nextOwnerResetAt: number | null;
+}
+
+export interface AdminLicenceView extends LicenceView {
+  ownerEmail: string;
+  orderId: string | null;
+  banReason: string | null;
+  hwidBan: { reason: string; bannedAt: number } | null;
+}
+
+type LicenceRow = typeof licences.$inferSelect;
+
+function stateOf(row: LicenceRow, now: number): LicenceState {
+  if (row.bannedAt !== null) return "banned";
+  if (row.revokedAt !== null) return "revoked";
+  if (row.expiresAt !== null && row.expiresAt <= now) return "expired";
+  return row.activatedAt === null ? "not-activated" : "active";
+}
+
+/** Enough of a hardware id to recognise a PC by, not enough to copy it: "4C4C4544…3148". */
+export function shortHwid(hwid: string): string {
+  return hwid.length <= 12 ? hwid : `${hwid.slice(0, 8)}…${hwid.slice(-4)}`;
+}
+
+async function resetsOf(db: Db, ids: number[]) {
+  if (ids.length === 0) return new Map<number, LicenceView["resets"]>();
+  const rows = await db
+    .select({ licenceId: licenceResets.licenceId, at: licenceResets.resetAt, by: licenceResets.by })
+    .from(licenceResets)
+    .where(inArray(licenceResets.licenceId, ids))
+    .orderBy(desc(licenceResets.resetAt));
+  const byLicence = new Map<number, LicenceView["resets"]>();
+  for (const { licenceId, at, by } of rows) byLicence.set(licenceId, [...(byLicence.get(licenceId) ?? []), { at, by }]);
+  return byLicence;
+}
+
+function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number, now: number, hwid: string | null): LicenceView {
+  const next = row.lastOwnerResetAt === null ? null : row.lastOwnerResetAt + cooldownMs;
+  return {
+    id: row.id,
+    key: row.key,
+    product: row.product,
+    plan: row.plan,
+    state: stateOf(row, now),
+    activatedAt: row.activatedAt,
+    expiresAt: row.expiresAt,
+    hwid,
+    lastCheckAt: row.lastCheckAt,
+    lastCheckPlace: row.lastCheckPlace,
+    resets,
+    nextOwnerResetAt: row.hwid !== null && next !== null && next > now ? next : null,
+  };
+}
+
+const ownedBy = (viewer: Viewer) => sql`lower(${licences.ownerEmail}) = ${viewer.email.toLowerCase()}`;
+
+/** The member's licences (bought with their e-mail, or generated in their reseller panel), by key. */
+export async function licencesOf(db: Db, viewer: Viewer, cooldownMs: number, now = Date.now()): Promise<Map<string, LicenceView>> {
+  const rows = await db.select().from(licences).where(ownedBy(viewer)).orderBy(desc(licences.createdAt)).limit(500);
+  const resets = await resetsOf(db, rows.map((r) => r.id));
+  return new Map(rows.map((row) => [row.key, view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid))]));
+}
+
+/** Admin: everything about the licence behind a key. */
+export async function licenceForAdmin(db: Db, key: string, cooldownMs: number, now = Date.now()): Promise<AdminLicenceView | null> {
+  const row = await db.select().from(licences).where(eq(licences.key, key)).get();
+  if (!row) return null;
+  const [resets, ban] = await Promise.all([
+    resetsOf(db, [row.id]),
+    row.hwid ? db.select().from(bannedHwids).where(eq(bannedHwids.hwid, row.hwid)).get() : undefined,
+  ]);
+  return {
+    ...view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid),
+    ownerEmail: row.ownerEmail,
+    orderId: row.orderId,
+    banReason: row.banReason,
+    hwidBan: ban ? { reason: ban.reason, bannedAt: ban.bannedAt } : null,
+  };
+}
+
+/** Frees the PC of a licence (the one `previousHwid` names) and records who did it, in one transaction. */
+async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actor: Viewer, extra: ReturnType<typeof and>, now: number) {
+  const [freed] = await db.batch([
+    db
+      .update(licences)
+      .set(by === "owner" ? { hwid: null, lastOwnerResetAt: now } : { hwid: null })
+      .where(and(eq(licences.id, row.id), eq(licences.hwid, row.hwid ?? ""), extra))
+      .returning({ id: licences.id }),
+    db.insert(licenceResets).select(
+      db
+        // Every column, in the table's order (drizzle's rule for insert-select); the id is assigned.
+        .select({
+          id: sql<number>`null`.as("id"),
+          licenceId: licences.id,
+          by: sql<string>`${by}`.as("by"),
+          actorUserId: sql<string>`${actor.id}`.as("actor_user_id"),
+          previousHwid: sql<string | null>`${row.hwid}`.as("previous_hwid"),
+          resetAt: sql<number>`${now}`.as("reset_at"),
+        })
+        .from(licences)
+        .where(and(eq(licences.id, row.id), isNull(licences.hwid), by === "owner" ? eq(licences.lastOwnerResetAt, now) : undefined)),
+    ),
+  ]);
+  return freed.length === 1;
+}
+
+/**
+ * The owner frees their key's PC, at most once per cooldown; the next validation binds the new PC
+ * (the clock keeps running). Someone else's key answers like a missing one.
+ */
+export async function resetOwnHwid(db: Db, viewer: Viewer, licenceId: number, cooldownMs: number, now = Date.now()): Promise<Result<{ nextResetAt: number }>> {
+  const row = await db.select().from(licences).where(and(eq(licences.id, licenceId), ownedBy(viewer))).get();
+  if (!row) return fail("not-found", "No such key on your account");
+  if (row.bannedAt !== null) return fail("forbidden", "This key is banned. Contact support.");
+  if (row.revokedAt !== null) return fail("conflict", "This key was revoked and no longer works");
+  if (row.hwid === null) return fail("conflict", "This key is not bound to a PC yet: it binds to the first PC that uses it");
+  const next = row.lastOwnerResetAt === null ? now : row.lastOwnerResetAt + cooldownMs;
+  const tooSoon = () => fail("rate-limited", "This key's PC was reset recently", { retryAfterSeconds: Math.max(1, Math.ceil((next - now) / 1000)) });
+  if (next > now) return tooSoon();
+  const cooledDown = or(isNull(licences.lastOwnerResetAt), lte(licences.lastOwnerResetAt, now - cooldownMs));
+  if (!(await freePc(db, row, "owner", viewer, and(cooledDown, isNull(licences.revokedAt), isNull(licences.bannedAt)), now))) {
+    return fail("conflict", "This key changed meanwhile; reload the page and try again");
+  }
+  return ok({ nextResetAt: now + cooldownMs });
+}
+
+/** Admin: resets, bans and unbans, each audited with the admin's reason. */
+export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminInput, ip: string | null, now = Date.now()): Promise<Result<string>> {
+  if (!admin.isAdmin) return fail("forbidden", "Only admins can manage licences");
+  if (input.intent === "ban-hwid") {
+    await db
+      .insert(bannedHwids)
+      .values({ hwid: input.hwid, reason: input.reason, bannedBy: admin.id, bannedAt: now })
+      .onConflictDoUpdate({ target: bannedHwids.hwid, set: { reason: input.reason, bannedBy: admin.id, bannedAt: now } });
+    await audit(db, admin.id, "licence.ban-hwid", input.hwid, { reason: input.reason }, ip);
+    return ok("PC banned: every key answers BANNED on it");
+  }
+  if (input.intent === "unban-hwid") {
+    const removed = await db.delete(bannedHwids).where(eq(bannedHwids.hwid, input.hwid)).returning({ hwid: bannedHwids.hwid });
+    if (removed.length === 0) return fail("conflict", "This PC is not banned");
+    await audit(db, admin.id, "licence.unban-hwid", input.hwid, {}, ip);
+    return ok("PC unbanned");
+  }
+  const row = await db.select().from(licences).where(eq(licences.id, input.licenceId)).get();
+  if (!row) return fail("not-found", "No such key");
+  if (input.intent === "reset-hwid") {
+    if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
+    if (!(await freePc(db, row, "admin", admin, undefined, now))) return fail("conflict", "This key changed meanwhile; reload and try again");
+    await audit(db, admin.id, "licence.reset-hwid", row.key, { previousHwid: row.hwid }, ip);
+    return ok("PC reset: the next validation binds a new one");
+  }
+  if (input.intent === "ban-key") {
+    const banned = await db
+      .update(licences)
+      .set({ bannedAt: now, banReason: input.reason })
+      .where(and(eq(licences.id, row.id), isNull(licences.bannedAt)))
+      .returning({ id: licences.id });
+    if (banned.length === 0) return fail("conflict", "This key is already banned");
+    await audit(db, admin.id, "licence.ban", row.key, { reason: input.reason }, ip);
+    return ok("Key banned: it answers BANNED from now on");
+  }
+  const unbanned = await db
+    .update(licences)
+    .set({ bannedAt: null, banReason: null })
+    .where(and(eq(licences.id, row.id), isNotNull(licences.bannedAt)))
+    .returning({ id: licences.id });
+  if (unbanned.length === 0) return fail("conflict", "This key is not banned");
+  await audit(db, admin.id, "licence.unban", row.key, {}, ip);
+  return ok("Key unbanned");
+}

@@ -1,0 +1,40 @@
+// Signing licence answers with Ed25519 (decision 030). The private key is the LICENCE_SIGNING_KEY
+// secret: a PKCS#8 private key, base64 of its DER bytes, as `openssl genpkey -algorithm ed25519
+// -outform DER | base64 -w0` writes it. Loaders hold only the public key, so nothing extracted
+// from a loader can forge an answer. Both keys are imported once per isolate.
+import { fail, ok, type Result } from "~/lib/result";
+import { fromBase64, fromBase64Url, toBase64 } from "../platform/tokens.server";
+
+export interface LicenceSigner {
+  /** The 32 raw bytes of the public key, base64. */
+  publicKey: string;
+  /** The base64 Ed25519 signature of `bytes`. */
+  sign(bytes: Uint8Array<ArrayBuffer>): Promise<string>;
+}
+
+const ED25519 = { name: "Ed25519" };
+
+async function importSigner(secret: string): Promise<LicenceSigner> {
+  const privateKey = await crypto.subtle.importKey("pkcs8", fromBase64(secret.trim()), ED25519, true, ["sign"]);
+  // The public half is part of the private key's JWK form ("x", base64url).
+  const { x } = (await crypto.subtle.exportKey("jwk", privateKey)) as JsonWebKey;
+  if (!x) throw new Error("No public key in LICENCE_SIGNING_KEY");
+  return {
+    publicKey: toBase64(fromBase64Url(x)),
+    sign: async (bytes) => toBase64(new Uint8Array(await crypto.subtle.sign(ED25519, privateKey, bytes))),
+  };
+}
+
+let loaded: { secret: string; signer: Promise<LicenceSigner> } | undefined;
+
+/** The signer for `secret`; `unavailable` when the secret is missing or is not an Ed25519 key. */
+export async function licenceSigner(secret: string | undefined): Promise<Result<LicenceSigner>> {
+  if (!secret) return fail("unavailable", "Licence signing is not configured");
+  if (loaded?.secret !== secret) loaded = { secret, signer: importSigner(secret) };
+  try {
+    return ok(await loaded.signer);
+  } catch (error) {
+    console.error("LICENCE_SIGNING_KEY is not a base64 PKCS#8 Ed25519 private key", error);
+    return fail("unavailable", "Licence signing is not configured");
+  }
+}

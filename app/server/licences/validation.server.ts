@@ -1,0 +1,114 @@
+// Checking a key for the shop's loader: one read, a bind on first use, and an answer the API signs.
+// The first valid call with a hardware id activates the key: it binds that PC and, for a timed
+// plan, starts the clock. Binding is one conditional update, so of two PCs racing for a new key
+// exactly one wins; the other is told HWID_MISMATCH. Nothing here touches sessions or the catalogue.
+import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { PLAN_DURATION_MS } from "~/lib/plans";
+import type { ValidateLicenceInput } from "~/lib/schemas/licences";
+import type { Db } from "../platform/db/client.server";
+import { bannedHwids, licences, resellerKeys, userSubscriptions } from "../platform/db/schema.server";
+
+/** The API's stable answer codes (Keygen's vocabulary, where it has one). */
+export const LICENCE_CODES = ["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "REVOKED", "BANNED", "HWID_MISMATCH"] as const;
+export type LicenceCode = (typeof LICENCE_CODES)[number];
+
+/** How long a loader may trust a VALID answer without asking again (never past the expiry). */
+export const OFFLINE_TTL_SECONDS = 3600;
+// The last check's time and place are written at most once a minute per key (unless it moves).
+const CHECK_RECORD_INTERVAL_MS = 60_000;
+
+export interface LicenceAnswer {
+  valid: boolean;
+  code: LicenceCode;
+  nonce: string;
+  issuedAt: string;
+  ttl: number;
+  licence: { product: string; plan: string; activatedAt: string | null; expiresAt: string | null } | null;
+}
+
+type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number };
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** What the row says about this PC now, or "bind" when the key is free to bind to it. */
+function verdict(row: LicenceRow, input: ValidateLicenceInput, now: number): LicenceCode | "bind" {
+  if (row.bannedAt !== null || row.hwidBanned) return "BANNED";
+  if (row.revokedAt !== null) return "REVOKED";
+  if (row.expiresAt !== null && row.expiresAt <= now) return "EXPIRED";
+  if (row.hwid === null) return input.activate ? "bind" : "NOT_ACTIVATED";
+  return row.hwid === input.hwid ? "VALID" : "HWID_MISMATCH";
+}
+
+const findLicence = (db: Db, key: string, hwid: string) =>
+  db
+    .select({ ...getTableColumns(licences), hwidBanned: sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${hwid})` })
+    .from(licences)
+    .where(eq(licences.key, key))
+    .get();
+
+/**
+ * Binds a free key to `hwid`, starting the clock if it has not started (a reset keeps it running).
+ * The member's subscription takes the expiry; a reseller's key counts as used. Returns the bound
+ * row, or undefined when another call changed the key first.
+ */
+async function bind(db: Db, row: LicenceRow, hwid: string, now: number): Promise<LicenceRow | undefined> {
+  const duration = PLAN_DURATION_MS[row.plan];
+  const follow: BatchItem<"sqlite">[] = [];
+  if (row.productCodeId !== null) {
+    follow.push(
+      db
+        .update(userSubscriptions)
+        .set({ expiryDate: sql`(select ${licences.expiresAt} from ${licences} where ${licences.id} = ${row.id})` })
+        .where(eq(userSubscriptions.productCodeId, row.productCodeId)),
+    );
+  }
+  if (row.resellerKeyId !== null) follow.push(db.update(resellerKeys).set({ status: "used" }).where(eq(resellerKeys.id, row.resellerKeyId)));
+  const [bound] = await db.batch([
+    db
+      .update(licences)
+      .set({
+        hwid,
+        activatedAt: sql`coalesce(${licences.activatedAt}, ${now})`,
+        expiresAt: duration === null ? sql`${licences.expiresAt}` : sql`coalesce(${licences.expiresAt}, ${now + duration})`,
+      })
+      .where(and(eq(licences.id, row.id), isNull(licences.hwid), isNull(licences.revokedAt), isNull(licences.bannedAt)))
+      .returning(),
+    ...follow,
+  ]);
+  const [updated] = bound;
+  return updated ? { ...updated, hwidBanned: row.hwidBanned } : undefined;
+}
+
+/**
+ * The answer for one validation call. `recordCheck` receives the write that notes the check's time
+ * and place, for the caller to run after answering (it is skipped when the last one is recent).
+ */
+export async function validateLicence(
+  db: Db,
+  input: ValidateLicenceInput,
+  { now = Date.now(), place = null as string | null, recordCheck }: { now?: number; place?: string | null; recordCheck: (write: Promise<unknown>) => void },
+): Promise<LicenceAnswer> {
+  let row = await findLicence(db, input.key, input.hwid);
+  let code: LicenceCode | "bind" = row ? verdict(row, input, now) : "NOT_FOUND";
+  // At most twice: if another call bound (or revoked) the key first, judge it as it is now.
+  for (let attempt = 0; row && code === "bind" && attempt < 2; attempt++) {
+    row = (await bind(db, row, input.hwid, now)) ?? (await findLicence(db, input.key, input.hwid));
+    code = row ? verdict(row, input, now) : "NOT_FOUND";
+  }
+  if (code === "bind") code = "HWID_MISMATCH";
+
+  if (row && (row.lastCheckAt === null || now - row.lastCheckAt >= CHECK_RECORD_INTERVAL_MS || row.lastCheckPlace !== place)) {
+    recordCheck(db.update(licences).set({ lastCheckAt: now, lastCheckPlace: place }).where(eq(licences.id, row.id)));
+  }
+  const valid = code === "VALID";
+  const secondsLeft = row?.expiresAt ? Math.floor((row.expiresAt - now) / 1000) : OFFLINE_TTL_SECONDS;
+  return {
+    valid,
+    code,
+    nonce: input.nonce,
+    issuedAt: new Date(now).toISOString(),
+    ttl: valid ? Math.max(0, Math.min(OFFLINE_TTL_SECONDS, secondsLeft)) : 0,
+    licence: row ? { product: row.product, plan: row.plan, activatedAt: iso(row.activatedAt), expiresAt: iso(row.expiresAt) } : null,
+  };
+}

@@ -1,0 +1,73 @@
+// The public licence API: a Hono app under /api/v1, called by the shop's loader, not by browsers.
+// No session, no page rendering, no catalogue: each call is rate-limited (per client address, then
+// per key, by Cloudflare's rate-limiting bindings), read, checked in one D1 query, and answered
+// with JSON whose exact bytes are signed with the shop's Ed25519 key (decision 030).
+import { Hono } from "hono";
+import { checkForm } from "~/lib/form-schema";
+import type { Problem } from "~/lib/result";
+import { validateLicenceSchema } from "~/lib/schemas/licences";
+import { clientAddress } from "~/server/accounts/throttle.server";
+import { placeOf } from "~/server/accounts/device.server";
+import { licenceSigner } from "~/server/licences/signing.server";
+import { validateLicence } from "~/server/licences/validation.server";
+import { database } from "~/server/platform/db/client.server";
+import { readJson } from "~/server/platform/request-body.server";
+import { openApiDocument } from "./openapi";
+
+export const API_PREFIX = "/api/v1/";
+
+/** The rate-limiting bindings' window, in seconds (wrangler.toml): when a refused caller may retry. */
+const LIMIT_PERIOD_SECONDS = 60;
+
+/** Error codes of the API's error body; stable, like the answer codes. */
+const ERROR_CODES = { invalid: "INVALID_REQUEST", "too-large": "REQUEST_TOO_LARGE", "rate-limited": "RATE_LIMITED", unavailable: "UNAVAILABLE" } as const;
+const ERROR_STATUS = { invalid: 400, "too-large": 413, "rate-limited": 429, unavailable: 503 } as const;
+type ApiProblem = Problem & { code: keyof typeof ERROR_CODES };
+
+const HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
+
+function error(problem: ApiProblem): Response {
+  const { code, message, field } = problem;
+  const headers: Record<string, string> = { ...HEADERS };
+  if (code === "rate-limited") headers["Retry-After"] = String(LIMIT_PERIOD_SECONDS);
+  return Response.json({ error: { code: ERROR_CODES[code], message, ...(field ? { field } : {}) } }, { status: ERROR_STATUS[code], headers });
+}
+
+const rateLimited = () => error({ code: "rate-limited", message: "Too many requests; try again in a minute" });
+
+export const api = new Hono<{ Bindings: Env }>();
+
+api.post(`${API_PREFIX}licences/validate`, async (c) => {
+  const request = c.req.raw;
+  if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientAddress(request) })).success) return rateLimited();
+  const body = await readJson(request);
+  if (!body.ok) return error({ ...body.problem, code: body.problem.code === "too-large" ? "too-large" : "invalid", message: "The body must be a JSON object of at most 64 KB" });
+  const input = checkForm(validateLicenceSchema, body.value);
+  if (!input.ok) return error({ ...input.problem, code: "invalid" });
+  if (!(await c.env.LICENCE_KEY_LIMIT.limit({ key: input.value.key })).success) return rateLimited();
+  const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
+  if (!signer.ok) return error({ code: "unavailable", message: "Licence checks are not available right now" });
+
+  const answer = await validateLicence(database(c.env.DB), input.value, {
+    place: placeOf(request),
+    recordCheck: (write) => c.executionCtx.waitUntil(write),
+  });
+  const bytes = new TextEncoder().encode(JSON.stringify(answer));
+  return new Response(bytes, {
+    headers: { ...HEADERS, "Content-Type": "application/json", "Licence-Signature": await signer.value.sign(bytes) },
+  });
+});
+
+api.all(`${API_PREFIX}licences/validate`, () =>
+  Response.json({ error: { code: "METHOD_NOT_ALLOWED", message: "Use POST" } }, { status: 405, headers: { ...HEADERS, Allow: "POST" } }),
+);
+
+api.get(`${API_PREFIX}licences/signing-key`, async (c) => {
+  const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
+  if (!signer.ok) return error({ code: "unavailable", message: "Licence checks are not available right now" });
+  return Response.json({ alg: "Ed25519", publicKey: signer.value.publicKey }, { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } });
+});
+
+api.get(`${API_PREFIX}openapi.json`, (c) => Response.json(openApiDocument(new URL(c.req.url).origin), { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } }));
+
+api.all("*", () => Response.json({ error: { code: "NOT_FOUND", message: "No such endpoint" } }, { status: 404, headers: HEADERS }));

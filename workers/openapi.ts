@@ -1,0 +1,135 @@
+// The licence API's contract as an OpenAPI 3.1 document, served at /api/v1/openapi.json. Codes,
+// plans and the offline ttl come from the code that uses them; the limits stated are wrangler.toml's
+// [[ratelimits]] bindings.
+import { LICENCE_PLANS } from "~/lib/plans";
+import { LICENCE_CODES, OFFLINE_TTL_SECONDS } from "~/server/licences/validation.server";
+
+const errorBody = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: { type: "string", enum: ["INVALID_REQUEST", "REQUEST_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "NOT_FOUND", "METHOD_NOT_ALLOWED"] },
+        message: { type: "string" },
+        field: { type: "string", description: "The request field the problem is about, for INVALID_REQUEST." },
+      },
+    },
+  },
+} as const;
+
+const problem = (description: string, headers?: Record<string, unknown>) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
+
+export function openApiDocument(origin: string) {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Licence API",
+      version: "1.0.0",
+      description:
+        "Checks a licence key for the shop's program. Answers are signed with Ed25519: verify the `Licence-Signature` header over the exact body bytes with the public key from `/licences/signing-key` (pinned in your program), and check that `nonce` is the one you sent.\n\n" +
+        "Limits: 300 calls per minute per client address and 60 per minute per key; more answer 429 with `Retry-After`. Bodies are at most 64 KB.",
+    },
+    servers: [{ url: `${origin}/api/v1` }],
+    paths: {
+      "/licences/validate": {
+        post: {
+          operationId: "validateLicence",
+          summary: "Check a key on this PC; the first valid call activates it",
+          description:
+            "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys or PCs BANNED, keys past `expiresAt` EXPIRED.",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["key", "hwid", "nonce"],
+                  additionalProperties: true,
+                  properties: {
+                    key: { type: "string", minLength: 1, maxLength: 200 },
+                    hwid: { type: "string", minLength: 16, maxLength: 256, pattern: "^[\\x20-\\x7e]*$", description: "The PC's hardware id: 16 to 256 printable ASCII characters." },
+                    nonce: { type: "string", minLength: 16, maxLength: 64, pattern: "^[\\x20-\\x7e]*$", description: "Chosen fresh by the client for every call; echoed in the signed answer." },
+                    activate: { type: "boolean", default: true, description: "false only looks: a key never used answers NOT_ACTIVATED instead of binding this PC." },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            "200": {
+              description: "The verdict, signed",
+              headers: {
+                "Licence-Signature": { required: true, schema: { type: "string" }, description: "Base64 Ed25519 signature of the exact response body bytes." },
+              },
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Validation" } } },
+            },
+            "400": problem("The body is not JSON, or a field breaks its rule"),
+            "413": problem("The body is larger than 64 KB"),
+            "429": problem("Rate limited", { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait." } }),
+            "503": problem("Licence checks are not configured on this server"),
+          },
+        },
+      },
+      "/licences/signing-key": {
+        get: {
+          operationId: "signingKey",
+          summary: "The Ed25519 public key that signs validation answers",
+          responses: {
+            "200": {
+              description: "The public key",
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    required: ["alg", "publicKey"],
+                    properties: { alg: { const: "Ed25519" }, publicKey: { type: "string", description: "Base64 of the 32 raw public-key bytes." } },
+                  },
+                },
+              },
+            },
+            "503": problem("Licence checks are not configured on this server"),
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Error: errorBody,
+        Validation: {
+          type: "object",
+          required: ["valid", "code", "nonce", "issuedAt", "ttl", "licence"],
+          properties: {
+            valid: { type: "boolean", description: "True exactly when code is VALID." },
+            code: { type: "string", enum: LICENCE_CODES },
+            nonce: { type: "string", description: "The request's nonce." },
+            issuedAt: { type: "string", format: "date-time" },
+            ttl: { type: "integer", minimum: 0, maximum: OFFLINE_TTL_SECONDS, description: "Seconds the client may trust this answer offline (0 unless VALID; never past expiresAt)." },
+            licence: {
+              oneOf: [
+                { type: "null" },
+                {
+                  type: "object",
+                  required: ["product", "plan", "activatedAt", "expiresAt"],
+                  properties: {
+                    product: { type: "string" },
+                    plan: { type: "string", enum: LICENCE_PLANS },
+                    activatedAt: { type: ["string", "null"], format: "date-time" },
+                    expiresAt: { type: ["string", "null"], format: "date-time", description: "null for lifetime keys, and for timed keys not yet activated." },
+                  },
+                },
+              ],
+              description: "null for NOT_FOUND.",
+            },
+          },
+        },
+      },
+    },
+  };
+}
