@@ -1,13 +1,26 @@
 import { env, exports } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { LicenceCheckError, LicenceClient } from "../docs/licence-client";
 import { addCodes } from "~/server/fulfilment/stock.server";
-import { licences, userSubscriptions } from "~/server/platform/db/schema.server";
+import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions } from "~/server/platform/db/schema.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
-import { createAccount, db, ORIGIN, unique } from "./helpers";
+import { call, createAccount, db, ORIGIN, signIn, transactionId, unique } from "./helpers";
 
 let nextNumber = 8_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
 const nextId = () => ++nextNumber;
+
+async function deliver(topic: string, payload: unknown) {
+  const body = JSON.stringify(payload);
+  const headers = new Headers({
+    "Content-Type": "application/json",
+    "X-Shopify-Topic": topic,
+    "X-Shopify-Webhook-Id": crypto.randomUUID(),
+    "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
+  });
+  const response = await exports.default.fetch(new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers, body }));
+  expect(response.status).toBe(200);
+}
 
 /** A key sold through a signed Shopify order webhook, as the shop sells them. */
 async function boughtKey(variantTitle = "1 Week", email = `${unique("buyer")}@example.test`) {
@@ -15,24 +28,18 @@ async function boughtKey(variantTitle = "1 Week", email = `${unique("buyer")}@ex
   const code = `LIC-${variant}`;
   await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: `Vertex Rust - ${variantTitle}` }, code);
   const orderId = nextId();
-  const body = JSON.stringify({
+  const lineId = nextId();
+  const order = {
     id: orderId,
     name: `#${orderId % 100000}`,
     email,
     currency: "USD",
     total_price: "29.99",
     financial_status: "paid",
-    line_items: [{ id: nextId(), variant_id: variant, quantity: 1, title: "Vertex Rust", variant_title: variantTitle, price: "29.99" }],
-  });
-  const headers = new Headers({
-    "Content-Type": "application/json",
-    "X-Shopify-Topic": "orders/paid",
-    "X-Shopify-Webhook-Id": crypto.randomUUID(),
-    "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
-  });
-  const response = await exports.default.fetch(new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers, body }));
-  expect(response.status).toBe(200);
-  return { key: code, email, orderId };
+    line_items: [{ id: lineId, variant_id: variant, quantity: 1, title: "Vertex Rust", variant_title: variantTitle, price: "29.99" }],
+  };
+  await deliver("orders/paid", order);
+  return { key: code, email, orderId, lineId, order };
 }
 
 const hwid = (name = unique("pc")) => `HWID-${name}-0123456789`;
@@ -48,6 +55,27 @@ async function validate(body: unknown, ip = `203.0.113.${Math.floor(Math.random(
   );
   const text = await response.text();
   return { response, text, json: JSON.parse(text) };
+}
+
+const DAY = 24 * 3600 * 1000;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The reference client, talking to the Worker under test, with the key the API publishes. */
+async function client(tamper?: (body: string) => string) {
+  const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { alg: string; publicKey: string };
+  return new LicenceClient({
+    baseUrl: ORIGIN,
+    publicKey: published.publicKey,
+    fetch: async (request) => {
+      request.headers.set("CF-Connecting-IP", `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
+      const response = await exports.default.fetch(request);
+      if (!tamper) return response;
+      return new Response(tamper(await response.text()), { status: response.status, headers: response.headers });
+    },
+  });
 }
 
 describe("licence validation", () => {
@@ -91,5 +119,229 @@ describe("licence validation", () => {
     const { json } = await validate({ key, hwid: hwid(), nonce: nonce() });
     const after = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get();
     expect(after?.expiryDate).toBe(Date.parse(json.licence.expiresAt));
+  });
+});
+
+/** One of five weekly keys a new reseller generated in the panel. */
+async function resellerKey() {
+  const account = await createAccount();
+  const cookie = await signIn(account, unique("ip"));
+  await call("/dashboard/resell", { cookie });
+  await db.update(resellerAccounts).set({ balanceCents: 100_000 }).where(eq(resellerAccounts.userId, account.id));
+  await call("/dashboard/resell", { form: { intent: "generate", quantity: "5", keyType: "weekly" }, cookie });
+  const [generated] = await db.select().from(resellerKeys).where(eq(resellerKeys.userId, account.id));
+  return { account, generated: generated! };
+}
+
+describe("licence validation: the rules", () => {
+  it("binds exactly one PC when two race for a new key", async () => {
+    const { key } = await boughtKey("1 Week");
+    const pcs = Array.from({ length: 6 }, () => hwid());
+    const answers = await Promise.all(pcs.map((pc) => validate({ key, hwid: pc, nonce: nonce() })));
+    const winners = answers.filter((a) => a.json.code === "VALID");
+    expect(winners).toHaveLength(1);
+    expect(answers.filter((a) => a.json.code === "HWID_MISMATCH")).toHaveLength(pcs.length - 1);
+    const row = await db.select().from(licences).where(eq(licences.key, key)).get();
+    expect(row?.hwid).toBe(pcs[answers.indexOf(winners[0]!)]);
+  });
+
+  it("starts a timed key's clock at activation, not at purchase, and answers EXPIRED after it runs out", async () => {
+    const { key } = await boughtKey("24 Hours");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const activation = Date.now() + 10 * DAY;
+    vi.setSystemTime(activation);
+    const pc = hwid();
+    const first = await validate({ key, hwid: pc, nonce: nonce() });
+    expect(first.json).toMatchObject({ code: "VALID", licence: { plan: "daily", activatedAt: new Date(activation).toISOString(), expiresAt: new Date(activation + DAY).toISOString() } });
+    vi.setSystemTime(activation + DAY - 60_000);
+    const late = await validate({ key, hwid: pc, nonce: nonce() });
+    expect(late.json).toMatchObject({ code: "VALID", ttl: 60 });
+    vi.setSystemTime(activation + DAY);
+    expect((await validate({ key, hwid: pc, nonce: nonce() })).json).toMatchObject({ valid: false, code: "EXPIRED", ttl: 0 });
+  });
+
+  it("keeps a lifetime key without an expiry and lets the client trust it for an hour", async () => {
+    const { key } = await boughtKey("Default Title");
+    const { json } = await validate({ key, hwid: hwid(), nonce: nonce() });
+    expect(json).toMatchObject({ code: "VALID", ttl: 3600, licence: { plan: "lifetime", expiresAt: null } });
+  });
+
+  it("only looks when asked not to activate: a new key answers NOT_ACTIVATED and stays free", async () => {
+    const { key } = await boughtKey();
+    const peek = await validate({ key, hwid: hwid(), nonce: nonce(), activate: false });
+    expect(peek.json).toMatchObject({ valid: false, code: "NOT_ACTIVATED", licence: { activatedAt: null, expiresAt: null } });
+    expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.hwid).toBeNull();
+  });
+
+  it("answers REVOKED once the order is refunded, and for every key of a cancelled order", async () => {
+    const refunded = await boughtKey();
+    const pc = hwid();
+    expect((await validate({ key: refunded.key, hwid: pc, nonce: nonce() })).json.code).toBe("VALID");
+    await deliver("refunds/create", { id: nextId(), order_id: refunded.orderId, refund_line_items: [{ line_item_id: refunded.lineId, quantity: 1 }] });
+    expect((await validate({ key: refunded.key, hwid: pc, nonce: nonce() })).json).toMatchObject({ valid: false, code: "REVOKED" });
+
+    const cancelled = await boughtKey();
+    await deliver("orders/cancelled", { ...cancelled.order, cancelled_at: new Date().toISOString() });
+    expect((await validate({ key: cancelled.key, hwid: hwid(), nonce: nonce() })).json.code).toBe("REVOKED");
+    // A revoked key never binds a PC.
+    expect((await db.select().from(licences).where(eq(licences.key, cancelled.key)).get())?.hwid).toBeNull();
+  });
+
+  it("answers BANNED for a banned key and for any key on a banned PC, before anything else", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    await validate({ key, hwid: pc, nonce: nonce() });
+    await db.update(licences).set({ bannedAt: Date.now(), banReason: "chargeback" }).where(eq(licences.key, key));
+    expect((await validate({ key, hwid: pc, nonce: nonce() })).json).toMatchObject({ valid: false, code: "BANNED" });
+
+    const other = await boughtKey();
+    const banned = hwid();
+    await db.insert(bannedHwids).values({ hwid: banned, reason: "cheating in ranked", bannedAt: Date.now() });
+    expect((await validate({ key: other.key, hwid: banned, nonce: nonce() })).json.code).toBe("BANNED");
+    // The banned PC did not take the key: another PC still can.
+    expect((await validate({ key: other.key, hwid: hwid(), nonce: nonce() })).json.code).toBe("VALID");
+  });
+
+  it("validates a reseller's generated key like a sold one, and marks it used on activation", async () => {
+    const { account, generated } = await resellerKey();
+    const { json } = await validate({ key: generated.keyCode, hwid: hwid(), nonce: nonce() });
+    expect(json).toMatchObject({ valid: true, code: "VALID", licence: { product: "Vertex Rust", plan: "weekly" } });
+    expect(Date.parse(json.licence.expiresAt) - Date.parse(json.licence.activatedAt)).toBe(7 * DAY);
+    expect((await db.select().from(resellerKeys).where(eq(resellerKeys.id, generated.id)).get())?.status).toBe("used");
+    const owned = await db.select().from(licences).where(eq(licences.resellerKeyId, generated.id)).get();
+    expect(owned?.ownerEmail).toBe(account.email);
+  });
+
+  it("validates a crypto order's key like a Shopify one", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    const opened = await call("/api/crypto-orders", { form: { intent: "open", variantId: "gid://shopify/ProductVariant/4710000000001" }, cookie });
+    const { order } = (await opened.json()) as { order: { orderNumber: string } };
+    await call("/dashboard/crypto-tracker", { form: { orderNumber: order.orderNumber, transactionId: transactionId() }, cookie });
+    const row = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.orderNumber)).get();
+    const typed = `TYPED-${unique("k").toUpperCase()}`;
+    const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
+    const fulfilled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "fulfil", orderId: row!.id, source: "manual", code: typed }, cookie: admin });
+    expect(fulfilled.status).toBe(200);
+    const { json } = await validate({ key: typed, hwid: hwid(), nonce: nonce() });
+    expect(json).toMatchObject({ valid: true, licence: { product: "Vertex Rust", plan: "weekly" } });
+    const subscription = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get();
+    expect(subscription?.expiryDate).toBe(Date.parse(json.licence.expiresAt));
+  });
+
+  it("refuses to stock a code that is already a reseller's key, so one key never names two licences", async () => {
+    const key = (await resellerKey()).generated.keyCode;
+    const variant = `gid://shopify/ProductVariant/${nextId()}`;
+    const result = await addCodes(db, { id: variant, title: "Vertex Rust - 1 Week" }, `${key}\nFRESH-${nextId()}`);
+    expect(result).toMatchObject({ ok: true, value: { added: 1, alreadyStored: 1 } });
+    expect(await db.select().from(productCodes).where(and(eq(productCodes.variantId, variant), eq(productCodes.code, key)))).toHaveLength(0);
+  });
+});
+
+describe("licence answers are signed", () => {
+  it("publishes the Ed25519 public key, and its signature over the exact body verifies", async () => {
+    const response = await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`);
+    const published = (await response.json()) as { alg: string; publicKey: string };
+    expect(published.alg).toBe("Ed25519");
+    const raw = Uint8Array.from(atob(published.publicKey), (c) => c.charCodeAt(0));
+    expect(raw).toHaveLength(32);
+    const key = await crypto.subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
+
+    const { key: licenceKey } = await boughtKey();
+    const { response: answer, text } = await validate({ key: licenceKey, hwid: hwid(), nonce: nonce() });
+    const signature = Uint8Array.from(atob(answer.headers.get("Licence-Signature")!), (c) => c.charCodeAt(0));
+    const body = new TextEncoder().encode(text);
+    expect(await crypto.subtle.verify({ name: "Ed25519" }, key, signature, body)).toBe(true);
+    const tampered = new TextEncoder().encode(text.replace('"valid":true', '"valid":false'));
+    expect(tampered).not.toEqual(body);
+    expect(await crypto.subtle.verify({ name: "Ed25519" }, key, signature, tampered)).toBe(false);
+  });
+
+  it("the reference client accepts a genuine answer, caches it for its ttl, and rejects a tampered one", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    const genuine = await client();
+    const first = await genuine.validate(key, pc);
+    expect(first).toMatchObject({ valid: true, code: "VALID", ttl: 3600 });
+    // Within the ttl the answer comes from the cache, even after the key is banned.
+    await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
+    expect(await genuine.validate(key, pc)).toBe(first);
+
+    const forged = await client((body) => body.replace('"code":"BANNED"', '"code":"VALID"').replace('"valid":false', '"valid":true'));
+    await expect(forged.validate(key, pc)).rejects.toThrow(LicenceCheckError);
+    expect((await (await client()).validate(key, pc)).code).toBe("BANNED");
+  });
+
+  it("the reference client rejects a genuine answer to another request (a replay)", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    const recorded = await validate({ key, hwid: pc, nonce: nonce() });
+    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
+    const replaying = new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, fetch: async () => new Response(recorded.text, { headers: recorded.response.headers }) });
+    await expect(replaying.validate(key, pc)).rejects.toThrow("not for this request");
+  });
+});
+
+describe("licence API limits and contract", () => {
+  it("limits calls per key to 60 a minute, with Retry-After", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) {
+      const { response, json } = await validate({ key, hwid: pc, nonce: nonce() }, `192.0.2.${i}`);
+      statuses.push(response.status);
+      if (response.status === 429) {
+        expect(response.headers.get("Retry-After")).toBe("60");
+        expect(json).toMatchObject({ error: { code: "RATE_LIMITED" } });
+      }
+    }
+    expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
+    expect(statuses[60]).toBe(429);
+  });
+
+  it("limits calls per client address to 300 a minute, whatever the keys", async () => {
+    const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
+    let limited: Response | undefined;
+    for (let i = 0; i < 301 && !limited; i++) {
+      const { response } = await validate({ key: `UNKNOWN-${i}`, hwid: hwid(), nonce: nonce() }, ip);
+      if (response.status === 429) limited = response;
+    }
+    expect(limited?.headers.get("Retry-After")).toBe("60");
+    // Another address is not affected.
+    expect((await validate({ key: "UNKNOWN-X", hwid: hwid(), nonce: nonce() })).response.status).toBe(200);
+  });
+
+  it("refuses a body over 64 KB with 413, and a GET with 405", async () => {
+    const { response } = await validate({ key: "K".repeat(10), hwid: hwid(), nonce: nonce(), padding: "x".repeat(70_000) });
+    expect(response.status).toBe(413);
+    const get = await exports.default.fetch(`${ORIGIN}/api/v1/licences/validate`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get("Allow")).toBe("POST");
+  });
+
+  it("needs no session and sets no cookie, even when a signed-in browser calls it from another site", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    const response = await exports.default.fetch(
+      new Request(`${ORIGIN}/api/v1/licences/validate`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Cookie: cookie, Origin: "https://elsewhere.example", "CF-Connecting-IP": "203.0.113.77" },
+        body: JSON.stringify({ key: "NOPE", hwid: hwid(), nonce: nonce() }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.getSetCookie()).toEqual([]);
+    expect(response.headers.get("Cache-Control")).toBe("no-store");
+  });
+
+  it("publishes an OpenAPI 3.1 document naming every answer code", async () => {
+    const doc = (await (await exports.default.fetch(`${ORIGIN}/api/v1/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: { Validation: { properties: { code: { enum: string[] } } } } };
+    };
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toEqual(["/licences/validate", "/licences/signing-key"]);
+    expect(doc.components.schemas.Validation.properties.code.enum).toEqual(["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "REVOKED", "BANNED", "HWID_MISMATCH"]);
   });
 });
