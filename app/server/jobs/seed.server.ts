@@ -43,7 +43,8 @@ export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): 
       Array.from({ length: 5 }, (_, i) => ({
         variantId: variant.id,
         variantTitle: `${product.title} - ${variant.title}`,
-        code: `DEMO-${product.handle.toUpperCase().slice(0, 6)}-${v + 1}${String(i + 1).padStart(3, "0")}`,
+        // Unique across the shop: a code is a licence key.
+        code: `DEMO-${product.handle.toUpperCase()}-${v + 1}${String(i + 1).padStart(3, "0")}`,
         createdAt: now,
       })),
     ),
