@@ -48,6 +48,14 @@ CREATE UNIQUE INDEX `licences_product_code` ON `licences` (`product_code_id`);--
 CREATE UNIQUE INDEX `licences_reseller_key` ON `licences` (`reseller_key_id`);--> statement-breakpoint
 CREATE INDEX `licences_owner` ON `licences` (lower("owner_email"));--> statement-breakpoint
 CREATE INDEX `licences_hwid` ON `licences` (`hwid`);--> statement-breakpoint
+-- A code is now unique across variants (it is a licence key). Copies in stock that repeat a code
+-- sold or stocked earlier under another variant are dropped first; earlier versions of the demo
+-- data stocked such copies. Two sold copies cannot be resolved here: the index below then stops
+-- the migration (decision 030 shows how to find them).
+DELETE FROM `product_codes` WHERE `is_used` = 0 AND EXISTS (
+  SELECT 1 FROM `product_codes` AS `other`
+  WHERE `other`.`code` = `product_codes`.`code` AND `other`.`id` <> `product_codes`.`id` AND (`other`.`is_used` = 1 OR `other`.`id` < `product_codes`.`id`)
+);--> statement-breakpoint
 DROP INDEX `product_codes_variant_code`;--> statement-breakpoint
 CREATE UNIQUE INDEX `product_codes_code` ON `product_codes` (`code`);--> statement-breakpoint
 -- Keys sold before licences existed become licences on the terms they were sold on: their clock
