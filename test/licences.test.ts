@@ -212,21 +212,36 @@ describe("licence validation: the rules", () => {
     expect(owned?.ownerEmail).toBe(account.email);
   });
 
-  it("validates a crypto order's key like a Shopify one", async () => {
+  /** A weekly crypto order a member opened and says they paid, with the admin who fulfils it. */
+  async function paidCryptoOrder() {
     const account = await createAccount();
     const cookie = await signIn(account, unique("ip"));
     const opened = await call("/api/crypto-orders", { form: { intent: "open", variantId: "gid://shopify/ProductVariant/4710000000001" }, cookie });
     const { order } = (await opened.json()) as { order: { orderNumber: string } };
     await call("/dashboard/crypto-tracker", { form: { orderNumber: order.orderNumber, transactionId: transactionId() }, cookie });
     const row = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.orderNumber)).get();
-    const typed = `TYPED-${unique("k").toUpperCase()}`;
     const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
-    const fulfilled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "fulfil", orderId: row!.id, source: "manual", code: typed }, cookie: admin });
-    expect(fulfilled.status).toBe(200);
+    const fulfil = (code: string) => call("/dashboard/manage-codes/crypto-orders", { form: { intent: "fulfil", orderId: row!.id, source: "manual", code }, cookie: admin });
+    return { account, fulfil };
+  }
+
+  it("validates a crypto order's key like a Shopify one", async () => {
+    const { account, fulfil } = await paidCryptoOrder();
+    const typed = `TYPED-${unique("k").toUpperCase()}`;
+    expect((await fulfil(typed)).status).toBe(200);
     const { json } = await validate({ key: typed, hwid: hwid(), nonce: nonce() });
     expect(json).toMatchObject({ valid: true, licence: { product: "Vertex Rust", plan: "weekly" } });
     const subscription = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get();
     expect(subscription?.expiryDate).toBe(Date.parse(json.licence.expiresAt));
+  });
+
+  it("refuses to fulfil a crypto order with a code that is already a reseller's key", async () => {
+    const { generated } = await resellerKey();
+    const { account, fulfil } = await paidCryptoOrder();
+    const refused = await fulfil(generated.keyCode);
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain("This code has already been sold");
+    expect(await db.select().from(licences).where(eq(licences.ownerEmail, account.email))).toHaveLength(0);
   });
 
   it("refuses to stock a code that is already a reseller's key, so one key never names two licences", async () => {

@@ -11,7 +11,7 @@ import { assignCode, releaseCode } from "../fulfilment/stock.server";
 import { randomString } from "../platform/tokens.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
 import type { MailingDeps } from "../platform/mail.server";
-import { cryptoOrders, productCodes } from "../platform/db/schema.server";
+import { cryptoOrders, licences, productCodes } from "../platform/db/schema.server";
 import { mailCryptoKey } from "../fulfilment/buyer-emails.server";
 import { recordSale } from "../fulfilment/licences.server";
 
@@ -178,6 +178,10 @@ export async function fulfilCryptoOrder(deps: MailingDeps, admin: Viewer, input:
       if (assignment.kind === "existing") claimed = "earlier";
       key = assignment.code;
     } else {
+      // A code is a licence key: one that already names a licence (a reseller's key) is taken.
+      if (await db.select({ id: licences.id }).from(licences).where(eq(licences.key, input.code)).get()) {
+        return fail("conflict", "This code has already been sold", { field: "code" });
+      }
       // A typed code from stock is marked sold; a code we never stocked is recorded as sold.
       const stocked = await db
         .update(productCodes)
