@@ -1,14 +1,17 @@
 // Reference client for the licence API (see licence-api.md). Plain TypeScript over web standards
 // (fetch, Web Crypto's Ed25519, TextEncoder), so it runs as-is in Node 22+, Deno, Bun and browsers.
 // Copy it into your program. It trusts an answer only if the shop's Ed25519 signature over the exact
-// body bytes verifies and the answer echoes the nonce sent with this call; a VALID answer is then
-// kept for its `ttl`, so the program keeps working offline for that long.
+// body bytes verifies and the answer names the nonce, key and PC of this very call (and, if the
+// program says which product it is, that product); a VALID answer is then kept for its `ttl`, so
+// the program keeps working offline for that long.
 
 export type LicenceCode = "VALID" | "NOT_FOUND" | "NOT_ACTIVATED" | "EXPIRED" | "REVOKED" | "BANNED" | "HWID_MISMATCH";
 
 export interface LicenceAnswer {
   valid: boolean;
   code: LicenceCode;
+  key: string;
+  hwid: string;
   nonce: string;
   issuedAt: string;
   ttl: number;
@@ -20,6 +23,8 @@ export interface LicenceClientOptions {
   baseUrl: string;
   /** The shop's public key (base64, from GET /api/v1/licences/signing-key), built into the program. */
   publicKey: string;
+  /** This program's product, as the shop names it ("Vertex Rust"): keys for other products are refused. */
+  product?: string;
   /** For tests and unusual runtimes; defaults to the global fetch. */
   fetch?: (request: Request) => Promise<Response>;
   /** Milliseconds since the epoch; defaults to Date.now. */
@@ -87,8 +92,14 @@ export class LicenceClient {
     }
     if (!genuine) throw new LicenceCheckError("The answer's signature does not verify");
     const answer = JSON.parse(new TextDecoder().decode(body)) as LicenceAnswer;
-    // A signed answer to someone else's question (a replay) carries their nonce, not ours.
-    if (answer.nonce !== nonce) throw new LicenceCheckError("The answer is not for this request");
+    // A genuine answer to another question (replayed, or asked about another key or PC by a proxy
+    // that kept our nonce) names what it was asked; it must be exactly what we asked.
+    if (answer.nonce !== nonce || answer.key !== key || answer.hwid !== hwid) {
+      throw new LicenceCheckError("The answer is not for this request");
+    }
+    if (answer.valid && this.options.product !== undefined && answer.licence?.product !== this.options.product) {
+      throw new LicenceCheckError("The key is for another product");
+    }
 
     if (answer.valid && answer.ttl > 0) this.cache.set(cacheKey, { answer, until: this.now() + answer.ttl * 1000 });
     return answer;

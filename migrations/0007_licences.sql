@@ -59,18 +59,22 @@ DELETE FROM `product_codes` WHERE `is_used` = 0 AND EXISTS (
 DROP INDEX `product_codes_variant_code`;--> statement-breakpoint
 CREATE UNIQUE INDEX `product_codes_code` ON `product_codes` (`code`);--> statement-breakpoint
 -- Keys sold before licences existed become licences on the terms they were sold on: their clock
--- started at the sale (as their subscriptions say); the first validation binds the PC. The plan
--- is read from the variant title the way the shop reads it (24 h / hour / 1 day / daily, then
--- week or 7, then month or 30, else lifetime).
+-- started at the sale (their subscriptions' expiry, where they have one); the first validation
+-- binds the PC. The plan is read from the variant title as closely as SQL can follow the shop's
+-- patterns (24 h / hour / 1 day / daily, then week or 7, then month or 30, else lifetime).
 INSERT INTO `licences` (`key`, `product`, `plan`, `owner_email`, `product_code_id`, `order_id`, `created_at`, `activated_at`, `expires_at`, `revoked_at`)
 SELECT `code`, `product`, `plan`, `email`, `id`, `order_id`, `sold_at`, `sold_at`,
-  `sold_at` + CASE `plan` WHEN 'daily' THEN 86400000 WHEN 'weekly' THEN 604800000 WHEN 'monthly' THEN 2592000000 END,
+  -- The expiry its subscription already shows, where there is one.
+  coalesce(
+    (SELECT `expiry_date` FROM `user_subscriptions` s WHERE s.`product_code_id` = `id`),
+    `sold_at` + CASE `plan` WHEN 'daily' THEN 86400000 WHEN 'weekly' THEN 604800000 WHEN 'monthly' THEN 2592000000 END
+  ),
   `revoked_at`
 FROM (
   SELECT `id`, `code`, `order_id`, `revoked_at`, coalesce(`customer_email`, '') AS `email`, coalesce(`used_at`, `created_at`) AS `sold_at`,
     CASE WHEN instr(`variant_title`, ' - ') > 0 THEN substr(`variant_title`, 1, instr(`variant_title`, ' - ') - 1) ELSE `variant_title` END AS `product`,
     CASE
-      WHEN `variant` LIKE '%24%h%' OR `variant` LIKE '%hour%' OR `variant` LIKE '%1 day%' OR `variant` LIKE '%daily%' THEN 'daily'
+      WHEN `variant` LIKE '%24h%' OR `variant` LIKE '%24 h%' OR `variant` LIKE '%hour%' OR `variant` = '1 day' OR `variant` LIKE '1 day%' OR `variant` LIKE '% 1 day%' OR `variant` LIKE '%daily%' THEN 'daily'
       WHEN `variant` LIKE '%week%' OR `variant` LIKE '%7%' THEN 'weekly'
       WHEN `variant` LIKE '%month%' OR `variant` LIKE '%30%' THEN 'monthly'
       ELSE 'lifetime'

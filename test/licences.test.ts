@@ -85,7 +85,7 @@ describe("licence validation", () => {
     const sent = nonce();
     const first = await validate({ key, hwid: pc, nonce: sent });
     expect(first.response.status).toBe(200);
-    expect(first.json).toMatchObject({ valid: true, code: "VALID", nonce: sent, licence: { product: "Vertex Rust", plan: "weekly" } });
+    expect(first.json).toMatchObject({ valid: true, code: "VALID", key, hwid: pc, nonce: sent, licence: { product: "Vertex Rust", plan: "weekly" } });
     const { activatedAt, expiresAt } = first.json.licence;
     expect(Date.parse(expiresAt) - Date.parse(activatedAt)).toBe(7 * 24 * 3600 * 1000);
     expect(first.response.headers.get("Licence-Signature")).toBeTruthy();
@@ -93,7 +93,8 @@ describe("licence validation", () => {
     const again = await validate({ key, hwid: pc, nonce: nonce() });
     expect(again.json).toMatchObject({ code: "VALID", licence: { activatedAt, expiresAt } });
     const other = await validate({ key, hwid: hwid(), nonce: nonce() });
-    expect(other.json).toMatchObject({ valid: false, code: "HWID_MISMATCH" });
+    // Another PC learns nothing of the licence's terms.
+    expect(other.json).toMatchObject({ valid: false, code: "HWID_MISMATCH", licence: null });
     const row = await db.select().from(licences).where(eq(licences.key, key)).get();
     expect(row?.hwid).toBe(pc);
   });
@@ -185,6 +186,32 @@ describe("licence validation: the rules", () => {
     expect((await validate({ key: cancelled.key, hwid: hwid(), nonce: nonce() })).json.code).toBe("REVOKED");
     // A revoked key never binds a PC.
     expect((await db.select().from(licences).where(eq(licences.key, cancelled.key)).get())?.hwid).toBeNull();
+  });
+
+  it("answers REVOKED for a key refunded before its licence was written", async () => {
+    const account = await createAccount();
+    const bought = await boughtKey("1 Week", account.email);
+    // As if the run that handed the key out stopped right after claiming it.
+    await db.delete(licences).where(eq(licences.key, bought.key));
+    await db.delete(userSubscriptions).where(eq(userSubscriptions.userId, account.id));
+    await deliver("refunds/create", { id: nextId(), order_id: bought.orderId, refund_line_items: [{ line_item_id: bought.lineId, quantity: 1 }] });
+    // Shopify delivers orders/paid again; the retry finishes the sale, revoked as the code is.
+    await deliver("orders/paid", bought.order);
+    expect((await db.select().from(licences).where(eq(licences.key, bought.key)).get())?.revokedAt).not.toBeNull();
+    expect((await validate({ key: bought.key, hwid: hwid(), nonce: nonce() })).json.code).toBe("REVOKED");
+    expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get())?.status).toBe("revoked");
+  });
+
+  it("records the bound PC's last check (time and place), and not another PC's", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    await validate({ key, hwid: pc, nonce: nonce() });
+    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckAt).not.toBeNull());
+    const recorded = (await db.select().from(licences).where(eq(licences.key, key)).get())!.lastCheckAt;
+    await db.update(licences).set({ lastCheckAt: recorded! - 120_000 }).where(eq(licences.key, key));
+    await validate({ key, hwid: hwid(), nonce: nonce() });
+    await validate({ key, hwid: pc, nonce: nonce() });
+    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckAt).toBeGreaterThan(recorded! - 120_000));
   });
 
   it("answers BANNED for a banned key and for any key on a banned PC, before anything else", async () => {
@@ -287,6 +314,35 @@ describe("licence answers are signed", () => {
     expect((await (await client()).validate(key, pc)).code).toBe("BANNED");
   });
 
+  it("the reference client rejects a genuine answer about another key or PC, even with its own nonce", async () => {
+    const licensed = await boughtKey();
+    const licensedPc = hwid();
+    await validate({ key: licensed.key, hwid: licensedPc, nonce: nonce() });
+    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
+    // A proxy the user controls keeps the program's nonce but asks about a licensed key and PC.
+    const swapping = new LicenceClient({
+      baseUrl: ORIGIN,
+      publicKey: published.publicKey,
+      fetch: async (request) => {
+        const asked = (await request.json()) as { nonce: string };
+        return exports.default.fetch(
+          new Request(request.url, { method: "POST", headers: { "CF-Connecting-IP": "198.18.0.9" }, body: JSON.stringify({ key: licensed.key, hwid: licensedPc, nonce: asked.nonce }) }),
+        );
+      },
+    });
+    await expect(swapping.validate("UNLICENSED-KEY", hwid())).rejects.toThrow("not for this request");
+    await expect(swapping.validate(licensed.key, hwid())).rejects.toThrow("not for this request");
+  });
+
+  it("the reference client refuses a key for another product when told which product it is", async () => {
+    const { key } = await boughtKey();
+    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
+    const fetchWorker = (request: Request) => exports.default.fetch(request);
+    const pc = hwid();
+    await expect(new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, product: "Vertex Apex", fetch: fetchWorker }).validate(key, pc)).rejects.toThrow("another product");
+    expect((await new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, product: "Vertex Rust", fetch: fetchWorker }).validate(key, pc)).valid).toBe(true);
+  });
+
   it("the reference client rejects a genuine answer to another request (a replay)", async () => {
     const { key } = await boughtKey();
     const pc = hwid();
@@ -314,14 +370,18 @@ describe("licence API limits and contract", () => {
     expect(statuses[60]).toBe(429);
   });
 
-  it("limits calls per client address to 300 a minute, whatever the keys", async () => {
-    const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
-    let limited: Response | undefined;
-    for (let i = 0; i < 301 && !limited; i++) {
+  it("limits calls per client address to 300 a minute, whatever the keys, counting an IPv6 /64 as one client", async () => {
+    const network = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:7`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 301; i++) {
+      // Addresses of one /64, written in full and compressed.
+      const ip = i % 2 === 0 ? `${network}:0:0:0:${i.toString(16)}` : `${network}::${i.toString(16)}`;
       const { response } = await validate({ key: `UNKNOWN-${i}`, hwid: hwid(), nonce: nonce() }, ip);
-      if (response.status === 429) limited = response;
+      statuses.push(response.status);
+      if (response.status === 429) expect(response.headers.get("Retry-After")).toBe("60");
     }
-    expect(limited?.headers.get("Retry-After")).toBe("60");
+    expect(statuses.slice(0, 300).every((s) => s === 200)).toBe(true);
+    expect(statuses[300]).toBe(429);
     // Another address is not affected.
     expect((await validate({ key: "UNKNOWN-X", hwid: hwid(), nonce: nonce() })).response.status).toBe(200);
   });

@@ -33,13 +33,31 @@ function error(problem: ApiProblem): Response {
   return Response.json({ error: { code: ERROR_CODES[code], message, ...(field ? { field } : {}) } }, { status: ERROR_STATUS[code], headers });
 }
 
+/**
+ * What the per-client limit counts: an IPv4 address, or an IPv6 address's /64 (one subscriber's
+ * network, which hands its holder more addresses than any limit could count one by one).
+ */
+function clientNetwork(address: string): string {
+  if (!address.includes(":")) return address;
+  const [head = "", tail] = address.split("::");
+  const groups = head ? head.split(":") : [];
+  if (tail !== undefined) {
+    const rest = tail ? tail.split(":") : [];
+    groups.push(...Array<string>(Math.max(0, 8 - groups.length - rest.length)).fill("0"), ...rest);
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((group) => (Number.parseInt(group, 16) || 0).toString(16))
+    .join(":")}::/64`;
+}
+
 const rateLimited = () => error({ code: "rate-limited", message: "Too many requests; try again in a minute" });
 
 export const api = new Hono<{ Bindings: Env }>();
 
 api.post(`${API_PREFIX}licences/validate`, async (c) => {
   const request = c.req.raw;
-  if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientAddress(request) })).success) return rateLimited();
+  if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientNetwork(clientAddress(request)) })).success) return rateLimited();
   const body = await readJson(request);
   if (!body.ok) return error({ ...body.problem, code: body.problem.code === "too-large" ? "too-large" : "invalid", message: "The body must be a JSON object of at most 64 KB" });
   const input = checkForm(validateLicenceSchema, body.value);
@@ -50,7 +68,7 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
 
   const answer = await validateLicence(database(c.env.DB), input.value, {
     place: placeOf(request),
-    recordCheck: (write) => c.executionCtx.waitUntil(write),
+    recordCheck: (write) => c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
   });
   const bytes = new TextEncoder().encode(JSON.stringify(answer));
   return new Response(bytes, {
@@ -69,5 +87,11 @@ api.get(`${API_PREFIX}licences/signing-key`, async (c) => {
 });
 
 api.get(`${API_PREFIX}openapi.json`, (c) => Response.json(openApiDocument(new URL(c.req.url).origin), { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } }));
+
+// Whatever breaks on our side (D1 down, a binding missing) still answers in the API's error shape.
+api.onError((failure) => {
+  console.error("Licence API failed", failure);
+  return error({ code: "unavailable", message: "Licence checks are not available right now" });
+});
 
 api.all("*", () => Response.json({ error: { code: "NOT_FOUND", message: "No such endpoint" } }, { status: 404, headers: HEADERS }));

@@ -33,7 +33,7 @@ export function openApiDocument(origin: string) {
       title: "Licence API",
       version: "1.0.0",
       description:
-        "Checks a licence key for the shop's program. Answers are signed with Ed25519: verify the `Licence-Signature` header over the exact body bytes with the public key from `/licences/signing-key` (pinned in your program), and check that `nonce` is the one you sent.\n\n" +
+        "Checks a licence key for the shop's program. Answers are signed with Ed25519: verify the `Licence-Signature` header over the exact body bytes with the public key from `/licences/signing-key` (pinned in your program), then check that `nonce`, `key` and `hwid` are the ones you sent.\n\n" +
         "Limits: 300 calls per minute per client address and 60 per minute per key; more answer 429 with `Retry-After`. Bodies are at most 64 KB.",
     },
     servers: [{ url: `${origin}/api/v1` }],
@@ -104,10 +104,12 @@ export function openApiDocument(origin: string) {
         Error: errorBody,
         Validation: {
           type: "object",
-          required: ["valid", "code", "nonce", "issuedAt", "ttl", "licence"],
+          required: ["valid", "code", "key", "hwid", "nonce", "issuedAt", "ttl", "licence"],
           properties: {
             valid: { type: "boolean", description: "True exactly when code is VALID." },
             code: { type: "string", enum: LICENCE_CODES },
+            key: { type: "string", description: "The request's key: check it, so an answer about another key cannot pass for yours." },
+            hwid: { type: "string", description: "The request's hwid, likewise." },
             nonce: { type: "string", description: "The request's nonce." },
             issuedAt: { type: "string", format: "date-time" },
             ttl: { type: "integer", minimum: 0, maximum: OFFLINE_TTL_SECONDS, description: "Seconds the client may trust this answer offline (0 unless VALID; never past expiresAt)." },
@@ -125,7 +127,7 @@ export function openApiDocument(origin: string) {
                   },
                 },
               ],
-              description: "null for NOT_FOUND.",
+              description: "The key's terms; null for NOT_FOUND, HWID_MISMATCH and BANNED.",
             },
           },
         },

@@ -27,6 +27,8 @@ export type ValidateLicenceInput = v.InferOutput<typeof validateLicenceSchema>;
 
 const text = () => v.optional(v.string(), "");
 const licenceId = v.pipe(text(), v.regex(/^\d{1,15}$/, "Unknown key"), v.transform(Number));
+// Not trimmed: a hardware id is matched exactly as the loader sends it, spaces included.
+const hwid = v.pipe(text(), v.nonEmpty("Unknown hardware id"), v.maxLength(256, "Unknown hardware id"));
 const reason = v.pipe(text(), v.trim(), v.nonEmpty("Please give a reason"), v.maxLength(200, "Keep the reason under 200 characters"));
 
 /** A member (or an admin) frees a key's PC so the next validation binds a new one. */
@@ -37,7 +39,7 @@ export const licenceAdminSchema = v.variant("intent", [
   resetHwidSchema,
   v.object({ intent: v.literal("ban-key"), licenceId, reason }),
   v.object({ intent: v.literal("unban-key"), licenceId }),
-  v.object({ intent: v.literal("ban-hwid"), hwid: v.pipe(text(), v.trim(), v.nonEmpty("Unknown hardware id"), v.maxLength(256)), reason }),
-  v.object({ intent: v.literal("unban-hwid"), hwid: v.pipe(text(), v.trim(), v.nonEmpty("Unknown hardware id"), v.maxLength(256)) }),
+  v.object({ intent: v.literal("ban-hwid"), hwid, reason }),
+  v.object({ intent: v.literal("unban-hwid"), hwid }),
 ]);
 export type LicenceAdminInput = v.InferOutput<typeof licenceAdminSchema>;

@@ -34,8 +34,11 @@ export async function recordSale(db: Db, buyer: { email: string; userId?: string
       productCodeId: sale.codeId,
       orderId: sale.orderId,
       createdAt: sale.purchasedAt,
+      // A refund or cancellation may have revoked the code before its licence was written.
+      revokedAt: sql`(select ${productCodes.revokedAt} from ${productCodes} where ${productCodes.id} = ${sale.codeId})`,
     })
-    .onConflictDoNothing();
+    // Recording the same sale again changes nothing; a key that names another licence is an error.
+    .onConflictDoNothing({ target: licences.productCodeId });
   if (buyer.userId) await subscribeUser(db, buyer.userId, sale);
   else await subscribeBuyer(db, buyer.email, sale);
 }

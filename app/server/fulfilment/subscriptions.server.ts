@@ -47,7 +47,8 @@ export async function subscribeUser(db: Db, userId: string, source: Subscription
     .values({
       id: crypto.randomUUID(),
       userId,
-      status: "active",
+      // A refund or cancellation may have revoked the key before its subscription was written.
+      status: sql`case when exists (select 1 from ${productCodes} where ${productCodes.id} = ${source.codeId} and ${productCodes.revokedAt} is not null) then 'revoked' else 'active' end`,
       productTitle: source.productTitle,
       variantTitle: source.variantTitle,
       priceAmount: source.priceAmount,

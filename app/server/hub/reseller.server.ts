@@ -1,6 +1,6 @@
 // Resellers buy keys in bulk from their balance, at the plan's price less their discount. Keys are
 // generated on the server from the CSPRNG; paying for them and creating them (with their licences,
-// owned by the reseller until the loader activates them on a customer's PC) is one D1 batch (a
+// which stay the reseller's to look after: they reset their customers' PCs) is one D1 batch (a
 // transaction), and the balance cannot go below zero (a CHECK constraint), so two generations at
 // once can never overspend.
 import { count, desc, eq, sql } from "drizzle-orm";

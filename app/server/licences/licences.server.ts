@@ -88,7 +88,8 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
   };
 }
 
-const ownedBy = (viewer: Viewer) => sql`lower(${licences.ownerEmail}) = ${viewer.email.toLowerCase()}`;
+// Both sides folded by SQLite, so the comparison is the one the index on lower(owner_email) serves.
+const ownedBy = (viewer: Viewer) => sql`lower(${licences.ownerEmail}) = lower(${viewer.email})`;
 
 /** The member's licences (bought with their e-mail, or generated in their reseller panel), by key. */
 export async function licencesOf(db: Db, viewer: Viewer, cooldownMs: number, now = Date.now()): Promise<Map<string, LicenceView>> {
@@ -119,7 +120,7 @@ async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actor: Vie
   const [freed] = await db.batch([
     db
       .update(licences)
-      .set(by === "owner" ? { hwid: null, lastOwnerResetAt: now } : { hwid: null })
+      .set(by === "owner" ? { hwid: null, lastResetAt: now, lastOwnerResetAt: now } : { hwid: null, lastResetAt: now })
       .where(and(eq(licences.id, row.id), eq(licences.hwid, row.hwid ?? ""), extra))
       .returning({ id: licences.id }),
     db.insert(licenceResets).select(
@@ -134,7 +135,8 @@ async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actor: Vie
           resetAt: sql<number>`${now}`.as("reset_at"),
         })
         .from(licences)
-        .where(and(eq(licences.id, row.id), isNull(licences.hwid), by === "owner" ? eq(licences.lastOwnerResetAt, now) : undefined)),
+        // Only if the update above freed the PC just now (a stale second click frees nothing).
+        .where(and(eq(licences.id, row.id), isNull(licences.hwid), eq(licences.lastResetAt, now))),
     ),
   ]);
   return freed.length === 1;

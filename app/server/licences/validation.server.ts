@@ -15,12 +15,16 @@ export type LicenceCode = (typeof LICENCE_CODES)[number];
 
 /** How long a loader may trust a VALID answer without asking again (never past the expiry). */
 export const OFFLINE_TTL_SECONDS = 3600;
-// The last check's time and place are written at most once a minute per key (unless it moves).
+// The bound PC's last check (time and place) is written at most once a minute per key.
 const CHECK_RECORD_INTERVAL_MS = 60_000;
 
 export interface LicenceAnswer {
   valid: boolean;
   code: LicenceCode;
+  // What was asked, inside the signed body: an answer about another key or PC (a proxy swapping
+  // them while keeping the program's nonce) does not pass for this one.
+  key: string;
+  hwid: string;
   nonce: string;
   issuedAt: string;
   ttl: number;
@@ -81,8 +85,8 @@ async function bind(db: Db, row: LicenceRow, hwid: string, now: number): Promise
 }
 
 /**
- * The answer for one validation call. `recordCheck` receives the write that notes the check's time
- * and place, for the caller to run after answering (it is skipped when the last one is recent).
+ * The answer for one validation call. `recordCheck` receives the write that notes a valid check's
+ * time and place, for the caller to let finish after answering (none when the last one is recent).
  */
 export async function validateLicence(
   db: Db,
@@ -98,17 +102,23 @@ export async function validateLicence(
   }
   if (code === "bind") code = "HWID_MISMATCH";
 
-  if (row && (row.lastCheckAt === null || now - row.lastCheckAt >= CHECK_RECORD_INTERVAL_MS || row.lastCheckPlace !== place)) {
-    recordCheck(db.update(licences).set({ lastCheckAt: now, lastCheckPlace: place }).where(eq(licences.id, row.id)));
-  }
   const valid = code === "VALID";
+  // Only the bound PC's checks are the owner's to see: anyone who knows a key can make it answer
+  // HWID_MISMATCH, and must not be able to overwrite the last check with their own time and place.
+  if (valid && row && (row.lastCheckAt === null || now - row.lastCheckAt >= CHECK_RECORD_INTERVAL_MS)) {
+    recordCheck(db.update(licences).set({ lastCheckAt: now, lastCheckPlace: place }).where(eq(licences.id, row.id)).then(() => undefined));
+  }
   const secondsLeft = row?.expiresAt ? Math.floor((row.expiresAt - now) / 1000) : OFFLINE_TTL_SECONDS;
+  // The licence's terms are for whoever may use it: not for a PC it is not bound to, nor a banned one.
+  const shown = row && code !== "HWID_MISMATCH" && code !== "BANNED" ? row : undefined;
   return {
     valid,
     code,
+    key: input.key,
+    hwid: input.hwid,
     nonce: input.nonce,
     issuedAt: new Date(now).toISOString(),
     ttl: valid ? Math.max(0, Math.min(OFFLINE_TTL_SECONDS, secondsLeft)) : 0,
-    licence: row ? { product: row.product, plan: row.plan, activatedAt: iso(row.activatedAt), expiresAt: iso(row.expiresAt) } : null,
+    licence: shown ? { product: shown.product, plan: shown.plan, activatedAt: iso(shown.activatedAt), expiresAt: iso(shown.expiresAt) } : null,
   };
 }

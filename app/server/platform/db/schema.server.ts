@@ -304,7 +304,8 @@ export const licences = sqliteTable(
     banReason: text("ban_reason"),
     lastCheckAt: integer("last_check_at"),
     lastCheckPlace: text("last_check_place"),
-    // The owner's last self-service reset, for the cooldown (admins' resets do not count).
+    // The last reset by anyone, and the owner's last self-service reset (the cooldown's start).
+    lastResetAt: integer("last_reset_at"),
     lastOwnerResetAt: integer("last_owner_reset_at"),
   },
   (t) => [

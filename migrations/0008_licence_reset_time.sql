@@ -1,0 +1,1 @@
+ALTER TABLE `licences` ADD `last_reset_at` integer;
