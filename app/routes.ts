@@ -47,6 +47,7 @@ export default [
         route("stock", "routes/dashboard.manage-codes.stock.ts"),
         route("crypto-orders", "routes/dashboard.manage-codes.crypto-orders.ts"),
       ]),
+      route("licences", "routes/dashboard.licences.tsx"),
     ]),
   ]),
   ...devOnly,

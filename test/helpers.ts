@@ -4,6 +4,8 @@ import { and, desc, eq, like } from "drizzle-orm";
 import { database } from "~/server/platform/db/client.server";
 import { mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users } from "~/server/platform/db/schema.server";
 import { hashPassword } from "~/server/accounts/password.server";
+import { addCodes } from "~/server/fulfilment/stock.server";
+import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
 
 export const ORIGIN = "https://shop.test";
 export const db = database(env.DB);
@@ -151,4 +153,57 @@ export function latestMail(to: string, subject: string) {
     .where(and(eq(mailOutbox.toAddress, to), like(mailOutbox.subject, `%${subject}%`)))
     .orderBy(desc(mailOutbox.id))
     .get();
+}
+
+let nextNumber = 8_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
+/** A fresh numeric id for orders, lines and variants, unique within the run. */
+export const nextId = () => ++nextNumber;
+
+/** A Shopify webhook, signed as Shopify signs it; it must be accepted. */
+export async function deliver(topic: string, payload: unknown) {
+  const body = JSON.stringify(payload);
+  const headers = new Headers({
+    "Content-Type": "application/json",
+    "X-Shopify-Topic": topic,
+    "X-Shopify-Webhook-Id": crypto.randomUUID(),
+    "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
+  });
+  const response = await exports.default.fetch(new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers, body }));
+  if (response.status !== 200) throw new Error(`the ${topic} webhook answered ${response.status}`);
+}
+
+/** A key sold through a signed Shopify order webhook, as the shop sells them. */
+export async function boughtKey(variantTitle = "1 Week", email = `${unique("buyer")}@example.test`) {
+  const variant = nextId();
+  const code = `LIC-${variant}`;
+  await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: `Vertex Rust - ${variantTitle}` }, code);
+  const orderId = nextId();
+  const lineId = nextId();
+  const order = {
+    id: orderId,
+    name: `#${orderId % 100000}`,
+    email,
+    currency: "USD",
+    total_price: "29.99",
+    financial_status: "paid",
+    line_items: [{ id: lineId, variant_id: variant, quantity: 1, title: "Vertex Rust", variant_title: variantTitle, price: "29.99" }],
+  };
+  await deliver("orders/paid", order);
+  return { key: code, email, orderId, lineId, order };
+}
+
+/** A hardware id as a loader sends one, unique unless named. */
+export const hwid = (name = unique("pc")) => `HWID-${name}-0123456789`;
+
+/** One call to the licence API, from a client address of its own unless one is given. */
+export async function validate(body: unknown, ip = `203.0.113.${Math.floor(Math.random() * 250)}`) {
+  const response = await exports.default.fetch(
+    new Request(`${ORIGIN}/api/v1/licences/validate`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": ip },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+  const text = await response.text();
+  return { response, text, json: JSON.parse(text) };
 }

@@ -1,61 +1,12 @@
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LicenceCheckError, LicenceClient } from "../docs/licence-client";
 import { addCodes } from "~/server/fulfilment/stock.server";
 import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions } from "~/server/platform/db/schema.server";
-import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
-import { call, createAccount, db, ORIGIN, signIn, transactionId, unique } from "./helpers";
+import { boughtKey, call, createAccount, db, deliver, hwid, nextId, ORIGIN, signIn, transactionId, unique, validate } from "./helpers";
 
-let nextNumber = 8_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
-const nextId = () => ++nextNumber;
-
-async function deliver(topic: string, payload: unknown) {
-  const body = JSON.stringify(payload);
-  const headers = new Headers({
-    "Content-Type": "application/json",
-    "X-Shopify-Topic": topic,
-    "X-Shopify-Webhook-Id": crypto.randomUUID(),
-    "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
-  });
-  const response = await exports.default.fetch(new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers, body }));
-  expect(response.status).toBe(200);
-}
-
-/** A key sold through a signed Shopify order webhook, as the shop sells them. */
-async function boughtKey(variantTitle = "1 Week", email = `${unique("buyer")}@example.test`) {
-  const variant = nextId();
-  const code = `LIC-${variant}`;
-  await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: `Vertex Rust - ${variantTitle}` }, code);
-  const orderId = nextId();
-  const lineId = nextId();
-  const order = {
-    id: orderId,
-    name: `#${orderId % 100000}`,
-    email,
-    currency: "USD",
-    total_price: "29.99",
-    financial_status: "paid",
-    line_items: [{ id: lineId, variant_id: variant, quantity: 1, title: "Vertex Rust", variant_title: variantTitle, price: "29.99" }],
-  };
-  await deliver("orders/paid", order);
-  return { key: code, email, orderId, lineId, order };
-}
-
-const hwid = (name = unique("pc")) => `HWID-${name}-0123456789`;
 const nonce = () => crypto.randomUUID();
-
-async function validate(body: unknown, ip = `203.0.113.${Math.floor(Math.random() * 250)}`) {
-  const response = await exports.default.fetch(
-    new Request(`${ORIGIN}/api/v1/licences/validate`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "CF-Connecting-IP": ip },
-      body: typeof body === "string" ? body : JSON.stringify(body),
-    }),
-  );
-  const text = await response.text();
-  return { response, text, json: JSON.parse(text) };
-}
 
 const DAY = 24 * 3600 * 1000;
 

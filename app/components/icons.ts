@@ -46,3 +46,5 @@ export { default as Upload } from "lucide-react/icons/upload";
 export { default as Percent } from "lucide-react/icons/percent";
 export { default as Smartphone } from "lucide-react/icons/smartphone";
 export { default as Monitor } from "lucide-react/icons/monitor";
+export { default as RotateCcw } from "lucide-react/icons/rotate-ccw";
+export { default as FileKey } from "lucide-react/icons/file-key";

@@ -8,6 +8,7 @@ import { AddCodesCard } from "~/components/admin/add-codes-card";
 import { AvailableCodesCard } from "~/components/admin/available-codes-card";
 import { BackordersCard } from "~/components/admin/backorders-card";
 import { CryptoOrdersCard } from "~/components/admin/crypto-orders-card";
+import { LicencesCard } from "~/components/admin/licence-lookup";
 import { SoldCodesCard } from "~/components/admin/sold-codes-card";
 import { WebhookCard } from "~/components/admin/webhook-card";
 import { ShieldCheck } from "~/components/icons";
@@ -84,6 +85,7 @@ export default function ManageCodes({ loaderData }: Route.ComponentProps) {
         <CryptoOrdersCard orders={cryptoQueue} />
       </div>
       <WebhookCard {...webhook} />
+      <LicencesCard />
     </div>
   );
 }

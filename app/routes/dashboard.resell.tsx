@@ -1,9 +1,12 @@
 // /dashboard/resell: the reseller panel. The account opens on the first visit; keys are bought
-// from the balance at the reseller's discount.
+// from the balance at the reseller's discount. Each key shows its licence and, once a customer's
+// PC is bound, the owner's Reset PC (the reseller owns the keys they generate, so the Subscriptions
+// page's action answers it, as it does a member's own keys).
 import { Fragment, type ReactNode, useRef, useState } from "react";
 import { useFetcher } from "react-router";
 import { copyText } from "~/components/copy";
 import { Copy, KeyRound, Percent, ShieldCheck, Wallet } from "~/components/icons";
+import { LicenceStateBadge, ResetPcForm } from "~/components/licence-details";
 import { useToast } from "~/components/toaster";
 import { LocalTime } from "~/components/local-time";
 import { useFormCheck } from "~/components/use-form-check";
@@ -18,6 +21,7 @@ import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
+import { ownerCanReset } from "~/lib/licences";
 import { ok, type Problem } from "~/lib/result";
 import {
   addBalanceSchema,
@@ -31,15 +35,23 @@ import {
   resellSchema,
 } from "~/lib/schemas/reseller";
 import { creditBalance, generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
+import { licencesOf, resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.resell";
 
 export const meta: Route.MetaFunction = () => [{ title: `Resell Panel | ${BRAND}` }];
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { db, catalogue } = app(context);
+  const { db, catalogue, env } = app(context);
   const viewer = currentViewer(context);
-  const [overview, prices] = await Promise.all([resellerOverview(db, viewer.id), resoldProduct(catalogue).then((p) => p.prices).catch((): Partial<Record<KeyType, number>> => ({}))]);
-  return { ...overview, prices, isAdmin: viewer.isAdmin };
+  const [overview, prices, licences] = await Promise.all([
+    resellerOverview(db, viewer.id),
+    resoldProduct(catalogue)
+      .then((p) => p.prices)
+      .catch((): Partial<Record<KeyType, number>> => ({})),
+    licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)),
+  ]);
+  const keys = overview.keys.map((key) => ({ ...key, licence: licences.get(key.keyCode) ?? null }));
+  return { ...overview, keys, prices, isAdmin: viewer.isAdmin };
 }
 
 /** The toast title of an input problem, in the browser and from the server alike. */
@@ -100,11 +112,24 @@ function KeyCode({ code }: { code: string }) {
   );
 }
 
+/** The customer's PC a key is bound to, and the reseller's Reset PC for it. */
+function KeyPc({ licence }: { licence: ResellerKey["licence"] }) {
+  if (!licence) return <span className="text-muted">—</span>;
+  return (
+    <span className="inline-flex flex-wrap items-center gap-x-3 gap-y-1">
+      {licence.hwid === null ? <span className="text-muted">No PC bound</span> : <span className="font-mono">{licence.hwid}</span>}
+      {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} size="sm" /> : null}
+    </span>
+  );
+}
+
 /** The key list's fields, once: the table (wide screens) and the cards (phones) both read them. */
 const KEY_FIELDS: { label: string; value: (key: ResellerKey) => ReactNode }[] = [
   { label: "Key", value: (key) => <KeyCode code={key.keyCode} /> },
   { label: "Type", value: (key) => KEY_TYPES[key.keyType] },
   { label: "Status", value: (key) => <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge> },
+  { label: "Licence", value: (key) => (key.licence ? <LicenceStateBadge licence={key.licence} /> : <span className="text-muted">—</span>) },
+  { label: "PC", value: (key) => <KeyPc licence={key.licence} /> },
   { label: "Purchased", value: (key) => <LocalTime ms={key.purchaseDate} className="text-muted" /> },
 ];
 

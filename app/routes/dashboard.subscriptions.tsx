@@ -1,7 +1,10 @@
-// /dashboard/subscriptions: the member's current plan and keys, past subscriptions, and the plans.
+// /dashboard/subscriptions: the member's current plan and keys with their licences (state, PC,
+// last check, resets), past subscriptions, and the plans. Its action is the member's own Reset PC,
+// which the reseller panel's keys post to as well.
 import { Link } from "react-router";
 import { copyText } from "~/components/copy";
 import { Check, Copy } from "~/components/icons";
+import { LicenceDetails, LicenceExpiry, ResetPcForm } from "~/components/licence-details";
 import { LocalTime } from "~/components/local-time";
 import { OrderRef } from "~/components/order-ref";
 import { useShop } from "~/components/shop";
@@ -10,20 +13,47 @@ import { Badge, type BadgeTone } from "~/components/ui/badge";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
+import { ownerCanReset } from "~/lib/licences";
 import { variantLabel } from "~/lib/plans";
+import { resetHwidSchema } from "~/lib/schemas/licences";
+import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
+import { passRetryAfter } from "~/http/retry-after.server";
+import { readSubmission } from "~/http/submission.server";
 import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
+import { licencesOf, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.subscriptions";
 
 export const meta: Route.MetaFunction = () => [{ title: `Subscriptions | ${BRAND}` }];
 
+export const headers = passRetryAfter;
+
 export async function loader({ context }: Route.LoaderArgs) {
+  const { db, env } = app(context);
+  const viewer = currentViewer(context);
   const now = Date.now();
-  const all = await subscriptionsOf(app(context).db, currentViewer(context).id);
-  // A subscription past its expiry counts as expired even before the hourly job marks it.
-  const rows = all.map((s) => ({ ...s, status: s.status === "active" && s.expiryDate !== null && s.expiryDate <= now ? "expired" : s.status }));
+  const [all, licences] = await Promise.all([subscriptionsOf(db, viewer.id), licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now)]);
+  const rows = all.map((s) => ({
+    ...s,
+    // A subscription past its expiry counts as expired even before the hourly job marks it.
+    status: s.status === "active" && s.expiryDate !== null && s.expiryDate <= now ? "expired" : s.status,
+    licence: (s.code && licences.get(s.code)) || null,
+  }));
   return { active: rows.filter((s) => s.status === "active"), past: rows.filter((s) => s.status !== "active") };
+}
+
+const NOT_RESET = "PC not reset";
+const resetTitles: ProblemTitles = { invalid: NOT_RESET, "not-found": NOT_RESET, forbidden: NOT_RESET, conflict: NOT_RESET, "rate-limited": "Too soon to reset" };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db, env } = app(context);
+  const submission = await readSubmission(request, resetHwidSchema);
+  if (!submission.ok) return answerProblem(submission.problem, { titles: resetTitles });
+  return answer(await resetOwnHwid(db, currentViewer(context), submission.value.licenceId, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)), {
+    success: { title: "PC reset", description: "The next validation binds the new PC." },
+    titles: resetTitles,
+  });
 }
 
 const PLANS = [
@@ -63,7 +93,17 @@ function SubscriptionCard({ s }: { s: Subscription }) {
       </div>
       <Dates s={s} never={active ? "Never" : "N/A"} />
       <KeyLine code={s.code} />
+      {s.licence ? <LicencePanel licence={s.licence} /> : null}
     </Card>
+  );
+}
+
+function LicencePanel({ licence }: { licence: NonNullable<Subscription["licence"]> }) {
+  return (
+    <div className="mt-4 space-y-4 border-t border-line pt-4">
+      <LicenceDetails licence={licence} reader="owner" />
+      {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} /> : null}
+    </div>
   );
 }
 
@@ -78,7 +118,7 @@ function Dates({ s, never }: { s: Subscription; never: string }) {
       </div>
       <div>
         <dt className="inline text-muted">Expires: </dt>
-        <dd className="inline">{s.expiryDate ? <LocalTime ms={s.expiryDate} /> : never}</dd>
+        <dd className="inline">{s.licence ? <LicenceExpiry licence={s.licence} never={never} /> : s.expiryDate ? <LocalTime ms={s.expiryDate} /> : never}</dd>
       </div>
       <div>
         <dt className="inline text-muted">Price: </dt>

@@ -1,6 +1,6 @@
 // The members' area shell: sidebar navigation around every /dashboard page. Its middleware
 // sends signed-out visitors to /auth before any dashboard loader or action runs.
-import { Bitcoin, CreditCard, Download, KeyRound, LayoutDashboard, Lock, LogOut, Shield, ShieldCheck, Store } from "~/components/icons";
+import { Bitcoin, CreditCard, Download, FileKey, KeyRound, LayoutDashboard, Lock, LogOut, Shield, ShieldCheck, Store } from "~/components/icons";
 import { useEffect, useRef } from "react";
 import { Form, NavLink, Outlet, useLocation } from "react-router";
 import { currentViewer, requireUser } from "~/http/guards.server";
@@ -23,6 +23,11 @@ const LINKS = [
   { to: "/dashboard/crypto-tracker", label: "Crypto Tracker", icon: Bitcoin },
   { to: "/dashboard/2fa", label: "Two-Factor Auth", icon: KeyRound },
   { to: "/dashboard/security", label: "Security", icon: Lock },
+];
+
+const ADMIN_LINKS = [
+  { to: "/dashboard/manage-codes", label: "Manage Codes", icon: Shield },
+  { to: "/dashboard/licences", label: "Licences", icon: FileKey },
 ];
 
 /**
@@ -62,12 +67,14 @@ export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
               <Icon className="size-4" aria-hidden /> {label}
             </NavLink>
           ))}
-          {loaderData.isAdmin ? (
-            <NavLink to="/dashboard/manage-codes" className={linkClass}>
-              <Shield className="size-4" aria-hidden /> Manage Codes
-              <ShieldCheck className="ml-auto size-4 text-accent" aria-label="Admin only" />
-            </NavLink>
-          ) : null}
+          {loaderData.isAdmin
+            ? ADMIN_LINKS.map(({ to, label, icon: Icon }) => (
+                <NavLink key={to} to={to} className={linkClass}>
+                  <Icon className="size-4" aria-hidden /> {label}
+                  <ShieldCheck className="ml-auto size-4 text-accent" aria-label="Admin only" />
+                </NavLink>
+              ))
+            : null}
         </nav>
         <div className="hidden border-t border-line p-4 lg:block">
           <p className="truncate text-xs text-muted" title={loaderData.email}>

@@ -43,3 +43,8 @@ export const licenceAdminSchema = v.variant("intent", [
   v.object({ intent: v.literal("unban-hwid"), hwid }),
 ]);
 export type LicenceAdminInput = v.InferOutput<typeof licenceAdminSchema>;
+
+/** Admin: the licence page's key search (GET ?key=); no key means nothing was searched yet. */
+export const licenceLookupSchema = v.object({
+  key: v.pipe(text(), v.trim(), v.maxLength(MAX_CODE_LENGTH, `Keys are at most ${MAX_CODE_LENGTH} characters`)),
+});

@@ -3,9 +3,11 @@
 // without limit and bans of keys and PCs. Every change is one conditional statement (or one batch)
 // so racing requests cannot both win, and every admin change is audited.
 import { and, desc, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import type { AdminLicenceView, LicenceState, LicenceView } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
 import type { LicenceAdminInput } from "~/lib/schemas/licences";
 import type { Viewer } from "~/lib/viewer";
+import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { bannedHwids, licenceResets, licences } from "../platform/db/schema.server";
@@ -16,32 +18,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function resetCooldownMs(setting: string | undefined): number {
   const days = Number(setting);
   return (Number.isFinite(days) && days >= 0 && setting?.trim() !== "" ? days : 7) * DAY_MS;
-}
-
-export type LicenceState = "not-activated" | "active" | "expired" | "revoked" | "banned";
-
-export interface LicenceView {
-  id: number;
-  key: string;
-  product: string;
-  plan: (typeof licences.$inferSelect)["plan"];
-  state: LicenceState;
-  activatedAt: number | null;
-  expiresAt: number | null;
-  /** The bound PC: shortened for the owner, whole for an admin; null when no PC is bound. */
-  hwid: string | null;
-  lastCheckAt: number | null;
-  lastCheckPlace: string | null;
-  resets: { at: number; by: "owner" | "admin" }[];
-  /** When the owner may reset the PC next; null when they may now (or no PC is bound). */
-  nextOwnerResetAt: number | null;
-}
-
-export interface AdminLicenceView extends LicenceView {
-  ownerEmail: string;
-  orderId: string | null;
-  banReason: string | null;
-  hwidBan: { reason: string; bannedAt: number } | null;
 }
 
 type LicenceRow = typeof licences.$inferSelect;
@@ -84,7 +60,8 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
     lastCheckAt: row.lastCheckAt,
     lastCheckPlace: row.lastCheckPlace,
     resets,
-    nextOwnerResetAt: row.hwid !== null && next !== null && next > now ? next : null,
+    // Shown even while no PC is bound: right after a reset, the member learns when the next one is.
+    nextOwnerResetAt: next !== null && next > now ? next : null,
   };
 }
 
@@ -100,8 +77,13 @@ export async function licencesOf(db: Db, viewer: Viewer, cooldownMs: number, now
 
 /** Admin: everything about the licence behind a key. */
 export async function licenceForAdmin(db: Db, key: string, cooldownMs: number, now = Date.now()): Promise<AdminLicenceView | null> {
-  const row = await db.select().from(licences).where(eq(licences.key, key)).get();
-  if (!row) return null;
+  const found = await db
+    .select({ row: licences, orderName: orderName(licences.orderId) })
+    .from(licences)
+    .where(eq(licences.key, key))
+    .get();
+  if (!found) return null;
+  const { row } = found;
   const [resets, ban] = await Promise.all([
     resetsOf(db, [row.id]),
     row.hwid ? db.select().from(bannedHwids).where(eq(bannedHwids.hwid, row.hwid)).get() : undefined,
@@ -110,6 +92,7 @@ export async function licenceForAdmin(db: Db, key: string, cooldownMs: number, n
     ...view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid),
     ownerEmail: row.ownerEmail,
     orderId: row.orderId,
+    orderName: found.orderName,
     banReason: row.banReason,
     hwidBan: ban ? { reason: ban.reason, bannedAt: ban.bannedAt } : null,
   };

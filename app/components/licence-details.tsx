@@ -1,0 +1,156 @@
+// A licence as its owner and an admin read it: its state, when it was activated and runs out, the
+// PC it is bound to, its last check and its PC resets; and the Reset PC form. The Subscriptions
+// page, the reseller panel and the admin's licence page all show licences through these.
+import { type ReactNode, useId } from "react";
+import { useFetcher } from "react-router";
+import { type LicenceView, notActivatedText } from "~/lib/licences";
+import { RotateCcw } from "./icons";
+import { LocalTime } from "./local-time";
+import { Badge, type BadgeTone } from "./ui/badge";
+import { Button } from "./ui/button";
+import { type ActionAnswer, useResultToast } from "./use-result-toast";
+
+const STATE_TONE: Record<LicenceView["state"], BadgeTone> = { "not-activated": "blue", active: "green", expired: "gray", revoked: "red", banned: "red" };
+
+/** "Not activated", "Active until Nov 29, 2026", "Active — lifetime", "Expired", "Revoked" or "Banned". */
+export function LicenceStateBadge({ licence }: { licence: Pick<LicenceView, "state" | "expiresAt"> }) {
+  const { state, expiresAt } = licence;
+  const label =
+    state === "active" ? (
+      expiresAt === null ? (
+        "Active — lifetime"
+      ) : (
+        // Long enough to need a second line in a phone's narrow column.
+        <span className="whitespace-normal">
+          Active until <LocalTime ms={expiresAt} className="whitespace-nowrap" />
+        </span>
+      )
+    ) : (
+      { "not-activated": "Not activated", expired: "Expired", revoked: "Revoked", banned: "Banned" }[state]
+    );
+  return <Badge tone={STATE_TONE[state]}>{label}</Badge>;
+}
+
+/**
+ * When the licence runs out. A key that was never used has no expiry yet, which is not the same as
+ * never expiring: it says what it is waiting for. `never` is what a lifetime key shows.
+ */
+export function LicenceExpiry({ licence, never }: { licence: Pick<LicenceView, "state" | "plan" | "expiresAt">; never: string }) {
+  if (licence.expiresAt !== null) return <LocalTime ms={licence.expiresAt} />;
+  return licence.state === "not-activated" ? notActivatedText(licence.plan) : never;
+}
+
+/**
+ * One labelled line of a licence's details; pages add their own (owner, order, bans) with it. On
+ * phones the label sits beside its value (the row's box gives way to the list's two columns);
+ * from 640 px up, above it.
+ */
+export function DetailRow({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="contents sm:block sm:min-w-0">
+      <dt className="text-muted">{label}</dt>
+      <dd className="min-w-0 break-words sm:mt-0.5">{children}</dd>
+    </div>
+  );
+}
+
+const RESET_BY = {
+  owner: { owner: "by you", admin: "by support" },
+  admin: { owner: "by the owner", admin: "by an admin" },
+};
+
+export function LicenceDetails({
+  licence,
+  reader,
+  showExpiry = false,
+  children,
+}: {
+  licence: LicenceView;
+  /** Who reads it: the owner sees "by you" in the reset history, an admin "by the owner". */
+  reader: keyof typeof RESET_BY;
+  /** Pages that show the expiry elsewhere (a subscription's dates) leave it out here. */
+  showExpiry?: boolean;
+  children?: ReactNode;
+}) {
+  return (
+    <dl className="grid grid-cols-[minmax(0,7rem)_minmax(0,1fr)] items-baseline gap-x-4 gap-y-2 text-sm sm:grid-cols-2 sm:items-start sm:gap-x-6 sm:gap-y-3 lg:grid-cols-3">
+      <DetailRow label="Licence">
+        <LicenceStateBadge licence={licence} />
+      </DetailRow>
+      <DetailRow label="Activated">{licence.activatedAt === null ? "Not yet" : <LocalTime ms={licence.activatedAt} format="datetime" />}</DetailRow>
+      {showExpiry ? (
+        <DetailRow label="Expires">
+          <LicenceExpiry licence={licence} never="Never" />
+        </DetailRow>
+      ) : null}
+      <DetailRow label="Bound PC">{licence.hwid === null ? "No PC bound" : <span className="font-mono break-all">{licence.hwid}</span>}</DetailRow>
+      <DetailRow label="Last check">
+        {licence.lastCheckAt === null ? (
+          "Never checked"
+        ) : (
+          <>
+            <LocalTime ms={licence.lastCheckAt} format="datetime" />
+            {licence.lastCheckPlace ? ` · ${licence.lastCheckPlace}` : null}
+          </>
+        )}
+      </DetailRow>
+      <DetailRow label="PC resets">
+        {licence.resets.length === 0 ? (
+          "None"
+        ) : (
+          <ul className="space-y-0.5">
+            {licence.resets.map((reset) => (
+              <li key={`${reset.at}-${reset.by}`}>
+                <LocalTime ms={reset.at} format="datetime" /> {RESET_BY[reader][reset.by]}
+              </li>
+            ))}
+          </ul>
+        )}
+      </DetailRow>
+      {children}
+    </dl>
+  );
+}
+
+// A member's own resets, wherever the form shows (their subscriptions, their reseller keys), are
+// answered by the Subscriptions page's action; the admin's licence page answers its own.
+const OWNER_RESET_ACTION = "/dashboard/subscriptions";
+
+/**
+ * Frees the key's PC so the next validation binds a new one. While the owner's cooldown runs
+ * (`nextResetAt`; admins have none) the button stays disabled and says when it opens again; with
+ * no PC bound there is nothing to reset, so only that date (if any) shows.
+ */
+export function ResetPcForm({
+  licence,
+  action = OWNER_RESET_ACTION,
+  nextResetAt = null,
+  size = "md",
+}: {
+  licence: Pick<LicenceView, "id" | "key" | "hwid">;
+  action?: string;
+  nextResetAt?: number | null;
+  size?: "sm" | "md";
+}) {
+  const reset = useFetcher<ActionAnswer>();
+  useResultToast(reset);
+  const noteId = useId();
+  const busy = reset.state !== "idle";
+  const note =
+    nextResetAt === null ? null : (
+      <span id={noteId} className="text-xs text-muted">
+        Next reset possible on <LocalTime ms={nextResetAt} />
+      </span>
+    );
+  if (licence.hwid === null) return note;
+  return (
+    <reset.Form method="post" action={action} className="flex flex-wrap items-center gap-x-3 gap-y-1">
+      <input type="hidden" name="intent" value="reset-hwid" />
+      <input type="hidden" name="licenceId" value={licence.id} />
+      <Button type="submit" variant="outline" size={size} disabled={busy || nextResetAt !== null} aria-label={`Reset PC for ${licence.key}`} aria-describedby={note ? noteId : undefined}>
+        <RotateCcw className="size-4" aria-hidden /> {busy ? "Resetting..." : "Reset PC"}
+      </Button>
+      {note}
+    </reset.Form>
+  );
+}

@@ -1,0 +1,44 @@
+// Licences as the hub's pages see them: what the licences domain hands a member or an admin, and
+// the words a licence's state is read in. Shared with the browser, so the types live here.
+import { type LicencePlan, PLAN_TERM } from "./plans";
+
+export type LicenceState = "not-activated" | "active" | "expired" | "revoked" | "banned";
+
+export interface LicenceView {
+  id: number;
+  key: string;
+  product: string;
+  plan: LicencePlan;
+  state: LicenceState;
+  activatedAt: number | null;
+  expiresAt: number | null;
+  /** The bound PC: shortened for the owner, whole for an admin; null when no PC is bound. */
+  hwid: string | null;
+  lastCheckAt: number | null;
+  lastCheckPlace: string | null;
+  resets: { at: number; by: "owner" | "admin" }[];
+  /** When the owner may reset the PC next (also while none is bound); null when they may now. */
+  nextOwnerResetAt: number | null;
+}
+
+export interface AdminLicenceView extends LicenceView {
+  ownerEmail: string;
+  orderId: string | null;
+  /** The order's name as its buyer knows it ("#1001"), else the id itself. */
+  orderName: string | null;
+  banReason: string | null;
+  hwidBan: { reason: string; bannedAt: number } | null;
+}
+
+/**
+ * What a key that was never used is waiting for: a timed plan's clock starts at the first check,
+ * a lifetime key only waits for its PC.
+ */
+export function notActivatedText(plan: LicencePlan): string {
+  return plan === "lifetime" ? "Not activated — binds to the first PC that uses it" : `Not activated — ${PLAN_TERM[plan]} from first use`;
+}
+
+/** Whether the owner's Reset PC belongs on the licence at all: a revoked or banned key stays put. */
+export function ownerCanReset(licence: Pick<LicenceView, "state">): boolean {
+  return licence.state !== "revoked" && licence.state !== "banned";
+}

@@ -1,0 +1,61 @@
+// A licence's life as its buyer sees it: bought in the demo checkout, checked by the reference
+// client (docs/licence-client.ts, run here in Node as a loader would run it) from one PC, refused
+// on a second, and moved to the second after a Reset PC on the Subscriptions page.
+import { expect, test } from "@playwright/test";
+import { LicenceClient } from "../../docs/licence-client";
+import { logIn, signUpAndLogIn, uniqueName } from "./helpers";
+
+test("a bought key binds its first PC, refuses another, and moves after a Reset PC in the hub", async ({ page, context, browser, baseURL }) => {
+  // Stock up first (earlier runs may have sold the demo stock and left orders waiting).
+  const admin = await browser.newPage();
+  await logIn(admin, "admin", "admin-demo-1");
+  await admin.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
+  await admin.getByLabel("Variant", { exact: true }).selectOption({ label: "Vertex Rust - 1 Week" });
+  await admin.getByLabel("Product Codes (one per line)").fill(Array.from({ length: 3 }, (_, i) => `E2E-WEEK-${uniqueName("w")}-${i}`).join("\n"));
+  await admin.getByRole("button", { name: "Add Codes" }).click();
+  await expect(admin.getByText(/Added 3 new codes for Vertex Rust - 1 Week/)).toBeVisible();
+  await admin.close();
+
+  await signUpAndLogIn(page, "lic");
+  await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
+  await page.getByRole("radio", { name: /1 Week/ }).click();
+  const checkoutTab = context.waitForEvent("page");
+  await page.getByRole("button", { name: "BUY NOW" }).click();
+  await page.getByRole("button", { name: "Continue to Checkout" }).click();
+  const checkout = await checkoutTab;
+  await checkout.waitForURL(/\/checkout\/demo\//);
+  await checkout.getByRole("button", { name: /^Pay / }).click();
+  await expect(checkout.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
+  await checkout.close();
+
+  await page.goto("/dashboard/subscriptions", { waitUntil: "networkidle" });
+  const card = page.locator("div.rounded-xl").filter({ hasText: "Vertex Rust — 1 Week" });
+  await expect(card.getByText("Not activated — 7 days from first use")).toBeVisible();
+  await expect(card.getByText("No PC bound")).toBeVisible();
+  await expect(card.getByText("Never checked")).toBeVisible();
+  const key = (await card.getByRole("button", { name: "Copy product key" }).locator("xpath=..").textContent())?.trim();
+  expect(key).toBeTruthy();
+
+  // The reference client, with the shop's public key as a loader would have it built in.
+  const signingKey = (await (await fetch(new URL("/api/v1/licences/signing-key", baseURL))).json()) as { alg: string; publicKey: string };
+  expect(signingKey.alg).toBe("Ed25519");
+  const client = new LicenceClient({ baseUrl: baseURL!, publicKey: signingKey.publicKey });
+  const [pcA, pcB] = [`E2E-PC-A-${uniqueName("a")}`, `E2E-PC-B-${uniqueName("b")}`];
+  expect((await client.validate(key!, pcA)).code).toBe("VALID");
+  expect((await client.validate(key!, pcB)).code).toBe("HWID_MISMATCH");
+
+  await page.reload({ waitUntil: "networkidle" });
+  await expect(card.getByText(/Active until [A-Z][a-z]{2} \d{2}, \d{4}/)).toBeVisible();
+  await expect(card.getByText(`${pcA.slice(0, 8)}…${pcA.slice(-4)}`)).toBeVisible();
+  await card.getByRole("button", { name: /Reset PC/ }).click();
+  await expect(page.getByRole("status").filter({ hasText: "PC reset" })).toContainText("The next validation binds the new PC.");
+  await expect(card.getByText("No PC bound")).toBeVisible();
+  await expect(card.getByText(/Next reset possible on [A-Z][a-z]{2} \d{2}, \d{4}/)).toBeVisible();
+  await expect(card.getByText(/by you$/)).toBeVisible();
+
+  expect((await client.validate(key!, pcB)).code).toBe("VALID");
+  await page.reload({ waitUntil: "networkidle" });
+  await expect(card.getByText(`${pcB.slice(0, 8)}…${pcB.slice(-4)}`)).toBeVisible();
+  // The cooldown runs: the button stays, disabled, saying when it opens again.
+  await expect(card.getByRole("button", { name: /Reset PC/ })).toBeDisabled();
+});
