@@ -68,6 +68,14 @@ describe("the owner's Reset PC", () => {
     expect(await codeFor(key, newPc)).toBe("VALID");
   });
 
+  it("lets only one of two resets sent at once through", async () => {
+    const { cookie, licence } = await memberWithBoundKey();
+    const statuses = (await Promise.all([resetOwn(licence.id, cookie), resetOwn(licence.id, cookie)])).map((r) => r.status).sort();
+    expect(statuses[0]).toBe(200);
+    expect(statuses[1]).not.toBe(200);
+    expect(await resetsOf(licence.id)).toHaveLength(1);
+  });
+
   it("answers 404 for someone else's licence and changes nothing", async () => {
     const { key, pc, licence } = await memberWithBoundKey();
     const stranger = await signIn(await createAccount(), unique("ip"));
@@ -172,6 +180,16 @@ describe("the admin's licence page", () => {
     expect((await resetsOf(licence.id)).map((r) => r.by).sort()).toEqual(["admin", "admin", "owner"]);
     const page = textOf(await (await call(SUBSCRIPTIONS, { cookie: owner })).text());
     expect(page).toContain("by support");
+  });
+
+  it("records one reset when an admin's double click sends two at once", async () => {
+    const { key, licence } = await memberWithBoundKey();
+    const admin = await adminCookie();
+    const form = { intent: "reset-hwid", licenceId: String(licence.id) };
+    const statuses = (await Promise.all([manage(form, admin), manage(form, admin)])).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409]);
+    expect(await resetsOf(licence.id)).toHaveLength(1);
+    expect(await codeFor(key, hwid())).toBe("VALID");
   });
 
   it("bans a key (BANNED on every PC) and unbans it (VALID again)", async () => {

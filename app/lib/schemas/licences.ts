@@ -32,7 +32,7 @@ const hwid = v.pipe(text(), v.nonEmpty("Unknown hardware id"), v.maxLength(256, 
 const reason = v.pipe(text(), v.trim(), v.nonEmpty("Please give a reason"), v.maxLength(200, "Keep the reason under 200 characters"));
 
 /** A member (or an admin) frees a key's PC so the next validation binds a new one. */
-export const resetHwidSchema = v.object({ intent: v.literal("reset-hwid"), licenceId });
+export const resetHwidSchema = v.object({ intent: v.literal("reset-hwid", "Unknown action"), licenceId });
 
 /** Admin: a licence's ban and the bound PC's ban, each on or off. */
 export const licenceAdminSchema = v.variant("intent", [
