@@ -1,4 +1,4 @@
-// What both benchmarks need: a production build served by wrangler's local workerd, and a place
+// What the benchmarks need: a production build served by wrangler's local workerd, and a place
 // for the figures (bench/results/<name>.json and the README between the <name> bench markers).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
