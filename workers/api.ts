@@ -51,6 +51,8 @@ function clientNetwork(address: string): string {
     .join(":")}::/64`;
 }
 
+const unavailable = () => error({ code: "unavailable", message: "Licence checks are not available right now" });
+
 const rateLimited = () => error({ code: "rate-limited", message: "Too many requests; try again in a minute" });
 
 export const api = new Hono<{ Bindings: Env }>();
@@ -64,7 +66,7 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
   if (!input.ok) return error({ ...input.problem, code: "invalid" });
   if (!(await c.env.LICENCE_KEY_LIMIT.limit({ key: input.value.key })).success) return rateLimited();
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
-  if (!signer.ok) return error({ code: "unavailable", message: "Licence checks are not available right now" });
+  if (!signer.ok) return unavailable();
 
   const answer = await validateLicence(database(c.env.DB), input.value, {
     place: placeOf(request),
@@ -82,7 +84,7 @@ api.all(`${API_PREFIX}licences/validate`, () =>
 
 api.get(`${API_PREFIX}licences/signing-key`, async (c) => {
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
-  if (!signer.ok) return error({ code: "unavailable", message: "Licence checks are not available right now" });
+  if (!signer.ok) return unavailable();
   return Response.json({ alg: "Ed25519", publicKey: signer.value.publicKey }, { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } });
 });
 
@@ -91,7 +93,7 @@ api.get(`${API_PREFIX}openapi.json`, (c) => Response.json(openApiDocument(new UR
 // Whatever breaks on our side (D1 down, a binding missing) still answers in the API's error shape.
 api.onError((failure) => {
   console.error("Licence API failed", failure);
-  return error({ code: "unavailable", message: "Licence checks are not available right now" });
+  return unavailable();
 });
 
 api.all("*", () => Response.json({ error: { code: "NOT_FOUND", message: "No such endpoint" } }, { status: 404, headers: HEADERS }));

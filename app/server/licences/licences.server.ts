@@ -3,7 +3,7 @@
 // without limit and bans of keys and PCs. Every change is one conditional statement (or one batch)
 // so racing requests cannot both win, and every admin change is audited.
 import { and, desc, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
-import type { AdminLicenceView, LicenceState, LicenceView } from "~/lib/licences";
+import type { AdminLicenceView, LicenceView } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
 import type { LicenceAdminInput } from "~/lib/schemas/licences";
 import type { Viewer } from "~/lib/viewer";
@@ -11,6 +11,7 @@ import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { bannedHwids, licenceResets, licences } from "../platform/db/schema.server";
+import { licenceState } from "./validation.server";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -21,13 +22,6 @@ export function resetCooldownMs(setting: string | undefined): number {
 }
 
 type LicenceRow = typeof licences.$inferSelect;
-
-function stateOf(row: LicenceRow, now: number): LicenceState {
-  if (row.bannedAt !== null) return "banned";
-  if (row.revokedAt !== null) return "revoked";
-  if (row.expiresAt !== null && row.expiresAt <= now) return "expired";
-  return row.activatedAt === null ? "not-activated" : "active";
-}
 
 /** Enough of a hardware id to recognise a PC by, not enough to copy it: "4C4C4544…3148". */
 export function shortHwid(hwid: string): string {
@@ -53,7 +47,7 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
     key: row.key,
     product: row.product,
     plan: row.plan,
-    state: stateOf(row, now),
+    state: licenceState(row, now),
     activatedAt: row.activatedAt,
     expiresAt: row.expiresAt,
     hwid,

@@ -4,6 +4,7 @@
 // exactly one wins; the other is told HWID_MISMATCH. Nothing here touches sessions or the catalogue.
 import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { LicenceState } from "~/lib/licences";
 import { PLAN_DURATION_MS } from "~/lib/plans";
 import type { ValidateLicenceInput } from "~/lib/schemas/licences";
 import type { Db } from "../platform/db/client.server";
@@ -35,11 +36,24 @@ type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/**
+ * Where a licence stands, whichever PC asks: a ban first, then revocation, then expiry. The hub
+ * shows it; the API's verdict starts from it.
+ */
+export function licenceState(row: typeof licences.$inferSelect, now: number): LicenceState {
+  if (row.bannedAt !== null) return "banned";
+  if (row.revokedAt !== null) return "revoked";
+  if (row.expiresAt !== null && row.expiresAt <= now) return "expired";
+  return row.activatedAt === null ? "not-activated" : "active";
+}
+
+const STOPPED: Partial<Record<LicenceState, LicenceCode>> = { banned: "BANNED", revoked: "REVOKED", expired: "EXPIRED" };
+
 /** What the row says about this PC now, or "bind" when the key is free to bind to it. */
 function verdict(row: LicenceRow, input: ValidateLicenceInput, now: number): LicenceCode | "bind" {
-  if (row.bannedAt !== null || row.hwidBanned) return "BANNED";
-  if (row.revokedAt !== null) return "REVOKED";
-  if (row.expiresAt !== null && row.expiresAt <= now) return "EXPIRED";
+  if (row.hwidBanned) return "BANNED";
+  const stopped = STOPPED[licenceState(row, now)];
+  if (stopped) return stopped;
   if (row.hwid === null) return input.activate ? "bind" : "NOT_ACTIVATED";
   return row.hwid === input.hwid ? "VALID" : "HWID_MISMATCH";
 }
