@@ -46,6 +46,7 @@ export default [
       route("manage-codes", "routes/dashboard.manage-codes.tsx", [
         route("stock", "routes/dashboard.manage-codes.stock.ts"),
         route("crypto-orders", "routes/dashboard.manage-codes.crypto-orders.ts"),
+        route("jobs", "routes/dashboard.manage-codes.jobs.ts"),
       ]),
       route("licences", "routes/dashboard.licences.tsx"),
     ]),

@@ -2,7 +2,9 @@ import { env } from "cloudflare:workers";
 import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/platform/db/schema.server";
-import { call, createAccount, db, signIn, transactionId, unique } from "./helpers";
+import { call, createAccount, cryptoKeySent, db, runQueue, signIn, transactionId, unique } from "./helpers";
+
+const FULFILMENT = "keyshop-fulfilment";
 
 const VARIANT = "gid://shopify/ProductVariant/4710000000004"; // Vertex HWID Spoofer - 30 Days (demo catalogue)
 
@@ -253,7 +255,8 @@ describe("fulfilling crypto orders", () => {
     const order = await submittedOrder();
     const code = `HAND-${unique("h").toUpperCase()}`;
     const response = await post({ intent: "fulfil", orderId: order.id, code: `  ${code} `, source: "manual" }, await adminCookie());
-    expect(await response.text()).toContain(`Order ${order.orderNumber} fulfilled successfully`);
+    expect(await response.text()).toContain(`Order ${order.orderNumber} fulfilled successfully: the key is on its way to ${order.customerEmail}`);
+    await cryptoKeySent(order.id);
     expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "complete", productCode: code });
     expect(await db.select().from(productCodes).where(and(eq(productCodes.code, code), eq(productCodes.isUsed, true))).get()).toMatchObject({
       orderId: order.orderNumber,
@@ -289,10 +292,11 @@ describe("fulfilling crypto orders", () => {
     await db.delete(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
     await db.insert(productCodes).values({ variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code, createdAt: Date.now() });
     const drop = await cancelOnClaim(order.orderNumber, "UPDATE");
-    const response = await post({ intent: "fulfil", orderId: order.id, source: "stock" }, await adminCookie());
+    // What the admin's "Use next code in stock" queues, run by the queue's consumer.
+    const result = await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber: order.orderNumber, code: null }]);
     await drop();
-    expect(response.status).toBe(409);
-    expect(await response.text()).toContain(`Order ${order.orderNumber} is cancelled`);
+    expect(result).toMatchObject({ outcome: "ok", explicitAcks: [expect.any(String)], retryMessages: [] });
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("cancelled");
     expect(await db.select().from(productCodes).where(eq(productCodes.code, code)).get()).toMatchObject({ isUsed: false, orderId: null, customerEmail: null, unitIndex: null });
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, order.userId))).toHaveLength(0);
     expect(await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, order.customerEmail))).toHaveLength(0);
@@ -302,10 +306,12 @@ describe("fulfilling crypto orders", () => {
     const order = await submittedOrder();
     const code = `TYPED-${unique("t").toUpperCase()}`;
     const drop = await cancelOnClaim(order.orderNumber, "INSERT");
-    const response = await post({ intent: "fulfil", orderId: order.id, code, source: "manual" }, await adminCookie());
+    const result = await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber: order.orderNumber, code }]);
     await drop();
-    expect(response.status).toBe(409);
+    expect(result).toMatchObject({ outcome: "ok", explicitAcks: [expect.any(String)], retryMessages: [] });
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("cancelled");
     expect(await db.select().from(productCodes).where(eq(productCodes.code, code))).toHaveLength(0);
+    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, order.customerEmail))).toHaveLength(0);
   });
 
   it("can cancel an order", async () => {

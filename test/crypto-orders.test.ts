@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { expireUnpaidCryptoOrders, MAX_OPEN_ORDERS_PER_MEMBER, PENDING_TTL_MS } from "~/server/payments/crypto-orders.server";
 import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/platform/db/schema.server";
-import { call, createAccount, db, signIn, transactionId, unique } from "./helpers";
+import { call, createAccount, cryptoKeySent, db, signIn, transactionId, unique } from "./helpers";
 
 const MONTH = "gid://shopify/ProductVariant/4710000000002"; // Vertex Rust - 30 Days, $89.99
 const WEEK = "gid://shopify/ProductVariant/4710000000001";
@@ -57,6 +57,7 @@ describe("crypto orders", () => {
     const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
     const fulfilled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "fulfil", orderId: row!.id, source: "stock" }, cookie: admin });
     expect(await fulfilled.text()).toContain(`Order ${order.orderNumber} fulfilled successfully`);
+    await cryptoKeySent(row!.id);
 
     const done = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, row!.id)).get();
     expect(done?.status).toBe("complete");

@@ -2,7 +2,10 @@
 import { env, exports } from "cloudflare:workers";
 import { and, desc, eq, like } from "drizzle-orm";
 import { database } from "~/server/platform/db/client.server";
-import { mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users } from "~/server/platform/db/schema.server";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { vi } from "vitest";
+import worker from "../workers/app";
+import { mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { hashPassword } from "~/server/accounts/password.server";
 import { addCodes } from "~/server/fulfilment/stock.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
@@ -159,17 +162,59 @@ let nextNumber = 8_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
 /** A fresh numeric id for orders, lines and variants, unique within the run. */
 export const nextId = () => ++nextNumber;
 
-/** A Shopify webhook, signed as Shopify signs it; it must be accepted. */
+/**
+ * Waits until the fulfilment queue's consumer has handled the delivery `webhookId`: the webhook
+ * only queues it, and the local queue hands it to the Worker's queue() handler moments later.
+ */
+export async function handled(webhookId: string) {
+  await vi.waitFor(
+    async () => {
+      const row = await db.select({ outcome: webhookDeliveries.outcome }).from(webhookDeliveries).where(eq(webhookDeliveries.id, webhookId)).get();
+      if (!row || row.outcome === "queued") throw new Error(`delivery ${webhookId} is still queued`);
+    },
+    { timeout: 15_000, interval: 25 },
+  );
+}
+
+/**
+ * Waits until the fulfilment queue's consumer has handed out a crypto order's key: its e-mail,
+ * the job's last step, is in the outbox.
+ */
+export async function cryptoKeySent(orderId: string) {
+  await vi.waitFor(
+    async () => {
+      if (!(await db.select({ id: mailOutbox.id }).from(mailOutbox).where(eq(mailOutbox.dedupeKey, `crypto-key:${orderId}`)).get())) {
+        throw new Error(`crypto order ${orderId} has no key e-mail yet`);
+      }
+    },
+    { timeout: 15_000, interval: 25 },
+  );
+}
+
+/** Runs the Worker's queue() handler on one batch of message `bodies`, as `queue` delivers them. */
+export async function runQueue(queue: string, bodies: unknown[], attempts = 1) {
+  const batch = createMessageBatch(
+    queue,
+    bodies.map((body) => ({ id: `message-${nextId()}`, timestamp: Date.now(), attempts, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env, ctx);
+  return getQueueResult(batch, ctx);
+}
+
+/** A Shopify webhook, signed as Shopify signs it; it must be accepted, and is then handled. */
 export async function deliver(topic: string, payload: unknown) {
   const body = JSON.stringify(payload);
+  const webhookId = crypto.randomUUID();
   const headers = new Headers({
     "Content-Type": "application/json",
     "X-Shopify-Topic": topic,
-    "X-Shopify-Webhook-Id": crypto.randomUUID(),
+    "X-Shopify-Webhook-Id": webhookId,
     "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
   });
   const response = await exports.default.fetch(new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers, body }));
   if (response.status !== 200) throw new Error(`the ${topic} webhook answered ${response.status}`);
+  await handled(webhookId);
 }
 
 /** A key sold through a signed Shopify order webhook, as the shop sells them. */

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { LicenceCheckError, LicenceClient } from "../docs/licence-client";
 import { addCodes } from "~/server/fulfilment/stock.server";
 import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, db, deliver, hwid, nextId, ORIGIN, signIn, transactionId, unique, validate } from "./helpers";
+import { boughtKey, call, createAccount, cryptoKeySent, db, deliver, hwid, nextId, ORIGIN, signIn, transactionId, unique, validate } from "./helpers";
 
 const nonce = () => crypto.randomUUID();
 
@@ -200,13 +200,14 @@ describe("licence validation: the rules", () => {
     const row = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.orderNumber)).get();
     const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
     const fulfil = (code: string) => call("/dashboard/manage-codes/crypto-orders", { form: { intent: "fulfil", orderId: row!.id, source: "manual", code }, cookie: admin });
-    return { account, fulfil };
+    return { account, fulfil, orderId: row!.id };
   }
 
   it("validates a crypto order's key like a Shopify one", async () => {
-    const { account, fulfil } = await paidCryptoOrder();
+    const { account, fulfil, orderId } = await paidCryptoOrder();
     const typed = `TYPED-${unique("k").toUpperCase()}`;
     expect((await fulfil(typed)).status).toBe(200);
+    await cryptoKeySent(orderId);
     const { json } = await validate({ key: typed, hwid: hwid(), nonce: nonce() });
     expect(json).toMatchObject({ valid: true, licence: { product: "Vertex Rust", plan: "weekly" } });
     const subscription = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get();

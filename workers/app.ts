@@ -1,10 +1,12 @@
 // The Worker: security checks and headers around every request, then React Router for pages,
-// loaders and actions; cron triggers run the scheduled jobs.
+// loaders and actions; the fulfilment queue's batches go to its consumer; cron triggers run the
+// scheduled jobs.
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
 import { CHAT_PATH, connectToChat } from "~/server/hub/chat-gateway.server";
 import { appContext } from "~/http/context.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
+import { FULFILMENT_DEAD_LETTERS, recordDeadJobs, runFulfilmentBatch } from "~/server/jobs/fulfilment-queue.server";
 import { database } from "~/server/platform/db/client.server";
 import { serveWithEdgeCache } from "~/server/platform/edge-cache.server";
 import { forFirstPaint } from "~/server/platform/first-paint.server";
@@ -54,6 +56,11 @@ export default {
     // unless EDGE_CACHE is "off".
     const edgeCache = import.meta.env.MODE !== "development" && env.EDGE_CACHE !== "off";
     return edgeCache ? serveWithEdgeCache(request, ctx, render) : render();
+  },
+
+  async queue(batch, env, ctx) {
+    if (batch.queue === FULFILMENT_DEAD_LETTERS) return recordDeadJobs(env, batch);
+    return runFulfilmentBatch(env, batch, (promise) => ctx.waitUntil(promise));
   },
 
   async scheduled(controller, env, ctx) {

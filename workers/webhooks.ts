@@ -1,7 +1,8 @@
 // Webhooks: a Hono app under /webhooks. Callers prove themselves with an HMAC signature instead
 // of a session, so these routes sit outside the CSRF check. The body is size-capped before the
 // signature is computed over it, so an oversized one costs neither memory nor hashing. The answer
-// does not wait for e-mail delivery (Shopify allows 5 seconds); mail goes out through waitUntil.
+// waits for nothing but recording and queueing the delivery (Shopify allows 5 seconds): the keys
+// are handed out by the fulfilment queue's consumer (decision 031).
 import { Hono } from "hono";
 import { problemStatus } from "~/http/answer.server";
 import type { Problem } from "~/lib/result";
@@ -11,14 +12,14 @@ import { readBytes } from "~/server/platform/request-body.server";
 
 export const webhooks = new Hono<{ Bindings: Env }>();
 
-const ACCEPTED: Record<DeliveryOutcome, string> = { processed: "OK", "already-processed": "Already processed", ignored: "Ignored" };
+const ACCEPTED: Record<DeliveryOutcome, string> = { queued: "Queued", "already-processed": "Already processed", ignored: "Ignored" };
 
 const refusal = (problem: Problem) => new Response(problem.message, { status: problemStatus(problem) });
 
 webhooks.post("/webhooks/shopify", async (c) => {
   const body = await readBytes(c.req.raw, MAX_DELIVERY_BYTES);
   if (!body.ok) return refusal(body.problem);
-  const deps = { db: database(c.env.DB), mail: c.env, waitUntil: (p: Promise<unknown>) => c.executionCtx.waitUntil(p) };
+  const deps = { db: database(c.env.DB), queue: c.env.FULFILMENT_QUEUE };
   const result = await receiveShopifyWebhook(deps, c.env.SHOPIFY_WEBHOOK_SECRET, { body: body.value, headers: c.req.raw.headers });
   return result.ok ? c.text(ACCEPTED[result.value], 200) : refusal(result.problem);
 });

@@ -1,7 +1,8 @@
 // POST /dashboard/manage-codes/crypto-orders: the Manage Codes page's crypto queue (fulfil a paid
-// order with a key, or cancel it). Nested under the page, so only admins get here.
+// order with a key, handed out by the fulfilment queue; or cancel it). Nested under the page, so
+// only admins get here.
 import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
-import { app, mailingDeps } from "~/http/context.server";
+import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import { cryptoQueueSchema } from "~/lib/crypto-orders";
@@ -18,10 +19,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = submission.value;
   const admin = currentViewer(context);
   if (form.intent === "fulfil") {
-    return answer(await fulfilCryptoOrder(mailingDeps(context), admin, form), {
+    const { db, env } = app(context);
+    return answer(await fulfilCryptoOrder({ db, queue: env.FULFILMENT_QUEUE }, admin, form), {
       intent: "fulfil",
       titles: fulfilTitles,
-      success: ({ orderNumber }) => ({ title: "Success", description: `Order ${orderNumber} fulfilled successfully` }),
+      success: ({ orderNumber, customerEmail }) => ({
+        title: "Success",
+        description: `Order ${orderNumber} fulfilled successfully: the key is on its way to ${customerEmail}`,
+      }),
     });
   }
   return answer(await cancelCryptoOrder(app(context).db, admin, form.orderId), {

@@ -22,6 +22,7 @@ import { allVariants } from "~/server/catalogue/catalogue.server";
 import { HANDLED_TOPICS, latestDeliveries } from "~/server/fulfilment/shopify-webhook.server";
 import { availableCodes, openBackorders, soldCodes } from "~/server/fulfilment/stock.server";
 import { submittedOrders } from "~/server/payments/crypto-orders.server";
+import { deadJobs } from "~/server/platform/job-queue.server";
 import type { Route } from "./+types/dashboard.manage-codes";
 
 export const middleware: Route.MiddlewareFunction[] = [requireAdmin];
@@ -32,7 +33,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env, catalogue } = app(context);
   const url = new URL(request.url);
   const filters = v.parse(codeFiltersSchema, Object.fromEntries(url.searchParams));
-  const [variants, available, sold, backorders, cryptoQueue, deliveries] = await Promise.all([
+  const [variants, available, sold, backorders, cryptoQueue, deliveries, failedJobs] = await Promise.all([
     allVariants(catalogue).catch((error: unknown) => {
       console.error("Failed to load products for the code manager:", error);
       return null;
@@ -42,6 +43,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     openBackorders(db),
     submittedOrders(db),
     latestDeliveries(db),
+    deadJobs(db),
   ]);
   return {
     variants: variants?.map((v) => ({ id: v.variant.id, title: v.title })) ?? [],
@@ -56,6 +58,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       secretSet: Boolean(env.SHOPIFY_WEBHOOK_SECRET),
       topics: HANDLED_TOPICS,
       deliveries,
+      failedJobs,
     },
   };
 }

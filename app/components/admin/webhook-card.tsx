@@ -1,15 +1,50 @@
 // "Webhook Integration": where Shopify sends order events, whether their signatures can be checked,
-// and how the latest deliveries went.
+// how the latest deliveries went, and the fulfilment jobs the queue gave up on, each with "Retry".
+import { useFetcher } from "react-router";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
+import type { action } from "~/routes/dashboard.manage-codes.jobs";
 import { Webhook } from "../icons";
 import { LocalTime } from "../local-time";
 import { OrderRef } from "../order-ref";
 import { Badge, type BadgeTone } from "../ui/badge";
+import { Button } from "../ui/button";
 import { Card } from "../ui/card";
+import { useResultToast } from "../use-result-toast";
 
-const OUTCOME_TONE: Record<string, BadgeTone> = { processed: "green", processing: "yellow", ignored: "gray", rejected: "red", error: "red" };
+const OUTCOME_TONE: Record<string, BadgeTone> = { processed: "green", queued: "yellow", processing: "yellow", ignored: "gray", rejected: "red", error: "red" };
 
-export function WebhookCard({ endpoint, secretSet, topics, deliveries }: ManageCodesData["webhook"]) {
+const JOB_LABEL: Record<string, string> = { "shopify-delivery": "Shopify delivery", "crypto-order": "Crypto order" };
+
+type FailedJob = ManageCodesData["webhook"]["failedJobs"][number];
+
+function FailedJobRow({ job }: { job: FailedJob }) {
+  const fetcher = useFetcher<typeof action>();
+  useResultToast(fetcher);
+  const reference = job.id.slice(job.id.indexOf(":") + 1);
+  return (
+    <li className="rounded-md border border-red-500/30 bg-red-500/5 px-3 py-2">
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
+        <Badge tone="red">failed</Badge>
+        <span>
+          {JOB_LABEL[job.kind] ?? job.kind} <span className="font-mono break-all">{reference}</span>
+        </span>
+        <span className="text-muted">
+          {job.attempts} attempt{job.attempts === 1 ? "" : "s"}, gave up <LocalTime ms={job.deadAt ?? 0} format="datetime" />
+        </span>
+      </div>
+      <p className="mt-1 break-words text-muted">{job.lastError}</p>
+      <fetcher.Form method="post" action="/dashboard/manage-codes/jobs" className="mt-2">
+        <input type="hidden" name="intent" value="retry" />
+        <input type="hidden" name="id" value={job.id} />
+        <Button type="submit" variant="outline" disabled={fetcher.state !== "idle"} aria-label={`Retry ${JOB_LABEL[job.kind] ?? job.kind} ${reference}`}>
+          {fetcher.state === "idle" ? "Retry" : "Retrying…"}
+        </Button>
+      </fetcher.Form>
+    </li>
+  );
+}
+
+export function WebhookCard({ endpoint, secretSet, topics, deliveries, failedJobs }: ManageCodesData["webhook"]) {
   return (
     <Card>
       <h2 className="flex items-center gap-2 text-lg font-bold">
@@ -17,7 +52,8 @@ export function WebhookCard({ endpoint, secretSet, topics, deliveries }: ManageC
       </h2>
       <p className="mt-2 text-sm text-muted">
         The webhook is active. It listens for order events from the storefront ({topics.join(", ")}) and e-mails an available code matching each purchased
-        variant to the customer; orders without stock are backordered.
+        variant to the customer; orders without stock are backordered. Each delivery is answered at once and fulfilled from a queue moments later; a
+        job that still fails after its retries is listed under Failed jobs.
       </p>
       <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-2">
         <div>
@@ -29,6 +65,13 @@ export function WebhookCard({ endpoint, secretSet, topics, deliveries }: ManageC
           <dd>{secretSet ? <Badge tone="green">Set</Badge> : <Badge tone="red">Not set: every delivery is refused</Badge>}</dd>
         </div>
       </dl>
+      <h3 className="mt-6 text-sm font-semibold">Failed jobs ({failedJobs.length})</h3>
+      <ul className="mt-2 space-y-2 text-sm">
+        {failedJobs.length === 0 ? <li className="text-muted">None: every job went through.</li> : null}
+        {failedJobs.map((job) => (
+          <FailedJobRow key={job.id} job={job} />
+        ))}
+      </ul>
       <h3 className="mt-6 text-sm font-semibold">Latest deliveries</h3>
       <ul className="mt-2 space-y-2 text-sm">
         {deliveries.length === 0 ? <li className="text-muted">No deliveries yet.</li> : null}

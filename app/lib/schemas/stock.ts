@@ -41,3 +41,9 @@ export const codeFiltersSchema = v.object({
   period: v.fallback(v.custom<Period>(isPeriod), "all"),
   tz: v.fallback(v.pipe(v.string(), v.transform(Number), v.finite(), v.minValue(-14 * 60), v.maxValue(14 * 60)), 0),
 });
+
+/** The webhook card's "Retry" on a failed fulfilment job. */
+export const retryJobSchema = v.object({
+  intent: v.literal("retry"),
+  id: v.pipe(text(), v.trim(), v.nonEmpty("Unknown job"), v.maxLength(300, "Unknown job")),
+});

@@ -1,11 +1,13 @@
-// Shopify order webhooks: check the signature, recognise repeats, parse the payload and hand it to
-// fulfilment. Unsigned deliveries change nothing; malformed ones are refused and recorded so the
-// admin can see them; a failure is reported as such so Shopify retries (every step is idempotent).
-import { desc, eq, getTableColumns } from "drizzle-orm";
+// Shopify order webhooks in two halves. The request checks the signature, records the delivery
+// (recognising repeats) and queues it; the queue consumer parses the payload and hands it to
+// fulfilment. Unsigned deliveries change nothing; malformed ones are recorded as rejected so the
+// admin can see them; a failure is retried by the queue (every step is idempotent).
+import { desc, eq, getTableColumns, notInArray } from "drizzle-orm";
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
 import { webhookDeliveries } from "../platform/db/schema.server";
+import type { JobQueue } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
 import { lineVariant, type Order, orderName } from "./order-lines.server";
@@ -53,7 +55,7 @@ const emailSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email(), v.m
 export const HANDLED_TOPICS = ["orders/create", "orders/paid", "orders/cancelled", "refunds/create"] as const;
 
 /** What became of a delivery that was accepted. */
-export type DeliveryOutcome = "processed" | "already-processed" | "ignored";
+export type DeliveryOutcome = "queued" | "already-processed" | "ignored";
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
@@ -135,11 +137,26 @@ export interface WebhookDelivery {
   headers: Headers;
 }
 
+/** The queue message for one recorded delivery: the consumer reads its body from the row. */
+export interface ShopifyDeliveryJob {
+  kind: "shopify-delivery";
+  deliveryId: string;
+}
+
+const FINISHED = ["processed", "ignored", "rejected"];
+
 /**
- * Receives one signed delivery: `unauthenticated` for a bad signature, `invalid` for a payload we
- * cannot read, `failed` when applying it broke (Shopify retries; a retry finishes the job).
+ * The request path of a delivery (decision 031): check the signature, record the delivery once
+ * (a retry carries the same id), queue it and answer. Nothing is parsed or applied here, so the
+ * answer never waits for fulfilment. `unauthenticated` for a bad signature; `unavailable` when the
+ * queue could not take it (Shopify retries, and the retry queues it again).
  */
-export async function receiveShopifyWebhook(deps: MailingDeps, secret: string, delivery: WebhookDelivery, now = Date.now()): Promise<Result<DeliveryOutcome>> {
+export async function receiveShopifyWebhook(
+  deps: { db: Db; queue: JobQueue<ShopifyDeliveryJob> },
+  secret: string,
+  delivery: WebhookDelivery,
+  now = Date.now(),
+): Promise<Result<DeliveryOutcome>> {
   const { body, headers } = delivery;
   if (!(await verifyWebhookSignature(body, headers.get("X-Shopify-Hmac-Sha256"), secret))) {
     return fail("unauthenticated", "Invalid signature");
@@ -149,44 +166,65 @@ export async function receiveShopifyWebhook(deps: MailingDeps, secret: string, d
   const text = new TextDecoder().decode(body);
   // Shopify names every delivery; a retry carries the same name.
   const deliveryId = headers.get("X-Shopify-Webhook-Id")?.slice(0, 100) || `body:${await sha256Hex(topic + text)}`;
-
-  const claimed = await db
-    .insert(webhookDeliveries)
-    .values({ id: deliveryId, topic: topic.slice(0, 100), outcome: "processing", receivedAt: now })
-    .onConflictDoNothing()
-    .returning()
-    .get();
-  if (!claimed) {
-    const previous = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
-    // A finished delivery is not processed again; an unfinished one (a crash, an error) is, safely.
-    if (previous && previous.outcome !== "processing" && previous.outcome !== "error") return ok("already-processed");
-  }
-  const finish = (outcome: string, detail: string, orderId?: string) =>
-    db.update(webhookDeliveries).set({ outcome, detail: detail.slice(0, 500), orderId: orderId ?? null }).where(eq(webhookDeliveries.id, deliveryId));
+  const record = { id: deliveryId, topic: topic.slice(0, 100), receivedAt: now };
 
   if (!(HANDLED_TOPICS as readonly string[]).includes(topic)) {
-    await finish("ignored", `Topic "${topic || "(none)"}" is not handled`);
+    await db
+      .insert(webhookDeliveries)
+      .values({ ...record, outcome: "ignored", detail: `Topic "${topic || "(none)"}" is not handled` })
+      .onConflictDoNothing();
     return ok("ignored");
   }
+  // A delivery seen before is queued again only while it is unhandled (still queued, or failing):
+  // its first message may never have been sent. Its body is stored again with it.
+  const unhandled = await db
+    .insert(webhookDeliveries)
+    .values({ ...record, outcome: "queued", payload: text })
+    .onConflictDoUpdate({ target: webhookDeliveries.id, set: { payload: text }, setWhere: notInArray(webhookDeliveries.outcome, FINISHED) })
+    .returning({ id: webhookDeliveries.id })
+    .get();
+  if (!unhandled) return ok("already-processed");
+  try {
+    await deps.queue.send({ kind: "shopify-delivery", deliveryId });
+  } catch (error) {
+    console.error("Could not queue a webhook delivery:", error);
+    return fail("unavailable", "Could not queue the delivery; please retry");
+  }
+  return ok("queued");
+}
+
+/**
+ * The consumer's half: applies one recorded delivery and notes its outcome. A delivery handled
+ * before is left alone; a payload we cannot read is rejected for good; a failure is noted on the
+ * delivery and thrown, so the queue retries it (every step of applying it is idempotent).
+ */
+export async function processDelivery(deps: MailingDeps, deliveryId: string): Promise<void> {
+  const { db } = deps;
+  const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  // Only a delivery we recorded is ever queued: not finding it means the write is not visible
+  // yet, so this is worth retrying.
+  if (!delivery) throw new Error(`Webhook delivery ${deliveryId} is not recorded`);
+  if (FINISHED.includes(delivery.outcome)) return;
+  const finish = (outcome: string, detail: string, orderId?: string) =>
+    db
+      .update(webhookDeliveries)
+      .set({ outcome, detail: detail.slice(0, 500), orderId: orderId ?? null, ...(FINISHED.includes(outcome) ? { payload: null } : {}) })
+      .where(eq(webhookDeliveries.id, deliveryId));
+
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(delivery.payload ?? "");
   } catch {
     await finish("rejected", "Body is not JSON");
-    return fail("invalid", "Malformed payload");
+    return;
   }
   try {
-    const result = await applyOrderEvent(deps, topic, json);
-    if ("rejected" in result) {
-      await finish("rejected", result.rejected);
-      return fail("invalid", `Malformed payload: ${result.rejected}`);
-    }
-    await finish(result.outcome, result.detail, result.orderId);
-    return ok("processed");
+    const result = await applyOrderEvent(deps, delivery.topic, json);
+    if ("rejected" in result) await finish("rejected", result.rejected);
+    else await finish(result.outcome, result.detail, result.orderId);
   } catch (error) {
-    console.error("Order webhook failed:", error);
     await finish("error", error instanceof Error ? error.message : String(error));
-    return fail("failed", "Processing failed; please retry");
+    throw error;
   }
 }
 

@@ -117,7 +117,8 @@ type CodeRow = typeof productCodes.$inferSelect;
 /** `new`: this call claimed the code; `existing`: the unit already had it (a retry, a concurrent run). */
 export type Assignment = { kind: "new"; code: CodeRow } | { kind: "existing"; code: CodeRow } | { kind: "out-of-stock" };
 
-async function codeOfUnit(db: Db, unit: OrderUnit) {
+/** The code a unit already has, if any. */
+export async function codeOfUnit(db: Db, unit: OrderUnit) {
   return db
     .select()
     .from(productCodes)

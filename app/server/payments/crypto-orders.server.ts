@@ -1,15 +1,16 @@
 // Crypto orders: a member opens one from the product page (pending), pays to the shop's wallet
 // and submits the transaction id (submitted); an admin checks the payment and fulfils it with a
-// key (complete) or cancels it. Unpaid orders expire after 24 hours.
+// key (complete, through the fulfilment queue) or cancels it. Unpaid orders expire after 24 hours.
 import { and, count, desc, eq, gt, isNull, lt, or } from "drizzle-orm";
 import type { ChangeCoinInput, CryptoCoin, FulfilCryptoOrderInput, OpenCryptoOrderInput, SubmitPaymentInput } from "~/lib/crypto-orders";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
-import { assignCode, releaseCode } from "../fulfilment/stock.server";
+import { assignCode, codeOfUnit, releaseCode } from "../fulfilment/stock.server";
 import { randomString } from "../platform/tokens.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
+import type { JobQueue } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { cryptoOrders, licences, productCodes } from "../platform/db/schema.server";
 import { mailCryptoKey } from "../fulfilment/buyer-emails.server";
@@ -156,55 +157,117 @@ export function ordersOf(db: Db, userId: string) {
   return db.select().from(cryptoOrders).where(eq(cryptoOrders.userId, userId)).orderBy(desc(cryptoOrders.createdAt)).limit(20);
 }
 
+/** The queue message that hands out a crypto order's key: the admin's typed-in one, or the next in stock. */
+export interface CryptoOrderJob {
+  kind: "crypto-order";
+  orderNumber: string;
+  code: string | null;
+}
+
 /**
- * Admin: completes a submitted order with a key — one typed in, or the next one in stock for the
- * order's plan — marks that key sold, e-mails it and records who did it.
+ * Whether `code` can no longer be the key of an order for `variantId`: a licence names it (a
+ * reseller's key, or one sold before), it was sold, or it is stock of another plan.
  */
-export async function fulfilCryptoOrder(deps: MailingDeps, admin: Viewer, input: FulfilCryptoOrderInput, now = Date.now()): Promise<Result<CryptoOrder>> {
+async function codeTaken(db: Db, code: string, variantId: string): Promise<boolean> {
+  const [licence, stocked] = await Promise.all([
+    db.select({ id: licences.id }).from(licences).where(eq(licences.key, code)).get(),
+    db.select({ variantId: productCodes.variantId, isUsed: productCodes.isUsed }).from(productCodes).where(eq(productCodes.code, code)).get(),
+  ]);
+  return Boolean(licence) || (stocked !== undefined && (stocked.isUsed || stocked.variantId !== variantId));
+}
+
+const notAwaiting = (order: CryptoOrder) => fail("conflict", `Order ${order.orderNumber} is ${order.status}, not awaiting fulfilment`);
+
+/**
+ * Admin: fulfils a submitted order with a typed-in key or the next one in stock. What the admin
+ * can still correct is checked now (the order awaits fulfilment, the typed key is free, stock has a
+ * key for the plan); the key itself is handed out and e-mailed by the fulfilment queue, the one
+ * way keys leave the shop (decision 031). Records who asked.
+ */
+export async function fulfilCryptoOrder(
+  deps: { db: Db; queue: JobQueue<CryptoOrderJob> },
+  admin: Viewer,
+  input: FulfilCryptoOrderInput,
+): Promise<Result<CryptoOrder>> {
   const { db } = deps;
   const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, input.orderId)).get();
   if (!order) return fail("not-found", "Unknown order");
-  if (order.status !== "submitted") return fail("conflict", `Order ${order.orderNumber} is ${order.status}, not awaiting fulfilment`);
+  if (order.status !== "submitted") return notAwaiting(order);
+  if (input.source === "stock") {
+    const inStock = await db
+      .select({ id: productCodes.id })
+      .from(productCodes)
+      .where(and(eq(productCodes.variantId, order.variantId), eq(productCodes.isUsed, false)))
+      .get();
+    if (!inStock) return fail("conflict", `No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
+  } else if (await codeTaken(db, input.code, order.variantId)) {
+    return fail("conflict", "This code has already been sold", { field: "code" });
+  }
+  await deps.queue.send({ kind: "crypto-order", orderNumber: order.orderNumber, code: input.source === "manual" ? input.code : null });
+  await audit(db, admin.id, "crypto-order.fulfil", order.orderNumber, { source: input.source });
+  return ok(order);
+}
 
+/**
+ * The fulfilment queue's half: completes a submitted order with a key (the one named, or the next
+ * in stock for its plan), marks that key sold, records its licence and e-mails it. Safe to run
+ * twice or after an interrupted run: a unit keeps the key it was given, a completed order only
+ * gets what it still lacks (licence, e-mail), a cancelled one nothing. Throws when the key cannot
+ * be handed out now (no stock, the named key is taken), so the queue retries and, in the end,
+ * shows the admin why.
+ */
+export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, now = Date.now()): Promise<void> {
+  const { db } = deps;
+  const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, job.orderNumber)).get();
+  if (!order) throw new Error(`Crypto order ${job.orderNumber} does not exist`);
   const unit = { orderId: order.orderNumber, lineId: "crypto", unitIndex: 0, variantId: order.variantId, email: order.customerEmail };
-  const claim = { isUsed: true, usedAt: now, customerEmail: order.customerEmail, orderId: order.orderNumber, orderLineId: "crypto", unitIndex: 0 };
-  // What this call claimed, so it can be handed back if the order is cancelled meanwhile.
-  let key: { id: number; code: string };
-  let claimed: "from-stock" | "recorded" | "earlier" = "from-stock";
+  if (order.status === "complete") {
+    const key = await codeOfUnit(db, unit);
+    if (key) await deliverCryptoKey(deps, order, key, key.usedAt ?? now);
+    return;
+  }
+  if (order.status !== "submitted") return;
+
+  // What this run claimed, so it can be handed back if the order is cancelled meanwhile.
+  let key = await codeOfUnit(db, unit);
+  let claimed: "from-stock" | "recorded" | "earlier" = "earlier";
   try {
-    if (input.source === "stock") {
+    if (key) {
+      // An earlier run gave the unit its key; this one finishes the job.
+    } else if (job.code === null) {
       const assignment = await assignCode(db, unit, { now });
-      if (assignment.kind === "out-of-stock") return fail("conflict", `No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
-      if (assignment.kind === "existing") claimed = "earlier";
+      if (assignment.kind === "out-of-stock") throw new Error(`No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
       key = assignment.code;
+      claimed = assignment.kind === "new" ? "from-stock" : "earlier";
     } else {
-      // A code is a licence key: one that already names a licence (a reseller's key) is taken.
-      if (await db.select({ id: licences.id }).from(licences).where(eq(licences.key, input.code)).get()) {
-        return fail("conflict", "This code has already been sold", { field: "code" });
-      }
+      const taken = () => new Error(`The code typed in for order ${order.orderNumber} has already been sold`);
+      if (await codeTaken(db, job.code, order.variantId)) throw taken();
+      const claim = { isUsed: true, usedAt: now, customerEmail: order.customerEmail, orderId: order.orderNumber, orderLineId: "crypto", unitIndex: 0 };
       // A typed code from stock is marked sold; a code we never stocked is recorded as sold.
-      const stocked = await db
+      key = await db
         .update(productCodes)
         .set(claim)
-        .where(and(eq(productCodes.variantId, order.variantId), eq(productCodes.code, input.code), eq(productCodes.isUsed, false)))
-        .returning({ id: productCodes.id, code: productCodes.code })
+        .where(and(eq(productCodes.variantId, order.variantId), eq(productCodes.code, job.code), eq(productCodes.isUsed, false)))
+        .returning()
         .get();
-      if (stocked) key = stocked;
-      else {
-        const inserted = await db
+      claimed = "from-stock";
+      if (!key) {
+        key = await db
           .insert(productCodes)
-          .values({ variantId: order.variantId, variantTitle: `${order.productTitle} - ${order.variantTitle}`, code: input.code, createdAt: now, ...claim })
+          .values({ variantId: order.variantId, variantTitle: `${order.productTitle} - ${order.variantTitle}`, code: job.code, createdAt: now, ...claim })
           .onConflictDoNothing({ target: productCodes.code })
-          .returning({ id: productCodes.id, code: productCodes.code })
+          .returning()
           .get();
-        if (!inserted) return fail("conflict", "This code has already been sold", { field: "code" });
-        key = inserted;
+        if (!key) throw taken();
         claimed = "recorded";
       }
     }
   } catch (error) {
-    if (isUniqueViolation(error)) return fail("conflict", `Order ${order.orderNumber} was already fulfilled`);
-    throw error;
+    // The unit's unique index: a run at the same time gave it its key first; this one finishes.
+    if (!isUniqueViolation(error)) throw error;
+    key = await codeOfUnit(db, unit);
+    if (!key) throw error;
+    claimed = "earlier";
   }
 
   const completed = await db
@@ -213,26 +276,25 @@ export async function fulfilCryptoOrder(deps: MailingDeps, admin: Viewer, input:
     .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.status, "submitted")))
     .returning()
     .get();
-  if (!completed) {
-    // Cancelled while the key was being claimed: the key goes back (a typed-in one is forgotten).
-    if (claimed !== "earlier") await releaseCode(db, key.id, order.orderNumber, claimed === "recorded");
-    const current = await db.select({ status: cryptoOrders.status }).from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
-    return fail("conflict", `Order ${order.orderNumber} is ${current?.status ?? "gone"}, not awaiting fulfilment`);
-  }
+  if (completed) return deliverCryptoKey(deps, completed, key, now);
+  // Cancelled while the key was being claimed: the key goes back (a typed-in one is forgotten).
+  const current = await db.select({ status: cryptoOrders.status }).from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
+  if (current?.status === "cancelled" && claimed !== "earlier") await releaseCode(db, key.id, order.orderNumber, claimed === "recorded");
+}
 
-  await recordSale(db, { email: order.customerEmail, userId: order.userId }, {
+/** A completed order's key becomes the buyer's licence and subscription, and is e-mailed (once). */
+async function deliverCryptoKey(deps: MailingDeps, order: CryptoOrder, key: { id: number; code: string }, purchasedAt: number) {
+  await recordSale(deps.db, { email: order.customerEmail, userId: order.userId }, {
     codeId: key.id,
     code: key.code,
     productTitle: order.productTitle,
     variantTitle: order.variantTitle,
     priceAmount: (order.amountCents / 100).toFixed(2),
     priceCurrency: order.currency,
-    purchasedAt: now,
+    purchasedAt,
     orderId: order.orderNumber,
   });
   await mailCryptoKey(deps, order, key.code);
-  await audit(db, admin.id, "crypto-order.fulfil", order.orderNumber, { codeId: key.id, source: input.source });
-  return ok(completed);
 }
 
 export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, now = Date.now()): Promise<Result<CryptoOrder>> {

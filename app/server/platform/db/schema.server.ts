@@ -446,17 +446,40 @@ export const shopifyRefunds = sqliteTable(
 );
 
 // Every webhook request we accepted, keyed by Shopify's delivery id so retries are recognised.
+// The fulfilment queue works from this row: `payload` holds the signed body until the delivery is
+// handled (a queue message is too small for the largest body we accept), then it is cleared.
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",
   {
     id: text("id").primaryKey(),
     topic: text("topic").notNull(),
     orderId: text("order_id"),
+    // queued → processed | ignored | rejected; error while a retry is due; failed once given up.
     outcome: text("outcome").notNull(),
     detail: text("detail"),
+    payload: text("payload"),
     receivedAt: integer("received_at").notNull(),
   },
   (t) => [index("webhook_deliveries_received").on(t.receivedAt)],
+);
+
+// Fulfilment jobs that failed: one row per job while its retries run, marked dead once the queue
+// gives up on it (the dead-letter queue). The admin sees dead jobs with their error and can send
+// them again; a job that succeeds deletes its row.
+export const failedJobs = sqliteTable(
+  "failed_jobs",
+  {
+    // The job's own key (e.g. "shopify:<delivery id>"), so a job has at most one row.
+    id: text("id").primaryKey(),
+    kind: text("kind").notNull(),
+    // The queue message, as sent: a retry sends it again unchanged.
+    body: text("body").notNull(),
+    attempts: integer("attempts").notNull(),
+    lastError: text("last_error").notNull(),
+    failedAt: integer("failed_at").notNull(),
+    deadAt: integer("dead_at"),
+  },
+  (t) => [index("failed_jobs_dead").on(t.deadAt)],
 );
 
 // A paid order line that found no code in stock; filled first-in-first-out when codes arrive.

@@ -1,0 +1,80 @@
+// The fulfilment queue's consumer (decision 031): every key the shop hands out for an order goes
+// out here, whether the order came by Shopify webhook (the demo checkout's too) or is a crypto
+// order an admin fulfilled. Messages of a batch run one after another; each is acknowledged on its
+// own once its work is done, or retried with backoff, so a failure never holds up or repeats the
+// others. After the last retry the queue moves a message to the dead-letter queue, whose consumer
+// puts it on the admin's list of failed jobs.
+import * as v from "valibot";
+import { fail, ok, type Result } from "~/lib/result";
+import { processDelivery } from "../fulfilment/shopify-webhook.server";
+import { settleCryptoOrder } from "../payments/crypto-orders.server";
+import { database } from "../platform/db/client.server";
+import { forgetFailures, markJobDead, noteFailedAttempt, resendDeadJob, retryDelaySeconds } from "../platform/job-queue.server";
+import type { MailingDeps } from "../platform/mail.server";
+import type { Db } from "../platform/db/client.server";
+import { audit } from "../platform/audit.server";
+
+export const FULFILMENT_DEAD_LETTERS = "keyshop-fulfilment-failed";
+
+const jobSchema = v.variant("kind", [
+  v.object({ kind: v.literal("shopify-delivery"), deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) }),
+  v.object({ kind: v.literal("crypto-order"), orderNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),
+]);
+
+type FulfilmentJob = v.InferOutput<typeof jobSchema>;
+
+/** One row per job in `failed_jobs`: a message sent twice for the same work shares it. */
+function jobKey(body: unknown, messageId: string): string {
+  const job = v.safeParse(jobSchema, body);
+  if (!job.success) return `message:${messageId}`;
+  return job.output.kind === "shopify-delivery" ? `shopify:${job.output.deliveryId}` : `crypto:${job.output.orderNumber}`;
+}
+
+function run(deps: MailingDeps, job: FulfilmentJob): Promise<void> {
+  switch (job.kind) {
+    case "shopify-delivery":
+      return processDelivery(deps, job.deliveryId);
+    case "crypto-order":
+      return settleCryptoOrder(deps, job);
+  }
+}
+
+/** queue() for the fulfilment queue. */
+export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
+  const db = database(env.DB);
+  const deps: MailingDeps = { db, mail: env, waitUntil };
+  for (const message of batch.messages) {
+    const key = jobKey(message.body, message.id);
+    try {
+      const job = v.safeParse(jobSchema, message.body);
+      if (!job.success) throw new Error(`Not a fulfilment job: ${v.summarize(job.issues)}`);
+      await run(deps, job.output);
+      // A job that failed before (or was sent again by an admin) leaves the list of failures.
+      await forgetFailures(db, key);
+      message.ack();
+    } catch (error) {
+      console.error(`Fulfilment job ${key} failed (attempt ${message.attempts}):`, error);
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+      await noteFailedAttempt(db, key, message.body, message.attempts, error).catch((noteError: unknown) => {
+        console.error(`Could not record the failure of ${key}:`, noteError);
+      });
+    }
+  }
+}
+
+/** queue() for the dead-letter queue: each message is a job the queue gave up on. */
+export async function recordDeadJobs(env: Env, batch: MessageBatch<unknown>): Promise<void> {
+  const db = database(env.DB);
+  for (const message of batch.messages) {
+    await markJobDead(db, jobKey(message.body, message.id), message.body, message.attempts);
+    message.ack();
+  }
+}
+
+/** Admin: sends a job the queue gave up on through the fulfilment queue again. */
+export async function retryDeadJob(deps: { db: Db; queue: Queue }, adminId: string, id: string): Promise<Result> {
+  const kind = await resendDeadJob(deps.db, deps.queue, id);
+  if (kind === null) return fail("not-found", "This job is not waiting for a retry: it may have been retried already");
+  await audit(deps.db, adminId, "job.retry", id, { kind });
+  return ok();
+}

@@ -1,0 +1,82 @@
+// Background jobs on a Cloudflare Queue (decision 031). A producer sends a small message naming the
+// work; the queue() handler runs it. A job that throws is retried with backoff and its error is
+// kept in `failed_jobs`; once the queue gives up, the dead-letter consumer marks that row dead, and
+// an admin can send the job again. Every job must be safe to run twice: the queue delivers at
+// least once, and a batch that broke halfway is delivered again.
+import { and, desc, eq, isNotNull } from "drizzle-orm";
+import type { Db } from "./db/client.server";
+import { failedJobs } from "./db/schema.server";
+
+/** Every job names its kind; the rest of the message is the kind's own. */
+export interface Job {
+  kind: string;
+}
+
+/** Where producers put jobs: the queue binding, or anything that sends like it. */
+export interface JobQueue<T extends Job = Job> {
+  send(job: T): Promise<unknown>;
+}
+
+/** The retry after a failed attempt waits 10 s, then 30 s, 90 s, 270 s, 810 s (`attempts` from 1). */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(10 * 3 ** (Math.max(attempts, 1) - 1), 3600);
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
+const kindOf = (body: unknown) => (typeof body === "object" && body !== null && "kind" in body ? String(body.kind).slice(0, 50) : "unknown");
+
+/** Notes a failed attempt of the job `id` (its message `body`), keeping the latest error. */
+export async function noteFailedAttempt(db: Db, id: string, body: unknown, attempts: number, error: unknown, now = Date.now()): Promise<void> {
+  const lastError = errorText(error);
+  await db
+    .insert(failedJobs)
+    .values({ id, kind: kindOf(body), body: JSON.stringify(body), attempts, lastError, failedAt: now })
+    .onConflictDoUpdate({ target: failedJobs.id, set: { attempts, lastError, failedAt: now, deadAt: null } });
+}
+
+/** The queue gave up on the job `id`: it shows on the admin's list until it is sent again. */
+export async function markJobDead(db: Db, id: string, body: unknown, attempts: number, now = Date.now()): Promise<void> {
+  await db
+    .insert(failedJobs)
+    // A job that died without a recorded error (the handler itself broke) still shows, saying so.
+    .values({ id, kind: kindOf(body), body: JSON.stringify(body), attempts, lastError: "The job failed without reporting an error", failedAt: now, deadAt: now })
+    .onConflictDoUpdate({ target: failedJobs.id, set: { deadAt: now } });
+}
+
+/** The job `id` succeeded: whatever it failed before is forgotten. */
+export async function forgetFailures(db: Db, id: string): Promise<void> {
+  await db.delete(failedJobs).where(eq(failedJobs.id, id));
+}
+
+/** Jobs the queue gave up on, newest first, for the admin. */
+export function deadJobs(db: Db, limit = 50) {
+  return db
+    .select({ id: failedJobs.id, kind: failedJobs.kind, attempts: failedJobs.attempts, lastError: failedJobs.lastError, deadAt: failedJobs.deadAt })
+    .from(failedJobs)
+    .where(isNotNull(failedJobs.deadAt))
+    .orderBy(desc(failedJobs.deadAt))
+    .limit(limit);
+}
+
+/**
+ * Sends a dead job again, exactly as it was first sent. Claimed with a conditional update, so two
+ * admins pressing "Retry" at once send it once. Returns the job's kind, or null when no dead job
+ * has that id (already retried, or never failed).
+ */
+export async function resendDeadJob(db: Db, queue: JobQueue, id: string): Promise<string | null> {
+  const claimed = await db
+    .update(failedJobs)
+    .set({ deadAt: null })
+    .where(and(eq(failedJobs.id, id), isNotNull(failedJobs.deadAt)))
+    .returning({ kind: failedJobs.kind, body: failedJobs.body })
+    .get();
+  if (!claimed) return null;
+  try {
+    await queue.send(JSON.parse(claimed.body) as Job);
+  } catch (error) {
+    // Not sent: the job stays on the list.
+    await db.update(failedJobs).set({ deadAt: Date.now() }).where(eq(failedJobs.id, id));
+    throw error;
+  }
+  return claimed.kind;
+}
