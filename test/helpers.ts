@@ -197,9 +197,13 @@ export async function runQueue(queue: string, bodies: unknown[], attempts = 1) {
     queue,
     bodies.map((body) => ({ id: `message-${nextId()}`, timestamp: Date.now(), attempts, body })),
   );
+  // The test harness keeps which messages were retried, not the delay asked for: watch for it.
+  const retries = batch.messages.map((message) => vi.spyOn(message, "retry"));
   const ctx = createExecutionContext();
   await worker.queue(batch, env, ctx);
-  return getQueueResult(batch, ctx);
+  const result = await getQueueResult(batch, ctx);
+  const delays = retries.flatMap((spy) => spy.mock.calls.map(([options]) => options?.delaySeconds));
+  return { ...result, delays };
 }
 
 /** A Shopify webhook, signed as Shopify signs it; it must be accepted, and is then handled. */

@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
 import { webhookDeliveries } from "../platform/db/schema.server";
-import type { JobQueue } from "../platform/job-queue.server";
+import { errorText, type JobQueue } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
 import { lineVariant, type Order, orderName } from "./order-lines.server";
@@ -223,7 +223,7 @@ export async function processDelivery(deps: MailingDeps, deliveryId: string): Pr
     if ("rejected" in result) await finish("rejected", result.rejected);
     else await finish(result.outcome, result.detail, result.orderId);
   } catch (error) {
-    await finish("error", error instanceof Error ? error.message : String(error));
+    await finish("error", errorText(error));
     throw error;
   }
 }

@@ -22,7 +22,15 @@ export function retryDelaySeconds(attempts: number): number {
   return Math.min(10 * 3 ** (Math.max(attempts, 1) - 1), 3600);
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 500);
+/**
+ * What went wrong, in words an admin can act on: the innermost cause's message (a failed query's
+ * own message is mostly its SQL).
+ */
+export function errorText(error: unknown): string {
+  let inner = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  return (inner instanceof Error ? inner.message : String(inner)).slice(0, 500);
+}
 const kindOf = (body: unknown) => (typeof body === "object" && body !== null && "kind" in body ? String(body.kind).slice(0, 50) : "unknown");
 
 /** Notes a failed attempt of the job `id` (its message `body`), keeping the latest error. */

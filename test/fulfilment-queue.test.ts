@@ -1,0 +1,254 @@
+// The fulfilment queue: the webhook's answer waits for nothing but the queue, the consumer acks
+// and retries each message on its own, a batch run again after a crash repeats nothing, and a job
+// the queue gives up on lands on the admin's card, from where it can be sent again.
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { addCodes } from "~/server/fulfilment/stock.server";
+import { auditLog, cryptoOrders, failedJobs, licences, mailOutbox, productCodes, webhookDeliveries } from "~/server/platform/db/schema.server";
+import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
+import worker from "../workers/app";
+import { call, createAccount, db, handled, nextId, ORIGIN, runQueue, signIn, transactionId, unique } from "./helpers";
+
+const FULFILMENT = "keyshop-fulfilment";
+const DEAD_LETTERS = "keyshop-fulfilment-failed";
+
+/** A paid one-unit order for a fresh variant with one code in stock. */
+async function paidOrder() {
+  const variant = nextId();
+  const code = `QUEUE-${variant}`;
+  await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: "Vertex Rust - 30 Days" }, code);
+  const id = nextId();
+  const payload = {
+    id,
+    name: `#Q${id % 100000}`,
+    email: `${unique("buyer")}@example.test`,
+    currency: "USD",
+    total_price: "89.99",
+    financial_status: "paid",
+    line_items: [{ id: nextId(), variant_id: variant, quantity: 1, title: "Vertex Rust", variant_title: "30 Days", price: "89.99" }],
+  };
+  return { code, payload };
+}
+
+/** A delivery recorded as the webhook records one, but not queued: the test hands it to the consumer. */
+async function recordedDelivery(payload: unknown) {
+  const id = crypto.randomUUID();
+  await db.insert(webhookDeliveries).values({ id, topic: "orders/paid", outcome: "queued", payload: JSON.stringify(payload), receivedAt: Date.now() });
+  return { id, job: { kind: "shopify-delivery", deliveryId: id } };
+}
+
+const delivery = (id: string) => db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
+const failure = (id: string) => db.select().from(failedJobs).where(eq(failedJobs.id, id)).get();
+const keysOf = (orderId: number) => db.select().from(productCodes).where(eq(productCodes.orderId, String(orderId)));
+const keyMails = (orderId: number) => db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `order-keys:${orderId}`));
+
+/** Makes the licence for `key` fail to be written, as a database error halfway through a job would. */
+async function failLicenceFor(key: string) {
+  const name = `fail_${key.replace(/\W/g, "_")}`;
+  await env.DB.exec(`CREATE TRIGGER ${name} BEFORE INSERT ON licences WHEN NEW.key = '${key}' BEGIN SELECT RAISE(ABORT, 'licence store unavailable'); END;`);
+  return () => env.DB.exec(`DROP TRIGGER ${name};`);
+}
+
+describe("fulfilment queue: the webhook's answer", () => {
+  it("records the delivery with its body and queues it, then the consumer hands out the key and clears the body", async () => {
+    const { code, payload } = await paidOrder();
+    const webhookId = crypto.randomUUID();
+    const body = JSON.stringify(payload);
+    const response = await exports.default.fetch(
+      new Request(`${ORIGIN}/webhooks/shopify`, {
+        method: "POST",
+        headers: { "X-Shopify-Topic": "orders/paid", "X-Shopify-Webhook-Id": webhookId, "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET) },
+        body,
+      }),
+    );
+    expect([response.status, await response.text()]).toEqual([200, "Queued"]);
+    await handled(webhookId);
+    expect(await delivery(webhookId)).toMatchObject({ outcome: "processed", payload: null, orderId: String(payload.id) });
+    expect((await keysOf(payload.id)).map((k) => k.code)).toEqual([code]);
+    expect(await keyMails(payload.id)).toHaveLength(1);
+  });
+
+  it("answers 503 when the queue refuses the job, keeps the delivery, and queues it when Shopify retries", async () => {
+    const { code, payload } = await paidOrder();
+    const webhookId = crypto.randomUUID();
+    const body = JSON.stringify(payload);
+    // The Worker's fetch handler with the bindings given: a queue that refuses, or the real one.
+    const send = async (bindings: Env) =>
+      worker.fetch(
+        new Request(`${ORIGIN}/webhooks/shopify`, {
+          method: "POST",
+          headers: { "X-Shopify-Topic": "orders/paid", "X-Shopify-Webhook-Id": webhookId, "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET) },
+          body,
+        }) as Request<unknown, IncomingRequestCfProperties>,
+        bindings,
+        createExecutionContext(),
+      );
+    const down = { ...env, FULFILMENT_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
+    const refused = await send(down);
+    expect(refused.status).toBe(503);
+    expect(await delivery(webhookId)).toMatchObject({ outcome: "queued", payload: body });
+    expect(await keysOf(payload.id)).toHaveLength(0);
+
+    const retried = await send(env);
+    expect([retried.status, await retried.text()]).toEqual([200, "Queued"]);
+    await handled(webhookId);
+    expect((await keysOf(payload.id)).map((k) => k.code)).toEqual([code]);
+    // Once handled, a further retry is recognised and not queued again.
+    const late = await send(down);
+    expect([late.status, await late.text()]).toEqual([200, "Already processed"]);
+  });
+});
+
+describe("fulfilment queue: the consumer", () => {
+  it("acks each message on its own: one that fails is retried with backoff and its error kept, the others go through", async () => {
+    const first = await paidOrder();
+    const last = await paidOrder();
+    const a = await recordedDelivery(first.payload);
+    const c = await recordedDelivery(last.payload);
+    const missing = { kind: "shopify-delivery", deliveryId: crypto.randomUUID() };
+
+    const result = await runQueue(FULFILMENT, [a.job, missing, c.job]);
+    expect(result.outcome).toBe("ok");
+    expect(result.explicitAcks).toHaveLength(2);
+    expect(result.retryMessages).toEqual([{ msgId: expect.any(String) }]);
+    expect(result.delays).toEqual([10]);
+    expect(result.explicitAcks).not.toContain(result.retryMessages[0]!.msgId);
+    expect((await keysOf(first.payload.id)).map((k) => k.code)).toEqual([first.code]);
+    expect((await keysOf(last.payload.id)).map((k) => k.code)).toEqual([last.code]);
+    expect(await failure(`shopify:${missing.deliveryId}`)).toMatchObject({ kind: "shopify-delivery", attempts: 1, deadAt: null, lastError: expect.stringContaining("is not recorded") });
+
+    // Each later attempt waits longer.
+    const again = await runQueue(FULFILMENT, [missing], 3);
+    expect(again.delays).toEqual([90]);
+    expect(await failure(`shopify:${missing.deliveryId}`)).toMatchObject({ attempts: 3 });
+  });
+
+  it("loses and repeats nothing when a job breaks halfway through a batch: the retry finishes it with the same key", async () => {
+    const orders = [await paidOrder(), await paidOrder(), await paidOrder()];
+    const jobs = await Promise.all(orders.map((o) => recordedDelivery(o.payload)));
+    const middle = orders[1]!;
+    const restore = await failLicenceFor(middle.code);
+    const broken = await runQueue(FULFILMENT, jobs.map((j) => j.job));
+    await restore();
+    expect(broken.explicitAcks).toHaveLength(2);
+    expect(broken.retryMessages).toHaveLength(1);
+    // The key was claimed before the step that broke; the delivery says what went wrong.
+    expect((await keysOf(middle.payload.id)).map((k) => k.code)).toEqual([middle.code]);
+    expect(await db.select().from(licences).where(eq(licences.key, middle.code))).toHaveLength(0);
+    expect(await delivery(jobs[1]!.id)).toMatchObject({ outcome: "error", detail: expect.stringContaining("licence store unavailable") });
+    expect(await keyMails(middle.payload.id)).toHaveLength(0);
+
+    // The queue delivers the failed message again; a lost ack may bring the others back too.
+    const retried = await runQueue(FULFILMENT, jobs.map((j) => j.job), 2);
+    expect(retried).toMatchObject({ outcome: "ok", retryMessages: [] });
+    expect(retried.explicitAcks).toHaveLength(3);
+    for (const order of orders) {
+      expect((await keysOf(order.payload.id)).map((k) => k.code)).toEqual([order.code]);
+      expect(await db.select().from(licences).where(eq(licences.key, order.code))).toHaveLength(1);
+      expect(await keyMails(order.payload.id)).toHaveLength(1);
+    }
+    expect(await delivery(jobs[1]!.id)).toMatchObject({ outcome: "processed", payload: null });
+    expect(await failure(`shopify:${jobs[1]!.id}`)).toBeUndefined();
+  });
+
+  it("hands a crypto order its key once however often its job runs, and retries while there is no stock", async () => {
+    const member = await createAccount();
+    const variant = `gid://shopify/ProductVariant/${nextId()}`;
+    const orderNumber = `CRYPTO-${unique("Q").toUpperCase().slice(0, 10)}`;
+    const [order] = await db
+      .insert(cryptoOrders)
+      .values({
+        id: crypto.randomUUID(), orderNumber, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days", variantId: variant,
+        customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), createdAt: Date.now(), updatedAt: Date.now(),
+      })
+      .returning();
+    const job = { kind: "crypto-order", orderNumber, code: null };
+    const empty = await runQueue(FULFILMENT, [job]);
+    expect(empty.retryMessages).toHaveLength(1);
+    expect(await failure(`crypto:${orderNumber}`)).toMatchObject({ lastError: "No codes in stock for Vertex Rust - 30 Days" });
+
+    await addCodes(db, { id: variant, title: "Vertex Rust - 30 Days" }, `CQ-${orderNumber}-1\nCQ-${orderNumber}-2`);
+    const runs = await runQueue(FULFILMENT, [job, job], 2);
+    expect(runs.explicitAcks).toHaveLength(2);
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order!.id)).get()).toMatchObject({ status: "complete", productCode: `CQ-${orderNumber}-1` });
+    expect((await db.select().from(productCodes).where(and(eq(productCodes.variantId, variant), eq(productCodes.isUsed, true)))).map((c) => c.code)).toEqual([`CQ-${orderNumber}-1`]);
+    expect(await db.select().from(licences).where(eq(licences.key, `CQ-${orderNumber}-1`))).toHaveLength(1);
+    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `crypto-key:${order!.id}`))).toHaveLength(1);
+    expect(await failure(`crypto:${orderNumber}`)).toBeUndefined();
+  });
+
+  it("retries a message it cannot read, and never runs it", async () => {
+    const result = await runQueue(FULFILMENT, [{ kind: "refund-everything" }, "nonsense"]);
+    expect(result.explicitAcks).toEqual([]);
+    expect(result.retryMessages).toHaveLength(2);
+    const rows = await Promise.all(result.retryMessages.map((m) => failure(`message:${m.msgId}`)));
+    expect(rows.map((r) => r?.lastError)).toEqual([expect.stringContaining("Not a fulfilment job"), expect.stringContaining("Not a fulfilment job")]);
+  });
+});
+
+describe("fulfilment queue: jobs the queue gives up on", () => {
+  async function adminCookie() {
+    return signIn(await createAccount({ admin: true }), unique("ip"));
+  }
+  const retry = (id: string, cookie: string) => call("/dashboard/manage-codes/jobs", { form: { intent: "retry", id }, cookie });
+
+  it("shows a job that failed its last attempt on the admin's card, with its error, and sends it again on Retry", async () => {
+    const { code, payload } = await paidOrder();
+    // A delivery the consumer cannot find: it fails on every attempt until it is recorded.
+    const deliveryId = crypto.randomUUID();
+    const job = { kind: "shopify-delivery", deliveryId };
+    const key = `shopify:${deliveryId}`;
+    const last = await runQueue(FULFILMENT, [job], 6);
+    expect(last.retryMessages).toHaveLength(1);
+    // After its last retry the queue moves the message to the dead-letter queue.
+    const dead = await runQueue(DEAD_LETTERS, [job]);
+    expect(dead.explicitAcks).toHaveLength(1);
+    expect(await failure(key)).toMatchObject({ attempts: 6, deadAt: expect.any(Number), lastError: expect.stringContaining("is not recorded") });
+
+    const admin = await adminCookie();
+    const page = await (await call("/dashboard/manage-codes", { cookie: admin })).text();
+    expect(page).toContain("Failed jobs (");
+    expect(page).toContain(deliveryId);
+    expect(page).toContain(`Webhook delivery ${deliveryId} is not recorded`);
+
+    // What was wrong is put right; Retry sends the job through the real queue again.
+    await db.insert(webhookDeliveries).values({ id: deliveryId, topic: "orders/paid", outcome: "queued", payload: JSON.stringify(payload), receivedAt: Date.now() });
+    const retried = await retry(key, admin);
+    expect(retried.status).toBe(200);
+    expect(await retried.text()).toContain("Job sent again");
+    await handled(deliveryId);
+    expect(await delivery(deliveryId)).toMatchObject({ outcome: "processed" });
+    expect((await keysOf(payload.id)).map((k) => k.code)).toEqual([code]);
+    await expect.poll(() => failure(key)).toBeUndefined();
+    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "job.retry"), eq(auditLog.subject, key))).get()).toBeDefined();
+
+    // Nothing is left to retry.
+    const twice = await retry(key, admin);
+    expect(twice.status).toBe(404);
+    expect(await twice.text()).toContain("This job is not waiting for a retry");
+  });
+
+  it("lets only admins retry, and refuses a malformed request", async () => {
+    const deliveryId = crypto.randomUUID();
+    await runQueue(DEAD_LETTERS, [{ kind: "shopify-delivery", deliveryId }]);
+    const key = `shopify:${deliveryId}`;
+    const member = await signIn(await createAccount(), unique("ip"));
+    expect((await retry(key, member)).status).toBe(403);
+    expect((await call("/dashboard/manage-codes/jobs", { form: { intent: "retry", id: key } })).status).toBeGreaterThanOrEqual(300);
+    const admin = await adminCookie();
+    expect((await call("/dashboard/manage-codes/jobs", { form: { intent: "retry", id: "" }, cookie: admin })).status).toBe(400);
+    expect((await call("/dashboard/manage-codes/jobs", { form: { intent: "drop", id: key }, cookie: admin })).status).toBe(400);
+    // Still on the list, untouched.
+    expect(await failure(key)).toMatchObject({ deadAt: expect.any(Number) });
+  });
+
+  it("shows a crypto order the queue could not fulfil (no stock), named by its order number", async () => {
+    const orderNumber = `CRYPTO-${unique("D").toUpperCase().slice(0, 10)}`;
+    await runQueue(DEAD_LETTERS, [{ kind: "crypto-order", orderNumber, code: null }]);
+    const page = await (await call("/dashboard/manage-codes", { cookie: await adminCookie() })).text();
+    expect(page).toContain("Crypto order");
+    expect(page).toContain(orderNumber);
+  });
+});
