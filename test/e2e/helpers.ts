@@ -1,19 +1,31 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 
 export function uniqueName(prefix: string): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 }
 
 /**
- * Opens the newest message to `to` in the local mailbox and returns its first link. Some mail is
- * written after the answer that causes it (a reset link), so the mailbox is reloaded until it is there.
+ * Opens the local mailbox at the newest message to `to` with `subject`. Some mail is written after
+ * the answer that causes it (a reset link; keys, which the fulfilment queue hands out moments after
+ * a payment), so the mailbox is reloaded until it is there.
  */
-export async function linkFromMailbox(page: Page, to: string, subject: RegExp): Promise<string> {
+export async function mailFromMailbox(page: Page, to: string, subject: RegExp) {
   const message = page.getByTestId("mail").filter({ hasText: to }).filter({ hasText: subject }).first();
+  await reloadUntilVisible(page, "/dev/mail", message);
+  return message;
+}
+
+/** Opens `path` again until `locator` shows on it: for what arrives after the answer that causes it. */
+export async function reloadUntilVisible(page: Page, path: string, locator: Locator) {
   await expect(async () => {
-    await page.goto("/dev/mail");
-    await expect(message).toBeVisible({ timeout: 1000 });
+    await page.goto(path);
+    await expect(locator).toBeVisible({ timeout: 1000 });
   }).toPass();
+}
+
+/** The first link of the newest message to `to` with `subject` in the local mailbox. */
+export async function linkFromMailbox(page: Page, to: string, subject: RegExp): Promise<string> {
+  const message = await mailFromMailbox(page, to, subject);
   const href = await message.getByRole("link").first().getAttribute("href");
   if (!href) throw new Error(`no link in the mail to ${to}`);
   return href;

@@ -3,7 +3,7 @@
 // on a second, and moved to the second after a Reset PC on the Subscriptions page.
 import { expect, test } from "@playwright/test";
 import { LicenceClient } from "../../docs/licence-client";
-import { logIn, signUpAndLogIn, uniqueName } from "./helpers";
+import { logIn, reloadUntilVisible, signUpAndLogIn, uniqueName } from "./helpers";
 
 test("a bought key binds its first PC, refuses another, and moves after a Reset PC in the hub", async ({ page, context, browser, baseURL }) => {
   // Stock up first (earlier runs may have sold the demo stock and left orders waiting).
@@ -28,8 +28,9 @@ test("a bought key binds its first PC, refuses another, and moves after a Reset 
   await expect(checkout.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
   await checkout.close();
 
-  await page.goto("/dashboard/subscriptions", { waitUntil: "networkidle" });
+  // The key arrives moments after the payment, handed out by the fulfilment queue.
   const card = page.locator("div.rounded-xl").filter({ hasText: "Vertex Rust — 1 Week" });
+  await reloadUntilVisible(page, "/dashboard/subscriptions", card);
   await expect(card.getByText("Not activated — 7 days from first use")).toBeVisible();
   await expect(card.getByText("No PC bound")).toBeVisible();
   await expect(card.getByText("Never checked")).toBeVisible();

@@ -2,7 +2,7 @@
 // fulfils the order with a typed-in key or the next one in stock, or cancels it. Posts to the
 // page's crypto-orders route.
 import { useEffect, useId, useState } from "react";
-import { useFetcher } from "react-router";
+import { useFetcher, useRevalidator } from "react-router";
 import { CRYPTO_STATUS_LABEL, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
 import { formatUsd } from "~/lib/format";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
@@ -33,17 +33,42 @@ function useRowAnswer<T>(fetcher: { formData?: FormData; data?: T }, orderId: st
   return sentHere ? (fetcher.data ?? null) : null;
 }
 
+// The key goes out from the fulfilment queue moments after "Fulfill": the page looks again every
+// 1.5 s (for at most 30 s) until the order has left the list.
+const RECHECK_MS = 1500;
+const MAX_RECHECKS = 20;
+
+function useRecheckWhile(waiting: boolean) {
+  const { revalidate } = useRevalidator();
+  useEffect(() => {
+    if (!waiting) return;
+    let left = MAX_RECHECKS;
+    const timer = setInterval(() => {
+      if (--left <= 0) clearInterval(timer);
+      void revalidate();
+    }, RECHECK_MS);
+    return () => clearInterval(timer);
+  }, [waiting, revalidate]);
+}
+
 function QueuedOrderRow({ order }: { order: QueuedOrder }) {
   const fetcher = useFetcher<typeof action>({ key: CRYPTO_FETCHER });
-  const { errors, onSubmit } = useFormCheck(fulfilCryptoOrderSchema, { title: "Error", answer: useRowAnswer(fetcher, order.id) });
-  const busy = fetcher.state !== "idle";
+  const answer = useRowAnswer(fetcher, order.id);
+  const { errors, onSubmit } = useFormCheck(fulfilCryptoOrderSchema, { title: "Error", answer });
+  const handingOut = answer?.ok === true && answer.intent === "fulfil";
+  useRecheckWhile(handingOut);
+  const busy = fetcher.state !== "idle" || handingOut;
   const codeId = useId();
   const fromStock = useId();
   return (
     <li className="rounded-lg border border-line bg-panel-2 p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="font-mono font-semibold">{order.orderNumber}</p>
-        <Badge tone="yellow">{CRYPTO_STATUS_LABEL[order.status]}</Badge>
+        {handingOut ? (
+          <Badge tone="green">Key on its way…</Badge>
+        ) : (
+          <Badge tone="yellow">{CRYPTO_STATUS_LABEL[order.status]}</Badge>
+        )}
       </div>
       <dl className="mt-2 grid gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
         <div>
