@@ -17,9 +17,12 @@ const JOB_LABEL: Record<string, string> = { "shopify-delivery": "Shopify deliver
 
 type FailedJob = ManageCodesData["webhook"]["failedJobs"][number];
 
+// A row leaves the list once its job is sent again, so the rows' fetchers share a key and the card
+// (which stays) reports the result.
+const RETRY_FETCHER = "failed-jobs";
+
 function FailedJobRow({ job }: { job: FailedJob }) {
-  const fetcher = useFetcher<typeof action>();
-  useResultToast(fetcher);
+  const fetcher = useFetcher<typeof action>({ key: RETRY_FETCHER });
   const reference = job.id.slice(job.id.indexOf(":") + 1);
   return (
     <li className="rounded-md border border-red-500/30 bg-red-500/5 px-3 py-2">
@@ -45,6 +48,7 @@ function FailedJobRow({ job }: { job: FailedJob }) {
 }
 
 export function WebhookCard({ endpoint, secretSet, topics, deliveries, failedJobs }: ManageCodesData["webhook"]) {
+  useResultToast(useFetcher<typeof action>({ key: RETRY_FETCHER }));
   return (
     <Card>
       <h2 className="flex items-center gap-2 text-lg font-bold">
