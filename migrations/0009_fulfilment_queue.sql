@@ -9,4 +9,5 @@ CREATE TABLE `failed_jobs` (
 );
 --> statement-breakpoint
 CREATE INDEX `failed_jobs_dead` ON `failed_jobs` (`dead_at`);--> statement-breakpoint
-ALTER TABLE `webhook_deliveries` ADD `payload` text;
+ALTER TABLE `webhook_deliveries` ADD `payload` text;--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_outcome` ON `webhook_deliveries` (`outcome`,`received_at`);

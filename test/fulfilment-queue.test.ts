@@ -5,7 +5,9 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { STUCK_DELIVERY_MS } from "~/server/fulfilment/shopify-webhook.server";
 import { addCodes } from "~/server/fulfilment/stock.server";
+import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { auditLog, cryptoOrders, failedJobs, licences, mailOutbox, productCodes, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
 import worker from "../workers/app";
@@ -98,6 +100,55 @@ describe("fulfilment queue: the webhook's answer", () => {
     // Once handled, a further retry is recognised and not queued again.
     const late = await send(down);
     expect([late.status, await late.text()]).toEqual([200, "Already processed"]);
+  });
+});
+
+describe("fulfilment queue: nothing stuck on the way", () => {
+  it("queues again, from the cron trigger, a delivery whose message was lost ten minutes ago, and leaves recent ones to the queue", async () => {
+    const stuck = await paidOrder();
+    const recent = await paidOrder();
+    const lost = await recordedDelivery(stuck.payload);
+    const fresh = await recordedDelivery(recent.payload);
+    const now = Date.now();
+    await db.update(webhookDeliveries).set({ receivedAt: now - STUCK_DELIVERY_MS - 1000 }).where(eq(webhookDeliveries.id, lost.id));
+    await runScheduledJobs(env, now);
+    await handled(lost.id);
+    expect((await keysOf(stuck.payload.id)).map((k) => k.code)).toEqual([stuck.code]);
+    // Its message is with the queue, as far as the cron job can tell: it is left alone.
+    expect(await delivery(fresh.id)).toMatchObject({ outcome: "queued" });
+    expect(await keysOf(recent.payload.id)).toHaveLength(0);
+  });
+
+  it("tells the admin to try again when the queue is down, and changes nothing", async () => {
+    const admin = await createAccount({ admin: true });
+    const cookie = await signIn(admin, unique("ip"));
+    const member = await createAccount();
+    const [order] = await db
+      .insert(cryptoOrders)
+      .values({
+        id: crypto.randomUUID(), orderNumber: `CRYPTO-${unique("U").toUpperCase().slice(0, 10)}`, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days",
+        variantId: "gid://shopify/ProductVariant/1", customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), createdAt: Date.now(), updatedAt: Date.now(),
+      })
+      .returning();
+    const down = { ...env, FULFILMENT_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
+    const post = (path: string, form: Record<string, string>) =>
+      worker.fetch(
+        new Request(`${ORIGIN}${path}`, { method: "POST", headers: { Origin: ORIGIN, Cookie: cookie }, body: new URLSearchParams(form) }) as Request<unknown, IncomingRequestCfProperties>,
+        down,
+        createExecutionContext(),
+      );
+    const fulfil = await post("/dashboard/manage-codes/crypto-orders", { intent: "fulfil", orderId: order!.id, code: `DOWN-${order!.orderNumber}`, source: "manual" });
+    expect(fulfil.status).toBe(503);
+    expect(await fulfil.text()).toContain("The fulfilment queue is not available right now");
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order!.id)).get()).toMatchObject({ status: "submitted" });
+    expect(await db.select().from(auditLog).where(eq(auditLog.subject, order!.orderNumber)).get()).toBeUndefined();
+
+    const deliveryId = crypto.randomUUID();
+    await runQueue(DEAD_LETTERS, [{ kind: "shopify-delivery", deliveryId }]);
+    const retry = await post("/dashboard/manage-codes/jobs", { intent: "retry", id: `shopify:${deliveryId}` });
+    expect(retry.status).toBe(503);
+    expect(await retry.text()).toContain("the job stays on the list");
+    expect(await failure(`shopify:${deliveryId}`)).toMatchObject({ deadAt: expect.any(Number) });
   });
 });
 

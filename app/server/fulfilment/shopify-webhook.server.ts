@@ -2,7 +2,7 @@
 // (recognising repeats) and queues it; the queue consumer parses the payload and hands it to
 // fulfilment. Unsigned deliveries change nothing; malformed ones are recorded as rejected so the
 // admin can see them; a failure is retried by the queue (every step is idempotent).
-import { desc, eq, getTableColumns, notInArray } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, lt, notInArray } from "drizzle-orm";
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
@@ -191,6 +191,25 @@ export async function receiveShopifyWebhook(
     return fail("unavailable", "Could not queue the delivery; please retry");
   }
   return ok("queued");
+}
+
+/** How long a delivery may stay queued before the cron trigger queues it again. */
+export const STUCK_DELIVERY_MS = 10 * 60 * 1000;
+
+/**
+ * Cron: queues again every delivery still waiting for the queue after ten minutes. Its message was
+ * lost (the queue refused it after the row was written, and nobody retried), or a backlog is that
+ * long; either way a second message is harmless, since a handled delivery is skipped.
+ */
+export async function requeueStuckDeliveries(deps: { db: Db; queue: JobQueue<ShopifyDeliveryJob> }, now = Date.now()): Promise<number> {
+  const stuck = await deps.db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.outcome, "queued"), lt(webhookDeliveries.receivedAt, now - STUCK_DELIVERY_MS)))
+    .orderBy(webhookDeliveries.receivedAt)
+    .limit(100);
+  for (const { id } of stuck) await deps.queue.send({ kind: "shopify-delivery", deliveryId: id });
+  return stuck.length;
 }
 
 /**

@@ -8,6 +8,7 @@ import { deleteExpiredRegistrations } from "../accounts/registration.server";
 import { deleteExpiredCeremonies } from "../accounts/passkeys.server";
 import { deleteExpiredSessions } from "../accounts/session.server";
 import { expireSubscriptions } from "../fulfilment/subscriptions.server";
+import { requeueStuckDeliveries } from "../fulfilment/shopify-webhook.server";
 import { sessionDepsFor } from "../hub/chat-gateway.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
@@ -19,4 +20,5 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await deleteExpiredCeremonies(db, now);
   await expireUnpaidCryptoOrders(db, now);
   await expireSubscriptions(db, now);
+  await requeueStuckDeliveries({ db, queue: env.FULFILMENT_QUEUE }, now);
 }

@@ -73,7 +73,13 @@ export async function recordDeadJobs(env: Env, batch: MessageBatch<unknown>): Pr
 
 /** Admin: sends a job the queue gave up on through the fulfilment queue again. */
 export async function retryDeadJob(deps: { db: Db; queue: Queue }, adminId: string, id: string): Promise<Result> {
-  const kind = await resendDeadJob(deps.db, deps.queue, id);
+  let kind: string | null;
+  try {
+    kind = await resendDeadJob(deps.db, deps.queue, id);
+  } catch (error) {
+    console.error(`Could not send job ${id} again:`, error);
+    return fail("unavailable", "The fulfilment queue is not available right now; the job stays on the list");
+  }
   if (kind === null) return fail("not-found", "This job is not waiting for a retry: it may have been retried already");
   await audit(deps.db, adminId, "job.retry", id, { kind });
   return ok();

@@ -203,7 +203,12 @@ export async function fulfilCryptoOrder(
   } else if (await codeTaken(db, input.code, order.variantId)) {
     return fail("conflict", "This code has already been sold", { field: "code" });
   }
-  await deps.queue.send({ kind: "crypto-order", orderNumber: order.orderNumber, code: input.source === "manual" ? input.code : null });
+  try {
+    await deps.queue.send({ kind: "crypto-order", orderNumber: order.orderNumber, code: input.source === "manual" ? input.code : null });
+  } catch (error) {
+    console.error("Could not queue a crypto order's fulfilment:", error);
+    return fail("unavailable", "The fulfilment queue is not available right now; please try again in a moment");
+  }
   await audit(db, admin.id, "crypto-order.fulfil", order.orderNumber, { source: input.source });
   return ok(order);
 }

@@ -460,7 +460,7 @@ export const webhookDeliveries = sqliteTable(
     payload: text("payload"),
     receivedAt: integer("received_at").notNull(),
   },
-  (t) => [index("webhook_deliveries_received").on(t.receivedAt)],
+  (t) => [index("webhook_deliveries_received").on(t.receivedAt), index("webhook_deliveries_outcome").on(t.outcome, t.receivedAt)],
 );
 
 // Fulfilment jobs that failed: one row per job while its retries run, marked dead once the queue
