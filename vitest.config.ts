@@ -15,8 +15,8 @@ export default defineConfig(async () => {
           // The queues as wrangler.toml declares them, but handing each message to the consumer
           // at once instead of waiting up to a second for a batch to fill.
           queueConsumers: {
-            "keyshop-fulfilment": { maxBatchSize: 50, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: "keyshop-fulfilment-failed" },
-            "keyshop-fulfilment-failed": { maxBatchSize: 50, maxBatchTimeout: 0, maxRetries: 5 },
+            "keyshop-fulfilment": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: "keyshop-fulfilment-failed" },
+            "keyshop-fulfilment-failed": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5 },
           },
           bindings: {
             TEST_MIGRATIONS: migrations,

@@ -290,7 +290,7 @@ describe("fulfilling crypto orders", () => {
     const order = await submittedOrder();
     const code = `RACE-${unique("r").toUpperCase()}`;
     await db.delete(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
-    await db.insert(productCodes).values({ variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code, createdAt: Date.now() });
+    await db.insert(productCodes).values({ variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code, createdAt: Date.now() - 60_000 });
     const drop = await cancelOnClaim(order.orderNumber, "UPDATE");
     // What the admin's "Use next code in stock" queues, run by the queue's consumer.
     const result = await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber: order.orderNumber, code: null }]);

@@ -152,6 +152,27 @@ describe("fulfilment queue: nothing stuck on the way", () => {
   });
 });
 
+describe("fulfilment queue: the delivery's body", () => {
+  it("keeps the first body of a pending delivery: another signed body sent under its id replaces nothing", async () => {
+    const real = await paidOrder();
+    const other = await paidOrder();
+    const pending = await recordedDelivery(real.payload);
+    const body = JSON.stringify(other.payload);
+    const response = await exports.default.fetch(
+      new Request(`${ORIGIN}/webhooks/shopify`, {
+        method: "POST",
+        headers: { "X-Shopify-Topic": "orders/paid", "X-Shopify-Webhook-Id": pending.id, "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET) },
+        body,
+      }),
+    );
+    expect(response.status).toBe(200);
+    await handled(pending.id);
+    expect(await delivery(pending.id)).toMatchObject({ outcome: "processed", orderId: String(real.payload.id) });
+    expect((await keysOf(real.payload.id)).map((k) => k.code)).toEqual([real.code]);
+    expect(await keysOf(other.payload.id)).toHaveLength(0);
+  });
+});
+
 describe("fulfilment queue: the consumer", () => {
   it("acks each message on its own: one that fails is retried with backoff and its error kept, the others go through", async () => {
     const first = await paidOrder();
@@ -228,6 +249,36 @@ describe("fulfilment queue: the consumer", () => {
     expect(await db.select().from(licences).where(eq(licences.key, `CQ-${orderNumber}-1`))).toHaveLength(1);
     expect(await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `crypto-key:${order!.id}`))).toHaveLength(1);
     expect(await failure(`crypto:${orderNumber}`)).toBeUndefined();
+  });
+
+  it("gives back the key a broken run claimed when the admin then cancels the crypto order", async () => {
+    const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
+    const member = await createAccount();
+    const variant = `gid://shopify/ProductVariant/${nextId()}`;
+    const orderNumber = `CRYPTO-${unique("B").toUpperCase().slice(0, 10)}`;
+    const [order] = await db
+      .insert(cryptoOrders)
+      .values({
+        id: crypto.randomUUID(), orderNumber, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days", variantId: variant,
+        customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), createdAt: Date.now(), updatedAt: Date.now(),
+      })
+      .returning();
+    await addCodes(db, { id: variant, title: "Vertex Rust - 30 Days" }, `CB-${orderNumber}`, Date.now() - 60_000);
+    const trigger = `fail_complete_${orderNumber.replace(/\W/g, "_")}`;
+    await env.DB.exec(`CREATE TRIGGER ${trigger} BEFORE UPDATE ON crypto_orders WHEN NEW.order_number = '${orderNumber}' AND NEW.status = 'complete' BEGIN SELECT RAISE(ABORT, 'order store unavailable'); END;`);
+    const broken = await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber, code: null }]);
+    await env.DB.exec(`DROP TRIGGER ${trigger};`);
+    expect(broken.retryMessages).toHaveLength(1);
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: true, orderId: orderNumber });
+
+    const cancelled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "cancel", orderId: order!.id }, cookie: admin });
+    expect(cancelled.status).toBe(200);
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: false, orderId: null });
+    expect(await db.select().from(licences).where(eq(licences.key, `CB-${orderNumber}`))).toHaveLength(0);
+    // The queue's retry finds the order cancelled and hands out nothing.
+    expect((await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber, code: null }], 2)).explicitAcks).toHaveLength(1);
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: false });
+    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, member.email))).toHaveLength(0);
   });
 
   it("retries a message it cannot read, and never runs it", async () => {

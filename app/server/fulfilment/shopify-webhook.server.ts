@@ -2,11 +2,11 @@
 // (recognising repeats) and queues it; the queue consumer parses the payload and hands it to
 // fulfilment. Unsigned deliveries change nothing; malformed ones are recorded as rejected so the
 // admin can see them; a failure is retried by the queue (every step is idempotent).
-import { and, desc, eq, getTableColumns, lt, notInArray } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, lt, notInArray, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
-import { webhookDeliveries } from "../platform/db/schema.server";
+import { failedJobs, webhookDeliveries } from "../platform/db/schema.server";
 import { errorText, type JobQueue } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
@@ -165,7 +165,7 @@ export async function receiveShopifyWebhook(
   const topic = headers.get("X-Shopify-Topic") ?? "";
   const text = new TextDecoder().decode(body);
   // Shopify names every delivery; a retry carries the same name.
-  const deliveryId = headers.get("X-Shopify-Webhook-Id")?.slice(0, 100) || `body:${await sha256Hex(topic + text)}`;
+  const deliveryId = headers.get("X-Shopify-Webhook-Id")?.slice(0, 100) || `body:${await sha256Hex(`${topic}\n${text}`)}`;
   const record = { id: deliveryId, topic: topic.slice(0, 100), receivedAt: now };
 
   if (!(HANDLED_TOPICS as readonly string[]).includes(topic)) {
@@ -176,11 +176,17 @@ export async function receiveShopifyWebhook(
     return ok("ignored");
   }
   // A delivery seen before is queued again only while it is unhandled (still queued, or failing):
-  // its first message may never have been sent. Its body is stored again with it.
+  // its first message may never have been sent.
   const unhandled = await db
     .insert(webhookDeliveries)
     .values({ ...record, outcome: "queued", payload: text })
-    .onConflictDoUpdate({ target: webhookDeliveries.id, set: { payload: text }, setWhere: notInArray(webhookDeliveries.outcome, FINISHED) })
+    // The first body stays: only the body is signed, not the id, so a different signed body sent
+    // under a pending delivery's id must not replace it.
+    .onConflictDoUpdate({
+      target: webhookDeliveries.id,
+      set: { payload: sql`coalesce(${webhookDeliveries.payload}, excluded.payload)` },
+      setWhere: notInArray(webhookDeliveries.outcome, FINISHED),
+    })
     .returning({ id: webhookDeliveries.id })
     .get();
   if (!unhandled) return ok("already-processed");
@@ -205,7 +211,14 @@ export async function requeueStuckDeliveries(deps: { db: Db; queue: JobQueue<Sho
   const stuck = await deps.db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.outcome, "queued"), lt(webhookDeliveries.receivedAt, now - STUCK_DELIVERY_MS)))
+    .where(
+      and(
+        eq(webhookDeliveries.outcome, "queued"),
+        lt(webhookDeliveries.receivedAt, now - STUCK_DELIVERY_MS),
+        // One the queue is already retrying (or gave up on, for the admin to retry) is not sent again.
+        sql`not exists (select 1 from ${failedJobs} where ${failedJobs.id} = 'shopify:' || ${webhookDeliveries.id})`,
+      ),
+    )
     .orderBy(webhookDeliveries.receivedAt)
     .limit(100);
   for (const { id } of stuck) await deps.queue.send({ kind: "shopify-delivery", deliveryId: id });
@@ -224,15 +237,18 @@ export async function processDelivery(deps: MailingDeps, deliveryId: string): Pr
   // yet, so this is worth retrying.
   if (!delivery) throw new Error(`Webhook delivery ${deliveryId} is not recorded`);
   if (FINISHED.includes(delivery.outcome)) return;
+  // A copy of this job that ran at the same time may have finished it: its outcome stands.
   const finish = (outcome: string, detail: string, orderId?: string) =>
     db
       .update(webhookDeliveries)
       .set({ outcome, detail: detail.slice(0, 500), orderId: orderId ?? null, ...(FINISHED.includes(outcome) ? { payload: null } : {}) })
-      .where(eq(webhookDeliveries.id, deliveryId));
+      .where(and(eq(webhookDeliveries.id, deliveryId), notInArray(webhookDeliveries.outcome, FINISHED)));
 
+  // Only a delivery recorded before bodies were kept lacks one; Shopify's next retry stores it.
+  if (delivery.payload === null) throw new Error(`Webhook delivery ${deliveryId} has no stored body yet`);
   let json: unknown;
   try {
-    json = JSON.parse(delivery.payload ?? "");
+    json = JSON.parse(delivery.payload);
   } catch {
     await finish("rejected", "Body is not JSON");
     return;

@@ -66,8 +66,13 @@ export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>,
 export async function recordDeadJobs(env: Env, batch: MessageBatch<unknown>): Promise<void> {
   const db = database(env.DB);
   for (const message of batch.messages) {
-    await markJobDead(db, jobKey(message.body, message.id), message.body, message.attempts);
-    message.ack();
+    try {
+      await markJobDead(db, jobKey(message.body, message.id), message.body, message.attempts);
+      message.ack();
+    } catch (error) {
+      console.error(`Could not record dead job ${message.id}:`, error);
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    }
   }
 }
 

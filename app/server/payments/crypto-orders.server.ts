@@ -213,29 +213,40 @@ export async function fulfilCryptoOrder(
   return ok(order);
 }
 
+/** The one unit a crypto order buys: its key is claimed against it, so it has at most one. */
+const unitOf = (order: CryptoOrder) => ({ orderId: order.orderNumber, lineId: "crypto", unitIndex: 0, variantId: order.variantId, email: order.customerEmail });
+
+/**
+ * A cancelled order gives back a key claimed for it: stock returns to stock; a typed-in key that
+ * was only recorded for this order (written and sold in one step, so never stocked) is forgotten.
+ */
+async function releaseKeyOf(db: Db, order: CryptoOrder): Promise<void> {
+  const key = await codeOfUnit(db, unitOf(order));
+  if (key) await releaseCode(db, key.id, order.orderNumber, key.createdAt === key.usedAt);
+}
+
 /**
  * The fulfilment queue's half: completes a submitted order with a key (the one named, or the next
  * in stock for its plan), marks that key sold, records its licence and e-mails it. Safe to run
  * twice or after an interrupted run: a unit keeps the key it was given, a completed order only
- * gets what it still lacks (licence, e-mail), a cancelled one nothing. Throws when the key cannot
- * be handed out now (no stock, the named key is taken), so the queue retries and, in the end,
- * shows the admin why.
+ * gets what it still lacks (licence, e-mail), a cancelled one gives back any key claimed for it.
+ * Throws when the key cannot be handed out now (no stock, the named key is taken), so the queue
+ * retries and, in the end, shows the admin why.
  */
 export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, now = Date.now()): Promise<void> {
   const { db } = deps;
   const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, job.orderNumber)).get();
   if (!order) throw new Error(`Crypto order ${job.orderNumber} does not exist`);
-  const unit = { orderId: order.orderNumber, lineId: "crypto", unitIndex: 0, variantId: order.variantId, email: order.customerEmail };
+  const unit = unitOf(order);
   if (order.status === "complete") {
     const key = await codeOfUnit(db, unit);
     if (key) await deliverCryptoKey(deps, order, key, key.usedAt ?? now);
     return;
   }
+  if (order.status === "cancelled") return releaseKeyOf(db, order);
   if (order.status !== "submitted") return;
 
-  // What this run claimed, so it can be handed back if the order is cancelled meanwhile.
   let key = await codeOfUnit(db, unit);
-  let claimed: "from-stock" | "recorded" | "earlier" = "earlier";
   try {
     if (key) {
       // An earlier run gave the unit its key; this one finishes the job.
@@ -243,36 +254,31 @@ export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, 
       const assignment = await assignCode(db, unit, { now });
       if (assignment.kind === "out-of-stock") throw new Error(`No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
       key = assignment.code;
-      claimed = assignment.kind === "new" ? "from-stock" : "earlier";
     } else {
       const taken = () => new Error(`The code typed in for order ${order.orderNumber} has already been sold`);
       if (await codeTaken(db, job.code, order.variantId)) throw taken();
       const claim = { isUsed: true, usedAt: now, customerEmail: order.customerEmail, orderId: order.orderNumber, orderLineId: "crypto", unitIndex: 0 };
       // A typed code from stock is marked sold; a code we never stocked is recorded as sold.
-      key = await db
-        .update(productCodes)
-        .set(claim)
-        .where(and(eq(productCodes.variantId, order.variantId), eq(productCodes.code, job.code), eq(productCodes.isUsed, false)))
-        .returning()
-        .get();
-      claimed = "from-stock";
-      if (!key) {
-        key = await db
+      key =
+        (await db
+          .update(productCodes)
+          .set(claim)
+          .where(and(eq(productCodes.variantId, order.variantId), eq(productCodes.code, job.code), eq(productCodes.isUsed, false)))
+          .returning()
+          .get()) ??
+        (await db
           .insert(productCodes)
           .values({ variantId: order.variantId, variantTitle: `${order.productTitle} - ${order.variantTitle}`, code: job.code, createdAt: now, ...claim })
           .onConflictDoNothing({ target: productCodes.code })
           .returning()
-          .get();
-        if (!key) throw taken();
-        claimed = "recorded";
-      }
+          .get());
+      if (!key) throw taken();
     }
   } catch (error) {
     // The unit's unique index: a run at the same time gave it its key first; this one finishes.
     if (!isUniqueViolation(error)) throw error;
     key = await codeOfUnit(db, unit);
     if (!key) throw error;
-    claimed = "earlier";
   }
 
   const completed = await db
@@ -282,9 +288,10 @@ export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, 
     .returning()
     .get();
   if (completed) return deliverCryptoKey(deps, completed, key, now);
-  // Cancelled while the key was being claimed: the key goes back (a typed-in one is forgotten).
-  const current = await db.select({ status: cryptoOrders.status }).from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
-  if (current?.status === "cancelled" && claimed !== "earlier") await releaseCode(db, key.id, order.orderNumber, claimed === "recorded");
+  // Cancelled while the key was being claimed: the key goes back. (Completed by a run at the same
+  // time: that run delivers it.)
+  const current = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
+  if (current?.status === "cancelled") await releaseKeyOf(db, current);
 }
 
 /** A completed order's key becomes the buyer's licence and subscription, and is e-mailed (once). */
@@ -310,6 +317,8 @@ export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, 
     .returning()
     .get();
   if (!cancelled) return fail("conflict", "Only pending or submitted orders can be cancelled");
+  // A fulfilment that broke halfway may have claimed a key already.
+  await releaseKeyOf(db, cancelled);
   await audit(db, admin.id, "crypto-order.cancel", cancelled.orderNumber);
   return ok(cancelled);
 }

@@ -39,7 +39,7 @@ export async function noteFailedAttempt(db: Db, id: string, body: unknown, attem
   await db
     .insert(failedJobs)
     .values({ id, kind: kindOf(body), body: JSON.stringify(body), attempts, lastError, failedAt: now })
-    .onConflictDoUpdate({ target: failedJobs.id, set: { attempts, lastError, failedAt: now, deadAt: null } });
+    .onConflictDoUpdate({ target: failedJobs.id, set: { body: JSON.stringify(body), attempts, lastError, failedAt: now, deadAt: null } });
 }
 
 /** The queue gave up on the job `id`: it shows on the admin's list until it is sent again. */
@@ -67,24 +67,19 @@ export function deadJobs(db: Db, limit = 50) {
 }
 
 /**
- * Sends a dead job again, exactly as it was first sent. Claimed with a conditional update, so two
- * admins pressing "Retry" at once send it once. Returns the job's kind, or null when no dead job
- * has that id (already retried, or never failed).
+ * Sends a dead job again, exactly as it was last sent, then takes it off the list. Returns the
+ * job's kind, or null when no dead job has that id (already retried, or never failed). Two admins
+ * pressing "Retry" at once may both send it: a job is safe to run twice.
  */
 export async function resendDeadJob(db: Db, queue: JobQueue, id: string): Promise<string | null> {
-  const claimed = await db
-    .update(failedJobs)
-    .set({ deadAt: null })
+  const dead = await db
+    .select({ kind: failedJobs.kind, body: failedJobs.body })
+    .from(failedJobs)
     .where(and(eq(failedJobs.id, id), isNotNull(failedJobs.deadAt)))
-    .returning({ kind: failedJobs.kind, body: failedJobs.body })
     .get();
-  if (!claimed) return null;
-  try {
-    await queue.send(JSON.parse(claimed.body) as Job);
-  } catch (error) {
-    // Not sent: the job stays on the list.
-    await db.update(failedJobs).set({ deadAt: Date.now() }).where(eq(failedJobs.id, id));
-    throw error;
-  }
-  return claimed.kind;
+  if (!dead) return null;
+  // Sent first: if sending fails, the job stays on the list.
+  await queue.send(JSON.parse(dead.body) as Job);
+  await db.update(failedJobs).set({ deadAt: null }).where(eq(failedJobs.id, id));
+  return dead.kind;
 }

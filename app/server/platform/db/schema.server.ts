@@ -454,7 +454,8 @@ export const webhookDeliveries = sqliteTable(
     id: text("id").primaryKey(),
     topic: text("topic").notNull(),
     orderId: text("order_id"),
-    // queued → processed | ignored | rejected; error while a retry is due; failed once given up.
+    // queued → processed | ignored | rejected; error while the queue retries it (and after it
+    // gives up: the job is then on the admin's list of failed jobs).
     outcome: text("outcome").notNull(),
     detail: text("detail"),
     payload: text("payload"),
