@@ -34,6 +34,20 @@ async function paidOrder() {
   return { code, payload };
 }
 
+/** A member's crypto order for a fresh plan, paid and submitted, awaiting fulfilment. */
+async function submittedCryptoOrder() {
+  const member = await createAccount();
+  const variant = `gid://shopify/ProductVariant/${nextId()}`;
+  const [order] = await db
+    .insert(cryptoOrders)
+    .values({
+      id: crypto.randomUUID(), orderNumber: `CRYPTO-${unique("Q").toUpperCase().slice(0, 10)}`, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days",
+      variantId: variant, customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), createdAt: Date.now(), updatedAt: Date.now(),
+    })
+    .returning();
+  return { member, variant, order: order!, orderNumber: order!.orderNumber };
+}
+
 /** A delivery recorded as the webhook records one, but not queued: the test hands it to the consumer. */
 async function recordedDelivery(payload: unknown) {
   const id = crypto.randomUUID();
@@ -122,14 +136,7 @@ describe("fulfilment queue: nothing stuck on the way", () => {
   it("tells the admin to try again when the queue is down, and changes nothing", async () => {
     const admin = await createAccount({ admin: true });
     const cookie = await signIn(admin, unique("ip"));
-    const member = await createAccount();
-    const [order] = await db
-      .insert(cryptoOrders)
-      .values({
-        id: crypto.randomUUID(), orderNumber: `CRYPTO-${unique("U").toUpperCase().slice(0, 10)}`, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days",
-        variantId: "gid://shopify/ProductVariant/1", customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), createdAt: Date.now(), updatedAt: Date.now(),
-      })
-      .returning();
+    const { order } = await submittedCryptoOrder();
     const down = { ...env, FULFILMENT_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
     const post = (path: string, form: Record<string, string>) =>
       worker.fetch(
@@ -137,11 +144,11 @@ describe("fulfilment queue: nothing stuck on the way", () => {
         down,
         createExecutionContext(),
       );
-    const fulfil = await post("/dashboard/manage-codes/crypto-orders", { intent: "fulfil", orderId: order!.id, code: `DOWN-${order!.orderNumber}`, source: "manual" });
+    const fulfil = await post("/dashboard/manage-codes/crypto-orders", { intent: "fulfil", orderId: order.id, code: `DOWN-${order.orderNumber}`, source: "manual" });
     expect(fulfil.status).toBe(503);
     expect(await fulfil.text()).toContain("The fulfilment queue is not available right now");
-    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order!.id)).get()).toMatchObject({ status: "submitted" });
-    expect(await db.select().from(auditLog).where(eq(auditLog.subject, order!.orderNumber)).get()).toBeUndefined();
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "submitted" });
+    expect(await db.select().from(auditLog).where(eq(auditLog.subject, order.orderNumber)).get()).toBeUndefined();
 
     const deliveryId = crypto.randomUUID();
     await runQueue(DEAD_LETTERS, [{ kind: "shopify-delivery", deliveryId }]);
@@ -226,16 +233,7 @@ describe("fulfilment queue: the consumer", () => {
   });
 
   it("hands a crypto order its key once however often its job runs, and retries while there is no stock", async () => {
-    const member = await createAccount();
-    const variant = `gid://shopify/ProductVariant/${nextId()}`;
-    const orderNumber = `CRYPTO-${unique("Q").toUpperCase().slice(0, 10)}`;
-    const [order] = await db
-      .insert(cryptoOrders)
-      .values({
-        id: crypto.randomUUID(), orderNumber, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days", variantId: variant,
-        customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), createdAt: Date.now(), updatedAt: Date.now(),
-      })
-      .returning();
+    const { variant, order, orderNumber } = await submittedCryptoOrder();
     const job = { kind: "crypto-order", orderNumber, code: null };
     const empty = await runQueue(FULFILMENT, [job]);
     expect(empty.retryMessages).toHaveLength(1);
@@ -244,25 +242,16 @@ describe("fulfilment queue: the consumer", () => {
     await addCodes(db, { id: variant, title: "Vertex Rust - 30 Days" }, `CQ-${orderNumber}-1\nCQ-${orderNumber}-2`);
     const runs = await runQueue(FULFILMENT, [job, job], 2);
     expect(runs.explicitAcks).toHaveLength(2);
-    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order!.id)).get()).toMatchObject({ status: "complete", productCode: `CQ-${orderNumber}-1` });
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "complete", productCode: `CQ-${orderNumber}-1` });
     expect((await db.select().from(productCodes).where(and(eq(productCodes.variantId, variant), eq(productCodes.isUsed, true)))).map((c) => c.code)).toEqual([`CQ-${orderNumber}-1`]);
     expect(await db.select().from(licences).where(eq(licences.key, `CQ-${orderNumber}-1`))).toHaveLength(1);
-    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `crypto-key:${order!.id}`))).toHaveLength(1);
+    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `crypto-key:${order.id}`))).toHaveLength(1);
     expect(await failure(`crypto:${orderNumber}`)).toBeUndefined();
   });
 
   it("gives back the key a broken run claimed when the admin then cancels the crypto order", async () => {
     const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
-    const member = await createAccount();
-    const variant = `gid://shopify/ProductVariant/${nextId()}`;
-    const orderNumber = `CRYPTO-${unique("B").toUpperCase().slice(0, 10)}`;
-    const [order] = await db
-      .insert(cryptoOrders)
-      .values({
-        id: crypto.randomUUID(), orderNumber, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days", variantId: variant,
-        customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), createdAt: Date.now(), updatedAt: Date.now(),
-      })
-      .returning();
+    const { member, variant, order, orderNumber } = await submittedCryptoOrder();
     await addCodes(db, { id: variant, title: "Vertex Rust - 30 Days" }, `CB-${orderNumber}`, Date.now() - 60_000);
     const trigger = `fail_complete_${orderNumber.replace(/\W/g, "_")}`;
     await env.DB.exec(`CREATE TRIGGER ${trigger} BEFORE UPDATE ON crypto_orders WHEN NEW.order_number = '${orderNumber}' AND NEW.status = 'complete' BEGIN SELECT RAISE(ABORT, 'order store unavailable'); END;`);
@@ -271,7 +260,7 @@ describe("fulfilment queue: the consumer", () => {
     expect(broken.retryMessages).toHaveLength(1);
     expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: true, orderId: orderNumber });
 
-    const cancelled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "cancel", orderId: order!.id }, cookie: admin });
+    const cancelled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "cancel", orderId: order.id }, cookie: admin });
     expect(cancelled.status).toBe(200);
     expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: false, orderId: null });
     expect(await db.select().from(licences).where(eq(licences.key, `CB-${orderNumber}`))).toHaveLength(0);
