@@ -67,6 +67,8 @@ export function publish(name: string, results: unknown, markdown: string) {
   writeFileSync(`bench/results/${name}.json`, JSON.stringify(results, null, 2));
   console.log(`\n${markdown}\n`);
   const readme = readFileSync("README.md", "utf8");
-  const markers = new RegExp(`(<!-- bench:${name}:start -->\\n)[\\s\\S]*?(\\n<!-- bench:${name}:end -->)`);
-  writeFileSync("README.md", readme.replace(markers, `$1${markdown}$2`));
+  const markers = new RegExp(`(<!-- bench:${name}:start -->\\n)[\\s\\S]*?(<!-- bench:${name}:end -->)`);
+  // Without its markers (or with them out of order) the README would silently keep old figures.
+  if (!markers.test(readme)) throw new Error(`README.md has no <!-- bench:${name}:start/end --> markers`);
+  writeFileSync("README.md", readme.replace(markers, `$1${markdown}\n$2`));
 }
