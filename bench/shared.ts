@@ -1,6 +1,7 @@
-// What the benchmarks need: a production build served by wrangler's local workerd, and a place
-// for the figures (bench/results/<name>.json and the README between the <name> bench markers).
-import { type ChildProcess, spawn } from "node:child_process";
+// What the benchmarks need: a production build served by wrangler's local workerd, its local D1,
+// and a place for the figures (bench/results/<name>.json and the README between the <name> bench
+// markers).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** `wrangler dev` with `args` on 127.0.0.1:`port`, quiet except for errors. */
@@ -9,6 +10,44 @@ export function wranglerDev(args: string[], port: number): ChildProcess {
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, CI: "true" },
   });
+}
+
+/** Runs a wrangler command quietly and returns what it printed. */
+export function wrangler(args: string[]): string {
+  return execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, CI: "true" } });
+}
+
+/**
+ * The rows of each statement in `sql`, read from the local D1 persisted in `state`. This works
+ * while `wrangler dev --persist-to state` serves the same database.
+ */
+export function queryD1(state: string, sql: string): Record<string, unknown>[][] {
+  const answers = JSON.parse(wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", sql])) as { results: Record<string, unknown>[] }[];
+  return answers.map((a) => a.results);
+}
+
+const HANDLED = ["processed", "ignored", "rejected"];
+
+/**
+ * Waits until the fulfilment queue has handled all `expected` webhook deliveries whose id starts
+ * with `prefix`, and returns how many ended in each outcome. Fails when the queue gave up on a job
+ * or at the timeout. Each poll starts a wrangler process (about 2 s of CPU), so the interval is
+ * kept long where the bench measures the queue's speed.
+ */
+export async function waitForDeliveries(state: string, prefix: string, expected: number, { pollMs = 10_000, timeoutMs = 300_000 } = {}): Promise<Record<string, number>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [rows, [dead]] = queryD1(
+      state,
+      `select outcome, count(*) as n from webhook_deliveries where id like '${prefix}%' group by outcome; select count(*) as n from failed_jobs where dead_at is not null`,
+    ) as [{ outcome: string; n: number }[], { n: number }[]];
+    const outcomes = Object.fromEntries(rows.map((r) => [r.outcome, r.n]));
+    const handled = rows.filter((r) => HANDLED.includes(r.outcome)).reduce((sum, r) => sum + r.n, 0);
+    if (handled === expected) return outcomes;
+    if (dead!.n > 0) throw new Error(`the queue gave up on ${dead!.n} job(s); deliveries: ${JSON.stringify(outcomes)}`);
+    if (Date.now() > deadline) throw new Error(`${expected - handled} of ${expected} deliveries still unhandled after ${timeoutMs / 1000} s: ${JSON.stringify(outcomes)}`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
 }
 
 export async function waitFor(url: string) {
@@ -28,6 +67,8 @@ export function publish(name: string, results: unknown, markdown: string) {
   writeFileSync(`bench/results/${name}.json`, JSON.stringify(results, null, 2));
   console.log(`\n${markdown}\n`);
   const readme = readFileSync("README.md", "utf8");
-  const markers = new RegExp(`(<!-- bench:${name}:start -->\\n)[\\s\\S]*?(\\n<!-- bench:${name}:end -->)`);
-  writeFileSync("README.md", readme.replace(markers, `$1${markdown}$2`));
+  const markers = new RegExp(`(<!-- bench:${name}:start -->\\n)[\\s\\S]*?(<!-- bench:${name}:end -->)`);
+  // Without its markers (or with them out of order) the README would silently keep old figures.
+  if (!markers.test(readme)) throw new Error(`README.md has no <!-- bench:${name}:start/end --> markers`);
+  writeFileSync("README.md", readme.replace(markers, `$1${markdown}\n$2`));
 }

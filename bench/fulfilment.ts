@@ -1,0 +1,293 @@
+// Fulfilment under a rush: builds the app, serves the production build with wrangler's local
+// workerd, stocks 700 codes of one variant, then sends 1,000 signed orders/paid webhooks (one unit
+// each) all at once. Measures each webhook's acknowledgement next to the same burst against a
+// trivial Worker served by the same runtime, waits for the fulfilment queue to hand out every key,
+// checks the result (700 keys, each to a different order unit, 300 backorders, one order-keys
+// e-mail per order) and reports how long after the first request the last key e-mail was queued.
+// Checks the goal (acknowledgement p99 under 250 ms) and writes the figures to
+// bench/results/fulfilment.json and into the README between the fulfilment bench markers.
+import { execFileSync } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { Agent, request } from "node:http";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { publish, queryD1, waitFor, waitForDeliveries, wrangler, wranglerDev } from "./shared.ts";
+
+const ORDERS = 1000;
+const STOCK = 700;
+const VARIANT = 7_300_000_001;
+const PRODUCT = "Vertex Rust";
+const PLAN = "30 Days";
+const DELIVERY = "bench-rush-";
+const APP_PORT = 8795;
+const TRIVIAL_PORT = 8796;
+const INSPECTOR_PORTS = [8797, 8798];
+const GOALS = { p99: 250 };
+const DRAIN_TIMEOUT_MS = 5 * 60_000;
+
+interface Webhook {
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface Burst {
+  /** Wall clock (Date.now()) when the first request was started. */
+  startedAt: number;
+  /** Send → response complete, per request, ms. */
+  acks: number[];
+  /** Send → connection open, per request, ms. */
+  connects: number[];
+  /** First send → last response complete, ms. */
+  allAnswered: number;
+  /** First send → last send, ms: how long the client took to start them all. */
+  sendSpread: number;
+  statuses: Record<string, number>;
+}
+
+interface Row {
+  name: string;
+  p50: number;
+  p99: number;
+  max: number;
+  connectP99: number;
+  allAnswered: number;
+}
+
+const orderId = (i: number) => 7_400_000_000 + i;
+const emailOf = (i: number) => `rush-buyer-${String(i).padStart(4, "0")}@example.test`;
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function assertFree(port: number) {
+  const taken = await new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+  // Something already answering there would be measured instead of this build.
+  if (taken) throw new Error(`port ${port} is in use`);
+}
+
+function secret(name: string): string {
+  const line = readFileSync(".dev.vars", "utf8").match(new RegExp(`^${name}=(.*)$`, "m"))?.[1];
+  if (!line) throw new Error(`${name} is missing from .dev.vars (npm run typegen writes it)`);
+  return line.replace(/^"(.*)"$/, "$1");
+}
+
+/** Stock goes straight into the local D1 the bench server persists to, as in the licence bench. */
+function stockCodes(state: string) {
+  const now = Date.now();
+  const rows = Array.from(
+    { length: STOCK },
+    (_, k) =>
+      `insert into product_codes (variant_id, variant_title, code, is_used, created_at) values ('gid://shopify/ProductVariant/${VARIANT}', '${PRODUCT} - ${PLAN}', 'BENCH-RUSH-${String(k).padStart(5, "0")}', 0, ${now});`,
+  );
+  const file = join(state, "stock.sql");
+  writeFileSync(file, rows.join("\n"));
+  wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
+  wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", file]);
+}
+
+/** One paid order per buyer, one unit of the stocked variant each, signed as Shopify signs it. */
+function orderWebhooks(): Webhook[] {
+  const webhookSecret = secret("SHOPIFY_WEBHOOK_SECRET");
+  return Array.from({ length: ORDERS }, (_, i) => {
+    const id = orderId(i);
+    const body = JSON.stringify({
+      id,
+      name: `#R${i}`,
+      email: emailOf(i),
+      currency: "USD",
+      total_price: "9.99",
+      financial_status: "paid",
+      line_items: [{ id: id * 10, variant_id: VARIANT, quantity: 1, title: PRODUCT, variant_title: PLAN, price: "9.99" }],
+    });
+    return {
+      body,
+      headers: {
+        "Content-Type": "application/json",
+        "Content-Length": String(Buffer.byteLength(body)),
+        "X-Shopify-Topic": "orders/paid",
+        "X-Shopify-Webhook-Id": `${DELIVERY}${id}`,
+        "X-Shopify-Hmac-Sha256": createHmac("sha256", webhookSecret).update(body).digest("base64"),
+      },
+    };
+  });
+}
+
+/**
+ * Starts every request in one synchronous loop, each on its own connection (node:http with an
+ * agent allowing as many sockets as requests, so none waits for another), bodies signed
+ * beforehand. The same requests go to the trivial Worker (which ignores them), so both rows pay
+ * the same client and connection cost and differ only in what the Worker does.
+ */
+async function burst(url: string, webhooks: Webhook[]): Promise<Burst> {
+  const { hostname, port } = new URL(url);
+  const agent = new Agent({ keepAlive: false, maxSockets: webhooks.length, maxTotalSockets: webhooks.length });
+  const startedAt = Date.now();
+  const first = performance.now();
+  let lastSent = first;
+  const answers = webhooks.map(
+    (webhook) =>
+      new Promise<{ ack: number; connect: number; status: number; end: number }>((resolve, reject) => {
+        const sent = performance.now();
+        lastSent = sent;
+        let connected = Number.NaN;
+        const req = request({ agent, hostname, port, path: "/webhooks/shopify", method: "POST", headers: webhook.headers }, (res) => {
+          res.resume();
+          res.on("end", () => {
+            const end = performance.now();
+            resolve({ ack: end - sent, connect: connected - sent, status: res.statusCode ?? 0, end });
+          });
+          res.on("error", reject);
+        });
+        req.on("socket", (socket) => socket.once("connect", () => (connected = performance.now())));
+        req.on("error", reject);
+        req.end(webhook.body);
+      }),
+  );
+  const done = await Promise.all(answers);
+  agent.destroy();
+  const statuses: Record<string, number> = {};
+  for (const { status } of done) statuses[status] = (statuses[status] ?? 0) + 1;
+  return {
+    startedAt,
+    acks: done.map((d) => d.ack).sort((a, b) => a - b),
+    connects: done.map((d) => d.connect).sort((a, b) => a - b),
+    allAnswered: Math.max(...done.map((d) => d.end)) - first,
+    sendSpread: lastSent - first,
+    statuses,
+  };
+}
+
+function row(name: string, b: Burst): Row {
+  return {
+    name,
+    p50: round(percentile(b.acks, 50)),
+    p99: round(percentile(b.acks, 99)),
+    max: round(b.acks.at(-1)!),
+    connectP99: round(percentile(b.connects, 99)),
+    allAnswered: Math.round(b.allAnswered),
+  };
+}
+
+/** What the queue left in D1 once every delivery was handled; throws on anything but the expected. */
+function checkFulfilment(state: string) {
+  const variant = `gid://shopify/ProductVariant/${VARIANT}`;
+  const [[codes], [waiting], [overlap], [mails], [licenceRows], [orders]] = queryD1(
+    state,
+    [
+      // Codes handed out, the order units they went to, and the codes themselves, each counted once.
+      `select count(*) as handedOut, count(distinct code) as codes, count(distinct order_id || ':' || order_line_id || ':' || unit_index) as units, count(distinct order_id) as orders from product_codes where variant_id = '${variant}' and is_used = 1`,
+      `select count(*) as backorders, count(distinct order_id || ':' || line_item_id || ':' || unit_index) as units, count(distinct order_id) as orders from backorders where variant_id = '${variant}' and filled_at is null and cancelled_at is null`,
+      // A unit is either given a code or waits: never both.
+      `select count(*) as both from backorders b join product_codes p on p.order_id = b.order_id and p.order_line_id = b.line_item_id and p.unit_index = b.unit_index`,
+      // The order-keys e-mails, each to the order's buyer; createdAt is the Worker's Date.now().
+      `select count(*) as mails, count(distinct m.dedupe_key) as orders, max(m.created_at) as lastAt, min(m.created_at) as firstAt from mail_outbox m join shopify_orders o on m.dedupe_key = 'order-keys:' || o.id and m.to_address = o.email`,
+      `select count(*) as licences, count(distinct key) as keys from licences where order_id is not null`,
+      `select count(*) as orders, (select count(*) from mail_outbox where dedupe_key like 'order-keys:%') as allOrderMails from shopify_orders`,
+    ].join("; "),
+  ) as [
+    { handedOut: number; codes: number; units: number; orders: number }[],
+    { backorders: number; units: number; orders: number }[],
+    { both: number }[],
+    { mails: number; orders: number; lastAt: number; firstAt: number }[],
+    { licences: number; keys: number }[],
+    { orders: number; allOrderMails: number }[],
+  ];
+  const checks = {
+    "codes handed out": { expected: STOCK, value: codes!.handedOut },
+    "distinct codes handed out": { expected: STOCK, value: codes!.codes },
+    "distinct order units given a code": { expected: STOCK, value: codes!.units },
+    backorders: { expected: ORDERS - STOCK, value: waiting!.backorders },
+    "distinct order units backordered": { expected: ORDERS - STOCK, value: waiting!.units },
+    "units both given a code and backordered": { expected: 0, value: overlap!.both },
+    "orders recorded": { expected: ORDERS, value: orders!.orders },
+    "orders given a code or backordered": { expected: ORDERS, value: codes!.orders + waiting!.orders },
+    "licences recorded": { expected: STOCK, value: licenceRows!.keys },
+    "order-keys e-mails to the order's buyer": { expected: ORDERS, value: mails!.mails },
+    "orders with an order-keys e-mail": { expected: ORDERS, value: mails!.orders },
+    "order-keys e-mails in all": { expected: ORDERS, value: orders!.allOrderMails },
+  };
+  const wrong = Object.entries(checks).filter(([, c]) => c.value !== c.expected);
+  for (const [name, { expected, value }] of Object.entries(checks)) console.log(`${value === expected ? "ok  " : "FAIL"} ${name}: ${value} (expected ${expected})`);
+  if (wrong.length > 0) throw new Error(`fulfilment is incomplete or wrong: ${wrong.map(([name, c]) => `${name} ${c.value} ≠ ${c.expected}`).join("; ")}`);
+  return { checks, firstMailAt: mails!.firstAt, lastMailAt: mails!.lastAt };
+}
+
+async function main() {
+  execFileSync("npm", ["run", "build"], { stdio: "inherit" });
+  for (const port of [APP_PORT, TRIVIAL_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
+  const state = mkdtempSync(join(tmpdir(), "bench-fulfilment-"));
+  stockCodes(state);
+  const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORTS[0])], APP_PORT);
+  const trivial = wranglerDev(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(INSPECTOR_PORTS[1])], TRIVIAL_PORT);
+  const appUrl = `http://127.0.0.1:${APP_PORT}`;
+  const trivialUrl = `http://127.0.0.1:${TRIVIAL_PORT}`;
+  try {
+    await Promise.all([waitFor(`${appUrl}/robots.txt`), waitFor(`${trivialUrl}/`)]);
+    const webhooks = orderWebhooks();
+
+    const baseline = await burst(trivialUrl, webhooks);
+    if (baseline.statuses[200] !== ORDERS) throw new Error(`trivial Worker: ${JSON.stringify(baseline.statuses)}`);
+    console.log("trivial", row("trivial", baseline), `client started all ${ORDERS} in ${round(baseline.sendSpread)} ms`);
+
+    const rush = await burst(appUrl, webhooks);
+    console.log("webhooks", row("webhooks", rush), `client started all ${ORDERS} in ${round(rush.sendSpread)} ms`);
+    if (rush.statuses[200] !== ORDERS) throw new Error(`order webhooks not all acknowledged with 200: ${JSON.stringify(rush.statuses)}`);
+
+    const outcomes = await waitForDeliveries(state, DELIVERY, ORDERS, { timeoutMs: DRAIN_TIMEOUT_MS });
+    console.log("deliveries", outcomes);
+    if (outcomes.processed !== ORDERS) throw new Error(`deliveries not all processed: ${JSON.stringify(outcomes)}`);
+    const { checks, firstMailAt, lastMailAt } = checkFulfilment(state);
+    const drain = { firstKeyMail: firstMailAt - rush.startedAt, lastKeyMail: lastMailAt - rush.startedAt };
+    console.log(`first key e-mail queued ${drain.firstKeyMail} ms, last ${drain.lastKeyMail} ms after the first request was sent`);
+
+    const rows = [row("trivial Worker (same burst)", baseline), row(`POST /webhooks/shopify (orders/paid, ${ORDERS} at once)`, rush)];
+    const ack = rows[1]!;
+    const goals = { p99: { target: `< ${GOALS.p99} ms`, value: `${ack.p99} ms`, pass: ack.p99 < GOALS.p99 } };
+    for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} acknowledgement ${goal}: ${value} (goal ${target})`);
+
+    const results = {
+      date: new Date().toISOString().slice(0, 10),
+      machine: `${cpus().length} CPU cores, Node ${process.version}, wrangler dev (local workerd)`,
+      orders: ORDERS,
+      stock: STOCK,
+      client: `node:http, one connection per request (agent maxSockets ${ORDERS}), all started in one loop`,
+      sendSpreadMs: { trivial: round(baseline.sendSpread), app: round(rush.sendSpread) },
+      rows,
+      deliveries: outcomes,
+      checks,
+      drainMs: drain,
+      goals,
+    };
+    const markdown = [
+      "| scenario | p50 ms | p99 ms | max ms | connect p99 ms | all answered ms |",
+      "|---|---:|---:|---:|---:|---:|",
+      ...rows.map((r) => `| ${r.name} | ${r.p50} | ${r.p99} | ${r.max} | ${r.connectP99} | ${r.allAnswered} |`),
+      "",
+      `Goal: acknowledgement p99 ${goals.p99.target}: ${goals.p99.pass ? "pass" : "**fail**"} (${goals.p99.value}). Every webhook answered 200.`,
+      "",
+      `Completeness: ${outcomes.processed} of ${ORDERS} deliveries processed (none rejected or in error); ${checks["codes handed out"].value} codes handed out, each a different code to a different order unit; ${checks.backorders.value} units backordered; ${checks["licences recorded"].value} licences; ${checks["order-keys e-mails in all"].value} order-keys e-mails, exactly one per order.`,
+      "",
+      `Drain: the last key e-mail was queued ${(drain.lastKeyMail / 1000).toFixed(1)} s after the first webhook was sent (the first ${(drain.firstKeyMail / 1000).toFixed(1)} s after).`,
+      "",
+      `Measured ${results.date}, ${results.machine}; ${results.client}.`,
+    ].join("\n");
+    publish("fulfilment", results, markdown);
+  } finally {
+    app.kill("SIGTERM");
+    trivial.kill("SIGTERM");
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+await main();
