@@ -1,6 +1,6 @@
-// The fulfilment queue's consumer (decision 031): every key the shop hands out for an order goes
-// out here, whether the order came by Shopify webhook (the demo checkout's too) or is a crypto
-// order an admin fulfilled. Messages of a batch run one after another; each is acknowledged on its
+// The fulfilment queue's consumer (decision 031): keys for paid orders go out here, whether the
+// order came by Shopify webhook (the demo checkout's too) or is a crypto order an admin fulfilled.
+// (Restocking fills the units waiting for new codes within the admin's own request.) Messages of a batch run one after another; each is acknowledged on its
 // own once its work is done, or retried with backoff, so a failure never holds up or repeats the
 // others. After the last retry the queue moves a message to the dead-letter queue, whose consumer
 // puts it on the admin's list of failed jobs.

@@ -31,6 +31,7 @@ export function errorText(error: unknown): string {
   while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
   return (inner instanceof Error ? inner.message : String(inner)).slice(0, 500);
 }
+
 const kindOf = (body: unknown) => (typeof body === "object" && body !== null && "kind" in body ? String(body.kind).slice(0, 50) : "unknown");
 
 /** Notes a failed attempt of the job `id` (its message `body`), keeping the latest error. */
