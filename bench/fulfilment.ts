@@ -7,13 +7,11 @@
 // Checks the goal (acknowledgement p99 under 250 ms) and writes the figures to
 // bench/results/fulfilment.json and into the README between the fulfilment bench markers.
 import { execFileSync } from "node:child_process";
-import { createHmac } from "node:crypto";
 import { Agent, request } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { publish, queryD1, waitFor, waitForDeliveries, wrangler, wranglerDev } from "./shared.ts";
+import { assertFree, orderPaidHeaders, publish, queryD1, stockCodes, waitFor, waitForDeliveries, wranglerDev } from "./shared.ts";
 
 const ORDERS = 1000;
 const STOCK = 700;
@@ -63,42 +61,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-async function assertFree(port: number) {
-  const taken = await new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-  // Something already answering there would be measured instead of this build.
-  if (taken) throw new Error(`port ${port} is in use`);
-}
-
-function secret(name: string): string {
-  const line = readFileSync(".dev.vars", "utf8").match(new RegExp(`^${name}=(.*)$`, "m"))?.[1];
-  if (!line) throw new Error(`${name} is missing from .dev.vars (npm run typegen writes it)`);
-  return line.replace(/^"(.*)"$/, "$1");
-}
-
-/** Stock goes straight into the local D1 the bench server persists to, as in the licence bench. */
-function stockCodes(state: string) {
-  const now = Date.now();
-  const rows = Array.from(
-    { length: STOCK },
-    (_, k) =>
-      `insert into product_codes (variant_id, variant_title, code, is_used, created_at) values ('gid://shopify/ProductVariant/${VARIANT}', '${PRODUCT} - ${PLAN}', 'BENCH-RUSH-${String(k).padStart(5, "0")}', 0, ${now});`,
-  );
-  const file = join(state, "stock.sql");
-  writeFileSync(file, rows.join("\n"));
-  wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-  wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", file]);
-}
-
 /** One paid order per buyer, one unit of the stocked variant each, signed as Shopify signs it. */
 function orderWebhooks(): Webhook[] {
-  const webhookSecret = secret("SHOPIFY_WEBHOOK_SECRET");
   return Array.from({ length: ORDERS }, (_, i) => {
     const id = orderId(i);
     const body = JSON.stringify({
@@ -112,13 +76,7 @@ function orderWebhooks(): Webhook[] {
     });
     return {
       body,
-      headers: {
-        "Content-Type": "application/json",
-        "Content-Length": String(Buffer.byteLength(body)),
-        "X-Shopify-Topic": "orders/paid",
-        "X-Shopify-Webhook-Id": `${DELIVERY}${id}`,
-        "X-Shopify-Hmac-Sha256": createHmac("sha256", webhookSecret).update(body).digest("base64"),
-      },
+      headers: { ...orderPaidHeaders(body, `${DELIVERY}${id}`), "Content-Length": String(Buffer.byteLength(body)) },
     };
   });
 }
@@ -227,7 +185,7 @@ async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
   for (const port of [APP_PORT, TRIVIAL_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-fulfilment-"));
-  stockCodes(state);
+  stockCodes(state, { numericId: VARIANT, title: `${PRODUCT} - ${PLAN}` }, Array.from({ length: STOCK }, (_, k) => `BENCH-RUSH-${String(k).padStart(5, "0")}`));
   const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORTS[0])], APP_PORT);
   const trivial = wranglerDev(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(INSPECTOR_PORTS[1])], TRIVIAL_PORT);
   const appUrl = `http://127.0.0.1:${APP_PORT}`;

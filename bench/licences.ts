@@ -6,13 +6,11 @@
 // Worker's requests/s, p99 under 50 ms) and writes the figures to bench/results/licences.json and
 // into the README between the licences bench markers.
 import { execFileSync } from "node:child_process";
-import { createHmac } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { publish, waitFor, waitForDeliveries, wrangler, wranglerDev } from "./shared.ts";
+import { assertFree, orderPaidHeaders, publish, stockCodes, waitFor, waitForDeliveries, wranglerDev } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -64,44 +62,11 @@ function validateCall(i: number) {
   return JSON.stringify({ ...body, nonce: nonce(i) });
 }
 
-async function assertFree(port: number) {
-  const taken = await new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-  // Something already answering there would be measured instead of this build.
-  if (taken) throw new Error(`port ${port} is in use`);
-}
-
-function secret(name: string): string {
-  const line = readFileSync(".dev.vars", "utf8").match(new RegExp(`^${name}=(.*)$`, "m"))?.[1];
-  if (!line) throw new Error(`${name} is missing from .dev.vars (npm run typegen writes it)`);
-  return line.replace(/^"(.*)"$/, "$1");
-}
-
 /**
- * Stock goes straight into the local D1 the bench server persists to (stocking through the admin
- * page would need a signed-in admin and its form); the keys are then sold by signed orders/paid
- * webhooks, so every licence is made by the shop's own sale path, as a real order makes it.
+ * The keys are stocked straight into the local D1, then sold by signed orders/paid webhooks, so
+ * every licence is made by the shop's own sale path, as a real order makes it.
  */
-function stockCodes(state: string) {
-  const now = Date.now();
-  const rows = Array.from(
-    { length: KEYS },
-    (_, k) => `insert into product_codes (variant_id, variant_title, code, is_used, created_at) values ('gid://shopify/ProductVariant/${VARIANT}', 'Vertex Rust - 30 Days', '${keyOf(k)}', 0, ${now});`,
-  );
-  const file = join(state, "stock.sql");
-  writeFileSync(file, rows.join("\n"));
-  wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-  wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", file]);
-}
-
 async function sellKeys(url: string) {
-  const webhookSecret = secret("SHOPIFY_WEBHOOK_SECRET");
   for (let order = 0; order < KEYS / UNITS_PER_ORDER; order++) {
     const id = 7_200_000_000 + order;
     const body = JSON.stringify({
@@ -115,12 +80,7 @@ async function sellKeys(url: string) {
     });
     const response = await fetch(`${url}/webhooks/shopify`, {
       method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        "X-Shopify-Topic": "orders/paid",
-        "X-Shopify-Webhook-Id": `${SALE_DELIVERY}${id}`,
-        "X-Shopify-Hmac-Sha256": createHmac("sha256", webhookSecret).update(body).digest("base64"),
-      },
+      headers: orderPaidHeaders(body, `${SALE_DELIVERY}${id}`),
       body,
     });
     if (!response.ok) throw new Error(`order webhook ${id}: ${response.status} ${await response.text()}`);
@@ -182,7 +142,7 @@ async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
   for (const port of [APP_PORT, TRIVIAL_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-licences-"));
-  stockCodes(state);
+  stockCodes(state, { numericId: VARIANT, title: "Vertex Rust - 30 Days" }, Array.from({ length: KEYS }, (_, k) => keyOf(k)));
   const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORTS[0])], APP_PORT);
   const trivial = wranglerDev(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(INSPECTOR_PORTS[1])], TRIVIAL_PORT);
   const appUrl = `http://127.0.0.1:${APP_PORT}`;

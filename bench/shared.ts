@@ -2,7 +2,10 @@
 // and a place for the figures (bench/results/<name>.json and the README between the <name> bench
 // markers).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
 
 /** `wrangler dev` with `args` on 127.0.0.1:`port`, quiet except for errors. */
 export function wranglerDev(args: string[], port: number): ChildProcess {
@@ -10,6 +13,52 @@ export function wranglerDev(args: string[], port: number): ChildProcess {
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, CI: "true" },
   });
+}
+
+/** Fails when something already answers on `port`: it would be measured instead of this build. */
+export async function assertFree(port: number) {
+  const taken = await new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+  if (taken) throw new Error(`port ${port} is in use`);
+}
+
+/** A local secret from .dev.vars (the first `npm run dev` or `npm run typegen` writes them). */
+function secret(name: string): string {
+  const line = readFileSync(".dev.vars", "utf8").match(new RegExp(`^${name}=(.*)$`, "m"))?.[1];
+  if (!line) throw new Error(`${name} is missing from .dev.vars (npm run typegen writes it)`);
+  return line.replace(/^"(.*)"$/, "$1");
+}
+
+/** The headers of an `orders/paid` webhook carrying `body`, signed as Shopify signs it. */
+export function orderPaidHeaders(body: string, deliveryId: string): Record<string, string> {
+  return {
+    "Content-Type": "application/json",
+    "X-Shopify-Topic": "orders/paid",
+    "X-Shopify-Webhook-Id": deliveryId,
+    "X-Shopify-Hmac-Sha256": createHmac("sha256", secret("SHOPIFY_WEBHOOK_SECRET")).update(body).digest("base64"),
+  };
+}
+
+/**
+ * Migrates the local D1 persisted in `state` and stocks `codes` for one variant, straight into the
+ * database (stocking through the admin page would need a signed-in admin and its form).
+ */
+export function stockCodes(state: string, variant: { numericId: number; title: string }, codes: string[]) {
+  const now = Date.now();
+  const rows = codes.map(
+    (code) =>
+      `insert into product_codes (variant_id, variant_title, code, is_used, created_at) values ('gid://shopify/ProductVariant/${variant.numericId}', '${variant.title}', '${code}', 0, ${now});`,
+  );
+  const file = join(state, "stock.sql");
+  writeFileSync(file, rows.join("\n"));
+  wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
+  wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", file]);
 }
 
 /** Runs a wrangler command quietly and returns what it printed. */

@@ -23,11 +23,15 @@ const jobSchema = v.variant("kind", [
 
 type FulfilmentJob = v.InferOutput<typeof jobSchema>;
 
-/** One row per job in `failed_jobs`: a message sent twice for the same work shares it. */
-function jobKey(body: unknown, messageId: string): string {
-  const job = v.safeParse(jobSchema, body);
-  if (!job.success) return `message:${messageId}`;
-  return job.output.kind === "shopify-delivery" ? `shopify:${job.output.deliveryId}` : `crypto:${job.output.orderNumber}`;
+/**
+ * The message as a job, and the job's key: one row per job in `failed_jobs`, shared by copies of
+ * its message. A message that is no job says why.
+ */
+function readJob(message: Message<unknown>): { key: string; job: FulfilmentJob } | { key: string; problem: string } {
+  const parsed = v.safeParse(jobSchema, message.body);
+  if (!parsed.success) return { key: `message:${message.id}`, problem: `Not a fulfilment job: ${v.summarize(parsed.issues)}` };
+  const job = parsed.output;
+  return { key: job.kind === "shopify-delivery" ? `shopify:${job.deliveryId}` : `crypto:${job.orderNumber}`, job };
 }
 
 function run(deps: MailingDeps, job: FulfilmentJob): Promise<void> {
@@ -44,13 +48,13 @@ export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>,
   const db = database(env.DB);
   const deps: MailingDeps = { db, mail: env, waitUntil };
   for (const message of batch.messages) {
-    const key = jobKey(message.body, message.id);
+    const read = readJob(message);
+    const { key } = read;
     try {
-      const job = v.safeParse(jobSchema, message.body);
-      if (!job.success) throw new Error(`Not a fulfilment job: ${v.summarize(job.issues)}`);
-      await run(deps, job.output);
-      // A job that failed before (or was sent again by an admin) leaves the list of failures.
-      await forgetFailures(db, key);
+      if ("problem" in read) throw new Error(read.problem);
+      await run(deps, read.job);
+      // Only a job that failed before has a row to forget (one an admin sent again has none).
+      if (message.attempts > 1) await forgetFailures(db, key);
       message.ack();
     } catch (error) {
       console.error(`Fulfilment job ${key} failed (attempt ${message.attempts}):`, error);
@@ -67,7 +71,7 @@ export async function recordDeadJobs(env: Env, batch: MessageBatch<unknown>): Pr
   const db = database(env.DB);
   for (const message of batch.messages) {
     try {
-      await markJobDead(db, jobKey(message.body, message.id), message.body, message.attempts);
+      await markJobDead(db, readJob(message).key, message.body, message.attempts);
       message.ack();
     } catch (error) {
       console.error(`Could not record dead job ${message.id}:`, error);

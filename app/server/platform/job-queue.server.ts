@@ -68,7 +68,8 @@ export function deadJobs(db: Db, limit = 50) {
 }
 
 /**
- * Sends a dead job again, exactly as it was last sent, then takes it off the list. Returns the
+ * Sends a dead job again, exactly as it was last sent, then takes it off the list (should it fail
+ * again, its failures are noted afresh). Returns the
  * job's kind, or null when no dead job has that id (already retried, or never failed). Two admins
  * pressing "Retry" at once may both send it: a job is safe to run twice.
  */
@@ -81,6 +82,6 @@ export async function resendDeadJob(db: Db, queue: JobQueue, id: string): Promis
   if (!dead) return null;
   // Sent first: if sending fails, the job stays on the list.
   await queue.send(JSON.parse(dead.body) as Job);
-  await db.update(failedJobs).set({ deadAt: null }).where(eq(failedJobs.id, id));
+  await forgetFailures(db, id);
   return dead.kind;
 }
