@@ -159,6 +159,27 @@ describe("fulfilment queue: nothing stuck on the way", () => {
   });
 });
 
+describe("fulfilment queue: the buyer waiting for the key", () => {
+  it("tells a member on Subscriptions that their order is being fulfilled until its key is there, and nobody else", async () => {
+    const member = await createAccount();
+    const cookie = await signIn(member, unique("ip"));
+    const stranger = await signIn(await createAccount(), unique("ip"));
+    const { code, payload } = await paidOrder();
+    const pending = await recordedDelivery({ ...payload, email: member.email.toUpperCase() });
+    const page = async (who: string) => (await call("/dashboard/subscriptions", { cookie: who })).text();
+
+    const waiting = await page(cookie);
+    expect(waiting).toContain("Your order is being fulfilled");
+    expect(waiting).not.toContain("No Active Plan");
+    expect(await page(stranger)).not.toContain("Your order is being fulfilled");
+
+    expect((await runQueue(FULFILMENT, [pending.job])).explicitAcks).toHaveLength(1);
+    const done = await page(cookie);
+    expect(done).not.toContain("Your order is being fulfilled");
+    expect(done).toContain(code);
+  });
+});
+
 describe("fulfilment queue: the delivery's body", () => {
   it("keeps the first body of a pending delivery: another signed body sent under its id replaces nothing", async () => {
     const real = await paidOrder();

@@ -9,6 +9,7 @@ import { LocalTime } from "~/components/local-time";
 import { OrderRef } from "~/components/order-ref";
 import { useShop } from "~/components/shop";
 import { useToast } from "~/components/toaster";
+import { useRecheckWhile } from "~/components/use-recheck";
 import { Badge, type BadgeTone } from "~/components/ui/badge";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
@@ -21,6 +22,7 @@ import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { passRetryAfter } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
+import { orderOnItsWay } from "~/server/fulfilment/shopify-webhook.server";
 import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
 import { licencesOf, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.subscriptions";
@@ -33,14 +35,18 @@ export async function loader({ context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
   const now = Date.now();
-  const [all, licences] = await Promise.all([subscriptionsOf(db, viewer.id), licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now)]);
+  const [all, licences, onItsWay] = await Promise.all([
+    subscriptionsOf(db, viewer.id),
+    licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now),
+    orderOnItsWay(db, viewer.email),
+  ]);
   const rows = all.map((s) => ({
     ...s,
     // A subscription past its expiry counts as expired even before the hourly job marks it.
     status: s.status === "active" && s.expiryDate !== null && s.expiryDate <= now ? "expired" : s.status,
     licence: (s.code && licences.get(s.code)) || null,
   }));
-  return { active: rows.filter((s) => s.status === "active"), past: rows.filter((s) => s.status !== "active") };
+  return { active: rows.filter((s) => s.status === "active"), past: rows.filter((s) => s.status !== "active"), onItsWay };
 }
 
 const NOT_RESET = "PC not reset";
@@ -131,8 +137,9 @@ function Dates({ s, never }: { s: Subscription; never: string }) {
 }
 
 export default function Subscriptions({ loaderData }: Route.ComponentProps) {
-  const { active, past } = loaderData;
+  const { active, past, onItsWay } = loaderData;
   const { productsHref } = useShop();
+  useRecheckWhile(onItsWay);
   return (
     <div className="space-y-8">
       <h1 className="text-3xl font-black">Subscriptions</h1>
@@ -141,7 +148,13 @@ export default function Subscriptions({ loaderData }: Route.ComponentProps) {
         <h2 id="current" className="text-xl font-bold">
           Current Plan
         </h2>
-        {active.length === 0 ? (
+        {onItsWay ? (
+          <Card className="mt-3" role="status">
+            <p className="font-semibold">Your order is being fulfilled</p>
+            <p className="mt-1 text-sm text-muted">Your key appears here in a moment, and is e-mailed to you.</p>
+          </Card>
+        ) : null}
+        {active.length === 0 && !onItsWay ? (
           <Card className="mt-3">
             <p className="font-semibold">No Active Plan</p>
             <p className="mt-1 text-sm text-muted">Pick a plan below to get started.</p>

@@ -2,7 +2,7 @@
 // fulfils the order with a typed-in key or the next one in stock, or cancels it. Posts to the
 // page's crypto-orders route.
 import { useEffect, useId, useState } from "react";
-import { useFetcher, useRevalidator } from "react-router";
+import { useFetcher } from "react-router";
 import { CRYPTO_STATUS_LABEL, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
 import { formatUsd } from "~/lib/format";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
@@ -13,6 +13,7 @@ import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { describedBy, FieldError, inputClass } from "../ui/field";
 import { useFormCheck } from "../use-form-check";
+import { useRecheckWhile } from "../use-recheck";
 import { useResultToast } from "../use-result-toast";
 
 const ACTION = "/dashboard/manage-codes/crypto-orders";
@@ -33,28 +34,12 @@ function useRowAnswer<T>(fetcher: { formData?: FormData; data?: T }, orderId: st
   return sentHere ? (fetcher.data ?? null) : null;
 }
 
-// The key goes out from the fulfilment queue moments after "Fulfill": the page looks again every
-// 1.5 s (for at most 30 s) until the order has left the list.
-const RECHECK_MS = 1500;
-const MAX_RECHECKS = 20;
-
-function useRecheckWhile(waiting: boolean) {
-  const { revalidate } = useRevalidator();
-  useEffect(() => {
-    if (!waiting) return;
-    let left = MAX_RECHECKS;
-    const timer = setInterval(() => {
-      if (--left <= 0) clearInterval(timer);
-      void revalidate();
-    }, RECHECK_MS);
-    return () => clearInterval(timer);
-  }, [waiting, revalidate]);
-}
-
 function QueuedOrderRow({ order }: { order: QueuedOrder }) {
   const fetcher = useFetcher<typeof action>({ key: CRYPTO_FETCHER });
   const answer = useRowAnswer(fetcher, order.id);
   const { errors, onSubmit } = useFormCheck(fulfilCryptoOrderSchema, { title: "Error", answer });
+  // The key goes out from the fulfilment queue moments after "Fulfill": the page looks again until
+  // the order has left the list.
   const handingOut = answer?.ok === true && answer.intent === "fulfil";
   useRecheckWhile(handingOut);
   const busy = fetcher.state !== "idle" || handingOut;

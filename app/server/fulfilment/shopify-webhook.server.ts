@@ -2,7 +2,7 @@
 // (recognising repeats) and queues it; the queue consumer parses the payload and hands it to
 // fulfilment. Unsigned deliveries change nothing; malformed ones are recorded as rejected so the
 // admin can see them; a failure is retried by the queue (every step is idempotent).
-import { and, desc, eq, getTableColumns, lt, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
@@ -261,6 +261,21 @@ export async function processDelivery(deps: MailingDeps, deliveryId: string): Pr
     await finish("error", errorText(error));
     throw error;
   }
+}
+
+/**
+ * Whether an order for `email` is accepted but its keys are not handed out yet: a delivery still
+ * with the queue (or being retried) whose order names that address.
+ */
+export async function orderOnItsWay(db: Db, email: string): Promise<boolean> {
+  const payload = webhookDeliveries.payload;
+  const buyer = sql`case when json_valid(${payload}) then lower(coalesce(json_extract(${payload}, '$.email'), json_extract(${payload}, '$.contact_email'), json_extract(${payload}, '$.customer.email'))) end`;
+  const row = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(inArray(webhookDeliveries.outcome, ["queued", "error"]), inArray(webhookDeliveries.topic, ["orders/create", "orders/paid"]), sql`${buyer} = ${email.toLowerCase()}`))
+    .get();
+  return row !== undefined;
 }
 
 /** The latest deliveries with their outcome, for the admin's webhook card. */
