@@ -21,6 +21,9 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations,
             SHOPIFY_STUB_URL: inject("shopifyStubUrl"),
+            CRYPTO_BTC_EXPLORER_URL: `${inject("esploraStubUrl")}/btc`,
+            CRYPTO_LTC_EXPLORER_URL: `${inject("esploraStubUrl")}/ltc`,
+            CRYPTO_RATE_URL: `${inject("esploraStubUrl")}/rates/{coin}-USD/spot`,
             SHOPIFY_WEBHOOK_SECRET: "test-webhook-secret",
             SHOPIFY_STOREFRONT_TOKEN: "",
             MAIL_API_KEY: "",
@@ -42,7 +45,7 @@ export default defineConfig(async () => {
       exclude: ["test/e2e/**"],
       setupFiles: ["./test/setup.ts"],
       css: { include: [/app\.css/] },
-      globalSetup: ["./test/shopify-stub.ts"],
+      globalSetup: ["./test/shopify-stub.ts", "./test/esplora-stub.ts"],
       // The first request in a file builds the routes it touches on demand; on a busy two-core
       // machine that alone can pass Vitest's 5 s default. A test that hangs still fails.
       testTimeout: 20_000,
