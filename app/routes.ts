@@ -1,12 +1,12 @@
 // The route table: every URL the app answers, and the module that answers it.
 import { index, layout, prefix, type RouteConfig, route } from "@react-router/dev/routes";
 
-// Pages that exist only in development and tests (the local mailbox and the demo checkout that
-// stands in for Shopify); a production build has none of them.
+// Pages that exist only in development and tests (the local mailbox, the simulated chain and the
+// demo checkout that stands in for Shopify); a production build has none of them.
 const devOnly =
   process.env.NODE_ENV === "production"
     ? []
-    : [route("dev/mail", "routes/dev.mail.tsx"), route("checkout/demo/:id", "routes/checkout.demo.tsx")];
+    : [route("dev/mail", "routes/dev.mail.tsx"), route("dev/chain", "routes/dev.chain.tsx"), route("checkout/demo/:id", "routes/checkout.demo.tsx")];
 
 export default [
   index("routes/home.tsx"),

@@ -277,6 +277,9 @@ describe("fulfilling crypto orders", () => {
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("submitted");
   });
 
+  /** What the admin's fulfil does before queueing the job: the order counts as paid from now. */
+  const approve = (order: { id: string }) => db.update(cryptoOrders).set({ paidAt: Date.now() }).where(eq(cryptoOrders.id, order.id));
+
   /** Cancels the order the moment its key is claimed, as an admin clicking Cancel at that instant would. */
   async function cancelOnClaim(orderNumber: string, when: "INSERT" | "UPDATE") {
     const name = `cancel_${orderNumber.replace(/\W/g, "_")}`;
@@ -291,6 +294,7 @@ describe("fulfilling crypto orders", () => {
     const code = `RACE-${unique("r").toUpperCase()}`;
     await db.delete(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
     await db.insert(productCodes).values({ variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code, createdAt: Date.now() - 60_000 });
+    await approve(order);
     const drop = await cancelOnClaim(order.orderNumber, "UPDATE");
     // What the admin's "Use next code in stock" queues, run by the queue's consumer.
     const result = await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber: order.orderNumber, code: null }]);
@@ -305,6 +309,7 @@ describe("fulfilling crypto orders", () => {
   it("forgets a typed-in key when the order is cancelled while it is being fulfilled", async () => {
     const order = await submittedOrder();
     const code = `TYPED-${unique("t").toUpperCase()}`;
+    await approve(order);
     const drop = await cancelOnClaim(order.orderNumber, "INSERT");
     const result = await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber: order.orderNumber, code }]);
     await drop();
@@ -326,7 +331,7 @@ describe("fulfilling crypto orders", () => {
     // Once cancelled, it can be neither cancelled again nor fulfilled.
     const again = await post({ intent: "cancel", orderId: order.id }, cookie);
     expect(again.status).toBe(409);
-    expect(await again.text()).toContain("Only pending or submitted orders can be cancelled");
+    expect(await again.text()).toContain("Completed or cancelled orders cannot be cancelled");
     expect((await post({ intent: "fulfil", orderId: order.id, code: "LATE", source: "manual" }, cookie)).status).toBe(409);
   });
 

@@ -34,15 +34,18 @@ async function paidOrder() {
   return { code, payload };
 }
 
-/** A member's crypto order for a fresh plan, paid and submitted, awaiting fulfilment. */
-async function submittedCryptoOrder() {
+/**
+ * A member's crypto order for a fresh plan, from before on-chain checks (its transaction id typed
+ * in by the buyer); `approved`: an admin fulfilled it, so its job is due (as after "Fulfill").
+ */
+async function submittedCryptoOrder({ approved = true } = {}) {
   const member = await createAccount();
   const variant = `gid://shopify/ProductVariant/${nextId()}`;
   const [order] = await db
     .insert(cryptoOrders)
     .values({
       id: crypto.randomUUID(), orderNumber: `CRYPTO-${unique("Q").toUpperCase().slice(0, 10)}`, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days",
-      variantId: variant, customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), createdAt: Date.now(), updatedAt: Date.now(),
+      variantId: variant, customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), paidAt: approved ? Date.now() : null, createdAt: Date.now(), updatedAt: Date.now(),
     })
     .returning();
   return { member, variant, order: order!, orderNumber: order!.orderNumber };
@@ -136,7 +139,7 @@ describe("fulfilment queue: nothing stuck on the way", () => {
   it("tells the admin to try again when the queue is down, and changes nothing", async () => {
     const admin = await createAccount({ admin: true });
     const cookie = await signIn(admin, unique("ip"));
-    const { order } = await submittedCryptoOrder();
+    const { order } = await submittedCryptoOrder({ approved: false });
     const down = { ...env, FULFILMENT_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
     const post = (path: string, form: Record<string, string>) =>
       worker.fetch(
@@ -147,7 +150,7 @@ describe("fulfilment queue: nothing stuck on the way", () => {
     const fulfil = await post("/dashboard/manage-codes/crypto-orders", { intent: "fulfil", orderId: order.id, code: `DOWN-${order.orderNumber}`, source: "manual" });
     expect(fulfil.status).toBe(503);
     expect(await fulfil.text()).toContain("The fulfilment queue is not available right now");
-    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "submitted" });
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "submitted", paidAt: null });
     expect(await db.select().from(auditLog).where(eq(auditLog.subject, order.orderNumber)).get()).toBeUndefined();
 
     const deliveryId = crypto.randomUUID();

@@ -115,19 +115,22 @@ describe("reseller panel", () => {
     expect(await balanceOf(account.id)).toBe(0);
   });
 
-  it("validates Add Balance and answers Coming Soon without touching the balance", async () => {
+  it("validates Add Balance, and opens a crypto top-up without touching the balance until it is paid", async () => {
     const { account, cookie } = await reseller(123);
     for (const amount of ["", "0", "-5", "abc", "1.234"]) {
-      const response = await call("/dashboard/resell", { form: { intent: "add-balance", amount }, cookie });
+      const response = await call("/dashboard/resell", { form: { intent: "add-balance", amount, coin: "BTC" }, cookie });
       expect(response.status).toBe(400);
       const text = await response.text();
       expect(text).toContain("Invalid Amount");
       expect(text).toContain("Please enter a valid amount");
     }
-    const ok = await call("/dashboard/resell", { form: { intent: "add-balance", amount: "25.50" }, cookie });
-    const text = await ok.text();
-    expect(text).toContain("Coming Soon");
-    expect(text).toContain("Payment integration will be available soon");
+    const small = await call("/dashboard/resell", { form: { intent: "add-balance", amount: "9.99", coin: "BTC" }, cookie });
+    expect(small.status).toBe(400);
+    expect(await small.text()).toContain("The minimum top-up is $10.00");
+    const opened = await call("/dashboard/resell", { form: { intent: "add-balance", amount: "25.50", coin: "LTC" }, cookie });
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get("Location")).toMatch(/^\/dashboard\/crypto-tracker\?order=CRYPTO-/);
+    // Credited only once the payment is confirmed on chain (test/crypto-orders.test.ts).
     expect(await balanceOf(account.id)).toBe(123);
   });
 

@@ -1,20 +1,18 @@
 // Something a person waits for happens a moment later on the server (a key handed out by the
-// fulfilment queue): while `waiting`, the page's data is loaded again every 1.5 s, for at most 30 s.
+// fulfilment queue, a payment showing up on chain): while `waiting`, the page's data is loaded
+// again every `everyMs` (1.5 s), at most `times` (20) times.
 import { useEffect } from "react";
 import { useRevalidator } from "react-router";
 
-const RECHECK_MS = 1500;
-const MAX_RECHECKS = 20;
-
-export function useRecheckWhile(waiting: boolean) {
+export function useRecheckWhile(waiting: boolean, { everyMs = 1500, times = 20 } = {}) {
   const { revalidate } = useRevalidator();
   useEffect(() => {
     if (!waiting) return;
-    let left = MAX_RECHECKS;
+    let left = times;
     const timer = setInterval(() => {
       if (--left <= 0) clearInterval(timer);
       void revalidate();
-    }, RECHECK_MS);
+    }, everyMs);
     return () => clearInterval(timer);
-  }, [waiting, revalidate]);
+  }, [waiting, revalidate, everyMs, times]);
 }

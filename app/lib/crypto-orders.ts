@@ -9,43 +9,71 @@ export type CryptoCoin = (typeof CRYPTO_COINS)[number];
 
 export const CRYPTO_STATUS_LABEL = {
   pending: "Pending Payment",
-  submitted: "Payment Submitted",
+  underpaid: "Partially Paid",
+  processing: "Processing",
   complete: "Complete",
+  expired: "Expired",
+  "paid-late": "Paid Late",
   cancelled: "Cancelled",
+  submitted: "Payment Submitted",
 } as const;
 
 export type CryptoStatus = keyof typeof CRYPTO_STATUS_LABEL;
+
+/** Why an order waits for a person in the admin's queue. */
+export const CRYPTO_REVIEW_LABEL = {
+  underpaid: "Underpaid, expired",
+  overpaid: "Overpaid",
+  "paid-late": "Paid after expiry",
+} as const;
+
+/** What a buyer needs to pay an order: shown in the crypto dialog and on the tracker. */
+export interface PaymentDetails {
+  coin: CryptoCoin;
+  walletAddress: string;
+  amountCents: number;
+  receivedUnits: number;
+  /** What is still to pay, in smallest units (null for orders from before on-chain checks). */
+  dueUnits: number | null;
+  rateCents: number | null;
+  rateIsDemo: boolean;
+  expiresAt: number | null;
+  /** The BIP21 link, while the order takes payments. */
+  paymentUri: string | null;
+  qr: string | null;
+}
+
+/** Smallest units per coin: satoshis per bitcoin, litoshis per litecoin. */
+const UNITS_PER_COIN = 100_000_000n;
+
+/** An amount in smallest units as the coin is written: "0.00012", never in exponent notation. */
+export function formatCoin(units: number): string {
+  const whole = BigInt(units) / UNITS_PER_COIN;
+  const fraction = (BigInt(units) % UNITS_PER_COIN).toString().padStart(8, "0").replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : `${whole}`;
+}
+
+/** The BIP21 link a wallet opens: `bitcoin:<address>?amount=<coins>` (litecoin: for LTC). */
+export function paymentUri(coin: CryptoCoin, address: string, units: number): string {
+  return `${coin === "BTC" ? "bitcoin" : "litecoin"}:${address}?amount=${formatCoin(units)}`;
+}
 
 // A missing field reads as empty, so it gets the same message as a blank one.
 const text = () => v.optional(v.string(), "");
 
 export const coinSchema = v.optional(v.picklist(CRYPTO_COINS, "Choose BTC or LTC"), "BTC");
 
-/** Bitcoin and Litecoin transaction ids are 32-byte hashes written as 64 hex characters. */
-export const transactionIdSchema = v.pipe(
-  text(),
-  v.trim(),
-  v.minLength(1, "Please enter your transaction ID"),
-  v.regex(/^[A-Fa-f0-9]{64}$/, "A transaction ID is 64 characters, 0-9 and a-f"),
-);
-
 export const orderNumberSchema = v.pipe(text(), v.trim(), v.toUpperCase(), v.minLength(1, "Please enter your order number"), v.maxLength(64));
 
-// The crypto dialog: opening an order for a plan (the default request), and switching its coin.
+// The crypto dialog: opening an order for a plan in a coin (choosing the other coin opens, or
+// reuses, an order in that coin: an address belongs to one coin).
 export const openCryptoOrderSchema = v.object({
-  intent: v.optional(v.literal("open"), "open"),
   variantId: v.pipe(text(), v.check(isVariantGid, "Choose a plan first")),
   coin: coinSchema,
 });
 
-export const changeCoinSchema = v.object({ intent: v.literal("coin"), orderNumber: orderNumberSchema, coin: coinSchema });
-
-export const cryptoDialogSchema = v.variant("intent", [openCryptoOrderSchema, changeCoinSchema], "Unknown request");
-
-// The tracker: looking an order up (a GET form: `?order=`), and submitting its payment.
+// The tracker: looking an order up (a GET form: `?order=`).
 export const orderLookupSchema = v.object({ order: orderNumberSchema });
-
-export const submitPaymentSchema = v.object({ orderNumber: orderNumberSchema, transactionId: transactionIdSchema });
 
 // The admin's queue: fulfil an order with a typed-in key or the next one in stock, or cancel it.
 const orderId = v.pipe(text(), v.uuid("Unknown order"));
@@ -67,9 +95,10 @@ export const fulfilCryptoOrderSchema = v.variant("source", [
 
 export const cancelCryptoOrderSchema = v.object({ intent: v.literal("cancel"), orderId });
 
-export const cryptoQueueSchema = v.variant("intent", [fulfilCryptoOrderSchema, cancelCryptoOrderSchema], "Unknown request");
+// An overpaid order was settled, and the admin has dealt with the difference.
+export const resolveCryptoOrderSchema = v.object({ intent: v.literal("resolve"), orderId });
+
+export const cryptoQueueSchema = v.variant("intent", [fulfilCryptoOrderSchema, cancelCryptoOrderSchema, resolveCryptoOrderSchema], "Unknown request");
 
 export type OpenCryptoOrderInput = v.InferOutput<typeof openCryptoOrderSchema>;
-export type ChangeCoinInput = v.InferOutput<typeof changeCoinSchema>;
-export type SubmitPaymentInput = v.InferOutput<typeof submitPaymentSchema>;
 export type FulfilCryptoOrderInput = v.InferOutput<typeof fulfilCryptoOrderSchema>;

@@ -1,12 +1,12 @@
-// POST /dashboard/manage-codes/crypto-orders: the Manage Codes page's crypto queue (fulfil a paid
-// order with a key, handed out by the fulfilment queue; or cancel it). Nested under the page, so
-// only admins get here.
+// POST /dashboard/manage-codes/crypto-orders: the Manage Codes page's crypto queue, the orders the
+// chain did not settle on its own (fulfil one with a key, handed out by the fulfilment queue; cancel
+// it; or mark an overpaid one as handled). Nested under the page, so only admins get here.
 import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import { cryptoQueueSchema } from "~/lib/crypto-orders";
-import { cancelCryptoOrder, fulfilCryptoOrder } from "~/server/payments/crypto-orders.server";
+import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/payments/crypto-orders.server";
 import type { Route } from "./+types/dashboard.manage-codes.crypto-orders";
 
 const FULFIL_FAILED = "Failed to fulfill order";
@@ -27,6 +27,12 @@ export async function action({ request, context }: Route.ActionArgs) {
         title: "Success",
         description: `Order ${orderNumber} fulfilled successfully: the key is on its way to ${customerEmail}`,
       }),
+    });
+  }
+  if (form.intent === "resolve") {
+    return answer(await resolveCryptoOrder(app(context).db, admin, form.orderId), {
+      intent: "resolve",
+      success: ({ orderNumber }) => ({ title: "Marked as handled", description: `Order ${orderNumber} left the queue` }),
     });
   }
   return answer(await cancelCryptoOrder(app(context).db, admin, form.orderId), {

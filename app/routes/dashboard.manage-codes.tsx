@@ -21,7 +21,8 @@ import { codeFiltersSchema } from "~/lib/schemas/stock";
 import { allVariants } from "~/server/catalogue/catalogue.server";
 import { HANDLED_TOPICS, latestDeliveries } from "~/server/fulfilment/shopify-webhook.server";
 import { availableCodes, openBackorders, soldCodes } from "~/server/fulfilment/stock.server";
-import { submittedOrders } from "~/server/payments/crypto-orders.server";
+import { ordersNeedingReview, type SeenPayment } from "~/server/payments/crypto-orders.server";
+import { cryptoSetup } from "~/server/payments/crypto-setup.server";
 import { deadJobs } from "~/server/platform/job-queue.server";
 import type { Route } from "./+types/dashboard.manage-codes";
 
@@ -41,7 +42,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     availableCodes(db, filters.available || undefined),
     soldCodes(db, { variantId: filters.sold || undefined, since: periodStart(filters.period, Date.now(), filters.tz) }),
     openBackorders(db),
-    submittedOrders(db),
+    ordersNeedingReview(db),
     latestDeliveries(db),
     deadJobs(db),
   ]);
@@ -51,7 +52,27 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     available,
     sold,
     backorders,
-    cryptoQueue,
+    cryptoQueue: cryptoQueue.map((order) => ({
+      id: order.id,
+      orderNumber: order.orderNumber,
+      purpose: order.purpose,
+      status: order.status,
+      review: order.review,
+      paid: order.paidAt !== null,
+      productTitle: order.productTitle,
+      variantTitle: order.variantTitle,
+      customerEmail: order.customerEmail,
+      amountCents: order.amountCents,
+      cryptoType: order.cryptoType,
+      walletAddress: order.walletAddress,
+      amountUnits: order.amountUnits,
+      receivedUnits: order.receivedUnits,
+      payments: JSON.parse(order.payments) as SeenPayment[],
+      transactionId: order.transactionId,
+      createdAt: order.createdAt,
+    })),
+    // What keeps crypto payments (or a coin) off, for the admin to fix.
+    cryptoProblems: cryptoSetup(env, db).problems,
     filters,
     webhook: {
       endpoint: `${url.origin}/webhooks/shopify`,
@@ -67,7 +88,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export type ManageCodesData = Awaited<ReturnType<typeof loader>>;
 
 export default function ManageCodes({ loaderData }: Route.ComponentProps) {
-  const { variants, variantsFailed, available, sold, backorders, cryptoQueue, filters, webhook } = loaderData;
+  const { variants, variantsFailed, available, sold, backorders, cryptoQueue, cryptoProblems, filters, webhook } = loaderData;
   const { toast } = useToast();
   useEffect(() => {
     if (variantsFailed) toast({ title: "Failed to load products", variant: "destructive" });
@@ -85,7 +106,7 @@ export default function ManageCodes({ loaderData }: Route.ComponentProps) {
       <SoldCodesCard codes={sold} variants={variants} variantId={filters.sold} period={filters.period} />
       <div className="grid grid-cols-1 gap-8 xl:grid-cols-2">
         <BackordersCard backorders={backorders} />
-        <CryptoOrdersCard orders={cryptoQueue} />
+        <CryptoOrdersCard orders={cryptoQueue} problems={cryptoProblems} />
       </div>
       <WebhookCard {...webhook} />
       <LicencesCard />

@@ -3,7 +3,7 @@
 // PC is bound, the owner's Reset PC (the reseller owns the keys they generate, so the Subscriptions
 // page's action answers it, as it does a member's own keys).
 import { Fragment, type ReactNode, useRef, useState } from "react";
-import { useFetcher } from "react-router";
+import { Link, redirect, useFetcher } from "react-router";
 import { copyText } from "~/components/copy";
 import { Copy, KeyRound, Percent, ShieldCheck, Wallet } from "~/components/icons";
 import { LicenceStateBadge, ResetPcForm } from "~/components/licence-details";
@@ -22,7 +22,7 @@ import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
 import { ownerCanReset } from "~/lib/licences";
-import { ok, type Problem } from "~/lib/result";
+import type { Problem } from "~/lib/result";
 import {
   addBalanceSchema,
   creditSchema,
@@ -35,6 +35,9 @@ import {
   resellSchema,
 } from "~/lib/schemas/reseller";
 import { creditBalance, generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
+import { openTopUp } from "~/server/payments/crypto-orders.server";
+import { cryptoSetup } from "~/server/payments/crypto-setup.server";
+import { CRYPTO_COINS } from "~/lib/crypto-orders";
 import { licencesOf, resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.resell";
 
@@ -51,7 +54,8 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)),
   ]);
   const keys = overview.keys.map((key) => ({ ...key, licence: licences.get(key.keyCode) ?? null }));
-  return { ...overview, keys, prices, isAdmin: viewer.isAdmin };
+  const { wallets } = cryptoSetup(env, db);
+  return { ...overview, keys, prices, isAdmin: viewer.isAdmin, cryptoCoins: CRYPTO_COINS.filter((coin) => wallets[coin]) };
 }
 
 /** The toast title of an input problem, in the browser and from the server alike. */
@@ -65,15 +69,18 @@ function inputProblemTitle(problem: Problem): string {
 const titles = { invalid: inputProblemTitle };
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const { db, catalogue } = app(context);
+  const { db, catalogue, env } = app(context);
   const viewer = currentViewer(context);
   const submission = await readSubmission(request, resellSchema);
   if (!submission.ok) return answerProblem(submission.problem, { titles });
   const input = submission.value;
   switch (input.intent) {
-    case "add-balance":
-      // Paying in is not available yet: a valid amount is all there is to check.
-      return answer(ok(), { success: { title: "Coming Soon", description: "Payment integration will be available soon" } });
+    case "add-balance": {
+      // Paid in crypto: the order's tracker shows how to pay, and the balance grows once it is confirmed.
+      const opened = await openTopUp({ db, setup: cryptoSetup(env, db) }, viewer, input);
+      if (!opened.ok) return answerProblem(opened.problem, { titles });
+      return redirect(`/dashboard/crypto-tracker?order=${encodeURIComponent(opened.value.orderNumber)}`);
+    }
     case "generate":
       return answer(await generateKeys(db, catalogue, viewer, input), {
         titles,
@@ -85,6 +92,34 @@ export async function action({ request, context }: Route.ActionArgs) {
         success: ({ username, balanceCents }) => ({ title: "Balance credited", description: `${username} now has ${formatUsd(balanceCents)}` }),
       });
   }
+}
+
+const LEDGER_LABEL = { "top-up": "Crypto top-up", credit: "Credited by the shop", purchase: "Keys bought" } as const;
+
+function BalanceHistory({ entries }: { entries: Route.ComponentProps["loaderData"]["ledger"] }) {
+  if (entries.length === 0) return null;
+  return (
+    <div className="mt-5">
+      <h3 className="text-sm font-semibold">Balance history</h3>
+      <ul className="mt-2 divide-y divide-line text-sm">
+        {entries.map((entry) => (
+          <li key={entry.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
+            <span>{LEDGER_LABEL[entry.kind]}</span>
+            {entry.kind === "top-up" && entry.reference ? (
+              <Link to={`/dashboard/crypto-tracker?order=${encodeURIComponent(entry.reference)}`} className="font-mono text-xs text-accent hover:underline">
+                {entry.reference}
+              </Link>
+            ) : null}
+            <span className={`ml-auto font-mono ${entry.amountCents < 0 ? "text-red-300" : "text-green-300"}`}>
+              {entry.amountCents < 0 ? "−" : "+"}
+              {formatUsd(Math.abs(entry.amountCents))}
+            </span>
+            <LocalTime ms={entry.createdAt} format="datetime" className="w-full text-xs text-muted sm:w-auto" />
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 function Stat({ icon: Icon, label, value }: { icon: typeof Wallet; label: string; value: string }) {
@@ -202,7 +237,7 @@ function CreditForm() {
 }
 
 export default function Resell({ loaderData }: Route.ComponentProps) {
-  const { account, keys, totalKeys, activeKeys, prices, isAdmin } = loaderData;
+  const { account, keys, totalKeys, activeKeys, prices, isAdmin, cryptoCoins, ledger } = loaderData;
   const balanceFetcher = useFetcher<typeof action>();
   const generateFetcher = useFetcher<typeof action>();
   const balanceRef = useRef<HTMLFormElement>(null);
@@ -238,11 +273,29 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
             onSubmit={balanceCheck.onSubmit}
           >
             <input type="hidden" name="intent" value="add-balance" />
-            <Field label="Amount (USD)" name="amount" inputMode="decimal" placeholder="50.00" className="sm:flex-1" error={balanceCheck.errors.amount} />
-            <Button type="submit" disabled={balanceFetcher.state !== "idle"}>
-              Add Balance
+            <Field label="Amount (USD, at least $10)" name="amount" inputMode="decimal" placeholder="50.00" className="sm:flex-1" error={balanceCheck.errors.amount} />
+            {cryptoCoins.length > 1 ? (
+              <label className="flex flex-col gap-1 text-sm font-medium">
+                Pay with
+                <select name="coin" className={inputClass} defaultValue={cryptoCoins[0]}>
+                  {cryptoCoins.map((coin) => (
+                    <option key={coin} value={coin}>
+                      {coin}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : (
+              <input type="hidden" name="coin" value={cryptoCoins[0] ?? ""} />
+            )}
+            <Button type="submit" disabled={balanceFetcher.state !== "idle" || cryptoCoins.length === 0}>
+              {balanceFetcher.state !== "idle" ? "Creating order..." : "Pay with crypto"}
             </Button>
           </balanceFetcher.Form>
+          <p className="mt-2 text-xs text-muted">
+            {cryptoCoins.length > 0 ? "You pay the amount in Bitcoin or Litecoin; it is added to your balance once the payment is confirmed." : "Crypto top-ups are not available right now."}
+          </p>
+          <BalanceHistory entries={ledger} />
         </Card>
 
         <Card>

@@ -2,6 +2,8 @@
 import { data, isRouteErrorResponse, Link } from "react-router";
 import { Gallery } from "~/components/product/gallery";
 import { BuyBox } from "~/components/product/buy-box";
+import { CRYPTO_COINS } from "~/lib/crypto-orders";
+import { cryptoSetup } from "~/server/payments/crypto-setup.server";
 import { useCartState } from "~/components/cart/cart-store";
 import { DemoVideos, RATING, REVIEWS, Reviews, WhatYouGet } from "~/components/product/product-content";
 import { MessageCircle } from "~/components/icons";
@@ -20,7 +22,7 @@ import type { Route } from "./+types/product";
 export const headers = publicPageHeaders;
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
-  const { catalogue } = app(context);
+  const { catalogue, db, env } = app(context);
   let product;
   try {
     product = await catalogue.productByHandle(params.handle);
@@ -38,7 +40,10 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   const upsell = pick
     ? { productId: pick.id, title: pick.title, handle: pick.handle, imageUrl: pick.images[0]?.url ?? null, fromPrice: pick.priceRange.minVariantPrice }
     : null;
-  return { product, upsell, url: new URL(request.url).origin + `/product/${product.handle}` };
+  // The coins the shop's wallets are set up for; none: no crypto checkout.
+  const { wallets } = cryptoSetup(env, db);
+  const cryptoCoins = CRYPTO_COINS.filter((coin) => wallets[coin]);
+  return { product, upsell, cryptoCoins, url: new URL(request.url).origin + `/product/${product.handle}` };
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => {
@@ -88,7 +93,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       <div className="grid grid-cols-1 gap-10 lg:grid-cols-2">
         <Gallery images={product.images} title={product.title} />
         <div className="space-y-6">
-          <BuyBox key={product.id} product={product} />
+          <BuyBox key={product.id} product={product} cryptoCoins={loaderData.cryptoCoins} />
           {upsell ? (
             <Card padding="p-4" className="flex items-center gap-4">
               {upsell.imageUrl ? <img src={upsell.imageUrl} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" /> : null}

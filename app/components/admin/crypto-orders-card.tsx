@@ -1,9 +1,11 @@
-// "Crypto Orders to Fulfill (n)": submitted crypto payments. The admin checks the payment, then
-// fulfils the order with a typed-in key or the next one in stock, or cancels it. Posts to the
-// page's crypto-orders route.
+// "Crypto Orders to Fulfill (n)": the crypto orders that need a person, with what the chain shows
+// (underpaid past expiry, paid after expiry, overpaid; and orders from before on-chain checks, with
+// the transaction id their buyer typed). The admin fulfils one with a typed-in key or the next in
+// stock (a top-up: credits it), cancels it once refunded, or marks an overpaid one as handled.
+// Above the list, what keeps crypto payments off. Posts to the page's crypto-orders route.
 import { useEffect, useId, useState } from "react";
 import { useFetcher } from "react-router";
-import { CRYPTO_STATUS_LABEL, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
+import { CRYPTO_REVIEW_LABEL, CRYPTO_STATUS_LABEL, formatCoin, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
 import { formatUsd } from "~/lib/format";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
 import type { action } from "~/routes/dashboard.manage-codes.crypto-orders";
@@ -43,17 +45,18 @@ function QueuedOrderRow({ order }: { order: QueuedOrder }) {
   const handingOut = answer?.ok === true && answer.intent === "fulfil";
   useRecheckWhile(handingOut);
   const busy = fetcher.state !== "idle" || handingOut;
-  const codeId = useId();
-  const fromStock = useId();
   return (
     <li className="rounded-lg border border-line bg-panel-2 p-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="font-mono font-semibold">{order.orderNumber}</p>
-        {handingOut ? (
-          <Badge tone="green">Key on its way…</Badge>
-        ) : (
-          <Badge tone="yellow">{CRYPTO_STATUS_LABEL[order.status]}</Badge>
-        )}
+        <span className="flex flex-wrap gap-2">
+          {order.review ? <Badge tone="red">{CRYPTO_REVIEW_LABEL[order.review]}</Badge> : null}
+          {handingOut ? (
+            <Badge tone="green">{order.purpose === "top-up" ? "Crediting…" : "Key on its way…"}</Badge>
+          ) : (
+            <Badge tone="yellow">{CRYPTO_STATUS_LABEL[order.status]}</Badge>
+          )}
+        </span>
       </div>
       <dl className="mt-2 grid gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
         <div>
@@ -74,11 +77,77 @@ function QueuedOrderRow({ order }: { order: QueuedOrder }) {
             <LocalTime ms={order.createdAt} format="datetime" />
           </dd>
         </div>
-        <div className="sm:col-span-2">
-          <dt className="inline text-muted">Transaction: </dt>
-          <dd className="inline font-mono break-all">{order.transactionId}</dd>
-        </div>
+        {order.amountUnits !== null ? (
+          <>
+            <div>
+              <dt className="inline text-muted">Quoted: </dt>
+              <dd className="inline font-mono">
+                {formatCoin(order.amountUnits)} {order.cryptoType}
+              </dd>
+            </div>
+            <div>
+              <dt className="inline text-muted">Received: </dt>
+              <dd className="inline font-mono">
+                {formatCoin(order.receivedUnits)} {order.cryptoType}
+              </dd>
+            </div>
+            <div className="sm:col-span-2">
+              <dt className="inline text-muted">Address: </dt>
+              <dd className="inline font-mono break-all">{order.walletAddress}</dd>
+            </div>
+          </>
+        ) : null}
+        {order.payments.map((payment) => (
+          <div key={payment.txid} className="sm:col-span-2">
+            <dt className="inline text-muted">Transaction: </dt>
+            <dd className="inline font-mono break-all">
+              {payment.txid} ({formatCoin(payment.units)} {order.cryptoType}, {payment.height === null ? "unconfirmed" : `block ${payment.height}`})
+            </dd>
+          </div>
+        ))}
+        {order.transactionId ? (
+          <div className="sm:col-span-2">
+            <dt className="inline text-muted">Transaction (typed by the buyer): </dt>
+            <dd className="inline font-mono break-all">{order.transactionId}</dd>
+          </div>
+        ) : null}
       </dl>
+      {order.paid ? <SettledOrderActions order={order} busy={busy} /> : <OpenOrderActions order={order} busy={busy} errors={errors} onSubmit={onSubmit} />}
+    </li>
+  );
+}
+
+/** An overpaid order that was settled: the admin refunds the difference, then marks it handled. */
+function SettledOrderActions({ order, busy }: { order: QueuedOrder; busy: boolean }) {
+  const fetcher = useFetcher<typeof action>({ key: CRYPTO_FETCHER });
+  if (order.status !== "complete") return <p className="mt-3 text-sm text-muted">Paid; {order.purpose === "top-up" ? "the top-up is being credited" : "its key is being handed out"}.</p>;
+  return (
+    <fetcher.Form method="post" action={ACTION} className="mt-3">
+      <input type="hidden" name="intent" value="resolve" />
+      <input type="hidden" name="orderId" value={order.id} />
+      <Button type="submit" variant="outline" disabled={busy}>
+        Mark as handled
+      </Button>
+    </fetcher.Form>
+  );
+}
+
+function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedOrder; busy: boolean } & Pick<ReturnType<typeof useFormCheck>, "errors" | "onSubmit">) {
+  const fetcher = useFetcher<typeof action>({ key: CRYPTO_FETCHER });
+  const codeId = useId();
+  const fromStock = useId();
+  return (
+    <>
+      {order.purpose === "top-up" ? (
+        <fetcher.Form method="post" action={ACTION} className="mt-3">
+          <input type="hidden" name="intent" value="fulfil" />
+          <input type="hidden" name="orderId" value={order.id} />
+          <input type="hidden" name="source" value="stock" />
+          <Button type="submit" disabled={busy}>
+            Credit {formatUsd(order.amountCents)} to the balance
+          </Button>
+        </fetcher.Form>
+      ) : (
       <fetcher.Form method="post" action={ACTION} className="mt-3 space-y-2" onSubmit={onSubmit}>
         <input type="hidden" name="intent" value="fulfil" />
         <input type="hidden" name="orderId" value={order.id} />
@@ -102,6 +171,7 @@ function QueuedOrderRow({ order }: { order: QueuedOrder }) {
           </Button>
         </div>
       </fetcher.Form>
+      )}
       <fetcher.Form id={fromStock} method="post" action={ACTION}>
         <input type="hidden" name="intent" value="fulfil" />
         <input type="hidden" name="orderId" value={order.id} />
@@ -111,20 +181,27 @@ function QueuedOrderRow({ order }: { order: QueuedOrder }) {
         <input type="hidden" name="intent" value="cancel" />
         <input type="hidden" name="orderId" value={order.id} />
         <button type="submit" className="text-xs text-muted underline hover:text-red-400" disabled={busy}>
-          Cancel this order
+          Cancel this order (after refunding the buyer)
         </button>
       </fetcher.Form>
-    </li>
+    </>
   );
 }
 
-export function CryptoOrdersCard({ orders }: { orders: ManageCodesData["cryptoQueue"] }) {
+export function CryptoOrdersCard({ orders, problems }: { orders: ManageCodesData["cryptoQueue"]; problems: string[] }) {
   useResultToast(useFetcher<typeof action>({ key: CRYPTO_FETCHER }));
   return (
     <Card>
       <h2 className="text-lg font-bold">Crypto Orders to Fulfill ({orders.length})</h2>
+      {problems.length > 0 ? (
+        <ul role="alert" className="mt-3 space-y-1 rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-3 text-sm text-yellow-100">
+          {problems.map((problem) => (
+            <li key={problem}>{problem}</li>
+          ))}
+        </ul>
+      ) : null}
       <ul className="mt-3 space-y-3">
-        {orders.length === 0 ? <li className="text-sm text-muted">No submitted crypto payments.</li> : null}
+        {orders.length === 0 ? <li className="text-sm text-muted">No crypto orders need a person right now.</li> : null}
         {orders.map((order) => (
           <QueuedOrderRow key={order.id} order={order} />
         ))}

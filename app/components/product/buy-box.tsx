@@ -13,6 +13,7 @@ import { Dialog } from "../ui/dialog";
 import { inputClass } from "../ui/field";
 import { useViewer } from "../viewer";
 import { CryptoDialog } from "./crypto-dialog";
+import type { CryptoCoin } from "~/lib/crypto-orders";
 import { SaleCountdown } from "./sale-countdown";
 
 function RecentPurchasers() {
@@ -48,7 +49,7 @@ function cartItemFor(product: Product, variant: ProductVariant): CartItem {
   };
 }
 
-export function BuyBox({ product }: { product: Product }) {
+export function BuyBox({ product, cryptoCoins }: { product: Product; cryptoCoins: readonly CryptoCoin[] }) {
   const [variant, setVariant] = useState<ProductVariant | undefined>(product.variants[0]);
   const [pending, setPending] = useState<"add" | "buy" | null>(null);
   const [payingCrypto, setPayingCrypto] = useState(false);
@@ -164,12 +165,14 @@ export function BuyBox({ product }: { product: Product }) {
         </Button>
       </div>
 
-      <Button variant="secondary" className="w-full" disabled={unavailable || busy} onClick={() => start("crypto")}>
-        <Bitcoin className="size-4" aria-hidden /> Pay with Cryptocurrency
-      </Button>
+      {cryptoCoins.length > 0 ? (
+        <Button variant="secondary" className="w-full" disabled={unavailable || busy} onClick={() => start("crypto")}>
+          <Bitcoin className="size-4" aria-hidden /> Pay with Cryptocurrency
+        </Button>
+      ) : null}
 
       <SaleCountdown />
-      {variant ? <CryptoDialog variant={variant} open={payingCrypto} onClose={() => setPayingCrypto(false)} /> : null}
+      {variant && cryptoCoins.length > 0 ? <CryptoDialog variant={variant} coins={cryptoCoins} open={payingCrypto} onClose={() => setPayingCrypto(false)} /> : null}
 
       <Dialog
         open={pending !== null}

@@ -1,6 +1,7 @@
 // Reseller panel forms (generate keys, add balance, admin credit): one schema per form, checked in
 // the browser and again on the server; the page's forms post an `intent` naming which one it is.
 import * as v from "valibot";
+import { coinSchema } from "../crypto-orders";
 
 export const MIN_KEYS_PER_ORDER = 5;
 export const MAX_KEYS_PER_ORDER = 100;
@@ -48,7 +49,14 @@ export const generateKeysSchema = v.object({
   ),
 });
 
-export const addBalanceSchema = v.object({ intent: v.literal("add-balance"), amount: amountCents });
+export const MIN_TOP_UP_CENTS = 1_000;
+
+// A top-up is paid in crypto: at least $10, in a coin the shop takes.
+export const addBalanceSchema = v.object({
+  intent: v.literal("add-balance"),
+  amount: v.pipe(amountCents, v.minValue(MIN_TOP_UP_CENTS, "The minimum top-up is $10.00")),
+  coin: coinSchema,
+});
 
 // The amount is checked before the account, as the panel always has.
 export const creditSchema = v.object({
@@ -60,6 +68,7 @@ export const creditSchema = v.object({
 export const resellSchema = v.variant("intent", [generateKeysSchema, addBalanceSchema, creditSchema], "Unknown request");
 
 export type GenerateKeysInput = v.InferOutput<typeof generateKeysSchema>;
+export type TopUpInput = v.InferOutput<typeof addBalanceSchema>;
 export type CreditInput = v.InferOutput<typeof creditSchema>;
 
 /** A key's price for a reseller: the list price less their discount, in whole cents. */

@@ -5,12 +5,12 @@
 // session of the account.
 import { and, count, eq, isNull, lt, or } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
-import { renderSVG } from "uqr";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
+import { qrDataUrl } from "../platform/qr.server";
 import { recoveryCodes, totpFactors } from "../platform/db/schema.server";
 import { signInChanged } from "./security.server";
 import type { SessionDeps } from "./session.server";
@@ -81,8 +81,7 @@ export async function startEnrolment(db: Db, key: string, viewer: Viewer, now = 
     .insert(totpFactors)
     .values({ userId: viewer.id, secret: sealed, status: "pending", createdAt: now })
     .onConflictDoUpdate({ target: totpFactors.userId, set: { secret: sealed, status: "pending", lastUsedStep: null, createdAt: now, verifiedAt: null } });
-  const svg = renderSVG(totpFor(secret, viewer.email).toString(), { border: 2, pixelSize: 6, whiteColor: "#ffffff", blackColor: "#000000" });
-  return ok({ secret, qrDataUrl: `data:image/svg+xml;base64,${toBase64(new TextEncoder().encode(svg))}` });
+  return ok({ secret, qrDataUrl: qrDataUrl(totpFor(secret, viewer.email).toString()) });
 }
 
 /**

@@ -13,7 +13,7 @@ import { audit } from "../platform/audit.server";
 import type { Catalogue } from "../catalogue/catalogue.server";
 import { randomString } from "../platform/tokens.server";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { licences, profiles, resellerAccounts, resellerKeys, users } from "../platform/db/schema.server";
+import { licences, profiles, resellerAccounts, resellerKeys, resellerLedger, users } from "../platform/db/schema.server";
 import { licenceRows } from "../fulfilment/licences.server";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
@@ -26,14 +26,20 @@ export async function ensureResellerAccount(db: Db, userId: string, now = Date.n
 
 export async function resellerOverview(db: Db, userId: string) {
   const account = await ensureResellerAccount(db, userId);
-  const [keys, [totals]] = await Promise.all([
+  const [keys, [totals], ledger] = await Promise.all([
     db.select().from(resellerKeys).where(eq(resellerKeys.userId, userId)).orderBy(desc(resellerKeys.purchaseDate), desc(resellerKeys.id)).limit(200),
     db
       .select({ total: count(), active: sql<number>`sum(case when ${resellerKeys.status} = 'active' then 1 else 0 end)` })
       .from(resellerKeys)
       .where(eq(resellerKeys.userId, userId)),
+    db
+      .select({ id: resellerLedger.id, kind: resellerLedger.kind, amountCents: resellerLedger.amountCents, reference: resellerLedger.reference, createdAt: resellerLedger.createdAt })
+      .from(resellerLedger)
+      .where(eq(resellerLedger.userId, userId))
+      .orderBy(desc(resellerLedger.createdAt), desc(resellerLedger.id))
+      .limit(20),
   ]);
-  return { account, keys, totalKeys: totals?.total ?? 0, activeKeys: totals?.active ?? 0 };
+  return { account, keys, totalKeys: totals?.total ?? 0, activeKeys: totals?.active ?? 0, ledger };
 }
 
 /** What resellers sell: the main product, with per-key list prices in cents for its week and month plans. */
@@ -78,6 +84,7 @@ export async function generateKeys(
           .update(resellerAccounts)
           .set({ balanceCents: sql`${resellerAccounts.balanceCents} - ${totalCents}` })
           .where(eq(resellerAccounts.userId, viewer.id)),
+        db.insert(resellerLedger).values({ userId: viewer.id, kind: "purchase", amountCents: -totalCents, reference: `${quantity} ${keyType}`, createdAt: now }),
         // Seven bound parameters per key row, six per licence; one transaction for all of it.
         ...chunksOf(rows, 7).map((group) => db.insert(resellerKeys).values(group)),
         ...chunksOf(licenceRows(rows, { email: viewer.email, product: product.title, plan: keyType }, now), 6).map((group) => db.insert(licences).values(group)),
@@ -109,12 +116,14 @@ export async function creditBalance(
     .get();
   if (!member) return fail("not-found", "No member with that e-mail or username", { field: "account" });
   await ensureResellerAccount(db, member.id);
-  const updated = await db
-    .update(resellerAccounts)
-    .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount}` })
-    .where(eq(resellerAccounts.userId, member.id))
-    .returning({ balanceCents: resellerAccounts.balanceCents })
-    .get();
+  const [[updated]] = await db.batch([
+    db
+      .update(resellerAccounts)
+      .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount}` })
+      .where(eq(resellerAccounts.userId, member.id))
+      .returning({ balanceCents: resellerAccounts.balanceCents }),
+    db.insert(resellerLedger).values({ userId: member.id, kind: "credit", amountCents: amount, reference: admin.id, createdAt: Date.now() }),
+  ]);
   await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount, balanceCents: updated!.balanceCents });
   return ok({ username: member.username, balanceCents: updated!.balanceCents });
 }

@@ -1,6 +1,6 @@
 // Jobs the cron triggers run (see [triggers] in wrangler.toml). Each is idempotent, so running
 // them more often than scheduled does no harm.
-import { expireUnpaidCryptoOrders } from "../payments/crypto-orders.server";
+import { queueChainChecks } from "../payments/crypto-watch.server";
 import { database } from "../platform/db/client.server";
 import { retryDueMail } from "../platform/mail.server";
 import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
@@ -18,7 +18,7 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await deleteExpiredRegistrations(db, now);
   await deleteExpiredResetLinks(db, now);
   await deleteExpiredCeremonies(db, now);
-  await expireUnpaidCryptoOrders(db, now);
   await expireSubscriptions(db, now);
   await requeueStuckDeliveries({ db, queue: env.FULFILMENT_QUEUE }, now);
+  await queueChainChecks({ db, queue: env.FULFILMENT_QUEUE }, now);
 }

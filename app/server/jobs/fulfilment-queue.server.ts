@@ -1,5 +1,6 @@
 // The fulfilment queue's consumer (decision 031): keys for paid orders go out here, whether the
-// order came by Shopify webhook (the demo checkout's too) or is a crypto order an admin fulfilled.
+// order came by Shopify webhook (the demo checkout's too) or is a paid crypto order; the cron's
+// chain checks of open crypto orders run here too, spread over messages (decision 032).
 // (Restocking fills the units waiting for new codes within the admin's own request.) Messages of a batch run one after another; each is acknowledged on its
 // own once its work is done, or retried with backoff, so a failure never holds up or repeats the
 // others. After the last retry the queue moves a message to the dead-letter queue, whose consumer
@@ -8,6 +9,8 @@ import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import { processDelivery } from "../fulfilment/shopify-webhook.server";
 import { settleCryptoOrder } from "../payments/crypto-orders.server";
+import { cryptoSetup } from "../payments/crypto-setup.server";
+import { CHECKS_PER_MESSAGE, runChainChecks } from "../payments/crypto-watch.server";
 import { database } from "../platform/db/client.server";
 import { forgetFailures, markJobDead, noteFailedAttempt, resendDeadJob, retryDelaySeconds } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
@@ -19,6 +22,7 @@ export const FULFILMENT_DEAD_LETTERS = "keyshop-fulfilment-failed";
 const jobSchema = v.variant("kind", [
   v.object({ kind: v.literal("shopify-delivery"), deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) }),
   v.object({ kind: v.literal("crypto-order"), orderNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),
+  v.object({ kind: v.literal("chain-check"), orderNumbers: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(CHECKS_PER_MESSAGE)) }),
 ]);
 
 type FulfilmentJob = v.InferOutput<typeof jobSchema>;
@@ -31,15 +35,18 @@ function readJob(message: Message<unknown>): { key: string; job: FulfilmentJob }
   const parsed = v.safeParse(jobSchema, message.body);
   if (!parsed.success) return { key: `message:${message.id}`, problem: `Not a fulfilment job: ${v.summarize(parsed.issues)}` };
   const job = parsed.output;
-  return { key: job.kind === "shopify-delivery" ? `shopify:${job.deliveryId}` : `crypto:${job.orderNumber}`, job };
+  const key = job.kind === "shopify-delivery" ? `shopify:${job.deliveryId}` : job.kind === "crypto-order" ? `crypto:${job.orderNumber}` : `chain:${job.orderNumbers[0]}`;
+  return { key, job };
 }
 
-function run(deps: MailingDeps, job: FulfilmentJob): Promise<void> {
+function run(env: Env, deps: MailingDeps, job: FulfilmentJob): Promise<void> {
   switch (job.kind) {
     case "shopify-delivery":
       return processDelivery(deps, job.deliveryId);
     case "crypto-order":
       return settleCryptoOrder(deps, job);
+    case "chain-check":
+      return runChainChecks({ db: deps.db, setup: cryptoSetup(env, deps.db), queue: env.FULFILMENT_QUEUE }, job.orderNumbers);
   }
 }
 
@@ -52,7 +59,7 @@ export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>,
     const { key } = read;
     try {
       if ("problem" in read) throw new Error(read.problem);
-      await run(deps, read.job);
+      await run(env, deps, read.job);
       // Only a job that failed before has a row to forget (one an admin sent again has none).
       if (message.attempts > 1) await forgetFailures(db, key);
       message.ack();

@@ -1,39 +1,70 @@
-// Crypto orders: a member opens one from the product page (pending), pays to the shop's wallet
-// and submits the transaction id (submitted); an admin checks the payment and fulfils it with a
-// key (complete, through the fulfilment queue) or cancels it. Unpaid orders expire after 24 hours.
-import { and, count, desc, eq, gt, isNull, lt, or } from "drizzle-orm";
-import type { ChangeCoinInput, CryptoCoin, FulfilCryptoOrderInput, OpenCryptoOrderInput, SubmitPaymentInput } from "~/lib/crypto-orders";
+// Crypto orders (decision 032): a member opens one for a plan's key or a reseller top-up; it gets
+// a quote in the coin and an address of its own from the shop's wallet. The chain watcher
+// (crypto-watch.server) moves it along as payments show up; once paid, the fulfilment queue hands
+// out its key, or credits the top-up, exactly once. Orders that need a person (underpaid past
+// expiry, paid late, overpaid, and those from before on-chain checks) wait in the admin's queue.
+import { and, count, desc, eq, gt, inArray, isNotNull, isNull, notInArray, or, sql } from "drizzle-orm";
+import { type CryptoCoin, type FulfilCryptoOrderInput, type OpenCryptoOrderInput, paymentUri } from "~/lib/crypto-orders";
+import type { TopUpInput } from "~/lib/schemas/reseller";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
 import { assignCode, codeOfUnit, releaseCode } from "../fulfilment/stock.server";
 import { randomString } from "../platform/tokens.server";
+import { qrDataUrl } from "../platform/qr.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
 import type { JobQueue } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
-import { cryptoOrders, licences, productCodes } from "../platform/db/schema.server";
+import { cryptoOrders, licences, productCodes, resellerAccounts, resellerLedger, walletCursors } from "../platform/db/schema.server";
 import { mailCryptoKey } from "../fulfilment/buyer-emails.server";
 import { recordSale } from "../fulfilment/licences.server";
+import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
+import { receiveAddress } from "./wallet.server";
 
-export const PENDING_TTL_MS = 24 * 60 * 60 * 1000;
 export const MAX_OPEN_ORDERS_PER_MEMBER = 5;
 
 export type CryptoOrder = typeof cryptoOrders.$inferSelect;
-export type Wallets = Pick<Env, "CRYPTO_BTC_ADDRESS" | "CRYPTO_LTC_ADDRESS">;
 
-function walletFor(wallets: Wallets, coin: CryptoCoin): string {
-  return coin === "BTC" ? wallets.CRYPTO_BTC_ADDRESS : wallets.CRYPTO_LTC_ADDRESS;
+/** A payment to an order's address as the chain showed it at the last check. */
+export interface SeenPayment {
+  txid: string;
+  units: number;
+  height: number | null;
+}
+
+/** The states in which an order still waits for its payment. */
+export const OPEN_STATES = ["pending", "underpaid", "processing"] as const;
+
+/** What is due, in smallest units, for the order to count as paid: the amount less the tolerance. */
+export function paidThreshold(order: Pick<CryptoOrder, "amountUnits">, rules: Pick<InvoiceRules, "tolerancePercent">): number {
+  return Math.ceil(((order.amountUnits ?? 0) * (100 - rules.tolerancePercent)) / 100);
 }
 
 /** What the buyer may see of an order (no internal ids, no other member's data). */
-export function cryptoOrderView(order: CryptoOrder) {
+export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "confirmations">) {
+  const open = order.status === "pending" || order.status === "underpaid";
+  const dueUnits = order.amountUnits === null ? null : Math.max(order.amountUnits - order.receivedUnits, 0);
+  const uri = open && dueUnits ? paymentUri(order.cryptoType, order.walletAddress, dueUnits) : null;
   return {
     orderNumber: order.orderNumber,
+    purpose: order.purpose,
     status: order.status,
     coin: order.cryptoType,
     walletAddress: order.walletAddress,
     amountCents: order.amountCents,
+    amountUnits: order.amountUnits,
+    receivedUnits: order.receivedUnits,
+    dueUnits,
+    rateCents: order.rateCents,
+    rateIsDemo: order.rateIsDemo,
+    expiresAt: order.expiresAt,
+    confirmations: order.confirmations,
+    paid: order.paidAt !== null,
+    confirmationsNeeded: rules.confirmations,
+    payments: (JSON.parse(order.payments) as SeenPayment[]).map((p) => ({ txid: p.txid, units: p.units, confirmed: p.height !== null })),
+    paymentUri: uri,
+    qr: uri ? qrDataUrl(uri) : null,
     productTitle: order.productTitle,
     variantTitle: order.variantTitle,
     transactionId: order.transactionId,
@@ -43,44 +74,86 @@ export function cryptoOrderView(order: CryptoOrder) {
   };
 }
 
+export type CryptoOrderView = ReturnType<typeof cryptoOrderView>;
+
 /** `CRYPTO-` and twelve characters from the CSPRNG: about 62 bits, not guessable. */
 export function newOrderNumber(): string {
   return `CRYPTO-${randomString(12)}`;
 }
 
-/**
- * Opens a pending order for the variant at the catalogue's price. Opening the dialog again for the
- * same plan reuses the member's open order instead of piling up new ones.
- */
-export async function openCryptoOrder(
-  db: Db,
-  wallets: Wallets,
-  catalogue: Catalogue,
-  viewer: Viewer,
-  { variantId, coin }: OpenCryptoOrderInput,
-  now = Date.now(),
-): Promise<Result<CryptoOrder>> {
-  const wallet = walletFor(wallets, coin);
-  if (!wallet) return fail("unavailable", `${coin} payments are not available right now`);
-  const match = (await allVariants(catalogue)).find((v) => v.variant.id === variantId);
-  if (!match) return fail("not-found", "This plan is not for sale");
-  if (!match.variant.availableForSale) return fail("conflict", "This plan is sold out");
+export interface InvoiceDeps {
+  db: Db;
+  setup: CryptoSetup;
+}
 
-  const open = and(eq(cryptoOrders.userId, viewer.id), eq(cryptoOrders.status, "pending"), isNull(cryptoOrders.transactionId), gt(cryptoOrders.createdAt, now - PENDING_TTL_MS));
-  const reusable = await db.select().from(cryptoOrders).where(and(open, eq(cryptoOrders.variantId, variantId))).get();
-  if (reusable) {
-    const updated = await db
-      .update(cryptoOrders)
-      .set({ cryptoType: coin, walletAddress: wallet, updatedAt: now })
-      .where(and(eq(cryptoOrders.id, reusable.id), eq(cryptoOrders.status, "pending")))
-      .returning()
-      .get();
-    return ok(updated ?? reusable);
+/** What an order is for: a plan's key, or a top-up of the reseller balance. */
+interface Purchase {
+  purpose: CryptoOrder["purpose"];
+  productTitle: string;
+  variantTitle: string;
+  variantId: string;
+  amountCents: number;
+  currency: string;
+}
+
+/** The next receive index of the wallet account: each is handed out once, in order. */
+async function nextAddressIndex(db: Db, account: string): Promise<number> {
+  const row = await db
+    .insert(walletCursors)
+    .values({ account, nextIndex: 1 })
+    .onConflictDoUpdate({ target: walletCursors.account, set: { nextIndex: sql`${walletCursors.nextIndex} + 1` } })
+    .returning({ nextIndex: walletCursors.nextIndex })
+    .get();
+  return row.nextIndex - 1;
+}
+
+/** Smallest units of the coin for `cents` US cents at `rateCents` per coin, rounded up. */
+const unitsFor = (cents: number, rateCents: number) => Math.ceil((cents * 100_000_000) / rateCents);
+
+const openOrders = (userId: string, now: number) => and(eq(cryptoOrders.userId, userId), inArray(cryptoOrders.status, ["pending", "underpaid"]), gt(cryptoOrders.expiresAt, now));
+
+/** Reusing an open order makes sense only while its quote has this long left to run. */
+const REUSE_MIN_LEFT_MS = 10 * 60_000;
+
+/**
+ * Opens an invoice for the purchase in the coin: reuses the member's untouched order for the same
+ * thing while its quote has time left, otherwise quotes the amount at the current rate and gives
+ * it the wallet's next address. The member's open orders are capped.
+ */
+async function openInvoice(deps: InvoiceDeps, viewer: Viewer, purchase: Purchase, coin: CryptoCoin, now: number): Promise<Result<CryptoOrder>> {
+  const { db, setup } = deps;
+  const wallet = setup.wallets[coin];
+  if (!wallet) return fail("unavailable", `${coin} payments are not available right now`);
+  const reusable = await db
+    .select()
+    .from(cryptoOrders)
+    .where(
+      and(
+        openOrders(viewer.id, now + REUSE_MIN_LEFT_MS),
+        eq(cryptoOrders.status, "pending"),
+        eq(cryptoOrders.receivedUnits, 0),
+        eq(cryptoOrders.purpose, purchase.purpose),
+        eq(cryptoOrders.variantId, purchase.variantId),
+        eq(cryptoOrders.amountCents, purchase.amountCents),
+        eq(cryptoOrders.cryptoType, coin),
+        eq(cryptoOrders.walletAccount, wallet.id),
+      ),
+    )
+    .orderBy(desc(cryptoOrders.createdAt))
+    .get();
+  if (reusable) return ok(reusable);
+  const tooMany = () => fail("rate-limited", "You have too many unpaid crypto orders. Pay or wait for one to expire first.");
+  const [open] = await db.select({ n: count() }).from(cryptoOrders).where(openOrders(viewer.id, now));
+  if ((open?.n ?? 0) >= MAX_OPEN_ORDERS_PER_MEMBER) return tooMany();
+
+  let rateCents: number;
+  try {
+    rateCents = await setup.rates.usdCentsPerCoin(coin);
+  } catch (error) {
+    console.error(`No ${coin} exchange rate:`, error);
+    return fail("unavailable", `We could not get the ${coin} exchange rate right now. Please try again in a minute.`);
   }
-  const [openCount] = await db.select({ n: count() }).from(cryptoOrders).where(open);
-  if ((openCount?.n ?? 0) >= MAX_OPEN_ORDERS_PER_MEMBER) {
-    return fail("rate-limited", "You have too many unpaid crypto orders. Pay or wait for one to expire first.");
-  }
+  const addressIndex = await nextAddressIndex(db, wallet.id);
   const order = await db
     .insert(cryptoOrders)
     .values({
@@ -88,20 +161,53 @@ export async function openCryptoOrder(
       orderNumber: newOrderNumber(),
       userId: viewer.id,
       status: "pending",
-      productTitle: match.product.title,
-      variantTitle: match.variant.title,
-      variantId,
+      ...purchase,
       customerEmail: viewer.email,
-      amountCents: Math.round(Number(match.variant.price.amount) * 100),
-      currency: match.variant.price.currencyCode,
       cryptoType: coin,
-      walletAddress: wallet,
+      walletAddress: receiveAddress(wallet, addressIndex),
+      walletAccount: wallet.id,
+      addressIndex,
+      amountUnits: unitsFor(purchase.amountCents, rateCents),
+      rateCents,
+      rateIsDemo: setup.rates.demo,
+      expiresAt: now + setup.invoiceMs,
       createdAt: now,
       updatedAt: now,
     })
     .returning()
     .get();
+  // Two opened at once may both have passed the count: the one over the cap goes again.
+  const [after] = await db.select({ n: count() }).from(cryptoOrders).where(openOrders(viewer.id, now));
+  if ((after?.n ?? 0) > MAX_OPEN_ORDERS_PER_MEMBER) {
+    await db.delete(cryptoOrders).where(eq(cryptoOrders.id, order.id));
+    return tooMany();
+  }
   return ok(order);
+}
+
+/** Opens (or reuses) an order for the variant at the catalogue's price. */
+export async function openCryptoOrder(deps: InvoiceDeps, catalogue: Catalogue, viewer: Viewer, { variantId, coin }: OpenCryptoOrderInput, now = Date.now()): Promise<Result<CryptoOrder>> {
+  const match = (await allVariants(catalogue)).find((v) => v.variant.id === variantId);
+  if (!match) return fail("not-found", "This plan is not for sale");
+  if (!match.variant.availableForSale) return fail("conflict", "This plan is sold out");
+  const purchase: Purchase = {
+    purpose: "key",
+    productTitle: match.product.title,
+    variantTitle: match.variant.title,
+    variantId,
+    amountCents: Math.round(Number(match.variant.price.amount) * 100),
+    currency: match.variant.price.currencyCode,
+  };
+  return openInvoice(deps, viewer, purchase, coin, now);
+}
+
+/** Top-up orders name no plan; this marks them in the plan's place. */
+export const TOP_UP_VARIANT = "reseller-balance";
+
+/** Opens (or reuses) an order that tops up the member's reseller balance by the amount. */
+export function openTopUp(deps: InvoiceDeps, viewer: Viewer, { amount, coin }: Pick<TopUpInput, "amount" | "coin">, now = Date.now()): Promise<Result<CryptoOrder>> {
+  const purchase: Purchase = { purpose: "top-up", productTitle: "Reseller balance", variantTitle: "Top-up", variantId: TOP_UP_VARIANT, amountCents: amount, currency: "USD" };
+  return openInvoice(deps, viewer, purchase, coin, now);
 }
 
 /** The order behind a number, if the viewer may see it: its owner, or an admin. */
@@ -112,45 +218,14 @@ export async function findOrderFor(db: Db, viewer: Viewer, orderNumber: string):
   return ok(order);
 }
 
-export async function changeCoin(db: Db, wallets: Wallets, viewer: Viewer, { orderNumber, coin }: ChangeCoinInput, now = Date.now()): Promise<Result<CryptoOrder>> {
-  const found = await findOrderFor(db, viewer, orderNumber);
-  if (!found.ok) return found;
-  const wallet = walletFor(wallets, coin);
-  if (!wallet) return fail("unavailable", `${coin} payments are not available right now`);
-  const updated = await db
-    .update(cryptoOrders)
-    .set({ cryptoType: coin, walletAddress: wallet, updatedAt: now })
-    .where(and(eq(cryptoOrders.id, found.value.id), eq(cryptoOrders.userId, viewer.id), eq(cryptoOrders.status, "pending")))
-    .returning()
-    .get();
-  return updated ? ok(updated) : fail("conflict", "The coin can only be changed before payment is submitted");
-}
-
-/** The buyer says they paid: pending -> submitted, with the transaction id. */
-export async function submitTransaction(db: Db, viewer: Viewer, { orderNumber, transactionId }: SubmitPaymentInput, now = Date.now()): Promise<Result<CryptoOrder>> {
-  const found = await findOrderFor(db, viewer, orderNumber);
-  if (!found.ok) return found;
-  const tx = transactionId.toLowerCase();
-  let updated: CryptoOrder | undefined;
-  try {
-    updated = await db
-      .update(cryptoOrders)
-      .set({ status: "submitted", transactionId: tx, updatedAt: now })
-      .where(and(eq(cryptoOrders.id, found.value.id), eq(cryptoOrders.userId, viewer.id), eq(cryptoOrders.status, "pending")))
-      .returning()
-      .get();
-  } catch (error) {
-    // The unique index on open orders' transaction IDs: one payment cannot pay for two orders.
-    // The clash is recorded, so an admin asked "that payment is mine" can see both claims.
-    if (!isUniqueViolation(error)) throw error;
-    await audit(db, viewer.id, "crypto-order.transaction-clash", found.value.orderNumber, { transactionId: tx });
-    return fail("conflict", "This transaction ID was already submitted for another order. If the payment is yours, contact support with your order number.");
-  }
-  return updated ? ok(updated) : fail("conflict", "Payment for this order was already submitted");
-}
-
-export function submittedOrders(db: Db) {
-  return db.select().from(cryptoOrders).where(eq(cryptoOrders.status, "submitted")).orderBy(desc(cryptoOrders.createdAt)).limit(200);
+/** The admin's queue: orders a person has to look at, oldest problem first within the newest 200. */
+export function ordersNeedingReview(db: Db) {
+  return db
+    .select()
+    .from(cryptoOrders)
+    .where(or(isNotNull(cryptoOrders.review), eq(cryptoOrders.status, "submitted")))
+    .orderBy(desc(cryptoOrders.updatedAt))
+    .limit(200);
 }
 
 export function ordersOf(db: Db, userId: string) {
@@ -176,24 +251,31 @@ async function codeTaken(db: Db, code: string, variantId: string): Promise<boole
   return Boolean(licence) || (stocked !== undefined && (stocked.isUsed || stocked.variantId !== variantId));
 }
 
+/** States an admin may fulfil from: orders from before on-chain checks, and those in review but not settled. */
+const ADMIN_FULFILLABLE = ["submitted", "expired", "paid-late"] as const;
+
 const notAwaiting = (order: CryptoOrder) => fail("conflict", `Order ${order.orderNumber} is ${order.status}, not awaiting fulfilment`);
 
 /**
- * Admin: fulfils a submitted order with a typed-in key or the next one in stock. What the admin
- * can still correct is checked now (the order awaits fulfilment, the typed key is free, stock has a
- * key for the plan); the key itself is handed out and e-mailed by the fulfilment queue, the one
- * way keys leave the shop (decision 031). Records who asked.
+ * Admin: fulfils an order the chain did not settle (a typed-in transaction id from before on-chain
+ * checks, an underpaid or late payment the admin accepts) with a typed-in key or the next in stock;
+ * a top-up is credited. What the admin can still correct is checked now; the key itself is handed
+ * out and e-mailed by the fulfilment queue, the one way keys leave the shop (decision 031).
  */
 export async function fulfilCryptoOrder(
   deps: { db: Db; queue: JobQueue<CryptoOrderJob> },
   admin: Viewer,
   input: FulfilCryptoOrderInput,
+  now = Date.now(),
 ): Promise<Result<CryptoOrder>> {
   const { db } = deps;
   const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, input.orderId)).get();
   if (!order) return fail("not-found", "Unknown order");
-  if (order.status !== "submitted") return notAwaiting(order);
-  if (input.source === "stock") {
+  const awaiting = (ADMIN_FULFILLABLE as readonly string[]).includes(order.status) && order.paidAt === null && (order.status === "submitted" || order.review !== null);
+  if (!awaiting) return notAwaiting(order);
+  if (order.purpose === "top-up") {
+    if (input.source === "manual") return fail("invalid", "A top-up is credited to the balance; it takes no product code", { field: "code" });
+  } else if (input.source === "stock") {
     const inStock = await db
       .select({ id: productCodes.id })
       .from(productCodes)
@@ -203,14 +285,27 @@ export async function fulfilCryptoOrder(
   } else if (await codeTaken(db, input.code, order.variantId)) {
     return fail("conflict", "This code has already been sold", { field: "code" });
   }
+  // Marked paid by the admin's decision, in one conditional step: a second click, or the chain
+  // watcher at the same moment, finds it taken.
+  const marked = await db
+    .update(cryptoOrders)
+    .set({ paidAt: now, review: null, updatedAt: now })
+    .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.status, order.status), isNull(cryptoOrders.paidAt)))
+    .returning()
+    .get();
+  if (!marked) return notAwaiting(order);
   try {
     await deps.queue.send({ kind: "crypto-order", orderNumber: order.orderNumber, code: input.source === "manual" ? input.code : null });
   } catch (error) {
     console.error("Could not queue a crypto order's fulfilment:", error);
+    await db
+      .update(cryptoOrders)
+      .set({ paidAt: null, review: order.review, updatedAt: now })
+      .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.paidAt, now)));
     return fail("unavailable", "The fulfilment queue is not available right now; please try again in a moment");
   }
-  await audit(db, admin.id, "crypto-order.fulfil", order.orderNumber, { source: input.source });
-  return ok(order);
+  await audit(db, admin.id, "crypto-order.fulfil", order.orderNumber, { source: input.source, status: order.status, review: order.review });
+  return ok(marked);
 }
 
 /** The one unit a crypto order buys: its key is claimed against it, so it has at most one. */
@@ -225,18 +320,23 @@ async function releaseKeyOf(db: Db, order: CryptoOrder): Promise<void> {
   if (key) await releaseCode(db, key.id, order.orderNumber, key.createdAt === key.usedAt);
 }
 
+/** States a paid order can be settled from: paid by the chain (processing), or by an admin's decision. */
+const SETTLEABLE = ["processing", ...ADMIN_FULFILLABLE] as const;
+
 /**
- * The fulfilment queue's half: completes a submitted order with a key (the one named, or the next
- * in stock for its plan), marks that key sold, records its licence and e-mails it. Safe to run
- * twice or after an interrupted run: a unit keeps the key it was given, a completed order only
- * gets what it still lacks (licence, e-mail), a cancelled one gives back any key claimed for it.
- * Throws when the key cannot be handed out now (no stock, the named key is taken), so the queue
- * retries and, in the end, shows the admin why.
+ * The fulfilment queue's half: completes a paid order. A key order gets a key (the one named, or
+ * the next in stock for its plan), marked sold, recorded as the buyer's licence and e-mailed; a
+ * top-up is credited to the reseller balance. Safe to run twice or after an interrupted run: a
+ * unit keeps the key it was given, a top-up is credited once (its ledger entry is unique), a
+ * completed order only gets what it still lacks (licence, e-mail), a cancelled one gives back any
+ * key claimed for it. Throws when the key cannot be handed out now (no stock, the named key is
+ * taken), so the queue retries and, in the end, shows the admin why.
  */
 export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, now = Date.now()): Promise<void> {
   const { db } = deps;
   const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, job.orderNumber)).get();
   if (!order) throw new Error(`Crypto order ${job.orderNumber} does not exist`);
+  if (order.purpose === "top-up") return settleTopUp(db, order, now);
   const unit = unitOf(order);
   if (order.status === "complete") {
     const key = await codeOfUnit(db, unit);
@@ -244,7 +344,7 @@ export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, 
     return;
   }
   if (order.status === "cancelled") return releaseKeyOf(db, order);
-  if (order.status !== "submitted") return;
+  if (order.paidAt === null) return;
 
   let key = await codeOfUnit(db, unit);
   try {
@@ -281,17 +381,43 @@ export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, 
     if (!key) throw error;
   }
 
-  const completed = await db
-    .update(cryptoOrders)
-    .set({ status: "complete", productCode: key.code, updatedAt: now })
-    .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.status, "submitted")))
-    .returning()
-    .get();
+  const completed = await completeOrder(db, order, key.code, now);
   if (completed) return deliverCryptoKey(deps, completed, key, now);
   // Cancelled while the key was being claimed: the key goes back. (Completed by a run at the same
   // time: that run delivers it.)
   const current = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
   if (current?.status === "cancelled") await releaseKeyOf(db, current);
+}
+
+/** paid -> complete, once: only from a state a paid order can be in. */
+function completeOrder(db: Db, order: CryptoOrder, productCode: string | null, now: number) {
+  return db
+    .update(cryptoOrders)
+    .set({ status: "complete", productCode, updatedAt: now })
+    .where(and(eq(cryptoOrders.id, order.id), inArray(cryptoOrders.status, SETTLEABLE), isNotNull(cryptoOrders.paidAt)))
+    .returning()
+    .get();
+}
+
+/**
+ * Credits a paid top-up to the buyer's reseller balance. The ledger entry and the balance change
+ * are one transaction, and the balance only moves when the entry is new: never twice.
+ */
+async function settleTopUp(db: Db, order: CryptoOrder, now: number): Promise<void> {
+  if (order.paidAt === null || order.status === "cancelled") return;
+  await db.insert(resellerAccounts).values({ userId: order.userId, balanceCents: 0, createdAt: now }).onConflictDoNothing();
+  const credited = sql`exists (select 1 from ${resellerLedger} where ${resellerLedger.kind} = 'top-up' and ${resellerLedger.reference} = ${order.orderNumber})`;
+  await db.batch([
+    db
+      .update(resellerAccounts)
+      .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${order.amountCents}` })
+      .where(and(eq(resellerAccounts.userId, order.userId), sql`not ${credited}`)),
+    db
+      .insert(resellerLedger)
+      .values({ userId: order.userId, kind: "top-up", amountCents: order.amountCents, reference: order.orderNumber, createdAt: now })
+      .onConflictDoNothing(),
+  ]);
+  if (order.status !== "complete") await completeOrder(db, order, null, now);
 }
 
 /** A completed order's key becomes the buyer's licence and subscription, and is e-mailed (once). */
@@ -309,26 +435,30 @@ async function deliverCryptoKey(deps: MailingDeps, order: CryptoOrder, key: { id
   await mailCryptoKey(deps, order, key.code);
 }
 
+/** Admin: closes an order that will not be settled (refunded outside the shop, or abandoned). */
 export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, now = Date.now()): Promise<Result<CryptoOrder>> {
   const cancelled = await db
     .update(cryptoOrders)
-    .set({ status: "cancelled", updatedAt: now })
-    .where(and(eq(cryptoOrders.id, orderId), or(eq(cryptoOrders.status, "pending"), eq(cryptoOrders.status, "submitted"))))
+    .set({ status: "cancelled", review: null, updatedAt: now })
+    .where(and(eq(cryptoOrders.id, orderId), notInArray(cryptoOrders.status, ["complete", "cancelled"])))
     .returning()
     .get();
-  if (!cancelled) return fail("conflict", "Only pending or submitted orders can be cancelled");
+  if (!cancelled) return fail("conflict", "Completed or cancelled orders cannot be cancelled");
   // A fulfilment that broke halfway may have claimed a key already.
   await releaseKeyOf(db, cancelled);
   await audit(db, admin.id, "crypto-order.cancel", cancelled.orderNumber);
   return ok(cancelled);
 }
 
-/** Cron: pending orders nobody paid within 24 hours are cancelled. */
-export async function expireUnpaidCryptoOrders(db: Db, now = Date.now()): Promise<number> {
-  const expired = await db
+/** Admin: an overpaid order was settled and the difference dealt with; it leaves the queue. */
+export async function resolveCryptoOrder(db: Db, admin: Viewer, orderId: string, now = Date.now()): Promise<Result<CryptoOrder>> {
+  const resolved = await db
     .update(cryptoOrders)
-    .set({ status: "cancelled", updatedAt: now })
-    .where(and(eq(cryptoOrders.status, "pending"), isNull(cryptoOrders.transactionId), lt(cryptoOrders.createdAt, now - PENDING_TTL_MS)))
-    .returning({ id: cryptoOrders.id });
-  return expired.length;
+    .set({ review: null, updatedAt: now })
+    .where(and(eq(cryptoOrders.id, orderId), eq(cryptoOrders.status, "complete"), eq(cryptoOrders.review, "overpaid")))
+    .returning()
+    .get();
+  if (!resolved) return fail("conflict", "Only a completed, overpaid order can be marked as handled");
+  await audit(db, admin.id, "crypto-order.resolve", resolved.orderNumber, { receivedUnits: resolved.receivedUnits, amountUnits: resolved.amountUnits });
+  return ok(resolved);
 }

@@ -278,6 +278,27 @@ export const resellerKeys = sqliteTable(
   ],
 );
 
+// Every change to a reseller's balance, with what caused it: a crypto top-up (its order number),
+// an admin's credit, or a purchase of keys. A top-up is credited once: its reference is unique.
+export const resellerLedger = sqliteTable(
+  "reseller_ledger",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["top-up", "credit", "purchase"] }).notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    reference: text("reference"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("reseller_ledger_user").on(t.userId, t.createdAt),
+    uniqueIndex("reseller_ledger_top_up").on(t.reference).where(sql`${t.kind} = 'top-up'`),
+    check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase')`),
+  ],
+);
+
 // Every key the shop hands out is a licence: a stocked code sold to an order unit, or a key a
 // reseller generated. The loader validates it through the public API; the first valid call binds
 // the PC's hardware id and, for timed plans, starts the clock (decision 030).
@@ -342,6 +363,13 @@ export const bannedHwids = sqliteTable("banned_hwids", {
   bannedAt: integer("banned_at").notNull(),
 });
 
+// A crypto invoice: a plan's key, or a reseller's balance top-up, paid in BTC or LTC to an address
+// of its own, derived from the shop's wallet (decision 032). States follow BTCPay's invoices:
+// pending (New), underpaid (PaidPartial, still open), processing (paid in full, waiting for
+// confirmations, then for its key), complete (Settled), expired, paid-late, cancelled; `submitted`
+// is kept for orders from before on-chain checks, whose buyers typed a transaction id.
+export const CRYPTO_ORDER_STATES = ["pending", "underpaid", "processing", "complete", "expired", "paid-late", "cancelled", "submitted"] as const;
+
 export const cryptoOrders = sqliteTable(
   "crypto_orders",
   {
@@ -350,7 +378,9 @@ export const cryptoOrders = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    status: text("status", { enum: ["pending", "submitted", "complete", "cancelled"] }).notNull(),
+    // "key": a plan's key, handed out on payment; "top-up": the amount is credited to the buyer's reseller balance.
+    purpose: text("purpose", { enum: ["key", "top-up"] }).notNull().default("key"),
+    status: text("status", { enum: CRYPTO_ORDER_STATES }).notNull(),
     productTitle: text("product_title").notNull(),
     variantTitle: text("variant_title").notNull(),
     variantId: text("variant_id").notNull(),
@@ -359,6 +389,28 @@ export const cryptoOrders = sqliteTable(
     currency: text("currency").notNull(),
     cryptoType: text("crypto_type", { enum: ["BTC", "LTC"] }).notNull(),
     walletAddress: text("wallet_address").notNull(),
+    // Which wallet account and receive index the address came from (null for orders from before).
+    walletAccount: text("wallet_account"),
+    addressIndex: integer("address_index"),
+    // The quote: what is due in the coin's smallest unit (satoshi, litoshi), at this many US cents
+    // per coin, until expiresAt. rateIsDemo marks the fixed local demo rate.
+    amountUnits: integer("amount_units"),
+    rateCents: integer("rate_cents"),
+    rateIsDemo: integer("rate_is_demo", { mode: "boolean" }).notNull().default(false),
+    expiresAt: integer("expires_at"),
+    // What the chain showed at the last check: the sum paid to the address (confirmed or not),
+    // the confirmations of its least-confirmed payment, and the payments themselves as JSON
+    // [{ txid, units, height }] (the evidence the buyer and the admin see).
+    receivedUnits: integer("received_units").notNull().default(0),
+    confirmations: integer("confirmations").notNull().default(0),
+    payments: text("payments").notNull().default("[]"),
+    // When money was first seen, and when the order was found paid (enough confirmations, or an
+    // admin's decision): from then on its key (or top-up) is due.
+    firstSeenAt: integer("first_seen_at"),
+    paidAt: integer("paid_at"),
+    // Why the order waits for a person: underpaid past expiry, overpaid, or paid after expiry.
+    review: text("review", { enum: ["underpaid", "overpaid", "paid-late"] }),
+    checkedAt: integer("checked_at"),
     transactionId: text("transaction_id"),
     productCode: text("product_code"),
     createdAt: integer("created_at").notNull(),
@@ -367,13 +419,44 @@ export const cryptoOrders = sqliteTable(
   (t) => [
     index("crypto_orders_status").on(t.status, t.createdAt),
     index("crypto_orders_user").on(t.userId, t.createdAt),
+    index("crypto_orders_review").on(t.review),
+    // An address is never handed to two orders.
+    uniqueIndex("crypto_orders_address").on(t.cryptoType, t.walletAddress).where(sql`${t.addressIndex} is not null`),
     // One payment pays for one order: a transaction ID cannot be submitted for a second order
     // while the first that used it is still open or complete.
     uniqueIndex("crypto_orders_transaction").on(t.transactionId).where(sql`${t.transactionId} is not null and ${t.status} <> 'cancelled'`),
-    check("crypto_orders_status_values", sql`${t.status} in ('pending', 'submitted', 'complete', 'cancelled')`),
+    check("crypto_orders_status_values", sql`${t.status} in ('pending', 'underpaid', 'processing', 'complete', 'expired', 'paid-late', 'cancelled', 'submitted')`),
     check("crypto_orders_coin", sql`${t.cryptoType} in ('BTC', 'LTC')`),
+    check("crypto_orders_purpose", sql`${t.purpose} in ('key', 'top-up')`),
   ],
 );
+
+// The next receive index of each wallet account: one row per extended public key, so a changed
+// key starts at 0 and an address is never given out twice.
+export const walletCursors = sqliteTable("wallet_cursors", {
+  account: text("account").primaryKey(),
+  nextIndex: integer("next_index").notNull(),
+});
+
+// The simulated chain that stands in for a block explorer in development and tests (never used
+// when an explorer URL is configured): payments to addresses, and each coin's block height.
+export const simulatedPayments = sqliteTable(
+  "simulated_payments",
+  {
+    txid: text("txid").primaryKey(),
+    coin: text("coin", { enum: ["BTC", "LTC"] }).notNull(),
+    address: text("address").notNull(),
+    units: integer("units").notNull(),
+    height: integer("height"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("simulated_payments_address").on(t.address)],
+);
+
+export const simulatedTips = sqliteTable("simulated_tips", {
+  coin: text("coin", { enum: ["BTC", "LTC"] }).primaryKey(),
+  height: integer("height").notNull(),
+});
 
 export const downloadableFiles = sqliteTable(
   "downloadable_files",

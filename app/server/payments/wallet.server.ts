@@ -1,0 +1,63 @@
+// The shop's wallets, seen from the server: an account-level extended public key per coin (BIP84,
+// native SegWit), from which each order gets the next receive address m/…/0/i. Only public keys
+// are ever read here; nothing on the server can spend (decision 032).
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { createBase58check } from "@scure/base";
+import { HDKey } from "@scure/bip32";
+import { NETWORK, p2wpkh } from "@scure/btc-signer";
+import type { CryptoCoin } from "~/lib/crypto-orders";
+import { fail, ok, type Result } from "~/lib/result";
+
+const base58check = createBase58check(sha256);
+
+/** Version bytes of the extended public keys wallets export for a BIP84 account, per coin. */
+const PUBLIC_VERSIONS: Record<CryptoCoin, Record<number, string>> = {
+  // Electrum and Sparrow export zpub for native SegWit; some wallets write the same key as xpub.
+  BTC: { 0x0488b21e: "xpub", 0x04b24746: "zpub" },
+  // Litecoin wallets use Ltub/Mtub, or (Electrum-LTC) Bitcoin's xpub/zpub bytes for the same key.
+  LTC: { 0x0488b21e: "xpub", 0x04b24746: "zpub", 0x019da462: "Ltub", 0x01b26ef6: "Mtub" },
+};
+
+/** Extended private keys: refused with a warning, since whoever holds one can spend the wallet. */
+const PRIVATE_VERSIONS = new Set([0x0488ade4, 0x04b2430c, 0x049d7878, 0x019d9cfe, 0x01b26792]);
+/** BIP49 (wrapped SegWit) keys: valid, but they stand for addresses of another kind. */
+const WRAPPED_SEGWIT_VERSIONS = new Set([0x049d7cb2]);
+
+const BECH32_PREFIX: Record<CryptoCoin, string> = { BTC: NETWORK.bech32, LTC: "ltc" };
+
+export interface AccountKey {
+  coin: CryptoCoin;
+  key: HDKey;
+  /** Names this wallet account without revealing it: the address cursor is kept per account. */
+  id: string;
+}
+
+/** Reads a configured extended public key; the problem says what is wrong with it in the shop owner's words. */
+export function parseAccountKey(coin: CryptoCoin, text: string): Result<AccountKey> {
+  const trimmed = text.trim();
+  let payload: Uint8Array;
+  try {
+    payload = base58check.decode(trimmed);
+  } catch {
+    return fail("invalid", `CRYPTO_${coin}_XPUB is not an extended public key (it should start with zpub or xpub${coin === "LTC" ? ", Ltub or Mtub" : ""})`);
+  }
+  const version = payload.length === 78 ? new DataView(payload.buffer, payload.byteOffset).getUint32(0) : -1;
+  if (PRIVATE_VERSIONS.has(version)) return fail("invalid", `CRYPTO_${coin}_XPUB holds a private key: configure the account's public key (zpub) instead, and move the funds if the private key was shared`);
+  if (WRAPPED_SEGWIT_VERSIONS.has(version)) return fail("invalid", `CRYPTO_${coin}_XPUB is a wrapped SegWit key (ypub): export the native SegWit (zpub) key of a BIP84 wallet`);
+  if (!(version in PUBLIC_VERSIONS[coin])) return fail("invalid", `CRYPTO_${coin}_XPUB is not a ${coin} extended public key`);
+  try {
+    const key = HDKey.fromExtendedKey(trimmed, { public: version, private: 0 });
+    return ok({ coin, key, id: bytesToHex(sha256(key.publicKey!)).slice(0, 16) });
+  } catch {
+    return fail("invalid", `CRYPTO_${coin}_XPUB is not a valid extended public key`);
+  }
+}
+
+/** The receive address `index` of the account (path 0/index): native SegWit, bc1… or ltc1…. */
+export function receiveAddress(account: AccountKey, index: number): string {
+  const child = account.key.deriveChild(0).deriveChild(index);
+  const address = p2wpkh(child.publicKey!, { ...NETWORK, bech32: BECH32_PREFIX[account.coin] }).address;
+  if (!address) throw new Error("Could not derive a receive address");
+  return address;
+}
