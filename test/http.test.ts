@@ -135,7 +135,6 @@ describe("form bodies", () => {
     "/api/crypto-orders",
     "/dashboard/resell",
     "/dashboard/2fa",
-    "/dashboard/crypto-tracker",
     "/dashboard/manage-codes/stock",
     "/dashboard/manage-codes/crypto-orders",
     "/dashboard/downloads",
