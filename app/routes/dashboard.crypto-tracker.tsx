@@ -207,8 +207,11 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
               <p className="text-muted">Seen on chain</p>
               <ul className="mt-1 space-y-1">
                 {order.payments.map((payment) => (
-                  <li key={payment.txid} className="font-mono break-all">
-                    {payment.txid} · {formatCoin(payment.units)} {order.coin} · {payment.confirmed ? "confirmed" : "unconfirmed"}
+                  <li key={payment.txid}>
+                    <span className="font-mono break-all">{payment.txid}</span>{" "}
+                    <span className="whitespace-nowrap text-muted">
+                      · {formatCoin(payment.units)} {order.coin} · {payment.confirmed ? "confirmed" : "unconfirmed"}
+                    </span>
                   </li>
                 ))}
               </ul>

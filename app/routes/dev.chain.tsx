@@ -66,7 +66,8 @@ export default function DevChain({ loaderData }: Route.ComponentProps) {
               <span className="font-mono">{order.orderNumber}</span>
               <Badge tone="yellow">{CRYPTO_STATUS_LABEL[order.status]}</Badge>
               <span className="font-mono">
-                {formatCoin(order.receivedUnits)} / {formatCoin(order.amountUnits ?? 0)} {order.cryptoType}
+                paid {formatCoin(order.onChainUnits)} of {formatCoin(order.amountUnits ?? 0)} {order.cryptoType}
+                {order.unconfirmed ? " (unconfirmed)" : ""}
               </span>
               <span className="w-full font-mono text-xs break-all text-muted">{order.walletAddress}</span>
               <Form method="post" className="flex gap-2">

@@ -34,8 +34,17 @@ export async function simulatedChainView(db: Db, env: CryptoEnv) {
           .where(and(inArray(cryptoOrders.status, OPEN_STATES), isNull(cryptoOrders.paidAt), inArray(cryptoOrders.cryptoType, coins)))
           .orderBy(desc(cryptoOrders.createdAt))
           .limit(100);
+  const paid = orders.length === 0 ? [] : await Promise.all(orders.map((order) => setup.chain(order.cryptoType).paymentsTo(order.walletAddress)));
   const tips = Object.fromEntries(await Promise.all(CRYPTO_COINS.map(async (coin) => [coin, coins.includes(coin) ? await setup.chain(coin).tipHeight() : null] as const))) as Record<CryptoCoin, number | null>;
-  return { orders, tips };
+  return {
+    // What the simulated chain holds for each order's address, beside what the order last saw.
+    orders: orders.map((order, i) => ({
+      ...order,
+      onChainUnits: (paid[i] ?? []).reduce((sum, p) => sum + p.units, 0),
+      unconfirmed: (paid[i] ?? []).some((p) => p.height === null),
+    })),
+    tips,
+  };
 }
 
 /** An open order whose coin is on the simulated chain (a real chain cannot be paid from here). */
