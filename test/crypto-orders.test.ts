@@ -66,6 +66,13 @@ async function track(order: Row, cookie: string, overrides: Partial<Env> = {}) {
   return { html: visible(await response.text()), order: await row(order.orderNumber) };
 }
 
+/** The cron's check of one order, run by the queue's consumer (it also reads expired orders). */
+async function sweep(order: Row) {
+  await db.update(cryptoOrders).set({ checkedAt: null }).where(eq(cryptoOrders.id, order.id));
+  await runQueue(FULFILMENT, [{ kind: "chain-check", orderNumbers: [order.orderNumber] }]);
+  return row(order.orderNumber);
+}
+
 /** A page's HTML without the comments React puts between adjacent pieces of text. */
 const visible = (html: string) => html.replaceAll("<!-- -->", "");
 
@@ -195,9 +202,10 @@ describe("crypto orders on chain", () => {
     expect(expired.html).not.toContain("Open in wallet");
 
     await pay(order, MONTH_IN_SATS);
-    const late = await track(order, cookie);
-    expect(late.order).toMatchObject({ status: "paid-late", review: "paid-late", paidAt: null });
-    expect(late.html).toContain("Your payment arrived after the quote ran out");
+    // An expired order is read by the cron's sweep, not by its tracker.
+    expect((await track(order, cookie)).order.status).toBe("expired");
+    expect(await sweep(order)).toMatchObject({ status: "paid-late", review: "paid-late", paidAt: null });
+    expect((await track(order, cookie)).html).toContain("Your payment arrived after the quote ran out");
 
     const adminCookie = await admin();
     expect(await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text()).toContain("Paid after expiry");
@@ -222,6 +230,20 @@ describe("crypto orders on chain", () => {
     expect(await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text()).toContain("Underpaid, expired");
     expect((await adminQueue({ intent: "cancel", orderId: order.id }, adminCookie)).status).toBe(200);
     expect(await row(order.orderNumber)).toMatchObject({ status: "cancelled", review: null });
+  });
+
+  it("send a payment that stays unconfirmed for a day past the quote to a person, instead of waiting forever", async () => {
+    const { cookie } = await member();
+    const order = await open(cookie);
+    await pay(order, MONTH_IN_SATS);
+    expect((await track(order, cookie)).order.status).toBe("processing");
+    await db.update(cryptoOrders).set({ expiresAt: Date.now() - 25 * 60 * 60_000 }).where(eq(cryptoOrders.id, order.id));
+    // The tracker reads the chain only for open orders; this one still is.
+    expect((await track(order, cookie)).order).toMatchObject({ status: "paid-late", review: "paid-late", paidAt: null });
+    // From now on only the cron looks (hourly), not every tracker load.
+    const before = await hits(order);
+    await track(order, cookie);
+    expect(await hits(order)).toBe(before);
   });
 
   it("go back to pending when an unconfirmed payment disappears from the chain", async () => {
@@ -357,6 +379,20 @@ describe("crypto orders on chain", () => {
     expect(await (await call("/dashboard/resell", { cookie })).text()).toContain("Crypto top-up");
   });
 
+  it("never credit a top-up an admin cancelled before it was settled", async () => {
+    const { account, cookie } = await member();
+    const response = await call("/dashboard/resell", { form: { intent: "add-balance", amount: "40", coin: "LTC" }, cookie });
+    const orderNumber = new URL(response.headers.get("Location")!, ORIGIN).searchParams.get("order")!;
+    // Paid, then cancelled by an admin before its settlement job ran.
+    await db.update(cryptoOrders).set({ paidAt: Date.now(), status: "processing" }).where(eq(cryptoOrders.orderNumber, orderNumber));
+    const order = await row(orderNumber);
+    expect((await adminQueue({ intent: "cancel", orderId: order.id }, await admin())).status).toBe(200);
+    await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber, code: null }]);
+    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get())?.balanceCents ?? 0).toBe(0);
+    expect(await db.select().from(resellerLedger).where(eq(resellerLedger.userId, account.id)).all()).toHaveLength(0);
+    expect((await row(orderNumber)).status).toBe("cancelled");
+  });
+
   it("are not offered without a wallet: no crypto checkout, a refusal, and a warning for admins", async () => {
     const off = { CRYPTO_BTC_XPUB: "", CRYPTO_LTC_XPUB: "zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE" };
     const get = (path: string, cookie?: string) => fetchWith(off, new Request(`${ORIGIN}${path}`, { headers: cookie ? { Cookie: cookie } : {} }));
@@ -373,5 +409,9 @@ describe("crypto orders on chain", () => {
     const page = await (await get("/dashboard/manage-codes", await admin())).text();
     expect(page).toContain("BTC payments are off: set CRYPTO_BTC_XPUB");
     expect(page).toContain("CRYPTO_LTC_XPUB holds a private key");
+    // The Bitcoin key given for Litecoin too would watch LTC where the Litecoin wallet never looks.
+    const same = { CRYPTO_LTC_XPUB: env.CRYPTO_BTC_XPUB };
+    const shared = await fetchWith(same, new Request(`${ORIGIN}/dashboard/manage-codes`, { headers: { Cookie: await admin() } }));
+    expect(await shared.text()).toContain("CRYPTO_LTC_XPUB is the same key as CRYPTO_BTC_XPUB");
   });
 });

@@ -3,7 +3,7 @@
 // (crypto-watch.server) moves it along as payments show up; once paid, the fulfilment queue hands
 // out its key, or credits the top-up, exactly once. Orders that need a person (underpaid past
 // expiry, paid late, overpaid, and those from before on-chain checks) wait in the admin's queue.
-import { and, count, desc, eq, gt, inArray, isNotNull, isNull, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { type CryptoCoin, type FulfilCryptoOrderInput, type OpenCryptoOrderInput, paymentUri } from "~/lib/crypto-orders";
 import type { TopUpInput } from "~/lib/schemas/reseller";
 import { fail, ok, type Result } from "~/lib/result";
@@ -36,14 +36,18 @@ export interface SeenPayment {
 /** The states in which an order still waits for its payment. */
 export const OPEN_STATES = ["pending", "underpaid", "processing"] as const;
 
-/** What is due, in smallest units, for the order to count as paid: the amount less the tolerance. */
-export function paidThreshold(order: Pick<CryptoOrder, "amountUnits">, rules: Pick<InvoiceRules, "tolerancePercent">): number {
-  return Math.ceil(((order.amountUnits ?? 0) * (100 - rules.tolerancePercent)) / 100);
+/**
+ * What is due, in smallest units, for the order to count as paid: the amount less the tolerance
+ * (none for a top-up, which credits the whole amount).
+ */
+export function paidThreshold(order: Pick<CryptoOrder, "amountUnits" | "purpose">, rules: Pick<InvoiceRules, "tolerancePercent">): number {
+  const tolerance = order.purpose === "top-up" ? 0 : rules.tolerancePercent;
+  return Math.ceil(((order.amountUnits ?? 0) * (100 - tolerance)) / 100);
 }
 
 /** What the buyer may see of an order (no internal ids, no other member's data). */
-export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "confirmations">) {
-  const open = order.status === "pending" || order.status === "underpaid";
+export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "confirmations">, now = Date.now()) {
+  const open = (order.status === "pending" || order.status === "underpaid") && order.expiresAt !== null && order.expiresAt > now;
   const dueUnits = order.amountUnits === null ? null : Math.max(order.amountUnits - order.receivedUnits, 0);
   const uri = open && dueUnits ? paymentUri(order.cryptoType, order.walletAddress, dueUnits) : null;
   return {
@@ -124,6 +128,9 @@ async function openInvoice(deps: InvoiceDeps, viewer: Viewer, purchase: Purchase
   const { db, setup } = deps;
   const wallet = setup.wallets[coin];
   if (!wallet) return fail("unavailable", `${coin} payments are not available right now`);
+  // The spot rate is in US dollars; a plan priced otherwise would be quoted wrong.
+  if (purchase.currency !== "USD") return fail("unavailable", "Crypto payments are only available for plans priced in US dollars");
+  if (purchase.amountCents <= 0) return fail("conflict", "This plan cannot be paid in crypto");
   const reusable = await db
     .select()
     .from(cryptoOrders)
@@ -218,13 +225,13 @@ export async function findOrderFor(db: Db, viewer: Viewer, orderNumber: string):
   return ok(order);
 }
 
-/** The admin's queue: orders a person has to look at, oldest problem first within the newest 200. */
+/** The admin's queue: orders a person has to look at, the longest waiting first (at most 200 at a time). */
 export function ordersNeedingReview(db: Db) {
   return db
     .select()
     .from(cryptoOrders)
     .where(or(isNotNull(cryptoOrders.review), eq(cryptoOrders.status, "submitted")))
-    .orderBy(desc(cryptoOrders.updatedAt))
+    .orderBy(asc(cryptoOrders.updatedAt))
     .limit(200);
 }
 
@@ -407,14 +414,29 @@ async function settleTopUp(db: Db, order: CryptoOrder, now: number): Promise<voi
   if (order.paidAt === null || order.status === "cancelled") return;
   await db.insert(resellerAccounts).values({ userId: order.userId, balanceCents: 0, createdAt: now }).onConflictDoNothing();
   const credited = sql`exists (select 1 from ${resellerLedger} where ${resellerLedger.kind} = 'top-up' and ${resellerLedger.reference} = ${order.orderNumber})`;
+  // Checked inside the transaction: an admin's cancel that lands after the read above wins.
+  const stillPaid = and(eq(cryptoOrders.id, order.id), ne(cryptoOrders.status, "cancelled"), isNotNull(cryptoOrders.paidAt));
   await db.batch([
     db
       .update(resellerAccounts)
       .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${order.amountCents}` })
-      .where(and(eq(resellerAccounts.userId, order.userId), sql`not ${credited}`)),
+      .where(and(eq(resellerAccounts.userId, order.userId), sql`not ${credited}`, sql`exists (select 1 from ${cryptoOrders} where ${stillPaid})`)),
     db
       .insert(resellerLedger)
-      .values({ userId: order.userId, kind: "top-up", amountCents: order.amountCents, reference: order.orderNumber, createdAt: now })
+      .select(
+        db
+          .select({
+            // Every column, in the table's order (the id is the table's own).
+            id: sql<number>`null`.as("id"),
+            userId: cryptoOrders.userId,
+            kind: sql<"top-up">`'top-up'`.as("kind"),
+            amountCents: cryptoOrders.amountCents,
+            reference: cryptoOrders.orderNumber,
+            createdAt: sql<number>`${now}`.as("created_at"),
+          })
+          .from(cryptoOrders)
+          .where(stillPaid),
+      )
       .onConflictDoNothing(),
   ]);
   if (order.status !== "complete") await completeOrder(db, order, null, now);

@@ -9,13 +9,18 @@ import { simulatedChain } from "./simulated-chain.server";
 import { type AccountKey, parseAccountKey } from "./wallet.server";
 
 /** Production builds never use a demo wallet, a demo rate or the simulated chain. */
-const PRODUCTION = import.meta.env.MODE === "production";
+const PRODUCTION = import.meta.env.PROD;
 
 /** The published BIP84 test wallets (seed "abandon … about"): anyone can spend from them. */
 const DEMO_WALLETS: Record<CryptoCoin, string> = {
   BTC: "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs",
   LTC: "zpub6rPo5mF47z5coVm5rvWv7fv181awb7Vckn5Cf3xQXBVKu18kuBHDhNi1Jrb4br6vVD3ZbrnXemEsWJoR18mZwkUdzwD8TQnHDUCGxqZ6swA",
 };
+
+const DEMO_ACCOUNT_IDS = CRYPTO_COINS.flatMap((coin) => {
+  const parsed = parseAccountKey(coin, DEMO_WALLETS[coin]);
+  return parsed.ok ? [parsed.value.id] : [];
+});
 
 /** Public Esplora instances a production shop uses when it names none. */
 const PUBLIC_EXPLORERS: Record<CryptoCoin, string> = { BTC: "https://mempool.space/api", LTC: "https://litecoinspace.org/api" };
@@ -67,13 +72,22 @@ export function cryptoSetup(env: CryptoEnv, db: Db): CryptoSetup {
       problems.push(`${coin} payments are off: set CRYPTO_${coin}_XPUB to your wallet's extended public key`);
       continue;
     }
-    if (PRODUCTION && configured === DEMO_WALLETS[coin]) {
-      problems.push(`${coin} payments are off: CRYPTO_${coin}_XPUB is the public demo wallet; set your own wallet's key`);
+    const parsed = parseAccountKey(coin, configured);
+    if (!parsed.ok) {
+      problems.push(`${coin} payments are off: ${parsed.problem.message}`);
       continue;
     }
-    const parsed = parseAccountKey(coin, configured);
-    if (parsed.ok) wallets[coin] = parsed.value;
-    else problems.push(`${coin} payments are off: ${parsed.problem.message}`);
+    // However it is written (zpub, xpub, Ltub), a demo key is the same account.
+    if (PRODUCTION && DEMO_ACCOUNT_IDS.includes(parsed.value.id)) {
+      problems.push(`${coin} payments are off: CRYPTO_${coin}_XPUB is a public demo wallet; set your own wallet's key`);
+      continue;
+    }
+    // One account for both coins would watch Litecoin payments where the Litecoin wallet never looks.
+    if (coin === "LTC" && wallets.BTC?.id === parsed.value.id) {
+      problems.push("LTC payments are off: CRYPTO_LTC_XPUB is the same key as CRYPTO_BTC_XPUB; export your Litecoin wallet's own key");
+      continue;
+    }
+    wallets[coin] = parsed.value;
   }
   const explorer = (coin: CryptoCoin) => (coin === "BTC" ? env.CRYPTO_BTC_EXPLORER_URL : env.CRYPTO_LTC_EXPLORER_URL)?.trim() || (PRODUCTION ? PUBLIC_EXPLORERS[coin] : "");
   const rateUrl = env.CRYPTO_RATE_URL?.trim() || (PRODUCTION ? DEFAULT_RATE_URL : "");

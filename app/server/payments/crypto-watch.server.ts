@@ -15,14 +15,20 @@ import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
 export const CHECK_INTERVAL_MS = 10_000;
 /** Money seen up to one cron interval after the quote ran out still counts as in time: nobody looked in between. */
 export const EXPIRY_GRACE_MS = 5 * 60_000;
+/**
+ * A payment seen in time but still unconfirmed this long after the quote ran out goes to a person:
+ * otherwise a buyer could leave a low-fee payment pending and replace it if the price moves.
+ */
+const CONFIRMATION_DEADLINE_MS = 24 * 60 * 60_000;
 /** Expired orders are still looked at, hourly, for a week, so late money is noticed. */
 const LATE_WATCH_MS = 7 * 24 * 60 * 60_000;
 const LATE_CHECK_INTERVAL_MS = 60 * 60_000;
 /** A paid order whose key has not gone out after this long is queued again (the send may have failed). */
 const UNSETTLED_AFTER_MS = 10 * 60_000;
 /**
- * Orders per chain-check message: one address lookup each plus the tip height per coin stays
- * under 50 subrequests, the smallest per-invocation limit Workers has.
+ * Orders per chain-check message: one address lookup each (more only for an address with over 25
+ * confirmed payments) plus the tip height per coin. A consumer batch of up to 10 messages then
+ * stays well under the 1,000 subrequests of a Workers Paid invocation (decision 032).
  */
 export const CHECKS_PER_MESSAGE = 40;
 
@@ -49,8 +55,10 @@ function nextState(order: CryptoOrder, seen: Observation, rules: InvoiceRules, n
   const confirmationsOf = (p: SeenPayment) => (p.height === null ? 0 : Math.max(seen.tip - p.height + 1, 0));
   const total = seen.payments.reduce((sum, p) => sum + p.units, 0);
   const settled = seen.payments.filter((p) => confirmationsOf(p) >= rules.confirmations).reduce((sum, p) => sum + p.units, 0);
-  const threshold = paidThreshold(order, rules);
+  // Never 0: an order with nothing due is never found paid by the chain.
+  const threshold = Math.max(paidThreshold(order, rules), 1);
   const late = order.expiresAt !== null && now >= order.expiresAt + EXPIRY_GRACE_MS;
+  const unconfirmedTooLong = order.expiresAt !== null && now >= order.expiresAt + CONFIRMATION_DEADLINE_MS;
   const evidence = {
     receivedUnits: total,
     confirmations: seen.payments.length === 0 ? 0 : Math.min(...seen.payments.map(confirmationsOf)),
@@ -60,7 +68,7 @@ function nextState(order: CryptoOrder, seen: Observation, rules: InvoiceRules, n
   if ((OPEN_STATES as readonly string[]).includes(order.status)) {
     if (late && order.status !== "processing" && total > order.receivedUnits) next = { status: "paid-late", review: "paid-late" };
     else if (total >= threshold && settled >= threshold) next = { status: "processing", paidAt: now, review: total > (order.amountUnits ?? 0) ? "overpaid" : null };
-    else if (total >= threshold) next = { status: "processing" };
+    else if (total >= threshold) next = unconfirmedTooLong ? { status: "paid-late", review: "paid-late" } : { status: "processing" };
     // Short of the amount (or a payment vanished before it was confirmed): open until the quote runs out.
     else if (total > 0) next = late ? { status: "expired", review: "underpaid" } : { status: "underpaid" };
     else next = { status: late ? "expired" : "pending" };
@@ -95,14 +103,23 @@ function claimCheck(db: Db, order: CryptoOrder, now: number) {
     .get();
 }
 
-const watchable = (order: CryptoOrder) => order.addressIndex !== null && order.paidAt === null && ["pending", "underpaid", "processing", "expired", "paid-late"].includes(order.status);
+/** Orders the chain is still read for: open ones, and (by the cron only) expired ones, for late money. */
+function watchable(order: CryptoOrder, openOnly: boolean): boolean {
+  const states: string[] = openOnly ? [...OPEN_STATES] : [...OPEN_STATES, "expired", "paid-late"];
+  return order.addressIndex !== null && order.paidAt === null && states.includes(order.status);
+}
 
 /**
  * Checks one order against the chain (at most once per interval) and applies what it shows.
  * Returns the order as it is now. When the order becomes paid, its settlement is queued.
+ * `openOnly`: a buyer's tracker reads the chain only for orders still open.
  */
-export async function checkOrder(deps: WatchDeps, order: CryptoOrder, now = Date.now(), tips = new Map<CryptoCoin, Promise<number>>()): Promise<CryptoOrder> {
-  if (!watchable(order)) return order;
+export async function checkOrder(
+  deps: WatchDeps,
+  order: CryptoOrder,
+  { now = Date.now(), tips = new Map<CryptoCoin, Promise<number>>(), openOnly = false } = {},
+): Promise<CryptoOrder> {
+  if (!watchable(order, openOnly)) return order;
   const claimed = await claimCheck(deps.db, order, now);
   if (!claimed) return order;
   let seen: Observation;
@@ -139,7 +156,7 @@ async function queueSettlement(queue: JobQueue<CryptoOrderJob>, order: CryptoOrd
 export async function runChainChecks(deps: WatchDeps, orderNumbers: string[], now = Date.now()): Promise<void> {
   const orders = await deps.db.select().from(cryptoOrders).where(inArray(cryptoOrders.orderNumber, orderNumbers));
   const tips = new Map<CryptoCoin, Promise<number>>();
-  for (const order of orders) await checkOrder(deps, order, now, tips);
+  for (const order of orders) await checkOrder(deps, order, { now, tips });
 }
 
 const groupsOf = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));

@@ -9,7 +9,7 @@ import { cryptoOrders } from "../platform/db/schema.server";
 import { type CryptoOrder, OPEN_STATES } from "./crypto-orders.server";
 import { cryptoSetup, type CryptoEnv } from "./crypto-setup.server";
 
-export const SIMULATED_CHAIN_ENABLED = import.meta.env.MODE !== "production";
+export const SIMULATED_CHAIN_ENABLED = !import.meta.env.PROD;
 
 const orderNumber = v.pipe(v.optional(v.string(), ""), v.trim(), v.nonEmpty("Choose an order"), v.maxLength(64));
 
