@@ -32,14 +32,15 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
   const number = new URL(request.url).searchParams.get("order");
-  const recent = (await ordersOf(db, viewer.id)).map((o) => ({ orderNumber: o.orderNumber, status: o.status, createdAt: o.createdAt }));
-  if (number === null) return { recent, lookup: null };
+  // Read after the order's chain check, so the list agrees with the card.
+  const recent = async () => (await ordersOf(db, viewer.id)).map((o) => ({ orderNumber: o.orderNumber, status: o.status, createdAt: o.createdAt }));
+  if (number === null) return { recent: await recent(), lookup: null };
   const lookup = checkForm(orderLookupSchema, { order: number });
   const found = lookup.ok ? await findOrderFor(db, viewer, lookup.value.order) : lookup;
-  if (!found.ok) return { recent, lookup: { ok: false as const, problem: found.problem } };
+  if (!found.ok) return { recent: await recent(), lookup: { ok: false as const, problem: found.problem } };
   const setup = cryptoSetup(env, db);
   const order = await checkOrder({ db, setup, queue: env.FULFILMENT_QUEUE }, found.value, { openOnly: true });
-  return { recent, lookup: { ok: true as const, order: cryptoOrderView(order, setup) } };
+  return { recent: await recent(), lookup: { ok: true as const, order: cryptoOrderView(order, setup) } };
 }
 
 /** What the key box says while there is no key to show, by the order's state. */
