@@ -6,13 +6,20 @@ import { createHmac } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { stripVTControlCharacters } from "node:util";
 
-/** `wrangler dev` with `args` on 127.0.0.1:`port`, quiet except for errors. */
-export function wranglerDev(args: string[], port: number): ChildProcess {
-  return spawn("wrangler", ["dev", ...args, "--port", String(port), "--ip", "127.0.0.1", "--log-level", "error"], {
-    stdio: ["ignore", "ignore", "inherit"],
+/**
+ * `wrangler dev` with `args` on 127.0.0.1:`port`, quiet except for errors. With `onLog`, it logs
+ * at info level and each line it prints (a request, a queue batch) is handed to `onLog`.
+ */
+export function wranglerDev(args: string[], port: number, onLog?: (line: string) => void): ChildProcess {
+  const child = spawn("wrangler", ["dev", ...args, "--port", String(port), "--ip", "127.0.0.1", "--log-level", onLog ? "info" : "error"], {
+    stdio: ["ignore", onLog ? "pipe" : "ignore", "inherit"],
     env: { ...process.env, CI: "true" },
   });
+  if (onLog) createInterface({ input: child.stdout! }).on("line", (line) => onLog(stripVTControlCharacters(line)));
+  return child;
 }
 
 /** Fails when something already answers on `port`: it would be measured instead of this build. */
