@@ -27,8 +27,8 @@ const LATE_CHECK_INTERVAL_MS = 60 * 60_000;
 const UNSETTLED_AFTER_MS = 10 * 60_000;
 /**
  * Orders per chain-check message: one address lookup each (more only for an address with over 25
- * confirmed payments) plus the tip height per coin. A consumer batch of up to 10 messages then
- * stays well under the 1,000 subrequests of a Workers Paid invocation (decision 032).
+ * confirmed payments) plus the tip height per coin: 42 at most, under the 50 subrequests of a Free
+ * plan invocation when a message runs alone, as the 2 s spacing makes usual (decision 032).
  */
 export const CHECKS_PER_MESSAGE = 40;
 
