@@ -37,7 +37,6 @@ import {
 import { creditBalance, generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
 import { openTopUp } from "~/server/payments/crypto-orders.server";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
-import { CRYPTO_COINS } from "~/lib/crypto-orders";
 import { licencesOf, resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.resell";
 
@@ -54,8 +53,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)),
   ]);
   const keys = overview.keys.map((key) => ({ ...key, licence: licences.get(key.keyCode) ?? null }));
-  const { wallets } = cryptoSetup(env, db);
-  return { ...overview, keys, prices, isAdmin: viewer.isAdmin, cryptoCoins: CRYPTO_COINS.filter((coin) => wallets[coin]) };
+  return { ...overview, keys, prices, isAdmin: viewer.isAdmin, cryptoCoins: cryptoSetup(env, db).coins };
 }
 
 /** The toast title of an input problem, in the browser and from the server alike. */

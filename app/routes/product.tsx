@@ -2,7 +2,6 @@
 import { data, isRouteErrorResponse, Link } from "react-router";
 import { Gallery } from "~/components/product/gallery";
 import { BuyBox } from "~/components/product/buy-box";
-import { CRYPTO_COINS } from "~/lib/crypto-orders";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
 import { useCartState } from "~/components/cart/cart-store";
 import { DemoVideos, RATING, REVIEWS, Reviews, WhatYouGet } from "~/components/product/product-content";
@@ -41,8 +40,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     ? { productId: pick.id, title: pick.title, handle: pick.handle, imageUrl: pick.images[0]?.url ?? null, fromPrice: pick.priceRange.minVariantPrice }
     : null;
   // The coins the shop's wallets are set up for; none: no crypto checkout.
-  const { wallets } = cryptoSetup(env, db);
-  const cryptoCoins = CRYPTO_COINS.filter((coin) => wallets[coin]);
+  const cryptoCoins = cryptoSetup(env, db).coins;
   return { product, upsell, cryptoCoins, url: new URL(request.url).origin + `/product/${product.handle}` };
 }
 

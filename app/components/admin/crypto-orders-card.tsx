@@ -172,11 +172,13 @@ function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedOrde
         </div>
       </fetcher.Form>
       )}
-      <fetcher.Form id={fromStock} method="post" action={ACTION}>
-        <input type="hidden" name="intent" value="fulfil" />
-        <input type="hidden" name="orderId" value={order.id} />
-        <input type="hidden" name="source" value="stock" />
-      </fetcher.Form>
+      {order.purpose === "top-up" ? null : (
+        <fetcher.Form id={fromStock} method="post" action={ACTION}>
+          <input type="hidden" name="intent" value="fulfil" />
+          <input type="hidden" name="orderId" value={order.id} />
+          <input type="hidden" name="source" value="stock" />
+        </fetcher.Form>
+      )}
       <fetcher.Form method="post" action={ACTION} className="mt-2">
         <input type="hidden" name="intent" value="cancel" />
         <input type="hidden" name="orderId" value={order.id} />

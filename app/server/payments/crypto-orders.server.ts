@@ -258,8 +258,11 @@ async function codeTaken(db: Db, code: string, variantId: string): Promise<boole
   return Boolean(licence) || (stocked !== undefined && (stocked.isUsed || stocked.variantId !== variantId));
 }
 
+/** Expired orders the chain is still read for (late money), and that an admin may fulfil from review. */
+export const CLOSED_UNPAID_STATES = ["expired", "paid-late"] as const;
+
 /** States an admin may fulfil from: orders from before on-chain checks, and those in review but not settled. */
-const ADMIN_FULFILLABLE = ["submitted", "expired", "paid-late"] as const;
+const ADMIN_FULFILLABLE = ["submitted", ...CLOSED_UNPAID_STATES] as const;
 
 const notAwaiting = (order: CryptoOrder) => fail("conflict", `Order ${order.orderNumber} is ${order.status}, not awaiting fulfilment`);
 
@@ -328,7 +331,7 @@ async function releaseKeyOf(db: Db, order: CryptoOrder): Promise<void> {
 }
 
 /** States a paid order can be settled from: paid by the chain (processing), or by an admin's decision. */
-const SETTLEABLE = ["processing", ...ADMIN_FULFILLABLE] as const;
+export const SETTLEABLE = ["processing", ...ADMIN_FULFILLABLE] as const;
 
 /**
  * The fulfilment queue's half: completes a paid order. A key order gets a key (the one named, or

@@ -48,6 +48,8 @@ export interface InvoiceRules {
 
 export interface CryptoSetup extends InvoiceRules {
   wallets: Partial<Record<CryptoCoin, AccountKey>>;
+  /** The coins the shop takes: those with a wallet. None: no crypto checkout. */
+  coins: CryptoCoin[];
   /** What keeps crypto payments (or one coin) off, in the shop owner's words. */
   problems: string[];
   chain(coin: CryptoCoin): Chain;
@@ -93,6 +95,7 @@ export function cryptoSetup(env: CryptoEnv, db: Db): CryptoSetup {
   const rateUrl = env.CRYPTO_RATE_URL?.trim() || (PRODUCTION ? DEFAULT_RATE_URL : "");
   return {
     wallets,
+    coins: CRYPTO_COINS.filter((coin) => wallets[coin]),
     problems,
     chain: (coin) => {
       const url = explorer(coin);

@@ -8,7 +8,7 @@ import type { CryptoCoin } from "~/lib/crypto-orders";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, failedJobs } from "../platform/db/schema.server";
 import type { JobQueue } from "../platform/job-queue.server";
-import { type CryptoOrder, type CryptoOrderJob, OPEN_STATES, paidThreshold, type SeenPayment } from "./crypto-orders.server";
+import { CLOSED_UNPAID_STATES, type CryptoOrder, type CryptoOrderJob, OPEN_STATES, paidThreshold, type SeenPayment, SETTLEABLE } from "./crypto-orders.server";
 import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
 
 /** An order's chain is read at most once per this interval, however many trackers are open. */
@@ -105,7 +105,7 @@ function claimCheck(db: Db, order: CryptoOrder, now: number) {
 
 /** Orders the chain is still read for: open ones, and (by the cron only) expired ones, for late money. */
 function watchable(order: CryptoOrder, openOnly: boolean): boolean {
-  const states: string[] = openOnly ? [...OPEN_STATES] : [...OPEN_STATES, "expired", "paid-late"];
+  const states: string[] = openOnly ? [...OPEN_STATES] : [...OPEN_STATES, ...CLOSED_UNPAID_STATES];
   return order.addressIndex !== null && order.paidAt === null && states.includes(order.status);
 }
 
@@ -169,7 +169,7 @@ function dueForCheck(now: number) {
     or(
       and(inArray(cryptoOrders.status, OPEN_STATES), or(isNull(cryptoOrders.checkedAt), lte(cryptoOrders.checkedAt, now - CHECK_INTERVAL_MS))),
       and(
-        inArray(cryptoOrders.status, ["expired", "paid-late"]),
+        inArray(cryptoOrders.status, CLOSED_UNPAID_STATES),
         gt(cryptoOrders.expiresAt, now - LATE_WATCH_MS),
         or(isNull(cryptoOrders.checkedAt), lte(cryptoOrders.checkedAt, now - LATE_CHECK_INTERVAL_MS)),
       ),
@@ -199,7 +199,7 @@ export async function queueChainChecks(deps: { db: Db; queue: Queue<ChainCheckJo
     .where(
       and(
         isNotNull(cryptoOrders.paidAt),
-        inArray(cryptoOrders.status, ["processing", "submitted", "expired", "paid-late"]),
+        inArray(cryptoOrders.status, SETTLEABLE),
         lt(cryptoOrders.paidAt, now - UNSETTLED_AFTER_MS),
         // One the queue is already retrying (or gave up on, for the admin to retry) is not sent again.
         sql`not exists (select 1 from ${failedJobs} where ${failedJobs.id} = 'crypto:' || ${cryptoOrders.orderNumber})`,
