@@ -9,6 +9,7 @@ import { mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users, we
 import { hashPassword } from "~/server/accounts/password.server";
 import { addCodes } from "~/server/fulfilment/stock.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
+import type { Role } from "~/lib/roles";
 
 export const ORIGIN = "https://shop.test";
 export const db = database(env.DB);
@@ -33,7 +34,7 @@ export interface TestAccount {
 }
 
 export async function createAccount(
-  options: { verified?: boolean; admin?: boolean; password?: string; createdAt?: number } = {},
+  options: { verified?: boolean; admin?: boolean; role?: Role; password?: string; createdAt?: number } = {},
 ): Promise<TestAccount> {
   const username = unique("member");
   const account = {
@@ -53,7 +54,8 @@ export async function createAccount(
     }),
     db.insert(profiles).values({ id: account.id, username, createdAt: now }),
   ]);
-  if (options.admin) await db.insert(userRoles).values({ userId: account.id, role: "admin" });
+  const role = options.role ?? (options.admin ? "admin" : null);
+  if (role) await db.insert(userRoles).values({ userId: account.id, role });
   return account;
 }
 

@@ -1,6 +1,7 @@
 // Who may do what. Private routes run these as middleware, so every loader and action under
 // them is covered — including the data requests a script could send without the page.
 import { createContext, data, type MiddlewareFunction, type RouterContextProvider } from "react-router";
+import { can, type Capability } from "~/lib/roles";
 import type { Viewer } from "~/lib/viewer";
 import { app } from "./context.server";
 import { getViewer } from "../server/accounts/session.server";
@@ -16,12 +17,26 @@ export const requireUser: MiddlewareFunction<Response> = async ({ request, conte
   context.set(viewerContext, viewer);
 };
 
-/** Runs after `requireUser`: a signed-in member who is not an admin gets 403. */
+const forbidden = () => data({ message: "You don't have permission to access this page" }, { status: 403 });
+
+/** Runs after `requireUser`: a signed-in account that is not an admin gets 403. */
 export const requireAdmin: MiddlewareFunction<Response> = ({ context }) => {
-  if (!context.get(viewerContext).isAdmin) {
-    throw data({ message: "You don't have permission to access this page" }, { status: 403 });
-  }
+  if (!context.get(viewerContext).isAdmin) throw forbidden();
 };
+
+/** Runs after `requireUser`: an account whose role lacks the capability gets 403 (see app/lib/roles.ts). */
+export function requireCapability(capability: Capability): MiddlewareFunction<Response> {
+  return ({ context }) => {
+    if (!can(context.get(viewerContext).role, capability)) throw forbidden();
+  };
+}
+
+/** For actions with intents of different weight: 403 unless the viewer's role has the capability. */
+export function assertCapability(context: Readonly<RouterContextProvider>, capability: Capability): Viewer {
+  const viewer = context.get(viewerContext);
+  if (!can(viewer.role, capability)) throw forbidden();
+  return viewer;
+}
 
 export function currentViewer(context: Readonly<RouterContextProvider>): Viewer {
   return context.get(viewerContext);

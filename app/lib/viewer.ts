@@ -1,9 +1,13 @@
 // The signed-in account as pages see it.
+import type { Role } from "./roles";
+
 export interface Viewer {
   id: string;
   email: string;
   username: string;
   avatarUrl: string | null;
+  // Staff have a role (admin or support); members have none. isAdmin is role === "admin".
+  role: Role | null;
   isAdmin: boolean;
 }
 

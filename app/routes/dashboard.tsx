@@ -1,16 +1,35 @@
 // The members' area shell: sidebar navigation around every /dashboard page. Its middleware
 // sends signed-out visitors to /auth before any dashboard loader or action runs.
-import { Bitcoin, CreditCard, Download, FileKey, KeyRound, LayoutDashboard, Lock, LogOut, Shield, ShieldCheck, Store } from "~/components/icons";
+import {
+  Bitcoin,
+  ChartColumn,
+  CreditCard,
+  Download,
+  FileKey,
+  KeyRound,
+  LayoutDashboard,
+  Lock,
+  LogOut,
+  ReceiptText,
+  ScrollText,
+  Shield,
+  ShieldCheck,
+  Store,
+  Users,
+} from "~/components/icons";
 import { useEffect, useRef } from "react";
 import { Form, NavLink, Outlet, useLocation } from "react-router";
 import { currentViewer, requireUser } from "~/http/guards.server";
+import { type Capability, can, ROLE_LABEL } from "~/lib/roles";
 import type { Route } from "./+types/dashboard";
 
 export const middleware: Route.MiddlewareFunction[] = [requireUser];
 
 export function loader({ context }: Route.LoaderArgs) {
-  const { email, isAdmin } = currentViewer(context);
-  return { email, isAdmin };
+  const { email, role } = currentViewer(context);
+  // Only the staff pages this role may open: each page's own guard enforces the same rule.
+  const staffLinks = STAFF_LINKS.filter((link) => can(role, link.capability)).map(({ to }) => to);
+  return { email, staffLinks, roleLabel: role ? ROLE_LABEL[role] : null };
 }
 
 export const meta: Route.MetaFunction = () => [{ name: "robots", content: "noindex" }];
@@ -25,9 +44,13 @@ const LINKS = [
   { to: "/dashboard/security", label: "Security", icon: Lock },
 ];
 
-const ADMIN_LINKS = [
-  { to: "/dashboard/manage-codes", label: "Manage Codes", icon: Shield },
-  { to: "/dashboard/licences", label: "Licences", icon: FileKey },
+const STAFF_LINKS: { to: string; label: string; icon: typeof Shield; capability: Capability }[] = [
+  { to: "/dashboard/orders", label: "Orders", icon: ReceiptText, capability: "orders.view" },
+  { to: "/dashboard/customers", label: "Customers", icon: Users, capability: "customers.view" },
+  { to: "/dashboard/sales", label: "Sales", icon: ChartColumn, capability: "sales.view" },
+  { to: "/dashboard/manage-codes", label: "Manage Codes", icon: Shield, capability: "stock.manage" },
+  { to: "/dashboard/licences", label: "Licences", icon: FileKey, capability: "licences.reset" },
+  { to: "/dashboard/audit", label: "Audit Log", icon: ScrollText, capability: "audit.view" },
 ];
 
 /**
@@ -67,14 +90,12 @@ export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
               <Icon className="size-4" aria-hidden /> {label}
             </NavLink>
           ))}
-          {loaderData.isAdmin
-            ? ADMIN_LINKS.map(({ to, label, icon: Icon }) => (
-                <NavLink key={to} to={to} className={linkClass}>
-                  <Icon className="size-4" aria-hidden /> {label}
-                  <ShieldCheck className="ml-auto size-4 text-accent" aria-label="Admin only" />
-                </NavLink>
-              ))
-            : null}
+          {STAFF_LINKS.filter(({ to }) => loaderData.staffLinks.includes(to)).map(({ to, label, icon: Icon }) => (
+            <NavLink key={to} to={to} className={linkClass}>
+              <Icon className="size-4" aria-hidden /> {label}
+              <ShieldCheck className="ml-auto size-4 text-accent" aria-label={`${loaderData.roleLabel ?? "Staff"} only`} />
+            </NavLink>
+          ))}
         </nav>
         <div className="hidden border-t border-line p-4 lg:block">
           <p className="truncate text-xs text-muted" title={loaderData.email}>

@@ -1,7 +1,7 @@
 // Server-side sessions. The browser holds a random 256-bit token; the database holds only its
 // SHA-256, so a leaked table cannot be replayed. Sessions end after 7 idle days or 30 days in all,
 // or when the member ends them (one, all but this one, or all of them: see `endSessions`).
-import { and, desc, eq, gt, lt, ne, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, ne, or, type SQL } from "drizzle-orm";
 import type { Viewer } from "~/lib/viewer";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
@@ -53,8 +53,9 @@ export async function getSession(db: Db, request: Request, now = Date.now()): Pr
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .innerJoin(profiles, eq(profiles.id, sessions.userId))
-    .leftJoin(userRoles, and(eq(userRoles.userId, sessions.userId), eq(userRoles.role, "admin")))
-    .where(eq(sessions.id, id))
+    .leftJoin(userRoles, eq(userRoles.userId, sessions.userId))
+    // A banned account's sessions are ended when it is banned; this keeps any straggler out.
+    .where(and(eq(sessions.id, id), isNull(users.bannedAt)))
     .get();
   if (!row) return null;
   if (row.expiresAt <= now || row.lastSeenAt + SESSION_IDLE_MS <= now) {
@@ -65,7 +66,7 @@ export async function getSession(db: Db, request: Request, now = Date.now()): Pr
     await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, id));
   }
   return {
-    viewer: { id: row.userId, email: row.email, username: row.username, avatarUrl: row.avatarUrl, isAdmin: row.role === "admin" },
+    viewer: { id: row.userId, email: row.email, username: row.username, avatarUrl: row.avatarUrl, role: row.role, isAdmin: row.role === "admin" },
     publicId: row.publicId,
   };
 }

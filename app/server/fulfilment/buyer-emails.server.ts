@@ -33,17 +33,24 @@ export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name
       keys.length > 0 ? `<p>Your product keys:</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>` : ""
     }${pendingLine ? `<p>${escapeHtml(pendingLine)}</p>` : ""}<p>${closing}</p>`,
     dedupeKey: `order-keys:${order.id}`,
+    orderKey: `shopify:${order.id}`,
   });
 }
 
 /** A key that waited for stock, now handed out. */
-export async function mailBackorderFilled(deps: MailingDeps, backorder: { id: number; customerEmail: string }, orderName: string, key: MailedKey): Promise<void> {
+export async function mailBackorderFilled(
+  deps: MailingDeps,
+  backorder: { id: number; orderId: string; customerEmail: string },
+  orderName: string,
+  key: MailedKey,
+): Promise<void> {
   await sendMail(deps.db, deps.mail, deps.waitUntil, {
     to: backorder.customerEmail,
     subject: `Your ${BRAND} key is ready — order ${orderName}`,
     text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
     html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
     dedupeKey: `backorder-filled:${backorder.id}`,
+    orderKey: `shopify:${backorder.orderId}`,
   });
 }
 
@@ -61,6 +68,7 @@ export async function mailCryptoKey(
     text: `Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${product} is confirmed.\n\nYour product key: ${code}\n\n${where}`,
     html: `<p>Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${escapeHtml(product)} is confirmed.</p><p>Your product key: <code>${escapeHtml(code)}</code></p><p>${where}</p>`,
     dedupeKey: `crypto-key:${order.id}`,
+    orderKey: `crypto:${order.orderNumber}`,
   });
 }
 
@@ -78,6 +86,7 @@ export async function mailBackorderAlert(deps: MailingDeps, order: { id: string;
       subject: `Backorder: order ${order.name} is waiting for ${keys}`,
       text: `Order ${order.name} (${order.email}) was paid but ${keys} could not be handed out: the stock ran out.\nAdd codes in Manage Codes; waiting orders are filled first-in-first-out and the keys e-mailed automatically.`,
       dedupeKey: `backorder-alert:${order.id}:${to}`,
+      orderKey: `shopify:${order.id}`,
     });
   }
 }

@@ -13,6 +13,8 @@ export interface MailMessage {
   html?: string;
   /** The same key never produces a second message (e.g. one e-mail per order). */
   dedupeKey?: string;
+  /** The order the message is about ("<source>:<reference>"): it shows on that order's timeline. */
+  orderKey?: string;
 }
 
 export type MailConfig = Pick<Env, "MAIL_TRANSPORT" | "MAIL_FROM" | "MAIL_API_URL" | "MAIL_API_KEY">;
@@ -59,6 +61,7 @@ export async function enqueueMail(db: Db, message: MailMessage, now = Date.now()
       textBody: message.text,
       htmlBody: message.html ?? null,
       dedupeKey: message.dedupeKey ?? null,
+      orderKey: message.orderKey ?? null,
       createdAt: now,
       nextAttemptAt: now,
     })

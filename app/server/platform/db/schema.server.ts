@@ -8,10 +8,12 @@ import {
   integer,
   primaryKey,
   sqliteTable,
+  sqliteView,
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 import { LICENCE_PLANS } from "../../../lib/plans";
+import { ROLES } from "../../../lib/roles";
 
 export const users = sqliteTable(
   "users",
@@ -22,8 +24,11 @@ export const users = sqliteTable(
     passwordHash: text("password_hash"),
     emailVerifiedAt: integer("email_verified_at"),
     createdAt: integer("created_at").notNull(),
+    // A banned account cannot sign in and its sessions are ended (an admin's decision, with a reason).
+    bannedAt: integer("banned_at"),
+    banReason: text("ban_reason"),
   },
-  (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`)],
+  (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`), index("users_created").on(t.createdAt)],
 );
 
 // The public face of an account: what other members see in chat and the navigation bar.
@@ -46,9 +51,10 @@ export const userRoles = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    role: text("role", { enum: ["admin"] }).notNull(),
+    // An account has at most one role: admin or support (members have none).
+    role: text("role", { enum: ROLES }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.role] }), check("user_roles_role", sql`${t.role} in ('admin')`)],
+  (t) => [primaryKey({ columns: [t.userId] }), check("user_roles_role", sql`${t.role} in ('admin', 'support')`)],
 );
 
 export const sessions = sqliteTable(
@@ -270,9 +276,12 @@ export const resellerKeys = sqliteTable(
     status: text("status", { enum: ["active", "used"] }).notNull().default("active"),
     priceCents: integer("price_cents").notNull(),
     purchaseDate: integer("purchase_date").notNull(),
+    // The balance ledger's purchase row that paid for it: the reseller order it belongs to.
+    purchaseId: integer("purchase_id"),
   },
   (t) => [
     index("reseller_keys_user").on(t.userId, t.purchaseDate),
+    index("reseller_keys_purchase").on(t.purchaseId),
     check("reseller_keys_type", sql`${t.keyType} in ('monthly', 'weekly')`),
     check("reseller_keys_status", sql`${t.status} in ('active', 'used')`),
   ],
@@ -294,6 +303,7 @@ export const resellerLedger = sqliteTable(
   },
   (t) => [
     index("reseller_ledger_user").on(t.userId, t.createdAt),
+    index("reseller_ledger_kind").on(t.kind, t.createdAt),
     uniqueIndex("reseller_ledger_top_up").on(t.reference).where(sql`${t.kind} = 'top-up'`),
     check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase')`),
   ],
@@ -420,6 +430,8 @@ export const cryptoOrders = sqliteTable(
     index("crypto_orders_status").on(t.status, t.createdAt),
     index("crypto_orders_user").on(t.userId, t.createdAt),
     index("crypto_orders_review").on(t.review),
+    index("crypto_orders_email").on(sql`lower(${t.customerEmail})`),
+    index("crypto_orders_created").on(t.createdAt),
     // An address is never handed to two orders.
     uniqueIndex("crypto_orders_address").on(t.cryptoType, t.walletAddress).where(sql`${t.addressIndex} is not null`),
     // One payment pays for one order: a transaction ID cannot be submitted for a second order
@@ -509,7 +521,7 @@ export const shopifyOrders = sqliteTable(
     cancelledAt: integer("cancelled_at"),
     refundedAt: integer("refunded_at"),
   },
-  (t) => [index("shopify_orders_email").on(t.email)],
+  (t) => [index("shopify_orders_email").on(sql`lower(${t.email})`), index("shopify_orders_received").on(t.receivedAt), index("shopify_orders_name").on(t.name)],
 );
 
 // Refunds as Shopify reported them. A refund is applied once (the claim token marks the one run
@@ -544,7 +556,11 @@ export const webhookDeliveries = sqliteTable(
     payload: text("payload"),
     receivedAt: integer("received_at").notNull(),
   },
-  (t) => [index("webhook_deliveries_received").on(t.receivedAt), index("webhook_deliveries_outcome").on(t.outcome, t.receivedAt)],
+  (t) => [
+    index("webhook_deliveries_received").on(t.receivedAt),
+    index("webhook_deliveries_outcome").on(t.outcome, t.receivedAt),
+    index("webhook_deliveries_order").on(t.orderId, t.receivedAt),
+  ],
 );
 
 // Fulfilment jobs that failed: one row per job while its retries run, marked dead once the queue
@@ -602,6 +618,8 @@ export const mailOutbox = sqliteTable(
     lastError: text("last_error"),
     // Makes a send idempotent: the same key never produces a second message.
     dedupeKey: text("dedupe_key").unique(),
+    // The order the message is about ("<source>:<reference>", as in order_index), for its timeline.
+    orderKey: text("order_key"),
     createdAt: integer("created_at").notNull(),
     nextAttemptAt: integer("next_attempt_at").notNull(),
     sentAt: integer("sent_at"),
@@ -609,6 +627,7 @@ export const mailOutbox = sqliteTable(
   (t) => [
     index("mail_outbox_due").on(t.status, t.nextAttemptAt),
     index("mail_outbox_created").on(t.createdAt),
+    index("mail_outbox_order").on(t.orderKey, t.createdAt),
     check("mail_outbox_status", sql`${t.status} in ('pending', 'sent', 'failed')`),
   ],
 );
@@ -625,7 +644,12 @@ export const auditLog = sqliteTable(
     ip: text("ip"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("audit_log_created").on(t.createdAt)],
+  (t) => [
+    index("audit_log_created").on(t.createdAt),
+    index("audit_log_actor").on(t.actorUserId, t.createdAt),
+    index("audit_log_action").on(t.action, t.createdAt),
+    index("audit_log_subject").on(t.subject, t.createdAt),
+  ],
 );
 
 // Checkouts of the local demo checkout (used when no Shopify store is configured). Paying one
@@ -657,3 +681,70 @@ export const loginChallenges = sqliteTable(
   },
   (t) => [index("login_challenges_user").on(t.userId)],
 );
+
+// A key an admin handed out by hand from stock (a goodwill key, a replacement outside any order):
+// the "admin" source of the order list. Its key is a product code whose order_id is "M-<id>".
+export const manualOrders = sqliteTable(
+  "manual_orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    email: text("email").notNull(),
+    variantId: text("variant_id").notNull(),
+    variantTitle: text("variant_title").notNull(),
+    reason: text("reason").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("manual_orders_email").on(sql`lower(${t.email})`), index("manual_orders_created").on(t.createdAt)],
+);
+
+// Per variant: the number of available codes at which admins are warned, and when that warning
+// went out (cleared when stock rises above the threshold again, so each shortage mails once).
+export const stockAlerts = sqliteTable("stock_alerts", {
+  variantId: text("variant_id").primaryKey(),
+  threshold: integer("threshold").notNull(),
+  alertedAt: integer("alerted_at"),
+});
+
+export const ORDER_SOURCES = ["shopify", "crypto", "reseller", "admin"] as const;
+
+// Every order of every source in one shape, for the back office's list, search and export. A view,
+// so it can never disagree with the tables it reads; each arm is served by its own table's indexes.
+// `key` ("<source>:<reference>") names an order everywhere (URLs, mail_outbox.order_key, audit).
+export const orderIndex = sqliteView("order_index", {
+  key: text("key").notNull(),
+  source: text("source", { enum: ORDER_SOURCES }).notNull(),
+  reference: text("reference").notNull(),
+  number: text("number").notNull(),
+  email: text("email").notNull(),
+  emailKey: text("email_key").notNull(),
+  userId: text("user_id"),
+  state: text("state").notNull(),
+  totalCents: integer("total_cents").notNull(),
+  currency: text("currency").notNull(),
+  // card, BTC, LTC, balance (a reseller's purchase) or none (an admin's manual key).
+  method: text("method").notNull(),
+  createdAt: integer("created_at").notNull(),
+}).as(sql`
+  select 'shopify:' || o.id as key, 'shopify' as source, o.id as reference, coalesce(o.name, o.id) as number,
+    o.email as email, lower(o.email) as email_key, null as user_id,
+    case when o.cancelled_at is not null then 'cancelled' when o.refunded_at is not null then 'refunded'
+      when o.paid_at is not null then 'paid' else 'pending' end as state,
+    cast(round(coalesce(cast(o.total_price as real), 0) * 100) as integer) as total_cents, o.currency as currency,
+    'card' as method, o.received_at as created_at
+  from shopify_orders o
+  union all
+  select 'crypto:' || c.order_number, 'crypto', c.order_number, c.order_number, c.customer_email, lower(c.customer_email), c.user_id,
+    c.status, c.amount_cents, c.currency, c.crypto_type, c.created_at
+  from crypto_orders c
+  union all
+  select 'reseller:' || l.id, 'reseller', cast(l.id as text), 'R-' || l.id, u.email, lower(u.email), l.user_id,
+    'complete', -l.amount_cents, 'USD', 'balance', l.created_at
+  from reseller_ledger l join users u on u.id = l.user_id
+  where l.kind = 'purchase'
+  union all
+  select 'admin:' || m.id, 'admin', cast(m.id as text), 'M-' || m.id, m.email, lower(m.email), m.user_id,
+    'complete', 0, 'USD', 'none', m.created_at
+  from manual_orders m
+`);

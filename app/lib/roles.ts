@@ -1,0 +1,34 @@
+// Who may do what in the back office. Members have no role; staff are admins or support. The
+// server checks these capabilities on every loader and action (see `requireCapability`); the
+// sidebar reads the same table, so it shows only what the role may use.
+export const ROLES = ["admin", "support"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const CAPABILITIES = {
+  // Orders, customers and the audit log: reading them, revealing a key (audited).
+  "orders.view": ["admin", "support"],
+  "customers.view": ["admin", "support"],
+  "audit.view": ["admin", "support"],
+  // Resending an order's key e-mail; resetting a licence's PC.
+  "orders.resend": ["admin", "support"],
+  "licences.reset": ["admin", "support"],
+  // Revoking and replacing keys, cancelling crypto orders, handing out a key by hand.
+  "orders.manage": ["admin"],
+  // Stock (add, delete, thresholds), crypto fulfilment, failed jobs, uploads, status posts.
+  "stock.manage": ["admin"],
+  "licences.ban": ["admin"],
+  "customers.ban": ["admin"],
+  "customers.sessions": ["admin"],
+  "balances.credit": ["admin"],
+  "roles.assign": ["admin"],
+  "sales.view": ["admin"],
+  "export": ["admin"],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Capability = keyof typeof CAPABILITIES;
+
+export function can(role: Role | null | undefined, capability: Capability): boolean {
+  return role != null && (CAPABILITIES[capability] as readonly Role[]).includes(role);
+}
+
+export const ROLE_LABEL: Record<Role, string> = { admin: "Admin", support: "Support" };
