@@ -1,5 +1,6 @@
-// The Manage Codes page's stock forms (add codes, delete a code) and its list filters. The forms'
-// schemas run in the browser before sending and again on the server; each form posts an `intent`.
+// The Manage Codes page's stock forms (add codes, delete a code, a variant's low-stock threshold)
+// and its list filters. The forms' schemas run in the browser before sending and again on the
+// server; each form posts an `intent`.
 import * as v from "valibot";
 import { isPeriod, type Period } from "../periods";
 
@@ -28,7 +29,21 @@ export const deleteCodeSchema = v.object({
   id: v.pipe(text(), v.regex(/^\d{1,15}$/, UNKNOWN_CODE), v.transform(Number)),
 });
 
-export const stockFormSchema = v.variant("intent", [addCodesSchema, deleteCodeSchema], "Unknown request");
+export const MAX_STOCK_THRESHOLD = 100_000;
+const THRESHOLD_RULE = `Enter a whole number from 0 to ${MAX_STOCK_THRESHOLD.toLocaleString("en-US")}`;
+const variantField = () => v.pipe(text(), v.trim(), v.nonEmpty("Choose a variant"), v.maxLength(300, "Unknown variant"));
+
+/** A variant's low-stock threshold: admins are warned when its available codes drop to it. */
+export const stockThresholdSchema = v.object({
+  intent: v.literal("threshold"),
+  variantId: variantField(),
+  // Digits only (no sign, fraction or exponent), then the range.
+  threshold: v.pipe(text(), v.trim(), v.regex(/^\d{1,7}$/, THRESHOLD_RULE), v.transform(Number), v.maxValue(MAX_STOCK_THRESHOLD, THRESHOLD_RULE)),
+});
+
+export const clearThresholdSchema = v.object({ intent: v.literal("clear-threshold"), variantId: variantField() });
+
+export const stockFormSchema = v.variant("intent", [addCodesSchema, deleteCodeSchema, stockThresholdSchema, clearThresholdSchema], "Unknown request");
 
 /**
  * The lists' filters as the page's URL carries them: a variant for each list, and the sold list's

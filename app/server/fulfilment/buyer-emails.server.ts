@@ -1,6 +1,6 @@
 // Every e-mail that fulfilment sends, in one place: the keys of an order, a backordered key that
-// arrived, the crypto order's key, and the admins' backorder alert. Each has a dedupe key, so a
-// retried delivery never mails twice.
+// arrived, the crypto order's key, and the admins' backorder and low-stock alerts. Each has a
+// dedupe key, so a retried delivery never mails twice.
 import { eq } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
@@ -87,6 +87,25 @@ export async function mailBackorderAlert(deps: MailingDeps, order: { id: string;
       text: `Order ${order.name} (${order.email}) was paid but ${keys} could not be handed out: the stock ran out.\nAdd codes in Manage Codes; waiting orders are filled first-in-first-out and the keys e-mailed automatically.`,
       dedupeKey: `backorder-alert:${order.id}:${to}`,
       orderKey: `shopify:${order.id}`,
+    });
+  }
+}
+
+/**
+ * Tells every admin that a variant's stock fell to its low-stock threshold: once per shortage (the
+ * dedupe key carries the moment the alert was armed, so the next shortage mails again).
+ */
+export async function mailLowStockAlert(
+  deps: MailingDeps,
+  variant: { id: string; title: string; available: number; threshold: number; alertedAt: number },
+): Promise<void> {
+  const left = `${variant.available} ${plural(variant.available, "code", "codes")}`;
+  for (const to of await adminEmails(deps)) {
+    await sendMail(deps.db, deps.mail, deps.waitUntil, {
+      to,
+      subject: `Low stock: ${variant.title} has ${left} left`,
+      text: `${variant.title} is down to ${left} (the alert is set at ${variant.threshold}).\nAdd codes in Manage Codes before it runs out; paid orders that find no code wait as backorders.\nThis alert is sent once: it goes out again after stock rises above ${variant.threshold} and falls back.`,
+      dedupeKey: `low-stock:${variant.id}:${variant.alertedAt}:${to}`,
     });
   }
 }

@@ -11,6 +11,7 @@ import { storedLine } from "./order-lines.server";
 import { applyWaitingRefunds } from "./refunds.server";
 import { assignCode, backorderUnit, fillBackorders, type FilledBackorder, type OrderUnit } from "./stock.server";
 import { recordSale, saleOf } from "./licences.server";
+import { checkLowStock } from "./stock-alerts.server";
 
 export type FulfilmentOutcome = { assigned: number; backordered: number; skippedLines: number };
 
@@ -91,6 +92,9 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
     waiting?.n ?? 0,
   );
   if (newBackorders > 0) await mailBackorderAlert(deps, order, newBackorders);
+  // Once per variant, after all its units: a shortage alerts once per order, not once per key.
+  const variants = new Map(order.lines.flatMap((line) => (line.variantId ? [[line.variantId, `${line.title} - ${line.variantTitle}`] as const] : [])));
+  for (const [id, title] of variants) await checkLowStock(deps, { id, title }, now);
   return outcome;
 }
 

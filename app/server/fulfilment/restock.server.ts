@@ -4,6 +4,7 @@ import { fail, ok, type Result } from "~/lib/result";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { fillBackordersAndNotify } from "./orders.server";
+import { checkLowStock } from "./stock-alerts.server";
 import { type AddedCodes, addCodes } from "./stock.server";
 
 export type Restocked = AddedCodes & { variantTitle: string; backordersFilled: number };
@@ -14,5 +15,8 @@ export async function stockCodes(deps: MailingDeps, catalogue: Catalogue, varian
   const added = await addCodes(deps.db, { id: variantId, title: variant.title }, text, now);
   if (!added.ok) return added;
   const filled = await fillBackordersAndNotify(deps, variantId, now);
+  // Stock back above the threshold re-arms the low-stock alert (or, if the waiting orders took it
+  // all, the shortage is alerted).
+  await checkLowStock(deps, { id: variantId, title: variant.title }, now);
   return ok({ ...added.value, variantTitle: variant.title, backordersFilled: filled.length });
 }

@@ -10,6 +10,7 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
+import { checkLowStock } from "../fulfilment/stock-alerts.server";
 import { assignCode, codeOfUnit, releaseCode } from "../fulfilment/stock.server";
 import { randomString } from "../platform/tokens.server";
 import { qrDataUrl } from "../platform/qr.server";
@@ -392,7 +393,10 @@ export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, 
   }
 
   const completed = await completeOrder(db, order, key.code, now);
-  if (completed) return deliverCryptoKey(deps, completed, key, now);
+  if (completed) {
+    await checkLowStock(deps, { id: order.variantId, title: `${order.productTitle} - ${order.variantTitle}` }, now);
+    return deliverCryptoKey(deps, completed, key, now);
+  }
   // Cancelled while the key was being claimed: the key goes back. (Completed by a run at the same
   // time: that run delivers it.)
   const current = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
