@@ -49,6 +49,8 @@ export default [
         route("jobs", "routes/dashboard.manage-codes.jobs.ts"),
       ]),
       route("licences", "routes/dashboard.licences.tsx"),
+      route("audit", "routes/dashboard.audit.tsx"),
+      route("sales", "routes/dashboard.sales.tsx"),
     ]),
   ]),
   ...devOnly,

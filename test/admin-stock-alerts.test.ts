@@ -56,7 +56,7 @@ describe("who may set a threshold", () => {
     const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
     for (const cookie of [member, support]) {
       for (const form of [
-        { intent: "threshold", variantId: VARIANT, threshold: "7" },
+        { intent: "threshold", variantId: VARIANT, threshold: "7" } as Record<string, string>,
         { intent: "clear-threshold", variantId: VARIANT },
       ]) {
         expect((await call(STOCK, { form, cookie })).status).toBe(403);

@@ -1,0 +1,51 @@
+// The audit log as staff read it: a human label for each action the shop records, and where a
+// subject that names an order leads. Shared by the audit log page and anything that shows entries.
+
+const ACTION_LABELS: Record<string, string> = {
+  "2fa.enable": "Turned on two-factor sign-in",
+  "2fa.disable": "Turned off two-factor sign-in",
+  "crypto-order.fulfil": "Fulfilled a crypto order",
+  "crypto-order.cancel": "Cancelled a crypto order",
+  "crypto-order.resolve": "Marked a crypto order handled",
+  "download.upload": "Uploaded a download",
+  "job.retry": "Retried a failed job",
+  "licence.ban": "Banned a key",
+  "licence.unban": "Unbanned a key",
+  "licence.ban-hwid": "Banned a PC",
+  "licence.unban-hwid": "Unbanned a PC",
+  "licence.reset-hwid": "Reset a key's PC",
+  "passkey.add": "Added a passkey",
+  "passkey.rename": "Renamed a passkey",
+  "passkey.remove": "Removed a passkey",
+  "passkey.sign-in": "Signed in with a passkey",
+  "passkey.counter-refused": "Refused a passkey (counter went back)",
+  "password.change": "Changed the password",
+  "password.reset": "Reset the password",
+  "password.reset-request": "Asked for a password reset",
+  "registration.replace": "Replaced an unverified registration",
+  "reseller.credit": "Credited a reseller balance",
+  "session.end": "Ended a session",
+  "session.end-others": "Ended all other sessions",
+  "stock.threshold": "Set a low-stock alert",
+  "stock.threshold-clear": "Removed a low-stock alert",
+};
+
+/** "licence.ban" → "Banned a key"; an action without a label reads as itself, made readable. */
+export function actionLabel(action: string): string {
+  return ACTION_LABELS[action] ?? action.replace(/[.-]/g, " ").replace(/^./, (c) => c.toUpperCase());
+}
+
+/** The group an action belongs to: its part before the first dot, with the dot ("licence."). */
+export function actionGroup(action: string): string {
+  const dot = action.indexOf(".");
+  return dot === -1 ? action : action.slice(0, dot + 1);
+}
+
+/** An order's key, "<source>:<reference>", as order_index, mail and the audit log name orders. */
+const ORDER_KEY = /^(shopify|crypto|reseller|admin):(.+)$/;
+
+/** The back office's page of the order a key names, or null when the text names no order. */
+export function orderPathOf(subject: string): string | null {
+  const match = ORDER_KEY.exec(subject);
+  return match ? `/dashboard/orders/${match[1]}/${encodeURIComponent(match[2]!)}` : null;
+}
