@@ -17,8 +17,8 @@ const day = (name: string) =>
 export const orderListSchema = v.pipe(
   v.object({
     q: v.pipe(text(), v.trim(), v.maxLength(200, "Search for at most 200 characters")),
-    source: v.union([v.literal(""), v.picklist(ORDER_SOURCES)], "Unknown source"),
-    state: v.union([v.literal(""), v.picklist(ORDER_STATES)], "Unknown state"),
+    source: v.optional(v.union([v.literal(""), v.picklist(ORDER_SOURCES)], "Unknown source"), ""),
+    state: v.optional(v.union([v.literal(""), v.picklist(ORDER_STATES)], "Unknown state"), ""),
     from: day("From"),
     to: day("To"),
     cursor: v.pipe(text(), v.regex(/^[A-Za-z0-9_-]{0,400}$/, "This link to a page of orders is broken")),
@@ -62,7 +62,7 @@ export const KEY_EXPORT_STATES = ["available", "sold", "revoked"] as const;
 export const keyExportSchema = v.pipe(
   v.object({
     variant: v.pipe(text(), v.trim(), v.check((value) => value === "" || isVariantGid(value), "Unknown variant")),
-    state: v.union([v.literal(""), v.picklist(KEY_EXPORT_STATES)], "State must be available, sold or revoked"),
+    state: v.optional(v.union([v.literal(""), v.picklist(KEY_EXPORT_STATES)], "State must be available, sold or revoked"), ""),
     from: day("From"),
     to: day("To"),
   }),
