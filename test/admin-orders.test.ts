@@ -84,13 +84,14 @@ describe("who may see and act on orders", () => {
     for (const path of ["/dashboard/orders", "/dashboard/orders.data", orderUrl("shopify", String(orderId)), "/dashboard/orders/export.csv", "/dashboard/orders/keys.csv"]) {
       expect([path, (await call(path, { cookie })).status]).toEqual([path, 403]);
     }
-    for (const form of [
+    const forms: Record<string, string>[] = [
       { intent: "reveal", key: ref },
       { intent: "resend" },
       { intent: "revoke", key: ref, reason: "x" },
       { intent: "replace", key: ref, reason: "x" },
       { intent: "cancel", reason: "" },
-    ]) {
+    ];
+    for (const form of forms) {
       expect([form.intent, (await call(orderUrl("shopify", String(orderId)), { form, cookie })).status]).toEqual([form.intent, 403]);
     }
     expect((await call("/dashboard/orders", { form: { intent: "manual", email: "a@example.test", variantId: VARIANT, reason: "x" }, cookie })).status).toBe(403);
@@ -111,7 +112,8 @@ describe("who may see and act on orders", () => {
     const resent = await call(url, { form: { intent: "resend" }, cookie });
     expect(resent.status).toBe(200);
     expect(await db.select().from(mailOutbox).where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "resend:%")))).toHaveLength(1);
-    for (const form of [{ intent: "revoke", key: ref, reason: "x" }, { intent: "replace", key: ref, reason: "x" }, { intent: "cancel", reason: "" }]) {
+    const refused: Record<string, string>[] = [{ intent: "revoke", key: ref, reason: "x" }, { intent: "replace", key: ref, reason: "x" }, { intent: "cancel", reason: "" }];
+    for (const form of refused) {
       expect([form.intent, (await call(url, { form, cookie })).status]).toEqual([form.intent, 403]);
     }
     expect((await call("/dashboard/orders", { form: { intent: "manual", email: "a@example.test", variantId: VARIANT, reason: "x" }, cookie })).status).toBe(403);
@@ -272,30 +274,18 @@ describe("revoking and replacing keys", () => {
   });
 
   it("replaces a key from stock in one step, e-mails the new key, and refuses when stock is out with nothing changed", async () => {
-    const variant = nextId();
-    const variantGid = `gid://shopify/ProductVariant/${variant}`;
-    const title = "Vertex Rust - 1 Week";
-    await addCodes(db, { id: variantGid, title }, `OLD-${variant}`);
-    const orderId = nextId();
-    const lineId = nextId();
-    const email = `${unique("buyer")}@example.test`;
-    await deliver("orders/paid", {
-      id: orderId,
-      name: `#${orderId % 100000}`,
-      email,
-      currency: "USD",
-      total_price: "29.99",
-      financial_status: "paid",
-      line_items: [{ id: lineId, variant_id: variant, quantity: 1, title: "Vertex Rust", variant_title: "1 Week", price: "29.99" }],
-    });
+    // boughtKey stocks exactly one code of a fresh variant and sells it.
+    const { key: oldKey, orderId, lineId, email } = await boughtKey("1 Week");
+    const { variantId: variantGid, variantTitle: title } = (await db.select().from(productCodes).where(eq(productCodes.code, oldKey)).get())!;
+    const variant = oldKey.slice("LIC-".length);
     const cookie = await staff("admin");
     const url = orderUrl("shopify", String(orderId));
-    const oldRef = await keyRef(`OLD-${variant}`);
+    const oldRef = await keyRef(oldKey);
 
     const refused = await call(url, { form: { intent: "replace", key: oldRef, reason: "Broken key" }, cookie });
     expect(refused.status).toBe(409);
     expect(await refused.text()).toContain(`No ${title} codes in stock`);
-    expect((await db.select().from(productCodes).where(eq(productCodes.code, `OLD-${variant}`)).get())!.revokedAt).toBeNull();
+    expect((await db.select().from(productCodes).where(eq(productCodes.code, oldKey)).get())!.revokedAt).toBeNull();
     expect(await db.select().from(productCodes).where(eq(productCodes.orderId, String(orderId)))).toHaveLength(1);
 
     await addCodes(db, { id: variantGid, title }, `NEW-${variant}-A\nNEW-${variant}-B`);
@@ -304,12 +294,12 @@ describe("revoking and replacing keys", () => {
     expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
     const codes = await db.select().from(productCodes).where(eq(productCodes.orderId, String(orderId)));
     expect(codes).toHaveLength(2);
-    const old = codes.find((c) => c.code === `OLD-${variant}`)!;
-    const fresh = codes.find((c) => c.code !== `OLD-${variant}`)!;
+    const old = codes.find((c) => c.code === oldKey)!;
+    const fresh = codes.find((c) => c.code !== oldKey)!;
     expect(old.revokedAt).not.toBeNull();
     expect(fresh).toMatchObject({ code: `NEW-${variant}-A`, revokedAt: null, orderLineId: String(lineId), unitIndex: 1, customerEmail: email });
     expect((await db.select().from(productCodes).where(eq(productCodes.code, `NEW-${variant}-B`)).get())!.isUsed).toBe(false);
-    expect((await validate({ key: `OLD-${variant}`, hwid: hwid(), nonce: "nonce-0123456789abcdef" })).json.code).toBe("REVOKED");
+    expect((await validate({ key: oldKey, hwid: hwid(), nonce: "nonce-0123456789abcdef" })).json.code).toBe("REVOKED");
     expect((await validate({ key: fresh.code, hwid: hwid(), nonce: "nonce-0123456789abcdef" })).json.code).toBe("VALID");
     const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `replacement:${fresh.id}`)).get();
     expect(mail?.toAddress).toBe(email);

@@ -206,6 +206,16 @@ const TIMELINE_TONE: Record<TimelineEntry["kind"], "green" | "blue" | "yellow" |
   audit: "orange",
 };
 
+/** A card with a heading, and a line of its own when it has nothing to list. */
+function Section({ title, empty, children }: { title: string; empty: string | null; children: ReactNode }) {
+  return (
+    <Card>
+      <h2 className="font-bold">{title}</h2>
+      {empty ? <p className="mt-2 text-sm text-muted">{empty}</p> : children}
+    </Card>
+  );
+}
+
 function Detail({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div>
@@ -253,22 +263,17 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
           {reason ? <Detail label="Reason">{reason}</Detail> : null}
         </dl>
       </Card>
-      <Card>
-        <h2 className="font-bold">Lines</h2>
-        {lines.length === 0 ? (
-          <p className="mt-2 text-sm text-muted">No lines recorded.</p>
-        ) : (
-          <ul className="mt-2 divide-y divide-line text-sm">
-            {lines.map((line, i) => (
-              <li key={i} className="flex flex-wrap justify-between gap-2 py-2">
-                <span>
-                  {line.title} <span className="text-muted">× {line.quantity}</span>
-                </span>
-                {line.price ? <span>{line.price}</span> : null}
-              </li>
-            ))}
-          </ul>
-        )}
+      <Section title="Lines" empty={lines.length === 0 && !crypto ? "No lines recorded." : null}>
+        <ul className="mt-2 divide-y divide-line text-sm">
+          {lines.map((line, i) => (
+            <li key={i} className="flex flex-wrap justify-between gap-2 py-2">
+              <span>
+                {line.title} <span className="text-muted">× {line.quantity}</span>
+              </span>
+              {line.price ? <span>{line.price}</span> : null}
+            </li>
+          ))}
+        </ul>
         {crypto ? (
           <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-2">
             <Detail label="Coin">{crypto.coin}</Detail>
@@ -291,7 +296,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
             ) : null}
           </dl>
         ) : null}
-      </Card>
+      </Section>
       <Card>
         <h2 className="font-bold">Keys ({keys.length})</h2>
         {keys.length === 0 ? <p className="mt-2 text-sm text-muted">No keys handed out for this order.</p> : <ResponsiveTable rows={keys} columns={keyColumns(canManage)} rowKey={(k) => k.ref} label="Keys" />}
@@ -302,11 +307,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
           </div>
         ) : null}
       </Card>
-      <Card>
-        <h2 className="font-bold">Timeline</h2>
-        {timeline.length === 0 ? (
-          <p className="mt-2 text-sm text-muted">Nothing recorded yet.</p>
-        ) : (
+      <Section title="Timeline" empty={timeline.length === 0 ? "Nothing recorded yet." : null}>
           <ol className="mt-3 space-y-3">
             {timeline.map((e, i) => (
               <li key={i} className="flex flex-col gap-1 border-l-2 border-line pl-3 text-sm sm:flex-row sm:gap-4">
@@ -322,8 +323,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
               </li>
             ))}
           </ol>
-        )}
-      </Card>
+      </Section>
     </div>
   );
 }

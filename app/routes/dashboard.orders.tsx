@@ -9,7 +9,7 @@ import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
+import { Field, SelectField } from "~/components/ui/field";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
@@ -100,32 +100,13 @@ function Filters({ query, error }: { query: string; error: string | null }) {
         placeholder="E-mail, key, transaction id or order number"
         hint="An e-mail, a key, a 64-digit transaction id, or #1001, CRYPTO-…, R-12, M-3"
       />
-      <div className="space-y-1.5">
-        <label htmlFor="orders-source" className="block text-sm font-medium text-zinc-200">
-          Source
-        </label>
-        <select id="orders-source" name="source" defaultValue={value("source")} className={inputClass}>
-          <option value="">All sources</option>
-          {ORDER_SOURCES.map((s) => (
-            <option key={s} value={s}>
-              {SOURCE_LABEL[s]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="space-y-1.5">
-        <label htmlFor="orders-state" className="block text-sm font-medium text-zinc-200">
-          State
-        </label>
-        <select id="orders-state" name="state" defaultValue={value("state")} className={inputClass}>
-          <option value="">All states</option>
-          {Object.entries(ORDER_STATE_LABEL).map(([s, label]) => (
-            <option key={s} value={s}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </div>
+      <SelectField label="Source" name="source" defaultValue={value("source")} options={[{ value: "", label: "All sources" }, ...ORDER_SOURCES.map((s) => ({ value: s, label: SOURCE_LABEL[s] }))]} />
+      <SelectField
+        label="State"
+        name="state"
+        defaultValue={value("state")}
+        options={[{ value: "", label: "All states" }, ...Object.entries(ORDER_STATE_LABEL).map(([s, label]) => ({ value: s, label }))]}
+      />
       <Field label="From (UTC day)" name="from" type="date" defaultValue={value("from")} />
       <Field label="To (UTC day)" name="to" type="date" defaultValue={value("to")} />
       <div className="flex gap-2 lg:col-span-6">
@@ -156,22 +137,7 @@ function ManualOrderForm({ variants }: { variants: { id: string; title: string }
       <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="grid gap-3 lg:grid-cols-4 lg:items-end">
         <input type="hidden" name="intent" value="manual" />
         <Field label="Buyer's e-mail" name="email" type="email" required maxLength={254} autoComplete="off" error={errors.email} />
-        <div className="space-y-1.5">
-          <label htmlFor="manual-variant" className="block text-sm font-medium text-zinc-200">
-            Variant
-          </label>
-          <select id="manual-variant" name="variantId" required defaultValue="" className={inputClass} {...describedBy("manual-variant", { error: errors.variantId })}>
-            <option value="" disabled>
-              Choose a variant...
-            </option>
-            {variants.map((v) => (
-              <option key={v.id} value={v.id}>
-                {v.title}
-              </option>
-            ))}
-          </select>
-          <FieldError id="manual-variant" error={errors.variantId} />
-        </div>
+        <SelectField label="Variant" name="variantId" required placeholder="Choose a variant..." options={variants.map((v) => ({ value: v.id, label: v.title }))} error={errors.variantId} />
         <Field label="Reason" name="reason" required maxLength={200} autoComplete="off" error={errors.reason} />
         <Button type="submit" disabled={busy}>
           {busy ? "Handing out..." : "Hand out key"}

@@ -51,3 +51,46 @@ export function FieldNotes({ id, hint, error }: { id: string; hint?: string; err
     </>
   );
 }
+
+/** A labelled select; `placeholder` is a first, unselectable empty choice ("Choose a variant..."). */
+export function SelectField({
+  label,
+  name,
+  options,
+  defaultValue = "",
+  placeholder,
+  error,
+  required,
+  className = "",
+}: {
+  label: string;
+  name: string;
+  options: { value: string; label: string }[];
+  defaultValue?: string;
+  placeholder?: string;
+  error?: string;
+  required?: boolean;
+  className?: string;
+}) {
+  const id = useId();
+  return (
+    <div className={`space-y-1.5 ${className}`}>
+      <label htmlFor={id} className="block text-sm font-medium text-zinc-200">
+        {label}
+      </label>
+      <select id={id} name={name} defaultValue={defaultValue} required={required} className={inputClass} {...describedBy(id, { error })}>
+        {placeholder ? (
+          <option value="" disabled>
+            {placeholder}
+          </option>
+        ) : null}
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <FieldError id={id} error={error} />
+    </div>
+  );
+}

@@ -12,6 +12,7 @@ import { type MailedKey, mailKeys, mailKeysStopped } from "../fulfilment/buyer-e
 import { recordSale, revokeLicencesOfOrder, type Sale } from "../fulfilment/licences.server";
 import { storedLine } from "../fulfilment/order-lines.server";
 import { endRevokedSubscriptions } from "../fulfilment/refunds.server";
+import { isOldestFreeCode } from "../fulfilment/stock.server";
 import { subscriptionSource } from "../fulfilment/subscriptions.server";
 import { cancelCryptoOrder } from "../payments/crypto-orders.server";
 import { audit } from "../platform/audit.server";
@@ -134,16 +135,7 @@ export async function replaceKey(deps: MailingDeps, actor: Actor, order: OrderRo
       db
         .update(productCodes)
         .set({ isUsed: true, usedAt: now, customerEmail: old.customerEmail, orderId, orderLineId: line, unitIndex })
-        .where(
-          and(
-            eq(
-              productCodes.id,
-              sql`(select ${productCodes.id} from ${productCodes} where ${productCodes.variantId} = ${old.variantId} and ${productCodes.isUsed} = 0 and ${productCodes.revokedAt} is null order by ${productCodes.id} limit 1)`,
-            ),
-            eq(productCodes.isUsed, false),
-            oldStillWorks,
-          ),
-        )
+        .where(and(isOldestFreeCode(old.variantId), oldStillWorks))
         .returning(),
       db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.id, old.id), isNull(productCodes.revokedAt), newUnitExists)),
       endRevokedSubscriptions(db, orderId),
@@ -204,15 +196,7 @@ export async function createManualOrder(deps: MailingDeps, catalogue: Catalogue,
     db
       .update(productCodes)
       .set({ isUsed: true, usedAt: now, customerEmail: input.email, orderId: sql`'M-' || ${newest}`, orderLineId: "manual", unitIndex: 0 })
-      .where(
-        and(
-          eq(
-            productCodes.id,
-            sql`(select ${productCodes.id} from ${productCodes} where ${productCodes.variantId} = ${variant.variant.id} and ${productCodes.isUsed} = 0 and ${productCodes.revokedAt} is null order by ${productCodes.id} limit 1)`,
-          ),
-          eq(productCodes.isUsed, false),
-        ),
-      )
+      .where(isOldestFreeCode(variant.variant.id))
       .returning(),
     db
       .delete(manualOrders)
