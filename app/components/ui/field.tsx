@@ -1,6 +1,6 @@
 // A labelled input. The label is always tied to its control for screen readers; a field's error
 // is shown under it and announced with it (aria-invalid, aria-describedby).
-import { type InputHTMLAttributes, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, useId } from "react";
 
 export const inputClass =
   "h-10 w-full rounded-md border border-line bg-panel-2 px-3 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-accent focus:outline-none disabled:opacity-50 aria-invalid:border-red-500";
@@ -28,11 +28,20 @@ export function Field({
 }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string; error?: string }) {
   const id = useId();
   return (
+    <Labelled id={id} label={label} hint={hint} error={error} className={className}>
+      <input id={id} className={inputClass} {...describedBy(id, { hint, error })} {...props} />
+    </Labelled>
+  );
+}
+
+/** A control with its label above and its hint and error below. */
+function Labelled({ id, label, hint, error, className, children }: { id: string; label: string; hint?: string; error?: string; className: string; children: ReactNode }) {
+  return (
     <div className={`space-y-1.5 ${className}`}>
       <label htmlFor={id} className="block text-sm font-medium text-zinc-200">
         {label}
       </label>
-      <input id={id} className={inputClass} {...describedBy(id, { hint, error })} {...props} />
+      {children}
       <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
@@ -74,10 +83,7 @@ export function SelectField({
 }) {
   const id = useId();
   return (
-    <div className={`space-y-1.5 ${className}`}>
-      <label htmlFor={id} className="block text-sm font-medium text-zinc-200">
-        {label}
-      </label>
+    <Labelled id={id} label={label} error={error} className={className}>
       <select id={id} name={name} defaultValue={defaultValue} required={required} className={inputClass} {...describedBy(id, { error })}>
         {placeholder ? (
           <option value="" disabled>
@@ -90,7 +96,6 @@ export function SelectField({
           </option>
         ))}
       </select>
-      <FieldError id={id} error={error} />
-    </div>
+    </Labelled>
   );
 }
