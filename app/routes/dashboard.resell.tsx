@@ -2,7 +2,7 @@
 // from the balance at the reseller's discount. Each key shows its licence and, once a customer's
 // PC is bound, the owner's Reset PC (the reseller owns the keys they generate, so the Subscriptions
 // page's action answers it, as it does a member's own keys).
-import { Fragment, type ReactNode, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { Link, redirect, useFetcher } from "react-router";
 import { copyText } from "~/components/copy";
 import { Copy, KeyRound, Percent, ShieldCheck, Wallet } from "~/components/icons";
@@ -14,6 +14,7 @@ import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
 import { answer, answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
@@ -157,7 +158,7 @@ function KeyPc({ licence }: { licence: ResellerKey["licence"] }) {
 }
 
 /** The key list's fields, once: the table (wide screens) and the cards (phones) both read them. */
-const KEY_FIELDS: { label: string; value: (key: ResellerKey) => ReactNode }[] = [
+const KEY_FIELDS: Column<ResellerKey>[] = [
   { label: "Key", value: (key) => <KeyCode code={key.keyCode} /> },
   { label: "Type", value: (key) => KEY_TYPES[key.keyType] },
   { label: "Status", value: (key) => <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge> },
@@ -168,48 +169,7 @@ const KEY_FIELDS: { label: string; value: (key: ResellerKey) => ReactNode }[] = 
 
 /** Below 640 px each key is a card with labelled fields; from there up, a table. */
 function KeyList({ keys }: { keys: ResellerKey[] }) {
-  return (
-    <>
-      <ul aria-label="Your keys" className="mt-4 space-y-3 sm:hidden">
-        {keys.map((key) => (
-          <li key={key.id} className="rounded-lg border border-line bg-panel-2 p-3">
-            <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-center gap-x-4 gap-y-1.5 text-sm">
-              {KEY_FIELDS.map(({ label, value }) => (
-                <Fragment key={label}>
-                  <dt className="text-muted">{label}</dt>
-                  <dd>{value(key)}</dd>
-                </Fragment>
-              ))}
-            </dl>
-          </li>
-        ))}
-      </ul>
-      <div className="mt-4 hidden overflow-x-auto sm:block">
-        <table className="w-full text-left text-sm">
-          <thead className="text-muted">
-            <tr>
-              {KEY_FIELDS.map(({ label }) => (
-                <th key={label} scope="col" className="pr-4 pb-2 font-medium">
-                  {label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-line">
-            {keys.map((key) => (
-              <tr key={key.id}>
-                {KEY_FIELDS.map(({ label, value }) => (
-                  <td key={label} className="py-2 pr-4 whitespace-nowrap">
-                    {value(key)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </>
-  );
+  return <ResponsiveTable rows={keys} columns={KEY_FIELDS} rowKey={(key) => key.id} label="Your keys" />;
 }
 
 function CreditForm() {
