@@ -49,6 +49,12 @@ export default [
         route("jobs", "routes/dashboard.manage-codes.jobs.ts"),
       ]),
       route("licences", "routes/dashboard.licences.tsx"),
+      // The exports nest under the list, so its orders.view guard runs before their own (export).
+      route("orders", "routes/dashboard.orders.tsx", [
+        route("export.csv", "routes/dashboard.orders.export[.]csv.ts"),
+        route("keys.csv", "routes/dashboard.orders.keys[.]csv.ts"),
+      ]),
+      route("orders/:source/:reference", "routes/dashboard.orders.$source.$reference.tsx"),
       route("audit", "routes/dashboard.audit.tsx"),
       route("sales", "routes/dashboard.sales.tsx"),
     ]),

@@ -8,7 +8,7 @@ import { Badge } from "~/components/ui/badge";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
-import { FieldTable, type TableField } from "~/components/ui/field-table";
+import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { problemStatus } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
@@ -72,7 +72,7 @@ function Detail({ fields }: { fields: AuditEntry["detail"] }) {
   );
 }
 
-const FIELDS: TableField<AuditEntry>[] = [
+const COLUMNS: Column<AuditEntry>[] = [
   { label: "Time", value: (entry) => <LocalTime ms={entry.createdAt} format="datetime" /> },
   {
     label: "Actor",
@@ -168,7 +168,7 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
         {entries.length === 0 ? (
           <p className="mt-3 text-sm text-muted">{problem ? "Fix the filters above to see entries." : filtered ? "No entries match these filters." : "Nothing has been recorded yet."}</p>
         ) : (
-          <FieldTable label="Audit log entries" rows={entries} fields={FIELDS} rowKey={(entry) => entry.id} />
+          <ResponsiveTable label="Audit log entries" rows={entries} columns={COLUMNS} rowKey={(entry) => String(entry.id)} />
         )}
         <nav aria-label="Audit log pages" className="mt-4 flex flex-wrap gap-3">
           {paged ? (

@@ -14,8 +14,8 @@ import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
-import { FieldTable, type TableField } from "~/components/ui/field-table";
 import { answer, answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
@@ -158,7 +158,7 @@ function KeyPc({ licence }: { licence: ResellerKey["licence"] }) {
 }
 
 /** The key list's fields, once: the table (wide screens) and the cards (phones) both read them. */
-const KEY_FIELDS: TableField<ResellerKey>[] = [
+const KEY_FIELDS: Column<ResellerKey>[] = [
   { label: "Key", value: (key) => <KeyCode code={key.keyCode} /> },
   { label: "Type", value: (key) => KEY_TYPES[key.keyType] },
   { label: "Status", value: (key) => <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge> },
@@ -169,7 +169,7 @@ const KEY_FIELDS: TableField<ResellerKey>[] = [
 
 /** Below 640 px each key is a card with labelled fields; from there up, a table. */
 function KeyList({ keys }: { keys: ResellerKey[] }) {
-  return <FieldTable label="Your keys" rows={keys} fields={KEY_FIELDS} rowKey={(key) => key.id} />;
+  return <ResponsiveTable rows={keys} columns={KEY_FIELDS} rowKey={(key) => key.id} label="Your keys" />;
 }
 
 function CreditForm() {

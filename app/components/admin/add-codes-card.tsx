@@ -6,7 +6,7 @@ import { addCodesSchema } from "~/lib/schemas/stock";
 import type { action } from "~/routes/dashboard.manage-codes.stock";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
-import { describedBy, FieldError, inputClass } from "../ui/field";
+import { describedBy, FieldError, inputClass, SelectField } from "../ui/field";
 import { useFormCheck } from "../use-form-check";
 import { useResultToast } from "../use-result-toast";
 import type { VariantOption } from "./code-filters";
@@ -27,22 +27,7 @@ export function AddCodesCard({ variants }: { variants: VariantOption[] }) {
       <h2 className="text-lg font-bold">Add New Codes</h2>
       <fetcher.Form ref={formRef} method="post" action="/dashboard/manage-codes/stock" className="mt-4 space-y-4" onSubmit={onSubmit}>
         <input type="hidden" name="intent" value="add" />
-        <div className="space-y-1.5">
-          <label htmlFor="add-variant" className="text-sm font-medium">
-            Variant
-          </label>
-          <select id="add-variant" name="variantId" defaultValue="" className={inputClass} {...describedBy("add-variant", { error: errors.variantId })}>
-            <option value="" disabled>
-              Choose a variant...
-            </option>
-            {variants.map((v) => (
-              <option key={v.id} value={v.id}>
-                {v.title}
-              </option>
-            ))}
-          </select>
-          <FieldError id="add-variant" error={errors.variantId} />
-        </div>
+        <SelectField label="Variant" name="variantId" placeholder="Choose a variant..." options={variants.map((v) => ({ value: v.id, label: v.title }))} error={errors.variantId} />
         <div className="space-y-1.5">
           <label htmlFor="add-codes" className="text-sm font-medium">
             Product Codes (one per line)

@@ -1,6 +1,6 @@
 // A labelled input. The label is always tied to its control for screen readers; a field's error
 // is shown under it and announced with it (aria-invalid, aria-describedby).
-import { type InputHTMLAttributes, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, useId } from "react";
 
 export const inputClass =
   "h-10 w-full rounded-md border border-line bg-panel-2 px-3 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-accent focus:outline-none disabled:opacity-50 aria-invalid:border-red-500";
@@ -28,11 +28,20 @@ export function Field({
 }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string; error?: string }) {
   const id = useId();
   return (
+    <Labelled id={id} label={label} hint={hint} error={error} className={className}>
+      <input id={id} className={inputClass} {...describedBy(id, { hint, error })} {...props} />
+    </Labelled>
+  );
+}
+
+/** A control with its label above and its hint and error below. */
+function Labelled({ id, label, hint, error, className, children }: { id: string; label: string; hint?: string; error?: string; className: string; children: ReactNode }) {
+  return (
     <div className={`space-y-1.5 ${className}`}>
       <label htmlFor={id} className="block text-sm font-medium text-zinc-200">
         {label}
       </label>
-      <input id={id} className={inputClass} {...describedBy(id, { hint, error })} {...props} />
+      {children}
       <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
@@ -49,5 +58,44 @@ export function FieldNotes({ id, hint, error }: { id: string; hint?: string; err
       ) : null}
       <FieldError id={id} error={error} />
     </>
+  );
+}
+
+/** A labelled select; `placeholder` is a first, unselectable empty choice ("Choose a variant..."). */
+export function SelectField({
+  label,
+  name,
+  options,
+  defaultValue = "",
+  placeholder,
+  error,
+  required,
+  className = "",
+}: {
+  label: string;
+  name: string;
+  options: { value: string; label: string }[];
+  defaultValue?: string;
+  placeholder?: string;
+  error?: string;
+  required?: boolean;
+  className?: string;
+}) {
+  const id = useId();
+  return (
+    <Labelled id={id} label={label} error={error} className={className}>
+      <select id={id} name={name} defaultValue={defaultValue} required={required} className={inputClass} {...describedBy(id, { error })}>
+        {placeholder ? (
+          <option value="" disabled>
+            {placeholder}
+          </option>
+        ) : null}
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </Labelled>
   );
 }

@@ -1,6 +1,7 @@
-// Every e-mail that fulfilment sends, in one place: the keys of an order, a backordered key that
-// arrived, the crypto order's key, and the admins' backorder and low-stock alerts. Each has a
-// dedupe key, so a retried delivery never mails twice.
+// Every e-mail about keys that the shop sends, in one place: the keys of an order, a backordered key
+// that arrived, the crypto order's key, keys sent again or handed out by staff, keys that stopped
+// working, and the admins' backorder and low-stock alerts. Each has a dedupe key, so a retried
+// delivery never mails twice.
 import { eq } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
@@ -108,4 +109,51 @@ export async function mailLowStockAlert(
       dedupeKey: `low-stock:${variant.id}:${variant.alertedAt}:${to}`,
     });
   }
+}
+
+/** The order an e-mail is about: who gets it, the number they know, and its key for the timeline. */
+export interface MailedOrder {
+  to: string;
+  name: string;
+  /** "<source>:<reference>", as in the order index. */
+  orderKey: string;
+}
+
+const KEYS_INTRO = {
+  resend: (name: string) => `As requested, here are the product keys of your order ${name} again.`,
+  replacement: (name: string) => `A key of your order ${name} was replaced. Your new product key:`,
+  manual: (name: string) => `We have issued you a product key (${name}).`,
+};
+
+/** Keys handed out by the shop's staff: an order's keys sent again, a replacement, or a key given by hand. */
+export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: MailedKey[], why: keyof typeof KEYS_INTRO, dedupeKey: string): Promise<void> {
+  if (keys.length === 0) return;
+  const intro = KEYS_INTRO[why](order.name);
+  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+    to: order.to,
+    subject: `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
+    text: [intro, "", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "", `${ACTIVATE} Each key works on one PC.`].join("\n"),
+    html: `<p>${escapeHtml(intro)}</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul><p>${ACTIVATE} Each key works on one PC.</p>`,
+    dedupeKey,
+    orderKey: order.orderKey,
+  });
+}
+
+/**
+ * Keys that stopped working — a refund, a cancellation or a revocation by the shop — each named,
+ * with why. Nothing is sent when no key stopped.
+ */
+export async function mailKeysStopped(deps: MailingDeps, order: MailedOrder, keys: MailedKey[], why: string, dedupeKey: string): Promise<void> {
+  if (keys.length === 0 || order.to === "") return;
+  const head = `${plural(keys.length, "This key", "These keys")} from your order ${order.name} no longer ${plural(keys.length, "works", "work")}:`;
+  const because = `Reason: ${why}`;
+  const contact = "If you think this is a mistake, contact our support.";
+  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+    to: order.to,
+    subject: `Your ${BRAND} ${plural(keys.length, "key was", "keys were")} revoked — order ${order.name}`,
+    text: [head, "", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "", because, "", contact].join("\n"),
+    html: `<p>${escapeHtml(head)}</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul><p>${escapeHtml(because)}</p><p>${contact}</p>`,
+    dedupeKey,
+    orderKey: order.orderKey,
+  });
 }

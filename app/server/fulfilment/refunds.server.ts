@@ -7,7 +7,7 @@ import { backorders, productCodes, shopifyOrders, shopifyRefunds, userSubscripti
 import { revokeLicencesOfOrder } from "./licences.server";
 
 /** Ends the subscriptions of the order's revoked keys. Repeatable: a retry finishes what a crash left. */
-const endRevokedSubscriptions = (db: Db, orderId: string) =>
+export const endRevokedSubscriptions = (db: Db, orderId: string) =>
   db
     .update(userSubscriptions)
     .set({ status: "revoked" })
@@ -23,13 +23,13 @@ const endRevokedSubscriptions = (db: Db, orderId: string) =>
  * one transaction. The order is marked cancelled first, even if we never saw it, so a late
  * orders/paid (or one still running) hands out nothing more.
  */
-export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<number> {
+export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<RevokedKey[]> {
   const [, revoked] = await db.batch([
     db
       .insert(shopifyOrders)
       .values({ id: orderId, email: "", currency: "", lineItems: "[]", receivedAt: now, cancelledAt: now })
       .onConflictDoUpdate({ target: shopifyOrders.id, set: { cancelledAt: now } }),
-    db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt))).returning({ id: productCodes.id }),
+    db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt))).returning(revokedKey),
     db
       .update(backorders)
       .set({ cancelledAt: now })
@@ -37,15 +37,23 @@ export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Pr
     endRevokedSubscriptions(db, orderId),
     revokeLicencesOfOrder(db, orderId, now),
   ]);
-  return revoked.length;
+  return revoked;
 }
+
+/** A key a refund or cancellation revoked, as the buyer's e-mail names it. */
+export interface RevokedKey {
+  code: string;
+  variantTitle: string;
+  customerEmail: string | null;
+}
+const revokedKey = { code: productCodes.code, variantTitle: productCodes.variantTitle, customerEmail: productCodes.customerEmail };
 
 export interface RefundedLine {
   lineId: string;
   quantity: number;
 }
 
-export type RefundOutcome = { state: "applied"; revoked: number; cancelled: number } | { state: "waiting-for-payment" } | { state: "already-applied" };
+export type RefundOutcome = { state: "applied"; revoked: RevokedKey[]; cancelled: number } | { state: "waiting-for-payment" } | { state: "already-applied" };
 
 /**
  * refunds/create: recorded once by its id, then applied once. Only the refunded units go: units
@@ -85,7 +93,7 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
             sql`${productCodes.id} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.orderLineId} = ${lineId} and ${productCodes.revokedAt} is null order by ${productCodes.unitIndex} desc limit max(0, ${quantity} - ${waiting}))`,
           ),
         )
-        .returning({ id: productCodes.id }),
+        .returning(revokedKey),
       db
         .update(backorders)
         .set({ cancelledAt: now })
@@ -105,10 +113,10 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
     revokeLicencesOfOrder(db, orderId, now),
     db.update(shopifyOrders).set({ refundedAt: now }).where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
   ]);
-  const changed = results.slice(0, perLine.length) as { id: number }[][];
+  const changed = results.slice(0, perLine.length) as unknown[][];
   return {
     state: "applied",
-    revoked: changed.filter((_, i) => i % 2 === 0).reduce((n, rows) => n + rows.length, 0),
+    revoked: changed.filter((_, i) => i % 2 === 0).flat() as RevokedKey[],
     cancelled: changed.filter((_, i) => i % 2 === 1).reduce((n, rows) => n + rows.length, 0),
   };
 }

@@ -6,13 +6,14 @@ import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "dr
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
-import { failedJobs, webhookDeliveries } from "../platform/db/schema.server";
+import { failedJobs, shopifyOrders, webhookDeliveries } from "../platform/db/schema.server";
 import { errorText, type JobQueue } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
 import { lineVariant, type Order, orderName } from "./order-lines.server";
 import { fulfilOrder, recordOrder } from "./orders.server";
-import { cancelOrder, recordRefund } from "./refunds.server";
+import { mailKeysStopped } from "./buyer-emails.server";
+import { cancelOrder, recordRefund, type RevokedKey } from "./refunds.server";
 import { verifyWebhookSignature } from "../platform/shopify-hmac.server";
 
 const id = v.pipe(
@@ -92,15 +93,26 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Parsed<Order> {
   };
 }
 
+/** The buyer hears which keys a refund or cancellation stopped (once: the dedupe key names the event). */
+async function mailStoppedKeys(deps: MailingDeps, orderId: string, revoked: RevokedKey[], why: string, dedupeKey: string): Promise<void> {
+  const to = revoked.find((k) => k.customerEmail)?.customerEmail;
+  if (!to) return;
+  const order = await deps.db.select({ name: shopifyOrders.name }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
+  await mailKeysStopped(deps, { to, name: order?.name ?? orderId, orderKey: `shopify:${orderId}` }, revoked, why, dedupeKey);
+}
+
 async function applyOrderEvent(deps: MailingDeps, topic: string, json: unknown): Promise<{ outcome: string; detail: string; orderId?: string } | { rejected: string }> {
   if (topic === "refunds/create") {
     const refund = parse(refundSchema, json);
     if (!refund.ok) return { rejected: refund.problem };
     const lines = refund.value.refund_line_items.map((l) => ({ lineId: l.line_item_id, quantity: l.quantity }));
     const result = await recordRefund(deps.db, refund.value.id, refund.value.order_id, lines);
+    if (result.state === "applied") {
+      await mailStoppedKeys(deps, refund.value.order_id, result.revoked, "the order was refunded", `keys-stopped:refund:${refund.value.id}`);
+    }
     const detail =
       result.state === "applied"
-        ? `Refund: ${result.revoked} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled`
+        ? `Refund: ${result.revoked.length} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled`
         : result.state === "already-applied"
           ? "Refund was already applied"
           : "Refund recorded: it is applied once the order is paid";
@@ -113,7 +125,8 @@ async function applyOrderEvent(deps: MailingDeps, topic: string, json: unknown):
   const { value } = order;
   if (topic === "orders/cancelled") {
     const revoked = await cancelOrder(deps.db, value.id);
-    return { outcome: "processed", detail: `Cancelled: ${revoked} key(s) revoked`, orderId: value.id };
+    await mailStoppedKeys(deps, value.id, revoked, "the order was cancelled", `keys-stopped:cancel:${value.id}`);
+    return { outcome: "processed", detail: `Cancelled: ${revoked.length} key(s) revoked`, orderId: value.id };
   }
   const paid = topic === "orders/paid" || value.financialStatus === "paid";
   const { cancelled } = await recordOrder(deps.db, value, paid);

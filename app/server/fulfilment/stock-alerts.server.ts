@@ -11,10 +11,10 @@ import type { Db } from "../platform/db/client.server";
 import { backorders, productCodes, stockAlerts } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { mailLowStockAlert } from "./buyer-emails.server";
+import { isFreeCodeOf } from "./stock.server";
 
-/** Codes of a variant that can still be handed out (the same rule `assignCode` picks by). */
-const availableOf = (variantId: unknown) =>
-  sql<number>`(select count(*) from ${productCodes} where ${productCodes.variantId} = ${variantId} and ${productCodes.isUsed} = 0 and ${productCodes.revokedAt} is null)`;
+/** Codes of a variant that can still be handed out (the rule every hand-out picks by). */
+const availableOf = (variantId: unknown) => sql<number>`(select count(*) from ${productCodes} where ${isFreeCodeOf(variantId)})`;
 
 /**
  * After codes of a variant were handed out or stocked: at or below its threshold and not yet

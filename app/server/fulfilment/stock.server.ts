@@ -126,6 +126,17 @@ export async function codeOfUnit(db: Db, unit: OrderUnit) {
     .get();
 }
 
+/** The oldest code of the variant still in stock, still free as the statement runs: the one to hand out next. */
+/** A code of the variant that can still be handed out: unsold and never revoked. */
+export const isFreeCodeOf = (variantId: unknown) =>
+  sql`${productCodes.variantId} = ${variantId} and ${productCodes.isUsed} = 0 and ${productCodes.revokedAt} is null`;
+
+export const isOldestFreeCode = (variantId: string) =>
+  and(
+    eq(productCodes.id, sql`(select ${productCodes.id} from ${productCodes} where ${isFreeCodeOf(variantId)} order by ${productCodes.id} limit 1)`),
+    eq(productCodes.isUsed, false),
+  );
+
 /** The order was not cancelled (checked in the same statement that hands out or queues a unit). */
 const notCancelled = (orderId: string) =>
   sql`not exists (select 1 from ${shopifyOrders} where ${shopifyOrders.id} = ${orderId} and ${shopifyOrders.cancelledAt} is not null)`;
@@ -149,11 +160,7 @@ export async function assignCode(db: Db, unit: OrderUnit, { now = Date.now(), fr
       })
       .where(
         and(
-          eq(
-            productCodes.id,
-            sql`(select ${productCodes.id} from ${productCodes} where ${productCodes.variantId} = ${unit.variantId} and ${productCodes.isUsed} = 0 and ${productCodes.revokedAt} is null order by ${productCodes.id} limit 1)`,
-          ),
-          eq(productCodes.isUsed, false),
+          isOldestFreeCode(unit.variantId),
           fromQueue
             ? undefined
             : and(

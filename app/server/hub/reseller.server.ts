@@ -79,14 +79,16 @@ export async function generateKeys(
     const keys = Array.from({ length: quantity }, newKeyCode);
     try {
       const rows = keys.map((keyCode, i) => ({ id: crypto.randomUUID(), userId: viewer.id, keyCode, keyType, status: "active" as const, priceCents: unitCents, purchaseDate: now + i }));
+      // The ledger row inserted just before, in the same transaction: the purchase the keys belong to.
+      const purchaseId = sql<number>`(select max(${resellerLedger.id}) from ${resellerLedger} where ${resellerLedger.userId} = ${viewer.id} and ${resellerLedger.kind} = 'purchase')`;
       await db.batch([
         db
           .update(resellerAccounts)
           .set({ balanceCents: sql`${resellerAccounts.balanceCents} - ${totalCents}` })
           .where(eq(resellerAccounts.userId, viewer.id)),
         db.insert(resellerLedger).values({ userId: viewer.id, kind: "purchase", amountCents: -totalCents, reference: `${quantity} ${keyType}`, createdAt: now }),
-        // Seven bound parameters per key row, six per licence; one transaction for all of it.
-        ...chunksOf(rows, 7).map((group) => db.insert(resellerKeys).values(group)),
+        // Eight bound parameters per key row, six per licence; one transaction for all of it.
+        ...chunksOf(rows, 8).map((group) => db.insert(resellerKeys).values(group.map((row) => ({ ...row, purchaseId })))),
         ...chunksOf(licenceRows(rows, { email: viewer.email, product: product.title, plan: keyType }, now), 6).map((group) => db.insert(licences).values(group)),
       ]);
       return ok({ keys, totalCents });

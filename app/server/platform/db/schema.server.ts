@@ -12,6 +12,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
 import { ROLES } from "../../../lib/roles";
 
@@ -706,8 +707,6 @@ export const stockAlerts = sqliteTable("stock_alerts", {
   threshold: integer("threshold").notNull(),
   alertedAt: integer("alerted_at"),
 });
-
-export const ORDER_SOURCES = ["shopify", "crypto", "reseller", "admin"] as const;
 
 // Every order of every source in one shape, for the back office's list, search and export. A view,
 // so it can never disagree with the tables it reads; each arm is served by its own table's indexes.

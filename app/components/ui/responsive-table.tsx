@@ -1,0 +1,55 @@
+// A list that is a table from 640 px up and a card per row below it (labelled fields), so wide
+// rows stay readable on a phone. Both views read the same column definitions.
+import { Fragment, type ReactNode } from "react";
+
+export interface Column<T> {
+  label: string;
+  value: (row: T) => ReactNode;
+  /** Table cells stay on one line unless the column's values are long text (details, subjects). */
+  wrap?: boolean;
+}
+
+export function ResponsiveTable<T>({ rows, columns, rowKey, label }: { rows: T[]; columns: Column<T>[]; rowKey: (row: T) => string; label: string }) {
+  return (
+    <>
+      <ul aria-label={label} className="mt-4 space-y-3 sm:hidden">
+        {rows.map((row) => (
+          <li key={rowKey(row)} className="rounded-lg border border-line bg-panel-2 p-3">
+            <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-center gap-x-4 gap-y-1.5 text-sm">
+              {columns.map(({ label: name, value }) => (
+                <Fragment key={name}>
+                  <dt className="text-muted">{name}</dt>
+                  <dd className="break-words">{value(row)}</dd>
+                </Fragment>
+              ))}
+            </dl>
+          </li>
+        ))}
+      </ul>
+      <div className="mt-4 hidden overflow-x-auto sm:block">
+        <table className="w-full text-left text-sm" aria-label={label}>
+          <thead className="text-muted">
+            <tr>
+              {columns.map(({ label: name }) => (
+                <th key={name} scope="col" className="pr-4 pb-2 font-medium">
+                  {name}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {rows.map((row) => (
+              <tr key={rowKey(row)}>
+                {columns.map(({ label: name, value, wrap }) => (
+                  <td key={name} className={`py-2 pr-4 ${wrap ? "min-w-48 align-top break-words" : "whitespace-nowrap"}`}>
+                    {value(row)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

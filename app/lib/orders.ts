@@ -1,0 +1,107 @@
+// Orders of every source as the back office shows them: the list's rows, an order's keys and its
+// timeline. Shared with the browser (types, labels, the list's cursor), so no server code here.
+import { CRYPTO_STATUS_LABEL } from "./crypto-orders";
+
+export const ORDER_SOURCES = ["shopify", "crypto", "reseller", "admin"] as const;
+export type OrderSource = (typeof ORDER_SOURCES)[number];
+
+export const SOURCE_LABEL: Record<OrderSource, string> = { shopify: "Shopify", crypto: "Crypto", reseller: "Reseller", admin: "Admin" };
+
+/** Every state an order of any source can be in (Shopify's, crypto's, and "complete" for the others). */
+export const ORDER_STATE_LABEL: Record<string, string> = {
+  ...CRYPTO_STATUS_LABEL,
+  pending: "Pending",
+  paid: "Paid",
+  refunded: "Refunded",
+};
+export const ORDER_STATES = Object.keys(ORDER_STATE_LABEL);
+
+/** One row of the order list (a row of the order_index view). */
+export interface OrderRow {
+  key: string;
+  source: OrderSource;
+  reference: string;
+  number: string;
+  email: string;
+  state: string;
+  totalCents: number;
+  currency: string;
+  method: string;
+  createdAt: number;
+}
+
+/** Where an order's page is. */
+export const orderPath = (order: { source: OrderSource; reference: string }) => `/dashboard/orders/${order.source}/${encodeURIComponent(order.reference)}`;
+
+export const ORDERS_PATH = "/dashboard/orders";
+
+/** The list's position: the last row shown (created_at, key), opaque to the visitor. */
+export interface OrderCursor {
+  createdAt: number;
+  key: string;
+}
+
+export function encodeCursor(cursor: OrderCursor): string {
+  return btoa(JSON.stringify([cursor.createdAt, cursor.key])).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The cursor a link carried, or null when it was not one of ours. */
+export function decodeCursor(text: string): OrderCursor | null {
+  try {
+    const [createdAt, key] = JSON.parse(atob(text.replace(/-/g, "+").replace(/_/g, "/"))) as unknown[];
+    return typeof createdAt === "number" && Number.isSafeInteger(createdAt) && typeof key === "string" && key.length <= 200 ? { createdAt, key } : null;
+  } catch {
+    return null;
+  }
+}
+
+export type KeyState = "delivered" | "revoked" | "backordered";
+
+/** One key of an order as the order page shows it: masked; the whole key only through "Reveal". */
+export interface OrderKeyView {
+  /** "c<id>" for a stocked code, "r<id>" for a reseller's key, "b<id>" for a unit waiting for stock. */
+  ref: string;
+  masked: string;
+  variantTitle: string;
+  state: KeyState;
+  /** The licence behind the key (none for a unit still waiting). */
+  licence: { state: string; activatedAt: number | null; pcBound: boolean } | null;
+  /** Stocked codes can be revoked and replaced; a reseller's key only revoked. */
+  replaceable: boolean;
+}
+
+export interface TimelineEntry {
+  at: number;
+  kind: "order" | "webhook" | "mail" | "refund" | "crypto" | "backorder" | "audit";
+  title: string;
+  detail: string | null;
+  actor: string | null;
+}
+
+export interface OrderLineView {
+  title: string;
+  quantity: number;
+  price: string | null;
+}
+
+export interface CryptoEvidence {
+  coin: string;
+  status: string;
+  review: string | null;
+  amountUnits: number | null;
+  receivedUnits: number;
+  confirmations: number;
+  walletAddress: string;
+  transactionId: string | null;
+  payments: { txid: string; units: number; height: number | null }[];
+}
+
+export interface OrderDetail {
+  order: OrderRow;
+  lines: OrderLineView[];
+  crypto: CryptoEvidence | null;
+  reason: string | null;
+  keys: OrderKeyView[];
+  timeline: TimelineEntry[];
+  cancellable: boolean;
+}
