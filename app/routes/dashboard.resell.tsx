@@ -2,10 +2,11 @@
 // from the balance at the reseller's discount. Each key shows its licence and, once a customer's
 // PC is bound, the owner's Reset PC (the reseller owns the keys they generate, so the Subscriptions
 // page's action answers it, as it does a member's own keys).
-import { Fragment, type ReactNode, useRef, useState } from "react";
-import { Link, redirect, useFetcher } from "react-router";
+import { useRef, useState } from "react";
+import { redirect, useFetcher } from "react-router";
+import { BalanceHistory } from "~/components/balance-history";
 import { copyText } from "~/components/copy";
-import { Copy, KeyRound, Percent, ShieldCheck, Wallet } from "~/components/icons";
+import { Copy, KeyRound, Percent, Wallet } from "~/components/icons";
 import { LicenceStateBadge, ResetPcForm } from "~/components/licence-details";
 import { useToast } from "~/components/toaster";
 import { LocalTime } from "~/components/local-time";
@@ -14,6 +15,7 @@ import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { type ListField, ResponsiveList } from "~/components/ui/responsive-list";
 import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
 import { answer, answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
@@ -25,7 +27,6 @@ import { ownerCanReset } from "~/lib/licences";
 import type { Problem } from "~/lib/result";
 import {
   addBalanceSchema,
-  creditSchema,
   discounted,
   generateKeysSchema,
   KEY_TYPES,
@@ -34,7 +35,7 @@ import {
   MINIMUM_ORDER,
   resellSchema,
 } from "~/lib/schemas/reseller";
-import { creditBalance, generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
+import { generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
 import { openTopUp } from "~/server/payments/crypto-orders.server";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
 import { licencesOf, resetCooldownMs } from "~/server/licences/licences.server";
@@ -53,7 +54,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)),
   ]);
   const keys = overview.keys.map((key) => ({ ...key, licence: licences.get(key.keyCode) ?? null }));
-  return { ...overview, keys, prices, isAdmin: viewer.isAdmin, cryptoCoins: cryptoSetup(env, db).coins };
+  return { ...overview, keys, prices, cryptoCoins: cryptoSetup(env, db).coins };
 }
 
 /** The toast title of an input problem, in the browser and from the server alike. */
@@ -84,40 +85,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         titles,
         success: ({ keys }) => ({ title: "Success", description: `Generated ${keys.length} key(s) successfully` }),
       });
-    case "credit":
-      return answer(await creditBalance(db, viewer, input), {
-        titles,
-        success: ({ username, balanceCents }) => ({ title: "Balance credited", description: `${username} now has ${formatUsd(balanceCents)}` }),
-      });
   }
-}
-
-const LEDGER_LABEL = { "top-up": "Crypto top-up", credit: "Credited by the shop", purchase: "Keys bought" } as const;
-
-function BalanceHistory({ entries }: { entries: Route.ComponentProps["loaderData"]["ledger"] }) {
-  if (entries.length === 0) return null;
-  return (
-    <div className="mt-5">
-      <h3 className="text-sm font-semibold">Balance history</h3>
-      <ul className="mt-2 divide-y divide-line text-sm">
-        {entries.map((entry) => (
-          <li key={entry.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
-            <span>{LEDGER_LABEL[entry.kind]}</span>
-            {entry.kind === "top-up" && entry.reference ? (
-              <Link to={`/dashboard/crypto-tracker?order=${encodeURIComponent(entry.reference)}`} className="font-mono text-xs text-accent hover:underline">
-                {entry.reference}
-              </Link>
-            ) : null}
-            <span className={`ml-auto font-mono ${entry.amountCents < 0 ? "text-red-300" : "text-green-300"}`}>
-              {entry.amountCents < 0 ? "−" : "+"}
-              {formatUsd(Math.abs(entry.amountCents))}
-            </span>
-            <LocalTime ms={entry.createdAt} format="datetime" className="w-full text-xs text-muted sm:w-auto" />
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
 }
 
 function Stat({ icon: Icon, label, value }: { icon: typeof Wallet; label: string; value: string }) {
@@ -157,7 +125,7 @@ function KeyPc({ licence }: { licence: ResellerKey["licence"] }) {
 }
 
 /** The key list's fields, once: the table (wide screens) and the cards (phones) both read them. */
-const KEY_FIELDS: { label: string; value: (key: ResellerKey) => ReactNode }[] = [
+const KEY_FIELDS: ListField<ResellerKey>[] = [
   { label: "Key", value: (key) => <KeyCode code={key.keyCode} /> },
   { label: "Type", value: (key) => KEY_TYPES[key.keyType] },
   { label: "Status", value: (key) => <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge> },
@@ -168,74 +136,11 @@ const KEY_FIELDS: { label: string; value: (key: ResellerKey) => ReactNode }[] = 
 
 /** Below 640 px each key is a card with labelled fields; from there up, a table. */
 function KeyList({ keys }: { keys: ResellerKey[] }) {
-  return (
-    <>
-      <ul aria-label="Your keys" className="mt-4 space-y-3 sm:hidden">
-        {keys.map((key) => (
-          <li key={key.id} className="rounded-lg border border-line bg-panel-2 p-3">
-            <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-center gap-x-4 gap-y-1.5 text-sm">
-              {KEY_FIELDS.map(({ label, value }) => (
-                <Fragment key={label}>
-                  <dt className="text-muted">{label}</dt>
-                  <dd>{value(key)}</dd>
-                </Fragment>
-              ))}
-            </dl>
-          </li>
-        ))}
-      </ul>
-      <div className="mt-4 hidden overflow-x-auto sm:block">
-        <table className="w-full text-left text-sm">
-          <thead className="text-muted">
-            <tr>
-              {KEY_FIELDS.map(({ label }) => (
-                <th key={label} scope="col" className="pr-4 pb-2 font-medium">
-                  {label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-line">
-            {keys.map((key) => (
-              <tr key={key.id}>
-                {KEY_FIELDS.map(({ label, value }) => (
-                  <td key={label} className="py-2 pr-4 whitespace-nowrap">
-                    {value(key)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </>
-  );
-}
-
-function CreditForm() {
-  const fetcher = useFetcher<typeof action>();
-  const formRef = useRef<HTMLFormElement>(null);
-  useResultToast(fetcher, () => formRef.current?.reset());
-  const { errors, onSubmit } = useFormCheck(creditSchema, { title: inputProblemTitle, answer: fetcher.data });
-  return (
-    <Card>
-      <h2 className="flex items-center gap-2 font-bold">
-        <ShieldCheck className="size-5 text-accent" aria-hidden /> Credit a reseller (admin)
-      </h2>
-      <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="mt-4 grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-end">
-        <input type="hidden" name="intent" value="credit" />
-        <Field label="Reseller e-mail or username" name="account" required error={errors.account} />
-        <Field label="Amount (USD)" name="amount" inputMode="decimal" required error={errors.amount} />
-        <Button type="submit" disabled={fetcher.state !== "idle"}>
-          Credit
-        </Button>
-      </fetcher.Form>
-    </Card>
-  );
+  return <ResponsiveList items={keys} fields={KEY_FIELDS} keyOf={(key) => key.id} label="Your keys" />;
 }
 
 export default function Resell({ loaderData }: Route.ComponentProps) {
-  const { account, keys, totalKeys, activeKeys, prices, isAdmin, cryptoCoins, ledger } = loaderData;
+  const { account, keys, totalKeys, activeKeys, prices, cryptoCoins, ledger } = loaderData;
   const balanceFetcher = useFetcher<typeof action>();
   const generateFetcher = useFetcher<typeof action>();
   const balanceRef = useRef<HTMLFormElement>(null);
@@ -293,7 +198,7 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
           <p className="mt-2 text-xs text-muted">
             {cryptoCoins.length > 0 ? "You pay the amount in Bitcoin or Litecoin; it is added to your balance once the payment is confirmed." : "Crypto top-ups are not available right now."}
           </p>
-          <BalanceHistory entries={ledger} />
+          <BalanceHistory entries={ledger} topUpHref={(order) => `/dashboard/crypto-tracker?order=${encodeURIComponent(order)}`} />
         </Card>
 
         <Card>
@@ -336,8 +241,6 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
           </generateFetcher.Form>
         </Card>
       </div>
-
-      {isAdmin ? <CreditForm /> : null}
 
       <Card>
         <h2 className="font-bold">Your Keys</h2>
