@@ -61,11 +61,11 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
 }
 
 // Both sides folded by SQLite, so the comparison is the one the index on lower(owner_email) serves.
-const ownedBy = (viewer: Viewer) => sql`lower(${licences.ownerEmail}) = lower(${viewer.email})`;
+const ownedBy = (owner: Pick<Viewer, "email">) => sql`lower(${licences.ownerEmail}) = lower(${owner.email})`;
 
 /** The member's licences (bought with their e-mail, or generated in their reseller panel), by key. */
-export async function licencesOf(db: Db, viewer: Viewer, cooldownMs: number, now = Date.now()): Promise<Map<string, LicenceView>> {
-  const rows = await db.select().from(licences).where(ownedBy(viewer)).orderBy(desc(licences.createdAt)).limit(500);
+export async function licencesOf(db: Db, owner: Pick<Viewer, "email">, cooldownMs: number, now = Date.now()): Promise<Map<string, LicenceView>> {
+  const rows = await db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500);
   const resets = await resetsOf(db, rows.map((r) => r.id));
   return new Map(rows.map((row) => [row.key, view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid))]));
 }
