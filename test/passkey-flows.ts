@@ -2,7 +2,7 @@
 // Security page, signing in with one from /auth.
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import { call, cookieFrom, ORIGIN, unique } from "./helpers";
-import { type Ceremony, SoftwareAuthenticator } from "./webauthn-authenticator";
+import type { Ceremony, SoftwareAuthenticator } from "./webauthn-authenticator";
 
 export const CEREMONY = "__Host-webauthn";
 

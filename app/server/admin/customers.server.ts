@@ -47,9 +47,12 @@ const accountColumns = {
   username: profiles.username,
   role: userRoles.role,
   bannedAt: users.bannedAt,
+  banReason: users.banReason,
+  verifiedAt: users.emailVerifiedAt,
   joinedAt: users.createdAt,
 };
 
+/** Accounts with their profile and role, newest first. */
 function accounts(db: Db, where: SQL | undefined, limit: number) {
   return db
     .select(accountColumns)
@@ -171,22 +174,7 @@ async function maskedLicences(db: Db, email: string, cooldownMs: number): Promis
 
 /** Staff: everything about one account, or null when there is no such account. */
 export async function customerAccount(db: Db, id: string, request: Request, cooldownMs: number) {
-  const profile = await db
-    .select({
-      id: users.id,
-      email: users.email,
-      username: profiles.username,
-      verifiedAt: users.emailVerifiedAt,
-      joinedAt: users.createdAt,
-      role: userRoles.role,
-      bannedAt: users.bannedAt,
-      banReason: users.banReason,
-    })
-    .from(users)
-    .innerJoin(profiles, eq(profiles.id, users.id))
-    .leftJoin(userRoles, eq(userRoles.userId, users.id))
-    .where(eq(users.id, id))
-    .get();
+  const [profile] = await accounts(db, eq(users.id, id), 1);
   if (!profile) return null;
   const [orders, subscriptions, held, sessions, twoFactor, [passkeyCount], reseller] = await Promise.all([
     ordersOf(db, profile.email, id),
