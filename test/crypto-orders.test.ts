@@ -16,6 +16,10 @@ const FULFILMENT = "keyshop-fulfilment";
 /** $89.99 at the stub's $100,000 per bitcoin, in satoshis. */
 const MONTH_IN_SATS = 89_990;
 
+/** The audit entries written when the watcher flagged an order for review. */
+const reviewAudits = (orderNumber: string) =>
+  db.select().from(auditLog).where(and(eq(auditLog.subject, `crypto:${orderNumber}`), eq(auditLog.action, "crypto-order.review"))).all();
+
 const STUB = env.CRYPTO_BTC_EXPLORER_URL.replace(/\/btc$/, "");
 const NET = { BTC: "btc", LTC: "ltc" } as const;
 
@@ -181,6 +185,7 @@ describe("crypto orders on chain", () => {
     await track(order, cookie);
     await cryptoKeySent(order.id);
     expect(await row(order.orderNumber)).toMatchObject({ status: "complete", review: "overpaid" });
+    expect(await reviewAudits(order.orderNumber)).toEqual([expect.objectContaining({ actorUserId: null, detail: expect.stringContaining('"review":"overpaid"') })]);
     const adminCookie = await admin();
     const page = await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text();
     expect(page).toContain(order.orderNumber);
@@ -225,6 +230,9 @@ describe("crypto orders on chain", () => {
     await expire(order);
     const short = await track(order, cookie);
     expect(short.order).toMatchObject({ status: "expired", review: "underpaid" });
+    // Flagged once: reading the order again writes no second entry.
+    await track(order, cookie);
+    expect(await reviewAudits(order.orderNumber)).toEqual([expect.objectContaining({ detail: expect.stringContaining('"review":"underpaid"') })]);
     expect(short.html).toContain("The quote ran out with 0.0001 BTC of 0.0008999 BTC received");
     const adminCookie = await admin();
     expect(await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text()).toContain("Underpaid, expired");

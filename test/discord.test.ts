@@ -67,7 +67,7 @@ describe("sign in with Discord", () => {
     // Linked just now: the callback route claims the keys bought with the address.
     expect(outcome).toEqual({ ok: true, value: { id: user!.id, email, linkedNow: true } });
     // The callback route then starts the session.
-    expect(await signInAs(db, user!.id, callback(first.state, first.cookies))).toEqual({ cookie: expect.stringMatching(/^__Host-session=/), secondFactor: false });
+    expect(await signInAs(db, user!.id, callback(first.state, first.cookies))).toEqual({ ok: true, value: { cookie: expect.stringMatching(/^__Host-session=/), secondFactor: false } });
     expect(user?.emailVerifiedAt).toBeTypeOf("number");
     expect(user?.passwordHash).toBeNull();
 
@@ -153,7 +153,13 @@ describe("sign in with Discord", () => {
     const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
     expect(outcome).toMatchObject({ ok: true, value: { id: account.id } });
     // What the callback route starts for it: the challenge, not a session.
-    expect(await signInAs(db, account.id, callback(state, cookies))).toEqual({ secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) });
+    expect(await signInAs(db, account.id, callback(state, cookies))).toEqual({ ok: true, value: { secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) } });
+    // A banned account gets neither a session nor a second step, whichever way it proved itself.
+    await db.update(users).set({ bannedAt: Date.now(), banReason: "test" }).where(eq(users.id, account.id));
+    expect(await signInAs(db, account.id, callback(state, cookies))).toEqual({
+      ok: false,
+      problem: { code: "forbidden", message: "This account has been suspended. Contact support." },
+    });
     expect(await db.select().from(sessions).where(eq(sessions.userId, account.id))).toHaveLength(0);
   });
 

@@ -1,8 +1,8 @@
 // Licences in the hub: the owner's Reset PC on the Subscriptions page (and the reseller's, for the
 // keys they generated), the admin's licence page, and what the licence API answers afterwards.
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { licenceResets, licences, resellerAccounts } from "~/server/platform/db/schema.server";
+import { auditLog, licenceResets, licences, resellerAccounts } from "~/server/platform/db/schema.server";
 import { boughtKey, call, createAccount, db, hwid, signIn, unique, validate } from "./helpers";
 
 const SUBSCRIPTIONS = "/dashboard/subscriptions";
@@ -36,7 +36,7 @@ const manage = (form: Record<string, string>, cookie: string) => call(LICENCES, 
 
 describe("the owner's Reset PC", () => {
   it("frees the PC, so the next validation from a new PC answers VALID", async () => {
-    const { cookie, key, pc, licence } = await memberWithBoundKey();
+    const { account, cookie, key, pc, licence } = await memberWithBoundKey();
     const newPc = hwid();
     expect(await codeFor(key, newPc)).toBe("HWID_MISMATCH");
 
@@ -46,6 +46,9 @@ describe("the owner's Reset PC", () => {
     expect(await codeFor(key, newPc)).toBe("VALID");
     expect(await codeFor(key, pc)).toBe("HWID_MISMATCH");
     expect(await resetsOf(licence.id)).toMatchObject([{ by: "owner", previousHwid: pc }]);
+    // Written to the audit log, with the owner as actor and the client address.
+    const logged = await db.select().from(auditLog).where(and(eq(auditLog.subject, key), eq(auditLog.action, "licence.owner-reset"))).all();
+    expect(logged).toMatchObject([{ actorUserId: account.id, ip: "198.51.100.1" }]);
 
     const page = textOf(await (await call(SUBSCRIPTIONS, { cookie })).text());
     expect(page).toContain("by you");
@@ -152,6 +155,29 @@ describe("the admin's licence page", () => {
     }
     expect(await licenceOf(key)).toMatchObject({ hwid: pc, bannedAt: null });
     expect(await codeFor(key, pc)).toBe("VALID");
+  });
+
+  it("lets support look keys up and reset PCs, but not ban keys or PCs (403, nothing changes, no ban forms)", async () => {
+    const { key, pc, licence } = await memberWithBoundKey();
+    const cookie = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    const page = textOf(await (await call(`${LICENCES}?key=${encodeURIComponent(key)}`, { cookie })).text());
+    expect(page).toContain(pc);
+    expect(page).not.toContain("Ban key");
+    expect(page).not.toContain("Ban PC");
+    const id = String(licence.id);
+    const bans: Record<string, string>[] = [
+      { intent: "ban-key", licenceId: id, reason: "testing" },
+      { intent: "unban-key", licenceId: id },
+      { intent: "ban-hwid", hwid: pc, reason: "testing" },
+      { intent: "unban-hwid", hwid: pc },
+    ];
+    for (const form of bans) {
+      expect([form.intent, (await manage(form, cookie)).status]).toEqual([form.intent, 403]);
+    }
+    expect(await licenceOf(key)).toMatchObject({ hwid: pc, bannedAt: null });
+    expect(await codeFor(key, pc)).toBe("VALID");
+    expect((await manage({ intent: "reset-hwid", licenceId: id }, cookie)).status).toBe(200);
+    expect((await licenceOf(key)).hwid).toBeNull();
   });
 
   it("shows everything about a key, and says so when there is no such key", async () => {

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
+import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import { describe, expect, it } from "vitest";
 import type { Viewer } from "~/lib/viewer";
 import {
@@ -15,54 +15,16 @@ import {
 import { auditLog, loginChallenges, passkeys, sessions, totpFactors, users, webauthnChallenges } from "~/server/platform/db/schema.server";
 import { toBase64Url } from "~/server/platform/tokens.server";
 import { ORIGIN, call, cookieFrom, createAccount, db, signIn, unique, type TestAccount } from "./helpers";
-import { type Ceremony, SoftwareAuthenticator } from "./webauthn-authenticator";
+import { addPasskey, type Answer, CEREMONY, cookies, passkeySignIn, registrationStart } from "./passkey-flows";
+import { SoftwareAuthenticator } from "./webauthn-authenticator";
 
 const RP = { id: "shop.test", origin: ORIGIN, name: "Vertex" };
-const CEREMONY = "__Host-webauthn";
-
-interface Answer<T = unknown> {
-  ok: boolean;
-  toast: { title: string; description?: string };
-  value?: T;
-  problem?: { code: string; message: string; field?: string };
-}
-
-const cookies = (...pairs: (string | null | undefined)[]) => pairs.filter(Boolean).join("; ");
 
 async function member(options: { verified?: boolean } = {}) {
   const account = await createAccount(options);
   const ip = unique("ip");
   const session = await signIn(account, ip);
   return { account, session, ip };
-}
-
-/** Asks the Security page for registration options: the options and the ceremony's cookie. */
-async function registrationStart(session: string, ip = unique("ip")) {
-  const response = await call("/dashboard/security/passkeys", { form: { intent: "options" }, cookie: session, ip });
-  const body = (await response.json()) as Answer<PublicKeyCredentialCreationOptionsJSON>;
-  return { response, body, options: body.value!, ceremony: cookieFrom(response, CEREMONY) };
-}
-
-/** Adds a passkey through the Security page, the way the browser does it. */
-async function addPasskey(session: string, authenticator: SoftwareAuthenticator, ceremony: Partial<Ceremony> & { name?: string } = {}) {
-  const start = await registrationStart(session);
-  const credential = await authenticator.register(start.options, { origin: ORIGIN, ...ceremony });
-  const response = await call("/dashboard/security/passkeys", {
-    form: { intent: "register", name: ceremony.name ?? "", response: JSON.stringify(credential) },
-    cookie: cookies(session, start.ceremony),
-  });
-  return { response, body: (await response.json()) as Answer<{ id: string; name: string }>, credential, options: start.options };
-}
-
-/** A passkey sign-in from /auth: options, the authenticator's answer, and the answer sent back. */
-async function passkeySignIn(authenticator: SoftwareAuthenticator, ceremony: Partial<Ceremony> & { credentialId?: string; counter?: number } = {}, ip = unique("ip")) {
-  const start = await call("/auth/passkey", { form: { intent: "options" }, ip });
-  const options = ((await start.json()) as Answer<PublicKeyCredentialRequestOptionsJSON>).value!;
-  const ceremonyCookie = cookieFrom(start, CEREMONY);
-  const assertion = await authenticator.authenticate(options, { origin: ORIGIN, ...ceremony });
-  const form = { intent: "verify", response: JSON.stringify(assertion) };
-  const response = await call("/auth/passkey", { form, cookie: ceremonyCookie!, ip });
-  return { response, options, assertion, form, ceremonyCookie, ip };
 }
 
 async function problemOf(response: Response) {

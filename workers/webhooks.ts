@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { problemStatus } from "~/http/answer.server";
 import type { Problem } from "~/lib/result";
-import { type DeliveryOutcome, MAX_DELIVERY_BYTES, receiveShopifyWebhook } from "~/server/fulfilment/shopify-webhook.server";
+import { auditRejectedDelivery, type DeliveryOutcome, MAX_DELIVERY_BYTES, receiveShopifyWebhook } from "~/server/fulfilment/shopify-webhook.server";
 import { database } from "~/server/platform/db/client.server";
 import { readBytes } from "~/server/platform/request-body.server";
 
@@ -17,9 +17,13 @@ const ACCEPTED: Record<DeliveryOutcome, string> = { queued: "Queued", "already-p
 const refusal = (problem: Problem) => new Response(problem.message, { status: problemStatus(problem) });
 
 webhooks.post("/webhooks/shopify", async (c) => {
+  const db = database(c.env.DB);
   const body = await readBytes(c.req.raw, MAX_DELIVERY_BYTES);
-  if (!body.ok) return refusal(body.problem);
-  const deps = { db: database(c.env.DB), queue: c.env.FULFILMENT_QUEUE };
+  if (!body.ok) {
+    await auditRejectedDelivery(db, c.req.raw.headers, body.problem.message);
+    return refusal(body.problem);
+  }
+  const deps = { db, queue: c.env.FULFILMENT_QUEUE };
   const result = await receiveShopifyWebhook(deps, c.env.SHOPIFY_WEBHOOK_SECRET, { body: body.value, headers: c.req.raw.headers });
   return result.ok ? c.text(ACCEPTED[result.value], 200) : refusal(result.problem);
 });

@@ -1,7 +1,9 @@
 // Where the browser goes once a sign-in step succeeds (password, Discord or second factor): home
 // with a welcome, or on to the second factor without one.
+import type { Problem } from "~/lib/result";
+import { ACCOUNT_SUSPENDED } from "~/lib/schemas/auth";
 import type { Toast } from "~/lib/toast";
-import type { SignInCookie } from "../server/accounts/sign-in.server";
+import type { SignInCookie } from "../server/accounts/admission.server";
 import { redirectWithToast } from "./flash-toast.server";
 
 const WELCOME_BACK: Toast = { title: "Welcome back!", description: "You've successfully logged in" };
@@ -14,3 +16,6 @@ export function redirectAfterSignIn(signIn: SignInCookie, cookies: string[] = []
   headers.set("Location", "/auth/2fa");
   return new Response(null, { status: 302, headers });
 }
+
+/** The title of a refused sign-in: a suspended account, or an address not verified yet. */
+export const refusedSignInTitle = (problem: Problem) => (problem.message === ACCOUNT_SUSPENDED ? "Account Suspended" : "Email Not Verified");

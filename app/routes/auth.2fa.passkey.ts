@@ -5,7 +5,7 @@ import { app } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { answerCeremonyOptions, readPasskeySignIn } from "~/http/passkeys.server";
 import { throttledTitles } from "~/http/retry-after.server";
-import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
+import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import type { Problem } from "~/lib/result";
 import { clearChallengeCookie } from "~/server/accounts/login-challenge.server";
 import { clearCeremonyCookie, completeChallengeWithPasskey, secondFactorOptions } from "~/server/accounts/passkeys.server";
@@ -15,13 +15,14 @@ const titles: ProblemTitles = {
   invalid: "Passkey Error",
   // A passkey that did not work names the passkey field; a sign-in that is gone names none.
   unauthenticated: (problem) => (problem.field ? "Passkey not accepted" : "Sign in again"),
+  forbidden: refusedSignInTitle,
   "not-found": "No Passkeys",
   unavailable: "Passkeys Unavailable",
   ...throttledTitles,
 };
 
-/** A sign-in that is gone (expired, too many failures) starts over on /auth, and is told why. */
-const isGone = (problem: Problem) => problem.code === "unauthenticated" && !problem.field;
+/** A sign-in that is gone (expired, too many failures, the account suspended) starts over on /auth, and is told why. */
+const isGone = (problem: Problem) => (problem.code === "unauthenticated" && !problem.field) || problem.code === "forbidden";
 
 function signInAgain(problem: Problem) {
   const headers = new Headers([

@@ -14,7 +14,7 @@ import { app } from "~/http/context.server";
 import { answerProblem, problemToast, type ProblemTitles } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
-import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
+import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/auth.2fa";
 
@@ -32,6 +32,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 const titles: ProblemTitles = {
   // A wrong code names the code field; a challenge that is gone names none.
   unauthenticated: (problem) => (problem.field ? "Invalid code" : "Sign in again"),
+  forbidden: refusedSignInTitle,
   ...throttledTitles,
 };
 
@@ -42,7 +43,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const result = await completeChallenge(db, env.TOTP_ENCRYPTION_KEY, request, submission.value.code);
   if (result.ok) return redirectAfterSignIn(result.value, [clearChallengeCookie()]);
   const { problem } = result;
-  if (problem.code === "unauthenticated" && !problem.field) {
+  // A sign-in that is gone, or refused (the account was suspended meanwhile), starts over.
+  if ((problem.code === "unauthenticated" && !problem.field) || problem.code === "forbidden") {
     return redirectWithToast("/auth", problemToast(problem, titles), { headers: { "Set-Cookie": clearChallengeCookie() } });
   }
   return answerProblem(problem, { titles });

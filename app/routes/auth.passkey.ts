@@ -4,7 +4,7 @@ import { answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { answerCeremonyOptions, readPasskeySignIn } from "~/http/passkeys.server";
 import { throttledTitles } from "~/http/retry-after.server";
-import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
+import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import { clearChallengeCookie } from "~/server/accounts/login-challenge.server";
 import { clearCeremonyCookie, signInOptions, signInWithPasskey } from "~/server/accounts/passkeys.server";
 import type { Route } from "./+types/auth.passkey";
@@ -12,7 +12,7 @@ import type { Route } from "./+types/auth.passkey";
 const titles: ProblemTitles = {
   invalid: "Passkey Error",
   unauthenticated: "Login Failed",
-  forbidden: "Email Not Verified",
+  forbidden: refusedSignInTitle,
   unavailable: "Passkeys Unavailable",
   ...throttledTitles,
 };

@@ -12,7 +12,7 @@ import { PasskeySignInButton } from "~/components/security/passkey-sign-in";
 import { useFormCheck } from "~/components/use-form-check";
 import { BRAND } from "~/lib/brand";
 import { ok } from "~/lib/result";
-import { authSchema, loginSchema, PASSWORD_MAX, resendSchema, signupSchema } from "~/lib/schemas/auth";
+import { ACCOUNT_SUSPENDED, authSchema, loginSchema, PASSWORD_MAX, resendSchema, signupSchema } from "~/lib/schemas/auth";
 import { isDiscordConfigured } from "~/server/accounts/discord.server";
 import { resendVerification, signUp } from "~/server/accounts/registration.server";
 import { getViewer } from "~/server/accounts/session.server";
@@ -21,7 +21,7 @@ import { app, mailingDeps } from "~/http/context.server";
 import { relyingPartyFor } from "~/http/passkeys.server";
 import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
-import { redirectAfterSignIn } from "~/http/sign-in-redirect.server";
+import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/auth";
 
@@ -44,7 +44,7 @@ const titles: ProblemTitles = {
   // A form problem reads "Validation Error"; a request that is none of the three forms, "Error".
   invalid: (problem) => (problem.field === "intent" ? "Error" : "Validation Error"),
   unauthenticated: "Login Failed",
-  forbidden: "Email Not Verified",
+  forbidden: refusedSignInTitle,
   conflict: (problem) => (problem.field === "username" ? "Username Taken" : "Account Exists"),
   ...throttledTitles,
 };
@@ -103,7 +103,7 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
     clearSignup();
   }, [mode, clearLogin, clearSignup]);
 
-  const unverified = result?.intent === "login" && !result.ok && result.problem.code === "forbidden";
+  const unverified = result?.intent === "login" && !result.ok && result.problem.code === "forbidden" && result.problem.message !== ACCOUNT_SUSPENDED;
   const showResend = mode === "login" && (unverified || result?.intent === "resend");
 
   return (

@@ -1,7 +1,7 @@
-// /dashboard/licences: admin only, like Manage Codes (members get 403 from the loader and the
-// action alike, and the Access Denied screen). Looks a key up (GET ?key=) and shows everything
-// about its licence; the forms reset its PC without the owner's cooldown, and ban or unban the key
-// or its PC, each with a reason that goes into the audit log.
+// /dashboard/licences: staff only (members get 403 from the loader and the action alike, and the
+// Access Denied screen). Looks a key up (GET ?key=) and shows everything about its licence; support
+// and admins reset its PC without the owner's cooldown, and admins alone ban or unban the key or its
+// PC, each with a reason that goes into the audit log.
 import { useRef } from "react";
 import { useFetcher } from "react-router";
 import { LICENCES_PATH, LicenceLookup } from "~/components/admin/licence-lookup";
@@ -19,19 +19,20 @@ import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
-import { currentViewer, requireAdmin } from "~/http/guards.server";
+import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
 import type { AdminLicenceView } from "~/lib/licences";
 import { PLAN_TERM } from "~/lib/plans";
 import type { Problem } from "~/lib/result";
+import { can } from "~/lib/roles";
 import { type LicenceAdminInput, licenceAdminSchema, licenceLookupSchema } from "~/lib/schemas/licences";
 import { clientAddress } from "~/server/accounts/throttle.server";
-import { licenceForAdmin, manageLicence, resetCooldownMs } from "~/server/licences/licences.server";
+import { licenceCapability, licenceForAdmin, manageLicence, resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.licences";
 
-export const middleware: Route.MiddlewareFunction[] = [requireAdmin];
+export const middleware: Route.MiddlewareFunction[] = [requireCapability("licences.reset")];
 
 export const meta: Route.MetaFunction = () => [{ title: `Licences | ${BRAND}` }];
 
@@ -39,9 +40,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const asked = new URL(request.url).searchParams.get("key") ?? "";
   const search = checkForm(licenceLookupSchema, { key: asked });
-  if (!search.ok) return { key: asked, licence: null, error: search.problem.message };
+  if (!search.ok) return { key: asked, canBan: false, licence: null, error: search.problem.message };
   const { key } = search.value;
-  return { key, licence: key ? await licenceForAdmin(db, key, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)) : null, error: undefined };
+  const canBan = can(currentViewer(context).role, "licences.ban");
+  return { key, canBan, licence: key ? await licenceForAdmin(db, key, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)) : null, error: undefined };
 }
 
 const SUCCESS_TITLE: Record<LicenceAdminInput["intent"], string> = {
@@ -64,7 +66,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readSubmission(request, licenceAdminSchema);
   if (!submission.ok) return answerProblem(submission.problem, { titles });
   const form = submission.value;
-  return answer(await manageLicence(app(context).db, currentViewer(context), form, clientAddress(request)), {
+  // Support resets PCs; bans are for admins (manageLicence checks the same rule).
+  const viewer = assertCapability(context, licenceCapability(form.intent));
+  return answer(await manageLicence(app(context).db, viewer, form, clientAddress(request)), {
     success: (message) => ({ title: SUCCESS_TITLE[form.intent], description: message }),
     titles,
     intent: form.intent,
@@ -132,24 +136,10 @@ function BanForm({ fields, label, variant, reasonLabel }: { fields: Record<strin
   );
 }
 
-function ActionsCards({ licence }: { licence: AdminLicenceView }) {
-  const id = String(licence.id);
+function ActionsCards({ licence, canBan }: { licence: AdminLicenceView; canBan: boolean }) {
   return (
     <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
-      <Card className="space-y-3">
-        <h2 className="font-bold">Key</h2>
-        {licence.state === "banned" ? (
-          <>
-            <p className="text-sm text-muted">The key answers BANNED on every PC until the ban is lifted.</p>
-            <BanForm fields={{ intent: "unban-key", licenceId: id }} label="Unban key" variant="outline" />
-          </>
-        ) : (
-          <>
-            <p className="text-sm text-muted">A banned key answers BANNED on every PC. The owner sees that it is banned.</p>
-            <BanForm fields={{ intent: "ban-key", licenceId: id }} label="Ban key" variant="danger" reasonLabel="Reason for banning the key" />
-          </>
-        )}
-      </Card>
+      {canBan ? <KeyBanCard licence={licence} /> : null}
       <Card className="space-y-3">
         <h2 className="font-bold">PC</h2>
         {licence.hwid === null ? (
@@ -158,7 +148,7 @@ function ActionsCards({ licence }: { licence: AdminLicenceView }) {
           <>
             <p className="text-sm text-muted">Resetting frees the key for a new PC at once (the owner's cooldown does not apply).</p>
             <ResetPcForm licence={licence} action={LICENCES_PATH} />
-            {licence.hwidBan ? (
+            {!canBan ? null : licence.hwidBan ? (
               <BanForm fields={{ intent: "unban-hwid", hwid: licence.hwid }} label="Unban PC" variant="outline" />
             ) : (
               <BanForm fields={{ intent: "ban-hwid", hwid: licence.hwid }} label="Ban PC" variant="danger" reasonLabel="Reason for banning the PC" />
@@ -170,12 +160,32 @@ function ActionsCards({ licence }: { licence: AdminLicenceView }) {
   );
 }
 
+function KeyBanCard({ licence }: { licence: AdminLicenceView }) {
+  const id = String(licence.id);
+  return (
+    <Card className="space-y-3">
+      <h2 className="font-bold">Key</h2>
+      {licence.state === "banned" ? (
+        <>
+          <p className="text-sm text-muted">The key answers BANNED on every PC until the ban is lifted.</p>
+          <BanForm fields={{ intent: "unban-key", licenceId: id }} label="Unban key" variant="outline" />
+        </>
+      ) : (
+        <>
+          <p className="text-sm text-muted">A banned key answers BANNED on every PC. The owner sees that it is banned.</p>
+          <BanForm fields={{ intent: "ban-key", licenceId: id }} label="Ban key" variant="danger" reasonLabel="Reason for banning the key" />
+        </>
+      )}
+    </Card>
+  );
+}
+
 export default function Licences({ loaderData }: Route.ComponentProps) {
-  const { key, licence, error } = loaderData;
+  const { key, canBan, licence, error } = loaderData;
   return (
     <div className="space-y-8">
       <h1 className="flex items-center gap-3 text-3xl font-black tracking-tight">
-        LICENCES <ShieldCheck className="size-6 text-accent" aria-label="Admin" />
+        LICENCES <ShieldCheck className="size-6 text-accent" aria-label="Staff" />
       </h1>
       <Card>
         <h2 className="font-bold">Look up a key</h2>
@@ -187,7 +197,7 @@ export default function Licences({ loaderData }: Route.ComponentProps) {
       {!key || error ? null : licence ? (
         <>
           <LicenceCard licence={licence} />
-          <ActionsCards licence={licence} />
+          <ActionsCards licence={licence} canBan={canBan} />
         </>
       ) : (
         <Card>

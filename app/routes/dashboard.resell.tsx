@@ -3,9 +3,10 @@
 // PC is bound, the owner's Reset PC (the reseller owns the keys they generate, so the Subscriptions
 // page's action answers it, as it does a member's own keys).
 import { useRef, useState } from "react";
-import { Link, redirect, useFetcher } from "react-router";
+import { redirect, useFetcher } from "react-router";
+import { BalanceHistory } from "~/components/balance-history";
 import { copyText } from "~/components/copy";
-import { Copy, KeyRound, Percent, ShieldCheck, Wallet } from "~/components/icons";
+import { Copy, KeyRound, Percent, Wallet } from "~/components/icons";
 import { LicenceStateBadge, ResetPcForm } from "~/components/licence-details";
 import { useToast } from "~/components/toaster";
 import { LocalTime } from "~/components/local-time";
@@ -26,7 +27,6 @@ import { ownerCanReset } from "~/lib/licences";
 import type { Problem } from "~/lib/result";
 import {
   addBalanceSchema,
-  creditSchema,
   discounted,
   generateKeysSchema,
   KEY_TYPES,
@@ -35,7 +35,7 @@ import {
   MINIMUM_ORDER,
   resellSchema,
 } from "~/lib/schemas/reseller";
-import { creditBalance, generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
+import { generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
 import { openTopUp } from "~/server/payments/crypto-orders.server";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
 import { licencesOf, resetCooldownMs } from "~/server/licences/licences.server";
@@ -54,7 +54,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)),
   ]);
   const keys = overview.keys.map((key) => ({ ...key, licence: licences.get(key.keyCode) ?? null }));
-  return { ...overview, keys, prices, isAdmin: viewer.isAdmin, cryptoCoins: cryptoSetup(env, db).coins };
+  return { ...overview, keys, prices, cryptoCoins: cryptoSetup(env, db).coins };
 }
 
 /** The toast title of an input problem, in the browser and from the server alike. */
@@ -85,40 +85,7 @@ export async function action({ request, context }: Route.ActionArgs) {
         titles,
         success: ({ keys }) => ({ title: "Success", description: `Generated ${keys.length} key(s) successfully` }),
       });
-    case "credit":
-      return answer(await creditBalance(db, viewer, input), {
-        titles,
-        success: ({ username, balanceCents }) => ({ title: "Balance credited", description: `${username} now has ${formatUsd(balanceCents)}` }),
-      });
   }
-}
-
-const LEDGER_LABEL = { "top-up": "Crypto top-up", credit: "Credited by the shop", purchase: "Keys bought" } as const;
-
-function BalanceHistory({ entries }: { entries: Route.ComponentProps["loaderData"]["ledger"] }) {
-  if (entries.length === 0) return null;
-  return (
-    <div className="mt-5">
-      <h3 className="text-sm font-semibold">Balance history</h3>
-      <ul className="mt-2 divide-y divide-line text-sm">
-        {entries.map((entry) => (
-          <li key={entry.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
-            <span>{LEDGER_LABEL[entry.kind]}</span>
-            {entry.kind === "top-up" && entry.reference ? (
-              <Link to={`/dashboard/crypto-tracker?order=${encodeURIComponent(entry.reference)}`} className="font-mono text-xs text-accent hover:underline">
-                {entry.reference}
-              </Link>
-            ) : null}
-            <span className={`ml-auto font-mono ${entry.amountCents < 0 ? "text-red-300" : "text-green-300"}`}>
-              {entry.amountCents < 0 ? "−" : "+"}
-              {formatUsd(Math.abs(entry.amountCents))}
-            </span>
-            <LocalTime ms={entry.createdAt} format="datetime" className="w-full text-xs text-muted sm:w-auto" />
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
 }
 
 function Stat({ icon: Icon, label, value }: { icon: typeof Wallet; label: string; value: string }) {
@@ -172,30 +139,8 @@ function KeyList({ keys }: { keys: ResellerKey[] }) {
   return <ResponsiveTable rows={keys} columns={KEY_FIELDS} rowKey={(key) => key.id} label="Your keys" />;
 }
 
-function CreditForm() {
-  const fetcher = useFetcher<typeof action>();
-  const formRef = useRef<HTMLFormElement>(null);
-  useResultToast(fetcher, () => formRef.current?.reset());
-  const { errors, onSubmit } = useFormCheck(creditSchema, { title: inputProblemTitle, answer: fetcher.data });
-  return (
-    <Card>
-      <h2 className="flex items-center gap-2 font-bold">
-        <ShieldCheck className="size-5 text-accent" aria-hidden /> Credit a reseller (admin)
-      </h2>
-      <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="mt-4 grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-end">
-        <input type="hidden" name="intent" value="credit" />
-        <Field label="Reseller e-mail or username" name="account" required error={errors.account} />
-        <Field label="Amount (USD)" name="amount" inputMode="decimal" required error={errors.amount} />
-        <Button type="submit" disabled={fetcher.state !== "idle"}>
-          Credit
-        </Button>
-      </fetcher.Form>
-    </Card>
-  );
-}
-
 export default function Resell({ loaderData }: Route.ComponentProps) {
-  const { account, keys, totalKeys, activeKeys, prices, isAdmin, cryptoCoins, ledger } = loaderData;
+  const { account, keys, totalKeys, activeKeys, prices, cryptoCoins, ledger } = loaderData;
   const balanceFetcher = useFetcher<typeof action>();
   const generateFetcher = useFetcher<typeof action>();
   const balanceRef = useRef<HTMLFormElement>(null);
@@ -253,7 +198,7 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
           <p className="mt-2 text-xs text-muted">
             {cryptoCoins.length > 0 ? "You pay the amount in Bitcoin or Litecoin; it is added to your balance once the payment is confirmed." : "Crypto top-ups are not available right now."}
           </p>
-          <BalanceHistory entries={ledger} />
+          <BalanceHistory entries={ledger} topUpHref={(order) => `/dashboard/crypto-tracker?order=${encodeURIComponent(order)}`} />
         </Card>
 
         <Card>
@@ -296,8 +241,6 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
           </generateFetcher.Form>
         </Card>
       </div>
-
-      {isAdmin ? <CreditForm /> : null}
 
       <Card>
         <h2 className="font-bold">Your Keys</h2>

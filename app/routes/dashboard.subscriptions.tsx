@@ -24,6 +24,7 @@ import { passRetryAfter } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import { orderOnItsWay } from "~/server/fulfilment/shopify-webhook.server";
 import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
+import { clientAddress } from "~/server/accounts/throttle.server";
 import { licencesOf, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.subscriptions";
 
@@ -56,7 +57,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const submission = await readSubmission(request, resetHwidSchema);
   if (!submission.ok) return answerProblem(submission.problem, { titles: resetTitles });
-  return answer(await resetOwnHwid(db, currentViewer(context), submission.value.licenceId, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)), {
+  return answer(await resetOwnHwid(db, currentViewer(context), submission.value.licenceId, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), clientAddress(request)), {
     success: { title: "PC reset", description: "The next validation binds the new PC." },
     titles: resetTitles,
   });

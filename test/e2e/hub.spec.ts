@@ -96,10 +96,11 @@ test("reseller keys are labelled cards on a phone and a table on a wide screen",
   await reseller.goto("/dashboard/resell");
 
   await logIn(admin, "admin", "admin-demo-1");
-  await admin.goto("/dashboard/resell", { waitUntil: "networkidle" });
-  await admin.getByLabel("Reseller e-mail or username").fill(username);
-  await admin.getByLabel("Amount (USD)").last().fill("500");
-  await admin.getByRole("button", { name: "Credit" }).click();
+  // The credit is given on the member's page in the back office, found by username.
+  await admin.goto(`/dashboard/customers?q=${encodeURIComponent(username)}`, { waitUntil: "networkidle" });
+  await admin.getByRole("link", { name: username }).click();
+  await admin.getByLabel("Amount to credit (USD)").fill("500");
+  await admin.getByRole("button", { name: "Credit", exact: true }).click();
   await expect(admin.getByText("Balance credited")).toBeVisible();
 
   await reseller.reload({ waitUntil: "networkidle" });

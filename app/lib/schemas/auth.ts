@@ -2,6 +2,9 @@
 // and again on the server, which never trusts the browser's verdict.
 import * as v from "valibot";
 
+/** What every sign-in of a banned account answers (password, passkey, Discord, second factor). */
+export const ACCOUNT_SUSPENDED = "This account has been suspended. Contact support.";
+
 export const PASSWORD_MIN = 6;
 export const PASSWORD_MAX = 128;
 export const USERNAME_MIN = 3;

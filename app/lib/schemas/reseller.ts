@@ -1,5 +1,5 @@
-// Reseller panel forms (generate keys, add balance, admin credit): one schema per form, checked in
-// the browser and again on the server; the page's forms post an `intent` naming which one it is.
+// Reseller panel forms (generate keys, add balance) and the back office's credit to a balance: one
+// schema per form, checked in the browser and again on the server; each form posts an `intent`.
 import * as v from "valibot";
 import { coinSchema } from "../crypto-orders";
 
@@ -58,14 +58,13 @@ export const addBalanceSchema = v.object({
   coin: coinSchema,
 });
 
-// The amount is checked before the account, as the panel always has.
+// An admin's credit to a member's balance, from the member's page in the back office.
 export const creditSchema = v.object({
   intent: v.literal("credit"),
   amount: amountCents,
-  account: v.pipe(text(), v.trim(), v.toLowerCase(), v.nonEmpty("Enter the reseller's e-mail or username")),
 });
 
-export const resellSchema = v.variant("intent", [generateKeysSchema, addBalanceSchema, creditSchema], "Unknown request");
+export const resellSchema = v.variant("intent", [generateKeysSchema, addBalanceSchema], "Unknown request");
 
 export type GenerateKeysInput = v.InferOutput<typeof generateKeysSchema>;
 export type TopUpInput = v.InferOutput<typeof addBalanceSchema>;

@@ -8,8 +8,7 @@ import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.se
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { loginChallenges, users } from "../platform/db/schema.server";
-import { createSession } from "./session.server";
-import type { SignInCookie } from "./sign-in.server";
+import { openSession, type SignInCookie } from "./admission.server";
 import { attemptSucceeded, clientAddress, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 import { verifySecondFactor } from "./two-factor.server";
 
@@ -80,7 +79,8 @@ export async function completeChallengeWith(
   }
   await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
   await attemptSucceeded(db, reservation, now);
-  return ok({ cookie: await createSession(db, challenge.userId, request, now), secondFactor: false });
+  // An account banned while its sign-in waited for the second factor gets no session.
+  return openSession(db, challenge.userId, request, now);
 }
 
 /** Passes the challenge with a code from the authenticator app or a recovery code (field `code`). */

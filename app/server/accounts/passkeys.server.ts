@@ -22,8 +22,7 @@ import type { Db } from "../platform/db/client.server";
 import { loginChallenges, passkeys, users, webauthnChallenges } from "../platform/db/schema.server";
 import { fromBase64Url, randomToken, sha256Hex, toBase64Url, tokenHash } from "../platform/tokens.server";
 import { challengedAccount, completeChallengeWith } from "./login-challenge.server";
-import { createSession } from "./session.server";
-import type { SignInCookie } from "./sign-in.server";
+import { openSession, type SignInCookie } from "./admission.server";
 import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 
 export const CEREMONY_COOKIE = "__Host-webauthn";
@@ -362,9 +361,10 @@ export async function signInWithPasskey(db: Db, rp: RelyingParty, request: Reque
   await attemptSucceeded(db, reservation, now);
   // A password sign-in left waiting for its second factor is over: this one is complete.
   await db.delete(loginChallenges).where(eq(loginChallenges.userId, passkey.userId));
-  const cookie = await createSession(db, passkey.userId, request, now);
+  const opened = await openSession(db, passkey.userId, request, now);
+  if (!opened.ok) return opened;
   await audit(db, passkey.userId, "passkey.sign-in", passkey.userId, { passkey: passkey.id }, clientAddress(request));
-  return ok({ cookie, secondFactor: false });
+  return opened;
 }
 
 const CHALLENGE_GONE = "Your sign-in timed out. Please log in again.";

@@ -3,22 +3,24 @@
 import { fail, ok, type Result } from "~/lib/result";
 import type { LoginInput } from "~/lib/schemas/auth";
 import type { Db } from "../platform/db/client.server";
+import { admit, openSession, type SignInCookie } from "./admission.server";
 import { findByEmailOrUsername } from "./directory.server";
 import { startChallenge } from "./login-challenge.server";
 import { burnPasswordCheck, verifyPassword } from "./password.server";
-import { createSession } from "./session.server";
 import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 import { hasTwoFactor } from "./two-factor.server";
 
-/** The cookie a proven identity gets: its session, or the challenge when a second factor is due. */
-export interface SignInCookie {
-  cookie: string;
-  secondFactor: boolean;
-}
-
-export async function signInAs(db: Db, userId: string, request: Request, now = Date.now()): Promise<SignInCookie> {
-  if (await hasTwoFactor(db, userId)) return { cookie: await startChallenge(db, userId, now), secondFactor: true };
-  return { cookie: await createSession(db, userId, request, now), secondFactor: false };
+/**
+ * Signs in an account that has proven who it is: its session, or the second step when two-factor
+ * authentication is on. A banned account is refused before either starts.
+ */
+export async function signInAs(db: Db, userId: string, request: Request, now = Date.now()): Promise<Result<SignInCookie>> {
+  if (await hasTwoFactor(db, userId)) {
+    const admitted = await admit(db, userId, request);
+    if (!admitted.ok) return admitted;
+    return ok({ cookie: await startChallenge(db, userId, now), secondFactor: true });
+  }
+  return openSession(db, userId, request, now);
 }
 
 export async function logIn(db: Db, request: Request, input: LoginInput): Promise<Result<SignInCookie>> {
@@ -41,5 +43,5 @@ export async function logIn(db: Db, request: Request, input: LoginInput): Promis
   if (!account.verifiedAt) {
     return fail("forbidden", "Please verify your email before logging in. Check your inbox, or send a new link below.");
   }
-  return ok(await signInAs(db, account.id, request));
+  return signInAs(db, account.id, request);
 }

@@ -5,6 +5,7 @@
 import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
+import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { failedJobs, shopifyOrders, webhookDeliveries } from "../platform/db/schema.server";
 import { errorText, type JobQueue } from "../platform/job-queue.server";
@@ -150,6 +151,15 @@ export interface WebhookDelivery {
   headers: Headers;
 }
 
+/**
+ * Writes a refused delivery (bad signature, body over the cap) to the audit log: one insert, with
+ * the topic it claimed (untrusted, so cut short) and the sender's address. Nothing else is kept.
+ */
+export async function auditRejectedDelivery(db: Db, headers: Headers, reason: string): Promise<void> {
+  const topic = headers.get("X-Shopify-Topic")?.slice(0, 100) || "shopify-webhook";
+  await audit(db, null, "webhook.rejected", topic, { reason }, headers.get("CF-Connecting-IP"));
+}
+
 /** The queue message for one recorded delivery: the consumer reads its body from the row. */
 export interface ShopifyDeliveryJob {
   kind: "shopify-delivery";
@@ -171,11 +181,12 @@ export async function receiveShopifyWebhook(
   now = Date.now(),
 ): Promise<Result<DeliveryOutcome>> {
   const { body, headers } = delivery;
-  if (!(await verifyWebhookSignature(body, headers.get("X-Shopify-Hmac-Sha256"), secret))) {
-    return fail("unauthenticated", "Invalid signature");
-  }
   const { db } = deps;
   const topic = headers.get("X-Shopify-Topic") ?? "";
+  if (!(await verifyWebhookSignature(body, headers.get("X-Shopify-Hmac-Sha256"), secret))) {
+    await auditRejectedDelivery(db, headers, "Invalid signature");
+    return fail("unauthenticated", "Invalid signature");
+  }
   const text = new TextDecoder().decode(body);
   // Shopify names every delivery; a retry carries the same name.
   const deliveryId = headers.get("X-Shopify-Webhook-Id")?.slice(0, 100) || `body:${await sha256Hex(`${topic}\n${text}`)}`;

@@ -7,13 +7,14 @@ import { count, desc, eq, sql } from "drizzle-orm";
 import { formatUsd } from "~/lib/format";
 import { planVariants } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
+import { can } from "~/lib/roles";
 import { type CreditInput, discounted, type GenerateKeysInput, type KeyType, KEY_TYPES } from "~/lib/schemas/reseller";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Catalogue } from "../catalogue/catalogue.server";
 import { randomString } from "../platform/tokens.server";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { licences, profiles, resellerAccounts, resellerKeys, resellerLedger, users } from "../platform/db/schema.server";
+import { licences, resellerAccounts, resellerKeys, resellerLedger, users } from "../platform/db/schema.server";
 import { licenceRows } from "../fulfilment/licences.server";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
@@ -32,14 +33,28 @@ export async function resellerOverview(db: Db, userId: string) {
       .select({ total: count(), active: sql<number>`sum(case when ${resellerKeys.status} = 'active' then 1 else 0 end)` })
       .from(resellerKeys)
       .where(eq(resellerKeys.userId, userId)),
-    db
-      .select({ id: resellerLedger.id, kind: resellerLedger.kind, amountCents: resellerLedger.amountCents, reference: resellerLedger.reference, createdAt: resellerLedger.createdAt })
-      .from(resellerLedger)
-      .where(eq(resellerLedger.userId, userId))
-      .orderBy(desc(resellerLedger.createdAt), desc(resellerLedger.id))
-      .limit(20),
+    ledgerOf(db, userId),
   ]);
   return { account, keys, totalKeys: totals?.total ?? 0, activeKeys: totals?.active ?? 0, ledger };
+}
+
+/** The newest changes to a reseller's balance: top-ups, credits and purchases. */
+function ledgerOf(db: Db, userId: string, limit = 20) {
+  return db
+    .select({ id: resellerLedger.id, kind: resellerLedger.kind, amountCents: resellerLedger.amountCents, reference: resellerLedger.reference, createdAt: resellerLedger.createdAt })
+    .from(resellerLedger)
+    .where(eq(resellerLedger.userId, userId))
+    .orderBy(desc(resellerLedger.createdAt), desc(resellerLedger.id))
+    .limit(limit);
+}
+
+/** Staff: a member's reseller balance (null when they never opened the panel) and its ledger. Opens nothing. */
+export async function resellerBalanceOf(db: Db, userId: string) {
+  const [account, ledger] = await Promise.all([
+    db.select({ balanceCents: resellerAccounts.balanceCents, discountRate: resellerAccounts.discountRate }).from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get(),
+    ledgerOf(db, userId),
+  ]);
+  return { account: account ?? null, ledger };
 }
 
 /** What resellers sell: the main product, with per-key list prices in cents for its week and month plans. */
@@ -103,29 +118,27 @@ export async function generateKeys(
   return fail("failed", "Could not generate keys. Please try again.");
 }
 
-/** Admin: credits a reseller's balance (by e-mail or username) and records it in the audit log. */
+/** Admin: credits a member's reseller balance (opening it if need be), in the ledger and the audit log. */
 export async function creditBalance(
   db: Db,
   admin: Viewer,
-  { account, amount }: Pick<CreditInput, "account" | "amount">,
-): Promise<Result<{ username: string; balanceCents: number }>> {
-  if (!admin.isAdmin) return fail("forbidden", "You don't have permission to credit balances");
-  const member = await db
-    .select({ id: users.id, username: profiles.username })
-    .from(users)
-    .innerJoin(profiles, eq(profiles.id, users.id))
-    .where(account.includes("@") ? sql`lower(${users.email}) = ${account}` : sql`lower(${profiles.username}) = ${account}`)
-    .get();
-  if (!member) return fail("not-found", "No member with that e-mail or username", { field: "account" });
-  await ensureResellerAccount(db, member.id);
+  userId: string,
+  { amount }: Pick<CreditInput, "amount">,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<{ balanceCents: number }>> {
+  if (!can(admin.role, "balances.credit")) return fail("forbidden", "You don't have permission to credit balances");
+  const member = await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
+  if (!member) return fail("not-found", "No such member");
+  await ensureResellerAccount(db, member.id, now);
   const [[updated]] = await db.batch([
     db
       .update(resellerAccounts)
       .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount}` })
       .where(eq(resellerAccounts.userId, member.id))
       .returning({ balanceCents: resellerAccounts.balanceCents }),
-    db.insert(resellerLedger).values({ userId: member.id, kind: "credit", amountCents: amount, reference: admin.id, createdAt: Date.now() }),
+    db.insert(resellerLedger).values({ userId: member.id, kind: "credit", amountCents: amount, reference: admin.id, createdAt: now }),
   ]);
-  await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount, balanceCents: updated!.balanceCents });
-  return ok({ username: member.username, balanceCents: updated!.balanceCents });
+  await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount, balanceCents: updated!.balanceCents }, ip);
+  return ok({ balanceCents: updated!.balanceCents });
 }

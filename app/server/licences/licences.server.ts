@@ -1,10 +1,11 @@
 // Licences as people see and manage them: a member's own keys with their PC, last check and reset
-// history; self-service PC resets under a cooldown; and an admin's view of any key, with resets
-// without limit and bans of keys and PCs. Every change is one conditional statement (or one batch)
-// so racing requests cannot both win, and every admin change is audited.
+// history; self-service PC resets under a cooldown; and the staff's view of any key, with resets
+// without limit (support and admins) and bans of keys and PCs (admins). Every change is one
+// conditional statement (or one batch) so racing requests cannot both win, and every change is audited.
 import { and, desc, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { AdminLicenceView, LicenceView } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
+import { type Capability, can } from "~/lib/roles";
 import type { LicenceAdminInput } from "~/lib/schemas/licences";
 import type { Viewer } from "~/lib/viewer";
 import { orderName } from "../fulfilment/order-lines.server";
@@ -60,11 +61,11 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
 }
 
 // Both sides folded by SQLite, so the comparison is the one the index on lower(owner_email) serves.
-const ownedBy = (viewer: Viewer) => sql`lower(${licences.ownerEmail}) = lower(${viewer.email})`;
+const ownedBy = (owner: Pick<Viewer, "email">) => sql`lower(${licences.ownerEmail}) = lower(${owner.email})`;
 
 /** The member's licences (bought with their e-mail, or generated in their reseller panel), by key. */
-export async function licencesOf(db: Db, viewer: Viewer, cooldownMs: number, now = Date.now()): Promise<Map<string, LicenceView>> {
-  const rows = await db.select().from(licences).where(ownedBy(viewer)).orderBy(desc(licences.createdAt)).limit(500);
+export async function licencesOf(db: Db, owner: Pick<Viewer, "email">, cooldownMs: number, now = Date.now()): Promise<Map<string, LicenceView>> {
+  const rows = await db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500);
   const resets = await resetsOf(db, rows.map((r) => r.id));
   return new Map(rows.map((row) => [row.key, view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid))]));
 }
@@ -123,7 +124,14 @@ async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actor: Vie
  * The owner frees their key's PC, at most once per cooldown; the next validation binds the new PC
  * (the clock keeps running). Someone else's key answers like a missing one.
  */
-export async function resetOwnHwid(db: Db, viewer: Viewer, licenceId: number, cooldownMs: number, now = Date.now()): Promise<Result<{ nextResetAt: number }>> {
+export async function resetOwnHwid(
+  db: Db,
+  viewer: Viewer,
+  licenceId: number,
+  cooldownMs: number,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<{ nextResetAt: number }>> {
   const row = await db.select().from(licences).where(and(eq(licences.id, licenceId), ownedBy(viewer))).get();
   if (!row) return fail("not-found", "No such key on your account");
   if (row.bannedAt !== null) return fail("forbidden", "This key is banned. Contact support.");
@@ -136,12 +144,19 @@ export async function resetOwnHwid(db: Db, viewer: Viewer, licenceId: number, co
   if (!(await freePc(db, row, "owner", viewer, and(cooledDown, isNull(licences.revokedAt), isNull(licences.bannedAt)), now))) {
     return fail("conflict", "This key changed meanwhile; reload the page and try again");
   }
+  // Support reads these when a member asks why their key moved PCs.
+  await audit(db, viewer.id, "licence.owner-reset", row.key, { previousHwid: row.hwid }, ip);
   return ok({ nextResetAt: now + cooldownMs });
 }
 
-/** Admin: resets, bans and unbans, each audited with the admin's reason. */
+/** The capability a staff change to a licence needs: support may reset PCs, only admins ban. */
+export function licenceCapability(intent: LicenceAdminInput["intent"]): Capability {
+  return intent === "reset-hwid" ? "licences.reset" : "licences.ban";
+}
+
+/** Staff: resets (support and admins), bans and unbans (admins), each audited with the reason. */
 export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminInput, ip: string | null, now = Date.now()): Promise<Result<string>> {
-  if (!admin.isAdmin) return fail("forbidden", "Only admins can manage licences");
+  if (!can(admin.role, licenceCapability(input.intent))) return fail("forbidden", "Your role may not do this to a licence");
   if (input.intent === "ban-hwid") {
     await db
       .insert(bannedHwids)

@@ -1,0 +1,80 @@
+// The parts of a customer's page that an account and a buyer without one share: their orders
+// (every source, newest first) and the licences held under their e-mail, keys masked.
+import { Link } from "react-router";
+import type { LicenceView } from "~/lib/licences";
+import { LicenceStateBadge } from "../licence-details";
+import { LocalTime } from "../local-time";
+import { Badge } from "../ui/badge";
+import { Card } from "../ui/card";
+import { type Column, ResponsiveTable } from "../ui/responsive-table";
+
+export interface CustomerOrder {
+  key: string;
+  source: string;
+  reference: string;
+  number: string;
+  state: string;
+  totalCents: number;
+  currency: string;
+  method: string;
+  createdAt: number;
+}
+
+const money = (cents: number, currency: string) => new Intl.NumberFormat("en-US", { style: "currency", currency }).format(cents / 100);
+
+const ORDER_FIELDS: Column<CustomerOrder>[] = [
+  {
+    label: "Order",
+    value: (o) => (
+      <Link to={`/dashboard/orders/${o.source}/${encodeURIComponent(o.reference)}`} className="font-mono text-accent hover:underline">
+        {o.number}
+      </Link>
+    ),
+  },
+  { label: "State", value: (o) => <Badge tone={o.state === "paid" || o.state === "complete" ? "green" : o.state === "cancelled" || o.state === "refunded" ? "red" : "gray"}>{o.state}</Badge> },
+  { label: "Total", value: (o) => `${money(o.totalCents, o.currency)} · ${o.method}` },
+  { label: "Placed", value: (o) => <LocalTime ms={o.createdAt} format="datetime" className="text-muted" /> },
+];
+
+export function CustomerOrdersCard({ orders, moreOrders, email }: { orders: CustomerOrder[]; moreOrders: boolean; email: string }) {
+  return (
+    <Card>
+      <h2 className="font-bold">Orders</h2>
+      {orders.length === 0 ? (
+        <p className="mt-3 text-sm text-muted">No orders with this e-mail.</p>
+      ) : (
+        <ResponsiveTable rows={orders} columns={ORDER_FIELDS} rowKey={(o) => o.key} label="Orders" />
+      )}
+      {moreOrders ? (
+        <Link to={`/dashboard/orders?q=${encodeURIComponent(email)}`} className="mt-3 inline-block text-sm text-accent hover:underline">
+          Every order with this e-mail
+        </Link>
+      ) : null}
+    </Card>
+  );
+}
+
+const LICENCE_FIELDS: Column<LicenceView>[] = [
+  { label: "Key", value: (l) => <span className="font-mono">{l.key}</span> },
+  { label: "Product", value: (l) => `${l.product} · ${l.plan}` },
+  { label: "Status", value: (l) => <LicenceStateBadge licence={l} /> },
+  { label: "PC", value: (l) => (l.hwid === null ? <span className="text-muted">Not bound</span> : <span className="font-mono">{l.hwid}</span>) },
+  {
+    label: "Last check",
+    value: (l) => (l.lastCheckAt === null ? <span className="text-muted">Never</span> : <LocalTime ms={l.lastCheckAt} format="datetime" className="text-muted" />),
+  },
+];
+
+export function CustomerLicencesCard({ licences }: { licences: LicenceView[] }) {
+  return (
+    <Card>
+      <h2 className="font-bold">Keys</h2>
+      <p className="mt-1 text-sm text-muted">Keys are masked here: to reset a PC, look up the key the customer reads out on the Licences page.</p>
+      {licences.length === 0 ? (
+        <p className="mt-3 text-sm text-muted">No keys under this e-mail.</p>
+      ) : (
+        <ResponsiveTable rows={licences} columns={LICENCE_FIELDS} rowKey={(l) => String(l.id)} label="Keys" />
+      )}
+    </Card>
+  );
+}
