@@ -19,11 +19,6 @@ export const requireUser: MiddlewareFunction<Response> = async ({ request, conte
 
 const forbidden = () => data({ message: "You don't have permission to access this page" }, { status: 403 });
 
-/** Runs after `requireUser`: a signed-in account that is not an admin gets 403. */
-export const requireAdmin: MiddlewareFunction<Response> = ({ context }) => {
-  if (!context.get(viewerContext).isAdmin) throw forbidden();
-};
-
 /** Runs after `requireUser`: an account whose role lacks the capability gets 403 (see app/lib/roles.ts). */
 export function requireCapability(capability: Capability): MiddlewareFunction<Response> {
   return ({ context }) => {
