@@ -1,5 +1,6 @@
 // The audit log as staff read it: a human label for each action the shop records, and where a
 // subject that names an order leads. Shared by the audit log page and anything that shows entries.
+import { ORDER_SOURCES, type OrderSource, orderPath } from "./orders";
 
 const ACTION_LABELS: Record<string, string> = {
   "2fa.enable": "Turned on two-factor sign-in",
@@ -58,11 +59,16 @@ export function actionGroup(action: string): string {
   return dot === -1 ? action : action.slice(0, dot + 1);
 }
 
-/** An order's key, "<source>:<reference>", as order_index, mail and the audit log name orders. */
-const ORDER_KEY = /^(shopify|crypto|reseller|admin):(.+)$/;
+/** The order a subject names ("<source>:<reference>", as order_index keys it), or null when it names no order. */
+export function orderSubject(subject: string): { source: OrderSource; reference: string } | null {
+  const colon = subject.indexOf(":");
+  const source = subject.slice(0, colon);
+  const reference = subject.slice(colon + 1);
+  return colon > 0 && reference !== "" && (ORDER_SOURCES as readonly string[]).includes(source) ? { source: source as OrderSource, reference } : null;
+}
 
-/** The back office's page of the order a key names, or null when the text names no order. */
+/** The back office's page of the order a subject names, or null when it names no order. */
 export function orderPathOf(subject: string): string | null {
-  const match = ORDER_KEY.exec(subject);
-  return match ? `/dashboard/orders/${match[1]}/${encodeURIComponent(match[2]!)}` : null;
+  const order = orderSubject(subject);
+  return order ? orderPath(order) : null;
 }

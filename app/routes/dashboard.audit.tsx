@@ -12,7 +12,7 @@ import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { problemStatus } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
-import { actionGroup, actionLabel, orderPathOf } from "~/lib/audit";
+import { actionGroup, actionLabel } from "~/lib/audit";
 import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
@@ -48,10 +48,10 @@ function Subject({ entry }: { entry: AuditEntry }) {
       </Link>
     );
   }
-  const order = orderPathOf(entry.subject);
+  const order = entry.subjectOrder;
   return order ? (
-    <Link to={order} className="font-mono text-accent hover:underline">
-      {entry.subject}
+    <Link to={order.path} className="font-mono text-accent hover:underline">
+      {`Order ${order.number}`}
     </Link>
   ) : (
     <span className="font-mono break-all">{entry.subject}</span>

@@ -308,7 +308,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
         ) : null}
       </Card>
       <Section title="Timeline" empty={timeline.length === 0 ? "Nothing recorded yet." : null}>
-          <ol className="mt-3 space-y-3">
+          <ol aria-label="Timeline" className="mt-3 space-y-3">
             {timeline.map((e, i) => (
               <li key={i} className="flex flex-col gap-1 border-l-2 border-line pl-3 text-sm sm:flex-row sm:gap-4">
                 <LocalTime ms={e.at} format="datetime" className="shrink-0 text-muted sm:w-48" />

@@ -1,6 +1,7 @@
 // The parts of a customer's page that an account and a buyer without one share: their orders
 // (every source, newest first) and the licences held under their e-mail, keys masked.
 import { Link } from "react-router";
+import { type OrderSource, orderPath } from "~/lib/orders";
 import type { LicenceView } from "~/lib/licences";
 import { LicenceStateBadge } from "../licence-details";
 import { LocalTime } from "../local-time";
@@ -10,7 +11,7 @@ import { type Column, ResponsiveTable } from "../ui/responsive-table";
 
 export interface CustomerOrder {
   key: string;
-  source: string;
+  source: OrderSource;
   reference: string;
   number: string;
   state: string;
@@ -26,7 +27,7 @@ const ORDER_FIELDS: Column<CustomerOrder>[] = [
   {
     label: "Order",
     value: (o) => (
-      <Link to={`/dashboard/orders/${o.source}/${encodeURIComponent(o.reference)}`} className="font-mono text-accent hover:underline">
+      <Link to={orderPath(o)} className="font-mono text-accent hover:underline">
         {o.number}
       </Link>
     ),

@@ -1,13 +1,14 @@
 // The audit log as the back office reads it (decision 038): newest first, filtered by who acted,
 // what kind of action and which days, a page of 50 at a time by keyset on (created_at, id), so a
 // page never repeats or skips an entry when new ones arrive.
-import { and, desc, eq, gte, isNull, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNull, lt, or, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { utcDayStart, type AuditFilters } from "~/lib/schemas/audit";
+import { orderPathOf, orderSubject } from "~/lib/audit";
 import { fail, ok, type Result } from "~/lib/result";
 import { findByEmailOrUsername } from "../accounts/directory.server";
 import type { Db } from "../platform/db/client.server";
-import { auditLog, profiles, users } from "../platform/db/schema.server";
+import { auditLog, profiles, shopifyOrders, users } from "../platform/db/schema.server";
 
 export const AUDIT_PAGE_SIZE = 50;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -20,6 +21,8 @@ export interface AuditEntry {
   subject: string | null;
   /** The account the subject names, when it is an account's id. */
   subjectAccount: { id: string; username: string } | null;
+  /** The order the subject names, by the number its buyer knows, and its back-office page. */
+  subjectOrder: { number: string; path: string } | null;
   /** The detail's fields as text, in their recorded order. */
   detail: [string, string][];
   ip: string | null;
@@ -43,7 +46,8 @@ function kindFilter(kind: string): SQL | undefined {
   return and(gte(auditLog.action, kind), lt(auditLog.action, `${kind.slice(0, -1)}/`));
 }
 
-function detailFields(detail: string | null): [string, string][] {
+/** The detail's fields as text, in their recorded order (any JSON object; anything else as itself). */
+export function detailFields(detail: string | null): [string, string][] {
   if (!detail) return [];
   try {
     const parsed: unknown = JSON.parse(detail);
@@ -94,6 +98,7 @@ export async function auditLogPage(db: Db, filters: AuditFilters): Promise<Resul
     .limit(AUDIT_PAGE_SIZE + 1);
   const page = rows.slice(0, AUDIT_PAGE_SIZE);
   const last = page.at(-1);
+  const numbers = await orderNumbers(db, page.map((row) => row.subject));
   return ok({
     entries: page.map((row) => ({
       id: row.id,
@@ -102,11 +107,25 @@ export async function auditLogPage(db: Db, filters: AuditFilters): Promise<Resul
       action: row.action,
       subject: row.subject,
       subjectAccount: row.subject && row.subjectName ? { id: row.subject, username: row.subjectName } : null,
+      subjectOrder: row.subject && numbers.has(row.subject) ? { number: numbers.get(row.subject)!, path: orderPathOf(row.subject)! } : null,
       detail: detailFields(row.detail),
       ip: row.ip,
     })),
     next: rows.length > AUDIT_PAGE_SIZE && last ? `${last.createdAt}.${last.id}` : null,
   });
+}
+
+/**
+ * The order numbers of the subjects that name orders. Only a card order's number needs reading
+ * (its Shopify name); the others' numbers are their references, as order_index spells them.
+ */
+async function orderNumbers(db: Db, subjects: (string | null)[]): Promise<Map<string, string>> {
+  const orders = subjects.flatMap((subject) => (subject ? [orderSubject(subject)].filter((o) => o !== null) : []));
+  const shopifyIds = orders.filter((o) => o.source === "shopify").map((o) => o.reference);
+  const names = shopifyIds.length === 0 ? [] : await db.select({ id: shopifyOrders.id, name: shopifyOrders.name }).from(shopifyOrders).where(inArray(shopifyOrders.id, shopifyIds));
+  const shopifyName = new Map(names.map((n) => [n.id, n.name ?? n.id]));
+  const number = { shopify: (ref: string) => shopifyName.get(ref) ?? ref, crypto: (ref: string) => ref, reseller: (ref: string) => `R-${ref}`, admin: (ref: string) => `M-${ref}` };
+  return new Map(orders.map((o) => [`${o.source}:${o.reference}`, number[o.source](o.reference)]));
 }
 
 /** Every action the log holds, for the kind filter's choices. */

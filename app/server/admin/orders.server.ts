@@ -3,6 +3,7 @@
 // happened to it. Reading only; the actions on an order live in order-actions.server.ts.
 import { and, desc, eq, gte, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { actionLabel } from "~/lib/audit";
 import type { LicenceState } from "~/lib/licences";
 import {
   type CryptoEvidence,
@@ -20,6 +21,7 @@ import { dayStart, type OrderListInput } from "~/lib/schemas/orders";
 import type { OrderLine } from "../fulfilment/order-lines.server";
 import { licenceState } from "../licences/validation.server";
 import type { Db } from "../platform/db/client.server";
+import { detailFields } from "./audit-log.server";
 import {
   auditLog,
   backorders,
@@ -348,7 +350,13 @@ async function timelineOf(db: Db, order: OrderRow): Promise<TimelineEntry[]> {
   const entries: TimelineEntry[] = [
     ...entry(order.createdAt, "order", "Order placed"),
     ...mails.flatMap((m) => entry(m.sentAt ?? m.createdAt, "mail", `E-mail ${m.status}: ${m.subject}`, m.status === "failed" ? m.lastError : `to ${m.toAddress}`)),
-    ...audits.map((a) => ({ at: a.createdAt, kind: "audit" as const, title: a.action, detail: a.detail === "{}" ? null : a.detail, actor: a.actor ?? "deleted account" })),
+    ...audits.map((a) => ({
+      at: a.createdAt,
+      kind: "audit" as const,
+      title: actionLabel(a.action),
+      detail: detailFields(a.detail).map(([key, value]) => `${key}: ${value}`).join(" · ") || null,
+      actor: a.actor ?? "deleted account",
+    })),
     ...deliveries.map((d) => ({ at: d.receivedAt, kind: "webhook" as const, title: `Webhook ${d.topic}: ${d.outcome}`, detail: d.detail, actor: null })),
     ...refunds.flatMap((r) => [
       ...entry(r.receivedAt, "refund", "Refund received", `Refund ${r.id}`),
