@@ -262,7 +262,7 @@ describe("fulfilling crypto orders", () => {
       orderId: order.orderNumber,
       customerEmail: order.customerEmail,
     });
-    expect(await db.select().from(auditLog).where(eq(auditLog.subject, order.orderNumber)).get()).toMatchObject({ action: "crypto-order.fulfil" });
+    expect(await db.select().from(auditLog).where(eq(auditLog.subject, `crypto:${order.orderNumber}`)).get()).toMatchObject({ action: "crypto-order.fulfil" });
     // A second fulfilment is refused.
     const again = await post({ intent: "fulfil", orderId: order.id, code: "OTHER", source: "manual" }, await adminCookie());
     expect(again.status).toBe(409);

@@ -102,7 +102,7 @@ describe("the customer search", () => {
     const buyerPage = await (await call(`${CUSTOMERS}/email/${encodeURIComponent(guest.email)}`, { cookie })).text();
     expect(buyerPage).toContain(`/dashboard/orders/shopify/${guest.orderId}`);
     expect(buyerPage).not.toContain(guest.key);
-    expect(textOf(buyerPage)).toContain(`${guest.key.slice(0, 4)}••••${guest.key.slice(-4)}`);
+    expect(textOf(buyerPage)).toContain(`${guest.key.slice(0, 4)}…${guest.key.slice(-4)}`);
     // An e-mail that belongs to an account leads to the account's page.
     const redirect = await call(`${CUSTOMERS}/email/${encodeURIComponent(buyer.email.toUpperCase())}`, { cookie });
     expect(redirect.status).toBe(302);
@@ -322,15 +322,22 @@ describe("audited events", () => {
     expect(await auditsOf(member.id, "staff.sign-in")).toEqual([]);
   });
 
-  it("records webhook deliveries refused for a bad signature or an oversized body", async () => {
+  it("records webhook deliveries refused for a bad signature or an oversized body, once a minute per sender, under a fixed subject", async () => {
     const topic = `orders/${unique("topic")}`;
-    const headers = { "X-Shopify-Topic": topic, "X-Shopify-Hmac-Sha256": "forged", "Content-Type": "application/json" };
+    const ip = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    const headers = { "X-Shopify-Topic": topic, "X-Shopify-Hmac-Sha256": "forged", "Content-Type": "application/json", "CF-Connecting-IP": ip };
+    const rejections = () => db.select().from(auditLog).where(and(eq(auditLog.action, "webhook.rejected"), eq(auditLog.ip, ip))).all();
     expect((await fetchWebhook(JSON.stringify({ id: 1 }), headers)).status).toBe(401);
-    const [rejected] = await auditsOf(topic, "webhook.rejected");
-    expect(rejected).toMatchObject({ actorUserId: null, detail: JSON.stringify({ reason: "Invalid signature" }) });
-    const big = await fetchWebhook("x".repeat(2 * 1024 * 1024), { ...headers, "X-Shopify-Topic": `${topic}-big` });
+    expect(await rejections()).toMatchObject([{ actorUserId: null, subject: "shopify-webhook", detail: JSON.stringify({ reason: "Invalid signature", topic }) }]);
+    // A sender cannot flood the log, nor make an entry claim to be about an order.
+    for (let i = 0; i < 3; i++) expect((await fetchWebhook("{}", { ...headers, "X-Shopify-Topic": "shopify:1001" })).status).toBe(401);
+    expect(await rejections()).toHaveLength(1);
+    const otherIp = `${ip}0`;
+    const big = await fetchWebhook("x".repeat(2 * 1024 * 1024), { ...headers, "CF-Connecting-IP": otherIp, "X-Shopify-Topic": "<b>orders/paid</b>" });
     expect(big.status).toBe(413);
-    expect(await auditsOf(`${topic}-big`, "webhook.rejected")).toHaveLength(1);
+    const [oversize] = await db.select().from(auditLog).where(and(eq(auditLog.action, "webhook.rejected"), eq(auditLog.ip, otherIp))).all();
+    expect(oversize).toMatchObject({ subject: "shopify-webhook" });
+    expect(JSON.parse(oversize!.detail!).topic).toBe("borders/paid/b");
   });
 });
 

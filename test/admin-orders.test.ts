@@ -112,6 +112,11 @@ describe("who may see and act on orders", () => {
     const resent = await call(url, { form: { intent: "resend" }, cookie });
     expect(resent.status).toBe(200);
     expect(await db.select().from(mailOutbox).where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "resend:%")))).toHaveLength(1);
+    // A second resend within the minute is refused: staff cannot flood the buyer's inbox.
+    const again = await call(url, { form: { intent: "resend" }, cookie });
+    expect(again.status).toBe(429);
+    expect(await again.text()).toContain("less than a minute ago");
+    expect(await db.select().from(mailOutbox).where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "resend:%")))).toHaveLength(1);
     const refused: Record<string, string>[] = [{ intent: "revoke", key: ref, reason: "x" }, { intent: "replace", key: ref, reason: "x" }, { intent: "cancel", reason: "" }];
     for (const form of refused) {
       expect([form.intent, (await call(url, { form, cookie })).status]).toEqual([form.intent, 403]);
@@ -244,7 +249,7 @@ describe("the order page", () => {
     expect(await revealed.text()).toContain(key);
     const entry = await db.select().from(auditLog).where(and(eq(auditLog.subject, `shopify:${orderId}`), eq(auditLog.action, "order.reveal-key"))).get();
     expect(JSON.parse(entry!.detail!)).toEqual({ codeId: Number((await keyRef(key)).slice(1)) });
-    expect(await html(await call(url, { cookie }))).toContain("order.reveal-key");
+    expect(await html(await call(url, { cookie }))).toContain("Revealed a key");
   });
 });
 

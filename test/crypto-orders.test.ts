@@ -219,7 +219,7 @@ describe("crypto orders on chain", () => {
     await cryptoKeySent(order.id);
     const [key] = await db.select().from(productCodes).where(eq(productCodes.orderId, order.orderNumber)).all();
     expect(await row(order.orderNumber)).toMatchObject({ status: "complete", productCode: key!.code, review: null });
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.subject, order.orderNumber), eq(auditLog.action, "crypto-order.fulfil"))).get()).toBeDefined();
+    expect(await db.select().from(auditLog).where(and(eq(auditLog.subject, `crypto:${order.orderNumber}`), eq(auditLog.action, "crypto-order.fulfil"))).get()).toBeDefined();
   });
 
   it("flag an order still underpaid when its quote runs out; the admin may cancel it once refunded", async () => {

@@ -42,3 +42,9 @@ export function notActivatedText(plan: LicencePlan): string {
 export function ownerCanReset(licence: Pick<LicenceView, "state">): boolean {
   return licence.state !== "revoked" && licence.state !== "banned";
 }
+
+/** Enough of a key to tell it apart on the phone with a customer, not enough to use it. */
+export function maskKey(key: string): string {
+  const shown = key.length >= 12 ? 4 : key.length >= 6 ? 2 : 1;
+  return `${key.slice(0, shown)}…${key.slice(-shown)}`;
+}

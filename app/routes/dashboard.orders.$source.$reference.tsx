@@ -2,7 +2,7 @@
 // "Reveal" shows one key to the one person who asked, audited), crypto evidence, and a timeline of
 // everything that happened to it. The actions check their own capability per intent: support may
 // reveal and resend; revoking, replacing and cancelling are for admins.
-import { type ReactNode, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { data, Link, useFetcher } from "react-router";
 import { orderTotal, OrderStateBadge } from "~/components/admin/order-state";
 import { ShieldCheck } from "~/components/icons";
@@ -109,12 +109,21 @@ function RevealButton({ keyRef }: { keyRef: string }) {
   );
 }
 
+/**
+ * Revoking or replacing a key changes its row (its buttons go), so the forms share one fetcher
+ * whose answer the page toasts: the toast outlives the form that asked.
+ */
+const KEY_CHANGE = "order-key-change";
+
 /** Revoke or replace one key, with a reason (admins). */
 function KeyChangeForm({ keyRef, intent, label }: { keyRef: string; intent: "revoke" | "replace"; label: string }) {
-  const fetcher = useFetcher<typeof action>();
+  const fetcher = useFetcher<typeof action>({ key: KEY_CHANGE });
   const formRef = useRef<HTMLFormElement>(null);
   const [open, setOpen] = useState(false);
-  useResultToast(fetcher, () => setOpen(false));
+  const done = fetcher.state === "idle" && fetcher.data?.ok === true;
+  useEffect(() => {
+    if (done) setOpen(false);
+  }, [done]);
   const { errors, onSubmit } = useFormCheck(orderActionSchema, { title: "Reason required", answer: fetcher.data?.intent === intent ? fetcher.data : null });
   if (!open) {
     return (
@@ -227,6 +236,7 @@ function Detail({ label, children }: { label: string; children: ReactNode }) {
 
 export default function OrderPage({ loaderData }: Route.ComponentProps) {
   const { order, lines, crypto, reason, keys, timeline, cancellable, canResend, canManage } = loaderData;
+  useResultToast(useFetcher<typeof action>({ key: KEY_CHANGE }));
   return (
     <div className="space-y-8">
       <Link to={ORDERS_PATH} className="text-sm text-muted hover:text-white">

@@ -5,6 +5,7 @@ import { and, desc, eq, gte, inArray, isNull, lt, or, type SQL } from "drizzle-o
 import { alias } from "drizzle-orm/sqlite-core";
 import { utcDayStart, type AuditFilters } from "~/lib/schemas/audit";
 import { orderPathOf, orderSubject } from "~/lib/audit";
+import { maskKey } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
 import { findByEmailOrUsername } from "../accounts/directory.server";
 import type { Db } from "../platform/db/client.server";
@@ -58,6 +59,16 @@ export function detailFields(detail: string | null): [string, string][] {
   }
 }
 
+/**
+ * Entries about one key were once written with the whole key as their subject; the log shows
+ * those masked, as it shows keys everywhere else (a PC's hardware id is no secret and stays).
+ */
+const KEY_SUBJECTS = ["licence.ban", "licence.unban", "licence.reset-hwid", "licence.owner-reset"];
+
+function shownSubject(action: string, subject: string | null): string | null {
+  return subject && KEY_SUBJECTS.includes(action) && !subject.startsWith("licence:") ? maskKey(subject) : subject;
+}
+
 const actorProfile = alias(profiles, "actor_profile");
 const subjectProfile = alias(profiles, "subject_profile");
 
@@ -105,7 +116,7 @@ export async function auditLogPage(db: Db, filters: AuditFilters): Promise<Resul
       createdAt: row.createdAt,
       actor: row.actorId ? { id: row.actorId, username: row.actorName } : null,
       action: row.action,
-      subject: row.subject,
+      subject: shownSubject(row.action, row.subject),
       subjectAccount: row.subject && row.subjectName ? { id: row.subject, username: row.subjectName } : null,
       subjectOrder: row.subject && numbers.has(row.subject) ? { number: numbers.get(row.subject)!, path: orderPathOf(row.subject)! } : null,
       detail: detailFields(row.detail),

@@ -4,7 +4,7 @@
 // indexed range (prefixes compare as ranges over lower(...) indexes), so it stays fast however
 // many accounts there are.
 import { and, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
-import type { LicenceView } from "~/lib/licences";
+import { type LicenceView, maskKey } from "~/lib/licences";
 import type { Role } from "~/lib/roles";
 import type { CustomerSearchInput } from "~/lib/schemas/customers";
 import { listSessions } from "../accounts/session.server";
@@ -159,11 +159,6 @@ async function ordersOf(db: Db, email: string, userId: string | null) {
     .orderBy(desc(orderIndex.createdAt))
     .limit(ORDERS_ON_PAGE + 1);
   return { orders: rows.slice(0, ORDERS_ON_PAGE), moreOrders: rows.length > ORDERS_ON_PAGE };
-}
-
-/** Enough of a key to tell it apart on the phone with a customer, not enough to use it. */
-function maskKey(key: string): string {
-  return key.length <= 8 ? "••••" : `${key.slice(0, 4)}••••${key.slice(-4)}`;
 }
 
 /** The licences held under `email`, keys masked, PCs shortened. */

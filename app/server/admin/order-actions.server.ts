@@ -2,7 +2,7 @@
 // revoke a key, replace one from stock, cancel a crypto order, and hand out a key by hand (a
 // manual order). Each change is one conditional statement or one D1 batch, so two people clicking
 // at once cannot both win, and each is audited under the order's key ("<source>:<reference>").
-import { and, eq, isNull, max, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, max, sql } from "drizzle-orm";
 import type { OrderRow } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ManualOrderInput } from "~/lib/schemas/orders";
@@ -18,7 +18,7 @@ import { subscriptionSource } from "../fulfilment/subscriptions.server";
 import { cancelCryptoOrder } from "../payments/crypto-orders.server";
 import { audit } from "../platform/audit.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
-import { cryptoOrders, licences, manualOrders, productCodes, shopifyOrders, users } from "../platform/db/schema.server";
+import { auditLog, cryptoOrders, licences, manualOrders, productCodes, shopifyOrders, users } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { codeOrderId, keysOfOrder, type OrderKey } from "./orders.server";
 
@@ -43,8 +43,18 @@ export async function revealKey(db: Db, actor: Actor, order: OrderRow, ref: stri
   return ok({ ref, key: found.value.key });
 }
 
-/** The order's working keys, e-mailed to the buyer again (a new message each time). */
-export async function resendKeys(deps: MailingDeps, actor: Actor, order: OrderRow): Promise<Result<{ count: number }>> {
+const RESEND_INTERVAL_MS = 60_000;
+
+/** The order's working keys, e-mailed to the buyer again (a new message each time, at most one a minute). */
+export async function resendKeys(deps: MailingDeps, actor: Actor, order: OrderRow, now = Date.now()): Promise<Result<{ count: number }>> {
+  // Staff cannot flood a buyer's inbox: one resend of an order a minute, whoever asks.
+  const last = await deps.db
+    .select({ at: auditLog.createdAt })
+    .from(auditLog)
+    .where(and(eq(auditLog.subject, order.key), eq(auditLog.action, "order.resend"), gt(auditLog.createdAt, now - RESEND_INTERVAL_MS)))
+    .orderBy(desc(auditLog.createdAt))
+    .get();
+  if (last) return fail("rate-limited", "The keys were sent again less than a minute ago", { retryAfterSeconds: Math.max(1, Math.ceil((last.at + RESEND_INTERVAL_MS - now) / 1000)) });
   const working = (await keysOfOrder(deps.db, order)).filter((k) => k.revokedAt === null && k.licence?.revokedAt == null);
   if (working.length === 0) return fail("conflict", `Order ${order.number} has no working keys to send`);
   const keys: MailedKey[] = working.map((k) => ({ variantTitle: k.variantTitle, code: k.key }));

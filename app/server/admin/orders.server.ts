@@ -4,7 +4,7 @@
 import { and, desc, eq, gte, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { actionLabel } from "~/lib/audit";
-import type { LicenceState } from "~/lib/licences";
+import { type LicenceState, maskKey } from "~/lib/licences";
 import {
   type CryptoEvidence,
   decodeCursor,
@@ -260,11 +260,6 @@ export async function listOrders(db: Db, filters: OrderFilters, cursorText = "",
 }
 
 /** "ABCD…WXYZ": enough of a key to tell keys apart, never the key itself. */
-export function maskKey(key: string): string {
-  const shown = key.length >= 12 ? 4 : key.length >= 6 ? 2 : 1;
-  return `${key.slice(0, shown)}…${key.slice(-shown)}`;
-}
-
 /** The order_id a source's product codes (and backorders, licences) carry; null for a reseller purchase. */
 export function codeOrderId(source: OrderSource, reference: string): string | null {
   return source === "reseller" ? null : source === "admin" ? `M-${reference}` : reference;

@@ -2,12 +2,12 @@
 // (recognising repeats) and queues it; the queue consumer parses the payload and hands it to
 // fulfilment. Unsigned deliveries change nothing; malformed ones are recorded as rejected so the
 // admin can see them; a failure is retried by the queue (every step is idempotent).
-import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gt, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { failedJobs, shopifyOrders, webhookDeliveries } from "../platform/db/schema.server";
+import { auditLog, failedJobs, shopifyOrders, webhookDeliveries } from "../platform/db/schema.server";
 import { errorText, type JobQueue } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
@@ -151,13 +151,25 @@ export interface WebhookDelivery {
   headers: Headers;
 }
 
+const REJECTION_AUDIT_WINDOW_MS = 60_000;
+
 /**
- * Writes a refused delivery (bad signature, body over the cap) to the audit log: one insert, with
- * the topic it claimed (untrusted, so cut short) and the sender's address. Nothing else is kept.
+ * Writes a refused delivery (bad signature, body over the cap) to the audit log, under one fixed
+ * subject, with the topic it claimed (untrusted: cleaned and cut short) and the sender's address;
+ * at most once a minute per address. Nothing else is kept.
  */
-export async function auditRejectedDelivery(db: Db, headers: Headers, reason: string): Promise<void> {
-  const topic = headers.get("X-Shopify-Topic")?.slice(0, 100) || "shopify-webhook";
-  await audit(db, null, "webhook.rejected", topic, { reason }, headers.get("CF-Connecting-IP"));
+export async function auditRejectedDelivery(db: Db, headers: Headers, reason: string, now = Date.now()): Promise<void> {
+  const ip = headers.get("CF-Connecting-IP");
+  // Anyone can send these: one entry per sender a minute, so they cannot flood the log.
+  const recent = await db
+    .select({ id: auditLog.id })
+    .from(auditLog)
+    .where(and(eq(auditLog.action, "webhook.rejected"), gt(auditLog.createdAt, now - REJECTION_AUDIT_WINDOW_MS), ip === null ? isNull(auditLog.ip) : eq(auditLog.ip, ip)))
+    .limit(1)
+    .get();
+  if (recent) return;
+  const topic = (headers.get("X-Shopify-Topic") ?? "").replace(/[^\w/.-]/g, "").slice(0, 60);
+  await audit(db, null, "webhook.rejected", "shopify-webhook", { reason, topic }, ip);
 }
 
 /** The queue message for one recorded delivery: the consumer reads its body from the row. */

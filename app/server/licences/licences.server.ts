@@ -3,7 +3,7 @@
 // without limit (support and admins) and bans of keys and PCs (admins). Every change is one
 // conditional statement (or one batch) so racing requests cannot both win, and every change is audited.
 import { and, desc, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
-import type { AdminLicenceView, LicenceView } from "~/lib/licences";
+import { type AdminLicenceView, type LicenceView, maskKey } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
 import { type Capability, can } from "~/lib/roles";
 import type { LicenceAdminInput } from "~/lib/schemas/licences";
@@ -145,9 +145,15 @@ export async function resetOwnHwid(
     return fail("conflict", "This key changed meanwhile; reload the page and try again");
   }
   // Support reads these when a member asks why their key moved PCs.
-  await audit(db, viewer.id, "licence.owner-reset", row.key, { previousHwid: row.hwid }, ip);
+  await audit(db, viewer.id, "licence.owner-reset", licenceSubject(row), { key: maskKey(row.key), previousHwid: row.hwid }, ip);
   return ok({ nextResetAt: now + cooldownMs });
 }
+
+/**
+ * How the audit log names a licence: by its id, never its key (support reads the log, and a
+ * key in it would be a key revealed without the audited reveal). The detail carries it masked.
+ */
+const licenceSubject = (row: { id: number }) => `licence:${row.id}`;
 
 /** The capability a staff change to a licence needs: support may reset PCs, only admins ban. */
 export function licenceCapability(intent: LicenceAdminInput["intent"]): Capability {
@@ -176,7 +182,7 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminIn
   if (input.intent === "reset-hwid") {
     if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
     if (!(await freePc(db, row, "admin", admin, undefined, now))) return fail("conflict", "This key changed meanwhile; reload and try again");
-    await audit(db, admin.id, "licence.reset-hwid", row.key, { previousHwid: row.hwid }, ip);
+    await audit(db, admin.id, "licence.reset-hwid", licenceSubject(row), { key: maskKey(row.key), previousHwid: row.hwid }, ip);
     return ok("PC reset: the next validation binds a new one");
   }
   if (input.intent === "ban-key") {
@@ -186,7 +192,7 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminIn
       .where(and(eq(licences.id, row.id), isNull(licences.bannedAt)))
       .returning({ id: licences.id });
     if (banned.length === 0) return fail("conflict", "This key is already banned");
-    await audit(db, admin.id, "licence.ban", row.key, { reason: input.reason }, ip);
+    await audit(db, admin.id, "licence.ban", licenceSubject(row), { key: maskKey(row.key), reason: input.reason }, ip);
     return ok("Key banned: it answers BANNED from now on");
   }
   const unbanned = await db
@@ -195,6 +201,6 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminIn
     .where(and(eq(licences.id, row.id), isNotNull(licences.bannedAt)))
     .returning({ id: licences.id });
   if (unbanned.length === 0) return fail("conflict", "This key is not banned");
-  await audit(db, admin.id, "licence.unban", row.key, {}, ip);
+  await audit(db, admin.id, "licence.unban", licenceSubject(row), { key: maskKey(row.key) }, ip);
   return ok("Key unbanned");
 }

@@ -315,7 +315,7 @@ export async function fulfilCryptoOrder(
       .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.paidAt, now)));
     return fail("unavailable", "The fulfilment queue is not available right now; please try again in a moment");
   }
-  await audit(db, admin.id, "crypto-order.fulfil", order.orderNumber, { source: input.source, status: order.status, review: order.review });
+  await audit(db, admin.id, "crypto-order.fulfil", `crypto:${order.orderNumber}`, { source: input.source, status: order.status, review: order.review });
   return ok(marked);
 }
 
@@ -475,7 +475,7 @@ export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, 
   if (!cancelled) return fail("conflict", "Completed or cancelled orders cannot be cancelled");
   // A fulfilment that broke halfway may have claimed a key already.
   await releaseKeyOf(db, cancelled);
-  await audit(db, admin.id, "crypto-order.cancel", cancelled.orderNumber);
+  await audit(db, admin.id, "crypto-order.cancel", `crypto:${cancelled.orderNumber}`);
   return ok(cancelled);
 }
 
@@ -488,6 +488,6 @@ export async function resolveCryptoOrder(db: Db, admin: Viewer, orderId: string,
     .returning()
     .get();
   if (!resolved) return fail("conflict", "Only a completed, overpaid order can be marked as handled");
-  await audit(db, admin.id, "crypto-order.resolve", resolved.orderNumber, { receivedUnits: resolved.receivedUnits, amountUnits: resolved.amountUnits });
+  await audit(db, admin.id, "crypto-order.resolve", `crypto:${resolved.orderNumber}`, { receivedUnits: resolved.receivedUnits, amountUnits: resolved.amountUnits });
   return ok(resolved);
 }
