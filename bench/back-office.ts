@@ -11,7 +11,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertFree, publish, queryD1, waitFor, wrangler, wranglerDev } from "./shared.ts";
+import { assertFree, publish, queryD1, serveWithTrivial, wrangler } from "./shared.ts";
 
 const ACCOUNTS = 20_000;
 const CODES = 100_000;
@@ -170,12 +170,9 @@ async function main() {
   if (counts!.orders !== ORDERS || counts!.codes !== CODES) throw new Error(`seeded ${JSON.stringify(counts)}`);
   console.log(`seeded ${JSON.stringify(counts)} in ${Math.round(performance.now() - started)} ms`);
 
-  const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORTS[0])], APP_PORT);
-  const trivial = wranglerDev(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(INSPECTOR_PORTS[1])], TRIVIAL_PORT);
-  const appUrl = `http://127.0.0.1:${APP_PORT}`;
-  const trivialUrl = `http://127.0.0.1:${TRIVIAL_PORT}`;
+  const { appUrl, trivialUrl, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS });
   try {
-    await Promise.all([waitFor(`${appUrl}/robots.txt`), waitFor(`${trivialUrl}/`)]);
+    await ready();
     const baseline = await measure(trivialUrl, cookie, { name: "trivial", path: () => "/", expect: () => "" }, false);
     console.log("trivial Worker", baseline);
     const rows = [];
@@ -211,8 +208,7 @@ async function main() {
     publish("back-office", results, markdown);
     if (rows.some((r) => !r.pass)) process.exitCode = 1;
   } finally {
-    app.kill("SIGTERM");
-    trivial.kill("SIGTERM");
+    stop();
     rmSync(state, { recursive: true, force: true });
   }
 }

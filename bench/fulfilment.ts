@@ -11,7 +11,7 @@ import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertFree, orderPaidHeaders, publish, queryD1, stockCodes, waitFor, waitForDeliveries, wranglerDev } from "./shared.ts";
+import { assertFree, orderPaidHeaders, publish, queryD1, serveWithTrivial, stockCodes, waitForDeliveries } from "./shared.ts";
 
 const ORDERS = 1000;
 const STOCK = 700;
@@ -186,12 +186,9 @@ async function main() {
   for (const port of [APP_PORT, TRIVIAL_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-fulfilment-"));
   stockCodes(state, { numericId: VARIANT, title: `${PRODUCT} - ${PLAN}` }, Array.from({ length: STOCK }, (_, k) => `BENCH-RUSH-${String(k).padStart(5, "0")}`));
-  const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORTS[0])], APP_PORT);
-  const trivial = wranglerDev(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(INSPECTOR_PORTS[1])], TRIVIAL_PORT);
-  const appUrl = `http://127.0.0.1:${APP_PORT}`;
-  const trivialUrl = `http://127.0.0.1:${TRIVIAL_PORT}`;
+  const { appUrl, trivialUrl, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS });
   try {
-    await Promise.all([waitFor(`${appUrl}/robots.txt`), waitFor(`${trivialUrl}/`)]);
+    await ready();
     const webhooks = orderWebhooks();
 
     const baseline = await burst(trivialUrl, webhooks);
@@ -242,8 +239,7 @@ async function main() {
     ].join("\n");
     publish("fulfilment", results, markdown);
   } finally {
-    app.kill("SIGTERM");
-    trivial.kill("SIGTERM");
+    stop();
     rmSync(state, { recursive: true, force: true });
   }
 }

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { assertFree, orderPaidHeaders, publish, stockCodes, waitFor, waitForDeliveries, wranglerDev } from "./shared.ts";
+import { assertFree, orderPaidHeaders, publish, serveWithTrivial, stockCodes, waitForDeliveries } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -143,12 +143,9 @@ async function main() {
   for (const port of [APP_PORT, TRIVIAL_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-licences-"));
   stockCodes(state, { numericId: VARIANT, title: "Vertex Rust - 30 Days" }, Array.from({ length: KEYS }, (_, k) => keyOf(k)));
-  const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORTS[0])], APP_PORT);
-  const trivial = wranglerDev(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(INSPECTOR_PORTS[1])], TRIVIAL_PORT);
-  const appUrl = `http://127.0.0.1:${APP_PORT}`;
-  const trivialUrl = `http://127.0.0.1:${TRIVIAL_PORT}`;
+  const { appUrl, trivialUrl, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS });
   try {
-    await Promise.all([waitFor(`${appUrl}/robots.txt`), waitFor(`${trivialUrl}/`)]);
+    await ready();
     let started = performance.now();
     await sellKeys(appUrl);
     // The webhook only queues an order: its keys exist once the queue's consumer has handled it.
@@ -203,8 +200,7 @@ async function main() {
     ].join("\n");
     publish("licences", results, markdown);
   } finally {
-    app.kill("SIGTERM");
-    trivial.kill("SIGTERM");
+    stop();
     rmSync(state, { recursive: true, force: true });
   }
 }

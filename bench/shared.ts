@@ -22,6 +22,26 @@ export function wranglerDev(args: string[], port: number, onLog?: (line: string)
   return child;
 }
 
+/**
+ * The production build (its D1 persisted in `state`) and the trivial Worker, each on its port,
+ * each with its own inspector port; `ready` resolves once both answer, `stop` ends both.
+ */
+export function serveWithTrivial(state: string, ports: { app: number; trivial: number; inspectors: number[] }) {
+  const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(ports.inspectors[0])], ports.app);
+  const trivial = wranglerDev(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(ports.inspectors[1])], ports.trivial);
+  const appUrl = `http://127.0.0.1:${ports.app}`;
+  const trivialUrl = `http://127.0.0.1:${ports.trivial}`;
+  return {
+    appUrl,
+    trivialUrl,
+    ready: () => Promise.all([waitFor(`${appUrl}/robots.txt`), waitFor(`${trivialUrl}/`)]),
+    stop: () => {
+      app.kill("SIGTERM");
+      trivial.kill("SIGTERM");
+    },
+  };
+}
+
 /** Fails when something already answers on `port`: it would be measured instead of this build. */
 export async function assertFree(port: number) {
   const taken = await new Promise<boolean>((resolve) => {

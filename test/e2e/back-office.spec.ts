@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { logIn, mailFromMailbox, signUpAndLogIn, uniqueName } from "./helpers";
+import { logIn, mailFromMailbox, openDemoCheckout, payDemoCheckout, signUpAndLogIn, uniqueName } from "./helpers";
 
 const VARIANT = "Vertex HWID Spoofer - 30 Days";
 
@@ -18,15 +18,8 @@ test("support's day: find the buyer by e-mail, open the order, resend the key, r
 
   // A buyer pays in the demo checkout and gets a key by e-mail.
   const { email } = await signUpAndLogIn(page, "bobuyer");
-  await page.goto("/product/vertex-hwid-spoofer", { waitUntil: "networkidle" });
-  await page.getByRole("radio", { name: /30 Days/ }).click();
-  const checkoutTab = context.waitForEvent("page");
-  await page.getByRole("button", { name: "BUY NOW" }).click();
-  await page.getByRole("button", { name: "Continue to Checkout" }).click();
-  const checkout = await checkoutTab;
-  await checkout.waitForURL(/\/checkout\/demo\//);
-  await checkout.getByRole("button", { name: /^Pay / }).click();
-  await expect(checkout.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
+  const checkout = await openDemoCheckout(page, context, "/product/vertex-hwid-spoofer", /30 Days/);
+  await payDemoCheckout(checkout);
   const first = await mailFromMailbox(page, email, /Your Vertex key/);
   const key = (await first.textContent())!.match(new RegExp(`${VARIANT}: (\\S+)`))?.[1];
   const orderName = (await first.textContent())!.match(/order (#\d+)/)?.[1];

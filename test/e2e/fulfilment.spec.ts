@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { logIn, mailFromMailbox, signUpAndLogIn, uniqueName } from "./helpers";
+import { logIn, mailFromMailbox, openDemoCheckout, payDemoCheckout, signUpAndLogIn, uniqueName } from "./helpers";
 
 test("paying in the demo checkout mails the key and shows it on Subscriptions", async ({ page, context, browser }) => {
   // Stock up first (earlier runs may have sold the demo stock and left orders waiting).
@@ -15,16 +15,9 @@ test("paying in the demo checkout mails the key and shows it on Subscriptions", 
   // A fresh member, so the new subscription is easy to find.
   const { email } = await signUpAndLogIn(page, "buyer");
 
-  await page.goto("/product/vertex-hwid-spoofer", { waitUntil: "networkidle" });
-  await page.getByRole("radio", { name: /30 Days/ }).click();
-  const checkoutTab = context.waitForEvent("page");
-  await page.getByRole("button", { name: "BUY NOW" }).click();
-  await page.getByRole("button", { name: "Continue to Checkout" }).click();
-  const checkout = await checkoutTab;
-  await checkout.waitForURL(/\/checkout\/demo\//);
+  const checkout = await openDemoCheckout(page, context, "/product/vertex-hwid-spoofer", /30 Days/);
   await expect(checkout.getByLabel("E-mail for your key")).toHaveValue(email);
-  await checkout.getByRole("button", { name: /^Pay / }).click();
-  await expect(checkout.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
+  await payDemoCheckout(checkout);
 
   const mail = await mailFromMailbox(page, email, /Your Vertex key/);
   const key = (await mail.textContent())!.match(/Vertex HWID Spoofer - 30 Days: (\S+)/)?.[1];

@@ -1,4 +1,4 @@
-import { expect, type Locator, type Page } from "@playwright/test";
+import { type BrowserContext, expect, type Locator, type Page } from "@playwright/test";
 
 export function uniqueName(prefix: string): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -77,4 +77,22 @@ export async function openCartWithMainProduct(page: Page) {
   await page.getByRole("button", { name: "Continue to Checkout" }).click();
   await page.getByRole("button", { name: /Open cart, 1 item/ }).click();
   return page.getByRole("dialog", { name: "Shopping Cart" });
+}
+
+/** Buys one plan with BUY NOW and returns the demo checkout that opens in a new tab, not yet paid. */
+export async function openDemoCheckout(page: Page, context: BrowserContext, productPath: string, plan: RegExp): Promise<Page> {
+  await page.goto(productPath, { waitUntil: "networkidle" });
+  await page.getByRole("radio", { name: plan }).click();
+  const checkoutTab = context.waitForEvent("page");
+  await page.getByRole("button", { name: "BUY NOW" }).click();
+  await page.getByRole("button", { name: "Continue to Checkout" }).click();
+  const checkout = await checkoutTab;
+  await checkout.waitForURL(/\/checkout\/demo\//);
+  return checkout;
+}
+
+/** Pays the demo checkout: the app gets the same signed order webhook Shopify would send. */
+export async function payDemoCheckout(checkout: Page) {
+  await checkout.getByRole("button", { name: /^Pay / }).click();
+  await expect(checkout.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
 }

@@ -3,7 +3,7 @@
 // on a second, and moved to the second after a Reset PC on the Subscriptions page.
 import { expect, test } from "@playwright/test";
 import { LicenceClient } from "../../docs/licence-client";
-import { logIn, reloadUntilVisible, signUpAndLogIn, uniqueName } from "./helpers";
+import { logIn, openDemoCheckout, payDemoCheckout, reloadUntilVisible, signUpAndLogIn, uniqueName } from "./helpers";
 
 test("a bought key binds its first PC, refuses another, and moves after a Reset PC in the hub", async ({ page, context, browser, baseURL }) => {
   // Stock up first (earlier runs may have sold the demo stock and left orders waiting).
@@ -17,15 +17,8 @@ test("a bought key binds its first PC, refuses another, and moves after a Reset 
   await admin.close();
 
   await signUpAndLogIn(page, "lic");
-  await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
-  await page.getByRole("radio", { name: /1 Week/ }).click();
-  const checkoutTab = context.waitForEvent("page");
-  await page.getByRole("button", { name: "BUY NOW" }).click();
-  await page.getByRole("button", { name: "Continue to Checkout" }).click();
-  const checkout = await checkoutTab;
-  await checkout.waitForURL(/\/checkout\/demo\//);
-  await checkout.getByRole("button", { name: /^Pay / }).click();
-  await expect(checkout.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
+  const checkout = await openDemoCheckout(page, context, "/product/vertex-rust", /1 Week/);
+  await payDemoCheckout(checkout);
   await checkout.close();
 
   // The key arrives moments after the payment, handed out by the fulfilment queue.
