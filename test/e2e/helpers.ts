@@ -96,3 +96,13 @@ export async function payDemoCheckout(checkout: Page) {
   await checkout.getByRole("button", { name: /^Pay / }).click();
   await expect(checkout.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
 }
+
+/** An admin credits a reseller's balance on the member's page in the back office, found by username. */
+export async function creditFromCustomerPage(admin: Page, username: string, amount: string) {
+  await admin.goto(`/dashboard/customers?q=${encodeURIComponent(username)}`, { waitUntil: "networkidle" });
+  // A table from 640 px up, a card per customer below: whichever shows.
+  await admin.getByRole("link", { name: username, exact: true }).first().click();
+  await admin.getByLabel("Amount to credit (USD)").fill(amount);
+  await admin.getByRole("button", { name: "Credit", exact: true }).click();
+  await expect(admin.getByText("Balance credited")).toBeVisible();
+}

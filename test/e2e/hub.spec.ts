@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import * as OTPAuth from "otpauth";
-import { logIn, signUpAndLogIn, uniqueName } from "./helpers";
+import { creditFromCustomerPage, logIn, signUpAndLogIn, uniqueName } from "./helpers";
 
 test("two members chat live and see each other typing", async ({ browser }) => {
   const alice = await (await browser.newContext()).newPage();
@@ -96,12 +96,7 @@ test("reseller keys are labelled cards on a phone and a table on a wide screen",
   await reseller.goto("/dashboard/resell");
 
   await logIn(admin, "admin", "admin-demo-1");
-  // The credit is given on the member's page in the back office, found by username.
-  await admin.goto(`/dashboard/customers?q=${encodeURIComponent(username)}`, { waitUntil: "networkidle" });
-  await admin.getByRole("link", { name: username }).click();
-  await admin.getByLabel("Amount to credit (USD)").fill("500");
-  await admin.getByRole("button", { name: "Credit", exact: true }).click();
-  await expect(admin.getByText("Balance credited")).toBeVisible();
+  await creditFromCustomerPage(admin, username, "500");
 
   await reseller.reload({ waitUntil: "networkidle" });
   await reseller.getByRole("button", { name: "Generate Keys" }).click();
