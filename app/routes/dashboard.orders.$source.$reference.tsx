@@ -2,25 +2,22 @@
 // "Reveal" shows one key to the one person who asked, audited), crypto evidence, and a timeline of
 // everything that happened to it. The actions check their own capability per intent: support may
 // reveal and resend; revoking, replacing and cancelling are for admins.
-import { type ReactNode, useEffect, useRef, useState } from "react";
 import { data, Link, useFetcher } from "react-router";
+import { CryptoEvidence, Detail, Section, Timeline } from "~/components/admin/order-details";
+import { KEY_CHANGE, keyColumns, OrderButton } from "~/components/admin/order-keys";
 import { orderTotal, OrderStateBadge } from "~/components/admin/order-state";
 import { ShieldCheck } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";
-import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field } from "~/components/ui/field";
-import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
-import { useFormCheck } from "~/components/use-form-check";
+import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { useResultToast } from "~/components/use-result-toast";
 import { answer, answerProblem, type ProblemTitles, problemStatus } from "~/http/answer.server";
 import { app, mailingDeps } from "~/http/context.server";
 import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
-import { formatCoin } from "~/lib/crypto-orders";
-import { ORDER_SOURCES, ORDERS_PATH, type OrderKeyView, type OrderSource, SOURCE_LABEL, type TimelineEntry } from "~/lib/orders";
+import { ORDER_SOURCES, ORDERS_PATH, type OrderSource, SOURCE_LABEL } from "~/lib/orders";
 import { can, type Capability } from "~/lib/roles";
 import { type OrderActionInput, orderActionSchema } from "~/lib/schemas/orders";
 import { cancelOrderFromPage, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/admin/order-actions.server";
@@ -87,153 +84,6 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
 }
 
-const KEY_STATE_BADGE: Record<OrderKeyView["state"], { tone: "green" | "red" | "yellow"; label: string }> = {
-  delivered: { tone: "green", label: "Delivered" },
-  revoked: { tone: "red", label: "Revoked" },
-  backordered: { tone: "yellow", label: "Waiting for stock" },
-};
-
-function RevealButton({ keyRef }: { keyRef: string }) {
-  const fetcher = useFetcher<typeof action>();
-  const revealed = fetcher.data?.ok && fetcher.data.intent === "reveal" ? (fetcher.data.value as { key: string }).key : null;
-  useResultToast(fetcher);
-  if (revealed) return <code className="font-mono break-all select-all">{revealed}</code>;
-  return (
-    <fetcher.Form method="post">
-      <input type="hidden" name="intent" value="reveal" />
-      <input type="hidden" name="key" value={keyRef} />
-      <Button type="submit" size="sm" variant="ghost" disabled={fetcher.state !== "idle"}>
-        Reveal
-      </Button>
-    </fetcher.Form>
-  );
-}
-
-/**
- * Revoking or replacing a key changes its row (its buttons go), so the forms share one fetcher
- * whose answer the page toasts: the toast outlives the form that asked.
- */
-const KEY_CHANGE = "order-key-change";
-
-/** Revoke or replace one key, with a reason (admins). */
-function KeyChangeForm({ keyRef, intent, label }: { keyRef: string; intent: "revoke" | "replace"; label: string }) {
-  const fetcher = useFetcher<typeof action>({ key: KEY_CHANGE });
-  const formRef = useRef<HTMLFormElement>(null);
-  const [open, setOpen] = useState(false);
-  const done = fetcher.state === "idle" && fetcher.data?.ok === true;
-  useEffect(() => {
-    if (done) setOpen(false);
-  }, [done]);
-  const { errors, onSubmit } = useFormCheck(orderActionSchema, { title: "Reason required", answer: fetcher.data?.intent === intent ? fetcher.data : null });
-  if (!open) {
-    return (
-      <Button size="sm" variant={intent === "revoke" ? "danger" : "outline"} onClick={() => setOpen(true)}>
-        {label}
-      </Button>
-    );
-  }
-  return (
-    <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="flex flex-col gap-2 sm:flex-row sm:items-end">
-      <input type="hidden" name="intent" value={intent} />
-      <input type="hidden" name="key" value={keyRef} />
-      <Field label={`Why ${intent}?`} name="reason" required maxLength={200} autoComplete="off" error={errors.reason} />
-      <div className="flex gap-2">
-        <Button type="submit" size="sm" variant={intent === "revoke" ? "danger" : "primary"} disabled={fetcher.state !== "idle"}>
-          {fetcher.state !== "idle" ? "Saving..." : label}
-        </Button>
-        <Button size="sm" variant="ghost" onClick={() => setOpen(false)}>
-          Cancel
-        </Button>
-      </div>
-    </fetcher.Form>
-  );
-}
-
-function keyColumns(canManage: boolean): Column<OrderKeyView>[] {
-  return [
-    { label: "Key", value: (k) => (k.state === "backordered" ? <span className="text-muted">—</span> : <span className="font-mono">{k.masked}</span>) },
-    { label: "Variant", value: (k) => k.variantTitle },
-    { label: "State", value: (k) => <Badge tone={KEY_STATE_BADGE[k.state].tone}>{KEY_STATE_BADGE[k.state].label}</Badge> },
-    {
-      label: "Licence",
-      value: (k) =>
-        k.licence ? (
-          <span>
-            {k.licence.state}
-            {k.licence.activatedAt ? (
-              <span className="text-muted">
-                {" "}
-                · activated <LocalTime ms={k.licence.activatedAt} />
-              </span>
-            ) : null}
-            <span className="text-muted">{k.licence.pcBound ? " · PC bound" : " · no PC"}</span>
-          </span>
-        ) : (
-          <span className="text-muted">—</span>
-        ),
-    },
-    {
-      label: "Actions",
-      value: (k) =>
-        k.state === "backordered" ? null : (
-          <div className="flex flex-wrap items-center gap-2 whitespace-normal">
-            <RevealButton keyRef={k.ref} />
-            {canManage && k.state === "delivered" ? (
-              <>
-                <KeyChangeForm keyRef={k.ref} intent="revoke" label="Revoke" />
-                {k.replaceable ? <KeyChangeForm keyRef={k.ref} intent="replace" label="Replace" /> : null}
-              </>
-            ) : null}
-          </div>
-        ),
-    },
-  ];
-}
-
-function OrderButton({ intent, label, variant, withReason }: { intent: "resend" | "cancel"; label: string; variant: "outline" | "danger"; withReason?: boolean }) {
-  const fetcher = useFetcher<typeof action>();
-  useResultToast(fetcher);
-  const busy = fetcher.state !== "idle";
-  return (
-    <fetcher.Form method="post" className="flex flex-col gap-2 sm:flex-row sm:items-end">
-      <input type="hidden" name="intent" value={intent} />
-      {withReason ? <Field label="Reason (optional)" name="reason" maxLength={200} autoComplete="off" /> : null}
-      <Button type="submit" variant={variant} disabled={busy}>
-        {busy ? "Working..." : label}
-      </Button>
-    </fetcher.Form>
-  );
-}
-
-const TIMELINE_TONE: Record<TimelineEntry["kind"], "green" | "blue" | "yellow" | "red" | "gray" | "orange"> = {
-  order: "green",
-  webhook: "blue",
-  mail: "gray",
-  refund: "red",
-  crypto: "yellow",
-  backorder: "yellow",
-  audit: "orange",
-};
-
-/** A card with a heading, and a line of its own when it has nothing to list. */
-function Section({ title, empty, children }: { title: string; empty: string | null; children: ReactNode }) {
-  return (
-    <Card>
-      <h2 className="font-bold">{title}</h2>
-      {empty ? <p className="mt-2 text-sm text-muted">{empty}</p> : children}
-    </Card>
-  );
-}
-
-function Detail({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <dt className="text-muted">{label}</dt>
-      <dd className="break-words">{children}</dd>
-    </div>
-  );
-}
-
 export default function OrderPage({ loaderData }: Route.ComponentProps) {
   const { order, lines, crypto, reason, keys, timeline, cancellable, canResend, canManage } = loaderData;
   useResultToast(useFetcher<typeof action>({ key: KEY_CHANGE }));
@@ -284,28 +134,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
             </li>
           ))}
         </ul>
-        {crypto ? (
-          <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-2">
-            <Detail label="Coin">{crypto.coin}</Detail>
-            <Detail label="Quoted">{crypto.amountUnits === null ? "—" : `${formatCoin(crypto.amountUnits)} ${crypto.coin}`}</Detail>
-            <Detail label="Received">{`${formatCoin(crypto.receivedUnits)} ${crypto.coin}`}</Detail>
-            <Detail label="Confirmations">{crypto.confirmations}</Detail>
-            <Detail label="Address">
-              <span className="font-mono break-all">{crypto.walletAddress}</span>
-            </Detail>
-            {crypto.review ? <Detail label="Review">{crypto.review}</Detail> : null}
-            {crypto.payments.map((p) => (
-              <Detail key={p.txid} label="Transaction">
-                <span className="font-mono break-all">{p.txid}</span> ({formatCoin(p.units)} {crypto.coin}, {p.height === null ? "unconfirmed" : `block ${p.height}`})
-              </Detail>
-            ))}
-            {crypto.transactionId ? (
-              <Detail label="Transaction (typed by the buyer)">
-                <span className="font-mono break-all">{crypto.transactionId}</span>
-              </Detail>
-            ) : null}
-          </dl>
-        ) : null}
+        {crypto ? <CryptoEvidence crypto={crypto} /> : null}
       </Section>
       <Card>
         <h2 className="font-bold">Keys ({keys.length})</h2>
@@ -318,21 +147,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
         ) : null}
       </Card>
       <Section title="Timeline" empty={timeline.length === 0 ? "Nothing recorded yet." : null}>
-          <ol aria-label="Timeline" className="mt-3 space-y-3">
-            {timeline.map((e, i) => (
-              <li key={i} className="flex flex-col gap-1 border-l-2 border-line pl-3 text-sm sm:flex-row sm:gap-4">
-                <LocalTime ms={e.at} format="datetime" className="shrink-0 text-muted sm:w-48" />
-                <div className="min-w-0 space-y-0.5">
-                  <p className="flex flex-wrap items-center gap-2">
-                    <Badge tone={TIMELINE_TONE[e.kind]}>{e.kind}</Badge>
-                    <span className="break-words">{e.title}</span>
-                    {e.actor ? <span className="text-muted">by {e.actor}</span> : null}
-                  </p>
-                  {e.detail ? <p className="text-muted break-words">{e.detail}</p> : null}
-                </div>
-              </li>
-            ))}
-          </ol>
+        <Timeline entries={timeline} />
       </Section>
     </div>
   );

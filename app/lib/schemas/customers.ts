@@ -2,6 +2,7 @@
 // page (ban, unban, end sessions, credit the reseller balance, assign a role). Checked in the
 // browser and again on the server; each form posts an `intent` naming which one it is.
 import * as v from "valibot";
+import type { Problem } from "../result";
 import { ROLES } from "../roles";
 import { creditSchema } from "./reseller";
 
@@ -46,3 +47,6 @@ export const customerActionSchema = v.variant(
   "Unknown request",
 );
 export type CustomerActionInput = v.InferOutput<typeof customerActionSchema>;
+
+/** The toast title for a customer form's input problem, in the browser and from the server. */
+export const customerInputTitle = (problem: Problem) => (problem.field === "reason" ? "Reason required" : problem.field === "amount" ? "Invalid Amount" : "Error");

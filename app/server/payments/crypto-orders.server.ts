@@ -79,8 +79,6 @@ export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "c
   };
 }
 
-export type CryptoOrderView = ReturnType<typeof cryptoOrderView>;
-
 /** `CRYPTO-` and twelve characters from the CSPRNG: about 62 bits, not guessable. */
 export function newOrderNumber(): string {
   return `CRYPTO-${randomString(12)}`;

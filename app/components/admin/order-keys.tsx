@@ -1,0 +1,133 @@
+// The keys of an order on its back-office page: each key masked, with its licence, and the
+// buttons staff may use on it (reveal; revoke or replace with a reason), and the order-wide
+// buttons (resend the key e-mail, cancel). Every form posts an intent to the page's action.
+import { useEffect, useRef, useState } from "react";
+import { useFetcher } from "react-router";
+import type { OrderKeyView } from "~/lib/orders";
+import { orderActionSchema } from "~/lib/schemas/orders";
+import type { action } from "~/routes/dashboard.orders.$source.$reference";
+import { LocalTime } from "../local-time";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Field } from "../ui/field";
+import type { Column } from "../ui/responsive-table";
+import { useFormCheck } from "../use-form-check";
+import { useResultToast } from "../use-result-toast";
+
+const KEY_STATE_BADGE: Record<OrderKeyView["state"], { tone: "green" | "red" | "yellow"; label: string }> = {
+  delivered: { tone: "green", label: "Delivered" },
+  revoked: { tone: "red", label: "Revoked" },
+  backordered: { tone: "yellow", label: "Waiting for stock" },
+};
+
+function RevealButton({ keyRef }: { keyRef: string }) {
+  const fetcher = useFetcher<typeof action>();
+  const revealed = fetcher.data?.ok && fetcher.data.intent === "reveal" ? (fetcher.data.value as { key: string }).key : null;
+  useResultToast(fetcher);
+  if (revealed) return <code className="font-mono break-all select-all">{revealed}</code>;
+  return (
+    <fetcher.Form method="post">
+      <input type="hidden" name="intent" value="reveal" />
+      <input type="hidden" name="key" value={keyRef} />
+      <Button type="submit" size="sm" variant="ghost" disabled={fetcher.state !== "idle"}>
+        Reveal
+      </Button>
+    </fetcher.Form>
+  );
+}
+
+/**
+ * Revoking or replacing a key changes its row (its buttons go), so the forms share one fetcher
+ * whose answer the page toasts: the toast outlives the form that asked.
+ */
+export const KEY_CHANGE = "order-key-change";
+
+/** Revoke or replace one key, with a reason (admins). */
+function KeyChangeForm({ keyRef, intent, label }: { keyRef: string; intent: "revoke" | "replace"; label: string }) {
+  const fetcher = useFetcher<typeof action>({ key: KEY_CHANGE });
+  const formRef = useRef<HTMLFormElement>(null);
+  const [open, setOpen] = useState(false);
+  const done = fetcher.state === "idle" && fetcher.data?.ok === true;
+  useEffect(() => {
+    if (done) setOpen(false);
+  }, [done]);
+  const { errors, onSubmit } = useFormCheck(orderActionSchema, { title: "Reason required", answer: fetcher.data?.intent === intent ? fetcher.data : null });
+  if (!open) {
+    return (
+      <Button size="sm" variant={intent === "revoke" ? "danger" : "outline"} onClick={() => setOpen(true)}>
+        {label}
+      </Button>
+    );
+  }
+  return (
+    <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="flex flex-col gap-2 sm:flex-row sm:items-end">
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="key" value={keyRef} />
+      <Field label={`Why ${intent}?`} name="reason" required maxLength={200} autoComplete="off" error={errors.reason} />
+      <div className="flex gap-2">
+        <Button type="submit" size="sm" variant={intent === "revoke" ? "danger" : "primary"} disabled={fetcher.state !== "idle"}>
+          {fetcher.state !== "idle" ? "Saving..." : label}
+        </Button>
+        <Button size="sm" variant="ghost" onClick={() => setOpen(false)}>
+          Cancel
+        </Button>
+      </div>
+    </fetcher.Form>
+  );
+}
+
+export function keyColumns(canManage: boolean): Column<OrderKeyView>[] {
+  return [
+    { label: "Key", value: (k) => (k.state === "backordered" ? <span className="text-muted">—</span> : <span className="font-mono">{k.masked}</span>) },
+    { label: "Variant", value: (k) => k.variantTitle },
+    { label: "State", value: (k) => <Badge tone={KEY_STATE_BADGE[k.state].tone}>{KEY_STATE_BADGE[k.state].label}</Badge> },
+    {
+      label: "Licence",
+      value: (k) =>
+        k.licence ? (
+          <span>
+            {k.licence.state}
+            {k.licence.activatedAt ? (
+              <span className="text-muted">
+                {" "}
+                · activated <LocalTime ms={k.licence.activatedAt} />
+              </span>
+            ) : null}
+            <span className="text-muted">{k.licence.pcBound ? " · PC bound" : " · no PC"}</span>
+          </span>
+        ) : (
+          <span className="text-muted">—</span>
+        ),
+    },
+    {
+      label: "Actions",
+      value: (k) =>
+        k.state === "backordered" ? null : (
+          <div className="flex flex-wrap items-center gap-2 whitespace-normal">
+            <RevealButton keyRef={k.ref} />
+            {canManage && k.state === "delivered" ? (
+              <>
+                <KeyChangeForm keyRef={k.ref} intent="revoke" label="Revoke" />
+                {k.replaceable ? <KeyChangeForm keyRef={k.ref} intent="replace" label="Replace" /> : null}
+              </>
+            ) : null}
+          </div>
+        ),
+    },
+  ];
+}
+
+export function OrderButton({ intent, label, variant, withReason }: { intent: "resend" | "cancel"; label: string; variant: "outline" | "danger"; withReason?: boolean }) {
+  const fetcher = useFetcher<typeof action>();
+  useResultToast(fetcher);
+  const busy = fetcher.state !== "idle";
+  return (
+    <fetcher.Form method="post" className="flex flex-col gap-2 sm:flex-row sm:items-end">
+      <input type="hidden" name="intent" value={intent} />
+      {withReason ? <Field label="Reason (optional)" name="reason" maxLength={200} autoComplete="off" /> : null}
+      <Button type="submit" variant={variant} disabled={busy}>
+        {busy ? "Working..." : label}
+      </Button>
+    </fetcher.Form>
+  );
+}
