@@ -30,13 +30,17 @@ export default defineConfig({
             // trip on a phone, and the first page needs nearly all of the shared code anyway.
             codeSplitting: {
               groups: [
-                { name: "framework", test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/, priority: 3 },
+                { name: "framework", test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/, priority: 4 },
                 // The WebAuthn library stays out: it is imported only when a passkey button is
                 // pressed, and in the shared chunk every page would download it.
-                { name: "vendor", test: /node_modules[\\/](?!@simplewebauthn[\\/])/, priority: 2 },
+                { name: "vendor", test: /node_modules[\\/](?!@simplewebauthn[\\/])/, priority: 3 },
                 // Passkey screens (sign-in buttons, the Security page's card) and their schemas go with
                 // the few pages that show them rather than into the chunk every page loads.
-                { name: "ui", test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.)/, priority: 1 },
+                // The back office's parts go only to the staff pages that show them.
+                { name: "ui", test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.|admin[\\/])/, priority: 2 },
+                // A group takes the modules it imports too, so this one comes after the shared
+                // chunks: it keeps only what nothing else claimed.
+                { name: "back-office", test: /[\\/]app[\\/]components[\\/]admin[\\/]/, priority: 1 },
               ],
             },
           },

@@ -45,3 +45,23 @@ test("client-side navigation works once hydrated", async ({ page }) => {
   await expect(page).toHaveURL(/\/products$/);
   expect(await page.evaluate(() => "stillThisDocument" in window)).toBe(true);
 });
+
+test("the storefront downloads none of the back office's code", async ({ page }) => {
+  const scripts: string[] = [];
+  page.on("request", (request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.endsWith(".js")) scripts.push(pathname);
+  });
+  for (const path of ["/", "/product/vertex-rust", "/auth"]) {
+    await page.goto(path);
+    await hydrated(page);
+  }
+  // The staff pages' own chunk, as the build's full route manifest names it for the order page.
+  const manifestUrl = await page.evaluate(() => (window as unknown as { __reactRouterManifest: { url: string } }).__reactRouterManifest.url);
+  const manifest = await (await page.request.get(manifestUrl)).text();
+  const orderPage = /"routes\/dashboard\.orders\.\$source\.\$reference":\{[^}]*"imports":\[([^\]]*)\]/.exec(manifest)?.[1] ?? "";
+  const staffOnly = [...orderPage.matchAll(/"(\/assets\/back-office-[\w-]+\.js)"/g)].map((match) => match[1]);
+  expect(staffOnly).toHaveLength(1);
+  expect(scripts.length).toBeGreaterThan(0);
+  expect(scripts).not.toContain(staffOnly[0]);
+});

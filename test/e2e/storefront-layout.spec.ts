@@ -45,6 +45,27 @@ test("the hero keeps its poster when the video cannot load", async ({ page }) =>
   await expect(player).toHaveCSS("opacity", "0");
 });
 
+test("the intro splash animates only what the compositor moves, so it costs no layout or paint while the page hydrates", async ({ page }) => {
+  await page.goto("/");
+  const animated = await page.evaluate(() =>
+    document.getAnimations().flatMap((animation) => {
+      const effect = animation.effect as KeyframeEffect | null;
+      const target = effect?.target as Element | null;
+      if (!effect || !target?.closest(".intro-splash")) return [];
+      const timing = effect.getComputedTiming();
+      const properties = effect.getKeyframes().flatMap((frame) => Object.keys(frame).filter((key) => !["offset", "computedOffset", "easing", "composite"].includes(key)));
+      return [{ name: (animation as CSSAnimation).animationName, duration: Number(timing.duration), properties }];
+    }),
+  );
+  // The bar, the logo and its glow, the tagline and the fade-out all animate.
+  expect(animated.length).toBeGreaterThanOrEqual(5);
+  for (const { name, duration, properties } of animated) {
+    // Visibility flips once, at the end, in an animation of no length.
+    const allowed = duration === 0 ? ["visibility"] : ["transform", "opacity"];
+    expect(properties.filter((property) => !allowed.includes(property)), name).toEqual([]);
+  }
+});
+
 test("the hero's video fades in once its player reports that it plays", async ({ page }) => {
   // A stand-in for the embedded player: answers "listening" with the "playing" state.
   await page.route("https://www.youtube-nocookie.com/**", (route) =>
