@@ -153,4 +153,24 @@ describe("the low-stock alert", () => {
     expect(new Set(alerts.map((m) => m.dedupeKey)).size).toBe(2);
     expect(await alertsTo(second.email)).toHaveLength(2);
   });
+  it("mails when an admin deletes codes down to the threshold, and not for a code that is not in stock", async () => {
+    await db.delete(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
+    await restock(4);
+    expect((await call(STOCK, { form: { intent: "threshold", variantId: VARIANT, threshold: "2" }, cookie: adminCookie })).status).toBe(200);
+    const before = (await alertsTo(admin.email)).length;
+    const inStock = await db.select({ id: productCodes.id }).from(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
+    const remove = (id: number) => call(STOCK, { form: { intent: "delete", id: String(id) }, cookie: adminCookie });
+
+    expect((await remove(inStock[0]!.id)).status).toBe(200); // 3 left: above the threshold
+    expect(await alertsTo(admin.email)).toHaveLength(before);
+    expect((await remove(inStock[1]!.id)).status).toBe(200); // 2 left: at the threshold
+    expect(await available()).toBe(2);
+    expect(await alertsTo(admin.email)).toHaveLength(before + 1);
+
+    // A code already deleted is refused and changes nothing.
+    const again = await remove(inStock[1]!.id);
+    expect(again.status).toBe(409);
+    expect(await available()).toBe(2);
+    expect(await alertsTo(admin.email)).toHaveLength(before + 1);
+  });
 });

@@ -9,9 +9,8 @@ import type { Problem } from "~/lib/result";
 import { stockFormSchema } from "~/lib/schemas/stock";
 import type { Toast } from "~/lib/toast";
 import { clientAddress } from "~/server/accounts/throttle.server";
-import { type Restocked, stockCodes } from "~/server/fulfilment/restock.server";
+import { removeAvailableCode, type Restocked, stockCodes } from "~/server/fulfilment/restock.server";
 import { setStockThreshold } from "~/server/fulfilment/stock-alerts.server";
-import { deleteAvailableCode } from "~/server/fulfilment/stock.server";
 import type { Route } from "./+types/dashboard.manage-codes.stock";
 
 const DELETE_FAILED = "Failed to delete code";
@@ -41,7 +40,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       return answer(result, { intent: "add", titles: { conflict: "No New Codes" }, success: stockedToast });
     }
     case "delete":
-      return answer(await deleteAvailableCode(app(context).db, form.id), {
+      return answer(await removeAvailableCode(mailingDeps(context), form.id), {
         intent: "delete",
         titles: { conflict: DELETE_FAILED },
         success: { title: "Code deleted successfully" },

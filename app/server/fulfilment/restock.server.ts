@@ -1,11 +1,12 @@
 // Restocking: the admin's new codes for a catalogue variant go into stock, then straight to the
-// order units waiting for that variant. (Apart from stock.server, which orders.server builds on.)
+// order units waiting for that variant; and the admin's deletions of codes still in stock. Both
+// end with the variant's low-stock check. (Apart from stock.server, which orders.server builds on.)
 import { fail, ok, type Result } from "~/lib/result";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { fillBackordersAndNotify } from "./orders.server";
 import { checkLowStock } from "./stock-alerts.server";
-import { type AddedCodes, addCodes } from "./stock.server";
+import { type AddedCodes, addCodes, deleteAvailableCode } from "./stock.server";
 
 export type Restocked = AddedCodes & { variantTitle: string; backordersFilled: number };
 
@@ -19,4 +20,12 @@ export async function stockCodes(deps: MailingDeps, catalogue: Catalogue, varian
   // all, the shortage is alerted).
   await checkLowStock(deps, { id: variantId, title: variant.title }, now);
   return ok({ ...added.value, variantTitle: variant.title, backordersFilled: filled.length });
+}
+
+/** An admin deletes a code still in stock; stock going down to the variant's threshold alerts. */
+export async function removeAvailableCode(deps: MailingDeps, id: number, now = Date.now()): Promise<Result> {
+  const deleted = await deleteAvailableCode(deps.db, id);
+  if (!deleted.ok) return deleted;
+  await checkLowStock(deps, deleted.value, now);
+  return ok();
 }

@@ -55,12 +55,13 @@ export async function addCodes(db: Db, variant: { id: string; title: string }, t
 }
 
 /** Deletes a code that is still available; a sold code is never deleted. */
-export async function deleteAvailableCode(db: Db, id: number): Promise<Result> {
-  const deleted = await db
+/** Deletes one code that is still in stock; answers with the variant it was taken from. */
+export async function deleteAvailableCode(db: Db, id: number): Promise<Result<{ id: string; title: string }>> {
+  const [deleted] = await db
     .delete(productCodes)
     .where(and(eq(productCodes.id, id), eq(productCodes.isUsed, false)))
-    .returning({ id: productCodes.id });
-  return deleted.length === 1 ? ok() : fail("conflict", "Only available codes can be deleted");
+    .returning({ id: productCodes.variantId, title: productCodes.variantTitle });
+  return deleted ? ok(deleted) : fail("conflict", "Only available codes can be deleted");
 }
 
 export async function availableCodes(db: Db, variantId?: string) {
