@@ -23,7 +23,6 @@ const ACTION_LABELS: Record<string, string> = {
   "licence.unban-hwid": "Unbanned a PC",
   "licence.reset-hwid": "Reset a key's PC",
   "licence.owner-reset": "Owner reset their key's PC",
-  "order.cancel": "Cancelled an order",
   "order.manual": "Handed out a key by hand",
   "order.replace-key": "Replaced a key",
   "order.resend": "Sent an order's keys again",

@@ -6,6 +6,7 @@ import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import { cryptoQueueSchema } from "~/lib/crypto-orders";
+import { clientAddress } from "~/server/accounts/throttle.server";
 import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/payments/crypto-orders.server";
 import type { Route } from "./+types/dashboard.manage-codes.crypto-orders";
 
@@ -35,7 +36,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       success: ({ orderNumber }) => ({ title: "Marked as handled", description: `Order ${orderNumber} left the queue` }),
     });
   }
-  return answer(await cancelCryptoOrder(app(context).db, admin, form.orderId), {
+  return answer(await cancelCryptoOrder(app(context).db, admin, form.orderId, { ip: clientAddress(request) }), {
     intent: "cancel",
     success: ({ orderNumber }) => ({ title: "Order cancelled", description: `Order ${orderNumber} was cancelled` }),
   });

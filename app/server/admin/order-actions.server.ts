@@ -176,10 +176,8 @@ export async function cancelOrderFromPage(db: Db, actor: Actor, order: OrderRow,
   if (order.source !== "crypto") return fail("conflict", "Only crypto orders are cancelled here; Shopify orders are cancelled in Shopify");
   const row = await db.select({ id: cryptoOrders.id }).from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.reference)).get();
   if (!row) return fail("not-found", "No such order");
-  const cancelled = await cancelCryptoOrder(db, actor.viewer, row.id);
-  if (!cancelled.ok) return cancelled;
-  await audit(db, actor.viewer.id, "order.cancel", order.key, { reason }, actor.ip);
-  return ok();
+  const cancelled = await cancelCryptoOrder(db, actor.viewer, row.id, { reason, ip: actor.ip });
+  return cancelled.ok ? ok() : cancelled;
 }
 
 /**

@@ -462,8 +462,11 @@ async function deliverCryptoKey(deps: MailingDeps, order: CryptoOrder, key: { id
   await mailCryptoKey(deps, order, key.code);
 }
 
-/** Admin: closes an order that will not be settled (refunded outside the shop, or abandoned). */
-export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, now = Date.now()): Promise<Result<CryptoOrder>> {
+/**
+ * Admin: closes an order that will not be settled (refunded outside the shop, or abandoned). One
+ * audit entry, under the order, with the reason when the admin gave one.
+ */
+export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, why: { reason?: string; ip?: string | null } = {}, now = Date.now()): Promise<Result<CryptoOrder>> {
   const cancelled = await db
     .update(cryptoOrders)
     .set({ status: "cancelled", review: null, updatedAt: now })
@@ -473,7 +476,7 @@ export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, 
   if (!cancelled) return fail("conflict", "Completed or cancelled orders cannot be cancelled");
   // A fulfilment that broke halfway may have claimed a key already.
   await releaseKeyOf(db, cancelled);
-  await audit(db, admin.id, "crypto-order.cancel", `crypto:${cancelled.orderNumber}`);
+  await audit(db, admin.id, "crypto-order.cancel", `crypto:${cancelled.orderNumber}`, why.reason ? { reason: why.reason } : {}, why.ip ?? null);
   return ok(cancelled);
 }
 
