@@ -4,7 +4,7 @@
 import { and, eq, like } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditLog, mailOutbox, productCodes, stockAlerts } from "~/server/platform/db/schema.server";
-import { call, createAccount, db, deliver, nextId, signIn, type TestAccount, unique } from "./helpers";
+import { call, createAccount, db, deliver, nextId, paidOrderPayload, signIn, type TestAccount, unique } from "./helpers";
 
 const STOCK = "/dashboard/manage-codes/stock";
 // Vertex HWID Spoofer - Default Title in the demo catalogue; no other test file sells it.
@@ -23,16 +23,7 @@ beforeAll(async () => {
 
 /** One paid Shopify order for `quantity` units of the variant, through the signed webhook and the queue. */
 async function sell(quantity = 1) {
-  const id = nextId();
-  await deliver("orders/paid", {
-    id,
-    name: `#S${id % 100000}`,
-    email: `${unique("buyer")}@example.test`,
-    currency: "USD",
-    total_price: "19.99",
-    financial_status: "paid",
-    line_items: [{ id: nextId(), variant_id: VARIANT_NUMBER, quantity, title: "Vertex HWID Spoofer", variant_title: "Default Title", price: "19.99" }],
-  });
+  await deliver("orders/paid", paidOrderPayload({ variant: VARIANT_NUMBER, variantTitle: "Default Title", title: "Vertex HWID Spoofer", quantity, price: "19.99" }, { namePrefix: "#S" }));
 }
 
 const alertsTo = (to: string) =>

@@ -11,7 +11,7 @@ import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { auditLog, cryptoOrders, failedJobs, licences, mailOutbox, productCodes, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
 import worker from "../workers/app";
-import { call, createAccount, db, handled, nextId, ORIGIN, runQueue, signIn, transactionId, unique } from "./helpers";
+import { call, createAccount, db, handled, nextId, ORIGIN, paidOrderPayload, runQueue, signIn, transactionId, unique } from "./helpers";
 
 const FULFILMENT = "keyshop-fulfilment";
 const DEAD_LETTERS = "keyshop-fulfilment-failed";
@@ -21,16 +21,7 @@ async function paidOrder() {
   const variant = nextId();
   const code = `QUEUE-${variant}`;
   await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: "Vertex Rust - 30 Days" }, code);
-  const id = nextId();
-  const payload = {
-    id,
-    name: `#Q${id % 100000}`,
-    email: `${unique("buyer")}@example.test`,
-    currency: "USD",
-    total_price: "89.99",
-    financial_status: "paid",
-    line_items: [{ id: nextId(), variant_id: variant, quantity: 1, title: "Vertex Rust", variant_title: "30 Days", price: "89.99" }],
-  };
+  const payload = paidOrderPayload({ variant, variantTitle: "30 Days", price: "89.99" }, { namePrefix: "#Q" });
   return { code, payload };
 }
 

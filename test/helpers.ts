@@ -223,24 +223,29 @@ export async function deliver(topic: string, payload: unknown) {
   await handled(webhookId);
 }
 
+/** A paid Shopify order of one line, as its orders/paid webhook carries it; fresh order and line ids. */
+export function paidOrderPayload(line: { variant: number; variantTitle: string; title?: string; quantity?: number; price: string }, order: { namePrefix?: string; email?: string } = {}) {
+  const id = nextId();
+  const { variant, variantTitle, title = "Vertex Rust", quantity = 1, price } = line;
+  return {
+    id,
+    name: `${order.namePrefix ?? "#"}${id % 100000}`,
+    email: order.email ?? `${unique("buyer")}@example.test`,
+    currency: "USD",
+    total_price: price,
+    financial_status: "paid",
+    line_items: [{ id: nextId(), variant_id: variant, quantity, title, variant_title: variantTitle, price }],
+  };
+}
+
 /** A key sold through a signed Shopify order webhook, as the shop sells them. */
 export async function boughtKey(variantTitle = "1 Week", email = `${unique("buyer")}@example.test`) {
   const variant = nextId();
   const code = `LIC-${variant}`;
   await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: `Vertex Rust - ${variantTitle}` }, code);
-  const orderId = nextId();
-  const lineId = nextId();
-  const order = {
-    id: orderId,
-    name: `#${orderId % 100000}`,
-    email,
-    currency: "USD",
-    total_price: "29.99",
-    financial_status: "paid",
-    line_items: [{ id: lineId, variant_id: variant, quantity: 1, title: "Vertex Rust", variant_title: variantTitle, price: "29.99" }],
-  };
+  const order = paidOrderPayload({ variant, variantTitle, price: "29.99" }, { email });
   await deliver("orders/paid", order);
-  return { key: code, email, orderId, lineId, order };
+  return { key: code, email, orderId: order.id, lineId: order.line_items[0]!.id, order };
 }
 
 /** A hardware id as a loader sends one, unique unless named. */
