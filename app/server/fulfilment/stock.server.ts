@@ -54,8 +54,7 @@ export async function addCodes(db: Db, variant: { id: string; title: string }, t
   return ok({ added, duplicatesInInput, alreadyStored: codes.length - added });
 }
 
-/** Deletes a code that is still available; a sold code is never deleted. */
-/** Deletes one code that is still in stock; answers with the variant it was taken from. */
+/** Deletes one code that is still in stock (a sold code is never deleted); answers with its variant. */
 export async function deleteAvailableCode(db: Db, id: number): Promise<Result<{ id: string; title: string }>> {
   const [deleted] = await db
     .delete(productCodes)
