@@ -42,6 +42,17 @@ export default tseslint.config(
   { files: ["**/*.d.ts"], rules: { "@typescript-eslint/consistent-type-imports": "off" } },
   // Routes answer through app/http and call domain functions; they never touch tables.
   restrict(["app/routes/**"], [{ group: ["**/platform/db/schema.server", "**/platform/db/chat-schema.server"], message: "Routes call domain functions; table definitions stay in app/server." }]),
+  // Code that runs in the browser formats numbers and dates without the browser's locale data: its
+  // first use blocks the main thread for tens of milliseconds (decision 041). ~/lib/format has the
+  // shop's formats.
+  {
+    files: ["app/lib/**", "app/components/**", "app/routes/**", "app/root.tsx"],
+    ignores: ["**/*.server.ts"],
+    rules: {
+      "no-restricted-properties": ["error", ...["toLocaleString", "toLocaleDateString", "toLocaleTimeString", "localeCompare"].map((property) => ({ property, message: "Loads the browser's locale data on first use; use ~/lib/format." }))],
+      "no-restricted-globals": ["error", { name: "Intl", message: "Loads the browser's locale data on first use; use ~/lib/format." }],
+    },
+  },
   // Browser-safe code never reaches server-only code.
   restrict(
     ["app/lib/**", "app/components/**"],

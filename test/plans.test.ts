@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProductVariant } from "~/lib/catalogue";
-import { formatDate, formatDateTime, formatFileSize } from "~/lib/format";
+import { formatCents, formatCount, formatDate, formatDateTime, formatFileSize, formatUsd } from "~/lib/format";
 import {
   featuresFor,
   formatMoney,
@@ -55,6 +55,13 @@ describe("price formatting", () => {
     expect(formatMoney({ amount: "5", currencyCode: "USD" })).toBe("USD 5.00");
     expect(formatMoney({ amount: "179.98", currencyCode: "GBP" })).toBe("GBP 179.98");
     expect(formatPrice({ amount: "89.9", currencyCode: "USD" })).toBe("$89.90");
+  });
+
+  it("groups thousands and writes cents with two decimals, without the browser's locale data", () => {
+    expect([0, 999, 1000, 100_000, 1_234_567, -1234].map(formatCount)).toEqual(["0", "999", "1,000", "100,000", "1,234,567", "-1,234"]);
+    expect([0, 5, 8999, 123_450, 100_000_000, -1250, -5].map(formatUsd)).toEqual(["$0.00", "$0.05", "$89.99", "$1,234.50", "$1,000,000.00", "$-12.50", "$-0.05"]);
+    expect(formatCents(123_450, "USD")).toBe("$1,234.50");
+    expect(formatCents(2540, "EUR")).toBe("EUR 25.40");
   });
 
   it("formats dates as the specification writes them, in UTC", () => {

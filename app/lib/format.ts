@@ -36,7 +36,27 @@ export function formatFileSize(bytes: number | null | undefined): string {
   return typeof bytes === "number" ? `${(bytes / (1024 * 1024)).toFixed(2)} MB` : "Unknown size";
 }
 
+// Numbers are grouped by plain string work rather than `toLocaleString` or `Intl`: the browser's
+// first call into its locale data (ICU) blocks the main thread for tens of milliseconds, which a
+// phone pays on every page that formats a number while it loads (decision 041).
+
+/** A whole number with thousands separators: 100000 → "100,000". */
+export function formatCount(n: number): string {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+$)/g, ",");
+}
+
+/** Integer cents as an amount with two decimals and thousands separators: -123450 → "-1,234.50". */
+function formatCentsAmount(cents: number): string {
+  const abs = Math.round(Math.abs(cents));
+  return `${cents < 0 && abs > 0 ? "-" : ""}${formatCount(Math.floor(abs / 100))}.${pad(abs % 100)}`;
+}
+
 /** US dollars from integer cents, two decimals: "$1,234.50". */
 export function formatUsd(cents: number): string {
-  return `$${(cents / 100).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `$${formatCentsAmount(cents)}`;
+}
+
+/** Integer cents in any currency: "$1,234.50" in US dollars, else "EUR 1,234.50". */
+export function formatCents(cents: number, currency: string): string {
+  return currency === "USD" ? formatUsd(cents) : `${currency} ${formatCentsAmount(cents)}`;
 }

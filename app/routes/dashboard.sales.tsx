@@ -8,7 +8,7 @@ import { Card } from "~/components/ui/card";
 import { app } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
-import { formatDate, formatUsd } from "~/lib/format";
+import { formatCount, formatDate, formatUsd } from "~/lib/format";
 import { METHOD_LABEL, PAYMENT_METHODS, SALES_DAYS } from "~/lib/sales";
 import { salesOverview } from "~/server/admin/sales.server";
 import { allVariants } from "~/server/catalogue/catalogue.server";
@@ -32,7 +32,6 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 const METHOD_COLOURS = { card: "#38bdf8", BTC: "#f7931a", LTC: "#a5b4fc", balance: "#4ade80" } as const;
 const METHOD_SERIES: ChartSeries[] = PAYMENT_METHODS.map((m) => ({ key: m, label: METHOD_LABEL[m], color: METHOD_COLOURS[m] }));
-const count = (n: number) => n.toLocaleString("en-US");
 const dayLabel = (day: string) => formatDate(Date.parse(`${day}T00:00:00Z`)).slice(0, 6);
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -81,12 +80,12 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
           </p>
           {otherCurrencies.length > 0 ? (
             <p className="text-sm">
-              {`Also paid in other currencies (not in the chart): ${otherCurrencies.map((o) => `${(o.cents / 100).toFixed(2)} ${o.currency} in ${count(o.orders)} order(s)`).join("; ")}.`}
+              {`Also paid in other currencies (not in the chart): ${otherCurrencies.map((o) => `${(o.cents / 100).toFixed(2)} ${o.currency} in ${formatCount(o.orders)} order(s)`).join("; ")}.`}
             </p>
           ) : null}
           {leftOut.length > 0 ? (
             <p className="text-sm text-muted">
-              {`Refunded or cancelled in this period (left out): ${leftOut.map((o) => `${(o.cents / 100).toFixed(2)} ${o.currency || "unknown currency"} in ${count(o.orders)} order(s)`).join("; ")}.`}
+              {`Refunded or cancelled in this period (left out): ${leftOut.map((o) => `${(o.cents / 100).toFixed(2)} ${o.currency || "unknown currency"} in ${formatCount(o.orders)} order(s)`).join("; ")}.`}
             </p>
           ) : null}
         </Section>
@@ -97,10 +96,10 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
             ) : (
               <BarChart
                 title={`Units sold per variant, last ${SALES_DAYS} days`}
-                description={`Keys handed out and not revoked, per variant; ${count(units.reduce((s, u) => s + u.units, 0))} in all.`}
+                description={`Keys handed out and not revoked, per variant; ${formatCount(units.reduce((s, u) => s + u.units, 0))} in all.`}
                 series={[{ key: "units", label: "Units", color: "#f97316" }]}
                 rows={units.map((u) => ({ key: u.title, label: u.title, values: [u.units] }))}
-                format={count}
+                format={formatCount}
                 labelHeader="Variant"
               />
             )}
@@ -113,7 +112,7 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
                 title={`Top resellers by purchases, last ${SALES_DAYS} days`}
                 description="The resellers who spent the most on keys from their balance, in US dollars."
                 series={[{ key: "spent", label: "Spent", color: "#4ade80" }]}
-                rows={resellers.map((r) => ({ key: r.userId, label: `${r.username ?? r.userId} (${count(r.purchases)} purchase${r.purchases === 1 ? "" : "s"})`, values: [r.cents] }))}
+                rows={resellers.map((r) => ({ key: r.userId, label: `${r.username ?? r.userId} (${formatCount(r.purchases)} purchase${r.purchases === 1 ? "" : "s"})`, values: [r.cents] }))}
                 format={formatUsd}
                 labelHeader="Reseller"
               />
@@ -129,8 +128,8 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
             title="Available codes per variant"
             description="Codes in stock per variant; a line marks its low-stock alert level, and bars at or below it (or with orders waiting) are red."
             series={[{ key: "available", label: "Available", color: "#38bdf8" }]}
-            rows={stock.map((s) => ({ key: s.variantId, label: s.waiting > 0 ? `${s.title} (${count(s.waiting)} waiting)` : s.title, values: [s.available], marker: s.threshold, warn: s.low }))}
-            format={count}
+            rows={stock.map((s) => ({ key: s.variantId, label: s.waiting > 0 ? `${s.title} (${formatCount(s.waiting)} waiting)` : s.title, values: [s.available], marker: s.threshold, warn: s.low }))}
+            format={formatCount}
             markerLabel="Alert at"
             labelHeader="Variant"
           />

@@ -1,6 +1,7 @@
 // /dev/mail: the local mailbox. Lists the outbox newest first so verification links and
 // order e-mails can be opened without a mail server. Registered only in development builds.
 import { data } from "react-router";
+import { LocalTime } from "~/components/local-time";
 import { Card } from "~/components/ui/card";
 import { app } from "~/http/context.server";
 import { mailbox } from "~/server/platform/mail.server";
@@ -36,7 +37,7 @@ export default function DevMail({ loaderData }: Route.ComponentProps) {
       {loaderData.messages.map((m) => (
         <Card key={m.id} className="space-y-2" data-testid="mail">
           <p className="text-sm text-muted">
-            To <span className="text-zinc-100">{m.to}</span> · {new Date(m.createdAt).toLocaleString()} · {m.status}
+            To <span className="text-zinc-100">{m.to}</span> · <LocalTime ms={m.createdAt} format="datetime" /> · {m.status}
           </p>
           <h2 className="font-semibold">{m.subject}</h2>
           <p className="text-sm whitespace-pre-wrap">

@@ -1,6 +1,7 @@
 // The parts of a customer's page that an account and a buyer without one share: their orders
 // (every source, newest first) and the licences held under their e-mail, keys masked.
 import { Link } from "react-router";
+import { formatCents } from "~/lib/format";
 import { type OrderSource, orderPath } from "~/lib/orders";
 import type { LicenceView } from "~/lib/licences";
 import { LicenceStateBadge } from "../licence-details";
@@ -21,8 +22,6 @@ export interface CustomerOrder {
   createdAt: number;
 }
 
-const money = (cents: number, currency: string) => new Intl.NumberFormat("en-US", { style: "currency", currency }).format(cents / 100);
-
 const ORDER_FIELDS: Column<CustomerOrder>[] = [
   {
     label: "Order",
@@ -33,7 +32,7 @@ const ORDER_FIELDS: Column<CustomerOrder>[] = [
     ),
   },
   { label: "State", value: (o) => <Badge tone={o.state === "paid" || o.state === "complete" ? "green" : o.state === "cancelled" || o.state === "refunded" ? "red" : "gray"}>{o.state}</Badge> },
-  { label: "Total", value: (o) => `${money(o.totalCents, o.currency)} · ${o.method}` },
+  { label: "Total", value: (o) => `${formatCents(o.totalCents, o.currency)} · ${o.method}` },
   { label: "Placed", value: (o) => <LocalTime ms={o.createdAt} format="datetime" className="text-muted" /> },
 ];
 

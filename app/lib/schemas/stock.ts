@@ -2,6 +2,7 @@
 // and its list filters. The forms' schemas run in the browser before sending and again on the
 // server; each form posts an `intent`.
 import * as v from "valibot";
+import { formatCount } from "../format";
 import { isPeriod, type Period } from "../periods";
 
 export const MAX_CODES_PER_SUBMISSION = 1000;
@@ -30,7 +31,7 @@ export const deleteCodeSchema = v.object({
 });
 
 export const MAX_STOCK_THRESHOLD = 100_000;
-const THRESHOLD_RULE = `Enter a whole number from 0 to ${MAX_STOCK_THRESHOLD.toLocaleString("en-US")}`;
+const THRESHOLD_RULE = `Enter a whole number from 0 to ${formatCount(MAX_STOCK_THRESHOLD)}`;
 const variantField = () => v.pipe(text(), v.trim(), v.nonEmpty("Choose a variant"), v.maxLength(300, "Unknown variant"));
 
 /** A variant's low-stock threshold: admins are warned when its available codes drop to it. */
