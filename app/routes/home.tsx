@@ -142,11 +142,22 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       <HomeSection id="difference" title="See The Difference">
         <div className="mt-10 grid gap-6 md:grid-cols-2">
           {[
-            { src: "/images/difference-standard.svg", label: "STANDARD", alt: "A Rust scene without assistance: enemies hard to spot" },
-            { src: `/images/difference-with.svg`, label: `WITH ${BRAND.toUpperCase()}`, alt: `The same scene with ${BRAND}: enemies boxed and named` },
+            { name: "difference-standard", label: "STANDARD", alt: "A Rust scene without assistance: enemies hard to spot" },
+            { name: "difference-with", label: `WITH ${BRAND.toUpperCase()}`, alt: `The same scene with ${BRAND}: enemies boxed and named` },
           ].map((image) => (
             <figure key={image.label} className="overflow-hidden rounded-xl border border-line bg-panel">
-              <img src={image.src} alt={image.alt} width={800} height={450} loading="lazy" decoding="async" className="aspect-video w-full object-cover" />
+              {/* Raster, not SVG: an SVG image is laid out and painted on the main thread while the page loads (decision 041). */}
+              <img
+                src={`/images/${image.name}-800.webp`}
+                srcSet={`/images/${image.name}-800.webp 800w, /images/${image.name}-1600.webp 1600w`}
+                sizes="(min-width: 768px) 50vw, 100vw"
+                alt={image.alt}
+                width={800}
+                height={450}
+                loading="lazy"
+                decoding="async"
+                className="aspect-video w-full object-cover"
+              />
               <figcaption className="border-t border-line px-4 py-3 text-center text-sm font-black tracking-widest">
                 {image.label === "STANDARD" ? image.label : <span className="text-accent">{image.label}</span>}
               </figcaption>
