@@ -134,7 +134,7 @@ describe("search engines and sharing", () => {
     const html = await (await call("/product/vertex-rust")).text();
     expect(html).toContain("<title>Vertex Rust | Vertex</title>");
     expect(html).toMatch(/<meta property="og:title" content="Vertex Rust"/);
-    expect(html).toMatch(/<meta property="og:image" content="https:\/\/shop\.test\/images\/products\/vertex-rust-1\.svg"/);
+    expect(html).toMatch(/<meta property="og:image" content="https:\/\/shop\.test\/images\/products\/vertex-rust-1\.webp"/);
     const json = html.match(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/)?.[1];
     const ld = JSON.parse(json!);
     expect(ld["@type"]).toBe("Product");
