@@ -10,6 +10,8 @@ export interface Money {
 export interface ProductImage {
   url: string;
   altText: string | null;
+  /** The same picture at most 240 px wide and high, for thumbnails and the cart. */
+  thumbnailUrl: string;
 }
 
 export interface SelectedOption {

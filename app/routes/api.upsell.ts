@@ -18,7 +18,7 @@ export async function loader({ context }: Route.LoaderArgs) {
         productTitle: product.title,
         variantTitle: variant.title,
         price: variant.price,
-        imageUrl: product.images[0]?.url,
+        imageUrl: product.images[0]?.thumbnailUrl,
       };
     }
   } catch (error) {

@@ -37,7 +37,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     .catch(() => []);
   const pick = others.find((p) => /spoofer/i.test(p.title)) ?? others[0];
   const upsell = pick
-    ? { productId: pick.id, title: pick.title, handle: pick.handle, imageUrl: pick.images[0]?.url ?? null, fromPrice: pick.priceRange.minVariantPrice }
+    ? { productId: pick.id, title: pick.title, handle: pick.handle, imageUrl: pick.images[0]?.thumbnailUrl ?? null, fromPrice: pick.priceRange.minVariantPrice }
     : null;
   // The coins the shop's wallets are set up for; none: no crypto checkout.
   const cryptoCoins = cryptoSetup(env, db).coins;

@@ -45,7 +45,7 @@ function cartItemFor(product: Product, variant: ProductVariant): CartItem {
     variantTitle: variant.title,
     price: variant.price,
     quantity: 1,
-    imageUrl: product.images[0]?.url,
+    imageUrl: product.images[0]?.thumbnailUrl,
   };
 }
 

@@ -16,7 +16,7 @@ export interface StorefrontProduct {
   handle: string;
   description: string;
   priceRange: { minVariantPrice: Money; maxVariantPrice: Money };
-  images: Connection<{ url: string; altText: string | null }>;
+  images: Connection<{ url: string; altText: string | null; thumbnailUrl: string }>;
   variants: Connection<{
     id: string;
     title: string;
@@ -34,7 +34,7 @@ export function normaliseProduct(node: StorefrontProduct): Product {
     handle: node.handle,
     description: node.description,
     priceRange: node.priceRange,
-    images: node.images.edges.map(({ node: image }) => ({ url: image.url, altText: image.altText ?? null })),
+    images: node.images.edges.map(({ node: image }) => ({ url: image.url, altText: image.altText ?? null, thumbnailUrl: image.thumbnailUrl })),
     variants: node.variants.edges.map(({ node: variant }) => variant),
     options: node.options.map((o) => ({ name: o.name, values: o.optionValues?.map((v) => v.name) ?? o.values ?? [] })),
   };

@@ -12,7 +12,7 @@ const PRODUCT_FIELDS = /* GraphQL */ `
       maxVariantPrice { amount currencyCode }
     }
     images(first: $imagesFirst) {
-      edges { node { url altText } }
+      edges { node { url altText thumbnailUrl: url(transform: { maxWidth: 240, maxHeight: 240 }) } }
     }
     variants(first: $variantsFirst) {
       edges {
