@@ -26,7 +26,7 @@ export function Gallery({ images, title }: { images: ProductImage[]; title: stri
               aria-pressed={i === active}
               className={`aspect-square overflow-hidden rounded-md border-2 ${i === active ? "border-accent" : "border-transparent opacity-70 hover:opacity-100"}`}
             >
-              <img src={image.thumbnailUrl} alt="" width={120} height={120} loading="lazy" className="size-full object-cover" />
+              <img src={image.thumbnailUrl} alt="" width={120} height={120} loading="lazy" fetchPriority="low" className="size-full object-cover" />
             </button>
           ))}
         </div>
