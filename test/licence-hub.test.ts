@@ -35,6 +35,12 @@ async function adminCookie() {
 const manage = (form: Record<string, string>, cookie: string) => call(LICENCES, { form, cookie });
 
 describe("the owner's Reset PC", () => {
+  it("is what the support page's FAQ points members to when they change PCs", async () => {
+    const faq = await (await call(`/support?faq=${unique("f")}`)).text();
+    expect(faq).toContain("Can I use it on multiple PCs?");
+    expect(faq).toContain("reset it yourself under Dashboard → Subscriptions");
+  });
+
   it("frees the PC, so the next validation from a new PC answers VALID", async () => {
     const { account, cookie, key, pc, licence } = await memberWithBoundKey();
     const newPc = hwid();

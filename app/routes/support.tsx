@@ -35,7 +35,7 @@ const FAQS = [
   },
   {
     q: "Can I use it on multiple PCs?",
-    a: "Each licence is tied to one hardware ID. If you change PCs, contact support and we reset it for you.",
+    a: "Each licence is tied to one hardware ID. If you change PCs, reset it yourself under Dashboard → Subscriptions (the page shows when your next reset is allowed), or contact support and we reset it for you.",
   },
 ];
 
