@@ -244,6 +244,8 @@ describe("the order page", () => {
     expect(await (await call(`${url}.data`, { cookie })).text()).not.toContain(key);
     expect(page).toContain("Webhook orders/paid: processed");
     expect(page).toContain("E-mail");
+    // The licence's state in words, as its owner sees it, not the stored value.
+    expect(page).toContain(">Not activated</span>");
 
     const revealed = await call(url, { form: { intent: "reveal", key: await keyRef(key) }, cookie });
     expect(await revealed.text()).toContain(key);

@@ -144,10 +144,9 @@ describe("search engines and sharing", () => {
 
   it("shows the product's thumbnails from small renditions and only the main picture at full size", async () => {
     const html = await (await call("/product/vertex-rust")).text();
-    const sources = (fragment: string) => [...fragment.matchAll(/<img src="([^"]+)"/g)].map((m) => m[1]);
+    const sources = (fragment: string) => [...fragment.matchAll(/<img src="([^"]+)"/g)].map((m) => m[1] ?? "");
     const strip = html.match(/aria-label="Product images">([\s\S]*?)<\/div>/)?.[1] ?? "";
     expect(sources(strip)).toEqual([1, 2, 3, 4, 5].map((n) => `/images/products/vertex-rust-${n}-240.webp`));
-    expect(sources(html)).toContain("/images/products/vertex-rust-1.webp");
     expect(sources(html).filter((src) => !src.endsWith("-240.webp"))).toEqual(["/images/products/vertex-rust-1.webp"]);
   });
 

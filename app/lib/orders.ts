@@ -1,6 +1,7 @@
 // Orders of every source as the back office shows them: the list's rows, an order's keys and its
 // timeline. Shared with the browser (types, labels, the list's cursor), so no server code here.
 import { CRYPTO_STATUS_LABEL } from "./crypto-orders";
+import type { LicenceState } from "./licences";
 
 export const ORDER_SOURCES = ["shopify", "crypto", "reseller", "admin"] as const;
 export type OrderSource = (typeof ORDER_SOURCES)[number];
@@ -65,7 +66,7 @@ export interface OrderKeyView {
   variantTitle: string;
   state: KeyState;
   /** The licence behind the key (none for a unit still waiting). */
-  licence: { state: string; activatedAt: number | null; pcBound: boolean } | null;
+  licence: { state: LicenceState; activatedAt: number | null; expiresAt: number | null; pcBound: boolean } | null;
   /** Stocked codes can be revoked and replaced; a reseller's key only revoked. */
   replaceable: boolean;
 }

@@ -6,6 +6,7 @@ import { useFetcher } from "react-router";
 import type { OrderKeyView } from "~/lib/orders";
 import { orderActionSchema } from "~/lib/schemas/orders";
 import type { action } from "~/routes/dashboard.orders.$source.$reference";
+import { LicenceStateBadge } from "../licence-details";
 import { LocalTime } from "../local-time";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
@@ -86,7 +87,7 @@ export function keyColumns(canManage: boolean): Column<OrderKeyView>[] {
       value: (k) =>
         k.licence ? (
           <span>
-            {k.licence.state}
+            <LicenceStateBadge licence={k.licence} />
             {k.licence.activatedAt ? (
               <span className="text-muted">
                 {" "}

@@ -4,7 +4,7 @@
 import { and, desc, eq, gte, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { actionLabel } from "~/lib/audit";
-import { type LicenceState, maskKey } from "~/lib/licences";
+import { maskKey } from "~/lib/licences";
 import {
   type CryptoEvidence,
   decodeCursor,
@@ -314,7 +314,7 @@ async function keyViews(db: Db, order: OrderRow, now: number): Promise<OrderKeyV
         masked: maskKey(k.key),
         variantTitle: k.codeId === null ? `Reseller key (${k.variantTitle})` : k.variantTitle,
         state: k.revokedAt === null ? "delivered" : "revoked",
-        licence: k.licence ? { state: licenceState(k.licence, now) satisfies LicenceState, activatedAt: k.licence.activatedAt, pcBound: k.licence.hwid !== null } : null,
+        licence: k.licence ? { state: licenceState(k.licence, now), activatedAt: k.licence.activatedAt, expiresAt: k.licence.expiresAt, pcBound: k.licence.hwid !== null } : null,
         replaceable: k.codeId !== null,
       }),
     ),
