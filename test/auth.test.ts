@@ -1,11 +1,12 @@
 import { env } from "cloudflare:workers";
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, inArray } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkForm } from "~/lib/form-schema";
 import { authSchema } from "~/lib/schemas/auth";
 import { signUp, verifyEmail } from "~/server/accounts/registration.server";
 import { logIn } from "~/server/accounts/sign-in.server";
 import { throttled } from "~/server/accounts/throttle.server";
+import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { sha256Hex } from "~/server/platform/tokens.server";
 import {
   authThrottle,
@@ -332,6 +333,19 @@ describe("sign-in throttling", () => {
     expect((await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status).toBe(429);
     await db.update(authThrottle).set({ blockedUntil: Date.now() - 1 });
     expect(await signIn(account, ip)).toMatch(/^__Host-session=/);
+  });
+
+  it("forgets counters idle for over an hour once they no longer block, and keeps every other one", async () => {
+    const now = Date.now();
+    const hour = 60 * 60_000;
+    const row = (name: string, lastFailureAt: number, blockedUntil: number) => ({ key: `client:${unique(name)}`, failures: 20, lastFailureAt, blockedUntil });
+    const idle = row("idle", now - hour - 1, now - 1);
+    const recent = row("recent", now - hour + 60_000, 0);
+    const stillBlocked = row("blocked", now - hour - 1, now + 60_000);
+    await db.insert(authThrottle).values([idle, recent, stillBlocked]);
+    await runScheduledJobs(env, now);
+    const left = await db.select({ key: authThrottle.key }).from(authThrottle).where(inArray(authThrottle.key, [idle.key, recent.key, stillBlocked.key]));
+    expect(left.map((r) => r.key).sort()).toEqual([recent.key, stillBlocked.key].sort());
   });
 
   it("counts parallel guesses before checking them, so a burst cannot slip past the lockout", async () => {

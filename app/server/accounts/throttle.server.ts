@@ -7,7 +7,7 @@
 //
 // Every attempt is counted *before* it is checked, in one statement that refuses it while the key
 // is blocked: parallel requests cannot all pass a check that only looked at the old count.
-import { eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { fail } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
 import { authThrottle } from "../platform/db/schema.server";
@@ -169,4 +169,13 @@ function describeWait(ms: number): string {
 /** The problem for an attempt refused by the throttle: what was refused, and when to try again. */
 export function throttled(ms: number, what: string) {
   return fail("rate-limited", `Too many ${what}. Please wait ${describeWait(ms)} and try again.`, { retryAfterSeconds: Math.ceil(ms / SECOND) });
+}
+
+/**
+ * Housekeeping for the cron trigger: counters idle for longer than they are remembered and no
+ * longer blocking. The next attempt under such a key starts from one either way, so removing the
+ * row changes no decision; without this, every address that ever failed once kept a row.
+ */
+export async function forgetIdleThrottles(db: Db, now = Date.now()): Promise<void> {
+  await db.delete(authThrottle).where(and(lt(authThrottle.lastFailureAt, now - DECAY_MS), lte(authThrottle.blockedUntil, now)));
 }

@@ -7,6 +7,7 @@ import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
 import { deleteExpiredRegistrations } from "../accounts/registration.server";
 import { deleteExpiredCeremonies } from "../accounts/passkeys.server";
 import { deleteExpiredSessions } from "../accounts/session.server";
+import { forgetIdleThrottles } from "../accounts/throttle.server";
 import { expireSubscriptions } from "../fulfilment/subscriptions.server";
 import { requeueStuckDeliveries } from "../fulfilment/shopify-webhook.server";
 import { sessionDepsFor } from "../hub/chat-gateway.server";
@@ -18,6 +19,7 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await deleteExpiredRegistrations(db, now);
   await deleteExpiredResetLinks(db, now);
   await deleteExpiredCeremonies(db, now);
+  await forgetIdleThrottles(db, now);
   await expireSubscriptions(db, now);
   await requeueStuckDeliveries({ db, queue: env.FULFILMENT_QUEUE }, now);
   await queueChainChecks({ db, queue: env.FULFILMENT_QUEUE }, now);
