@@ -242,6 +242,8 @@ describe("order webhook: handing out keys", () => {
     const buyer = payloads.find((p) => waiting.some((b) => b.orderId === String(p.id)))!;
     const mails = await mailsTo(buyer.email);
     expect(mails.some((m) => m.subject.includes("is ready"))).toBe(true);
+    // The order's own e-mail, sent while it waited, promised the key rather than announced it.
+    expect(mails.map((m) => m.subject)).toContain(`Order ${buyer.name} received — your key follows soon`);
   });
 
   it("mails a waiting unit's key even when a concurrent restock claimed the code for it", async () => {

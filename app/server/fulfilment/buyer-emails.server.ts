@@ -28,7 +28,10 @@ export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name
   text.push(closing);
   await sendMail(deps.db, deps.mail, deps.waitUntil, {
     to: order.email,
-    subject: `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
+    subject:
+      keys.length > 0
+        ? `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`
+        : `Order ${order.name} received — your ${plural(pending, "key follows", "keys follow")} soon`,
     text: text.join("\n"),
     html: `<p>Thank you for your order ${escapeHtml(order.name)}.</p>${
       keys.length > 0 ? `<p>Your product keys:</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>` : ""
