@@ -1,6 +1,6 @@
 // /dashboard/downloads: the loader and other files. Subscription-only files need an active plan;
 // admins can publish a new version.
-import { Suspense, useRef } from "react";
+import { Suspense } from "react";
 import { Await, data, useFetcher } from "react-router";
 import { AlertTriangle, Download, FileDown, Upload } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
@@ -10,8 +10,7 @@ import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { FileField } from "~/components/ui/file-field";
-import { useFormCheck } from "~/components/use-form-check";
-import { useResultToast } from "~/components/use-result-toast";
+import { useFetcherForm } from "~/components/use-fetcher-form";
 import { answer, answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
@@ -65,9 +64,7 @@ type FileRow = Awaited<ReturnType<typeof activeFiles>>[number];
 
 function UploadForm() {
   const fetcher = useFetcher<typeof action>();
-  const formRef = useRef<HTMLFormElement>(null);
-  useResultToast(fetcher, () => formRef.current?.reset());
-  const { errors, onSubmit } = useFormCheck(uploadSchema, { title: UPLOAD_FAILED, answer: fetcher.data });
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, uploadSchema, { title: UPLOAD_FAILED });
   return (
     <Card>
       <h2 className="flex items-center gap-2 font-bold">
@@ -87,8 +84,8 @@ function UploadForm() {
         <label className="flex items-center gap-2 text-sm sm:col-span-2">
           <input type="checkbox" name="requiresSubscription" defaultChecked className="size-4 accent-accent" /> Requires an active subscription
         </label>
-        <Button type="submit" disabled={fetcher.state !== "idle"} className="sm:w-fit">
-          {fetcher.state !== "idle" ? "Uploading..." : "Upload"}
+        <Button type="submit" disabled={busy} className="sm:w-fit">
+          {busy ? "Uploading..." : "Upload"}
         </Button>
       </fetcher.Form>
     </Card>

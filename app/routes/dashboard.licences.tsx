@@ -2,7 +2,6 @@
 // Access Denied screen). Looks a key up (GET ?key=) and shows everything about its licence; support
 // and admins reset its PC without the owner's cooldown, and admins alone ban or unban the key or its
 // PC, each with a reason that goes into the audit log.
-import { useRef } from "react";
 import { useFetcher } from "react-router";
 import { LICENCES_PATH, LicenceLookup } from "~/components/admin/licence-lookup";
 import { copyText } from "~/components/copy";
@@ -15,8 +14,7 @@ import { Badge } from "~/components/ui/badge";
 import { Button, type ButtonVariant } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
-import { useFormCheck } from "~/components/use-form-check";
-import { useResultToast } from "~/components/use-result-toast";
+import { useFetcherForm } from "~/components/use-fetcher-form";
 import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
@@ -119,10 +117,7 @@ function LicenceCard({ licence }: { licence: AdminLicenceView }) {
 /** One ban form: with a reason to ban, a single button to lift the ban. */
 function BanForm({ fields, label, variant, reasonLabel }: { fields: Record<string, string>; label: string; variant: ButtonVariant; reasonLabel?: string }) {
   const fetcher = useFetcher<typeof action>();
-  const formRef = useRef<HTMLFormElement>(null);
-  useResultToast(fetcher, () => formRef.current?.reset());
-  const { errors, onSubmit } = useFormCheck(licenceAdminSchema, { title: inputTitle, answer: fetcher.data });
-  const busy = fetcher.state !== "idle";
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, licenceAdminSchema, { title: inputTitle });
   return (
     <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
       {Object.entries(fields).map(([name, value]) => (

@@ -1,7 +1,6 @@
 // /dashboard/orders: every order of every source, newest first, 50 a page (staff with orders.view).
 // The search and filters are a GET form, so a page of results is a shareable URL; "Older" carries
 // an opaque cursor. Admins also hand out a key by hand here (a manual order) and download CSVs.
-import { useRef } from "react";
 import { data, Form, Link, useFetcher } from "react-router";
 import { orderTotal, OrderStateBadge } from "~/components/admin/order-state";
 import { ShieldCheck } from "~/components/icons";
@@ -11,8 +10,7 @@ import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, SelectField } from "~/components/ui/field";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
-import { useFormCheck } from "~/components/use-form-check";
-import { useResultToast } from "~/components/use-result-toast";
+import { useFetcherForm } from "~/components/use-fetcher-form";
 import { answerProblem } from "~/http/answer.server";
 import { app, mailingDeps } from "~/http/context.server";
 import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
@@ -126,10 +124,7 @@ function Filters({ query, error }: { query: string; error: string | null }) {
 
 function ManualOrderForm({ variants }: { variants: { id: string; title: string }[] }) {
   const fetcher = useFetcher<typeof action>();
-  const formRef = useRef<HTMLFormElement>(null);
-  useResultToast(fetcher, () => formRef.current?.reset());
-  const { errors, onSubmit } = useFormCheck(manualOrderSchema, { title: manualTitle, answer: fetcher.data });
-  const busy = fetcher.state !== "idle";
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, manualOrderSchema, { title: manualTitle });
   return (
     <Card className="space-y-3">
       <h2 className="font-bold">Hand out a key</h2>

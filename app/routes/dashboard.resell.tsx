@@ -2,7 +2,7 @@
 // from the balance at the reseller's discount. Each key shows its licence and, once a customer's
 // PC is bound, the owner's Reset PC (the reseller owns the keys they generate, so the Subscriptions
 // page's action answers it, as it does a member's own keys).
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { redirect, useFetcher } from "react-router";
 import { BalanceHistory } from "~/components/balance-history";
 import { copyText } from "~/components/copy";
@@ -10,6 +10,7 @@ import { Copy, KeyRound, Percent, Wallet } from "~/components/icons";
 import { LicenceStateBadge, ResetPcForm } from "~/components/licence-details";
 import { useToast } from "~/components/toaster";
 import { LocalTime } from "~/components/local-time";
+import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
@@ -143,10 +144,8 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
   const { account, keys, totalKeys, activeKeys, prices, cryptoCoins, ledger } = loaderData;
   const balanceFetcher = useFetcher<typeof action>();
   const generateFetcher = useFetcher<typeof action>();
-  const balanceRef = useRef<HTMLFormElement>(null);
-  useResultToast(balanceFetcher, () => balanceRef.current?.reset());
+  const { formRef: balanceRef, ...balanceCheck } = useFetcherForm(balanceFetcher, addBalanceSchema, { title: inputProblemTitle });
   useResultToast(generateFetcher);
-  const balanceCheck = useFormCheck(addBalanceSchema, { title: inputProblemTitle, answer: balanceFetcher.data });
   const generateCheck = useFormCheck(generateKeysSchema, { title: inputProblemTitle, answer: generateFetcher.data });
   const [keyType, setKeyType] = useState<KeyType>("monthly");
   const [quantity, setQuantity] = useState(String(MIN_KEYS_PER_ORDER));

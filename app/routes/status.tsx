@@ -1,14 +1,12 @@
 // /status: the service's current status and the latest updates. Admins post updates here; the
 // form shows for admins only, and the server refuses a post from anyone else.
-import { useRef } from "react";
 import { useFetcher } from "react-router";
 import { Activity, AlertTriangle, Wrench } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
-import { useFormCheck } from "~/components/use-form-check";
-import { useResultToast } from "~/components/use-result-toast";
+import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useViewer } from "~/components/viewer";
 import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
@@ -60,9 +58,7 @@ const TONE = { green: "bg-green-500/15 text-green-400", yellow: "bg-yellow-500/1
 
 function PostUpdateForm() {
   const fetcher = useFetcher<typeof action>();
-  const formRef = useRef<HTMLFormElement>(null);
-  useResultToast(fetcher, () => formRef.current?.reset());
-  const { errors, onSubmit } = useFormCheck(statusUpdateSchema, { title: "Error", answer: fetcher.data });
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, statusUpdateSchema, { title: "Error" });
   return (
     <Card>
       <h2 className="text-lg font-bold">Post Status Update</h2>
@@ -95,8 +91,8 @@ function PostUpdateForm() {
           </select>
           <FieldError id="status-type" error={errors.type} />
         </div>
-        <Button type="submit" disabled={fetcher.state !== "idle"}>
-          {fetcher.state !== "idle" ? "Posting..." : "Post Update"}
+        <Button type="submit" disabled={busy}>
+          {busy ? "Posting..." : "Post Update"}
         </Button>
       </fetcher.Form>
     </Card>

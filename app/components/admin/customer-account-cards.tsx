@@ -1,7 +1,7 @@
 // The cards of a customer's account page: profile and sign-in security, standing (ban, role),
 // subscriptions, sessions and the reseller balance. Each form posts an intent to the page's action
 // and shows its answer as a toast; the server checks every capability again.
-import { type ReactNode, useRef } from "react";
+import { type ReactNode } from "react";
 import { useFetcher } from "react-router";
 import { formatUsd } from "~/lib/format";
 import { ROLE_LABEL } from "~/lib/roles";
@@ -16,8 +16,7 @@ import { Badge } from "../ui/badge";
 import { Button, type ButtonVariant } from "../ui/button";
 import { Card } from "../ui/card";
 import { describedBy, Field, FieldNotes, inputClass } from "../ui/field";
-import { useFormCheck } from "../use-form-check";
-import { useResultToast } from "../use-result-toast";
+import { useFetcherForm } from "../use-fetcher-form";
 import { CustomerBadges } from "./customer-badges";
 
 type Data = Awaited<ReturnType<typeof loader>>;
@@ -37,11 +36,8 @@ function ActionForm({
   children?: (errors: Record<string, string | undefined>) => ReactNode;
 }) {
   const fetcher = useFetcher<typeof action>();
-  const formRef = useRef<HTMLFormElement>(null);
-  useResultToast(fetcher, () => formRef.current?.reset());
   const schema = intent === "ban" ? banSchema : intent === "credit" ? creditSchema : intent === "role" ? roleSchema : customerActionSchema;
-  const { errors, onSubmit } = useFormCheck(schema, { title: customerInputTitle, answer: fetcher.data?.intent === intent ? fetcher.data : null });
-  const busy = fetcher.state !== "idle";
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, schema, { title: customerInputTitle, answer: fetcher.data?.intent === intent ? fetcher.data : null });
   return (
     <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
       <input type="hidden" name="intent" value={intent} />

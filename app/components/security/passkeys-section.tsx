@@ -1,7 +1,7 @@
 // The Security page's passkeys card: the member's passkeys (name, when added, when last used),
 // adding one (the browser's prompt, then its answer), renaming one, and removing one after a
 // confirmation. Every form posts to the page's passkeys route.
-import { type FormEvent, useRef, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { useFetcher } from "react-router";
 import { newPasskeySchema, PASSKEY_NAME_MAX, passkeySettingsSchema } from "~/lib/schemas/passkeys";
 import type { action } from "~/routes/dashboard.security.passkeys";
@@ -13,6 +13,7 @@ import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { Dialog } from "../ui/dialog";
 import { Field } from "../ui/field";
+import { useFetcherForm } from "../use-fetcher-form";
 import { useFormCheck } from "../use-form-check";
 import { useResultToast } from "../use-result-toast";
 import { promptForPasskey, useWebAuthnSupport } from "./passkey-prompt";
@@ -35,11 +36,8 @@ export interface PasskeyItem {
 function AddPasskey({ supported }: { supported: boolean }) {
   const register = useFetcher<typeof action>();
   const { toast } = useToast();
-  const form = useRef<HTMLFormElement>(null);
   const [prompting, setPrompting] = useState(false);
-  useResultToast(register, () => form.current?.reset());
-  const check = useFormCheck(newPasskeySchema, { title: "Error", answer: register.data });
-  const saving = register.state !== "idle";
+  const { formRef: form, busy: saving, ...check } = useFetcherForm(register, newPasskeySchema, { title: "Error" });
 
   async function add(event: FormEvent<HTMLFormElement>) {
     check.onSubmit(event);
