@@ -129,8 +129,12 @@ describe("the customer search", () => {
     expect(order(first)).toEqual(made.slice(0, 25));
     const cursor = /\?cursor=([^"]+)"/.exec(first)?.[1];
     expect(cursor).toBeDefined();
+    expect(first).toContain("Newest accounts");
     const second = await (await call(`${CUSTOMERS}?cursor=${cursor!}`, { cookie })).text();
     expect(order(second)).toEqual(made.slice(25));
+    // The second page says so, and leads back to the first.
+    expect(second).toContain("Older accounts");
+    expect(second).toMatch(/<a[^>]*href="\/dashboard\/customers"[^>]*>← Newest<\/a>/);
     const forged = await call(`${CUSTOMERS}?cursor=${encodeURIComponent("1'; drop table users")}`, { cookie });
     expect(forged.status).toBe(200);
     expect(textOf(await forged.text())).toContain("That page does not exist");

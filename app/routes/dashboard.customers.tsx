@@ -25,8 +25,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const params = new URL(request.url).searchParams;
   const asked = { q: params.get("q") ?? "", cursor: params.get("cursor") ?? "" };
   const search = checkForm(customerSearchSchema, asked);
-  if (!search.ok) return { q: asked.q, rows: [], nextCursor: null, error: search.problem.message };
-  return { q: search.value.q, ...(await searchCustomers(app(context).db, search.value)), error: undefined };
+  const paged = asked.cursor !== "";
+  if (!search.ok) return { q: asked.q, paged, rows: [], nextCursor: null, error: search.problem.message };
+  return { q: search.value.q, paged, ...(await searchCustomers(app(context).db, search.value)), error: undefined };
 }
 
 type Customer = Route.ComponentProps["loaderData"]["rows"][number];
@@ -46,7 +47,7 @@ const FIELDS: Column<Customer>[] = [
 ];
 
 export default function Customers({ loaderData }: Route.ComponentProps) {
-  const { q, rows, nextCursor, error } = loaderData;
+  const { q, paged, rows, nextCursor, error } = loaderData;
   const searching = useNavigation().state === "loading";
   return (
     <div className="space-y-8">
@@ -72,17 +73,24 @@ export default function Customers({ loaderData }: Route.ComponentProps) {
         </Form>
       </Card>
       <Card aria-busy={searching}>
-        <h2 className="font-bold">{q ? `Results for "${q}"` : "Newest accounts"}</h2>
+        <h2 className="font-bold">{q ? `Results for "${q}"` : paged ? "Older accounts" : "Newest accounts"}</h2>
         {rows.length === 0 ? (
           <p className="mt-3 text-sm text-muted">{error ? "Fix the search above." : q ? "No customer matches. Keys and hardware ids are matched exactly." : "No accounts yet."}</p>
         ) : (
           <ResponsiveTable rows={rows} columns={FIELDS} rowKey={(c) => c.id ?? `email:${c.email}`} label="Customers" />
         )}
-        {nextCursor ? (
-          <Link to={`?cursor=${encodeURIComponent(nextCursor)}`} className={buttonClass("outline", "sm", "mt-4")}>
-            Older accounts
-          </Link>
-        ) : null}
+        <nav aria-label="Pages" className="mt-4 flex flex-wrap gap-2">
+          {paged ? (
+            <Link to="." className={buttonClass("ghost", "sm")}>
+              ← Newest
+            </Link>
+          ) : null}
+          {nextCursor ? (
+            <Link to={`?cursor=${encodeURIComponent(nextCursor)}`} className={buttonClass("outline", "sm")}>
+              Older →
+            </Link>
+          ) : null}
+        </nav>
       </Card>
     </div>
   );
