@@ -1,12 +1,12 @@
 // Crypto orders paid on chain, through the Worker as a buyer, an admin and the cron see them,
 // against a local Esplora stub (test/esplora-stub.ts) that a test pays into and mines blocks on.
 import { createExecutionContext, env } from "cloudflare:test";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, max, ne } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { MAX_OPEN_ORDERS_PER_MEMBER } from "~/server/payments/crypto-orders.server";
 import { EXPIRY_GRACE_MS } from "~/server/payments/crypto-watch.server";
 import { parseAccountKey, receiveAddress } from "~/server/payments/wallet.server";
-import { auditLog, cryptoOrders, licences, mailOutbox, productCodes, resellerAccounts, resellerLedger, userSubscriptions } from "~/server/platform/db/schema.server";
+import { auditLog, cryptoOrders, licences, mailOutbox, productCodes, resellerAccounts, resellerLedger, userSubscriptions, walletCursors } from "~/server/platform/db/schema.server";
 import worker from "../workers/app";
 import { call, createAccount, cryptoKeySent, db, ORIGIN, runQueue, signIn, unique } from "./helpers";
 
@@ -114,6 +114,15 @@ describe("crypto orders on chain", () => {
     const other = await open((await member()).cookie);
     expect(other.addressIndex).toBeGreaterThan(order.addressIndex!);
     expect(other.walletAddress).not.toBe(order.walletAddress);
+  });
+
+  it("carry on after the highest address an order holds when the wallet's cursor is lost", async () => {
+    const first = await open((await member()).cookie);
+    await db.delete(walletCursors).where(eq(walletCursors.account, first.walletAccount!));
+    const next = await open((await member()).cookie);
+    const [highest] = await db.select({ index: max(cryptoOrders.addressIndex) }).from(cryptoOrders).where(and(eq(cryptoOrders.walletAccount, first.walletAccount!), ne(cryptoOrders.id, next.id)));
+    expect(next.addressIndex).toBe(highest!.index! + 1);
+    expect(await open((await member()).cookie)).toMatchObject({ addressIndex: next.addressIndex! + 1 });
   });
 
   it("go pending -> processing -> complete as a payment shows up and confirms, and hand out one key, on the tracker and by e-mail", async () => {

@@ -101,10 +101,15 @@ interface Purchase {
 
 /** The next receive index of the wallet account: each is handed out once, in order. */
 async function nextAddressIndex(db: Db, account: string): Promise<number> {
+  const bump = { nextIndex: sql`${walletCursors.nextIndex} + 1` };
+  const bumped = await db.update(walletCursors).set(bump).where(eq(walletCursors.account, account)).returning({ nextIndex: walletCursors.nextIndex }).get();
+  if (bumped) return bumped.nextIndex - 1;
+  // The wallet's first order, or its cursor was lost (a restore, a hand edit): carry on after the
+  // highest index an order holds, so no address is handed out twice.
   const row = await db
     .insert(walletCursors)
-    .values({ account, nextIndex: 1 })
-    .onConflictDoUpdate({ target: walletCursors.account, set: { nextIndex: sql`${walletCursors.nextIndex} + 1` } })
+    .values({ account, nextIndex: sql`(select coalesce(max(${cryptoOrders.addressIndex}), -1) + 2 from ${cryptoOrders} where ${cryptoOrders.walletAccount} = ${account})` })
+    .onConflictDoUpdate({ target: walletCursors.account, set: bump })
     .returning({ nextIndex: walletCursors.nextIndex })
     .get();
   return row.nextIndex - 1;
