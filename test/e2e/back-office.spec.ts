@@ -44,7 +44,9 @@ test("support's day: find the buyer by e-mail, open the order, resend the key, r
   await keys.getByLabel("Why replace?").fill("Key shared on a forum");
   await keys.getByRole("button", { name: "Replace" }).click();
   await expect(admin.getByText("Key replaced")).toBeVisible();
-  await expect(keys.getByText("Revoked", { exact: true })).toBeVisible();
+  // The old key and its licence are revoked; the new key is delivered, its licence waiting for a first use.
+  await expect(keys.getByText("Revoked", { exact: true })).toHaveCount(2);
+  await expect(keys.getByRole("row").filter({ hasText: "Delivered" })).toContainText("Not activated");
 
   // The buyer has the new key by e-mail; the old one stopped working.
   const replacement = await mailFromMailbox(page, email, /was replaced/);
