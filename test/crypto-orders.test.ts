@@ -2,7 +2,7 @@
 // against a local Esplora stub (test/esplora-stub.ts) that a test pays into and mines blocks on.
 import { createExecutionContext, env } from "cloudflare:test";
 import { and, eq, inArray, max, ne } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_OPEN_ORDERS_PER_MEMBER } from "~/server/payments/crypto-orders.server";
 import { EXPIRY_GRACE_MS } from "~/server/payments/crypto-watch.server";
 import { parseAccountKey, receiveAddress } from "~/server/payments/wallet.server";
@@ -334,6 +334,34 @@ describe("crypto orders on chain", () => {
     await worker.scheduled({ cron: "*/5 * * * *", scheduledTime: Date.now(), noRetry() {} } as ScheduledController, env, ctx);
     await cryptoKeySent(order.id);
     expect((await row(order.orderNumber)).status).toBe("complete");
+  });
+
+  it("are read one chain-check message per queue invocation; the others go back on the queue for later ones", async () => {
+    const orders = await Promise.all([1, 2, 3].map(async () => open((await member()).cookie)));
+    const numbers = orders.map((o) => o.orderNumber);
+    const checkedAt = async () => {
+      const rows = await db.select({ orderNumber: cryptoOrders.orderNumber, checkedAt: cryptoOrders.checkedAt }).from(cryptoOrders).where(inArray(cryptoOrders.orderNumber, numbers));
+      return numbers.map((n) => rows.find((r) => r.orderNumber === n)!.checkedAt);
+    };
+    await db.update(cryptoOrders).set({ checkedAt: null }).where(inArray(cryptoOrders.orderNumber, numbers));
+    const result = await runQueue(
+      FULFILMENT,
+      numbers.map((orderNumber) => ({ kind: "chain-check", orderNumbers: [orderNumber] })),
+    );
+    // Every message is settled in this invocation (none retried, so none nearer the dead-letter queue)...
+    expect(result.explicitAcks).toHaveLength(3);
+    expect(result.retryMessages).toEqual([]);
+    // ...but only the first one's chain was read.
+    const [first, ...rest] = await checkedAt();
+    expect(first).not.toBeNull();
+    expect(rest).toEqual([null, null]);
+    // The others come back as new messages and are read by later invocations.
+    await vi.waitFor(
+      async () => {
+        if ((await checkedAt()).includes(null)) throw new Error("not every order was read yet");
+      },
+      { timeout: 15_000, interval: 100 },
+    );
   });
 
   it("show an order only to the member who created it (and admins)", async () => {

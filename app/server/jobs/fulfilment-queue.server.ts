@@ -50,15 +50,29 @@ function run(env: Env, deps: MailingDeps, job: FulfilmentJob): Promise<void> {
   }
 }
 
+/** How long a chain check put back for a later invocation waits before it runs. */
+const CHAIN_CHECK_PUT_BACK_SECONDS = 2;
+
 /** queue() for the fulfilment queue. */
 export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
   const db = database(env.DB);
   const deps: MailingDeps = { db, mail: env, waitUntil };
+  let chainChecked = false;
   for (const message of batch.messages) {
     const read = readJob(message);
     const { key } = read;
     try {
       if ("problem" in read) throw new Error(read.problem);
+      // One chain check reads up to CHECKS_PER_MESSAGE addresses and two tip heights, close to
+      // the 50 subrequests a Free-plan invocation may make: a backlog that brings several into
+      // one batch runs the first and sends the others back, as new messages, for later batches.
+      if (read.job.kind === "chain-check" && chainChecked) {
+        await env.FULFILMENT_QUEUE.send(read.job, { delaySeconds: CHAIN_CHECK_PUT_BACK_SECONDS });
+        if (message.attempts > 1) await forgetFailures(db, key);
+        message.ack();
+        continue;
+      }
+      if (read.job.kind === "chain-check") chainChecked = true;
       await run(env, deps, read.job);
       // Only a job that failed before has a row to forget (one an admin sent again has none).
       if (message.attempts > 1) await forgetFailures(db, key);
