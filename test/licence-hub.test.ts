@@ -186,6 +186,9 @@ describe("the admin's licence page", () => {
     expect(await codeFor(key, pc)).toBe("VALID");
     expect((await manage({ intent: "reset-hwid", licenceId: id }, cookie)).status).toBe(200);
     expect((await licenceOf(key)).hwid).toBeNull();
+    // The key's history says the shop reset it, whichever staff role did.
+    const after = textOf(await (await call(`${LICENCES}?key=${encodeURIComponent(key)}`, { cookie: await adminCookie() })).text());
+    expect(after).toContain("by staff");
   });
 
   it("shows everything about a key, and says so when there is no such key", async () => {

@@ -56,7 +56,8 @@ export function DetailRow({ label, children }: { label: string; children: ReactN
 
 const RESET_BY = {
   owner: { owner: "by you", admin: "by support" },
-  admin: { owner: "by the owner", admin: "by an admin" },
+  // Resets by the shop are recorded as "admin" whichever staff role made them.
+  admin: { owner: "by the owner", admin: "by staff" },
 };
 
 export function LicenceDetails({
