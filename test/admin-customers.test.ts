@@ -33,7 +33,7 @@ describe("who may open the customers pages", () => {
     for (const path of [CUSTOMERS, `${CUSTOMERS}.data`, `${CUSTOMERS}/${target.id}`, `${CUSTOMERS}/${target.id}.data`, `${CUSTOMERS}/email/someone%40example.test`]) {
       expect([path, (await call(path, { cookie })).status]).toEqual([path, 403]);
     }
-    const forms: Record<string, string>[] = [{ intent: "ban", reason: "x" }, { intent: "role", role: "admin" }, { intent: "credit", amount: "10" }, { intent: "end-sessions", session: "" }];
+    const forms: Record<string, string>[] = [{ intent: "ban", reason: "x" }, { intent: "role", role: "admin" }, { intent: "credit", amount: "10", request: crypto.randomUUID() }, { intent: "end-sessions", session: "" }];
     for (const form of forms) {
       expect([form.intent, (await act(target.id, form, cookie)).status]).toEqual([form.intent, 403]);
     }
@@ -55,7 +55,7 @@ describe("who may open the customers pages", () => {
       { intent: "unban" },
       { intent: "end-sessions", session: "" },
       { intent: "end-sessions", session: session!.publicId },
-      { intent: "credit", amount: "10" },
+      { intent: "credit", amount: "10", request: crypto.randomUUID() },
       { intent: "role", role: "support" },
     ];
     for (const form of forms) expect([form, (await act(target.id, form, cookie)).status]).toEqual([form, 403]);
@@ -257,15 +257,35 @@ describe("crediting a reseller's balance (moved here from the reseller panel)", 
   it("credits the account by its id, writes a ledger row and an audit entry, and shows the new balance", async () => {
     const target = await createAccount();
     const { account: admin, cookie } = await staff("admin");
-    const response = await act(target.id, { intent: "credit", amount: "100.25" }, cookie, "192.0.2.9");
+    const request = crypto.randomUUID();
+    const response = await act(target.id, { intent: "credit", amount: "100.25", request }, cookie, "192.0.2.9");
     expect(response.status).toBe(200);
     expect(await response.text()).toContain("$100.25");
     expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, target.id)).get())!.balanceCents).toBe(10_025);
-    expect(await db.select().from(resellerLedger).where(eq(resellerLedger.userId, target.id)).all()).toMatchObject([{ kind: "credit", amountCents: 10_025, reference: admin.id }]);
+    expect(await db.select().from(resellerLedger).where(eq(resellerLedger.userId, target.id)).all()).toMatchObject([{ kind: "credit", amountCents: 10_025, reference: request }]);
     expect(await auditsOf(target.id, "reseller.credit")).toMatchObject([{ actorUserId: admin.id, ip: "192.0.2.9" }]);
     const text = await page(`${CUSTOMERS}/${target.id}`, cookie);
     expect(text).toContain("$100.25");
     expect(text).toContain("Credited by the shop");
+  });
+
+  it("credits once when the same form is sent twice, even at once, and again for a fresh form", async () => {
+    const target = await createAccount();
+    const { cookie } = await staff("admin");
+    const form = { intent: "credit", amount: "25", request: crypto.randomUUID() };
+    const statuses = (await Promise.all([act(target.id, form, cookie), act(target.id, form, cookie)])).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409]);
+    const again = await act(target.id, form, cookie);
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("already made");
+    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, target.id)).get())!.balanceCents).toBe(2500);
+    expect(await auditsOf(target.id, "reseller.credit")).toHaveLength(1);
+    // The page hands out a new id for the next credit.
+    const next = /name="request" value="([0-9a-f-]{36})"/.exec(await (await call(`${CUSTOMERS}/${target.id}`, { cookie })).text())?.[1];
+    expect(next).toBeDefined();
+    expect(next).not.toBe(form.request);
+    expect((await act(target.id, { ...form, request: next! }, cookie)).status).toBe(200);
+    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, target.id)).get())!.balanceCents).toBe(5000);
   });
 
   it("checks the amount, and the reseller panel no longer takes a credit", async () => {
@@ -277,9 +297,14 @@ describe("crediting a reseller's balance (moved here from the reseller panel)", 
       ["0", "Please enter a valid amount"],
       ["10001", "Amounts can be at most $10000"],
     ]) {
-      const response = await act(target.id, { intent: "credit", amount: amount! }, cookie);
+      const response = await act(target.id, { intent: "credit", amount: amount!, request: crypto.randomUUID() }, cookie);
       expect([amount, response.status]).toEqual([amount, 400]);
       expect(await response.text()).toContain(message);
+    }
+    for (const request of [undefined, "", "not-an-id"]) {
+      const response = await act(target.id, { intent: "credit", amount: "10", ...(request === undefined ? {} : { request }) }, cookie);
+      expect([request, response.status]).toEqual([request, 400]);
+      expect(await response.text()).toContain("This form is out of date; reload the page");
     }
     const old = await call("/dashboard/resell", { form: { intent: "credit", account: target.username, amount: "100" }, cookie });
     expect(old.status).toBe(400);

@@ -33,11 +33,9 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   if (!customer) throw data({ message: "No such customer" }, { status: 404 });
   const { role, id } = currentViewer(context);
   const allowed = (capability: Capability) => can(role, capability);
-  return {
-    ...customer,
-    self: id === customer.profile.id,
-    may: { ban: allowed("customers.ban"), sessions: allowed("customers.sessions"), credit: allowed("balances.credit"), role: allowed("roles.assign") },
-  };
+  const may = { ban: allowed("customers.ban"), sessions: allowed("customers.sessions"), credit: allowed("balances.credit"), role: allowed("roles.assign") };
+  // A fresh id for the credit form each time the page loads (also after each credit it makes).
+  return { ...customer, self: id === customer.profile.id, may, creditRequest: may.credit ? crypto.randomUUID() : null };
 }
 
 const INTENT_CAPABILITY: Record<CustomerActionInput["intent"], Capability> = {
@@ -86,7 +84,7 @@ export default function CustomerAccount({ loaderData }: Route.ComponentProps) {
       <SubscriptionsCard subscriptions={subscriptions} />
       <CustomerLicencesCard licences={licences} />
       <SessionsCard sessions={sessions} may={may} />
-      <ResellerCard reseller={reseller} may={may} />
+      <ResellerCard reseller={reseller} may={may} creditRequest={loaderData.creditRequest} />
     </div>
   );
 }

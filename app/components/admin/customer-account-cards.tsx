@@ -177,15 +177,15 @@ export function SubscriptionsCard({ subscriptions }: Pick<Data, "subscriptions">
   );
 }
 
-export function ResellerCard({ reseller, may }: Pick<Data, "reseller" | "may">) {
+export function ResellerCard({ reseller, may, creditRequest }: Pick<Data, "reseller" | "may" | "creditRequest">) {
   if (!reseller.account && !may.credit) return null;
   return (
     <Card>
       <h2 className="font-bold">Reseller balance</h2>
       <p className="mt-2 text-2xl font-black">{reseller.account ? formatUsd(reseller.account.balanceCents) : "No reseller account"}</p>
-      {may.credit ? (
+      {creditRequest ? (
         <div className="mt-4">
-          <ActionForm intent="credit" label="Credit">
+          <ActionForm intent="credit" label="Credit" fields={{ request: creditRequest }}>
             {(errors) => <Field label="Amount to credit (USD)" name="amount" inputMode="decimal" required className="sm:w-48" error={errors.amount} />}
           </ActionForm>
         </div>

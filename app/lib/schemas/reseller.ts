@@ -62,6 +62,8 @@ export const addBalanceSchema = v.object({
 export const creditSchema = v.object({
   intent: v.literal("credit"),
   amount: amountCents,
+  // One id per credit form the page shows (a new one after each credit): the same form sent twice credits once.
+  request: v.pipe(v.optional(v.string(), ""), v.uuid("This form is out of date; reload the page")),
 });
 
 export const resellSchema = v.variant("intent", [generateKeysSchema, addBalanceSchema], "Unknown request");

@@ -13,7 +13,7 @@ import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Catalogue } from "../catalogue/catalogue.server";
 import { randomString } from "../platform/tokens.server";
-import { chunksOf, type Db } from "../platform/db/client.server";
+import { chunksOf, type Db, isUniqueViolation } from "../platform/db/client.server";
 import { licences, resellerAccounts, resellerKeys, resellerLedger, users } from "../platform/db/schema.server";
 import { licenceRows } from "../fulfilment/licences.server";
 
@@ -123,7 +123,7 @@ export async function creditBalance(
   db: Db,
   admin: Viewer,
   userId: string,
-  { amount }: Pick<CreditInput, "amount">,
+  { amount, request }: Pick<CreditInput, "amount" | "request">,
   ip: string | null,
   now = Date.now(),
 ): Promise<Result<{ balanceCents: number }>> {
@@ -131,14 +131,21 @@ export async function creditBalance(
   const member = await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
   if (!member) return fail("not-found", "No such member");
   await ensureResellerAccount(db, member.id, now);
-  const [[updated]] = await db.batch([
-    db
-      .update(resellerAccounts)
-      .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount}` })
-      .where(eq(resellerAccounts.userId, member.id))
-      .returning({ balanceCents: resellerAccounts.balanceCents }),
-    db.insert(resellerLedger).values({ userId: member.id, kind: "credit", amountCents: amount, reference: admin.id, createdAt: now }),
-  ]);
+  let updated: { balanceCents: number } | undefined;
+  try {
+    // One transaction: the ledger row's unique request id refuses a second send, balance and all.
+    [[updated]] = await db.batch([
+      db
+        .update(resellerAccounts)
+        .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount}` })
+        .where(eq(resellerAccounts.userId, member.id))
+        .returning({ balanceCents: resellerAccounts.balanceCents }),
+      db.insert(resellerLedger).values({ userId: member.id, kind: "credit", amountCents: amount, reference: request, createdAt: now }),
+    ]);
+  } catch (error) {
+    if (isUniqueViolation(error)) return fail("conflict", "This credit was already made; the balance was credited once");
+    throw error;
+  }
   await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount, balanceCents: updated!.balanceCents }, ip);
   return ok({ balanceCents: updated!.balanceCents });
 }

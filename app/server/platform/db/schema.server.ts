@@ -306,6 +306,9 @@ export const resellerLedger = sqliteTable(
     index("reseller_ledger_user").on(t.userId, t.createdAt),
     index("reseller_ledger_kind").on(t.kind, t.createdAt),
     uniqueIndex("reseller_ledger_top_up").on(t.reference).where(sql`${t.kind} = 'top-up'`),
+    // A credit's reference is the form's one-time request id: a second send of the same form
+    // (a double click, a retried request) cannot credit twice.
+    uniqueIndex("reseller_ledger_credit").on(t.reference).where(sql`${t.kind} = 'credit'`),
     check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase')`),
   ],
 );
