@@ -8,6 +8,9 @@ export type OrderSource = (typeof ORDER_SOURCES)[number];
 
 export const SOURCE_LABEL: Record<OrderSource, string> = { shopify: "Shopify", crypto: "Crypto", reseller: "Reseller", admin: "Admin" };
 
+/** How the timeline finds what belongs to an order (audit subjects, mails): the order_index view's key. */
+export const orderKey = (source: OrderSource, reference: string | number) => `${source}:${reference}`;
+
 /** Every state an order of any source can be in (Shopify's, crypto's, and "complete" for the others). */
 export const ORDER_STATE_LABEL: Record<string, string> = {
   ...CRYPTO_STATUS_LABEL,

@@ -2,8 +2,8 @@
 // revoke a key, replace one from stock, cancel a crypto order, and hand out a key by hand (a
 // manual order). Each change is one conditional statement or one D1 batch, so two people clicking
 // at once cannot both win, and each is audited under the order's key ("<source>:<reference>").
-import { and, desc, eq, gt, isNull, max, sql } from "drizzle-orm";
-import type { OrderRow } from "~/lib/orders";
+import { and, eq, isNull, max, sql } from "drizzle-orm";
+import { orderKey, type OrderRow } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ManualOrderInput } from "~/lib/schemas/orders";
 import type { Viewer } from "~/lib/viewer";
@@ -16,9 +16,9 @@ import { checkLowStock } from "../fulfilment/stock-alerts.server";
 import { isOldestFreeCode } from "../fulfilment/stock.server";
 import { subscriptionSource } from "../fulfilment/subscriptions.server";
 import { cancelCryptoOrder } from "../payments/crypto-orders.server";
-import { audit } from "../platform/audit.server";
+import { audit, lastAuditedAt } from "../platform/audit.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
-import { auditLog, cryptoOrders, licences, manualOrders, productCodes, shopifyOrders, users } from "../platform/db/schema.server";
+import { cryptoOrders, licences, manualOrders, productCodes, shopifyOrders, users } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { codeOrderId, keysOfOrder, type OrderKey } from "./orders.server";
 
@@ -48,13 +48,8 @@ const RESEND_INTERVAL_MS = 60_000;
 /** The order's working keys, e-mailed to the buyer again (a new message each time, at most one a minute). */
 export async function resendKeys(deps: MailingDeps, actor: Actor, order: OrderRow, now = Date.now()): Promise<Result<{ count: number }>> {
   // Staff cannot flood a buyer's inbox: one resend of an order a minute, whoever asks.
-  const last = await deps.db
-    .select({ at: auditLog.createdAt })
-    .from(auditLog)
-    .where(and(eq(auditLog.subject, order.key), eq(auditLog.action, "order.resend"), gt(auditLog.createdAt, now - RESEND_INTERVAL_MS)))
-    .orderBy(desc(auditLog.createdAt))
-    .get();
-  if (last) return fail("rate-limited", "The keys were sent again less than a minute ago", { retryAfterSeconds: Math.max(1, Math.ceil((last.at + RESEND_INTERVAL_MS - now) / 1000)) });
+  const last = await lastAuditedAt(deps.db, "order.resend", { subject: order.key }, now - RESEND_INTERVAL_MS);
+  if (last !== undefined) return fail("rate-limited", "The keys were sent again less than a minute ago", { retryAfterSeconds: Math.max(1, Math.ceil((last + RESEND_INTERVAL_MS - now) / 1000)) });
   const working = (await keysOfOrder(deps.db, order)).filter((k) => k.revokedAt === null && k.licence?.revokedAt == null);
   if (working.length === 0) return fail("conflict", `Order ${order.number} has no working keys to send`);
   const keys: MailedKey[] = working.map((k) => ({ variantTitle: k.variantTitle, code: k.key }));
@@ -226,7 +221,7 @@ export async function createManualOrder(deps: MailingDeps, catalogue: Catalogue,
     purchasedAt: now,
     orderId,
   });
-  const key = `admin:${order.id}`;
+  const key = orderKey("admin", order.id);
   await audit(db, actor.viewer.id, "order.manual", key, { email: input.email, variantId: variant.variant.id, codeId: code.id, reason: input.reason }, actor.ip);
   await mailKeys(deps, { to: input.email, name: orderId, orderKey: key }, [{ variantTitle: code.variantTitle, code: code.code }], "manual", `manual-key:${order.id}`);
   return ok({ reference: String(order.id) });

@@ -5,6 +5,7 @@
 import { eq } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
+import { orderKey } from "~/lib/orders";
 import { userRoles, users } from "../platform/db/schema.server";
 import { escapeHtml } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
@@ -37,7 +38,7 @@ export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name
       keys.length > 0 ? `<p>Your product keys:</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>` : ""
     }${pendingLine ? `<p>${escapeHtml(pendingLine)}</p>` : ""}<p>${closing}</p>`,
     dedupeKey: `order-keys:${order.id}`,
-    orderKey: `shopify:${order.id}`,
+    orderKey: orderKey("shopify", order.id),
   });
 }
 
@@ -54,7 +55,7 @@ export async function mailBackorderFilled(
     text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
     html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
     dedupeKey: `backorder-filled:${backorder.id}`,
-    orderKey: `shopify:${backorder.orderId}`,
+    orderKey: orderKey("shopify", backorder.orderId),
   });
 }
 
@@ -72,7 +73,7 @@ export async function mailCryptoKey(
     text: `Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${product} is confirmed.\n\nYour product key: ${code}\n\n${where}`,
     html: `<p>Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${escapeHtml(product)} is confirmed.</p><p>Your product key: <code>${escapeHtml(code)}</code></p><p>${where}</p>`,
     dedupeKey: `crypto-key:${order.id}`,
-    orderKey: `crypto:${order.orderNumber}`,
+    orderKey: orderKey("crypto", order.orderNumber),
   });
 }
 
@@ -90,7 +91,7 @@ export async function mailBackorderAlert(deps: MailingDeps, order: { id: string;
       subject: `Backorder: order ${order.name} is waiting for ${keys}`,
       text: `Order ${order.name} (${order.email}) was paid but ${keys} could not be handed out: the stock ran out.\nAdd codes in Manage Codes; waiting orders are filled first-in-first-out and the keys e-mailed automatically.`,
       dedupeKey: `backorder-alert:${order.id}:${to}`,
-      orderKey: `shopify:${order.id}`,
+      orderKey: orderKey("shopify", order.id),
     });
   }
 }

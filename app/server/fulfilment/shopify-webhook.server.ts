@@ -2,12 +2,13 @@
 // (recognising repeats) and queues it; the queue consumer parses the payload and hands it to
 // fulfilment. Unsigned deliveries change nothing; malformed ones are recorded as rejected so the
 // admin can see them; a failure is retried by the queue (every step is idempotent).
-import { and, desc, eq, getTableColumns, gt, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
 import * as v from "valibot";
+import { orderKey } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
-import { audit } from "../platform/audit.server";
+import { audit, lastAuditedAt } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { auditLog, failedJobs, shopifyOrders, webhookDeliveries } from "../platform/db/schema.server";
+import { failedJobs, shopifyOrders, webhookDeliveries } from "../platform/db/schema.server";
 import { errorText, type JobQueue } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
@@ -99,7 +100,7 @@ async function mailStoppedKeys(deps: MailingDeps, orderId: string, revoked: Revo
   const to = revoked.find((k) => k.customerEmail)?.customerEmail;
   if (!to) return;
   const order = await deps.db.select({ name: shopifyOrders.name }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
-  await mailKeysStopped(deps, { to, name: order?.name ?? orderId, orderKey: `shopify:${orderId}` }, revoked, why, dedupeKey);
+  await mailKeysStopped(deps, { to, name: order?.name ?? orderId, orderKey: orderKey("shopify", orderId) }, revoked, why, dedupeKey);
 }
 
 async function applyOrderEvent(deps: MailingDeps, topic: string, json: unknown): Promise<{ outcome: string; detail: string; orderId?: string } | { rejected: string }> {
@@ -161,13 +162,7 @@ const REJECTION_AUDIT_WINDOW_MS = 60_000;
 export async function auditRejectedDelivery(db: Db, headers: Headers, reason: string, now = Date.now()): Promise<void> {
   const ip = headers.get("CF-Connecting-IP");
   // Anyone can send these: one entry per sender a minute, so they cannot flood the log.
-  const recent = await db
-    .select({ id: auditLog.id })
-    .from(auditLog)
-    .where(and(eq(auditLog.action, "webhook.rejected"), gt(auditLog.createdAt, now - REJECTION_AUDIT_WINDOW_MS), ip === null ? isNull(auditLog.ip) : eq(auditLog.ip, ip)))
-    .limit(1)
-    .get();
-  if (recent) return;
+  if ((await lastAuditedAt(db, "webhook.rejected", { ip }, now - REJECTION_AUDIT_WINDOW_MS)) !== undefined) return;
   const topic = (headers.get("X-Shopify-Topic") ?? "").replace(/[^\w/.-]/g, "").slice(0, 60);
   await audit(db, null, "webhook.rejected", "shopify-webhook", { reason, topic }, ip);
 }

@@ -68,12 +68,10 @@ export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>,
       // one batch runs the first and sends the others back, as new messages, for later batches.
       if (read.job.kind === "chain-check" && chainChecked) {
         await env.FULFILMENT_QUEUE.send(read.job, { delaySeconds: CHAIN_CHECK_PUT_BACK_SECONDS });
-        if (message.attempts > 1) await forgetFailures(db, key);
-        message.ack();
-        continue;
+      } else {
+        chainChecked ||= read.job.kind === "chain-check";
+        await run(env, deps, read.job);
       }
-      if (read.job.kind === "chain-check") chainChecked = true;
-      await run(env, deps, read.job);
       // Only a job that failed before has a row to forget (one an admin sent again has none).
       if (message.attempts > 1) await forgetFailures(db, key);
       message.ack();

@@ -145,15 +145,17 @@ export async function resetOwnHwid(
     return fail("conflict", "This key changed meanwhile; reload the page and try again");
   }
   // Support reads these when a member asks why their key moved PCs.
-  await audit(db, viewer.id, "licence.owner-reset", licenceSubject(row), { key: maskKey(row.key), previousHwid: row.hwid }, ip);
+  await auditLicence(db, viewer.id, "licence.owner-reset", row, { previousHwid: row.hwid }, ip);
   return ok({ nextResetAt: now + cooldownMs });
 }
 
 /**
- * How the audit log names a licence: by its id, never its key (support reads the log, and a
- * key in it would be a key revealed without the audited reveal). The detail carries it masked.
+ * Audits a change to one licence. The log names it by its id, never its key (support reads the
+ * log, and a key in it would be a key revealed without the audited reveal); the detail carries
+ * the key masked.
  */
-const licenceSubject = (row: { id: number }) => `licence:${row.id}`;
+const auditLicence = (db: Db, actorId: string, action: string, row: { id: number; key: string }, detail: Record<string, unknown>, ip: string | null) =>
+  audit(db, actorId, action, `licence:${row.id}`, { key: maskKey(row.key), ...detail }, ip);
 
 /** The capability a staff change to a licence needs: support may reset PCs, only admins ban. */
 export function licenceCapability(intent: LicenceAdminInput["intent"]): Capability {
@@ -182,7 +184,7 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminIn
   if (input.intent === "reset-hwid") {
     if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
     if (!(await freePc(db, row, "admin", admin, undefined, now))) return fail("conflict", "This key changed meanwhile; reload and try again");
-    await audit(db, admin.id, "licence.reset-hwid", licenceSubject(row), { key: maskKey(row.key), previousHwid: row.hwid }, ip);
+    await auditLicence(db, admin.id, "licence.reset-hwid", row, { previousHwid: row.hwid }, ip);
     return ok("PC reset: the next validation binds a new one");
   }
   if (input.intent === "ban-key") {
@@ -192,7 +194,7 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminIn
       .where(and(eq(licences.id, row.id), isNull(licences.bannedAt)))
       .returning({ id: licences.id });
     if (banned.length === 0) return fail("conflict", "This key is already banned");
-    await audit(db, admin.id, "licence.ban", licenceSubject(row), { key: maskKey(row.key), reason: input.reason }, ip);
+    await auditLicence(db, admin.id, "licence.ban", row, { reason: input.reason }, ip);
     return ok("Key banned: it answers BANNED from now on");
   }
   const unbanned = await db
@@ -201,6 +203,6 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminIn
     .where(and(eq(licences.id, row.id), isNotNull(licences.bannedAt)))
     .returning({ id: licences.id });
   if (unbanned.length === 0) return fail("conflict", "This key is not banned");
-  await audit(db, admin.id, "licence.unban", licenceSubject(row), { key: maskKey(row.key) }, ip);
+  await auditLicence(db, admin.id, "licence.unban", row, {}, ip);
   return ok("Key unbanned");
 }

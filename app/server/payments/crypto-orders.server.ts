@@ -5,6 +5,7 @@
 // expiry, paid late, overpaid, and those from before on-chain checks) wait in the admin's queue.
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { type CryptoCoin, type FulfilCryptoOrderInput, type OpenCryptoOrderInput, paymentUri } from "~/lib/crypto-orders";
+import { orderKey } from "~/lib/orders";
 import type { TopUpInput } from "~/lib/schemas/reseller";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
@@ -318,7 +319,7 @@ export async function fulfilCryptoOrder(
       .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.paidAt, now)));
     return fail("unavailable", "The fulfilment queue is not available right now; please try again in a moment");
   }
-  await audit(db, admin.id, "crypto-order.fulfil", `crypto:${order.orderNumber}`, { source: input.source, status: order.status, review: order.review });
+  await audit(db, admin.id, "crypto-order.fulfil", orderKey("crypto", order.orderNumber), { source: input.source, status: order.status, review: order.review });
   return ok(marked);
 }
 
@@ -481,7 +482,7 @@ export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, 
   if (!cancelled) return fail("conflict", "Completed or cancelled orders cannot be cancelled");
   // A fulfilment that broke halfway may have claimed a key already.
   await releaseKeyOf(db, cancelled);
-  await audit(db, admin.id, "crypto-order.cancel", `crypto:${cancelled.orderNumber}`, why.reason ? { reason: why.reason } : {}, why.ip ?? null);
+  await audit(db, admin.id, "crypto-order.cancel", orderKey("crypto", cancelled.orderNumber), why.reason ? { reason: why.reason } : {}, why.ip ?? null);
   return ok(cancelled);
 }
 
@@ -494,6 +495,6 @@ export async function resolveCryptoOrder(db: Db, admin: Viewer, orderId: string,
     .returning()
     .get();
   if (!resolved) return fail("conflict", "Only a completed, overpaid order can be marked as handled");
-  await audit(db, admin.id, "crypto-order.resolve", `crypto:${resolved.orderNumber}`, { receivedUnits: resolved.receivedUnits, amountUnits: resolved.amountUnits });
+  await audit(db, admin.id, "crypto-order.resolve", orderKey("crypto", resolved.orderNumber), { receivedUnits: resolved.receivedUnits, amountUnits: resolved.amountUnits });
   return ok(resolved);
 }

@@ -5,6 +5,7 @@
 // the chain, or gets nonsense back, changes nothing: the next one tries again.
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { CryptoCoin } from "~/lib/crypto-orders";
+import { orderKey } from "~/lib/orders";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, failedJobs } from "../platform/db/schema.server";
@@ -142,7 +143,7 @@ export async function checkOrder(
   if (!updated) return (await deps.db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()) ?? claimed;
   // Flagged for a person just now (underpaid, overpaid, paid late): once, by the writer that won.
   if (updated.review !== null && updated.review !== claimed.review) {
-    await audit(deps.db, null, "crypto-order.review", `crypto:${updated.orderNumber}`, { review: updated.review, status: updated.status, receivedUnits: updated.receivedUnits });
+    await audit(deps.db, null, "crypto-order.review", orderKey("crypto", updated.orderNumber), { review: updated.review, status: updated.status, receivedUnits: updated.receivedUnits });
   }
   if (updated.paidAt !== null) await queueSettlement(deps.queue, updated);
   return updated;

@@ -1,5 +1,6 @@
 // The audit log: who did what to whom, when and from which client address, for the actions that
 // move money or keys by hand and every change to how an account signs in.
+import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import type { Db } from "./db/client.server";
 import { auditLog } from "./db/schema.server";
 
@@ -12,4 +13,19 @@ export async function audit(
   ip: string | null = null,
 ): Promise<void> {
   await db.insert(auditLog).values({ actorUserId, action, subject, detail: JSON.stringify(detail), ip, createdAt: Date.now() });
+}
+
+/**
+ * When `action` was last audited after `since` for the subject, or for the client address
+ * (no address matches entries without one): what limits built on the log ask.
+ */
+export async function lastAuditedAt(db: Db, action: string, of: { subject: string } | { ip: string | null }, since: number): Promise<number | undefined> {
+  const whose = "subject" in of ? eq(auditLog.subject, of.subject) : of.ip === null ? isNull(auditLog.ip) : eq(auditLog.ip, of.ip);
+  const last = await db
+    .select({ at: auditLog.createdAt })
+    .from(auditLog)
+    .where(and(eq(auditLog.action, action), whose, gt(auditLog.createdAt, since)))
+    .orderBy(desc(auditLog.createdAt))
+    .get();
+  return last?.at;
 }
