@@ -23,6 +23,8 @@ describe("Shopify catalogue adapter (against a local Storefront API stub)", () =
     expect(products.map((p) => p.handle)).toEqual(["vertex-rust", "vertex-hwid-spoofer"]);
     expect(products[0]!.variants[0]).toMatchObject({ id: "gid://shopify/ProductVariant/4710000000001", title: "1 Week", availableForSale: true });
     expect(products[0]!.options[0]).toEqual({ name: "Duration", values: ["1 Week", "30 Days", "Lifetime"] });
+    // Shopify's "Default Title" reaches the shop as the name buyers read.
+    expect(products[0]!.variants.map((v) => v.title)).toEqual(["1 Week", "30 Days", "Lifetime"]);
     const { last } = await hitsFor(config);
     expect(last?.token).toBe("stub-token");
     expect(last?.variables).toEqual({ first: 10, variantsFirst: 10, imagesFirst: 1 });
@@ -87,7 +89,7 @@ describe("demo catalogue adapter", () => {
 
   it("has the main product's week, month and lifetime variants and a spoofer", async () => {
     const products = await demoCatalogueAdapter().listProducts();
-    expect(products[0]!.variants.map((v) => v.title)).toEqual(["1 Week", "30 Days", "Default Title"]);
+    expect(products[0]!.variants.map((v) => v.title)).toEqual(["1 Week", "30 Days", "Lifetime"]);
     expect(products.some((p) => /spoofer/i.test(p.title))).toBe(true);
     for (const variant of products.flatMap((p) => p.variants)) expect(variant.id).toMatch(/^gid:\/\/shopify\/ProductVariant\/\d+$/);
   });

@@ -11,7 +11,6 @@ import {
   variantForOptions,
   variantLabel,
 } from "~/lib/plans";
-import { serviceBadge, serviceState } from "~/lib/status";
 
 const variant = (id: string, title: string, options: Record<string, string> = { Duration: title }, amount = "10.00"): ProductVariant => ({
   id: `gid://shopify/ProductVariant/${id}`,
@@ -105,22 +104,5 @@ describe("variant selection by options", () => {
   it("falls back to the first variant when nothing matches", () => {
     expect(variantForOptions(variants, { Duration: "Weekly", Platform: "Console" })?.id).toBe("gid://shopify/ProductVariant/1");
     expect(variantForOptions([], { Duration: "Weekly" })).toBeUndefined();
-  });
-});
-
-describe("service status", () => {
-  const now = Date.UTC(2026, 10, 20);
-  it("reads the latest recent update", () => {
-    expect(serviceState(undefined, now)).toBe("working");
-    expect(serviceState({ type: "maintenance", createdAt: now - 1000 }, now)).toBe("updating");
-    expect(serviceState({ type: "incident", createdAt: now - 1000 }, now)).toBe("down");
-    expect(serviceState({ type: "incident", createdAt: now - 2 * 86_400_000 }, now)).toBe("working");
-  });
-
-  it("labels working and updating, and anything else Not Working", () => {
-    expect(serviceBadge("working").label).toBe("Working");
-    expect(serviceBadge("updating").label).toBe("Updating");
-    expect(serviceBadge("down").label).toBe("Not Working");
-    expect(serviceBadge("whatever").label).toBe("Not Working");
   });
 });

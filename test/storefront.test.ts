@@ -1,4 +1,4 @@
-import { desc } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusUpdates } from "~/server/platform/db/schema.server";
 import { call, cookieFrom, createAccount, db, signIn, unique } from "./helpers";
@@ -68,7 +68,8 @@ describe("status page", () => {
       await db.insert(statusUpdates).values({ title: `Update number ${i}`, description: "d", type: "update", createdAt: base + i * 60_000 });
     }
     const html = await (await call(`/status?list=${unique("l")}`)).text();
-    const shown = [...html.matchAll(/<h3[^>]*>([^<]*)<\/h3>/g)].map((m) => m[1]);
+    const recent = html.slice(html.indexOf("Recent Updates"));
+    const shown = [...recent.matchAll(/<h3[^>]*>([^<]*)<\/h3>/g)].map((m) => m[1]);
     expect(shown).toHaveLength(10);
     const ours = shown.filter((t) => t!.startsWith("Update number"));
     // Only the newest of ours make the list, newest first (other tests may add newer updates).
@@ -114,6 +115,60 @@ describe("status page", () => {
     const row = await db.select().from(statusUpdates).orderBy(desc(statusUpdates.id)).get();
     expect(row).toMatchObject({ title, type: "update", authorId: admin.id });
     expect(await (await call("/status")).text()).toContain(title);
+  });
+});
+
+describe("status per product", () => {
+  const RUST = "gid://shopify/Product/8800000000001";
+  const SPOOFER = "gid://shopify/Product/8800000000002";
+  const badgeOf = (html: string, title: string) => {
+    const card = html.slice(html.indexOf(`>${title}</h3>`));
+    return /<span class="inline-flex[^"]*">([^<]+)<\/span>/.exec(card)?.[1];
+  };
+
+  it("shows every product with its own status, set by a post for that product only, on the status page and the product page, past the cache", async () => {
+    const admin = await createAccount({ admin: true });
+    const cookie = await signIn(admin, unique("ip"));
+    await call("/status");
+    await call("/product/vertex-rust");
+    const posted = await call("/status", { form: { title: `Detected ${unique("d")}`, description: "Do not play until the next update", type: "incident", product: RUST, productStatus: "detected" }, cookie });
+    expect(posted.status).toBe(200);
+    const html = await (await call("/status")).text();
+    expect(badgeOf(html, "Vertex Rust")).toBe("Detected");
+    const product = await (await call("/product/vertex-rust")).text();
+    expect(product).toContain("Status: Detected. See the status page");
+    expect(product).not.toContain("Status: Undetected");
+
+    // Back to Undetected with a later post; another product's badge never moved.
+    await call("/status", { form: { title: `Fixed ${unique("f")}`, description: "Safe again", product: RUST, productStatus: "undetected" }, cookie });
+    const after = await (await call("/status")).text();
+    expect(badgeOf(after, "Vertex Rust")).toBe("Undetected");
+    expect(await (await call("/product/vertex-rust")).text()).toContain("Status: Undetected. See the status page");
+    expect((await db.select().from(statusUpdates).where(eq(statusUpdates.productId, SPOOFER)).all()).length).toBe(0);
+  });
+
+  it("changes no product's status with a maintenance post that sets none", async () => {
+    const admin = await createAccount({ admin: true });
+    const cookie = await signIn(admin, unique("ip"));
+    await call("/status", { form: { title: `Rust fine ${unique("r")}`, description: "All good", product: RUST, productStatus: "undetected" }, cookie });
+    const posted = await call("/status", { form: { title: `Maintenance ${unique("m")}`, description: "Servers restart tonight", type: "maintenance", product: RUST }, cookie });
+    expect(posted.status).toBe(200);
+    const html = await (await call("/status")).text();
+    expect(badgeOf(html, "Vertex Rust")).toBe("Undetected");
+  });
+
+  it("refuses a status without its product, and a product the catalogue does not sell", async () => {
+    const admin = await createAccount({ admin: true });
+    const cookie = await signIn(admin, unique("ip"));
+    const noProduct = await call("/status", { form: { title: "x", description: "y", productStatus: "down" }, cookie });
+    expect(noProduct.status).toBe(400);
+    expect(await noProduct.text()).toContain("Choose the product whose status changes");
+    const unknown = await call("/status", { form: { title: "x", description: "y", product: "gid://shopify/Product/1", productStatus: "down" }, cookie });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain("This product is not in the catalogue");
+    const badStatus = await call("/status", { form: { title: "x", description: "y", product: RUST, productStatus: "working" }, cookie });
+    expect(badStatus.status).toBe(400);
+    expect(await badStatus.text()).toContain("Choose Undetected, Updating, Detected or Down");
   });
 });
 

@@ -1,19 +1,21 @@
-// The service status badge, derived from the most recent status update.
-export type ServiceState = "working" | "updating" | "down";
+// Each product's status as the status page, the product page and the staff's post form read it
+// (decision 046). A product nobody has posted about is Undetected.
+export const PRODUCT_STATUSES = ["undetected", "updating", "detected", "down"] as const;
+export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 
-const RECENT_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_PRODUCT_STATUS: ProductStatus = "undetected";
 
-/** A maintenance or incident post from the last day says the service is not simply working. */
-export function serviceState(latest: { type: string; createdAt: number } | undefined, now: number): ServiceState {
-  if (!latest || now - latest.createdAt > RECENT_MS) return "working";
-  if (latest.type === "maintenance") return "updating";
-  if (latest.type === "incident") return "down";
-  return "working";
-}
+export const PRODUCT_STATUS_BADGE: Record<ProductStatus, { label: string; tone: "green" | "yellow" | "red" }> = {
+  undetected: { label: "Undetected", tone: "green" },
+  updating: { label: "Updating", tone: "yellow" },
+  detected: { label: "Detected", tone: "red" },
+  down: { label: "Down", tone: "red" },
+};
 
-/** Badge text: working and updating by name, anything else "Not Working". */
-export function serviceBadge(state: string): { label: string; tone: "green" | "yellow" | "red" } {
-  if (state === "working") return { label: "Working", tone: "green" };
-  if (state === "updating") return { label: "Updating", tone: "yellow" };
-  return { label: "Not Working", tone: "red" };
-}
+/** What each status tells a buyer, under the badge on the status page. */
+export const PRODUCT_STATUS_MEANING: Record<ProductStatus, string> = {
+  undetected: "Working and undetected: safe to use.",
+  updating: "Being updated after a game update: wait for the next post before you play.",
+  detected: "Detected: do not use it until a post says it is safe again.",
+  down: "Not working right now: we are on it.",
+};

@@ -15,6 +15,7 @@ import { upsellToOffer } from "~/lib/cart";
 import { formatPrice } from "~/lib/plans";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
+import { productStatus } from "~/server/hub/status.server";
 import { publicPageHeaders } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/product";
 
@@ -41,7 +42,9 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     : null;
   // The coins the shop's wallets are set up for; none: no crypto checkout.
   const cryptoCoins = cryptoSetup(env, db).coins;
-  return { product, upsell, cryptoCoins, url: new URL(request.url).origin + `/product/${product.handle}` };
+  // The product's own status from the status page's posts, beside its badges (decision 046).
+  const { status } = await productStatus(db, product.id);
+  return { product, upsell, cryptoCoins, status, url: new URL(request.url).origin + `/product/${product.handle}` };
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => {
@@ -91,7 +94,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       <div className="grid grid-cols-1 gap-10 lg:grid-cols-2">
         <Gallery images={product.images} title={product.title} />
         <div className="space-y-6">
-          <BuyBox key={product.id} product={product} cryptoCoins={loaderData.cryptoCoins} />
+          <BuyBox key={product.id} product={product} cryptoCoins={loaderData.cryptoCoins} status={loaderData.status} />
           {upsell ? (
             <Card padding="p-4" className="flex items-center gap-4">
               {upsell.imageUrl ? <img src={upsell.imageUrl} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" /> : null}

@@ -1,10 +1,11 @@
 // The product page's purchase column: variants, price, badges and the buy buttons, with the
 // login check and the checkout-information dialog in front of every purchase.
 import { useEffect, useState } from "react";
-import { useNavigate } from "react-router";
+import { Link, useNavigate } from "react-router";
 import type { CartItem } from "~/lib/cart";
 import type { Product, ProductVariant } from "~/lib/catalogue";
 import { formatPrice, isBestValue, variantForOptions, variantLabel } from "~/lib/plans";
+import { PRODUCT_STATUS_BADGE, type ProductStatus } from "~/lib/status";
 import { useCart } from "../cart/cart-context";
 import { Bitcoin, CheckCircle, Flame, ShieldCheck, ShoppingCart, Zap } from "../icons";
 import { useToast } from "../toaster";
@@ -32,10 +33,27 @@ function RecentPurchasers() {
 
 const BADGES = [
   { icon: Zap, label: "Instant Delivery" },
-  { icon: ShieldCheck, label: "Undetected" },
   { icon: CheckCircle, label: "24 Hour Warranty" },
   { icon: CheckCircle, label: "In Stock - Ready to Download" },
 ];
+
+const STATUS_ICON_TONE = { green: "text-green-400", yellow: "text-yellow-300", red: "text-red-400" };
+
+/** The product's status as its latest status post set it, in the badge row; it links to the status page. */
+function StatusBadge({ status }: { status: ProductStatus }) {
+  const { label, tone } = PRODUCT_STATUS_BADGE[status];
+  return (
+    <li>
+      <Link
+        to="/status"
+        className="flex items-center gap-1.5 rounded-full border border-line bg-panel-2 px-3 py-1 text-xs font-semibold hover:border-accent/60"
+        aria-label={`Status: ${label}. See the status page`}
+      >
+        <ShieldCheck className={`size-3.5 ${STATUS_ICON_TONE[tone]}`} aria-hidden /> {label}
+      </Link>
+    </li>
+  );
+}
 
 function cartItemFor(product: Product, variant: ProductVariant): CartItem {
   return {
@@ -49,7 +67,7 @@ function cartItemFor(product: Product, variant: ProductVariant): CartItem {
   };
 }
 
-export function BuyBox({ product, cryptoCoins }: { product: Product; cryptoCoins: readonly CryptoCoin[] }) {
+export function BuyBox({ product, cryptoCoins, status: productStatus }: { product: Product; cryptoCoins: readonly CryptoCoin[]; status: ProductStatus }) {
   const [variant, setVariant] = useState<ProductVariant | undefined>(product.variants[0]);
   const [pending, setPending] = useState<"add" | "buy" | null>(null);
   const [payingCrypto, setPayingCrypto] = useState(false);
@@ -98,6 +116,7 @@ export function BuyBox({ product, cryptoCoins }: { product: Product; cryptoCoins
         </p>
       </div>
       <ul className="flex flex-wrap gap-2">
+        <StatusBadge status={productStatus} />
         {BADGES.map(({ icon: Icon, label }) => (
           <li key={label} className="flex items-center gap-1.5 rounded-full border border-line bg-panel-2 px-3 py-1 text-xs font-semibold">
             <Icon className="size-3.5 text-accent" aria-hidden /> {label}

@@ -2,6 +2,7 @@
 // otherwise from the demo catalogue in the repository. Both speak the Storefront API's shape,
 // so one normaliser turns either into the app's `Product`.
 import type { Money, Product } from "~/lib/catalogue";
+import { variantLabel } from "~/lib/plans";
 import demoCatalogue from "./demo-catalogue.json";
 import { sha256Hex } from "../platform/tokens.server";
 import { LIMITS, PRODUCT_BY_HANDLE_QUERY, PRODUCTS_QUERY } from "./queries.server";
@@ -35,7 +36,9 @@ export function normaliseProduct(node: StorefrontProduct): Product {
     description: node.description,
     priceRange: node.priceRange,
     images: node.images.edges.map(({ node: image }) => ({ url: image.url, altText: image.altText ?? null, thumbnailUrl: image.thumbnailUrl })),
-    variants: node.variants.edges.map(({ node: variant }) => variant),
+    // Shopify names a product's only variant "Default Title"; the shop sells it as Lifetime, and
+    // every page, picker, e-mail and export after this point reads the name the buyer knows.
+    variants: node.variants.edges.map(({ node: variant }) => ({ ...variant, title: variantLabel(variant.title) })),
     options: node.options.map((o) => ({ name: o.name, values: o.optionValues?.map((v) => v.name) ?? o.values ?? [] })),
   };
 }

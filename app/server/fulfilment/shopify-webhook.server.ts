@@ -5,6 +5,7 @@
 import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { orderKey } from "~/lib/orders";
+import { variantLabel } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit, lastAuditedAt } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
@@ -88,7 +89,7 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Parsed<Order> {
         variantId: lineVariant(line.variant_id),
         quantity: line.quantity,
         title: line.title,
-        variantTitle: line.variant_title ?? "Default Title",
+        variantTitle: variantLabel(line.variant_title || "Default Title"),
         price: line.price,
       })),
     },

@@ -1,7 +1,11 @@
-// Status updates: the public list and the admin's post.
-import { desc } from "drizzle-orm";
+// Status updates: the public list, each product's current status, and the admin's post. A
+// product's status is the one its latest post set (decision 046), so it can never disagree with
+// the posts the status page lists.
+import { and, desc, inArray, isNotNull, sql } from "drizzle-orm";
+import type { Product } from "~/lib/catalogue";
 import { fail, ok, type Result } from "~/lib/result";
 import type { StatusUpdateInput } from "~/lib/schemas/status";
+import { DEFAULT_PRODUCT_STATUS, type ProductStatus } from "~/lib/status";
 import type { Viewer } from "~/lib/viewer";
 import type { Db } from "../platform/db/client.server";
 import { statusUpdates } from "../platform/db/schema.server";
@@ -15,11 +19,38 @@ export function latestStatusUpdates(db: Db) {
       title: statusUpdates.title,
       description: statusUpdates.description,
       type: statusUpdates.type,
+      productId: statusUpdates.productId,
+      productStatus: statusUpdates.productStatus,
       createdAt: statusUpdates.createdAt,
     })
     .from(statusUpdates)
     .orderBy(desc(statusUpdates.createdAt), desc(statusUpdates.id))
     .limit(STATUS_LIST_LIMIT);
+}
+
+export interface ProductStatusView {
+  status: ProductStatus;
+  /** When a post set it; null while no post ever has. */
+  since: number | null;
+}
+
+/** Each product's current status: the one its latest status-setting post set, else Undetected. */
+export async function productStatuses(db: Db, productIds: string[]): Promise<Map<string, ProductStatusView>> {
+  const statuses = new Map<string, ProductStatusView>(productIds.map((id) => [id, { status: DEFAULT_PRODUCT_STATUS, since: null }]));
+  if (productIds.length === 0) return statuses;
+  const newer = sql`exists (select 1 from ${statusUpdates} n where n.product_id = ${statusUpdates.productId} and n.product_status is not null
+    and (n.created_at > ${statusUpdates.createdAt} or (n.created_at = ${statusUpdates.createdAt} and n.id > ${statusUpdates.id})))`;
+  const rows = await db
+    .select({ productId: statusUpdates.productId, status: statusUpdates.productStatus, createdAt: statusUpdates.createdAt })
+    .from(statusUpdates)
+    .where(and(inArray(statusUpdates.productId, productIds), isNotNull(statusUpdates.productStatus), sql`not ${newer}`));
+  for (const row of rows) if (row.productId && row.status) statuses.set(row.productId, { status: row.status, since: row.createdAt });
+  return statuses;
+}
+
+/** One product's current status (the product page's badge). */
+export async function productStatus(db: Db, productId: string): Promise<ProductStatusView> {
+  return (await productStatuses(db, [productId])).get(productId)!;
 }
 
 /** Who may post an update: a signed-in admin. The page is public, so anyone can try. */
@@ -29,6 +60,22 @@ export function statusAuthor(viewer: Viewer | null): Result<Viewer> {
   return ok(viewer);
 }
 
-export async function postStatusUpdate(db: Db, author: Viewer, input: StatusUpdateInput, now = Date.now()) {
-  await db.insert(statusUpdates).values({ ...input, authorId: author.id, createdAt: now });
+/**
+ * Posts an update; one naming a product (and, with it, the product's new status) must name one
+ * the catalogue sells. Returns the product the post was about, whose page shows its status.
+ */
+export async function postStatusUpdate(db: Db, products: Product[], author: Viewer, input: StatusUpdateInput, now = Date.now()): Promise<Result<{ product: Product | null }>> {
+  const product = input.product ? products.find((p) => p.id === input.product) : undefined;
+  if (input.product && !product) return fail("invalid", "This product is not in the catalogue", { field: "product" });
+  await db.insert(statusUpdates).values({
+    title: input.title,
+    description: input.description,
+    type: input.type,
+    productId: product?.id ?? null,
+    productStatus: product && input.productStatus ? input.productStatus : null,
+    authorId: author.id,
+    createdAt: now,
+  });
+  return ok({ product: product ?? null });
 }
+

@@ -15,6 +15,7 @@ import {
 import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
 import { ROLES } from "../../../lib/roles";
+import { PRODUCT_STATUSES } from "../../../lib/status";
 
 export const users = sqliteTable(
   "users",
@@ -342,6 +343,9 @@ export const licences = sqliteTable(
     // The last reset by anyone, and the owner's last self-service reset (the cooldown's start).
     lastResetAt: integer("last_reset_at"),
     lastOwnerResetAt: integer("last_owner_reset_at"),
+    // Paused by staff: the key answers SUSPENDED and its clock stands still; resuming pushes the
+    // expiry out by the time it was paused (decision 047).
+    pausedAt: integer("paused_at"),
   },
   (t) => [
     uniqueIndex("licences_key").on(t.key),
@@ -367,6 +371,41 @@ export const licenceResets = sqliteTable(
     resetAt: integer("reset_at").notNull(),
   },
   (t) => [index("licence_resets_licence").on(t.licenceId, t.resetAt), check("licence_resets_by", sql`${t.by} in ('owner', 'admin')`)],
+);
+
+// Time added to every active licence of a product (or of one of its plans) after a detection or
+// an outage (decision 047). A reason compensates a product once: the scope key folds the product
+// and the reason, so sending the same form twice adds nothing the second time.
+export const licenceCompensations = sqliteTable(
+  "licence_compensations",
+  {
+    id: text("id").primaryKey(),
+    scopeKey: text("scope_key").notNull(),
+    product: text("product").notNull(),
+    // Null: every timed plan of the product.
+    plan: text("plan", { enum: LICENCE_PLANS }),
+    days: integer("days").notNull(),
+    reason: text("reason").notNull(),
+    licenceCount: integer("licence_count"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("licence_compensations_scope").on(t.scopeKey), index("licence_compensations_created").on(t.createdAt)],
+);
+
+// Which licences a compensation extended: written in the same transaction as the extension, so
+// the owners' e-mails can be sent (and sent again, deduplicated) from it.
+export const licenceExtensions = sqliteTable(
+  "licence_extensions",
+  {
+    compensationId: text("compensation_id")
+      .notNull()
+      .references(() => licenceCompensations.id, { onDelete: "cascade" }),
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.compensationId, t.licenceId] }), index("licence_extensions_licence").on(t.licenceId)],
 );
 
 // Hardware ids an admin banned: every key answers BANNED on such a PC.
@@ -499,12 +538,18 @@ export const statusUpdates = sqliteTable(
     title: text("title").notNull(),
     description: text("description").notNull(),
     type: text("type", { enum: ["update", "maintenance", "incident"] }).notNull().default("update"),
+    // A post may set one product's status (decision 046): the product's current status is the one
+    // its latest such post set.
+    productId: text("product_id"),
+    productStatus: text("product_status", { enum: PRODUCT_STATUSES }),
     authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
     index("status_updates_created").on(t.createdAt),
+    index("status_updates_product").on(t.productId, t.createdAt),
     check("status_updates_type", sql`${t.type} in ('update', 'maintenance', 'incident')`),
+    check("status_updates_product_status", sql`${t.productStatus} is null or (${t.productId} is not null and ${t.productStatus} in ('undetected', 'updating', 'detected', 'down'))`),
   ],
 );
 
@@ -524,8 +569,16 @@ export const shopifyOrders = sqliteTable(
     paidAt: integer("paid_at"),
     cancelledAt: integer("cancelled_at"),
     refundedAt: integer("refunded_at"),
+    // The cart the order was paid from (Shopify's cart token, or the demo checkout's id): how the
+    // buyer's cart learns that it was paid (decision 045).
+    cartToken: text("cart_token"),
   },
-  (t) => [index("shopify_orders_email").on(sql`lower(${t.email})`), index("shopify_orders_received").on(t.receivedAt), index("shopify_orders_name").on(t.name)],
+  (t) => [
+    index("shopify_orders_email").on(sql`lower(${t.email})`),
+    index("shopify_orders_received").on(t.receivedAt),
+    index("shopify_orders_name").on(t.name),
+    index("shopify_orders_cart").on(t.cartToken),
+  ],
 );
 
 // Refunds as Shopify reported them. A refund is applied once (the claim token marks the one run
