@@ -7,10 +7,10 @@ import { auditLog, mailOutbox, productCodes, stockAlerts } from "~/server/platfo
 import { call, createAccount, db, deliver, nextId, paidOrderPayload, signIn, type TestAccount, unique } from "./helpers";
 
 const STOCK = "/dashboard/manage-codes/stock";
-// Vertex HWID Spoofer - Default Title in the demo catalogue; no other test file sells it.
+// The HWID Spoofer's only variant ("Default Title" at Shopify, sold as Lifetime); no other test file sells it.
 const VARIANT_NUMBER = 4710000000005;
 const VARIANT = `gid://shopify/ProductVariant/${VARIANT_NUMBER}`;
-const TITLE = "Vertex HWID Spoofer - Default Title";
+const TITLE = "Vertex HWID Spoofer - Lifetime";
 
 const text = (html: string) => html.replaceAll("<!-- -->", "");
 

@@ -43,10 +43,10 @@ test("a crypto order paid on the simulated chain settles by itself: the tracker 
   const admin = await browser.newPage();
   await logIn(admin, "admin", "admin-demo-1");
   await admin.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
-  await admin.getByLabel("Variant", { exact: true }).selectOption({ label: "Vertex Rust - Default Title" });
+  await admin.getByLabel("Variant", { exact: true }).selectOption({ label: "Vertex Rust - Lifetime" });
   await admin.getByLabel("Product Codes (one per line)").fill(`E2E-CHAIN-${uniqueName("c").toUpperCase()}`);
   await admin.getByRole("button", { name: "Add Codes" }).click();
-  await expect(admin.getByText(/Added 1 new codes for Vertex Rust - Default Title/)).toBeVisible();
+  await expect(admin.getByText(/Added 1 new codes for Vertex Rust - Lifetime/)).toBeVisible();
 
   const { email } = await signUpAndLogIn(page, "cryptobuyer");
   await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
