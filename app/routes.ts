@@ -38,6 +38,7 @@ export default [
       route("downloads", "routes/dashboard.downloads.tsx"),
       route("downloads/:id", "routes/dashboard.downloads.file.ts"),
       route("resell", "routes/dashboard.resell.tsx"),
+      route("resell/keys.csv", "routes/dashboard.resell.keys[.]csv.ts"),
       route("2fa", "routes/dashboard.2fa.tsx"),
       // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
       route("security", "routes/dashboard.security.tsx", [route("passkeys", "routes/dashboard.security.passkeys.ts")]),

@@ -5,7 +5,7 @@
 // program says which product it is, that product); a VALID answer is then kept for its `ttl`, so
 // the program keeps working offline for that long.
 
-export type LicenceCode = "VALID" | "NOT_FOUND" | "NOT_ACTIVATED" | "EXPIRED" | "REVOKED" | "BANNED" | "HWID_MISMATCH";
+export type LicenceCode = "VALID" | "NOT_FOUND" | "NOT_ACTIVATED" | "EXPIRED" | "SUSPENDED" | "REVOKED" | "BANNED" | "HWID_MISMATCH";
 
 export interface LicenceAnswer {
   valid: boolean;

@@ -370,6 +370,6 @@ describe("licence API limits and contract", () => {
     };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toEqual(["/licences/validate", "/licences/signing-key"]);
-    expect(doc.components.schemas.Validation.properties.code.enum).toEqual(["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "REVOKED", "BANNED", "HWID_MISMATCH"]);
+    expect(doc.components.schemas.Validation.properties.code.enum).toEqual(["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "SUSPENDED", "REVOKED", "BANNED", "HWID_MISMATCH"]);
   });
 });

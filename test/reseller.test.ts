@@ -134,3 +134,39 @@ describe("reseller panel", () => {
     expect(await balanceOf(account.id)).toBe(123);
   });
 });
+
+describe("the reseller's keys, exported and copied", () => {
+  it("exports every key the reseller generated, with its licence, as CSV, and no one else's", async () => {
+    const { account, cookie } = await reseller(100_000);
+    await call("/dashboard/resell", { form: { intent: "generate", quantity: "5", keyType: "weekly" }, cookie });
+    const other = await reseller(100_000);
+    await call("/dashboard/resell", { form: { intent: "generate", quantity: "5" }, cookie: other.cookie });
+
+    const response = await call("/dashboard/resell/keys.csv", { cookie });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
+    expect(response.headers.get("Content-Disposition")).toMatch(/^attachment; filename="reseller-keys-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(response.headers.get("Cache-Control")).toBe("private, no-store");
+    const [header, ...lines] = (await response.text()).trim().split("\r\n");
+    expect(header).toBe("key,type,status,licence,pc bound,activated at,expires at,purchased at");
+    const mine = (await keysOf(account.id)).map((k) => k.keyCode).sort();
+    expect(lines.map((line) => line.split(",")[0]).sort()).toEqual(mine);
+    for (const line of lines) expect(line).toMatch(/^KEY-[A-Z0-9-]+,Weekly License,active,not-activated,no,,,\d{4}-\d{2}-\d{2}T/);
+    for (const theirs of await keysOf(other.account.id)) expect(lines.join("\n")).not.toContain(theirs.keyCode);
+  });
+
+  it("sends a signed-out visitor to sign in instead of exporting", async () => {
+    const response = await call("/dashboard/resell/keys.csv");
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toMatch(/^\/auth/);
+  });
+
+  it("offers Copy all keys and the CSV on the panel once there are keys", async () => {
+    const { cookie } = await reseller(100_000);
+    expect(await (await call("/dashboard/resell", { cookie })).text()).not.toContain("Copy all keys");
+    await call("/dashboard/resell", { form: { intent: "generate", quantity: "5" }, cookie });
+    const html = await (await call("/dashboard/resell", { cookie })).text();
+    expect(html).toContain("Copy all keys");
+    expect(html).toContain('href="/dashboard/resell/keys.csv"');
+  });
+});

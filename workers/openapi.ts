@@ -43,7 +43,7 @@ export function openApiDocument(origin: string) {
           operationId: "validateLicence",
           summary: "Check a key on this PC; the first valid call activates it",
           description:
-            "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys or PCs BANNED, keys past `expiresAt` EXPIRED.",
+            "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys or PCs BANNED, keys staff paused SUSPENDED (their clock stands still until resumed), keys past `expiresAt` EXPIRED.",
           requestBody: {
             required: true,
             content: {

@@ -3,16 +3,18 @@
 // page, the reseller panel and the admin's licence page all show licences through these.
 import { type ReactNode, useId } from "react";
 import { useFetcher } from "react-router";
-import { type LicenceView, notActivatedText } from "~/lib/licences";
+import { formatDuration } from "~/lib/format";
+import { firstUseText, type LicenceView, notActivatedText, pausedTimeLeft } from "~/lib/licences";
 import { RotateCcw } from "./icons";
 import { LocalTime } from "./local-time";
 import { Badge, type BadgeTone } from "./ui/badge";
+import { ConfirmedAction } from "./confirmed-action";
 import { Button } from "./ui/button";
 import { type ActionAnswer, useResultToast } from "./use-result-toast";
 
-const STATE_TONE: Record<LicenceView["state"], BadgeTone> = { "not-activated": "blue", active: "green", expired: "gray", revoked: "red", banned: "red" };
+const STATE_TONE: Record<LicenceView["state"], BadgeTone> = { "not-activated": "blue", active: "green", paused: "yellow", expired: "gray", revoked: "red", banned: "red" };
 
-/** "Not activated", "Active until Nov 29, 2026", "Active — lifetime", "Expired", "Revoked" or "Banned". */
+/** "Not activated", "Active until Nov 29, 2026", "Active — lifetime", "Paused", "Expired", "Revoked" or "Banned". */
 export function LicenceStateBadge({ licence }: { licence: Pick<LicenceView, "state" | "expiresAt"> }) {
   const { state, expiresAt } = licence;
   const label =
@@ -26,16 +28,19 @@ export function LicenceStateBadge({ licence }: { licence: Pick<LicenceView, "sta
         </span>
       )
     ) : (
-      { "not-activated": "Not activated", expired: "Expired", revoked: "Revoked", banned: "Banned" }[state]
+      { "not-activated": "Not activated", paused: "Paused", expired: "Expired", revoked: "Revoked", banned: "Banned" }[state]
     );
   return <Badge tone={STATE_TONE[state]}>{label}</Badge>;
 }
 
 /**
  * When the licence runs out. A key that was never used has no expiry yet, which is not the same as
- * never expiring: it says what it is waiting for. `never` is what a lifetime key shows.
+ * never expiring: it says what it is waiting for. A paused key's time stands still: it says how
+ * much is left. `never` is what a lifetime key shows.
  */
-export function LicenceExpiry({ licence, never }: { licence: Pick<LicenceView, "state" | "plan" | "expiresAt">; never: string }) {
+export function LicenceExpiry({ licence, never }: { licence: Pick<LicenceView, "state" | "plan" | "expiresAt" | "pausedAt">; never: string }) {
+  const left = pausedTimeLeft(licence);
+  if (licence.state === "paused") return left === null ? `Paused — ${firstUseText(licence.plan)}` : `Paused — ${formatDuration(left)} left when it resumes`;
   if (licence.expiresAt !== null) return <LocalTime ms={licence.expiresAt} />;
   return licence.state === "not-activated" ? notActivatedText(licence.plan) : never;
 }
@@ -118,25 +123,28 @@ export function LicenceDetails({
 const OWNER_RESET_ACTION = "/dashboard/subscriptions";
 
 /**
- * Frees the key's PC so the next validation binds a new one. While the owner's cooldown runs
- * (`nextResetAt`; admins have none) the button stays disabled and says when it opens again; with
- * no PC bound there is nothing to reset, so only that date (if any) shows.
+ * Frees the key's PC so the next validation binds a new one, after a confirmation that says what
+ * it costs: for the owner, the reset allowance (`cooldownDays`), for staff nothing the owner pays.
+ * While the owner's cooldown runs (`nextResetAt`; admins have none) the button stays disabled and
+ * says when it opens again; with no PC bound there is nothing to reset, so only that date (if any) shows.
  */
 export function ResetPcForm({
   licence,
   action = OWNER_RESET_ACTION,
   nextResetAt = null,
+  cooldownDays,
   size = "md",
 }: {
   licence: Pick<LicenceView, "id" | "key" | "hwid">;
   action?: string;
   nextResetAt?: number | null;
+  /** The owner's allowance: one reset per this many days. Absent for staff, who have none. */
+  cooldownDays?: number;
   size?: "sm" | "md";
 }) {
   const reset = useFetcher<ActionAnswer>();
   useResultToast(reset);
   const noteId = useId();
-  const busy = reset.state !== "idle";
   const note =
     nextResetAt === null ? null : (
       <span id={noteId} className="text-xs text-muted">
@@ -144,14 +152,31 @@ export function ResetPcForm({
       </span>
     );
   if (licence.hwid === null) return note;
+  const moves = "The key stops working on its current PC at once, and binds to the next PC that starts the loader.";
+  const every = cooldownDays === 1 ? "day" : `${cooldownDays} days`;
+  const cost =
+    cooldownDays === undefined
+      ? `${moves} The owner's reset allowance is not used.`
+      : cooldownDays > 0
+        ? `${moves} You can reset a key's PC once every ${every}: the next reset of this key is possible in ${cooldownDays === 1 ? "a day" : every}.`
+        : moves;
   return (
-    <reset.Form method="post" action={action} className="flex flex-wrap items-center gap-x-3 gap-y-1">
-      <input type="hidden" name="intent" value="reset-hwid" />
-      <input type="hidden" name="licenceId" value={licence.id} />
-      <Button type="submit" variant="outline" size={size} disabled={busy || nextResetAt !== null} aria-label={`Reset PC for ${licence.key}`} aria-describedby={note ? noteId : undefined}>
-        <RotateCcw className="size-4" aria-hidden /> {busy ? "Resetting..." : "Reset PC"}
-      </Button>
+    <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+      <ConfirmedAction
+        fetcher={reset}
+        action={action}
+        fields={{ intent: "reset-hwid", licenceId: String(licence.id) }}
+        title="Reset this key's PC?"
+        cost={cost}
+        confirmLabel="Reset PC"
+        busyLabel="Resetting..."
+        trigger={(open) => (
+          <Button variant="outline" size={size} disabled={nextResetAt !== null} onClick={open} aria-label={`Reset PC for ${licence.key}`} aria-describedby={note ? noteId : undefined}>
+            <RotateCcw className="size-4" aria-hidden /> Reset PC
+          </Button>
+        )}
+      />
       {note}
-    </reset.Form>
+    </div>
   );
 }

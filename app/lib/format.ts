@@ -31,6 +31,19 @@ export function formatDateTime(ms: number, zone: TimeZone = "utc"): string {
   return `${formatDate(ms, zone)} at ${formatTime(ms, zone)}`;
 }
 
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A stretch of time in whole days (or hours under a day): "3 days", "1 day", "5 hours". */
+export function formatDuration(ms: number): string {
+  if (ms >= DAY_MS) {
+    const days = Math.round(ms / DAY_MS);
+    return `${days} day${days === 1 ? "" : "s"}`;
+  }
+  const hours = Math.max(1, Math.round(ms / HOUR_MS));
+  return `${hours} hour${hours === 1 ? "" : "s"}`;
+}
+
 /** File sizes in MB with two decimals, as the downloads list shows them. */
 export function formatFileSize(bytes: number | null | undefined): string {
   return typeof bytes === "number" ? `${(bytes / (1024 * 1024)).toFixed(2)} MB` : "Unknown size";

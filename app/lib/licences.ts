@@ -2,7 +2,7 @@
 // the words a licence's state is read in. Shared with the browser, so the types live here.
 import { type LicencePlan, PLAN_TERM } from "./plans";
 
-export type LicenceState = "not-activated" | "active" | "expired" | "revoked" | "banned";
+export type LicenceState = "not-activated" | "active" | "paused" | "expired" | "revoked" | "banned";
 
 export interface LicenceView {
   id: number;
@@ -11,7 +11,10 @@ export interface LicenceView {
   plan: LicencePlan;
   state: LicenceState;
   activatedAt: number | null;
+  /** While paused, the expiry as it stood when the pause began: resuming pushes it out. */
   expiresAt: number | null;
+  /** When staff paused it; null while it runs. */
+  pausedAt: number | null;
   /** The bound PC: shortened for the owner, whole for an admin; null when no PC is bound. */
   hwid: string | null;
   lastCheckAt: number | null;
@@ -35,12 +38,22 @@ export interface AdminLicenceView extends LicenceView {
  * a lifetime key only waits for its PC.
  */
 export function notActivatedText(plan: LicencePlan): string {
-  return plan === "lifetime" ? "Not activated — binds to the first PC that uses it" : `Not activated — ${PLAN_TERM[plan]} from first use`;
+  return `Not activated — ${firstUseText(plan)}`;
 }
 
-/** Whether the owner's Reset PC belongs on the licence at all: a revoked or banned key stays put. */
+/** What happens at a key's first use: "7 days from first use", or for lifetime its binding. */
+export function firstUseText(plan: LicencePlan): string {
+  return plan === "lifetime" ? "binds to the first PC that uses it" : `${PLAN_TERM[plan]} from first use`;
+}
+
+/** Whether the owner's Reset PC belongs on the licence at all: a revoked, banned or paused key stays put. */
 export function ownerCanReset(licence: Pick<LicenceView, "state">): boolean {
-  return licence.state !== "revoked" && licence.state !== "banned";
+  return licence.state !== "revoked" && licence.state !== "banned" && licence.state !== "paused";
+}
+
+/** What is left of a paused licence's time, frozen at the pause; null for a key whose clock never started. */
+export function pausedTimeLeft(licence: Pick<LicenceView, "pausedAt" | "expiresAt">): number | null {
+  return licence.pausedAt === null || licence.expiresAt === null ? null : Math.max(0, licence.expiresAt - licence.pausedAt);
 }
 
 /** Enough of a key to tell it apart on the phone with a customer, not enough to use it. */

@@ -17,6 +17,8 @@ export const CAPABILITIES = {
   // Stock (add, delete, thresholds), crypto fulfilment, failed jobs, uploads, status posts.
   "stock.manage": ["admin"],
   "licences.ban": ["admin"],
+  // Pausing and resuming a licence; adding time to every active licence of a product.
+  "licences.time": ["admin"],
   "customers.ban": ["admin"],
   "customers.sessions": ["admin"],
   "balances.credit": ["admin"],

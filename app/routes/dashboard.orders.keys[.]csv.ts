@@ -6,7 +6,8 @@ import { csvResponse } from "~/http/csv.server";
 import { currentViewer, requireCapability } from "~/http/guards.server";
 import { checkForm } from "~/lib/form-schema";
 import { keyExportSchema } from "~/lib/schemas/orders";
-import { exportFilename, exportKeys } from "~/server/admin/export.server";
+import { exportKeys } from "~/server/admin/export.server";
+import { exportFilename } from "~/server/platform/csv.server";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import type { Route } from "./+types/dashboard.orders.keys[.]csv";
 

@@ -6,7 +6,7 @@ import { useState } from "react";
 import { redirect, useFetcher } from "react-router";
 import { BalanceHistory } from "~/components/balance-history";
 import { copyText } from "~/components/copy";
-import { Copy, KeyRound, Percent, Wallet } from "~/components/icons";
+import { Copy, FileDown, KeyRound, Percent, Wallet } from "~/components/icons";
 import { LicenceStateBadge, ResetPcForm } from "~/components/licence-details";
 import { useToast } from "~/components/toaster";
 import { LocalTime } from "~/components/local-time";
@@ -14,10 +14,10 @@ import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
-import { Button } from "~/components/ui/button";
+import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
-import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
+import { describedBy, Field, FieldError, inputClass, SelectField } from "~/components/ui/field";
 import { answer, answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
@@ -39,7 +39,7 @@ import {
 import { generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
 import { openTopUp } from "~/server/payments/crypto-orders.server";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
-import { licencesOf, resetCooldownMs } from "~/server/licences/licences.server";
+import { licencesOf, resetCooldownDays, resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.resell";
 
 export const meta: Route.MetaFunction = () => [{ title: `Resell Panel | ${BRAND}` }];
@@ -55,7 +55,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)),
   ]);
   const keys = overview.keys.map((key) => ({ ...key, licence: licences.get(key.keyCode) ?? null }));
-  return { ...overview, keys, prices, cryptoCoins: cryptoSetup(env, db).coins };
+  return { ...overview, keys, prices, cryptoCoins: cryptoSetup(env, db).coins, cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS) };
 }
 
 /** The toast title of an input problem, in the browser and from the server alike. */
@@ -115,33 +115,50 @@ function KeyCode({ code }: { code: string }) {
 }
 
 /** The customer's PC a key is bound to, and the reseller's Reset PC for it. */
-function KeyPc({ licence }: { licence: ResellerKey["licence"] }) {
+function KeyPc({ licence, cooldownDays }: { licence: ResellerKey["licence"]; cooldownDays: number }) {
   if (!licence) return <span className="text-muted">—</span>;
   return (
     <span className="inline-flex flex-wrap items-center gap-x-3 gap-y-1">
       {licence.hwid === null ? <span className="text-muted">No PC bound</span> : <span className="font-mono">{licence.hwid}</span>}
-      {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} size="sm" /> : null}
+      {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} cooldownDays={cooldownDays} size="sm" /> : null}
     </span>
   );
 }
 
 /** The key list's fields, once: the table (wide screens) and the cards (phones) both read them. */
-const KEY_FIELDS: Column<ResellerKey>[] = [
+const keyFields = (cooldownDays: number): Column<ResellerKey>[] => [
   { label: "Key", value: (key) => <KeyCode code={key.keyCode} /> },
   { label: "Type", value: (key) => KEY_TYPES[key.keyType] },
   { label: "Status", value: (key) => <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge> },
   { label: "Licence", value: (key) => (key.licence ? <LicenceStateBadge licence={key.licence} /> : <span className="text-muted">—</span>) },
-  { label: "PC", value: (key) => <KeyPc licence={key.licence} /> },
+  { label: "PC", value: (key) => <KeyPc licence={key.licence} cooldownDays={cooldownDays} /> },
   { label: "Purchased", value: (key) => <LocalTime ms={key.purchaseDate} className="text-muted" /> },
 ];
 
-/** Below 640 px each key is a card with labelled fields; from there up, a table. */
-function KeyList({ keys }: { keys: ResellerKey[] }) {
-  return <ResponsiveTable rows={keys} columns={KEY_FIELDS} rowKey={(key) => key.id} label="Your keys" />;
+/** The list's own copy and export: every key shown (the newest 200), and a CSV of them all. */
+function KeyListActions({ keys, total }: { keys: ResellerKey[]; total: number }) {
+  const { toast } = useToast();
+  const all = keys.length === total;
+  return (
+    <div className="flex flex-wrap gap-2">
+      <Button
+        variant="outline"
+        size="sm"
+        onClick={() => copyText(keys.map((k) => k.keyCode).join("\n"), toast, { title: "Copied!", description: `${keys.length} keys copied to clipboard` })}
+      >
+        <Copy className="size-4" aria-hidden /> {all ? "Copy all keys" : `Copy the newest ${keys.length}`}
+      </Button>
+      <a href={KEYS_CSV} download className={buttonClass("outline", "sm")}>
+        <FileDown className="size-4" aria-hidden /> Export all as CSV
+      </a>
+    </div>
+  );
 }
 
+const KEYS_CSV = "/dashboard/resell/keys.csv";
+
 export default function Resell({ loaderData }: Route.ComponentProps) {
-  const { account, keys, totalKeys, activeKeys, prices, cryptoCoins, ledger } = loaderData;
+  const { account, keys, totalKeys, activeKeys, prices, cryptoCoins, ledger, cooldownDays } = loaderData;
   const balanceFetcher = useFetcher<typeof action>();
   const generateFetcher = useFetcher<typeof action>();
   const { formRef: balanceRef, ...balanceCheck } = useFetcherForm(balanceFetcher, addBalanceSchema, { title: inputProblemTitle });
@@ -175,18 +192,9 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
             onSubmit={balanceCheck.onSubmit}
           >
             <input type="hidden" name="intent" value="add-balance" />
-            <Field label="Amount (USD, at least $10)" name="amount" inputMode="decimal" placeholder="50.00" className="sm:flex-1" error={balanceCheck.errors.amount} />
+            <Field label="Amount (USD)" name="amount" inputMode="decimal" placeholder="50.00" className="sm:flex-1" error={balanceCheck.errors.amount} />
             {cryptoCoins.length > 1 ? (
-              <label className="flex flex-col gap-1 text-sm font-medium">
-                Pay with
-                <select name="coin" className={inputClass} defaultValue={cryptoCoins[0]}>
-                  {cryptoCoins.map((coin) => (
-                    <option key={coin} value={coin}>
-                      {coin}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <SelectField label="Pay with" name="coin" defaultValue={cryptoCoins[0]} options={cryptoCoins.map((coin) => ({ value: coin, label: coin }))} />
             ) : (
               <input type="hidden" name="coin" value={cryptoCoins[0] ?? ""} />
             )}
@@ -195,7 +203,7 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
             </Button>
           </balanceFetcher.Form>
           <p className="mt-2 text-xs text-muted">
-            {cryptoCoins.length > 0 ? "You pay the amount in Bitcoin or Litecoin; it is added to your balance once the payment is confirmed." : "Crypto top-ups are not available right now."}
+            {cryptoCoins.length > 0 ? "At least $10. You pay the amount in Bitcoin or Litecoin; it is added to your balance once the payment is confirmed." : "Crypto top-ups are not available right now."}
           </p>
           <BalanceHistory entries={ledger} topUpHref={(order) => `/dashboard/crypto-tracker?order=${encodeURIComponent(order)}`} />
         </Card>
@@ -242,8 +250,18 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
       </div>
 
       <Card>
-        <h2 className="font-bold">Your Keys</h2>
-        {keys.length === 0 ? <p className="mt-3 text-sm text-muted">No keys yet. Generate your first batch above.</p> : <KeyList keys={keys} />}
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 className="font-bold">Your Keys</h2>
+          {keys.length > 0 ? <KeyListActions keys={keys} total={totalKeys} /> : null}
+        </div>
+        {keys.length === 0 ? (
+          <p className="mt-3 text-sm text-muted">No keys yet. Generate your first batch above.</p>
+        ) : (
+          <>
+            {keys.length < totalKeys ? <p className="mt-2 text-sm text-muted">The newest {keys.length} of your {totalKeys} keys; the CSV has them all.</p> : null}
+            <ResponsiveTable rows={keys} columns={keyFields(cooldownDays)} rowKey={(key) => key.id} label="Your keys" />
+          </>
+        )}
       </Card>
     </div>
   );

@@ -25,7 +25,7 @@ import { readSubmission } from "~/http/submission.server";
 import { orderOnItsWay } from "~/server/fulfilment/shopify-webhook.server";
 import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
 import { clientAddress } from "~/server/accounts/throttle.server";
-import { licencesOf, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
+import { licencesOf, resetCooldownDays, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.subscriptions";
 
 export const meta: Route.MetaFunction = () => [{ title: `Subscriptions | ${BRAND}` }];
@@ -41,13 +41,14 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now),
     orderOnItsWay(db, viewer.email),
   ]);
-  const rows = all.map((s) => ({
-    ...s,
-    // A subscription past its expiry counts as expired even before the hourly job marks it.
-    status: s.status === "active" && s.expiryDate !== null && s.expiryDate <= now ? "expired" : s.status,
-    licence: (s.code && licences.get(s.code)) || null,
-  }));
-  return { active: rows.filter((s) => s.status === "active"), past: rows.filter((s) => s.status !== "active"), onItsWay };
+  const rows = all.map((s) => {
+    const licence = (s.code && licences.get(s.code)) || null;
+    // A subscription past its expiry counts as expired even before the hourly job marks it; a
+    // paused key's time stands still, so its subscription stays current.
+    const runOut = s.expiryDate !== null && s.expiryDate <= now && licence?.state !== "paused";
+    return { ...s, status: s.status === "active" && runOut ? "expired" : s.status, licence };
+  });
+  return { active: rows.filter((s) => s.status === "active"), past: rows.filter((s) => s.status !== "active"), onItsWay, cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS) };
 }
 
 const NOT_RESET = "PC not reset";
@@ -87,7 +88,7 @@ function KeyLine({ code }: { code: string | null }) {
 }
 
 /** A current plan without an expiry runs "Never" out; a past one without an expiry shows "N/A". */
-function SubscriptionCard({ s }: { s: Subscription }) {
+function SubscriptionCard({ s, cooldownDays }: { s: Subscription; cooldownDays: number }) {
   const active = s.status === "active";
   return (
     <Card>
@@ -100,16 +101,16 @@ function SubscriptionCard({ s }: { s: Subscription }) {
       </div>
       <Dates s={s} never={active ? "Never" : "N/A"} />
       <KeyLine code={s.code} />
-      {s.licence ? <LicencePanel licence={s.licence} /> : null}
+      {s.licence ? <LicencePanel licence={s.licence} cooldownDays={cooldownDays} /> : null}
     </Card>
   );
 }
 
-function LicencePanel({ licence }: { licence: NonNullable<Subscription["licence"]> }) {
+function LicencePanel({ licence, cooldownDays }: { licence: NonNullable<Subscription["licence"]>; cooldownDays: number }) {
   return (
     <div className="mt-4 space-y-4 border-t border-line pt-4">
       <LicenceDetails licence={licence} reader="owner" />
-      {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} /> : null}
+      {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} cooldownDays={cooldownDays} /> : null}
     </div>
   );
 }
@@ -138,7 +139,7 @@ function Dates({ s, never }: { s: Subscription; never: string }) {
 }
 
 export default function Subscriptions({ loaderData }: Route.ComponentProps) {
-  const { active, past, onItsWay } = loaderData;
+  const { active, past, onItsWay, cooldownDays } = loaderData;
   const { productsHref } = useShop();
   useRecheckWhile(onItsWay);
   return (
@@ -163,7 +164,7 @@ export default function Subscriptions({ loaderData }: Route.ComponentProps) {
         ) : (
           <div className="mt-3 space-y-3">
             {active.map((s) => (
-              <SubscriptionCard key={s.id} s={s} />
+              <SubscriptionCard key={s.id} s={s} cooldownDays={cooldownDays} />
             ))}
           </div>
         )}
@@ -178,7 +179,7 @@ export default function Subscriptions({ loaderData }: Route.ComponentProps) {
         ) : (
           <div className="mt-3 space-y-3">
             {past.map((s) => (
-              <SubscriptionCard key={s.id} s={s} />
+              <SubscriptionCard key={s.id} s={s} cooldownDays={cooldownDays} />
             ))}
           </div>
         )}

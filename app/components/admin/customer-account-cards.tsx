@@ -4,12 +4,13 @@
 import { type ReactNode } from "react";
 import { useFetcher } from "react-router";
 import { formatUsd } from "~/lib/format";
+import { variantLabel } from "~/lib/plans";
 import { ROLE_LABEL } from "~/lib/roles";
 import { banSchema, type CustomerActionInput, customerActionSchema, customerInputTitle, ROLE_CHOICES, roleSchema } from "~/lib/schemas/customers";
 import { creditSchema } from "~/lib/schemas/reseller";
 import type { action, loader } from "~/routes/dashboard.customers.account";
 import { BalanceHistory } from "../balance-history";
-import { DetailRow } from "../licence-details";
+import { DetailRow, LicenceExpiry } from "../licence-details";
 import { LocalTime } from "../local-time";
 import { OrderRef } from "../order-ref";
 import { Badge } from "../ui/badge";
@@ -163,12 +164,24 @@ export function SubscriptionsCard({ subscriptions }: Pick<Data, "subscriptions">
           {subscriptions.map((s) => (
             <li key={s.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 py-2">
               <span className="font-medium">
-                {s.productTitle} — {s.variantTitle}
+                {s.productTitle} — {variantLabel(s.variantTitle)}
               </span>
               <Badge tone={s.status === "active" ? "green" : s.status === "revoked" ? "red" : "gray"}>{s.status}</Badge>
               {s.code ? <span className="font-mono text-muted">{s.code}</span> : null}
               {s.orderId ? <OrderRef name={s.orderName} id={s.orderId} /> : null}
-              <span className="text-muted">{s.expiryDate === null ? "No expiry" : <>Expires <LocalTime ms={s.expiryDate} /></>}</span>
+              <span className="text-muted">
+                {s.licence ? (
+                  <>
+                    Expires: <LicenceExpiry licence={s.licence} never="Never" />
+                  </>
+                ) : s.expiryDate === null ? (
+                  "Expires: Never"
+                ) : (
+                  <>
+                    Expires: <LocalTime ms={s.expiryDate} />
+                  </>
+                )}
+              </span>
             </li>
           ))}
         </ul>

@@ -1,5 +1,6 @@
 // A modal dialog on the native <dialog> element: focus is kept inside, Escape closes it, and
-// focus returns to whatever opened it.
+// focus returns to whatever opened it. On opening, focus goes to the element marked
+// `data-autofocus` (a confirmation's Cancel, say), else the browser's first focusable one.
 import { type ReactNode, useEffect, useId, useRef } from "react";
 import { X } from "../icons";
 
@@ -23,7 +24,10 @@ export function Dialog({
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      dialog.showModal();
+      dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    }
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (

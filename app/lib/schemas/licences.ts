@@ -34,15 +34,42 @@ const reason = v.pipe(text(), v.trim(), v.nonEmpty("Please give a reason"), v.ma
 /** A member (or an admin) frees a key's PC so the next validation binds a new one. */
 export const resetHwidSchema = v.object({ intent: v.literal("reset-hwid", "Unknown action"), licenceId });
 
-/** Admin: a licence's ban and the bound PC's ban, each on or off. */
+/** Admin: adds days to every active licence of a product (or of one of its plans), once per reason. */
+export const MAX_COMPENSATION_DAYS = 90;
+export const compensationSchema = v.object({
+  intent: v.literal("compensate"),
+  product: v.pipe(text(), v.trim(), v.nonEmpty("Choose a product"), v.maxLength(200, "Choose a product")),
+  // Empty: every timed plan of the product.
+  plan: v.optional(v.union([v.literal(""), v.picklist(["daily", "weekly", "monthly"])], "Choose a plan"), ""),
+  days: v.pipe(
+    text(),
+    v.trim(),
+    v.regex(/^\d{1,3}$/, `Add 1 to ${MAX_COMPENSATION_DAYS} days`),
+    v.transform(Number),
+    v.minValue(1, `Add 1 to ${MAX_COMPENSATION_DAYS} days`),
+    v.maxValue(MAX_COMPENSATION_DAYS, `Add 1 to ${MAX_COMPENSATION_DAYS} days`),
+  ),
+  reason,
+});
+export type CompensationInput = v.InferOutput<typeof compensationSchema>;
+
+/**
+ * Staff: a licence's PC reset; its ban and the bound PC's ban, each on or off; pausing and resuming
+ * it; and time added to every active licence of a product.
+ */
 export const licenceAdminSchema = v.variant("intent", [
   resetHwidSchema,
   v.object({ intent: v.literal("ban-key"), licenceId, reason }),
   v.object({ intent: v.literal("unban-key"), licenceId }),
   v.object({ intent: v.literal("ban-hwid"), hwid, reason }),
   v.object({ intent: v.literal("unban-hwid"), hwid }),
+  v.object({ intent: v.literal("pause"), licenceId, reason }),
+  v.object({ intent: v.literal("resume"), licenceId }),
+  compensationSchema,
 ]);
 export type LicenceAdminInput = v.InferOutput<typeof licenceAdminSchema>;
+/** The staff changes to one licence (everything but adding time to many). */
+export type LicenceChangeInput = Exclude<LicenceAdminInput, CompensationInput>;
 
 /** Admin: the licence page's key search (GET ?key=); no key means nothing was searched yet. */
 export const licenceLookupSchema = v.object({

@@ -161,10 +161,11 @@ async function ordersOf(db: Db, email: string, userId: string | null) {
   return { orders: rows.slice(0, ORDERS_ON_PAGE), moreOrders: rows.length > ORDERS_ON_PAGE };
 }
 
+const masked = (licence: LicenceView): LicenceView => ({ ...licence, key: maskKey(licence.key) });
+
 /** The licences held under `email`, keys masked, PCs shortened. */
 async function maskedLicences(db: Db, email: string, cooldownMs: number): Promise<LicenceView[]> {
-  const held = await licencesOf(db, { email }, cooldownMs);
-  return [...held.values()].map((licence) => ({ ...licence, key: maskKey(licence.key) }));
+  return [...(await licencesOf(db, { email }, cooldownMs)).values()].map(masked);
 }
 
 /** Staff: everything about one account, or null when there is no such account. */
@@ -174,7 +175,7 @@ export async function customerAccount(db: Db, id: string, request: Request, cool
   const [orders, subscriptions, held, sessions, twoFactor, [passkeyCount], reseller] = await Promise.all([
     ordersOf(db, profile.email, id),
     subscriptionsOf(db, id),
-    maskedLicences(db, profile.email, cooldownMs),
+    licencesOf(db, profile, cooldownMs),
     listSessions(db, id, request),
     twoFactorStatus(db, id),
     db.select({ n: sql<number>`count(*)` }).from(passkeys).where(eq(passkeys.userId, id)),
@@ -183,8 +184,12 @@ export async function customerAccount(db: Db, id: string, request: Request, cool
   return {
     profile,
     ...orders,
-    subscriptions: subscriptions.map(({ code, ...subscription }) => ({ ...subscription, code: code && maskKey(code) })),
-    licences: held,
+    // Each subscription with its key's licence, so its expiry reads as the member reads it.
+    subscriptions: subscriptions.map(({ code, ...subscription }) => {
+      const licence = code ? held.get(code) : undefined;
+      return { ...subscription, code: code && maskKey(code), licence: licence ? masked(licence) : null };
+    }),
+    licences: [...held.values()].map(masked),
     sessions,
     security: { ...twoFactor, passkeys: passkeyCount?.n ?? 0 },
     reseller,

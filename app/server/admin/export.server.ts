@@ -1,58 +1,17 @@
-// CSV exports of orders and keys, streamed: the response is a ReadableStream that reads the
-// database a page at a time (keyset pagination) as the client reads, so an export of any size
-// never sits in memory whole. Cells are escaped for CSV and defused for spreadsheets.
+// CSV exports of orders and keys for the back office, streamed a page at a time (platform/csv).
 import { and, asc, eq, gt, gte, isNotNull, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { encodeCursor, type OrderRow } from "~/lib/orders";
 import type { KeyExportInput } from "~/lib/schemas/orders";
 import { dayStart } from "~/lib/schemas/orders";
 import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
+import { csvStream, isoTime } from "../platform/csv.server";
 import type { Db } from "../platform/db/client.server";
 import { productCodes } from "../platform/db/schema.server";
 import type { Actor } from "./order-actions.server";
 import { listOrders, type OrderFilters } from "./orders.server";
 
 export const EXPORT_PAGE_SIZE = 1000;
-
-/**
- * One CSV cell: text that a spreadsheet would run as a formula (= + - @, or a leading tab or
- * carriage return) gets an apostrophe in front; a cell with a quote, comma or line break is quoted.
- */
-export function csvCell(value: string | number | null): string {
-  if (value === null) return "";
-  let text = String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-const csvLine = (cells: (string | number | null)[]) => `${cells.map(csvCell).join(",")}\r\n`;
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/**
- * A CSV stream: the header, then one page after another from `nextPage` (given the last page's
- * position), each turned into lines and handed on before the next page is read.
- */
-function csvStream<T, P>(header: string[], nextPage: (after: P | null) => Promise<{ rows: T[]; next: P | null }>, line: (row: T) => (string | number | null)[]): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let after: P | null = null;
-  let started = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (!started) {
-          started = true;
-          controller.enqueue(encoder.encode(csvLine(header)));
-          return;
-        }
-        const page = await nextPage(after);
-        if (page.rows.length > 0) controller.enqueue(encoder.encode(page.rows.map((row) => csvLine(line(row))).join("")));
-        if (page.next === null) controller.close();
-        else after = page.next;
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
 
 const ORDER_HEADER = ["order", "source", "reference", "email", "state", "total", "currency", "method", "created at"];
 
@@ -66,7 +25,7 @@ export async function exportOrders(db: Db, actor: Actor, filters: OrderFilters, 
       if (!page.ok) throw new Error(page.problem.message);
       return { rows: page.value.rows, next: page.value.next && encodeCursor(page.value.next) };
     },
-    (o) => [o.number, o.source, o.reference, o.email, o.state, (o.totalCents / 100).toFixed(2), o.currency, o.method, iso(o.createdAt)],
+    (o) => [o.number, o.source, o.reference, o.email, o.state, (o.totalCents / 100).toFixed(2), o.currency, o.method, isoTime(o.createdAt)],
   );
 }
 
@@ -114,9 +73,6 @@ export async function exportKeys(db: Db, actor: Actor, input: KeyExportInput, pa
         .limit(pageSize);
       return { rows, next: rows.length === pageSize ? rows.at(-1)!.id : null };
     },
-    (k) => [k.id, k.variantTitle, k.code, k.revokedAt !== null ? "revoked" : k.isUsed ? "sold" : "available", k.order, k.email, iso(k.usedAt), iso(k.revokedAt)],
+    (k) => [k.id, k.variantTitle, k.code, k.revokedAt !== null ? "revoked" : k.isUsed ? "sold" : "available", k.order, k.email, isoTime(k.usedAt), isoTime(k.revokedAt)],
   );
 }
-
-/** "orders-2025-06-01.csv": what the download is called. */
-export const exportFilename = (what: string, now = Date.now()) => `${what}-${new Date(now).toISOString().slice(0, 10)}.csv`;

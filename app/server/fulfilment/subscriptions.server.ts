@@ -90,12 +90,15 @@ export async function claimSubscriptions(db: Db, userId: string, email: string):
   return claimed;
 }
 
-/** Cron: active subscriptions whose expiry has passed become expired. */
+/** A subscription whose key staff paused: its time stands still, so it does not run out meanwhile. */
+const keyPaused = sql`exists (select 1 from ${licences} where ${licences.productCodeId} = ${userSubscriptions.productCodeId} and ${licences.pausedAt} is not null)`;
+
+/** Cron: active subscriptions whose expiry has passed become expired (a paused key's do not). */
 export async function expireSubscriptions(db: Db, now = Date.now()): Promise<number> {
   const rows = await db
     .update(userSubscriptions)
     .set({ status: "expired" })
-    .where(and(eq(userSubscriptions.status, "active"), isNotNull(userSubscriptions.expiryDate), lte(userSubscriptions.expiryDate, now)))
+    .where(and(eq(userSubscriptions.status, "active"), isNotNull(userSubscriptions.expiryDate), lte(userSubscriptions.expiryDate, now), sql`not ${keyPaused}`))
     .returning({ id: userSubscriptions.id });
   return rows.length;
 }

@@ -3,7 +3,7 @@
 // which stay the reseller's to look after: they reset their customers' PCs) is one D1 batch (a
 // transaction), and the balance cannot go below zero (a CHECK constraint), so two generations at
 // once can never overspend.
-import { count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, or, sql } from "drizzle-orm";
 import { formatUsd } from "~/lib/format";
 import { planVariants } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
@@ -16,6 +16,8 @@ import { randomString } from "../platform/tokens.server";
 import { chunksOf, type Db, isUniqueViolation } from "../platform/db/client.server";
 import { licences, resellerAccounts, resellerKeys, resellerLedger, users } from "../platform/db/schema.server";
 import { licenceRows } from "../fulfilment/licences.server";
+import { licenceState } from "../licences/validation.server";
+import { csvStream, isoTime } from "../platform/csv.server";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
 
@@ -148,4 +150,44 @@ export async function creditBalance(
   }
   await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount, balanceCents: updated!.balanceCents }, ip);
   return ok({ balanceCents: updated!.balanceCents });
+}
+
+const KEY_EXPORT_HEADER = ["key", "type", "status", "licence", "pc bound", "activated at", "expires at", "purchased at"];
+
+/**
+ * Every key the reseller generated, oldest first, as CSV: what the panel's list shows, for all of
+ * them (the list shows the newest 200). Streamed a page at a time.
+ */
+export function exportResellerKeys(db: Db, userId: string, now = Date.now(), pageSize = 1000): ReadableStream<Uint8Array> {
+  return csvStream(
+    KEY_EXPORT_HEADER,
+    async (after: { purchaseDate: number; id: string } | null) => {
+      const rows = await db
+        .select({ key: resellerKeys, licence: licences })
+        .from(resellerKeys)
+        .leftJoin(licences, eq(licences.resellerKeyId, resellerKeys.id))
+        .where(
+          and(
+            eq(resellerKeys.userId, userId),
+            after === null
+              ? undefined
+              : or(gt(resellerKeys.purchaseDate, after.purchaseDate), and(eq(resellerKeys.purchaseDate, after.purchaseDate), gt(resellerKeys.id, after.id))),
+          ),
+        )
+        .orderBy(asc(resellerKeys.purchaseDate), asc(resellerKeys.id))
+        .limit(pageSize);
+      const last = rows.at(-1)?.key;
+      return { rows, next: rows.length === pageSize && last ? { purchaseDate: last.purchaseDate, id: last.id } : null };
+    },
+    ({ key, licence }) => [
+      key.keyCode,
+      KEY_TYPES[key.keyType],
+      key.status,
+      licence ? licenceState(licence, now) : null,
+      licence ? (licence.hwid === null ? "no" : "yes") : null,
+      isoTime(licence?.activatedAt ?? null),
+      isoTime(licence?.expiresAt ?? null),
+      isoTime(key.purchaseDate),
+    ],
+  );
 }

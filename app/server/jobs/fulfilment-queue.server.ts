@@ -1,6 +1,7 @@
 // The fulfilment queue's consumer (decision 031): keys for paid orders go out here, whether the
 // order came by Shopify webhook (the demo checkout's too) or is a paid crypto order; the cron's
-// chain checks of open crypto orders run here too, spread over messages (decision 032).
+// chain checks of open crypto orders run here too, spread over messages (decision 032), and so do the
+// e-mails to the owners of licences that were given time back (decision 047).
 // (Restocking fills the units waiting for new codes within the admin's own request.) Messages of a batch run one after another; each is acknowledged on its
 // own once its work is done, or retried with backoff, so a failure never holds up or repeats the
 // others. After the last retry the queue moves a message to the dead-letter queue, whose consumer
@@ -8,6 +9,7 @@
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import { processDelivery } from "../fulfilment/shopify-webhook.server";
+import { mailCompensation } from "../licences/compensation.server";
 import { settleCryptoOrder } from "../payments/crypto-orders.server";
 import { cryptoSetup } from "../payments/crypto-setup.server";
 import { CHECKS_PER_MESSAGE, runChainChecks } from "../payments/crypto-watch.server";
@@ -23,6 +25,7 @@ const jobSchema = v.variant("kind", [
   v.object({ kind: v.literal("shopify-delivery"), deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) }),
   v.object({ kind: v.literal("crypto-order"), orderNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),
   v.object({ kind: v.literal("chain-check"), orderNumbers: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(CHECKS_PER_MESSAGE)) }),
+  v.object({ kind: v.literal("compensation-mail"), compensationId: v.pipe(v.string(), v.uuid()) }),
 ]);
 
 type FulfilmentJob = v.InferOutput<typeof jobSchema>;
@@ -35,8 +38,20 @@ function readJob(message: Message<unknown>): { key: string; job: FulfilmentJob }
   const parsed = v.safeParse(jobSchema, message.body);
   if (!parsed.success) return { key: `message:${message.id}`, problem: `Not a fulfilment job: ${v.summarize(parsed.issues)}` };
   const job = parsed.output;
-  const key = job.kind === "shopify-delivery" ? `shopify:${job.deliveryId}` : job.kind === "crypto-order" ? `crypto:${job.orderNumber}` : `chain:${job.orderNumbers[0]}`;
-  return { key, job };
+  return { key: jobKey(job), job };
+}
+
+function jobKey(job: FulfilmentJob): string {
+  switch (job.kind) {
+    case "shopify-delivery":
+      return `shopify:${job.deliveryId}`;
+    case "crypto-order":
+      return `crypto:${job.orderNumber}`;
+    case "chain-check":
+      return `chain:${job.orderNumbers[0]}`;
+    case "compensation-mail":
+      return `compensation:${job.compensationId}`;
+  }
 }
 
 function run(env: Env, deps: MailingDeps, job: FulfilmentJob): Promise<void> {
@@ -47,6 +62,8 @@ function run(env: Env, deps: MailingDeps, job: FulfilmentJob): Promise<void> {
       return settleCryptoOrder(deps, job);
     case "chain-check":
       return runChainChecks({ db: deps.db, setup: cryptoSetup(env, deps.db), queue: env.FULFILMENT_QUEUE }, job.orderNumbers);
+    case "compensation-mail":
+      return mailCompensation(deps, job.compensationId);
   }
 }
 

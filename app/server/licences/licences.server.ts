@@ -2,25 +2,28 @@
 // history; self-service PC resets under a cooldown; and the staff's view of any key, with resets
 // without limit (support and admins) and bans of keys and PCs (admins). Every change is one
 // conditional statement (or one batch) so racing requests cannot both win, and every change is audited.
-import { and, desc, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { type AdminLicenceView, type LicenceView, maskKey } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
 import { type Capability, can } from "~/lib/roles";
-import type { LicenceAdminInput } from "~/lib/schemas/licences";
+import { formatDuration } from "~/lib/format";
+import type { LicenceAdminInput, LicenceChangeInput } from "~/lib/schemas/licences";
 import type { Viewer } from "~/lib/viewer";
 import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { bannedHwids, licenceResets, licences } from "../platform/db/schema.server";
+import { bannedHwids, licenceResets, licences, userSubscriptions } from "../platform/db/schema.server";
 import { licenceState } from "./validation.server";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The member's cooldown between their own resets, from HWID_RESET_COOLDOWN_DAYS (default 7). */
-export function resetCooldownMs(setting: string | undefined): number {
+/** The member's cooldown between their own resets in days, from HWID_RESET_COOLDOWN_DAYS (default 7). */
+export function resetCooldownDays(setting: string | undefined): number {
   const days = Number(setting);
-  return (Number.isFinite(days) && days >= 0 && setting?.trim() !== "" ? days : 7) * DAY_MS;
+  return Number.isFinite(days) && days >= 0 && setting?.trim() !== "" ? days : 7;
 }
+
+export const resetCooldownMs = (setting: string | undefined): number => resetCooldownDays(setting) * DAY_MS;
 
 type LicenceRow = typeof licences.$inferSelect;
 
@@ -51,6 +54,7 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
     state: licenceState(row, now),
     activatedAt: row.activatedAt,
     expiresAt: row.expiresAt,
+    pausedAt: row.pausedAt,
     hwid,
     lastCheckAt: row.lastCheckAt,
     lastCheckPlace: row.lastCheckPlace,
@@ -136,12 +140,13 @@ export async function resetOwnHwid(
   if (!row) return fail("not-found", "No such key on your account");
   if (row.bannedAt !== null) return fail("forbidden", "This key is banned. Contact support.");
   if (row.revokedAt !== null) return fail("conflict", "This key was revoked and no longer works");
+  if (row.pausedAt !== null) return fail("conflict", "This key is paused. Contact support.");
   if (row.hwid === null) return fail("conflict", "This key is not bound to a PC yet: it binds to the first PC that uses it");
   const next = row.lastOwnerResetAt === null ? now : row.lastOwnerResetAt + cooldownMs;
   const tooSoon = () => fail("rate-limited", "This key's PC was reset recently", { retryAfterSeconds: Math.max(1, Math.ceil((next - now) / 1000)) });
   if (next > now) return tooSoon();
   const cooledDown = or(isNull(licences.lastOwnerResetAt), lte(licences.lastOwnerResetAt, now - cooldownMs));
-  if (!(await freePc(db, row, "owner", viewer, and(cooledDown, isNull(licences.revokedAt), isNull(licences.bannedAt)), now))) {
+  if (!(await freePc(db, row, "owner", viewer, and(cooledDown, isNull(licences.revokedAt), isNull(licences.bannedAt), isNull(licences.pausedAt)), now))) {
     return fail("conflict", "This key changed meanwhile; reload the page and try again");
   }
   // Support reads these when a member asks why their key moved PCs.
@@ -154,16 +159,67 @@ export async function resetOwnHwid(
  * log, and a key in it would be a key revealed without the audited reveal); the detail carries
  * the key masked.
  */
-const auditLicence = (db: Db, actorId: string, action: string, row: { id: number; key: string }, detail: Record<string, unknown>, ip: string | null) =>
+export const auditLicence = (db: Db, actorId: string, action: string, row: { id: number; key: string }, detail: Record<string, unknown>, ip: string | null) =>
   audit(db, actorId, action, `licence:${row.id}`, { key: maskKey(row.key), ...detail }, ip);
 
-/** The capability a staff change to a licence needs: support may reset PCs, only admins ban. */
+/** The capability a staff change to licences needs: support may reset PCs; only admins ban, pause or add time. */
 export function licenceCapability(intent: LicenceAdminInput["intent"]): Capability {
-  return intent === "reset-hwid" ? "licences.reset" : "licences.ban";
+  if (intent === "reset-hwid") return "licences.reset";
+  if (intent === "pause" || intent === "resume" || intent === "compensate") return "licences.time";
+  return "licences.ban";
 }
 
-/** Staff: resets (support and admins), bans and unbans (admins), each audited with the reason. */
-export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminInput, ip: string | null, now = Date.now()): Promise<Result<string>> {
+/**
+ * Pauses a running (or not yet activated) licence: it answers SUSPENDED and its clock stands still
+ * until it is resumed. One conditional statement, so a second click pauses nothing.
+ */
+async function pauseLicence(db: Db, admin: Viewer, row: LicenceRow, reason: string, ip: string | null, now: number): Promise<Result<string>> {
+  if (row.pausedAt !== null) return fail("conflict", "This key is already paused");
+  if (row.bannedAt !== null || row.revokedAt !== null) return fail("conflict", "A banned or revoked key cannot be paused");
+  if (row.expiresAt !== null && row.expiresAt <= now) return fail("conflict", "This key has expired: there is no time left to keep");
+  const paused = await db
+    .update(licences)
+    .set({ pausedAt: now })
+    .where(and(eq(licences.id, row.id), isNull(licences.pausedAt), isNull(licences.bannedAt), isNull(licences.revokedAt), or(isNull(licences.expiresAt), sql`${licences.expiresAt} > ${now}`)))
+    .returning({ id: licences.id });
+  if (paused.length === 0) return fail("conflict", "This key changed meanwhile; reload and try again");
+  await auditLicence(db, admin.id, "licence.pause", row, { reason }, ip);
+  return ok("Key paused: it answers SUSPENDED and its time stands still until it is resumed");
+}
+
+/**
+ * Resumes a paused licence: its expiry moves out by the time it was paused, and the owner's
+ * subscription with it, in one transaction.
+ */
+async function resumeLicence(db: Db, admin: Viewer, row: LicenceRow, ip: string | null, now: number): Promise<Result<string>> {
+  if (row.pausedAt === null) return fail("conflict", "This key is not paused");
+  const [resumed] = await db.batch([
+    db
+      .update(licences)
+      .set({ pausedAt: null, expiresAt: sql`${licences.expiresAt} + (${now} - ${licences.pausedAt})` })
+      .where(and(eq(licences.id, row.id), eq(licences.pausedAt, row.pausedAt)))
+      .returning({ expiresAt: licences.expiresAt }),
+    syncSubscriptionExpiry(db, sql`select ${licences.productCodeId} from ${licences} where ${licences.id} = ${row.id}`),
+  ]);
+  if (resumed.length === 0) return fail("conflict", "This key changed meanwhile; reload and try again");
+  const pausedFor = now - row.pausedAt;
+  await auditLicence(db, admin.id, "licence.resume", row, { pausedFor: formatDuration(pausedFor) }, ip);
+  return ok(row.expiresAt === null ? "Key resumed: its clock starts at its first use" : `Key resumed: its expiry moved out by ${formatDuration(pausedFor)}`);
+}
+
+/**
+ * The subscriptions of the licences `codeIds` selects take their licences' expiry again (a member's
+ * subscription shows its key's expiry). A statement for a batch, after the one that moved the expiry.
+ */
+export function syncSubscriptionExpiry(db: Db, codeIds: SQL) {
+  return db
+    .update(userSubscriptions)
+    .set({ expiryDate: sql`(select ${licences.expiresAt} from ${licences} where ${licences.productCodeId} = ${userSubscriptions.productCodeId})` })
+    .where(sql`${userSubscriptions.productCodeId} in (${codeIds})`);
+}
+
+/** Staff: resets (support and admins), bans, unbans, pauses and resumes (admins), each audited. */
+export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeInput, ip: string | null, now = Date.now()): Promise<Result<string>> {
   if (!can(admin.role, licenceCapability(input.intent))) return fail("forbidden", "Your role may not do this to a licence");
   if (input.intent === "ban-hwid") {
     await db
@@ -181,6 +237,8 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceAdminIn
   }
   const row = await db.select().from(licences).where(eq(licences.id, input.licenceId)).get();
   if (!row) return fail("not-found", "No such key");
+  if (input.intent === "pause") return pauseLicence(db, admin, row, input.reason, ip, now);
+  if (input.intent === "resume") return resumeLicence(db, admin, row, ip, now);
   if (input.intent === "reset-hwid") {
     if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
     if (!(await freePc(db, row, "admin", admin, undefined, now))) return fail("conflict", "This key changed meanwhile; reload and try again");

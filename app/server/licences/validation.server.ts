@@ -11,7 +11,7 @@ import type { Db } from "../platform/db/client.server";
 import { bannedHwids, licences, resellerKeys, userSubscriptions } from "../platform/db/schema.server";
 
 /** The API's stable answer codes (Keygen's vocabulary, where it has one). */
-export const LICENCE_CODES = ["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "REVOKED", "BANNED", "HWID_MISMATCH"] as const;
+export const LICENCE_CODES = ["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "SUSPENDED", "REVOKED", "BANNED", "HWID_MISMATCH"] as const;
 export type LicenceCode = (typeof LICENCE_CODES)[number];
 
 /** How long a loader may trust a VALID answer without asking again (never past the expiry). */
@@ -37,17 +37,19 @@ type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number };
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * Where a licence stands, whichever PC asks: a ban first, then revocation, then expiry. The hub
- * shows it; the API's verdict starts from it.
+ * Where a licence stands, whichever PC asks: a ban first, then revocation, then a pause (its clock
+ * stands still, so it cannot run out meanwhile), then expiry. The hub shows it; the API's verdict
+ * starts from it.
  */
 export function licenceState(row: typeof licences.$inferSelect, now: number): LicenceState {
   if (row.bannedAt !== null) return "banned";
   if (row.revokedAt !== null) return "revoked";
+  if (row.pausedAt !== null) return "paused";
   if (row.expiresAt !== null && row.expiresAt <= now) return "expired";
   return row.activatedAt === null ? "not-activated" : "active";
 }
 
-const STOPPED: Partial<Record<LicenceState, LicenceCode>> = { banned: "BANNED", revoked: "REVOKED", expired: "EXPIRED" };
+const STOPPED: Partial<Record<LicenceState, LicenceCode>> = { banned: "BANNED", revoked: "REVOKED", paused: "SUSPENDED", expired: "EXPIRED" };
 
 /** What the row says about this PC now, or "bind" when the key is free to bind to it. */
 function verdict(row: LicenceRow, input: ValidateLicenceInput, now: number): LicenceCode | "bind" {
