@@ -64,6 +64,15 @@ describe("who may open the customers pages", () => {
     expect(await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, target.id)).get()).toBeUndefined();
   });
 
+  it("reads a subscription's expiry as its member does: a weekly key never used is not 'no expiry'", async () => {
+    const member = await createAccount();
+    await boughtKey("1 Week", member.email);
+    const { cookie } = await staff("support");
+    const text = await page(`${CUSTOMERS}/${member.id}`, cookie);
+    expect(text).toContain("Expires: Not activated — 7 days from first use");
+    expect(text).not.toContain("No expiry");
+  });
+
   it("answers 404 for an account that does not exist", async () => {
     const { cookie } = await staff("admin");
     expect((await call(`${CUSTOMERS}/${crypto.randomUUID()}`, { cookie })).status).toBe(404);
