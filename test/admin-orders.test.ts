@@ -244,6 +244,8 @@ describe("the order page", () => {
     expect(await (await call(`${url}.data`, { cookie })).text()).not.toContain(key);
     expect(page).toContain("Webhook orders/paid: processed");
     expect(page).toContain("E-mail");
+    // Each line's amount in the order's currency.
+    expect(page).toMatch(/Vertex Rust - 1 Week[\s\S]{0,120}USD 29\.99/);
     // The licence's state in words, as its owner sees it, not the stored value.
     expect(page).toContain(">Not activated</span>");
 

@@ -1,5 +1,6 @@
 // Orders of every source as the back office shows them: the list's rows, an order's keys and its
 // timeline. Shared with the browser (types, labels, the list's cursor), so no server code here.
+import type { Money } from "./catalogue";
 import { CRYPTO_STATUS_LABEL } from "./crypto-orders";
 import type { LicenceState } from "./licences";
 
@@ -85,7 +86,8 @@ export interface TimelineEntry {
 export interface OrderLineView {
   title: string;
   quantity: number;
-  price: string | null;
+  /** The unit price in the order's currency; null where the line has none of its own. */
+  price: Money | null;
 }
 
 export interface CryptoEvidence {

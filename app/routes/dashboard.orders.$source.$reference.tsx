@@ -4,7 +4,7 @@
 // reveal and resend; revoking, replacing and cancelling are for admins.
 import { data, Link, useFetcher } from "react-router";
 import { CryptoEvidence, Detail, Section, Timeline } from "~/components/admin/order-details";
-import { KEY_CHANGE, keyColumns, OrderButton } from "~/components/admin/order-keys";
+import { CancelOrderButton, KEY_CHANGE, keyColumns, ResendButton } from "~/components/admin/order-keys";
 import { orderTotal, OrderStateBadge } from "~/components/admin/order-state";
 import { ShieldCheck } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
@@ -16,6 +16,7 @@ import { answer, answerProblem, type ProblemTitles, problemStatus } from "~/http
 import { app, mailingDeps } from "~/http/context.server";
 import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
+import { formatMoney } from "~/lib/plans";
 import { checkForm } from "~/lib/form-schema";
 import { ORDER_SOURCES, ORDERS_PATH, type OrderSource, SOURCE_LABEL } from "~/lib/orders";
 import { can, type Capability } from "~/lib/roles";
@@ -130,7 +131,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
               <span>
                 {line.title} <span className="text-muted">× {line.quantity}</span>
               </span>
-              {line.price ? <span>{line.price}</span> : null}
+              {line.price ? <span className="tabular-nums">{formatMoney(line.price)}</span> : null}
             </li>
           ))}
         </ul>
@@ -141,8 +142,8 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
         {keys.length === 0 ? <p className="mt-2 text-sm text-muted">No keys handed out for this order.</p> : <ResponsiveTable rows={keys} columns={keyColumns(canManage)} rowKey={(k) => k.ref} label="Keys" />}
         {canResend || (canManage && cancellable) ? (
           <div className="mt-4 flex flex-wrap gap-4 border-t border-line pt-4">
-            {canResend ? <OrderButton intent="resend" label="Resend key e-mail" variant="outline" /> : null}
-            {canManage && cancellable ? <OrderButton intent="cancel" label="Cancel order" variant="danger" withReason /> : null}
+            {canResend ? <ResendButton /> : null}
+            {canManage && cancellable ? <CancelOrderButton number={order.number} /> : null}
           </div>
         ) : null}
       </Card>

@@ -8,6 +8,7 @@ import { PasskeysSection } from "~/components/security/passkeys-section";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
+import { ConfirmedAction } from "~/components/confirmed-action";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
@@ -146,12 +147,19 @@ export default function Security({ loaderData }: Route.ComponentProps) {
       <Card className="space-y-2">
         <div className="flex flex-wrap items-center justify-between gap-3">
           <h2 className="font-bold">Where you're signed in</h2>
-          <others.Form method="post">
-            <input type="hidden" name="intent" value="end-other-sessions" />
-            <Button type="submit" variant="danger" disabled={!hasOthers || others.state !== "idle"}>
-              {others.state !== "idle" ? "Signing out..." : "Sign out everywhere else"}
-            </Button>
-          </others.Form>
+          <ConfirmedAction
+            fetcher={others}
+            fields={{ intent: "end-other-sessions" }}
+            title="Sign out everywhere else?"
+            cost="Every other device is signed out at once, and its open chat closes. This device stays signed in."
+            confirmLabel="Sign out everywhere else"
+            busyLabel="Signing out..."
+            trigger={(open) => (
+              <Button variant="danger" disabled={!hasOthers || others.state !== "idle"} onClick={open}>
+                {others.state !== "idle" ? "Signing out..." : "Sign out everywhere else"}
+              </Button>
+            )}
+          />
         </div>
         <p className="text-sm text-muted">If you do not recognise a device, sign it out and change your password.</p>
         <ul className="divide-y divide-line" aria-label="Sessions">

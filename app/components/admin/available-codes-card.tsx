@@ -1,5 +1,5 @@
-// "Available Codes (n)": unsold stock, filtered by variant, with Copy All and a delete button per
-// code. Deleting posts to the page's stock route.
+// "Available Codes (n)": unsold stock, filtered by variant, with Copy All, and a copy and a delete
+// button per code. Deleting is confirmed first and posts to the page's stock route.
 import { useFetcher } from "react-router";
 import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
 import type { action } from "~/routes/dashboard.manage-codes.stock";
@@ -9,6 +9,7 @@ import { useToast } from "../toaster";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
+import { ConfirmedAction } from "../confirmed-action";
 import { useResultToast } from "../use-result-toast";
 import { FilterForm, VariantFilter, type VariantOption } from "./code-filters";
 import { ScrollList } from "./scroll-list";
@@ -20,13 +21,35 @@ const DELETE_FETCHER = "delete-code";
 function DeleteCode({ id, code }: { id: number; code: string }) {
   const fetcher = useFetcher<typeof action>({ key: DELETE_FETCHER });
   return (
-    <fetcher.Form method="post" action="/dashboard/manage-codes/stock">
-      <input type="hidden" name="intent" value="delete" />
-      <input type="hidden" name="id" value={id} />
-      <button type="submit" disabled={fetcher.state !== "idle"} className="rounded p-1.5 text-muted hover:text-red-400" aria-label={`Delete code ${code}`}>
-        <Trash2 className="size-4" aria-hidden />
-      </button>
-    </fetcher.Form>
+    <ConfirmedAction
+      fetcher={fetcher}
+      action="/dashboard/manage-codes/stock"
+      fields={{ intent: "delete", id: String(id) }}
+      title="Delete this code?"
+      cost={
+        <>
+          <span className="font-mono break-all text-zinc-100">{code}</span> leaves the stock for good: it can no longer be sold or handed out, and this cannot be
+          undone.
+        </>
+      }
+      confirmLabel="Delete code"
+      busyLabel="Deleting..."
+      trigger={(open) => (
+        <button type="button" onClick={open} disabled={fetcher.state !== "idle"} className="rounded p-1.5 text-muted hover:text-red-400" aria-label={`Delete code ${code}`}>
+          <Trash2 className="size-4" aria-hidden />
+        </button>
+      )}
+    />
+  );
+}
+
+/** Copies one code: on a phone the full code is easier to paste than to read out. */
+function CopyCode({ code }: { code: string }) {
+  const { toast } = useToast();
+  return (
+    <button type="button" onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })} className="rounded p-1.5 text-muted hover:text-white" aria-label={`Copy code ${code}`}>
+      <Copy className="size-4" aria-hidden />
+    </button>
   );
 }
 
@@ -52,13 +75,17 @@ export function AvailableCodesCard({ codes, variants, variantId }: { codes: Mana
       <ScrollList label="Available codes">
         {codes.rows.length === 0 ? <li className="text-sm text-muted">No available codes.</li> : null}
         {codes.rows.map((row) => (
-          <li key={row.id} className="flex items-center gap-3 rounded-md border border-line bg-panel-2 px-3 py-2">
-            <div className="min-w-0 flex-1">
-              <p className="truncate font-mono text-sm">{row.code}</p>
-              <p className="truncate text-xs text-muted">{row.variantTitle}</p>
+          <li key={row.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 rounded-md border border-line bg-panel-2 px-3 py-2">
+            {/* Whole, wrapping where it must: an admin reads and copies codes on a phone too. */}
+            <div className="min-w-0 flex-1 basis-48">
+              <p className="font-mono text-sm break-all">{row.code}</p>
+              <p className="text-xs break-words text-muted">{row.variantTitle}</p>
             </div>
-            <Badge tone="green">Available</Badge>
-            <DeleteCode id={row.id} code={row.code} />
+            <div className="ml-auto flex items-center gap-1">
+              <Badge tone="green">Available</Badge>
+              <CopyCode code={row.code} />
+              <DeleteCode id={row.id} code={row.code} />
+            </div>
           </li>
         ))}
       </ScrollList>

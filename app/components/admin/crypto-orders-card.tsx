@@ -16,6 +16,7 @@ import { Card } from "../ui/card";
 import { describedBy, FieldError, inputClass } from "../ui/field";
 import { useFormCheck } from "../use-form-check";
 import { useRecheckWhile } from "../use-recheck";
+import { ConfirmedAction } from "../confirmed-action";
 import { useResultToast } from "../use-result-toast";
 
 const ACTION = "/dashboard/manage-codes/crypto-orders";
@@ -179,13 +180,20 @@ function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedOrde
           <input type="hidden" name="source" value="stock" />
         </fetcher.Form>
       )}
-      <fetcher.Form method="post" action={ACTION} className="mt-2">
-        <input type="hidden" name="intent" value="cancel" />
-        <input type="hidden" name="orderId" value={order.id} />
-        <button type="submit" className="text-xs text-muted underline hover:text-red-400" disabled={busy}>
-          Cancel this order (after refunding the buyer)
-        </button>
-      </fetcher.Form>
+      <ConfirmedAction
+        fetcher={fetcher}
+        action={ACTION}
+        fields={{ intent: "cancel", orderId: order.id }}
+        title={`Cancel order ${order.orderNumber}?`}
+        cost={`The order closes for good: no ${order.purpose === "top-up" ? "top-up is credited" : "key is handed out"} for it, even if more money arrives. Refund the buyer by hand first: the shop cannot send coins back.`}
+        confirmLabel="Cancel order"
+        busyLabel="Cancelling..."
+        trigger={(open) => (
+          <button type="button" onClick={open} className="mt-2 text-xs text-muted underline hover:text-red-400" disabled={busy}>
+            Cancel this order (after refunding the buyer)
+          </button>
+        )}
+      />
     </>
   );
 }

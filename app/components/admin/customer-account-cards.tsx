@@ -17,28 +17,57 @@ import { Badge } from "../ui/badge";
 import { Button, type ButtonVariant } from "../ui/button";
 import { Card } from "../ui/card";
 import { describedBy, Field, FieldNotes, inputClass } from "../ui/field";
+import { ConfirmedAction } from "../confirmed-action";
 import { useFetcherForm } from "../use-fetcher-form";
 import { CustomerBadges } from "./customer-badges";
 
 type Data = Awaited<ReturnType<typeof loader>>;
 
-/** One of the page's forms: hidden fields, an optional input, a button; its answer shows as a toast. */
+/**
+ * One of the page's forms: hidden fields, an optional input, a button; its answer shows as a toast.
+ * With `confirm`, the button opens a dialog that says what the action costs, and the input (a ban's
+ * reason) is asked there.
+ */
 function ActionForm({
   intent,
   fields = {},
   label,
   variant = "primary",
+  confirm,
   children,
 }: {
   intent: CustomerActionInput["intent"];
   fields?: Record<string, string>;
   label: string;
   variant?: ButtonVariant;
+  confirm?: { title: string; cost: string };
   children?: (errors: Record<string, string | undefined>) => ReactNode;
 }) {
   const fetcher = useFetcher<typeof action>();
   const schema = intent === "ban" ? banSchema : intent === "credit" ? creditSchema : intent === "role" ? roleSchema : customerActionSchema;
   const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, schema, { title: customerInputTitle, answer: fetcher.data?.intent === intent ? fetcher.data : null });
+  if (confirm) {
+    return (
+      <ConfirmedAction
+        fetcher={fetcher}
+        fields={{ intent, ...fields }}
+        title={confirm.title}
+        cost={confirm.cost}
+        confirmLabel={label}
+        busyLabel="Saving..."
+        variant={variant === "ghost" || variant === "outline" ? "danger" : variant}
+        schema={schema}
+        problemTitle={customerInputTitle}
+        trigger={(open) => (
+          <Button variant={variant} onClick={open}>
+            {label}
+          </Button>
+        )}
+      >
+        {children}
+      </ConfirmedAction>
+    );
+  }
   return (
     <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
       <input type="hidden" name="intent" value={intent} />
@@ -94,8 +123,16 @@ export function StandingCard({ profile, self, may }: Pick<Data, "profile" | "sel
         ) : profile.role === "admin" ? (
           <p className="text-sm text-muted">Admins cannot be banned: make them a member first.</p>
         ) : (
-          <ActionForm intent="ban" label="Ban account" variant="danger">
-            {(errors) => <Field label="Reason for the ban" name="reason" required maxLength={200} autoComplete="off" className="sm:flex-1" error={errors.reason} />}
+          <ActionForm
+            intent="ban"
+            label="Ban account"
+            variant="danger"
+            confirm={{
+              title: `Ban ${profile.username}?`,
+              cost: "Every session of the account ends at once and every way of signing in is refused, with your reason, until the ban is lifted. Their keys keep working.",
+            }}
+          >
+            {(errors) => <Field label="Reason for the ban" name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />}
           </ActionForm>
         )
       ) : null}
@@ -127,7 +164,15 @@ export function SessionsCard({ sessions, may }: Pick<Data, "sessions" | "may">) 
     <Card>
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 className="font-bold">Sessions</h2>
-        {may.sessions && sessions.length > 0 ? <ActionForm intent="end-sessions" fields={{ session: "" }} label="End all sessions" variant="outline" /> : null}
+        {may.sessions && sessions.length > 0 ? (
+          <ActionForm
+            intent="end-sessions"
+            fields={{ session: "" }}
+            label="End all sessions"
+            variant="outline"
+            confirm={{ title: "End every session?", cost: "The member is signed out on every device at once, and their open chat closes. They can sign in again." }}
+          />
+        ) : null}
       </div>
       {sessions.length === 0 ? (
         <p className="mt-3 text-sm text-muted">Not signed in anywhere.</p>
@@ -142,7 +187,13 @@ export function SessionsCard({ sessions, may }: Pick<Data, "sessions" | "may">) 
               </span>
               {may.sessions ? (
                 <span className="sm:ml-auto">
-                  <ActionForm intent="end-sessions" fields={{ session: s.publicId }} label="End" variant="ghost" />
+                  <ActionForm
+                    intent="end-sessions"
+                    fields={{ session: s.publicId }}
+                    label="End"
+                    variant="ghost"
+                    confirm={{ title: `End the session on ${s.device}?`, cost: "That device is signed out at once. The member can sign in there again." }}
+                  />
                 </span>
               ) : null}
             </li>

@@ -1,7 +1,6 @@
 // The keys of an order on its back-office page: each key masked, with its licence, and the
 // buttons staff may use on it (reveal; revoke or replace with a reason), and the order-wide
 // buttons (resend the key e-mail, cancel). Every form posts an intent to the page's action.
-import { useEffect, useRef, useState } from "react";
 import { useFetcher } from "react-router";
 import type { OrderKeyView } from "~/lib/orders";
 import { orderActionSchema } from "~/lib/schemas/orders";
@@ -12,7 +11,7 @@ import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Field } from "../ui/field";
 import type { Column } from "../ui/responsive-table";
-import { useFormCheck } from "../use-form-check";
+import { ConfirmedAction } from "../confirmed-action";
 import { useResultToast } from "../use-result-toast";
 
 const KEY_STATE_BADGE: Record<OrderKeyView["state"], { tone: "green" | "red" | "yellow"; label: string }> = {
@@ -43,37 +42,33 @@ function RevealButton({ keyRef }: { keyRef: string }) {
  */
 export const KEY_CHANGE = "order-key-change";
 
-/** Revoke or replace one key, with a reason (admins). */
-function KeyChangeForm({ keyRef, intent, label }: { keyRef: string; intent: "revoke" | "replace"; label: string }) {
+const KEY_CHANGE_COST = {
+  revoke: "The key stops working at once on every PC and cannot be used again. The buyer is e-mailed which key stopped and your reason.",
+  replace: "The key stops working at once and a new key of the same plan, from stock, is e-mailed to the buyer with your reason.",
+};
+
+/** Revoke or replace one key, with a reason, after a confirmation (admins). */
+function KeyChangeForm({ keyRef, masked, intent, label }: { keyRef: string; masked: string; intent: "revoke" | "replace"; label: string }) {
   const fetcher = useFetcher<typeof action>({ key: KEY_CHANGE });
-  const formRef = useRef<HTMLFormElement>(null);
-  const [open, setOpen] = useState(false);
-  const done = fetcher.state === "idle" && fetcher.data?.ok === true;
-  useEffect(() => {
-    if (done) setOpen(false);
-  }, [done]);
-  const { errors, onSubmit } = useFormCheck(orderActionSchema, { title: "Reason required", answer: fetcher.data?.intent === intent ? fetcher.data : null });
-  if (!open) {
-    return (
-      <Button size="sm" variant={intent === "revoke" ? "danger" : "outline"} onClick={() => setOpen(true)}>
-        {label}
-      </Button>
-    );
-  }
   return (
-    <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="flex flex-col gap-2 sm:flex-row sm:items-end">
-      <input type="hidden" name="intent" value={intent} />
-      <input type="hidden" name="key" value={keyRef} />
-      <Field label={`Why ${intent}?`} name="reason" required maxLength={200} autoComplete="off" error={errors.reason} />
-      <div className="flex gap-2">
-        <Button type="submit" size="sm" variant={intent === "revoke" ? "danger" : "primary"} disabled={fetcher.state !== "idle"}>
-          {fetcher.state !== "idle" ? "Saving..." : label}
+    <ConfirmedAction
+      fetcher={fetcher}
+      fields={{ intent, key: keyRef }}
+      title={`${label} key ${masked}?`}
+      cost={KEY_CHANGE_COST[intent]}
+      confirmLabel={`${label} key`}
+      busyLabel="Saving..."
+      variant={intent === "revoke" ? "danger" : "primary"}
+      schema={orderActionSchema}
+      problemTitle="Reason required"
+      trigger={(open) => (
+        <Button size="sm" variant={intent === "revoke" ? "danger" : "outline"} onClick={open}>
+          {label}
         </Button>
-        <Button size="sm" variant="ghost" onClick={() => setOpen(false)}>
-          Cancel
-        </Button>
-      </div>
-    </fetcher.Form>
+      )}
+    >
+      {(errors) => <Field label={`Why ${intent}?`} name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />}
+    </ConfirmedAction>
   );
 }
 
@@ -108,8 +103,8 @@ export function keyColumns(canManage: boolean): Column<OrderKeyView>[] {
             <RevealButton keyRef={k.ref} />
             {canManage && k.state === "delivered" ? (
               <>
-                <KeyChangeForm keyRef={k.ref} intent="revoke" label="Revoke" />
-                {k.replaceable ? <KeyChangeForm keyRef={k.ref} intent="replace" label="Replace" /> : null}
+                <KeyChangeForm keyRef={k.ref} masked={k.masked} intent="revoke" label="Revoke" />
+                {k.replaceable ? <KeyChangeForm keyRef={k.ref} masked={k.masked} intent="replace" label="Replace" /> : null}
               </>
             ) : null}
           </div>
@@ -118,17 +113,40 @@ export function keyColumns(canManage: boolean): Column<OrderKeyView>[] {
   ];
 }
 
-export function OrderButton({ intent, label, variant, withReason }: { intent: "resend" | "cancel"; label: string; variant: "outline" | "danger"; withReason?: boolean }) {
+/** Sends the key e-mail again (no confirmation: it costs nothing but an e-mail, once a minute). */
+export function ResendButton() {
   const fetcher = useFetcher<typeof action>();
   useResultToast(fetcher);
   const busy = fetcher.state !== "idle";
   return (
-    <fetcher.Form method="post" className="flex flex-col gap-2 sm:flex-row sm:items-end">
-      <input type="hidden" name="intent" value={intent} />
-      {withReason ? <Field label="Reason (optional)" name="reason" maxLength={200} autoComplete="off" /> : null}
-      <Button type="submit" variant={variant} disabled={busy}>
-        {busy ? "Working..." : label}
+    <fetcher.Form method="post">
+      <input type="hidden" name="intent" value="resend" />
+      <Button type="submit" variant="outline" disabled={busy}>
+        {busy ? "Sending..." : "Resend key e-mail"}
       </Button>
     </fetcher.Form>
+  );
+}
+
+/** Cancels the order, with an optional reason for the timeline, after a confirmation. */
+export function CancelOrderButton({ number }: { number: string }) {
+  const fetcher = useFetcher<typeof action>();
+  useResultToast(fetcher);
+  return (
+    <ConfirmedAction
+      fetcher={fetcher}
+      fields={{ intent: "cancel" }}
+      title={`Cancel order ${number}?`}
+      cost="The order closes for good: no key is handed out for it, even if a payment arrives later. A key it already holds goes back to stock. Refund the buyer by hand first."
+      confirmLabel="Cancel order"
+      busyLabel="Cancelling..."
+      trigger={(open) => (
+        <Button variant="danger" onClick={open}>
+          Cancel order
+        </Button>
+      )}
+    >
+      {() => <Field label="Reason (optional)" name="reason" maxLength={200} autoComplete="off" data-autofocus />}
+    </ConfirmedAction>
   );
 }

@@ -11,7 +11,7 @@ import { useToast } from "../toaster";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
-import { Dialog } from "../ui/dialog";
+import { ConfirmedAction } from "../confirmed-action";
 import { Field } from "../ui/field";
 import { useFetcherForm } from "../use-fetcher-form";
 import { useFormCheck } from "../use-form-check";
@@ -108,9 +108,7 @@ function RenameForm({ passkey, onDone }: { passkey: PasskeyItem; onDone: () => v
 
 function PasskeyRow({ passkey }: { passkey: PasskeyItem }) {
   const [renaming, setRenaming] = useState(false);
-  const [confirming, setConfirming] = useState(false);
   const remove = useFetcher<typeof action>({ key: REMOVE_FETCHER });
-  const removing = remove.state !== "idle";
   return (
     <li className="flex flex-col gap-3 py-4 sm:flex-row sm:items-center">
       <KeyRound className="hidden size-5 shrink-0 text-muted sm:block" aria-hidden />
@@ -138,29 +136,23 @@ function PasskeyRow({ passkey }: { passkey: PasskeyItem }) {
             <Button variant="outline" size="sm" onClick={() => setRenaming(true)} aria-label={`Rename ${passkey.name}`}>
               Rename
             </Button>
-            <Button variant="outline" size="sm" onClick={() => setConfirming(true)} aria-label={`Remove ${passkey.name}`}>
-              <Trash2 className="size-4" aria-hidden /> Remove
-            </Button>
+            <ConfirmedAction
+              fetcher={remove}
+              action={ACTION}
+              fields={{ intent: "remove", id: passkey.id }}
+              title="Remove this passkey?"
+              cost={`"${passkey.name}" will no longer sign you in. The device may still list it until you delete it there too.`}
+              confirmLabel="Remove passkey"
+              busyLabel="Removing..."
+              trigger={(open) => (
+                <Button variant="outline" size="sm" onClick={open} aria-label={`Remove ${passkey.name}`}>
+                  <Trash2 className="size-4" aria-hidden /> Remove
+                </Button>
+              )}
+            />
           </div>
         </>
       )}
-      <Dialog
-        open={confirming}
-        onClose={() => setConfirming(false)}
-        title="Remove this passkey?"
-        description={`"${passkey.name}" will no longer sign you in. The device may still list it until you delete it there too.`}
-      >
-        <remove.Form method="post" action={ACTION} className="flex flex-wrap justify-end gap-2">
-          <input type="hidden" name="intent" value="remove" />
-          <input type="hidden" name="id" value={passkey.id} />
-          <Button variant="ghost" onClick={() => setConfirming(false)}>
-            Cancel
-          </Button>
-          <Button type="submit" variant="danger" disabled={removing}>
-            {removing ? "Removing..." : "Remove passkey"}
-          </Button>
-        </remove.Form>
-      </Dialog>
     </li>
   );
 }

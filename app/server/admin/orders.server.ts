@@ -381,11 +381,17 @@ export async function orderDetail(db: Db, source: OrderSource, reference: string
   const [keys, timeline] = await Promise.all([keyViews(db, order, now), timelineOf(db, order)]);
   const detail: OrderDetail = { order, lines: [], crypto: null, reason: null, keys, timeline, cancellable: false };
   if (source === "shopify") {
-    const row = await db.select({ lineItems: shopifyOrders.lineItems }).from(shopifyOrders).where(eq(shopifyOrders.id, reference)).get();
-    detail.lines = (JSON.parse(row?.lineItems ?? "[]") as OrderLine[]).map((l) => ({ title: `${l.title} - ${l.variantTitle}`, quantity: l.quantity, price: l.price }));
+    const row = await db.select({ lineItems: shopifyOrders.lineItems, currency: shopifyOrders.currency }).from(shopifyOrders).where(eq(shopifyOrders.id, reference)).get();
+    detail.lines = (JSON.parse(row?.lineItems ?? "[]") as OrderLine[]).map((l) => ({
+      title: `${l.title} - ${l.variantTitle}`,
+      quantity: l.quantity,
+      price: { amount: l.price, currencyCode: row!.currency },
+    }));
   } else if (source === "crypto") {
     const c = (await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, reference)).get())!;
-    detail.lines = [{ title: c.purpose === "top-up" ? "Reseller balance top-up" : `${c.productTitle} - ${c.variantTitle}`, quantity: 1, price: (c.amountCents / 100).toFixed(2) }];
+    detail.lines = [
+      { title: c.purpose === "top-up" ? "Reseller balance top-up" : `${c.productTitle} - ${c.variantTitle}`, quantity: 1, price: { amount: (c.amountCents / 100).toFixed(2), currencyCode: c.currency } },
+    ];
     detail.crypto = {
       coin: c.cryptoType,
       status: c.status,
