@@ -73,6 +73,17 @@ describe("who may open the customers pages", () => {
     expect(text).not.toContain("No expiry");
   });
 
+  it("labels each staff page in the sidebar with who may open it, true for the viewer", async () => {
+    const linkOf = (html: string, href: string) => new RegExp(`<a[^>]*href="${href}"[\\s\\S]*?</a>`).exec(html)?.[0] ?? "";
+    const admin = await (await call("/dashboard", { cookie: (await staff("admin")).cookie })).text();
+    expect(linkOf(admin, "/dashboard/orders")).toContain('aria-label="Staff only"');
+    expect(linkOf(admin, "/dashboard/manage-codes")).toContain('aria-label="Admins only"');
+    const support = await (await call("/dashboard", { cookie: (await staff("support")).cookie })).text();
+    expect(linkOf(support, "/dashboard/orders")).toContain('aria-label="Staff only"');
+    expect(support).not.toContain("Admin only");
+    expect(support).not.toContain('href="/dashboard/manage-codes"');
+  });
+
   it("answers 404 for an account that does not exist", async () => {
     const { cookie } = await staff("admin");
     expect((await call(`${CUSTOMERS}/${crypto.randomUUID()}`, { cookie })).status).toBe(404);

@@ -9,6 +9,7 @@ export { default as BookOpen } from "lucide-react/icons/book-open";
 export { default as ChartColumn } from "lucide-react/icons/chart-column";
 export { default as Check } from "lucide-react/icons/check";
 export { default as CheckCircle } from "lucide-react/icons/circle-check";
+export { default as ChevronDown } from "lucide-react/icons/chevron-down";
 export { default as Clock } from "lucide-react/icons/clock";
 export { default as Copy } from "lucide-react/icons/copy";
 export { default as CreditCard } from "lucide-react/icons/credit-card";

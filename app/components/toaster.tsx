@@ -1,7 +1,9 @@
-// Toast notifications: a polite live region, each toast closing itself after a while. They sit in
-// the corner of the page, except while a dialog offers them a place of its own (the cart drawer
-// does, above its total and checkout button): then they appear there, in the flow, so they never
-// cover the dialog's actions and stay inside the modal for assistive technology.
+// Toast notifications: a polite live region, each toast closing itself after a while. There is
+// at most one toast of each kind (success, error): a newer one replaces the older, so they never
+// pile up. They sit over the fixed navigation bar at the top of the page, which holds no form, so
+// they cover none of the page's forms, lists or codes; while a dialog offers them a place of its
+// own (the cart drawer, a confirmation), they appear there, in the flow, so they never cover its
+// actions and stay inside the modal for assistive technology.
 import { X } from "~/components/icons";
 import { createContext, type ReactNode, useCallback, useContext, useMemo, useRef, useState } from "react";
 import { createPortal } from "react-dom";
@@ -16,6 +18,8 @@ const ToastHostContext = createContext<(host: HTMLElement | null) => void>(() =>
 
 const DISMISS_AFTER_MS = 5000;
 
+const kindOf = (toast: Toast) => toast.variant ?? "default";
+
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<ShownToast[]>([]);
   const [host, setHost] = useState<HTMLElement | null>(null);
@@ -25,10 +29,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const show = useCallback(
     (toast: Toast) => {
       const id = nextId.current++;
-      // A toast identical to one still showing replaces it rather than stacking a copy (two
-      // requests that overlap can both hand out the same flash toast).
-      const same = (t: Toast) => t.title === toast.title && t.description === toast.description && t.variant === toast.variant;
-      setToasts((all) => [...all.filter((t) => !same(t)).slice(-3), { ...toast, id }]);
+      setToasts((all) => [...all.filter((t) => kindOf(t) !== kindOf(toast)), { ...toast, id }]);
       setTimeout(() => dismiss(id), DISMISS_AFTER_MS);
     },
     [dismiss],
@@ -41,14 +42,14 @@ export function ToastProvider({ children }: { children: ReactNode }) {
       className={
         host
           ? "flex flex-col gap-2 px-5 pb-3 empty:hidden"
-          : "pointer-events-none fixed right-0 bottom-0 z-[100] flex w-full max-w-sm flex-col gap-2 p-4"
+          : "pointer-events-none fixed inset-x-0 top-0 z-[100] flex flex-col gap-1 p-1.5 sm:left-auto sm:w-[26rem] sm:p-2"
       }
     >
       {toasts.map((toast) => (
         <li key={toast.id} className="pointer-events-auto">
           <div
             role={toast.variant === "destructive" ? "alert" : "status"}
-            className={`flex items-start gap-3 rounded-lg border p-4 shadow-xl ${
+            className={`flex items-start gap-3 rounded-lg border px-4 py-2.5 shadow-xl ${
               toast.variant === "destructive" ? "border-red-500/50 bg-red-950 text-red-50" : "border-line bg-panel-2 text-zinc-100"
             }`}
           >

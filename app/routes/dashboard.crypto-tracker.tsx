@@ -3,13 +3,14 @@
 // While the order waits for its payment, the page loads again every few seconds, and each load
 // asks the chain (at most once per 10 s per order, however many trackers are open).
 import { useEffect } from "react";
-import { Form, Link, useNavigation, useSearchParams } from "react-router";
+import { Form, Link, useSearchParams } from "react-router";
 import { CryptoOrderCard, STATUS_STYLE, WAITING } from "~/components/crypto-order-card";
 import { Search } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { useToast } from "~/components/toaster";
 import { useFormCheck } from "~/components/use-form-check";
 import { useRecheckWhile } from "~/components/use-recheck";
+import { useSearching } from "~/components/use-searching";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
@@ -45,8 +46,7 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
   const { lookup, recent } = loaderData;
   const [searchParams] = useSearchParams();
   const { toast } = useToast();
-  const navigation = useNavigation();
-  const searching = navigation.state !== "idle" && navigation.formMethod === "GET";
+  const searching = useSearching("/dashboard/crypto-tracker");
   const search = useFormCheck(orderLookupSchema, { title: "Order Number Required" });
 
   const notFound = lookup && !lookup.ok && lookup.problem.code === "not-found" ? lookup.problem : null;

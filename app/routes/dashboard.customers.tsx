@@ -1,13 +1,14 @@
 // /dashboard/customers: staff find a customer by e-mail, username, a key they hold or the PC a key
 // is bound to (GET ?q=); with nothing asked, every account, newest first, a page at a time.
 // Buyers who paid without an account are listed by e-mail ("No account").
-import { Form, Link, useNavigation } from "react-router";
+import { Form, Link } from "react-router";
 import { CustomerBadges, customerHref } from "~/components/admin/customer-badges";
 import { Search, Users } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
+import { useSearching } from "~/components/use-searching";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { app } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
@@ -48,7 +49,7 @@ const FIELDS: Column<Customer>[] = [
 
 export default function Customers({ loaderData }: Route.ComponentProps) {
   const { q, paged, rows, nextCursor, error } = loaderData;
-  const searching = useNavigation().state === "loading";
+  const searching = useSearching("/dashboard/customers");
   return (
     <div className="space-y-8">
       <h1 className="flex items-center gap-3 text-3xl font-black tracking-tight">

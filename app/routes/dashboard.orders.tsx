@@ -11,6 +11,7 @@ import { Card } from "~/components/ui/card";
 import { Field, SelectField } from "~/components/ui/field";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { useFetcherForm } from "~/components/use-fetcher-form";
+import { useSearching } from "~/components/use-searching";
 import { answerProblem } from "~/http/answer.server";
 import { app, mailingDeps } from "~/http/context.server";
 import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
@@ -85,6 +86,7 @@ const COLUMNS: Column<OrderRow>[] = [
 ];
 
 function Filters({ query, error }: { query: string; error: string | null }) {
+  const searching = useSearching(ORDERS_PATH);
   const params = new URLSearchParams(query);
   const value = (name: string) => params.get(name) ?? "";
   return (
@@ -95,7 +97,7 @@ function Filters({ query, error }: { query: string; error: string | null }) {
         defaultValue={value("q")}
         maxLength={200}
         className="sm:col-span-2"
-        placeholder="E-mail, key, transaction id or order number"
+        placeholder="E-mail, key, txid or #1001"
         hint="An e-mail, a key, a 64-digit transaction id, or #1001, CRYPTO-…, R-12, M-3"
       />
       <SelectField label="Source" name="source" defaultValue={value("source")} options={[{ value: "", label: "All sources" }, ...ORDER_SOURCES.map((s) => ({ value: s, label: SOURCE_LABEL[s] }))]} />
@@ -108,7 +110,9 @@ function Filters({ query, error }: { query: string; error: string | null }) {
       <Field label="From (UTC day)" name="from" type="date" defaultValue={value("from")} />
       <Field label="To (UTC day)" name="to" type="date" defaultValue={value("to")} />
       <div className="flex gap-2 lg:col-span-6">
-        <Button type="submit">Search</Button>
+        <Button type="submit" disabled={searching}>
+          {searching ? "Searching..." : "Search"}
+        </Button>
         <Link to={ORDERS_PATH} className={buttonClass("ghost")}>
           Clear
         </Link>

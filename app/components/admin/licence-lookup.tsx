@@ -1,19 +1,19 @@
 // The admin's key search: a GET form that opens the licence page for a key. The licence page shows
 // it at the top, and the Manage Codes page offers it in a small card of its own.
-import { Form, Link, useNavigation } from "react-router";
+import { Form, Link } from "react-router";
 import { licenceLookupSchema } from "~/lib/schemas/licences";
 import { FileKey, Search } from "../icons";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { Field } from "../ui/field";
 import { useFormCheck } from "../use-form-check";
+import { useSearching } from "../use-searching";
 
 export const LICENCES_PATH = "/dashboard/licences";
 
 export function LicenceLookup({ defaultKey = "", error }: { defaultKey?: string; error?: string }) {
   const { errors, onSubmit } = useFormCheck(licenceLookupSchema, { title: "Error" });
-  const navigation = useNavigation();
-  const searching = navigation.state === "loading" && navigation.location.pathname === LICENCES_PATH;
+  const searching = useSearching(LICENCES_PATH);
   return (
     <Form method="get" action={LICENCES_PATH} onSubmit={onSubmit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
       <Field

@@ -3,6 +3,7 @@
 // `data-autofocus` (a confirmation's Cancel, say), else the browser's first focusable one.
 import { type ReactNode, useEffect, useId, useRef } from "react";
 import { X } from "../icons";
+import { useToastHost } from "../toaster";
 
 export function Dialog({
   open,
@@ -20,6 +21,7 @@ export function Dialog({
   className?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const toastHost = useToastHost();
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
@@ -50,6 +52,8 @@ export function Dialog({
           </div>
           {description ? <div className="mt-1 text-sm text-muted">{description}</div> : null}
           <div className="mt-4">{children}</div>
+          {/* The page's toasts show here while the dialog is open: the rest of the page is inert behind it. */}
+          <div ref={toastHost} className="-mx-5 has-[li]:mt-4 has-[li]:-mb-3" />
         </div>
       ) : null}
     </dialog>
