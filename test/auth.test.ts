@@ -273,6 +273,40 @@ describe("sign-in", () => {
   });
 });
 
+describe("returning to the page asked for", () => {
+  const login = (account: { email: string; password: string }, cookie?: string) =>
+    call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip"), cookie });
+
+  it("brings a member sent to /auth from a dashboard page back to it, with its query, once", async () => {
+    const asked = await call("/dashboard/crypto-tracker?order=CRYPTO-ABC");
+    expect(asked.status).toBe(302);
+    expect(asked.headers.get("Location")).toBe("/auth");
+    const remembered = cookieFrom(asked, "__Host-return-to");
+    expect(remembered).not.toBeNull();
+    const account = await createAccount();
+    const response = await login(account, remembered!);
+    expect(response.headers.get("Location")).toBe("/dashboard/crypto-tracker?order=CRYPTO-ABC");
+    // The cookie is spent: a later sign-in goes home.
+    expect(response.headers.getSetCookie().some((c) => c.startsWith("__Host-return-to=;"))).toBe(true);
+  });
+
+  it("remembers the page, not its data, when the navigation asked for its data", async () => {
+    const asked = await call("/dashboard/subscriptions.data?_routes=routes%2Fdashboard");
+    const response = await login(await createAccount(), cookieFrom(asked, "__Host-return-to")!);
+    expect(response.headers.get("Location")).toBe("/dashboard/subscriptions");
+  });
+
+  it("goes home instead of anywhere that is not a path on this site", async () => {
+    const account = await createAccount();
+    for (const forged of ["https://evil.example/x", "//evil.example/x", "/\\evil.example/x", "javascript:alert(1)", "dashboard", "/\u0000x"]) {
+      const response = await login(account, `__Host-return-to=${encodeURIComponent(forged)}`);
+      expect(response.headers.get("Location"), forged).toBe("/");
+    }
+    // A broken cookie is no destination either.
+    expect((await login(account, "__Host-return-to=%E0%A4%A")).headers.get("Location")).toBe("/");
+  });
+});
+
 describe("sign-in throttling", () => {
   it("answers a refused attempt with when to try again", () => {
     expect(throttled(1500, "wrong codes")).toEqual({

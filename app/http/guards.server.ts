@@ -6,13 +6,15 @@ import type { Viewer } from "~/lib/viewer";
 import { app } from "./context.server";
 import { getViewer } from "../server/accounts/session.server";
 import { redirectWithToast } from "./flash-toast.server";
+import { rememberReturnPath } from "./sign-in-redirect.server";
 
 export const viewerContext = createContext<Viewer>();
 
 export const requireUser: MiddlewareFunction<Response> = async ({ request, context }) => {
   const viewer = await getViewer(app(context).db, request);
   if (!viewer) {
-    throw redirectWithToast("/auth", { title: "Login Required", description: "Please log in to continue" });
+    // Signing in brings the member back here (sign-in-redirect.server).
+    throw redirectWithToast("/auth", { title: "Login Required", description: "Please log in to continue" }, { headers: { "Set-Cookie": rememberReturnPath(request) } });
   }
   context.set(viewerContext, viewer);
 };

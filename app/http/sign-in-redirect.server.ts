@@ -1,20 +1,62 @@
-// Where the browser goes once a sign-in step succeeds (password, Discord or second factor): home
-// with a welcome, or on to the second factor without one.
+// Where the browser goes once a sign-in step succeeds (password, Discord, passkey or second
+// factor): the page the member asked for before being sent to sign in, else home, with a welcome;
+// or on to the second factor without one. The page asked for waits in a short-lived cookie, so
+// every way of signing in ends there, however many steps it takes.
 import type { Problem } from "~/lib/result";
 import { ACCOUNT_SUSPENDED } from "~/lib/schemas/auth";
 import type { Toast } from "~/lib/toast";
 import type { SignInCookie } from "../server/accounts/admission.server";
+import { clearCookie, readCookie, serializeCookie } from "../server/platform/cookies.server";
 import { redirectWithToast } from "./flash-toast.server";
 
 const WELCOME_BACK: Toast = { title: "Welcome back!", description: "You've successfully logged in" };
+const RETURN_COOKIE = "__Host-return-to";
+const RETURN_MAX_AGE_SECONDS = 15 * 60;
+
+/**
+ * A path on this site, or null: it must start with one slash (not "//" or "/\", which browsers
+ * read as another host) and stay on the same origin once resolved. Only its path and query are kept.
+ */
+export function safeReturnPath(value: string | null): string | null {
+  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\") || /[\u0000-\u001f]/.test(value)) return null;
+  const base = "https://same.site";
+  try {
+    const url = new URL(value, base);
+    return url.origin === base ? `${url.pathname}${url.search}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The cookie that remembers the page a signed-out request asked for (as the browser would show it). */
+export function rememberReturnPath(request: Request): string {
+  const url = new URL(request.url);
+  // A client-side navigation asks for the page's data: the page is the one without ".data".
+  url.pathname = url.pathname.replace(/(\/_)?\.data$/, "") || "/";
+  url.searchParams.delete("_routes");
+  return serializeCookie(RETURN_COOKIE, encodeURIComponent(`${url.pathname}${url.search}`), RETURN_MAX_AGE_SECONDS);
+}
+
+function returnPath(request: Request): string | null {
+  const raw = readCookie(request, RETURN_COOKIE);
+  if (!raw) return null;
+  try {
+    return safeReturnPath(decodeURIComponent(raw));
+  } catch {
+    return null;
+  }
+}
 
 /** The redirect that sets the sign-in cookie, plus any `cookies` the step ends (state, challenge). */
-export function redirectAfterSignIn(signIn: SignInCookie, cookies: string[] = []): Response {
+export function redirectAfterSignIn(request: Request, signIn: SignInCookie, cookies: string[] = []): Response {
   const headers = new Headers();
   for (const cookie of [...cookies, signIn.cookie]) headers.append("Set-Cookie", cookie);
-  if (!signIn.secondFactor) return redirectWithToast("/", WELCOME_BACK, { headers });
-  headers.set("Location", "/auth/2fa");
-  return new Response(null, { status: 302, headers });
+  if (signIn.secondFactor) {
+    headers.set("Location", "/auth/2fa");
+    return new Response(null, { status: 302, headers });
+  }
+  if (readCookie(request, RETURN_COOKIE) !== null) headers.append("Set-Cookie", clearCookie(RETURN_COOKIE));
+  return redirectWithToast(returnPath(request) ?? "/", WELCOME_BACK, { headers });
 }
 
 /** The title of a refused sign-in: a suspended account, or an address not verified yet. */

@@ -43,7 +43,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     return answerCeremonyOptions(options, titles);
   }
   const result = await completeChallengeWithPasskey(db, rp, request, form.response);
-  if (result.ok) return redirectAfterSignIn(result.value, [clearChallengeCookie(), clearCeremonyCookie()]);
+  if (result.ok) return redirectAfterSignIn(request, result.value, [clearChallengeCookie(), clearCeremonyCookie()]);
   if (isGone(result.problem)) return signInAgain(result.problem);
   return answerProblem(result.problem, { titles, intent: form.intent, headers: { "Set-Cookie": clearCeremonyCookie() } });
 }

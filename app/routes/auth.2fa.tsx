@@ -41,7 +41,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readSubmission(request, secondFactorSchema);
   if (!submission.ok) return answerProblem(submission.problem, { titles });
   const result = await completeChallenge(db, env.TOTP_ENCRYPTION_KEY, request, submission.value.code);
-  if (result.ok) return redirectAfterSignIn(result.value, [clearChallengeCookie()]);
+  if (result.ok) return redirectAfterSignIn(request, result.value, [clearChallengeCookie()]);
   const { problem } = result;
   // A sign-in that is gone, or refused (the account was suspended meanwhile), starts over.
   if ((problem.code === "unauthenticated" && !problem.field) || problem.code === "forbidden") {

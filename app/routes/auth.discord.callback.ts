@@ -31,5 +31,5 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (account.linkedNow) await claimSubscriptions(db, account.id, account.email);
   const signedIn = await signInAs(db, account.id, request);
   if (!signedIn.ok) return refuse(signedIn.problem);
-  return redirectAfterSignIn(signedIn.value, cleared);
+  return redirectAfterSignIn(request, signedIn.value, cleared);
 }

@@ -25,6 +25,6 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (form.intent === "options") return answerCeremonyOptions(await signInOptions(db, rp, request), titles);
   const result = await signInWithPasskey(db, rp, request, form.response);
   // Signed in: the ceremony is spent, and so is any password sign-in waiting for its second step.
-  if (result.ok) return redirectAfterSignIn(result.value, [clearCeremonyCookie(), clearChallengeCookie()]);
+  if (result.ok) return redirectAfterSignIn(request, result.value, [clearCeremonyCookie(), clearChallengeCookie()]);
   return answerProblem(result.problem, { titles, intent: form.intent, headers: { "Set-Cookie": clearCeremonyCookie() } });
 }

@@ -56,7 +56,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   switch (form.intent) {
     case "login": {
       const result = await logIn(app(context).db, request, form);
-      return result.ok ? redirectAfterSignIn(result.value) : answerProblem(result.problem, { titles, intent: form.intent });
+      return result.ok ? redirectAfterSignIn(request, result.value) : answerProblem(result.problem, { titles, intent: form.intent });
     }
     case "signup":
       return answer(await signUp(mailingDeps(context), request, form), {

@@ -11,14 +11,12 @@ import {
   LayoutDashboard,
   Lock,
   LogOut,
-  Menu,
   ReceiptText,
   ScrollText,
   Shield,
   ShieldCheck,
   Store,
   Users,
-  X,
 } from "~/components/icons";
 import { useEffect, useRef, useState } from "react";
 import { Form, NavLink, Outlet, useLocation } from "react-router";
@@ -106,7 +104,7 @@ export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
           onClick={menu.toggle}
           className="flex w-full items-center gap-3 px-4 py-3 text-left text-sm font-semibold lg:hidden"
         >
-          {menu.open ? <X className="size-5 text-muted" aria-hidden /> : <Menu className="size-5 text-muted" aria-hidden />}
+          {current ? <current.icon className="size-4 text-accent" aria-hidden /> : null}
           <span className="min-w-0 flex-1 truncate">
             <span className="sr-only">Dashboard menu, </span>
             {current?.label ?? "Dashboard"}

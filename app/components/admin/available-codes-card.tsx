@@ -78,7 +78,7 @@ export function AvailableCodesCard({ codes, variants, variantId }: { codes: Mana
           <li key={row.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 rounded-md border border-line bg-panel-2 px-3 py-2">
             {/* Whole, wrapping where it must: an admin reads and copies codes on a phone too. */}
             <div className="min-w-0 flex-1 basis-48">
-              <p className="font-mono text-sm break-all">{row.code}</p>
+              <p className="font-mono text-sm wrap-anywhere">{row.code}</p>
               <p className="text-xs break-words text-muted">{row.variantTitle}</p>
             </div>
             <div className="ml-auto flex items-center gap-1">
