@@ -48,6 +48,14 @@ describe("Choose Your Plan", () => {
     expect(html).toContain("BEST VALUE");
   });
 
+  it("rounds the headline but says the exact amount charged, as the product page does", () => {
+    const html = render([product([variant(1, "1 Week", "29.99"), variant(2, "30 Days", "89.99")])]).replace(/<!-- -->/g, "");
+    expect(html).toContain("$30/wk");
+    expect(html).toContain("$29.99 for 7 days, charged once");
+    expect(html).toContain("$90/mo");
+    expect(html).toContain("$89.99 for 30 days, charged once");
+  });
+
   it("links both cards to the first product's page", () => {
     const html = render([product([variant(1, "1 Week", "29.99"), variant(2, "30 Days", "89.99")])]);
     expect(html.match(/href="\/product\/vertex-rust"/g)).toHaveLength(2);

@@ -1,7 +1,7 @@
 // "Choose Your Plan": the first product's week and month variants as cards, with the
 // specification's loading, empty and not-yet-configured states.
 import { Link } from "react-router";
-import { featuresFor, formatPlanPrice, type PlanOffer } from "~/lib/plans";
+import { featuresFor, formatPlanPrice, formatPrice, PLAN_TERM, type PlanOffer, planOf } from "~/lib/plans";
 import { Check } from "../icons";
 import { useShop } from "../shop";
 import { buttonClass } from "../ui/button";
@@ -57,6 +57,10 @@ export function Plans({ offer }: { offer: PlanOffer | null }) {
             <h3 className="text-lg font-bold">{name}</h3>
             <p className="text-sm text-muted">{variant.title}</p>
             <p className="mt-4 text-4xl font-black">{formatPlanPrice(variant.price, period)}</p>
+            {/* The headline is rounded (no decimals); what is charged is said to the cent, as on the product page. */}
+            <p className="mt-1 text-sm text-muted">
+              {formatPrice(variant.price)} for {PLAN_TERM[planOf(variant.title)]}, charged once
+            </p>
             <ul className="mt-6 flex-1 space-y-2">
               {featuresFor(variant.title).map((feature) => (
                 <li key={feature} className="flex items-center gap-2 text-sm">
