@@ -195,15 +195,34 @@ describe("crypto orders on chain", () => {
     await cryptoKeySent(order.id);
     expect(await row(order.orderNumber)).toMatchObject({ status: "complete", review: "overpaid" });
     expect(await reviewAudits(order.orderNumber)).toEqual([expect.objectContaining({ actorUserId: null, detail: expect.stringContaining('"review":"overpaid"') })]);
+    // The buyer is told how much was over and what becomes of it.
+    const tracked = (await track(order, cookie)).html;
+    expect(tracked).toContain("You sent 0.0008999 BTC more than was due (about $89.99 at the quoted rate).");
+    expect(tracked).toContain("Our support team will refund it to you or credit it to your account");
     const adminCookie = await admin();
     const page = await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text();
     expect(page).toContain(order.orderNumber);
     expect(page).toContain("Overpaid");
     expect((await adminQueue({ intent: "resolve", orderId: order.id }, adminCookie)).status).toBe(200);
     expect((await row(order.orderNumber)).review).toBeNull();
+    expect((await track(order, cookie)).html).toContain("Our support team has dealt with the difference.");
     expect(await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text()).not.toContain(order.walletAddress);
     // Nothing else can be "resolved".
     expect((await adminQueue({ intent: "resolve", orderId: order.id }, adminCookie)).status).toBe(409);
+  });
+
+  it("are read for late money by the tracker only in the day after the quote ran out; later, by the cron's sweep", async () => {
+    const { cookie } = await member();
+    const order = await open(cookie);
+    await db.update(cryptoOrders).set({ expiresAt: Date.now() - 25 * 60 * 60_000 }).where(eq(cryptoOrders.id, order.id));
+    const expired = await track(order, cookie);
+    expect(expired.order.status).toBe("expired");
+    expect(expired.html).not.toContain("keep this page open");
+    await pay(order, MONTH_IN_SATS);
+    const before = await hits(order);
+    expect((await track(order, cookie)).order.status).toBe("expired");
+    expect(await hits(order)).toBe(before);
+    expect(await sweep(order)).toMatchObject({ status: "paid-late", review: "paid-late" });
   });
 
   it("expire when nothing arrives in time, and flag money that arrives later for the admin, who can fulfil it", async () => {
@@ -215,11 +234,12 @@ describe("crypto orders on chain", () => {
     expect(expired.html).toContain("This order expired before a payment arrived");
     expect(expired.html).not.toContain("Open in wallet");
 
+    // For a day after its quote ran out, the buyer's tracker keeps looking, and says so.
+    expect(expired.html).toContain("If you sent money just now, keep this page open");
     await pay(order, MONTH_IN_SATS);
-    // An expired order is read by the cron's sweep, not by its tracker.
-    expect((await track(order, cookie)).order.status).toBe("expired");
-    expect(await sweep(order)).toMatchObject({ status: "paid-late", review: "paid-late", paidAt: null });
-    expect((await track(order, cookie)).html).toContain("Your payment arrived after the quote ran out");
+    const late = await track(order, cookie);
+    expect(late.order).toMatchObject({ status: "paid-late", review: "paid-late", paidAt: null });
+    expect(late.html).toContain("Your payment arrived after the quote ran out");
 
     const adminCookie = await admin();
     expect(await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text()).toContain("Paid after expiry");

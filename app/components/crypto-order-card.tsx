@@ -71,7 +71,7 @@ function StatusLine({ order }: { order: TrackedOrder }) {
           {order.status === "expired"
             ? order.receivedUnits > 0
               ? `The quote ran out with ${coins(order.receivedUnits)} of ${coins(order.amountUnits ?? 0)} received. Our team will review it.`
-              : "This order expired before a payment arrived and no key will be delivered."
+              : `This order expired before a payment arrived and no key will be delivered.${order.watchedLate ? " If you sent money just now, keep this page open: it shows here within a minute." : ""}`
             : "This order was cancelled and no key will be delivered."}{" "}
           If you paid for it,{" "}
           <Link to="/support" className="underline hover:text-white">
@@ -81,6 +81,27 @@ function StatusLine({ order }: { order: TrackedOrder }) {
         </p>
       );
   }
+}
+
+/** What the buyer sent beyond the amount, and what becomes of it. */
+function Overpaid({ order, overpaid }: { order: TrackedOrder; overpaid: NonNullable<TrackedOrder["overpaid"]> }) {
+  const about = overpaid.cents === null ? "" : ` (about ${formatUsd(overpaid.cents)} at the quoted rate)`;
+  return (
+    <p className="rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-3 text-sm text-yellow-100">
+      You sent {formatCoin(overpaid.units)} {order.coin} more than was due{about}.{" "}
+      {overpaid.handled ? (
+        "Our support team has dealt with the difference."
+      ) : (
+        <>
+          Our support team will refund it to you or credit it to your account;{" "}
+          <Link to="/support" className="underline hover:text-white">
+            contact support
+          </Link>{" "}
+          with your order number to say which you prefer.
+        </>
+      )}
+    </p>
+  );
 }
 
 /** The looked-up order's card. */
@@ -94,8 +115,9 @@ export function CryptoOrderCard({ order }: { order: TrackedOrder }) {
         <Badge tone={style.tone}>{CRYPTO_STATUS_LABEL[order.status]}</Badge>
         <p className="ml-auto font-mono text-sm">{order.orderNumber}</p>
       </div>
-      <div role="status">
+      <div role="status" className="space-y-3">
         <StatusLine order={order} />
+        {order.overpaid ? <Overpaid order={order} overpaid={order.overpaid} /> : null}
       </div>
       <dl className="grid gap-3 text-sm sm:grid-cols-2">
         <div>

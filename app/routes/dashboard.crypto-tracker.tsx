@@ -38,7 +38,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const found = lookup.ok ? await findOrderFor(db, viewer, lookup.value.order) : lookup;
   if (!found.ok) return { recent: await recent(), lookup: { ok: false as const, problem: found.problem } };
   const setup = cryptoSetup(env, db);
-  const order = await checkOrder({ db, setup, queue: env.FULFILMENT_QUEUE }, found.value, { openOnly: true });
+  const order = await checkOrder({ db, setup, queue: env.FULFILMENT_QUEUE }, found.value, { byBuyer: true });
   return { recent: await recent(), lookup: { ok: true as const, order: cryptoOrderView(order, setup) } };
 }
 
@@ -58,7 +58,10 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
 
   const order = lookup?.ok ? lookup.order : null;
   // Every 5 s for up to an hour: the server reads the chain at most every 10 s anyway.
-  useRecheckWhile(order !== null && (WAITING.includes(order.status) || (order.paid && order.status !== "complete" && order.status !== "cancelled")), { everyMs: 5000, times: 720 });
+  useRecheckWhile(
+    order !== null && (WAITING.includes(order.status) || order.watchedLate || (order.paid && order.status !== "complete" && order.status !== "cancelled")),
+    { everyMs: 5000, times: 720 },
+  );
 
   return (
     <div className="mx-auto max-w-3xl space-y-6">

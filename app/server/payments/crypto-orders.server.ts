@@ -47,11 +47,23 @@ export function paidThreshold(order: Pick<CryptoOrder, "amountUnits" | "purpose"
   return Math.ceil(((order.amountUnits ?? 0) * (100 - tolerance)) / 100);
 }
 
+/**
+ * What the buyer sent beyond the amount of a paid order, in the coin's smallest units and (at the
+ * quote's rate) in US cents, and whether the shop has dealt with it yet; null when nothing was over.
+ */
+function overpayment(order: CryptoOrder) {
+  const over = order.amountUnits === null || order.paidAt === null ? 0 : order.receivedUnits - order.amountUnits;
+  if (over <= 0) return null;
+  return { units: over, cents: order.rateCents === null ? null : Math.round((over * order.rateCents) / 100_000_000), handled: order.review !== "overpaid" };
+}
+
 /** What the buyer may see of an order (no internal ids, no other member's data). */
 export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "confirmations">, now = Date.now()) {
   const open = (order.status === "pending" || order.status === "underpaid") && order.expiresAt !== null && order.expiresAt > now;
   const dueUnits = order.amountUnits === null ? null : Math.max(order.amountUnits - order.receivedUnits, 0);
   const uri = open && dueUnits ? paymentUri(order.cryptoType, order.walletAddress, dueUnits) : null;
+  // Expired with nothing seen: the tracker keeps looking a while for money sent just too late.
+  const watchedLate = order.status === "expired" && order.review === null && order.addressIndex !== null && order.paidAt === null && watchedLateByBuyer(order, now);
   return {
     orderNumber: order.orderNumber,
     purpose: order.purpose,
@@ -67,6 +79,8 @@ export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "c
     expiresAt: order.expiresAt,
     confirmations: order.confirmations,
     paid: order.paidAt !== null,
+    overpaid: overpayment(order),
+    watchedLate,
     confirmationsNeeded: rules.confirmations,
     payments: (JSON.parse(order.payments) as SeenPayment[]).map((p) => ({ txid: p.txid, units: p.units, confirmed: p.height !== null })),
     paymentUri: uri,
@@ -265,6 +279,18 @@ async function codeTaken(db: Db, code: string, variantId: string): Promise<boole
 
 /** Expired orders the chain is still read for (late money), and that an admin may fulfil from review. */
 export const CLOSED_UNPAID_STATES = ["expired", "paid-late"] as const;
+
+/**
+ * For a day after its quote ran out, an order the buyer has open on the tracker is read like an
+ * open one (at most every 10 s), so money sent just too late shows as paid late at once; after
+ * that only the cron's hourly sweep looks.
+ */
+const BUYER_LATE_WATCH_MS = 24 * 60 * 60_000;
+
+/** Whether the buyer's tracker still reads an order whose quote ran out (see BUYER_LATE_WATCH_MS). */
+export function watchedLateByBuyer(order: Pick<CryptoOrder, "expiresAt">, now: number): boolean {
+  return order.expiresAt !== null && now < order.expiresAt + BUYER_LATE_WATCH_MS;
+}
 
 /** States an admin may fulfil from: orders from before on-chain checks, and those in review but not settled. */
 const ADMIN_FULFILLABLE = ["submitted", ...CLOSED_UNPAID_STATES] as const;

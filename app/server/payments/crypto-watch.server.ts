@@ -10,7 +10,16 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, failedJobs } from "../platform/db/schema.server";
 import type { JobQueue } from "../platform/job-queue.server";
-import { CLOSED_UNPAID_STATES, type CryptoOrder, type CryptoOrderJob, OPEN_STATES, paidThreshold, type SeenPayment, SETTLEABLE } from "./crypto-orders.server";
+import {
+  CLOSED_UNPAID_STATES,
+  type CryptoOrder,
+  type CryptoOrderJob,
+  OPEN_STATES,
+  paidThreshold,
+  type SeenPayment,
+  SETTLEABLE,
+  watchedLateByBuyer,
+} from "./crypto-orders.server";
 import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
 
 /** An order's chain is read at most once per this interval, however many trackers are open. */
@@ -105,23 +114,29 @@ function claimCheck(db: Db, order: CryptoOrder, now: number) {
     .get();
 }
 
-/** Orders the chain is still read for: open ones, and (by the cron only) expired ones, for late money. */
-function watchable(order: CryptoOrder, openOnly: boolean): boolean {
-  const states: string[] = openOnly ? [...OPEN_STATES] : [...OPEN_STATES, ...CLOSED_UNPAID_STATES];
-  return order.addressIndex !== null && order.paidAt === null && states.includes(order.status);
+/**
+ * Orders the chain is still read for: open ones, and expired ones for late money (by the cron
+ * whenever its sweep says so; by a buyer's tracker for a day after the quote ran out).
+ */
+function watchable(order: CryptoOrder, now: number, byBuyer: boolean): boolean {
+  if (order.addressIndex === null || order.paidAt !== null) return false;
+  if ((OPEN_STATES as readonly string[]).includes(order.status)) return true;
+  if (!(CLOSED_UNPAID_STATES as readonly string[]).includes(order.status)) return false;
+  return !byBuyer || watchedLateByBuyer(order, now);
 }
+
 
 /**
  * Checks one order against the chain (at most once per interval) and applies what it shows.
  * Returns the order as it is now. When the order becomes paid, its settlement is queued.
- * `openOnly`: a buyer's tracker reads the chain only for orders still open.
+ * `byBuyer`: the check is a buyer's open tracker (see `watchable`).
  */
 export async function checkOrder(
   deps: WatchDeps,
   order: CryptoOrder,
-  { now = Date.now(), tips = new Map<CryptoCoin, Promise<number>>(), openOnly = false } = {},
+  { now = Date.now(), tips = new Map<CryptoCoin, Promise<number>>(), byBuyer = false } = {},
 ): Promise<CryptoOrder> {
-  if (!watchable(order, openOnly)) return order;
+  if (!watchable(order, now, byBuyer)) return order;
   const claimed = await claimCheck(deps.db, order, now);
   if (!claimed) return order;
   let seen: Observation;
