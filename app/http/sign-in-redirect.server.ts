@@ -17,8 +17,9 @@ const RETURN_MAX_AGE_SECONDS = 15 * 60;
  * A path on this site, or null: it must start with one slash (not "//" or "/\", which browsers
  * read as another host) and stay on the same origin once resolved. Only its path and query are kept.
  */
-export function safeReturnPath(value: string | null): string | null {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\") || /[\u0000-\u001f]/.test(value)) return null;
+function safeReturnPath(value: string | null): string | null {
+  const controlCharacter = [...value ?? ""].some((c) => c.charCodeAt(0) < 0x20);
+  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\") || controlCharacter) return null;
   const base = "https://same.site";
   try {
     const url = new URL(value, base);
