@@ -3,6 +3,8 @@ import {
   addItem,
   type CartItem,
   cartTotal,
+  checkoutCreated,
+  checkoutPaid,
   clearCart,
   emptyCart,
   itemCount,
@@ -78,10 +80,41 @@ describe("cart rules", () => {
   it("survives a corrupted or tampered local storage value", () => {
     expect(parseStoredCart("{not json")).toEqual(emptyCart);
     expect(parseStoredCart(null)).toEqual(emptyCart);
-    const tampered = JSON.stringify({ items: [item("1"), { variantId: 5 }, { ...item("2"), quantity: -1 }, { ...item("3"), quantity: 1.5 }], cartId: 7 });
+    const tampered = JSON.stringify({
+      items: [item("1"), { variantId: 5 }, { ...item("2"), quantity: -1 }, { ...item("3"), quantity: 1.5 }],
+      cartId: 7,
+      checkouts: [{ id: "a", lines: [{ variantId: "v", quantity: 1 }] }, { id: 3, lines: [] }, { id: "b", lines: [{ variantId: "v", quantity: 0 }] }, "c"],
+    });
     const restored = parseStoredCart(tampered);
     expect(restored.items.map((i) => i.variantId)).toEqual([item("1").variantId]);
     expect(restored.cartId).toBeNull();
+    expect(restored.checkouts).toEqual([{ id: "a", lines: [{ variantId: "v", quantity: 1 }] }]);
+  });
+
+  it("remembers each checkout it made and takes what a paid one bought out of the cart, keeping what was added since", () => {
+    let cart = addItem(addItem(emptyCart, item("1", "29.99", 2)), item("2"));
+    cart = checkoutCreated(cart, { cartId: "a", checkoutUrl: "https://x/a" }, cart.items);
+    expect(cart).toMatchObject({ cartId: "a", checkoutUrl: "https://x/a", checkouts: [{ id: "a", lines: [{ variantId: item("1").variantId, quantity: 2 }, { variantId: item("2").variantId, quantity: 1 }] }] });
+    // Added while the checkout tab was open: not part of what it paid for.
+    cart = addItem(cart, item("1"));
+    cart = addItem(cart, item("3"));
+    const after = checkoutPaid(cart, "a");
+    expect(after.items.map((i) => [i.variantId.slice(-1), i.quantity])).toEqual([["1", 1], ["3", 1]]);
+    expect(after).toMatchObject({ cartId: null, checkoutUrl: null, checkouts: [] });
+    // Paying for everything in it empties the cart; an unknown checkout changes nothing.
+    const all = checkoutCreated(after, { cartId: "b", checkoutUrl: "https://x/b" }, after.items);
+    expect(checkoutPaid(all, "nope")).toBe(all);
+    expect(checkoutPaid(all, "b")).toEqual(clearCart(all));
+    expect(checkoutPaid(all, "b").items).toEqual([]);
+  });
+
+  it("keeps an older checkout that is still open when a newer one is made, up to five", () => {
+    let cart = addItem(emptyCart, item("1"));
+    for (const id of ["a", "b", "c", "d", "e", "f"]) cart = checkoutCreated(cart, { cartId: id, checkoutUrl: `https://x/${id}` }, cart.items);
+    expect(cart.checkouts.map((c) => c.id)).toEqual(["b", "c", "d", "e", "f"]);
+    // The older one was paid: the cart still learns it, and the newer one is still the cart's.
+    const paidOlder = checkoutPaid(addItem(cart, item("2")), "c");
+    expect(paidOlder).toMatchObject({ cartId: "f", items: [expect.objectContaining({ variantId: item("2").variantId })] });
   });
 
   it("adds channel=online_store to the checkout URL", () => {

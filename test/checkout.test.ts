@@ -3,10 +3,11 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { catalogueFor, demoCatalogueAdapter, type ShopifyConfig } from "~/server/catalogue/catalogue.server";
 import { createCheckout, demoOrderPayload, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
-import { webhookDeliveries } from "~/server/platform/db/schema.server";
+import { addCodes } from "~/server/fulfilment/stock.server";
+import { productCodes, shopifyOrders, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { verifyWebhookSignature } from "~/server/platform/shopify-hmac.server";
 import type { Result } from "~/lib/result";
-import { call, createAccount, db, ORIGIN, pulledBody, signIn, type TestAccount, unique } from "./helpers";
+import { call, createAccount, db, deliver, nextId, ORIGIN, paidOrderPayload, pulledBody, signIn, type TestAccount, unique } from "./helpers";
 
 let buyer: TestAccount;
 beforeAll(async () => {
@@ -32,13 +33,13 @@ function shopify(behaviour: string): ShopifyConfig {
   };
 }
 
-const checkoutWith = (config: ShopifyConfig) => createCheckout({ db, config, catalogue: catalogueFor(config), origin: ORIGIN }, [line], buyer);
-const demoCheckout = (lines: (typeof line)[]) => createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, lines, buyer);
+const checkoutWith = (config: ShopifyConfig) => createCheckout({ db, config, catalogue: catalogueFor(config), origin: ORIGIN }, { lines: [line], checkouts: [] }, buyer);
+const demoCheckout = (lines: (typeof line)[]) => createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, { lines, checkouts: [] }, buyer);
 const checkoutUrlOf = (result: Result<{ checkoutUrl: string }>) => (result as { value: { checkoutUrl: string } }).value.checkoutUrl;
 
 describe("Shopify checkout (cartCreate)", () => {
-  it("returns Shopify's checkout URL", async () => {
-    expect(await checkoutWith(shopify("ok"))).toEqual({ ok: true, value: { checkoutUrl: "https://shop.example/cart/c/abc?key=1" } });
+  it("returns Shopify's checkout URL and the cart's token, which the paid order names", async () => {
+    expect(await checkoutWith(shopify("ok"))).toEqual({ ok: true, value: { checkoutUrl: "https://shop.example/cart/c/abc?key=1", cartId: "abc" } });
   });
 
   it("fails with 'Cart creation failed: {messages}' on user errors", async () => {
@@ -150,9 +151,10 @@ describe("demo checkout", () => {
       number: 1001,
       email: "buyer@example.test",
       createdAt: Date.UTC(2026, 10, 1),
+      cartToken: "demo-cart",
       lines: [{ variantId: line.merchandiseId, productId: "gid://shopify/Product/8800000000001", productTitle: "Vertex Rust", variantTitle: "30 Days", price: { amount: "89.99", currencyCode: "USD" }, quantity: 2 }],
     });
-    expect(payload).toMatchObject({ id: 5_000_000_001, name: "#1001", financial_status: "paid", currency: "USD", total_price: "179.98", email: "buyer@example.test" });
+    expect(payload).toMatchObject({ id: 5_000_000_001, name: "#1001", financial_status: "paid", currency: "USD", total_price: "179.98", email: "buyer@example.test", cart_token: "demo-cart" });
     expect(payload.line_items[0]).toMatchObject({ variant_id: 4710000000002, product_id: 8800000000001, quantity: 2, price: "89.99" });
   });
 
@@ -207,6 +209,37 @@ describe("the demo checkout page", () => {
   });
 });
 
+describe("the paid demo checkout's keys", () => {
+  it("shows the order's keys to the signed-in buyer who placed it, and to no one else", async () => {
+    await addCodes(db, { id: line.merchandiseId, title: "Vertex Rust - 30 Days" }, unique("PAGE-").toUpperCase());
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    const { checkoutUrl, cartId } = (await (await postCheckout({ lines: [line] }, cookie)).json()) as { checkoutUrl: string; cartId: string };
+    const path = new URL(checkoutUrl).pathname;
+    await call(path, { form: { email: account.email } });
+    const { orderId } = (await getDemoCheckout(db, cartId))!;
+    const key = await vi.waitFor(
+      async () => {
+        const sold = await db.select().from(productCodes).where(eq(productCodes.orderId, orderId!)).get();
+        if (!sold) throw new Error(`order ${orderId} has no key yet`);
+        return sold;
+      },
+      { timeout: 15_000 },
+    );
+    const page = await (await call(path, { cookie })).text();
+    expect(page).toContain("YOUR KEY");
+    expect(page).toContain(key.code);
+    expect(page).toContain("Vertex Rust - 30 Days");
+
+    const stranger = await signIn(await createAccount(), unique("ip"));
+    for (const other of [await call(path, { cookie: stranger }), await call(path)]) {
+      const html = await other.text();
+      expect(html).toContain("Paid. Your key is on its way to your e-mail.");
+      expect(html).not.toContain(key.code);
+    }
+  });
+});
+
 describe("POST /api/checkout", () => {
   const post = postCheckout;
 
@@ -228,5 +261,49 @@ describe("POST /api/checkout", () => {
     const account = await createAccount();
     const response = await post({ lines: [{ merchandiseId: "x", quantity: 1 }] }, await signIn(account, unique("ip")));
     expect(response.status).toBe(422);
+  });
+});
+
+describe("a cart that was paid", () => {
+  const paidCheck = async (cartIds: string[]) => {
+    const response = await call(`/api/checkout?${cartIds.map((id) => `cart=${encodeURIComponent(id)}`).join("&")}`);
+    expect(response.headers.get("Cache-Control")).toBe("private, no-store");
+    return (await response.json()) as { paid: { cartId: string; order: string }[] };
+  };
+
+  it("learns from the order that its demo checkout was paid, and is refused a second checkout of the same things", async () => {
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    const created = (await (await postCheckout({ lines: [line] }, cookie)).json()) as { checkoutUrl: string; cartId: string };
+    expect(created.checkoutUrl).toBe(`${ORIGIN}/checkout/demo/${created.cartId}`);
+    expect(await paidCheck([created.cartId])).toEqual({ paid: [] });
+
+    const paid = await call(new URL(created.checkoutUrl).pathname, { form: { email: account.email } });
+    expect(paid.status).toBe(200);
+    const order = (await getDemoCheckout(db, created.cartId))!;
+    expect(await paidCheck([created.cartId, "another-cart"])).toEqual({ paid: [{ cartId: created.cartId, order: `#${order.orderNumber}` }] });
+    // The order the webhook recorded names the cart, as Shopify's do.
+    await vi.waitFor(async () => expect((await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, order.orderId!)).get())?.cartToken).toBe(created.cartId), {
+      timeout: 15_000,
+    });
+
+    const again = await postCheckout({ lines: [line], checkouts: [created.cartId] }, cookie);
+    expect(again.status).toBe(422);
+    expect(((await again.json()) as { message: string }).message).toBe(`This cart was already paid (order #${order.orderNumber}). Your cart is updated; check it before you pay again.`);
+  });
+
+  it("learns it from a Shopify order's cart token", async () => {
+    const token = unique("cart");
+    await deliver("orders/paid", { ...paidOrderPayload({ variant: nextId(), variantTitle: "1 Week", price: "29.99" }), cart_token: token });
+    const [answer] = (await paidCheck([token])).paid;
+    expect(answer?.cartId).toBe(token);
+    expect(answer?.order).toMatch(/^#\d+$/);
+  });
+
+  it("answers only about carts it is asked about, and at most five at a time", async () => {
+    expect(await paidCheck([unique("nothing")])).toEqual({ paid: [] });
+    const tooMany = await call(`/api/checkout?${Array.from({ length: 6 }, (_, i) => `cart=c${i}`).join("&")}`);
+    expect(tooMany.status).toBe(400);
+    expect(((await tooMany.json()) as { message: string }).message).toBe("Ask about at most 5 carts");
   });
 });

@@ -15,14 +15,26 @@ export interface CartItem {
   imageUrl?: string;
 }
 
+/** A checkout made from the cart, and the lines it was made for (decision 045). */
+export interface CartCheckout {
+  id: string;
+  lines: { variantId: string; quantity: number }[];
+}
+
 export interface CartState {
   items: CartItem[];
+  /** The latest checkout's id (Shopify's cart token, or the demo checkout's id). */
   cartId: string | null;
   checkoutUrl: string | null;
   isLoading: boolean;
+  /** Checkouts made from this cart that may still be paid, newest last. */
+  checkouts: CartCheckout[];
 }
 
-export const emptyCart: CartState = { items: [], cartId: null, checkoutUrl: null, isLoading: false };
+export const emptyCart: CartState = { items: [], cartId: null, checkoutUrl: null, isLoading: false, checkouts: [] };
+
+/** How many open checkouts the cart remembers: a buyer rarely leaves more tabs of them open. */
+export const MAX_CART_CHECKOUTS = 5;
 
 /** Adding a variant already in the cart raises its quantity; otherwise the item is appended. */
 export function addItem(state: CartState, item: CartItem): CartState {
@@ -49,7 +61,31 @@ export function removeItem(state: CartState, variantId: string): CartState {
 }
 
 export function clearCart(state: CartState): CartState {
-  return { ...state, items: [], cartId: null, checkoutUrl: null };
+  return { ...state, items: [], cartId: null, checkoutUrl: null, checkouts: [] };
+}
+
+/** A checkout was made for `lines`: it becomes the cart's, and is remembered until it is paid. */
+export function checkoutCreated(state: CartState, checkout: { cartId: string; checkoutUrl: string }, lines: CartItem[]): CartState {
+  const made: CartCheckout = { id: checkout.cartId, lines: lines.map((l) => ({ variantId: l.variantId, quantity: l.quantity })) };
+  const checkouts = [...state.checkouts.filter((c) => c.id !== made.id), made].slice(-MAX_CART_CHECKOUTS);
+  return { ...state, cartId: checkout.cartId, checkoutUrl: checkout.checkoutUrl, checkouts };
+}
+
+/**
+ * A checkout made from the cart was paid: what it bought leaves the cart (lines added since stay),
+ * so the same things are never offered for payment twice. An emptied cart is cleared.
+ */
+export function checkoutPaid(state: CartState, id: string): CartState {
+  const paid = state.checkouts.find((c) => c.id === id);
+  if (!paid) return state;
+  const bought = new Map(paid.lines.map((l) => [l.variantId, l.quantity]));
+  const items = state.items.flatMap((item) => {
+    const left = item.quantity - (bought.get(item.variantId) ?? 0);
+    return left > 0 ? [{ ...item, quantity: left }] : [];
+  });
+  if (items.length === 0) return clearCart(state);
+  const latest = state.cartId === id;
+  return { ...state, items, cartId: latest ? null : state.cartId, checkoutUrl: latest ? null : state.checkoutUrl, checkouts: state.checkouts.filter((c) => c.id !== id) };
 }
 
 /** The recommended add-on is offered only while no plan of its product is in the cart. */
@@ -62,7 +98,7 @@ export function itemCount(state: CartState): number {
 }
 
 /** The total in the first item's currency (USD for an empty cart), summed in cents. */
-export function cartTotal(state: CartState): Money {
+export function cartTotal(state: Pick<CartState, "items">): Money {
   const cents = state.items.reduce((sum, i) => sum + Math.round(Number(i.price.amount) * 100) * i.quantity, 0);
   return { amount: (cents / 100).toFixed(2), currencyCode: state.items[0]?.price.currencyCode ?? "USD" };
 }
@@ -83,7 +119,18 @@ function isCartItem(value: unknown): value is CartItem {
   );
 }
 
-/** Reads a stored cart, dropping anything that is not a well-formed line. */
+function isCartCheckout(value: unknown): value is CartCheckout {
+  const checkout = value as CartCheckout;
+  return (
+    typeof checkout === "object" &&
+    checkout !== null &&
+    typeof checkout.id === "string" &&
+    Array.isArray(checkout.lines) &&
+    checkout.lines.every((l) => typeof l?.variantId === "string" && Number.isInteger(l.quantity) && l.quantity > 0)
+  );
+}
+
+/** Reads a stored cart, dropping anything that is not a well-formed line or checkout. */
 export function parseStoredCart(raw: string | null): CartState {
   if (!raw) return emptyCart;
   try {
@@ -93,6 +140,7 @@ export function parseStoredCart(raw: string | null): CartState {
       cartId: typeof stored.cartId === "string" ? stored.cartId : null,
       checkoutUrl: typeof stored.checkoutUrl === "string" ? stored.checkoutUrl : null,
       isLoading: false,
+      checkouts: Array.isArray(stored.checkouts) ? stored.checkouts.filter(isCartCheckout).slice(-MAX_CART_CHECKOUTS) : [],
     };
   } catch {
     return emptyCart;
@@ -100,8 +148,8 @@ export function parseStoredCart(raw: string | null): CartState {
 }
 
 export function serializeCart(state: CartState): string {
-  const { items, cartId, checkoutUrl } = state;
-  return JSON.stringify({ items, cartId, checkoutUrl });
+  const { items, cartId, checkoutUrl, checkouts } = state;
+  return JSON.stringify({ items, cartId, checkoutUrl, checkouts });
 }
 
 /** Adds the sales channel Shopify expects on checkout links from this storefront. */

@@ -146,7 +146,7 @@ function CartPanel() {
             <span>Total</span>
             <span>{formatMoney(cartTotal(state))}</span>
           </div>
-          <Button className="w-full" size="lg" disabled={count === 0 || state.isLoading} onClick={() => void checkout(state.items)}>
+          <Button className="w-full" size="lg" disabled={count === 0 || state.isLoading} onClick={() => void checkout(state.items, { fromCart: true })}>
             <Lock className="size-4" aria-hidden />
             {state.isLoading ? "Creating Checkout..." : "Checkout Securely"}
           </Button>

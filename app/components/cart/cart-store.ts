@@ -18,6 +18,12 @@ function load() {
   });
 }
 
+/** The cart as it is now, for work outside rendering (a check after the page comes back into view). */
+export function currentCart(): CartState {
+  load();
+  return state;
+}
+
 export function updateCart(change: (current: CartState) => CartState) {
   load();
   state = change(state);

@@ -1,20 +1,28 @@
 // The checkout port: a Shopify cart (cartCreate -> checkoutUrl) when a store is configured,
 // otherwise the local demo checkout, which pays by sending our own endpoint the same signed
 // order webhook Shopify would.
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { isVariantGid, variantNumericId } from "~/lib/catalogue";
-import { MAX_LINE_QUANTITY } from "~/lib/cart";
+import { MAX_CART_CHECKOUTS, MAX_LINE_QUANTITY } from "~/lib/cart";
 import { fail, ok, type Result } from "~/lib/result";
 import { type Catalogue, CatalogueError, isShopifyConfigured, type ShopifyConfig, storefrontRequest } from "./catalogue.server";
 import { CART_CREATE_MUTATION, LIMITS } from "./queries.server";
 import { randomToken } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
-import { demoCheckouts } from "../platform/db/schema.server";
+import { demoCheckouts, shopifyOrders } from "../platform/db/schema.server";
 import { signWebhookBody } from "../platform/shopify-hmac.server";
+
+/** The ids of the checkouts a cart made (GET /api/checkout?cart=…, and with a new checkout). */
+export const paidCartsSchema = v.pipe(
+  v.array(v.pipe(v.string(), v.minLength(1, "Unknown cart"), v.maxLength(200, "Unknown cart"))),
+  v.maxLength(MAX_CART_CHECKOUTS, `Ask about at most ${MAX_CART_CHECKOUTS} carts`),
+);
 
 /** The cart's lines as /api/checkout receives them: JSON from the cart, not a form, checked only here (with the provider's cart-line limit). */
 export const checkoutSchema = v.object({
+  // The checkouts this cart made before (their cart ids): if one of them was paid, no new one is made.
+  checkouts: v.optional(paidCartsSchema, []),
   lines: v.pipe(
     v.array(
       v.object({
@@ -28,7 +36,8 @@ export const checkoutSchema = v.object({
 });
 
 export type CheckoutLine = v.InferOutput<typeof checkoutSchema>["lines"][number];
-type Checkout = { checkoutUrl: string };
+/** Where to pay, and the cart id the paid order will name (its `cart_token`). */
+type Checkout = { checkoutUrl: string; cartId: string };
 
 interface CheckoutDeps {
   db: Db;
@@ -45,6 +54,14 @@ interface CartCreateData {
   };
 }
 
+/**
+ * The token part of a Storefront cart id ("gid://shopify/Cart/<token>?key=<secret>"): what
+ * Shopify's order webhooks send back as `cart_token`. The secret key never leaves the server.
+ */
+function cartToken(cartId: string): string {
+  return cartId.replace(/^gid:\/\/shopify\/Cart\//, "").replace(/\?.*$/, "");
+}
+
 async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email: string): Promise<Result<Checkout>> {
   try {
     const data = await storefrontRequest<CartCreateData>(
@@ -56,7 +73,7 @@ async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email:
     const { cart, userErrors } = data.cartCreate;
     if (userErrors.length > 0) return fail("invalid", `Cart creation failed: ${userErrors.map((e) => e.message).join(", ")}`);
     if (!cart?.checkoutUrl) return fail("unavailable", "No checkout URL returned from Shopify");
-    return ok({ checkoutUrl: cart.checkoutUrl });
+    return ok({ checkoutUrl: cart.checkoutUrl, cartId: cartToken(cart.id) });
   } catch (error) {
     if (error instanceof CatalogueError) return fail("unavailable", error.message);
     throw error;
@@ -92,15 +109,36 @@ async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { 
   }
   const id = randomToken();
   await deps.db.insert(demoCheckouts).values({ id, userId: buyer.id, email: buyer.email, lines: JSON.stringify(stored), createdAt: Date.now() });
-  return ok({ checkoutUrl: `${deps.origin}/checkout/demo/${id}` });
+  return ok({ checkoutUrl: `${deps.origin}/checkout/demo/${id}`, cartId: id });
 }
 
 // The demo checkout hands out real keys for a button press, so a production build never has it:
 // without a Shopify store configured, production simply has no checkout.
 export const DEMO_CHECKOUT_ENABLED = import.meta.env.MODE !== "production";
 
-/** Creates a checkout for the signed-in buyer and returns where to pay. */
-export async function createCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { id: string; email: string }): Promise<Result<Checkout>> {
+/**
+ * Which of these carts were paid, and by which order: an order names the cart it came from (its
+ * `cart_token`: Shopify's, or the demo checkout's id), and a demo checkout knows at once.
+ */
+export async function paidCarts(db: Db, cartIds: string[]): Promise<{ cartId: string; order: string }[]> {
+  if (cartIds.length === 0) return [];
+  const [orders, demos] = await Promise.all([
+    db.select({ cartId: shopifyOrders.cartToken, order: shopifyOrders.name, id: shopifyOrders.id }).from(shopifyOrders).where(inArray(shopifyOrders.cartToken, cartIds)),
+    db.select({ cartId: demoCheckouts.id, number: demoCheckouts.orderNumber }).from(demoCheckouts).where(and(inArray(demoCheckouts.id, cartIds), isNotNull(demoCheckouts.paidAt))),
+  ]);
+  const paid = new Map<string, string>(demos.map((d) => [d.cartId, `#${d.number}`]));
+  for (const o of orders) if (o.cartId) paid.set(o.cartId, o.order ?? o.id);
+  return [...paid].map(([cartId, order]) => ({ cartId, order }));
+}
+
+/**
+ * Creates a checkout for the signed-in buyer and returns where to pay; none while a checkout this
+ * cart made before was paid (the buyer would pay for the same things twice).
+ */
+export async function createCheckout(deps: CheckoutDeps, input: v.InferOutput<typeof checkoutSchema>, buyer: { id: string; email: string }): Promise<Result<Checkout>> {
+  const [paid] = await paidCarts(deps.db, input.checkouts);
+  if (paid) return fail("conflict", `This cart was already paid (order ${paid.order}). Your cart is updated; check it before you pay again.`);
+  const { lines } = input;
   if (isShopifyConfigured(deps.config)) return shopifyCheckout(deps, lines, buyer.email);
   if (DEMO_CHECKOUT_ENABLED) return demoCheckout(deps, lines, buyer);
   return fail("unavailable", "Checkout is not available: no Shopify store is configured.");
@@ -112,7 +150,7 @@ export async function getDemoCheckout(db: Db, id: string) {
 }
 
 /** A Shopify `orders/create` payload (the fields our webhook reads, as Shopify names them). */
-export function demoOrderPayload(order: { id: number; number: number; email: string; createdAt: number; lines: DemoCheckoutLine[] }) {
+export function demoOrderPayload(order: { id: number; number: number; email: string; createdAt: number; cartToken: string; lines: DemoCheckoutLine[] }) {
   const cents = order.lines.reduce((sum, l) => sum + Math.round(Number(l.price.amount) * 100) * l.quantity, 0);
   const total = (cents / 100).toFixed(2);
   return {
@@ -128,6 +166,8 @@ export function demoOrderPayload(order: { id: number; number: number; email: str
     subtotal_price: total,
     financial_status: "paid",
     fulfillment_status: null,
+    // As Shopify names the cart an order was checked out from.
+    cart_token: order.cartToken,
     test: true,
     customer: { email: order.email },
     line_items: order.lines.map((line, index) => ({
@@ -177,7 +217,7 @@ export async function payDemoCheckout(
   const orderId = now * 1000 + Math.floor(Math.random() * 1000);
   await db.update(demoCheckouts).set({ orderId: String(orderId) }).where(eq(demoCheckouts.id, id));
   const body = JSON.stringify(
-    demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, lines: JSON.parse(paid.lines) as DemoCheckoutLine[] }),
+    demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, cartToken: id, lines: JSON.parse(paid.lines) as DemoCheckoutLine[] }),
   );
   const response = await deliver(
     new Request(`${origin}/webhooks/shopify`, {

@@ -22,6 +22,8 @@ export interface Order {
   financialStatus: string | null;
   totalPrice: string | null;
   cancelled: boolean;
+  /** The cart the order was checked out from (Shopify's `cart_token`), when Shopify says. */
+  cartToken: string | null;
   lines: OrderLine[];
 }
 

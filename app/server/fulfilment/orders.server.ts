@@ -29,6 +29,7 @@ export async function recordOrder(db: Db, order: Order, paid: boolean, now = Dat
       lineItems: JSON.stringify(order.lines),
       receivedAt: now,
       paidAt: paid ? now : null,
+      cartToken: order.cartToken,
     })
     .onConflictDoUpdate({
       target: shopifyOrders.id,
@@ -36,6 +37,7 @@ export async function recordOrder(db: Db, order: Order, paid: boolean, now = Dat
         financialStatus: order.financialStatus,
         lineItems: JSON.stringify(order.lines),
         paidAt: sql`coalesce(${shopifyOrders.paidAt}, ${paid ? now : null})`,
+        cartToken: sql`coalesce(${shopifyOrders.cartToken}, ${order.cartToken})`,
       },
     })
     .returning({ cancelledAt: shopifyOrders.cancelledAt })

@@ -45,6 +45,7 @@ const orderSchema = v.object({
   currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, "Invalid currency")),
   total_price: v.optional(money),
   cancelled_at: v.optional(v.nullable(v.string())),
+  cart_token: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
   line_items: v.pipe(v.array(lineItemSchema), v.maxLength(250)),
 });
 
@@ -84,6 +85,7 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Parsed<Order> {
       financialStatus: raw.financial_status ?? null,
       totalPrice: raw.total_price ?? null,
       cancelled: Boolean(raw.cancelled_at),
+      cartToken: raw.cart_token || null,
       lines: raw.line_items.map((line) => ({
         id: line.id,
         variantId: lineVariant(line.variant_id),
