@@ -211,7 +211,8 @@ describe("the demo checkout page", () => {
 
 describe("the paid demo checkout's keys", () => {
   it("shows the order's keys to the signed-in buyer who placed it, and to no one else", async () => {
-    await addCodes(db, { id: line.merchandiseId, title: "Vertex Rust - 30 Days" }, unique("PAGE-").toUpperCase());
+    // Enough stock for this order whatever the other orders of this plan take meanwhile.
+    await addCodes(db, { id: line.merchandiseId, title: "Vertex Rust - 30 Days" }, Array.from({ length: 5 }, () => unique("PAGE-").toUpperCase()).join("\n"));
     const account = await createAccount();
     const cookie = await signIn(account, unique("ip"));
     const { checkoutUrl, cartId } = (await (await postCheckout({ lines: [line] }, cookie)).json()) as { checkoutUrl: string; cartId: string };
