@@ -212,6 +212,9 @@ export const productCodes = sqliteTable(
     orderLineId: text("order_line_id"),
     unitIndex: integer("unit_index"),
     revokedAt: integer("revoked_at"),
+    // When the buyer was sent this key (in the order's e-mail, a later one for units added to the
+    // order, a backorder's or a replacement's): a key handed out but not yet mailed has none.
+    mailedAt: integer("mailed_at"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
@@ -524,6 +527,9 @@ export const shopifyOrders = sqliteTable(
     paidAt: integer("paid_at"),
     cancelledAt: integer("cancelled_at"),
     refundedAt: integer("refunded_at"),
+    // The signed `updated_at` of the newest order body applied: an older body (a replay, or a
+    // delivery overtaken by a later one) is ignored, so it can never roll the order back.
+    sourceUpdatedAt: integer("source_updated_at"),
   },
   (t) => [index("shopify_orders_email").on(sql`lower(${t.email})`), index("shopify_orders_received").on(t.receivedAt), index("shopify_orders_name").on(t.name)],
 );
