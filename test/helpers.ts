@@ -83,6 +83,16 @@ export function call(
   );
 }
 
+/**
+ * Follows a verification link as a person does: opening it (which changes nothing), then pressing
+ * Confirm on the page it leads to. An unusable link answers at once (a redirect with its toast).
+ */
+export async function confirmEmail(path: string): Promise<Response> {
+  const opened = await call(path);
+  const cookie = cookieFrom(opened, "__Host-verify");
+  return cookie ? call("/auth/verify", { form: {}, cookie }) : opened;
+}
+
 /** The `name=value` pair of a cookie the response sets, ready for a Cookie header. */
 export function cookieFrom(response: Response, name: string): string | null {
   for (const header of response.headers.getSetCookie()) {

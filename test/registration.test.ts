@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { auditLog, emailVerificationTokens, profiles, userSubscriptions, users } from "~/server/platform/db/schema.server";
 import { randomToken, sha256Hex } from "~/server/platform/tokens.server";
-import { call, cookieFrom, createAccount, db, latestMail, soldKey, unique } from "./helpers";
+import { call, confirmEmail, cookieFrom, createAccount, db, latestMail, soldKey, unique } from "./helpers";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -27,12 +27,55 @@ async function verificationLink(email: string): Promise<string> {
 }
 
 async function toastAfter(path: string) {
-  const response = await call(path);
+  const response = await confirmEmail(path);
   const viewer = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
   return ((await viewer.json()) as { toast: { title: string } }).toast.title;
 }
 
 const accountsWith = (email: string) => db.select().from(users).where(eq(users.email, email)).all();
+
+describe("the verification link", () => {
+  it("verifies nothing when opened, however often: only the Confirm button on the page it leads to does", async () => {
+    const email = `${unique("scanned")}@example.test`;
+    const username = unique("scanned");
+    const codeId = await soldKey(email);
+    expect((await signUp({ username, email, password: "its-password" })).status).toBe(200);
+    const link = await verificationLink(email);
+    const [account] = await accountsWith(email);
+    const unverified = async () => (await db.select().from(users).where(eq(users.id, account!.id)).get())?.emailVerifiedAt === null;
+
+    // A mail scanner opens the link (no cookies, and following the redirect with them or not).
+    const scanned = await call(link);
+    expect(scanned.status).toBe(302);
+    expect(scanned.headers.get("Location")).toBe("/auth/verify");
+    const cookie = cookieFrom(scanned, "__Host-verify")!;
+    expect(cookie).toBeTruthy();
+    const page = await call("/auth/verify", { cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Referrer-Policy")).toBe("no-referrer");
+    const text = (await page.text()).replace(/<!-- -->/g, "");
+    // The page names the account being confirmed, and what to do if it is not yours.
+    expect(text).toContain(username);
+    expect(text).toContain(email);
+    expect(text).toContain("Did not sign up? Ignore the e-mail");
+    expect(await call(link)).toBeDefined();
+    expect(await call("/auth/verify")).toBeDefined();
+    expect(await unverified()).toBe(true);
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).toHaveLength(0);
+    expect((await logIn(email, "its-password")).status).toBe(403);
+
+    // A POST without the link's cookie, or from another site, confirms nothing.
+    expect((await call("/auth/verify", { form: {} })).headers.get("Location")).toBe("/auth");
+    expect((await call("/auth/verify", { form: {}, cookie, headers: { Origin: "https://elsewhere.example" } })).status).toBe(403);
+    expect(await unverified()).toBe(true);
+
+    // The deliberate click: verified, and the address's keys join the account.
+    const confirmed = await call("/auth/verify", { form: {}, cookie });
+    expect(confirmed.headers.get("Location")).toBe("/auth");
+    expect(await unverified()).toBe(false);
+    expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).map((s) => s.productCodeId)).toEqual([codeId]);
+  });
+});
 
 describe("signing up with an address someone registered without verifying it", () => {
   it("replaces the registration: the first registrant's password and link stop working, the owner's work", async () => {
@@ -114,7 +157,7 @@ describe("signing up with an address someone registered without verifying it", (
     await signUp({ username: unique("buyer"), email, password: "buyer-pass-1" });
     const [account] = await accountsWith(email);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).toHaveLength(0);
-    await call(await verificationLink(email));
+    await confirmEmail(await verificationLink(email));
     const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id));
     expect(subscriptions.map((s) => s.productCodeId)).toEqual([codeId]);
   });

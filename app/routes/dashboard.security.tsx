@@ -14,6 +14,7 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
+import { hasDiscord, isDiscordConfigured } from "~/server/accounts/discord.server";
 import { listPasskeys } from "~/server/accounts/passkeys.server";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
 import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
@@ -31,12 +32,13 @@ export const meta: Route.MetaFunction = () => [{ title: `Security | ${BRAND}` }]
 export const headers = passRetryAfter;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { db } = app(context);
+  const { db, env } = app(context);
   const { id } = currentViewer(context);
   return {
     sessions: await listSessions(db, id, request),
     passkeys: await listPasskeys(db, id),
     passkeysAvailable: relyingPartyFor(context, request).ok,
+    discord: isDiscordConfigured(env) ? { linked: await hasDiscord(db, id) } : null,
   };
 }
 
@@ -136,8 +138,31 @@ function PasswordCard() {
   );
 }
 
+/** Linking Discord: the form leaves for Discord (a plain form, so the browser follows the redirect). */
+function DiscordCard({ linked }: { linked: boolean }) {
+  return (
+    <Card className="space-y-3">
+      <h2 className="font-bold">Discord</h2>
+      {linked ? (
+        <p className="flex flex-wrap items-center gap-2 text-sm text-muted">
+          <Badge tone="green">Linked</Badge> You can log in with Discord.
+        </p>
+      ) : (
+        <>
+          <p className="text-sm text-muted">Link your Discord account to log in with it. Discord asks you to allow it; nothing is posted for you.</p>
+          <form method="post" action="/auth/discord">
+            <Button type="submit" variant="outline">
+              Link Discord
+            </Button>
+          </form>
+        </>
+      )}
+    </Card>
+  );
+}
+
 export default function Security({ loaderData }: Route.ComponentProps) {
-  const { sessions, passkeys, passkeysAvailable } = loaderData;
+  const { sessions, passkeys, passkeysAvailable, discord } = loaderData;
   const others = useFetcher<typeof action>();
   useResultToast(others);
   const hasOthers = sessions.some((s) => !s.current);
@@ -170,6 +195,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
       </Card>
       <PasswordCard />
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
+      {discord ? <DiscordCard linked={discord.linked} /> : null}
     </div>
   );
 }

@@ -1,5 +1,7 @@
 // Accounts: sign-up with e-mail verification, re-sending the verification link, and deleting
-// registrations that were never verified. Signing in is in sign-in.server.ts.
+// registrations that were never verified. Signing in is in sign-in.server.ts. Opening the link
+// changes nothing (mail scanners open every link): it leads to a page that names the account, and
+// only the Confirm button there, a POST, verifies the address (decision 042).
 import { and, desc, eq, gt, isNull, lte } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
@@ -9,7 +11,8 @@ import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, users } from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
-import { findByEmail, isLiveAccount, REGISTRATION_TTL_MS } from "./directory.server";
+import { linkTokenCookie } from "../platform/cookies.server";
+import { findByEmail, findById, isLiveAccount, REGISTRATION_TTL_MS } from "./directory.server";
 import { openAccount } from "./open-account.server";
 import { hashPassword } from "./password.server";
 import { clientAddress, reserveAttempt, type ThrottleKey, throttled } from "./throttle.server";
@@ -29,7 +32,7 @@ function timeLeft(ms: number): string {
  * The mail says that someone signed up with this address, so that whoever owns the mailbox and
  * did not can simply ignore it: the registration then lapses.
  */
-async function sendVerification(deps: MailingDeps, user: { id: string; email: string; username: string; createdAt: number }, origin: string, now = Date.now()) {
+export async function sendVerification(deps: MailingDeps, user: { id: string; email: string; username: string; createdAt: number }, origin: string, now = Date.now()) {
   const token = randomToken();
   const expiresAt = user.createdAt + REGISTRATION_TTL_MS;
   await deps.db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: user.id, createdAt: now, expiresAt });
@@ -39,8 +42,8 @@ async function sendVerification(deps: MailingDeps, user: { id: string; email: st
     subject: `Verify your ${BRAND} account`,
     ...mailBody([
       `Someone signed up for a ${BRAND} account with this e-mail address, under the username "${user.username}".`,
-      "If that was you, confirm the address to finish creating the account:",
-      { href: link, label: "Verify my e-mail address" },
+      "If that was you, open this link and confirm the address to finish creating the account:",
+      { href: link, label: "Confirm my e-mail address" },
       `The link works for ${timeLeft(expiresAt - now)}.`,
       "If it was not you, ignore this message. Without the confirmation the account never opens, and it is deleted after a day.",
     ]),
@@ -81,12 +84,38 @@ export async function resendVerification(deps: MailingDeps, request: Request, in
   }
 }
 
+// Carries a verification link's token from the address bar to the confirmation form.
+const verifyCookie = linkTokenCookie("__Host-verify");
+export const verificationLinkCookie = verifyCookie.set;
+export const verificationTokenFrom = verifyCookie.read;
+export const clearVerificationCookie = verifyCookie.clear;
+
+const unusableLink = () => fail("not-found", "This link is invalid or has expired. Log in to request a new one.");
+
 /**
- * Marks the address behind `token` as verified and answers whose it is. Tokens work once, and
- * only while the registration lasts.
+ * The account a verification link is for, while the link can be used: what the confirmation page
+ * names. Reading only: a link opened by a mail scanner verifies nothing.
+ */
+export async function checkVerificationLink(db: Db, token: string | null, now = Date.now()): Promise<Result<{ username: string; email: string; expiresAt: number }>> {
+  const hash = await tokenHash(token);
+  const link = hash
+    ? await db
+        .select({ userId: emailVerificationTokens.userId, expiresAt: emailVerificationTokens.expiresAt })
+        .from(emailVerificationTokens)
+        .where(and(eq(emailVerificationTokens.tokenHash, hash), gt(emailVerificationTokens.expiresAt, now)))
+        .get()
+    : undefined;
+  const account = link ? await findById(db, link.userId, now) : undefined;
+  if (!link || !account || account.verifiedAt) return unusableLink();
+  return ok({ username: account.username, email: account.email, expiresAt: link.expiresAt });
+}
+
+/**
+ * The Confirm button: marks the address behind `token` as verified and answers whose it is.
+ * Tokens work once, and only while the registration lasts.
  */
 export async function verifyEmail(db: Db, token: string | null, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
-  const unusable = fail("not-found", "This link is invalid or has expired. Log in to request a new one.");
+  const unusable = unusableLink();
   const hash = await tokenHash(token);
   if (!hash) return unusable;
   const row = await db

@@ -2,13 +2,15 @@
 // that arrived, the crypto order's key, keys sent again or handed out by staff, keys that stopped
 // working, and the admins' backorder and low-stock alerts. Each has a dedupe key, so a retried
 // delivery never mails twice.
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
 import { orderKey } from "~/lib/orders";
-import { userRoles, users } from "../platform/db/schema.server";
+import { chunksOf, type Db } from "../platform/db/client.server";
+import { backorders, mailOutbox, productCodes, userRoles, users } from "../platform/db/schema.server";
 import { escapeHtml } from "../platform/html.server";
-import { type MailingDeps, sendMail } from "../platform/mail.server";
+import { type MailingDeps, type MailMessage, sendMail, sendMailWith } from "../platform/mail.server";
+import { sha256Hex } from "../platform/tokens.server";
 
 export interface MailedKey {
   variantTitle: string;
@@ -18,28 +20,75 @@ export interface MailedKey {
 const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
 const ACTIVATE = "Download the loader from your dashboard and activate it with your key.";
 
-/** The order's keys (and how many are still to come); nothing when there is nothing to say. */
-export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name: string; email: string }, keys: MailedKey[], pending: number): Promise<void> {
-  if (keys.length === 0 && pending === 0) return;
-  const pendingLine = pending > 0 ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.` : "";
-  const closing = `${ACTIVATE} Each key works on one PC.`;
-  const text = [`Thank you for your order ${order.name}.`, ""];
-  if (keys.length > 0) text.push("Your product keys:", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "");
-  if (pendingLine) text.push(pendingLine, "");
-  text.push(closing);
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
-    to: order.email,
-    subject:
-      keys.length > 0
-        ? `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`
-        : `Order ${order.name} received — your ${plural(pending, "key follows", "keys follow")} soon`,
-    text: text.join("\n"),
-    html: `<p>Thank you for your order ${escapeHtml(order.name)}.</p>${
-      keys.length > 0 ? `<p>Your product keys:</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>` : ""
-    }${pendingLine ? `<p>${escapeHtml(pendingLine)}</p>` : ""}<p>${closing}</p>`,
-    dedupeKey: `order-keys:${order.id}`,
-    orderKey: orderKey("shopify", order.id),
-  });
+const keyList = (keys: MailedKey[]) => ({
+  text: keys.map((k) => `${k.variantTitle}: ${k.code}`),
+  html: `<ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>`,
+});
+
+/** Marks keys as sent to the buyer, alongside the message that sends them (chunked under D1's parameter limit). */
+const markMailed = (db: Db, ids: number[], sentWith: SQL, now: number) =>
+  // Two parameters a key leaves room for the statement's own.
+  chunksOf(ids, 2).map((group) => db.update(productCodes).set({ mailedAt: now }).where(and(inArray(productCodes.id, group), sentWith)));
+
+/**
+ * Mails the order's keys that were handed out but not sent yet, marking them sent in the same
+ * transaction as the message. The order's first e-mail thanks the buyer and lists them with how
+ * many are still to come; a later one (units a later order body added) names only the new keys.
+ * A key is marked only if the outbox holds this very message: when a run at the same moment sent
+ * a different set under the same name, the keys it left out are mailed on the next turn.
+ */
+export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name: string; email: string }, now = Date.now()): Promise<void> {
+  const { db } = deps;
+  const firstKey = `order-keys:${order.id}`;
+  for (let turn = 0; turn < 3; turn++) {
+    const [keys, [waiting], first] = await Promise.all([
+      db
+        .select({ id: productCodes.id, code: productCodes.code, variantTitle: productCodes.variantTitle })
+        .from(productCodes)
+        .where(and(eq(productCodes.orderId, order.id), isNull(productCodes.mailedAt), isNull(productCodes.revokedAt)))
+        .orderBy(productCodes.orderLineId, productCodes.unitIndex),
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(backorders)
+        .where(and(eq(backorders.orderId, order.id), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
+      db.select({ id: mailOutbox.id }).from(mailOutbox).where(eq(mailOutbox.dedupeKey, firstKey)).get(),
+    ]);
+    const pending = waiting?.n ?? 0;
+    if (keys.length === 0 && (first || pending === 0)) return;
+    const list = keyList(keys);
+    const closing = `${ACTIVATE} Each key works on one PC.`;
+    let message: MailMessage;
+    if (first) {
+      const intro = `Your order ${order.name} was updated. Your new product ${plural(keys.length, "key", "keys")}:`;
+      message = {
+        to: order.email,
+        subject: `Your new ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
+        text: [intro, "", ...list.text, "", closing].join("\n"),
+        html: `<p>${escapeHtml(intro)}</p>${list.html}<p>${closing}</p>`,
+        dedupeKey: `${firstKey}:${await sha256Hex(keys.map((k) => k.id).join(","))}`,
+      };
+    } else {
+      const pendingLine = pending > 0 ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.` : "";
+      const text = [`Thank you for your order ${order.name}.`, ""];
+      if (keys.length > 0) text.push("Your product keys:", ...list.text, "");
+      if (pendingLine) text.push(pendingLine, "");
+      text.push(closing);
+      message = {
+        to: order.email,
+        subject:
+          keys.length > 0
+            ? `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`
+            : `Order ${order.name} received — your ${plural(pending, "key follows", "keys follow")} soon`,
+        text: text.join("\n"),
+        html: `<p>Thank you for your order ${escapeHtml(order.name)}.</p>${keys.length > 0 ? `<p>Your product keys:</p>${list.html}` : ""}${
+          pendingLine ? `<p>${escapeHtml(pendingLine)}</p>` : ""
+        }<p>${closing}</p>`,
+        dedupeKey: firstKey,
+      };
+    }
+    const sentWith = sql`exists (select 1 from ${mailOutbox} where ${mailOutbox.dedupeKey} = ${message.dedupeKey} and ${mailOutbox.textBody} = ${message.text})`;
+    await sendMailWith(deps, { ...message, orderKey: orderKey("shopify", order.id) }, markMailed(db, keys.map((k) => k.id), sentWith, now), now);
+  }
 }
 
 /** A key that waited for stock, now handed out. */
@@ -47,16 +96,24 @@ export async function mailBackorderFilled(
   deps: MailingDeps,
   backorder: { id: number; orderId: string; customerEmail: string },
   orderName: string,
-  key: MailedKey,
+  key: MailedKey & { id: number },
+  now = Date.now(),
 ): Promise<void> {
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
-    to: backorder.customerEmail,
-    subject: `Your ${BRAND} key is ready — order ${orderName}`,
-    text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
-    html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
-    dedupeKey: `backorder-filled:${backorder.id}`,
-    orderKey: orderKey("shopify", backorder.orderId),
-  });
+  const dedupeKey = `backorder-filled:${backorder.id}`;
+  const sent = sql`exists (select 1 from ${mailOutbox} where ${mailOutbox.dedupeKey} = ${dedupeKey})`;
+  await sendMailWith(
+    deps,
+    {
+      to: backorder.customerEmail,
+      subject: `Your ${BRAND} key is ready — order ${orderName}`,
+      text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
+      html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
+      dedupeKey,
+      orderKey: orderKey("shopify", backorder.orderId),
+    },
+    markMailed(deps.db, [key.id], sent, now),
+    now,
+  );
 }
 
 /** The key of a completed crypto order. */

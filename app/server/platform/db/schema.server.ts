@@ -213,6 +213,9 @@ export const productCodes = sqliteTable(
     orderLineId: text("order_line_id"),
     unitIndex: integer("unit_index"),
     revokedAt: integer("revoked_at"),
+    // When the buyer was sent this key (in the order's e-mail, a later one for units added to the
+    // order, a backorder's or a replacement's): a key handed out but not yet mailed has none.
+    mailedAt: integer("mailed_at"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
@@ -569,6 +572,9 @@ export const shopifyOrders = sqliteTable(
     paidAt: integer("paid_at"),
     cancelledAt: integer("cancelled_at"),
     refundedAt: integer("refunded_at"),
+    // The signed `updated_at` of the newest order body applied: an older body (a replay, or a
+    // delivery overtaken by a later one) is ignored, so it can never roll the order back.
+    sourceUpdatedAt: integer("source_updated_at"),
     // The cart the order was paid from (Shopify's cart token, or the demo checkout's id): how the
     // buyer's cart learns that it was paid (decision 045).
     cartToken: text("cart_token"),
