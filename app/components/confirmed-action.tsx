@@ -66,7 +66,7 @@ export function ConfirmedAction({
     <>
       {trigger(() => setOpen(true))}
       <Dialog open={open} onClose={close} title={title} description={cost}>
-        <fetcher.Form method="post" action={action} onSubmit={schema ? check.onSubmit : undefined} className="space-y-4">
+        <fetcher.Form method="post" action={action} onSubmit={schema ? check.onSubmit : undefined} noValidate className="space-y-4">
           {Object.entries(fields).map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />
           ))}

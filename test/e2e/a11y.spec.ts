@@ -103,9 +103,29 @@ for (const width of WIDTHS) {
     test("hub pages and the demo checkout, as a member", async ({ page }) => {
       await logIn(page, "member", "member-demo-1");
       const found: string[] = [];
-      for (const path of [...HUB_PAGES, await demoCheckoutPath(page)]) {
+      const checkout = await demoCheckoutPath(page);
+      for (const path of [...HUB_PAGES, checkout]) {
         found.push(...(await violations(page, path, `member ${width}px`)));
       }
+      // Paid: the page then shows the order's keys (or that they are on their way).
+      await page.getByRole("button", { name: /^Pay / }).click();
+      await expect(page.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
+      found.push(...(await scan(page, `${checkout} (paid)`, `member ${width}px`)));
+      expect(found, found.join("\n")).toEqual([]);
+    });
+
+    test("a confirmation dialog and the dashboard's menu, as an admin", async ({ page }) => {
+      await logIn(page, "admin", "admin-demo-1");
+      await page.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
+      const found: string[] = [];
+      if (width < 1024) {
+        await page.getByRole("button", { name: /^Dashboard menu/ }).click();
+        found.push(...(await scan(page, "/dashboard/manage-codes (menu open)", `admin ${width}px`)));
+        await page.keyboard.press("Escape");
+      }
+      await page.getByRole("button", { name: /^Delete code / }).first().click();
+      await expect(page.getByRole("dialog", { name: "Delete this code?" })).toBeVisible();
+      found.push(...(await scan(page, "/dashboard/manage-codes (delete dialog)", `admin ${width}px`)));
       expect(found, found.join("\n")).toEqual([]);
     });
 

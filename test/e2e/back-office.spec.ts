@@ -41,9 +41,13 @@ test("support's day: find the buyer by e-mail, open the order, resend the key, r
   await expect(admin.getByText("E-mail sent")).toBeVisible();
 
   await keys.getByRole("button", { name: "Replace" }).click();
-  await keys.getByLabel("Why replace?").fill("Key shared on a forum");
-  await keys.getByRole("button", { name: "Replace" }).click();
+  // Asked first, in a dialog that says what replacing costs, with the reason the buyer is told.
+  const confirm = admin.getByRole("dialog", { name: /^Replace key / });
+  await expect(confirm).toContainText("The key stops working at once");
+  await confirm.getByLabel("Why replace?").fill("Key shared on a forum");
+  await confirm.getByRole("button", { name: "Replace key" }).click();
   await expect(admin.getByText("Key replaced")).toBeVisible();
+  await expect(confirm).toBeHidden();
   // The old key and its licence are revoked; the new key is delivered, its licence waiting for a first use.
   await expect(keys.getByText("Revoked", { exact: true })).toHaveCount(2);
   await expect(keys.getByRole("row").filter({ hasText: "Delivered" })).toContainText("Not activated");

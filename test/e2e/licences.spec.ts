@@ -42,6 +42,10 @@ test("a bought key binds its first PC, refuses another, and moves after a Reset 
   await expect(card.getByText(/Active until [A-Z][a-z]{2} \d{2}, \d{4}/)).toBeVisible();
   await expect(card.getByText(`${pcA.slice(0, 8)}…${pcA.slice(-4)}`)).toBeVisible();
   await card.getByRole("button", { name: /Reset PC/ }).click();
+  // The reset spends the week's allowance: the dialog says so before anything happens.
+  const confirm = page.getByRole("dialog", { name: "Reset this key's PC?" });
+  await expect(confirm).toContainText("You can reset a key's PC once every 7 days");
+  await confirm.getByRole("button", { name: "Reset PC" }).click();
   await expect(page.getByRole("status").filter({ hasText: "PC reset" })).toContainText("The next validation binds the new PC.");
   await expect(card.getByText("No PC bound")).toBeVisible();
   await expect(card.getByText(/Next reset possible on [A-Z][a-z]{2} \d{2}, \d{4}/)).toBeVisible();

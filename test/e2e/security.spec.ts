@@ -14,6 +14,7 @@ test("signing out everywhere else from a second browser ends the first one's ses
   await expect(list.getByRole("listitem")).toHaveCount(2);
   await expect(list.getByText("This device")).toHaveCount(1);
   await second.getByRole("button", { name: "Sign out everywhere else" }).click();
+  await second.getByRole("dialog", { name: "Sign out everywhere else?" }).getByRole("button", { name: "Sign out everywhere else" }).click();
   await expect(second.getByText("1 other session ended.")).toBeVisible();
   await expect(list.getByRole("listitem")).toHaveCount(1);
 
