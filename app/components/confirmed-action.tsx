@@ -49,7 +49,9 @@ export function ConfirmedAction({
   children?: (errors: Record<string, string | undefined>) => ReactNode;
 }) {
   const [open, setOpen] = useState(false);
-  const answer = fetcher.data as Answer | undefined;
+  // The answer the fetcher held when the dialog opened is an earlier round's: not this one's to show.
+  const [before, setBefore] = useState<unknown>(undefined);
+  const answer = fetcher.data === before ? undefined : (fetcher.data as Answer | undefined);
   // Only the answer to this form's intent is this dialog's to show.
   const mine = answer && (answer.intent === undefined || answer.intent === fields.intent) ? answer : null;
   const check = useFormCheck(schema ?? ANYTHING, { title: problemTitle, answer: open ? mine : null });
@@ -64,7 +66,10 @@ export function ConfirmedAction({
   };
   return (
     <>
-      {trigger(() => setOpen(true))}
+      {trigger(() => {
+        setBefore(fetcher.data);
+        setOpen(true);
+      })}
       <Dialog open={open} onClose={close} title={title} description={cost}>
         <fetcher.Form method="post" action={action} onSubmit={schema ? check.onSubmit : undefined} noValidate className="space-y-4">
           {Object.entries(fields).map(([name, value]) => (

@@ -1,6 +1,6 @@
 // The fixed navigation bar at the top of every page.
 import { Menu, X } from "~/components/icons";
-import { useState } from "react";
+import { type RefObject, useEffect, useRef, useState } from "react";
 import { Link, NavLink } from "react-router";
 import { BRAND } from "~/lib/brand";
 import { AvatarMenu } from "./avatar-menu";
@@ -8,9 +8,35 @@ import { CartButton } from "./cart/cart-drawer";
 import { buttonClass } from "./ui/button";
 import { useViewer } from "./viewer";
 
+/**
+ * Tells the toasts where they may sit over this bar: between its links (from 768 px up) and its
+ * buttons, which they never cover (CSS variables the toaster reads; see toaster.tsx).
+ */
+function useToastLane(links: RefObject<HTMLElement | null>, buttons: RefObject<HTMLElement | null>) {
+  useEffect(() => {
+    const root = document.documentElement;
+    const place = () => {
+      // Links hidden on phones measure 0: the lane then starts at the bar's left edge.
+      root.style.setProperty("--toast-lane-left", `${Math.round(links.current?.getBoundingClientRect().right ?? 0)}px`);
+      root.style.setProperty("--toast-lane-right", `${Math.round(window.innerWidth - (buttons.current?.getBoundingClientRect().left ?? window.innerWidth))}px`);
+    };
+    place();
+    const observer = new ResizeObserver(place);
+    for (const element of [links.current, buttons.current]) if (element) observer.observe(element);
+    window.addEventListener("resize", place);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener("resize", place);
+    };
+  }, [links, buttons]);
+}
+
 export function SiteNav({ productsHref }: { productsHref: string }) {
   const { status, viewer } = useViewer();
   const [menuOpen, setMenuOpen] = useState(false);
+  const linksRef = useRef<HTMLDivElement>(null);
+  const buttonsRef = useRef<HTMLDivElement>(null);
+  useToastLane(linksRef, buttonsRef);
   const links = [
     { to: productsHref, label: "Products" },
     { to: "/status", label: "Status" },
@@ -26,14 +52,14 @@ export function SiteNav({ productsHref }: { productsHref: string }) {
           {BRAND.toUpperCase()}
           <span className="text-accent">.</span>
         </Link>
-        <div className="hidden items-center gap-1 md:flex">
+        <div ref={linksRef} className="hidden items-center gap-1 md:flex">
           {links.map((link) => (
             <NavLink key={link.label} to={link.to} className={linkClass}>
               {link.label}
             </NavLink>
           ))}
         </div>
-        <div className="ml-auto flex items-center gap-1 sm:gap-2">
+        <div ref={buttonsRef} className="ml-auto flex items-center gap-1 sm:gap-2">
           <CartButton />
           <div className="flex items-center gap-1 sm:gap-2">
             {status === "loading" ? (

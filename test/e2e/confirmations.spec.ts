@@ -54,11 +54,11 @@ for (const size of WIDTHS) {
     const deleted = toasts(page).filter({ hasText: "Code deleted successfully" });
     await expect(deleted).toBeVisible();
     await expect(row).toHaveCount(0);
-    // Over the navigation bar: clear of the codes list and its buttons.
+    // Over the navigation bar: clear of the codes list (and so of its buttons), the card's own
+    // button, and the bar's cart and account buttons.
     const list = page.getByRole("list", { name: "Available codes" });
-    expect(overlap(await box(deleted), await box(list))).toBe(false);
-    for (const button of await list.getByRole("button").all()) {
-      if (await button.isVisible()) expect(overlap(await box(deleted), await box(button))).toBe(false);
+    for (const target of [list, page.getByRole("button", { name: "Copy All Codes" }), page.getByRole("button", { name: /^Open cart/ }), page.getByRole("button", { name: "Account menu" })]) {
+      expect(overlap(await box(deleted), await box(target))).toBe(false);
     }
 
     // Another success replaces it: one toast of a kind at a time.
