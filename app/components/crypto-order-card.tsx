@@ -199,7 +199,7 @@ export function CryptoOrderCard({ order }: { order: TrackedOrder }) {
             <p className="mt-2 text-muted">Processing...</p>
           )
         ) : (
-          <p className="mt-2 text-sm text-muted">{KEY_PENDING[order.status]}</p>
+          <p className="mt-2 text-sm text-muted">{order.paid && order.status !== "cancelled" ? "Your key appears here in a moment." : KEY_PENDING[order.status]}</p>
         )}
       </div>
       )}

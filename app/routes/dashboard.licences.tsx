@@ -341,7 +341,7 @@ function CompensationCard({ products, compensations }: NonNullable<Route.Compone
           setConfirming(new FormData(event.currentTarget));
         }}
       >
-        <SelectField label="Product" name="product" required placeholder="Choose a product..." options={products.map((p) => ({ value: p, label: p }))} error={errors.product} />
+        <SelectField label="Product" name="product" required placeholder="Choose a product..." options={products.map((p) => ({ value: p, label: p }))} error={errors.product} className="lg:col-span-2" />
         <SelectField label="Plan" name="plan" options={PLAN_CHOICES} error={errors.plan} />
         <Field label={`Days to add (1 to ${MAX_COMPENSATION_DAYS})`} name="days" inputMode="numeric" required error={errors.days} />
         <Field label="Reason" name="reason" required maxLength={200} autoComplete="off" hint="Shown to owners, e.g. Detection on Nov 20" error={errors.reason} className="sm:col-span-2 lg:col-span-3" />
