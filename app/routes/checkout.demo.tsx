@@ -116,7 +116,7 @@ export default function DemoCheckout({ loaderData, actionData, params }: Route.C
               <span>
                 {line.productTitle} — {variantLabel(line.variantTitle)} × {line.quantity}
               </span>
-              <span className="font-semibold">{formatMoney(line.price)}</span>
+              <span className="font-semibold whitespace-nowrap">{formatMoney(line.price)}</span>
             </li>
           ))}
         </ul>
