@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LicenceCheckError, LicenceClient } from "../docs/licence-client";
 import { addCodes } from "~/server/fulfilment/stock.server";
+import { offlineLeaseMs } from "~/server/licences/validation.server";
 import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions } from "~/server/platform/db/schema.server";
 import { boughtKey, call, createAccount, cryptoKeySent, db, deliver, hwid, nextId, ORIGIN, signIn, unique, validate } from "./helpers";
 
@@ -107,15 +108,69 @@ describe("licence validation: the rules", () => {
     expect(first.json).toMatchObject({ code: "VALID", licence: { plan: "daily", activatedAt: new Date(activation).toISOString(), expiresAt: new Date(activation + DAY).toISOString() } });
     vi.setSystemTime(activation + DAY - 60_000);
     const late = await validate({ key, hwid: pc, nonce: nonce() });
-    expect(late.json).toMatchObject({ code: "VALID", ttl: 60 });
+    // Neither the re-check nor the offline lease reaches past the expiry.
+    expect(late.json).toMatchObject({ code: "VALID", ttl: 60, lease: { until: new Date(activation + DAY).toISOString() } });
     vi.setSystemTime(activation + DAY);
-    expect((await validate({ key, hwid: pc, nonce: nonce() })).json).toMatchObject({ valid: false, code: "EXPIRED", ttl: 0 });
+    expect((await validate({ key, hwid: pc, nonce: nonce() })).json).toMatchObject({ valid: false, code: "EXPIRED", ttl: 0, lease: null });
   });
 
-  it("keeps a lifetime key without an expiry and lets the client trust it for an hour", async () => {
+  it("keeps a lifetime key without an expiry, asks for a re-check in 10 minutes and leases it for 72 hours offline", async () => {
     const { key } = await boughtKey("Default Title");
     const { json } = await validate({ key, hwid: hwid(), nonce: nonce() });
-    expect(json).toMatchObject({ code: "VALID", ttl: 3600, licence: { plan: "lifetime", expiresAt: null } });
+    expect(json).toMatchObject({ code: "VALID", ttl: 600, licence: { plan: "lifetime", expiresAt: null } });
+    expect(Date.parse(json.lease.until) - Date.parse(json.issuedAt)).toBe(72 * 3600 * 1000);
+  });
+
+  it("gives no offline lease with any answer but VALID", async () => {
+    const { key } = await boughtKey();
+    await validate({ key, hwid: hwid(), nonce: nonce() });
+    const answers = await Promise.all([
+      validate({ key, hwid: hwid(), nonce: nonce() }),
+      validate({ key: "NOPE-LEASE", hwid: hwid(), nonce: nonce() }),
+      validate({ key: (await boughtKey()).key, hwid: hwid(), nonce: nonce(), activate: false }),
+    ]);
+    expect(answers.map((a) => [a.json.code, a.json.lease, a.json.ttl])).toEqual([
+      ["HWID_MISMATCH", null, 0],
+      ["NOT_FOUND", null, 0],
+      ["NOT_ACTIVATED", null, 0],
+    ]);
+  });
+
+  it("reads the offline lease's length from LICENCE_OFFLINE_HOURS, falling back to 72 hours on a bad value", () => {
+    const hours = (setting: string | undefined) => offlineLeaseMs(setting) / 3600_000;
+    expect([hours("24"), hours("0"), hours("1.5")]).toEqual([24, 0, 1.5]);
+    expect([hours(undefined), hours(""), hours(" "), hours("-3"), hours("forever"), hours("Infinity")]).toEqual([72, 72, 72, 72, 72, 72]);
+  });
+
+  it("shows the device name the bound PC sends next to it, and forgets it when the PC is reset", async () => {
+    const account = await createAccount();
+    const { key } = await boughtKey("1 Week", account.email);
+    const pc = hwid();
+    expect((await validate({ key, hwid: pc, nonce: nonce(), device: "  GAMING-RIG  " })).json.code).toBe("VALID");
+    // Another PC cannot rename the bound one.
+    await validate({ key, hwid: hwid(), nonce: nonce(), device: "INTRUDER" });
+    const cookie = await signIn(account, unique("ip"));
+    await vi.waitFor(async () => expect(await (await call("/dashboard/subscriptions", { cookie })).text()).toContain("GAMING-RIG"));
+    expect(await (await call("/dashboard/subscriptions", { cookie })).text()).not.toContain("INTRUDER");
+
+    const { id } = (await db.select().from(licences).where(eq(licences.key, key)).get())!;
+    await call("/dashboard/subscriptions", { form: { intent: "reset-hwid", licenceId: String(id) }, cookie });
+    expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBeNull();
+    // The next PC names itself at once, within the minute the last check is otherwise kept for.
+    await validate({ key, hwid: hwid(), nonce: nonce(), device: "LAPTOP" });
+    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBe("LAPTOP"));
+  });
+
+  it("refuses a device name that is too long or not printable, and takes a blank one as none", async () => {
+    for (const device of ["x".repeat(65), "PC\u0007BELL", "ÜBER-PC", 42]) {
+      const { response, json } = await validate({ key: "NOPE-DEVICE", hwid: hwid(), nonce: nonce(), device });
+      expect(response.status).toBe(400);
+      expect(json.error).toMatchObject({ code: "INVALID_REQUEST", field: "device" });
+    }
+    const { key } = await boughtKey();
+    expect((await validate({ key, hwid: hwid(), nonce: nonce(), device: "   " })).json.code).toBe("VALID");
+    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckAt).not.toBeNull());
+    expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBeNull();
   });
 
   it("only looks when asked not to activate: a new key answers NOT_ACTIVATED and stays free", async () => {
@@ -256,7 +311,7 @@ describe("licence answers are signed", () => {
     const pc = hwid();
     const genuine = await client();
     const first = await genuine.validate(key, pc);
-    expect(first).toMatchObject({ valid: true, code: "VALID", ttl: 3600 });
+    expect(first).toMatchObject({ valid: true, code: "VALID", ttl: 600 });
     // Within the ttl the answer comes from the cache, even after the key is banned.
     await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
     expect(await genuine.validate(key, pc)).toBe(first);

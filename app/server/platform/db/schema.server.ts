@@ -339,6 +339,8 @@ export const licences = sqliteTable(
     banReason: text("ban_reason"),
     lastCheckAt: integer("last_check_at"),
     lastCheckPlace: text("last_check_place"),
+    // The bound PC's name as its program reports it (the computer name), for the owner to recognise it.
+    lastCheckDevice: text("last_check_device"),
     // The last reset by anyone, and the owner's last self-service reset (the cooldown's start).
     lastResetAt: integer("last_reset_at"),
     lastOwnerResetAt: integer("last_owner_reset_at"),
