@@ -1,9 +1,10 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { LicenceCheckError, LicenceClient } from "../docs/licence-client";
 import { addCodes } from "~/server/fulfilment/stock.server";
-import { offlineLeaseMs } from "~/server/licences/validation.server";
+import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
+import { type LicenceAnswer, offlineLeaseMs } from "~/server/licences/validation.server";
+import { LicenceClient, type LicenceClientOptions, memoryLeaseStore } from "../sdk/typescript/src/licence-client";
 import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions } from "~/server/platform/db/schema.server";
 import { boughtKey, call, createAccount, cryptoKeySent, db, deliver, hwid, nextId, ORIGIN, signIn, unique, validate } from "./helpers";
 
@@ -15,18 +16,23 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** The reference client, talking to the Worker under test, with the key the API publishes. */
-async function client(tamper?: (body: string) => string) {
-  const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { alg: string; publicKey: string };
+/** The shop's public key as a program has it built in. */
+async function publicKey() {
+  return ((await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string }).publicKey;
+}
+
+/** The TypeScript client, talking to the Worker under test, with the key the API publishes. */
+async function client({ tamper, ...options }: { tamper?: (body: string) => string } & Partial<LicenceClientOptions> = {}) {
   return new LicenceClient({
     baseUrl: ORIGIN,
-    publicKey: published.publicKey,
+    publicKey: await publicKey(),
     fetch: async (request) => {
       request.headers.set("CF-Connecting-IP", `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
       const response = await exports.default.fetch(request);
       if (!tamper) return response;
       return new Response(tamper(await response.text()), { status: response.status, headers: response.headers });
     },
+    ...options,
   });
 }
 
@@ -306,30 +312,54 @@ describe("licence answers are signed", () => {
     expect(await crypto.subtle.verify({ name: "Ed25519" }, key, signature, tampered)).toBe(false);
   });
 
-  it("the reference client accepts a genuine answer, caches it for its ttl, and rejects a tampered one", async () => {
+  it("the client trusts a genuine answer, stores its lease, and stops on a later signed BANNED", async () => {
     const { key } = await boughtKey();
     const pc = hwid();
-    const genuine = await client();
-    const first = await genuine.validate(key, pc);
-    expect(first).toMatchObject({ valid: true, code: "VALID", ttl: 600 });
-    // Within the ttl the answer comes from the cache, even after the key is banned.
-    await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
-    expect(await genuine.validate(key, pc)).toBe(first);
+    const store = memoryLeaseStore();
+    const genuine = await client({ store });
+    const first = await genuine.check(key, pc);
+    expect(first).toMatchObject({ outcome: "valid", code: "VALID", offline: false, answer: { ttl: 600 } });
+    expect(JSON.parse((await store.read())!.body)).toMatchObject({ key, hwid: pc, code: "VALID" });
 
-    const forged = await client((body) => body.replace('"code":"BANNED"', '"code":"VALID"').replace('"valid":false', '"valid":true'));
-    await expect(forged.validate(key, pc)).rejects.toThrow(LicenceCheckError);
-    expect((await (await client()).validate(key, pc)).code).toBe("BANNED");
+    await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
+    expect(await genuine.check(key, pc)).toMatchObject({ outcome: "denied", code: "BANNED" });
+    // A signed refusal ends the lease: cutting the network now does not bring the licence back.
+    expect(await store.read()).toBeNull();
   });
 
-  it("the reference client rejects a genuine answer about another key or PC, even with its own nonce", async () => {
+  it("the client treats an edited answer as tampered, never as valid or offline", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    await validate({ key, hwid: pc, nonce: nonce() });
+    await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
+    const forged = await client({ tamper: (body) => body.replace('"code":"BANNED"', '"code":"VALID"').replace('"valid":false', '"valid":true') });
+    expect(await forged.check(key, pc)).toMatchObject({ outcome: "tampered", reason: "signature" });
+  });
+
+  it("the client works offline on its lease when the shop cannot be reached, and not for another PC", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    const store = memoryLeaseStore();
+    await (await client({ store })).check(key, pc);
+    const outages: [string, () => Promise<Response>][] = [
+      ["server-error", async () => new Response("{}", { status: 503 })],
+      ["unreachable", () => Promise.reject(new TypeError("fetch failed"))],
+    ];
+    for (const [reason, down] of outages) {
+      const cut = new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), store, fetch: down });
+      expect(await cut.check(key, pc)).toMatchObject({ outcome: "valid", offline: true, answer: { key, hwid: pc } });
+      expect(await cut.check(key, hwid())).toMatchObject({ outcome: "offline", reason });
+    }
+  });
+
+  it("the client rejects a genuine answer about another key or PC, even with its own nonce", async () => {
     const licensed = await boughtKey();
     const licensedPc = hwid();
     await validate({ key: licensed.key, hwid: licensedPc, nonce: nonce() });
-    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
     // A proxy the user controls keeps the program's nonce but asks about a licensed key and PC.
     const swapping = new LicenceClient({
       baseUrl: ORIGIN,
-      publicKey: published.publicKey,
+      publicKey: await publicKey(),
       fetch: async (request) => {
         const asked = (await request.json()) as { nonce: string };
         return exports.default.fetch(
@@ -337,26 +367,56 @@ describe("licence answers are signed", () => {
         );
       },
     });
-    await expect(swapping.validate("UNLICENSED-KEY", hwid())).rejects.toThrow("not for this request");
-    await expect(swapping.validate(licensed.key, hwid())).rejects.toThrow("not for this request");
+    expect(await swapping.check("UNLICENSED-KEY", licensedPc)).toMatchObject({ outcome: "tampered", reason: "key" });
+    expect(await swapping.check(licensed.key, hwid())).toMatchObject({ outcome: "tampered", reason: "hwid" });
   });
 
-  it("the reference client refuses a key for another product when told which product it is", async () => {
+  it("the client refuses a key for another product when told which product it is", async () => {
     const { key } = await boughtKey();
-    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
     const fetchWorker = (request: Request) => exports.default.fetch(request);
     const pc = hwid();
-    await expect(new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, product: "Vertex Apex", fetch: fetchWorker }).validate(key, pc)).rejects.toThrow("another product");
-    expect((await new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, product: "Vertex Rust", fetch: fetchWorker }).validate(key, pc)).valid).toBe(true);
+    const ofProduct = async (product: string) => new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), product, fetch: fetchWorker }).check(key, pc);
+    expect(await ofProduct("Vertex Apex")).toMatchObject({ outcome: "denied", code: "WRONG_PRODUCT" });
+    expect(await ofProduct("Vertex Rust")).toMatchObject({ outcome: "valid" });
   });
 
-  it("the reference client rejects a genuine answer to another request (a replay)", async () => {
+  it("the client rejects a genuine answer to another request (a replay)", async () => {
     const { key } = await boughtKey();
     const pc = hwid();
     const recorded = await validate({ key, hwid: pc, nonce: nonce() });
-    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
-    const replaying = new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, fetch: async () => new Response(recorded.text, { headers: recorded.response.headers }) });
-    await expect(replaying.validate(key, pc)).rejects.toThrow("not for this request");
+    const replaying = new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), fetch: async () => new Response(recorded.text, { headers: recorded.response.headers }) });
+    expect(await replaying.check(key, pc)).toMatchObject({ outcome: "tampered", reason: "nonce" });
+  });
+
+  it("the client sends the PC's name, which the owner then sees", async () => {
+    const account = await createAccount();
+    const { key } = await boughtKey("1 Week", account.email);
+    expect(await (await client({ device: "STUDIO-PC" })).check(key, hwid())).toMatchObject({ outcome: "valid" });
+    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBe("STUDIO-PC"));
+  });
+
+  it("the client reads the licence's entitlements from a signed answer, and none when it lists none", async () => {
+    const signer = await licenceSigner(env.LICENCE_SIGNING_KEY);
+    if (!signer.ok) throw new Error("no signing key");
+    const { key } = await boughtKey();
+    const pc = hwid();
+    const answering = (entitlements?: string[]) =>
+      new LicenceClient({
+        baseUrl: ORIGIN,
+        publicKey: signer.value.publicKey,
+        fetch: async (request) => {
+          const answer = (await (await exports.default.fetch(request)).json()) as LicenceAnswer;
+          // As the server will sign them once licences carry entitlements.
+          if (entitlements) Object.assign(answer.licence!, { entitlements });
+          const { bytes, signature } = await signAnswer(signer.value, answer);
+          return new Response(bytes, { headers: { "Licence-Signature": signature } });
+        },
+      });
+    const granted = await answering(["beta", "configs"]).check(key, pc);
+    expect([granted.outcome, granted.hasEntitlement("beta"), granted.hasEntitlement("configs"), granted.hasEntitlement("admin")]).toEqual(["valid", true, true, false]);
+    const plain = await answering().check(key, pc);
+    expect([plain.outcome, plain.hasEntitlement("beta")]).toEqual(["valid", false]);
+    expect((await answering(["beta"]).check(key, hwid())).hasEntitlement("beta")).toBe(false);
   });
 });
 
