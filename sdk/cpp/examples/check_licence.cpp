@@ -12,7 +12,8 @@
 #endif
 
 static void report(const vertex::licence::Result& result) {
-    std::printf("%s %s: %s\n", to_string(result.outcome).data(), (result.code + result.reason).c_str(), result.message.c_str());
+    const std::string& why = result.code.empty() ? result.reason : result.code;  // VALID, REVOKED, rollback…
+    std::printf("%s %s: %s\n", to_string(result.outcome).data(), why.c_str(), result.message.c_str());
     std::fflush(stdout);
 }
 
