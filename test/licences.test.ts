@@ -3,6 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { addCodes } from "~/server/fulfilment/stock.server";
 import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
+import { renderMarkdown } from "~/server/platform/markdown.server";
 import { type LicenceAnswer, offlineLeaseMs } from "~/server/licences/validation.server";
 import { LicenceClient, type LicenceClientOptions, memoryLeaseStore } from "../sdk/typescript/src/licence-client";
 import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions } from "~/server/platform/db/schema.server";
@@ -477,14 +478,30 @@ describe("licence API limits and contract", () => {
     expect(response.headers.get("Cache-Control")).toBe("no-store");
   });
 
+  it("serves the licence docs as a page from the repository's file, showing any HTML in it as text, linked from the staff's Licences page", async () => {
+    const page = await call("/docs/licence-api");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("<h2>Offline leases and the program's clock</h2>");
+    expect(html).toContain("const auto result = client.check(argv[2]);");
+    expect(renderMarkdown('Look: <img src=x onerror="alert(1)"> and <script>alert(2)</script>')).toBe(
+      "<p>Look: &lt;img src=x onerror=&quot;alert(1)&quot;&gt; and &lt;script&gt;alert(2)&lt;/script&gt;</p>\n",
+    );
+    const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    expect(await (await call("/dashboard/licences", { cookie: support })).text()).toContain('href="/docs/licence-api"');
+  });
+
   it("publishes an OpenAPI 3.1 document naming every answer code", async () => {
     const doc = (await (await exports.default.fetch(`${ORIGIN}/api/v1/openapi.json`)).json()) as {
       openapi: string;
       paths: Record<string, unknown>;
-      components: { schemas: { Validation: { properties: { code: { enum: string[] } } } } };
+      components: { schemas: { Validation: { required: string[]; properties: { code: { enum: string[] }; lease: unknown } } } };
     };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toEqual(["/licences/validate", "/licences/signing-key"]);
     expect(doc.components.schemas.Validation.properties.code.enum).toEqual(["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "REVOKED", "BANNED", "HWID_MISMATCH"]);
+    // The signed offline lease is part of the contract, as SDKs read it.
+    expect(doc.components.schemas.Validation.required).toContain("lease");
+    expect(JSON.stringify(doc.components.schemas.Validation.properties.lease)).toContain("until");
   });
 });
