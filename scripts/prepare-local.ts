@@ -12,19 +12,37 @@ const GENERATED: Record<string, () => string> = {
   LICENCE_SIGNING_KEY: () => generateKeyPairSync("ed25519").privateKey.export({ format: "der", type: "pkcs8" }).toString("base64"),
 };
 
-const names = (text: string) => new Set([...text.matchAll(/^([A-Z0-9_]+)=/gm)].map((m) => m[1]));
 const example = readFileSync("local-secrets.example", "utf8");
 const current = existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "";
-const have = names(current);
+const nameOf = (line: string) => /^([A-Z0-9_]+)=/.exec(line)?.[1];
+/** A line that names a setting but gives it no value: `NAME=`, `NAME=""` or `NAME=''`. */
+const isEmpty = (line: string) => /^[A-Z0-9_]+=\s*(""|'')?\s*$/.test(line);
+
+// A generated secret whose line is there but empty (a .dev.vars copied by hand from the example)
+// is filled in place; every other line is kept as it is.
+const filled: string[] = [];
+const lines = current.split("\n").map((line) => {
+  const name = nameOf(line);
+  const generate = name === undefined ? undefined : GENERATED[name];
+  if (!generate || !isEmpty(line)) return line;
+  filled.push(name!);
+  return `${name}="${generate()}"`;
+});
+const have = new Set(lines.map(nameOf));
 const missing = example.split("\n").flatMap((line) => {
-  const name = /^([A-Z0-9_]+)=/.exec(line)?.[1];
+  const name = nameOf(line);
   if (name === undefined || have.has(name)) return [];
   const generate = GENERATED[name];
   return [generate ? `${name}="${generate()}"` : line];
 });
-if (missing.length > 0) {
-  writeFileSync(".dev.vars", `${current}${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`);
-  console.log(`.dev.vars: added ${missing.map((l) => l.split("=")[0]).join(", ")} (local values; see local-secrets.example).`);
+if (missing.length > 0 || filled.length > 0) {
+  const kept = lines.join("\n");
+  writeFileSync(".dev.vars", `${kept}${kept && !kept.endsWith("\n") ? "\n" : ""}${missing.join("\n")}${missing.length > 0 ? "\n" : ""}`);
+  const said = [
+    filled.length > 0 ? `filled the empty ${filled.join(", ")}` : "",
+    missing.length > 0 ? `added ${missing.map(nameOf).join(", ")}` : "",
+  ].filter(Boolean);
+  console.log(`.dev.vars: ${said.join("; ")} (local values; see local-secrets.example).`);
 }
 
 if (!process.argv.includes("--secrets-only")) applyMigrations();

@@ -1,4 +1,6 @@
 import { env, exports } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import worker from "../workers/app";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { addCodes } from "~/server/fulfilment/stock.server";
@@ -6,8 +8,8 @@ import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { renderMarkdown } from "~/server/platform/markdown.server";
 import { type LicenceAnswer, offlineLeaseMs } from "~/server/licences/validation.server";
 import { LicenceClient, type LicenceClientOptions, memoryLeaseStore } from "../sdk/typescript/src/licence-client";
-import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, cryptoKeySent, db, deliver, hwid, nextId, ORIGIN, signIn, unique, validate } from "./helpers";
+import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions, users } from "~/server/platform/db/schema.server";
+import { boughtKey, call, createAccount, cryptoKeySent, db, deliver, hwid, nextId, ORIGIN, paidOrderPayload, signIn, unique, validate } from "./helpers";
 
 const nonce = () => crypto.randomUUID();
 
@@ -421,6 +423,50 @@ describe("licence answers are signed", () => {
   });
 });
 
+describe("a banned account's keys", () => {
+  // Vertex Rust - Default Title in the demo catalogue: a variant the stock form accepts.
+  const LIFETIME = 4710000000003;
+
+  it("answer BANNED, signed, also for a key handed out after the ban, and work again after the unban", async () => {
+    const member = await createAccount();
+    const { key } = await boughtKey("1 Week", member.email);
+    const pc = hwid();
+    const licensing = await client();
+    expect(await licensing.check(key, pc)).toMatchObject({ outcome: "valid", code: "VALID" });
+
+    const admin = await createAccount({ admin: true });
+    const cookie = await signIn(admin, unique("ip"));
+    const customer = (form: Record<string, string>) => call(`/dashboard/customers/${member.id}`, { form, cookie });
+    expect((await customer({ intent: "ban", reason: "Chargeback fraud" })).status).toBe(200);
+    // The client verifies the signature: the refusal is the shop's own word.
+    expect(await licensing.check(key, pc)).toMatchObject({ outcome: "denied", code: "BANNED", answer: { licence: null, ttl: 0, lease: null } });
+
+    // A backorder filled after the ban hands the account a key that is banned from its first call.
+    await db.delete(productCodes).where(and(eq(productCodes.variantId, `gid://shopify/ProductVariant/${LIFETIME}`), eq(productCodes.isUsed, false)));
+    await deliver("orders/paid", paidOrderPayload({ variant: LIFETIME, variantTitle: "Default Title", price: "149.99" }, { email: member.email }));
+    const later = unique("LATE").toUpperCase();
+    const restock = await call("/dashboard/manage-codes/stock", { form: { intent: "add", variantId: `gid://shopify/ProductVariant/${LIFETIME}`, codes: later }, cookie });
+    expect(restock.status).toBe(200);
+    expect((await db.select({ customerEmail: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, later)).get())?.customerEmail).toBe(member.email);
+    const otherPc = hwid();
+    expect(await licensing.check(later, otherPc)).toMatchObject({ code: "BANNED" });
+    // A banned answer binds nothing.
+    expect((await db.select({ hwid: licences.hwid }).from(licences).where(eq(licences.key, later)).get())?.hwid).toBeNull();
+
+    expect((await customer({ intent: "unban" })).status).toBe(200);
+    expect(await licensing.check(key, pc)).toMatchObject({ outcome: "valid", code: "VALID" });
+    expect(await licensing.check(later, otherPc)).toMatchObject({ outcome: "valid", code: "VALID" });
+  });
+
+  it("leave keys alone when only an unverified registration of the address is banned", async () => {
+    const email = `${unique("buyer")}@example.test`;
+    const { key } = await boughtKey("1 Week", email);
+    const squatter = await createAccount({ verified: false });
+    await db.update(users).set({ email, bannedAt: Date.now(), banReason: "x" }).where(eq(users.id, squatter.id));
+    expect((await validate({ key, hwid: hwid(), nonce: nonce() })).json).toMatchObject({ code: "VALID" });
+  });
+});
+
 describe("licence API limits and contract", () => {
   /**
    * Calls until the first refusal. The bindings count in fixed 60-second windows, so a run that
@@ -444,6 +490,24 @@ describe("licence API limits and contract", () => {
     expect(json).toMatchObject({ error: { code: "RATE_LIMITED" } });
   });
 
+  it("keeps answering the bound PC while strangers spend the key's budget", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    expect((await validate({ key, hwid: pc, nonce: nonce() })).json).toMatchObject({ code: "VALID" });
+    // Strangers who know the key, each from an address and a PC of their own, are refused in time…
+    // (The first check, made before the key was bound, counted against the strangers' budget.)
+    const { passed, refused } = await callsUntilRefused(60, (i) => validate({ key, hwid: hwid(), nonce: nonce() }, `192.0.2.${i}`));
+    expect(passed).toBeGreaterThanOrEqual(59);
+    expect(refused?.status).toBe(429);
+    expect((await validate({ key, hwid: hwid(), nonce: nonce() })).response.status).toBe(429);
+    // …while the PC the key is bound to keeps getting answers.
+    for (let i = 0; i < 5; i++) {
+      const own = await validate({ key, hwid: pc, nonce: nonce() });
+      expect(own.response.status).toBe(200);
+      expect(own.json).toMatchObject({ valid: true, code: "VALID" });
+    }
+  });
+
   it("limits calls per client address to 300 a minute, whatever the keys, counting an IPv6 /64 as one client", async () => {
     const network = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:7`;
     // Addresses of one /64, written in full and compressed.
@@ -453,6 +517,20 @@ describe("licence API limits and contract", () => {
     expect(refused?.headers.get("Retry-After")).toBe("60");
     // Another address is not affected.
     expect((await validate({ key: "UNKNOWN-X", hwid: hwid(), nonce: nonce() })).response.status).toBe(200);
+  });
+
+  it("answers 503 without a signing key, and says in the server log which setting is missing", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const request = new Request(`${ORIGIN}/api/v1/licences/validate`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": "203.0.113.9" },
+      body: JSON.stringify({ key: "NOPE-1234", hwid: hwid(), nonce: nonce() }),
+    });
+    const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, LICENCE_SIGNING_KEY: "" }, createExecutionContext());
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ error: { code: "UNAVAILABLE" } });
+    expect(logged.mock.calls.flat().join(" ")).toContain("LICENCE_SIGNING_KEY is not set");
+    logged.mockRestore();
   });
 
   it("refuses a body over 64 KB with 413, and a GET with 405", async () => {

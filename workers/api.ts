@@ -64,16 +64,18 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
   if (!body.ok) return error({ ...body.problem, code: body.problem.code === "too-large" ? "too-large" : "invalid", message: "The body must be a JSON object of at most 64 KB" });
   const input = checkForm(validateLicenceSchema, body.value);
   if (!input.ok) return error({ ...input.problem, code: "invalid" });
-  if (!(await c.env.LICENCE_KEY_LIMIT.limit({ key: input.value.key })).success) return rateLimited();
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
   if (!signer.ok) return unavailable();
 
+  const { key } = input.value;
   const answer = await validateLicence(database(c.env.DB), input.value, {
     place: placeOf(request),
     leaseMs: offlineLeaseMs(c.env.LICENCE_OFFLINE_HOURS),
     recordCheck: (write) => c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
+    admit: async (boundPc) => (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success,
   });
-  const { bytes, signature } = await signAnswer(signer.value, answer);
+  if (!answer.ok) return rateLimited();
+  const { bytes, signature } = await signAnswer(signer.value, answer.value);
   return new Response(bytes, { headers: { ...HEADERS, "Content-Type": "application/json", "Licence-Signature": signature } });
 });
 

@@ -30,6 +30,8 @@ export interface AdminLicenceView extends LicenceView {
   orderName: string | null;
   banReason: string | null;
   hwidBan: { reason: string; bannedAt: number } | null;
+  /** The owner's account is banned: the key answers BANNED until the account is unbanned. */
+  ownerBan: { reason: string | null; bannedAt: number } | null;
 }
 
 /**

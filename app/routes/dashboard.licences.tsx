@@ -95,6 +95,17 @@ function LicenceCard({ licence }: { licence: AdminLicenceView }) {
         <DetailRow label="Order">{licence.orderId ? <OrderRef name={licence.orderName} id={licence.orderId} showId /> : "Generated in a reseller panel"}</DetailRow>
         <DetailRow label="Owner's next reset">{licence.nextOwnerResetAt === null ? "Any time" : <LocalTime ms={licence.nextOwnerResetAt} />}</DetailRow>
         {licence.state === "banned" ? <DetailRow label="Key ban reason">{licence.banReason}</DetailRow> : null}
+        {licence.ownerBan ? (
+          <DetailRow label="Owner's account">
+            <Badge tone="red">Banned</Badge>
+            <span className="mt-1 block">
+              The key answers BANNED until the account is unbanned{licence.ownerBan.reason ? ` · ${licence.ownerBan.reason}` : ""}{" "}
+              <span className="text-muted">
+                · since <LocalTime ms={licence.ownerBan.bannedAt} />
+              </span>
+            </span>
+          </DetailRow>
+        ) : null}
         {licence.hwid === null ? null : (
           <DetailRow label="PC ban">
             {licence.hwidBan ? (

@@ -11,7 +11,7 @@ import type { Viewer } from "~/lib/viewer";
 import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { bannedHwids, licenceResets, licences } from "../platform/db/schema.server";
+import { bannedHwids, licenceResets, licences, users } from "../platform/db/schema.server";
 import { licenceState, nonNegativeSetting } from "./validation.server";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -77,9 +77,15 @@ export async function licenceForAdmin(db: Db, key: string, cooldownMs: number, n
     .get();
   if (!found) return null;
   const { row } = found;
-  const [resets, ban] = await Promise.all([
+  const [resets, ban, owner] = await Promise.all([
     resetsOf(db, [row.id]),
     row.hwid ? db.select().from(bannedHwids).where(eq(bannedHwids.hwid, row.hwid)).get() : undefined,
+    // The account the licence answers BANNED for (see ownerBanned in validation.server.ts).
+    db
+      .select({ bannedAt: users.bannedAt, reason: users.banReason })
+      .from(users)
+      .where(and(sql`lower(${users.email}) = lower(${row.ownerEmail})`, isNotNull(users.emailVerifiedAt), isNotNull(users.bannedAt)))
+      .get(),
   ]);
   return {
     ...view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid),
@@ -88,6 +94,7 @@ export async function licenceForAdmin(db: Db, key: string, cooldownMs: number, n
     orderName: found.orderName,
     banReason: row.banReason,
     hwidBan: ban ? { reason: ban.reason, bannedAt: ban.bannedAt } : null,
+    ownerBan: owner?.bannedAt ? { reason: owner.reason, bannedAt: owner.bannedAt } : null,
   };
 }
 

@@ -39,7 +39,11 @@ let loaded: { secret: string; signer: Promise<LicenceSigner> } | undefined;
 
 /** The signer for `secret`; `unavailable` when the secret is missing or is not an Ed25519 key. */
 export async function licenceSigner(secret: string | undefined): Promise<Result<LicenceSigner>> {
-  if (!secret) return fail("unavailable", "Licence signing is not configured");
+  if (!secret?.trim()) {
+    // The caller only sees 503: the log says which setting is missing.
+    console.error("LICENCE_SIGNING_KEY is not set: the licence API answers 503 UNAVAILABLE until it is (see the README's configuration)");
+    return fail("unavailable", "Licence signing is not configured");
+  }
   if (loaded?.secret !== secret) loaded = { secret, signer: importSigner(secret) };
   try {
     return ok(await loaded.signer);

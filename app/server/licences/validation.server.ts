@@ -6,9 +6,10 @@ import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LicenceState } from "~/lib/licences";
 import { PLAN_DURATION_MS } from "~/lib/plans";
+import { fail, ok, type Result } from "~/lib/result";
 import type { ValidateLicenceInput } from "~/lib/schemas/licences";
 import type { Db } from "../platform/db/client.server";
-import { bannedHwids, licences, resellerKeys, userSubscriptions } from "../platform/db/schema.server";
+import { bannedHwids, licences, resellerKeys, userSubscriptions, users } from "../platform/db/schema.server";
 
 /** The API's stable answer codes (Keygen's vocabulary, where it has one). */
 export const LICENCE_CODES = ["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "REVOKED", "BANNED", "HWID_MISMATCH"] as const;
@@ -47,7 +48,7 @@ export function nonNegativeSetting(setting: string | undefined, fallback: number
 /** The offline lease's length from LICENCE_OFFLINE_HOURS (default 72; 0 turns offline use off). */
 export const offlineLeaseMs = (setting: string | undefined) => nonNegativeSetting(setting, DEFAULT_OFFLINE_HOURS) * HOUR_MS;
 
-type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number };
+type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number; ownerBanned: number };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -66,16 +67,27 @@ const STOPPED: Partial<Record<LicenceState, LicenceCode>> = { banned: "BANNED", 
 
 /** What the row says about this PC now, or "bind" when the key is free to bind to it. */
 function verdict(row: LicenceRow, input: ValidateLicenceInput, now: number): LicenceCode | "bind" {
-  if (row.hwidBanned) return "BANNED";
+  if (row.hwidBanned || row.ownerBanned) return "BANNED";
   const stopped = STOPPED[licenceState(row, now)];
   if (stopped) return stopped;
   if (row.hwid === null) return input.activate ? "bind" : "NOT_ACTIVATED";
   return row.hwid === input.hwid ? "VALID" : "HWID_MISMATCH";
 }
 
+/**
+ * Whether the account that owns the licence (the verified account of its owner e-mail) is banned.
+ * Read at every check rather than copied onto the licence at the ban, so it also covers keys handed
+ * to the account after the ban (a backorder filled later) and lifts with the unban.
+ */
+export const ownerBanned = sql<number>`exists (select 1 from ${users} where lower(${users.email}) = lower(${licences.ownerEmail}) and ${users.emailVerifiedAt} is not null and ${users.bannedAt} is not null)`;
+
 const findLicence = (db: Db, key: string, hwid: string) =>
   db
-    .select({ ...getTableColumns(licences), hwidBanned: sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${hwid})` })
+    .select({
+      ...getTableColumns(licences),
+      hwidBanned: sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${hwid})`,
+      ownerBanned,
+    })
     .from(licences)
     .where(eq(licences.key, key))
     .get();
@@ -110,24 +122,37 @@ async function bind(db: Db, row: LicenceRow, hwid: string, now: number): Promise
     ...follow,
   ]);
   const [updated] = bound;
-  return updated ? { ...updated, hwidBanned: row.hwidBanned } : undefined;
+  return updated ? { ...updated, hwidBanned: row.hwidBanned, ownerBanned: row.ownerBanned } : undefined;
+}
+
+export interface ValidationHooks {
+  now?: number;
+  place?: string | null;
+  /** How long a VALID answer's offline lease runs (offlineLeaseMs), never past the expiry. */
+  leaseMs: number;
+  /** Receives the write that notes a valid check's time and place, to finish after the answer. */
+  recordCheck: (write: Promise<unknown>) => void;
+  /**
+   * The per-key limit, asked once the licence is read: `boundPc` says whether the caller is the PC
+   * the key is bound to. The bound PC counts against a budget of its own, so strangers who know a
+   * key can spend the budget they share, never the owner's.
+   */
+  admit: (boundPc: boolean) => Promise<boolean>;
 }
 
 /**
- * The answer for one validation call. `recordCheck` receives the write that notes a valid check's
- * time and place, for the caller to let finish after answering (none when the last one is recent).
+ * The answer for one validation call, or `rate-limited` when the caller's per-key budget is spent.
+ * The write noting a valid check goes to `recordCheck` (none when the last one is recent).
  */
 export async function validateLicence(
   db: Db,
   input: ValidateLicenceInput,
-  {
-    now = Date.now(),
-    place = null as string | null,
-    leaseMs,
-    recordCheck,
-  }: { now?: number; place?: string | null; leaseMs: number; recordCheck: (write: Promise<unknown>) => void },
-): Promise<LicenceAnswer> {
+  { now = Date.now(), place = null, leaseMs, recordCheck, admit }: ValidationHooks,
+): Promise<Result<LicenceAnswer>> {
   let row = await findLicence(db, input.key, input.hwid);
+  if (!(await admit(row !== undefined && row.hwid !== null && row.hwid === input.hwid))) {
+    return fail("rate-limited", "Too many requests for this key; try again in a minute");
+  }
   let code: LicenceCode | "bind" = row ? verdict(row, input, now) : "NOT_FOUND";
   // At most twice: if another call bound (or revoked) the key first, judge it as it is now.
   for (let attempt = 0; row && code === "bind" && attempt < 2; attempt++) {
@@ -149,7 +174,7 @@ export async function validateLicence(
   const secondsLeft = row?.expiresAt ? Math.floor((row.expiresAt - now) / 1000) : RECHECK_SECONDS;
   // The licence's terms are for whoever may use it: not for a PC it is not bound to, nor a banned one.
   const shown = row && code !== "HWID_MISMATCH" && code !== "BANNED" ? row : undefined;
-  return {
+  return ok({
     valid,
     code,
     key: input.key,
@@ -159,5 +184,5 @@ export async function validateLicence(
     ttl: valid ? Math.max(0, Math.min(RECHECK_SECONDS, secondsLeft)) : 0,
     licence: shown ? { product: shown.product, plan: shown.plan, activatedAt: iso(shown.activatedAt), expiresAt: iso(shown.expiresAt) } : null,
     lease: valid && row ? { until: new Date(Math.min(now + leaseMs, row.expiresAt ?? Infinity)).toISOString() } : null,
-  };
+  });
 }
