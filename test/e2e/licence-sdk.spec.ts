@@ -76,8 +76,6 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test.describe.configure({ mode: "serial" });
-
 test.beforeAll(async ({ baseURL }) => {
   test.setTimeout(300_000);
   // The shop's public key goes into the program at build time, as a shop builds its program.
