@@ -178,6 +178,8 @@ export const oauthAccounts = sqliteTable(
   {
     provider: text("provider").notNull(),
     providerUserId: text("provider_user_id").notNull(),
+    // The name the provider showed when the link was made, so the member sees which account it is.
+    providerUsername: text("provider_username"),
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
@@ -530,6 +532,12 @@ export const shopifyOrders = sqliteTable(
     // The signed `updated_at` of the newest order body applied: an older body (a replay, or a
     // delivery overtaken by a later one) is ignored, so it can never roll the order back.
     sourceUpdatedAt: integer("source_updated_at"),
+    // When the newest paid body's units were all handed out: a refund is applied only then, so it
+    // never finds a unit that has no key yet (and would leave that unit's key working).
+    fulfilledAt: integer("fulfilled_at"),
+    // Held by the one run mailing the order's keys, so two deliveries never mail the same key.
+    mailLease: text("mail_lease"),
+    mailLeaseUntil: integer("mail_lease_until"),
   },
   (t) => [index("shopify_orders_email").on(sql`lower(${t.email})`), index("shopify_orders_received").on(t.receivedAt), index("shopify_orders_name").on(t.name)],
 );
