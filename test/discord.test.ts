@@ -1,11 +1,16 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { auditLog, oauthAccounts, passwordResetTokens, profiles, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
 import { clearDiscordCookies, type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/accounts/discord.server";
+import worker from "../workers/app";
 import { signInAs } from "~/server/accounts/sign-in.server";
-import { call, createAccount, db, ORIGIN, unique } from "./helpers";
+import { call, cookieFrom, createAccount, db, latestMail, ORIGIN, signIn, unique } from "./helpers";
 
 const config: DiscordConfig = { DISCORD_CLIENT_ID: "client-123", DISCORD_CLIENT_SECRET: "secret-456" };
+const deps = { db, mail: env, waitUntil: () => {} };
+
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -29,6 +34,25 @@ function started() {
   return { url: new URL(url), cookies, state: new URL(url).searchParams.get("state")! };
 }
 
+/** The Worker with Discord configured, as a shop that set both settings runs it. */
+function configured(path: string, init: RequestInit & { cookie?: string } = {}) {
+  const headers = new Headers(init.headers);
+  headers.set("CF-Connecting-IP", "198.51.100.9");
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  if (init.method === "POST") headers.set("Origin", ORIGIN);
+  const request = new Request(`${ORIGIN}${path}`, { ...init, headers, redirect: "manual" });
+  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...config }, createExecutionContext());
+}
+const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!).filter((c) => !c.endsWith("="));
+const form = (fields: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(fields) });
+
+/** A round trip to Discord through the configured Worker: the start answers a redirect, the callback comes back with its cookies. */
+async function roundTrip(start: Response, cookie: string[] = []) {
+  expect(start.status).toBe(302);
+  const state = new URL(start.headers.get("Location")!).searchParams.get("state")!;
+  return configured(`/auth/discord/callback?code=the-code&state=${state}`, { cookie: [...cookie, ...cookiesOf(start)].join("; ") });
+}
+
 describe("sign in with Discord", () => {
   it("is hidden and unreachable when not configured", async () => {
     expect(await (await call("/auth")).text()).not.toContain("Continue with Discord");
@@ -49,7 +73,7 @@ describe("sign in with Discord", () => {
   it("refuses a callback whose state does not match this browser's", async () => {
     const { cookies, state } = started();
     const fetchSpy = discordAnswers({ id: "1", username: "x", email: "x@example.test", verified: true });
-    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies, "forged-state"));
+    const outcome = await finishDiscordSignIn(deps, config, callback(state, cookies, "forged-state"));
     expect(outcome).toEqual({
       ok: false,
       problem: { code: "unauthenticated", message: "The sign-in link expired or did not come from this browser. Please try again." },
@@ -57,39 +81,52 @@ describe("sign in with Discord", () => {
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 
-  it("creates a verified account for a new Discord user, and signs the same user in next time", async () => {
+  it("opens a registration for a new Discord user that signs in only once its address is confirmed, with that Discord account", async () => {
     const discordId = unique("d");
     const email = `${unique("disc")}@example.test`;
     discordAnswers({ id: discordId, username: "Gamer Tag!", email, verified: true, avatar: "abc" });
-    const first = started();
-    const outcome = await finishDiscordSignIn(db, config, callback(first.state, first.cookies));
+    const first = await roundTrip(await configured("/auth/discord"));
+    expect(first.headers.get("Location")).toBe("/auth");
     const user = await db.select().from(users).where(eq(users.email, email)).get();
-    // Linked just now: the callback route claims the keys bought with the address.
-    expect(outcome).toEqual({ ok: true, value: { id: user!.id, email, linkedNow: true } });
-    // The callback route then starts the session.
-    expect(await signInAs(db, user!.id, callback(first.state, first.cookies))).toEqual({ ok: true, value: { cookie: expect.stringMatching(/^__Host-session=/), secondFactor: false } });
-    expect(user?.emailVerifiedAt).toBeTypeOf("number");
-    expect(user?.passwordHash).toBeNull();
+    expect(user).toMatchObject({ emailVerifiedAt: null, passwordHash: null });
+    expect((await db.select().from(profiles).where(eq(profiles.id, user!.id)).get())?.username).toMatch(/^GamerTag/);
+    // Discord's word on the address proves nothing: our own link goes to it.
+    const link = (await latestMail(email, "Verify your"))?.textBody.match(/https:\/\/shop\.test(\/auth\/verify\?token=[\w-]+)/)?.[1];
+    expect(link).toBeDefined();
 
+    // Until the address is confirmed, Discord leads back to the same request, and no new account.
     const again = started();
-    // Linked on an earlier visit: nothing new to claim.
-    expect(await finishDiscordSignIn(db, config, callback(again.state, again.cookies))).toMatchObject({
-      ok: true,
-      value: { id: user!.id, email, linkedNow: false },
-    });
+    expect(await finishDiscordSignIn(deps, config, callback(again.state, again.cookies))).toEqual({ ok: true, value: { kind: "confirm-email", email } });
     expect(await db.select().from(users).where(eq(users.email, email)).all()).toHaveLength(1);
-    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId)).all()).toHaveLength(1);
+
+    // The link's page asks to confirm with Discord; another Discord account confirms nothing.
+    const opened = await configured(link!);
+    const verify = cookiesOf(opened);
+    expect(await (await configured("/auth/verify", { cookie: verify.join("; ") })).text()).toContain("Confirm with Discord");
+    discordAnswers({ id: unique("other"), username: "someone else", email: `${unique("x")}@example.test`, verified: true });
+    const wrong = await roundTrip(await configured("/auth/discord", { ...form({ intent: "confirm" }), cookie: verify.join("; ") }), verify);
+    expect(wrong.headers.get("Location")).toBe("/auth/verify");
+    expect((await db.select().from(users).where(eq(users.id, user!.id)).get())?.emailVerifiedAt).toBeNull();
+
+    // The same Discord account, with the link's cookie: confirmed and signed in.
+    discordAnswers({ id: discordId, username: "Gamer Tag!", email, verified: true });
+    const confirmed = await roundTrip(await configured("/auth/discord", { ...form({ intent: "confirm" }), cookie: verify.join("; ") }), verify);
+    expect(confirmed.headers.get("Location")).toBe("/");
+    expect(confirmed.headers.getSetCookie().some((c) => c.startsWith("__Host-session="))).toBe(true);
+    expect((await db.select().from(users).where(eq(users.id, user!.id)).get())?.emailVerifiedAt).toBeTypeOf("number");
+    const next = started();
+    expect(await finishDiscordSignIn(deps, config, callback(next.state, next.cookies))).toEqual({ ok: true, value: { kind: "account", id: user!.id } });
   });
 
-  it("links to the existing account with the same verified e-mail", async () => {
+  it("never joins an existing account by its address", async () => {
     const account = await createAccount();
     discordAnswers({ id: unique("d"), username: "someone", email: account.email.toUpperCase(), verified: true });
     const { state, cookies } = started();
-    expect(await finishDiscordSignIn(db, config, callback(state, cookies))).toMatchObject({
-      ok: true,
-      value: { id: account.id, email: account.email, linkedNow: true },
+    expect(await finishDiscordSignIn(deps, config, callback(state, cookies))).toEqual({
+      ok: false,
+      problem: { code: "conflict", message: "An account with this e-mail address already exists. Log in to it, then link Discord on your Security page." },
     });
-    expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get())?.provider).toBe("discord");
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get()).toBeUndefined();
   });
 
   it("replaces an unverified account with that e-mail: whoever registered it without proving the address keeps nothing", async () => {
@@ -104,39 +141,51 @@ describe("sign in with Discord", () => {
     ]);
     discordAnswers({ id: unique("d"), username: "owner", email: squatter.email.toUpperCase(), verified: true });
     const { state, cookies } = started();
-    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies, state, "203.0.113.77"));
-    expect(outcome).toMatchObject({ ok: true, value: { email: squatter.email, linkedNow: true } });
-    const id = outcome.ok ? outcome.value.id : "";
-    expect(id).not.toBe(squatter.id);
+    const outcome = await finishDiscordSignIn(deps, config, callback(state, cookies, state, "203.0.113.77"));
+    expect(outcome).toEqual({ ok: true, value: { kind: "confirm-email", email: squatter.email } });
+    const user = await db.select().from(users).where(eq(users.email, squatter.email)).get();
+    expect(user?.id).not.toBe(squatter.id);
 
-    // A new, verified account with Discord's name; the registration is gone with everything it held.
-    const user = await db.select().from(users).where(eq(users.id, id)).get();
-    expect(user).toMatchObject({ email: squatter.email, passwordHash: null, emailVerifiedAt: expect.any(Number) });
-    expect((await db.select().from(profiles).where(eq(profiles.id, id)).get())?.username).toMatch(/^owner/);
+    // A new registration with Discord's name, waiting for the same confirmation; the old one is gone with everything it held.
+    expect(user).toMatchObject({ passwordHash: null, emailVerifiedAt: null });
+    expect((await db.select().from(profiles).where(eq(profiles.id, user!.id)).get())?.username).toMatch(/^owner/);
     expect(await db.select().from(users).where(eq(users.id, squatter.id)).get()).toBeUndefined();
     for (const table of [totpFactors, recoveryCodes, passwordResetTokens, sessions]) {
       expect(await db.select().from(table).where(eq(table.userId, squatter.id))).toHaveLength(0);
     }
     const login = await call("/auth", { form: { intent: "login", emailOrUsername: squatter.email, password: squatter.password }, ip: unique("ip") });
     expect(login.status).toBe(401);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "registration.replace"), eq(auditLog.subject, id)))).toEqual([
+    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "registration.replace"), eq(auditLog.subject, user!.id)))).toEqual([
       expect.objectContaining({ actorUserId: null, ip: "203.0.113.77", detail: JSON.stringify({ replacedUserId: squatter.id, how: "discord" }) }),
     ]);
   });
 
-  it("keeps a verified account's password and second factor when Discord is linked to it", async () => {
-    const account = await createAccount();
-    discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: true });
-    const { state, cookies } = started();
-    await finishDiscordSignIn(db, config, callback(state, cookies));
-    expect((await db.select().from(users).where(eq(users.id, account.id)).get())?.passwordHash).toBeTruthy();
+  it("drops the Discord link of a registration whose address a password reset proves: the mailbox's owner gets the account alone", async () => {
+    const email = `${unique("owner")}@example.test`;
+    const discordId = unique("d");
+    discordAnswers({ id: discordId, username: "intruder", email, verified: true });
+    const first = started();
+    await finishDiscordSignIn(deps, config, callback(first.state, first.cookies));
+    // The mailbox's owner never signed up: they reset the password of the account holding their address.
+    await call("/auth/forgot", { form: { emailOrUsername: email }, ip: unique("ip") });
+    // The reset link is mailed after the answer.
+    await vi.waitFor(async () => expect(await latestMail(email, "Reset your")).toBeDefined(), { timeout: 5000 });
+    const reset = (await latestMail(email, "Reset your"))!.textBody.match(/https:\/\/shop\.test(\/auth\/reset\?token=[\w-]+)/)![1]!;
+    const opened = await call(reset);
+    const cookie = cookieFrom(opened, "__Host-reset")!;
+    expect((await call("/auth/reset", { form: { password: "the-owners-own" }, cookie })).status).toBe(302);
+    expect((await db.select().from(users).where(eq(users.email, email)).get())?.emailVerifiedAt).toBeTypeOf("number");
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toHaveLength(0);
+    // The Discord account that opened the registration no longer leads into it.
+    const again = started();
+    expect(await finishDiscordSignIn(deps, config, callback(again.state, again.cookies))).toMatchObject({ ok: false, problem: { code: "conflict" } });
   });
 
   it("refuses a Discord account whose e-mail Discord has not verified", async () => {
     const account = await createAccount();
     discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: false });
     const { state, cookies } = started();
-    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
+    const outcome = await finishDiscordSignIn(deps, config, callback(state, cookies));
     expect(outcome).toEqual({
       ok: false,
       problem: { code: "forbidden", message: "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail." },
@@ -147,11 +196,15 @@ describe("sign in with Discord", () => {
   it("opens only the second step for an account with two-factor authentication", async () => {
     const account = await createAccount();
     const now = Date.now();
-    await db.insert(totpFactors).values({ userId: account.id, secret: "x", status: "verified", createdAt: now, verifiedAt: now });
-    discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: true });
+    const discordId = unique("d");
+    await db.batch([
+      db.insert(totpFactors).values({ userId: account.id, secret: "x", status: "verified", createdAt: now, verifiedAt: now }),
+      db.insert(oauthAccounts).values({ provider: "discord", providerUserId: discordId, userId: account.id, createdAt: now }),
+    ]);
+    discordAnswers({ id: discordId, username: "someone", email: account.email, verified: true });
     const { state, cookies } = started();
-    const outcome = await finishDiscordSignIn(db, config, callback(state, cookies));
-    expect(outcome).toMatchObject({ ok: true, value: { id: account.id } });
+    const outcome = await finishDiscordSignIn(deps, config, callback(state, cookies));
+    expect(outcome).toEqual({ ok: true, value: { kind: "account", id: account.id } });
     // What the callback route starts for it: the challenge, not a session.
     expect(await signInAs(db, account.id, callback(state, cookies))).toEqual({ ok: true, value: { secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) } });
     // A banned account gets neither a session nor a second step, whichever way it proved itself.
@@ -167,15 +220,80 @@ describe("sign in with Discord", () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     vi.spyOn(globalThis, "fetch").mockResolvedValue(new Response("down", { status: 503 }));
     const { state, cookies } = started();
-    expect(await finishDiscordSignIn(db, config, callback(state, cookies))).toEqual({
+    expect(await finishDiscordSignIn(deps, config, callback(state, cookies))).toEqual({
       ok: false,
       problem: { code: "unauthenticated", message: "Discord did not confirm the sign-in. Please try again." },
     });
   });
 
-  it("clears both cookies that tied the callback to the browser", () => {
+  it("clears the cookies that tied the callback to the browser", () => {
     const cleared = clearDiscordCookies();
-    expect(cleared.map((c) => c.split("=")[0])).toEqual(["__Host-discord-state", "__Host-discord-verifier"]);
+    expect(cleared.map((c) => c.split("=")[0])).toEqual(["__Host-discord-state", "__Host-discord-verifier", "__Host-discord-mode"]);
     for (const cookie of cleared) expect(cookie).toMatch(/Max-Age=0/);
+  });
+});
+
+describe("linking Discord from the Security page", () => {
+  it("asks for the password, links the Discord account to the member, tells them by e-mail, and unlinks it", async () => {
+    const member = await createAccount();
+    const session = await signIn(member, unique("ip"));
+    const discordId = unique("d");
+    discordAnswers({ id: discordId, username: "member-on-discord", email: `${unique("other")}@example.test`, verified: true });
+    // A session alone is not enough.
+    const refused = await configured("/auth/discord", { ...form({ intent: "link", password: "not-it" }), cookie: session });
+    expect(refused.headers.get("Location")).toBe("/dashboard/security");
+    const back = await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }), [session]);
+    expect(back.headers.get("Location")).toBe("/dashboard/security");
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([expect.objectContaining({ userId: member.id, providerUsername: "member-on-discord" })]);
+    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "discord.link"), eq(auditLog.subject, member.id)))).toHaveLength(1);
+    expect((await latestMail(member.email, "Discord was linked"))?.textBody).toContain('"member-on-discord"');
+    const page = (await (await configured("/dashboard/security", { cookie: session })).text()).replace(/<!-- -->/g, "");
+    expect(page).toContain("member-on-discord");
+    expect(page).toContain("Unlink Discord");
+
+    const unlinked = await configured("/dashboard/security", { ...form({ intent: "unlink-discord" }), cookie: session });
+    expect(unlinked.status).toBe(200);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toHaveLength(0);
+  });
+
+  it("refuses a Discord account linked to another member, and a link finished by someone else signed in", async () => {
+    const member = await createAccount();
+    const session = await signIn(member, unique("ip"));
+    const discordId = unique("d");
+    discordAnswers({ id: discordId, username: "taken", email: `${unique("other")}@example.test`, verified: true });
+    await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }), [session]);
+
+    const other = await createAccount();
+    const otherSession = await signIn(other, unique("ip"));
+    await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: other.password }), cookie: otherSession }), [otherSession]);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([expect.objectContaining({ userId: member.id })]);
+
+    // A link started by one member and finished while another is signed in links nothing.
+    discordAnswers({ id: unique("d"), username: "late", email: `${unique("late")}@example.test`, verified: true });
+    const third = await createAccount();
+    const started = await configured("/auth/discord", { ...form({ intent: "link", password: third.password }), cookie: await signIn(third, unique("ip")) });
+    const finished = await roundTrip(started, [otherSession]);
+    expect(finished.headers.get("Location")).toBe("/auth");
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, other.id))).toHaveLength(0);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, third.id))).toHaveLength(0);
+  });
+
+  it("needs a signed-in member to start", async () => {
+    const start = await configured("/auth/discord", form({ intent: "link", password: "x" }));
+    expect(start.headers.get("Location")).toBe("/auth");
+  });
+
+  it("keeps Discord when it is the account's only way in", async () => {
+    const discordId = unique("d");
+    const email = `${unique("only")}@example.test`;
+    discordAnswers({ id: discordId, username: "only-discord", email, verified: true });
+    await roundTrip(await configured("/auth/discord"));
+    const user = (await db.select().from(users).where(eq(users.email, email)).get())!;
+    await db.update(users).set({ emailVerifiedAt: Date.now() }).where(eq(users.id, user.id));
+    const session = await roundTrip(await configured("/auth/discord"));
+    const cookie = cookiesOf(session).find((c) => c.startsWith("__Host-session="))!;
+    const refused = await configured("/dashboard/security", { ...form({ intent: "unlink-discord" }), cookie });
+    expect(refused.status).toBe(409);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toHaveLength(1);
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { auditLog, emailVerificationTokens, profiles, userSubscriptions, users } from "~/server/platform/db/schema.server";
 import { randomToken, sha256Hex } from "~/server/platform/tokens.server";
-import { call, cookieFrom, createAccount, db, latestMail, soldKey, unique } from "./helpers";
+import { call, confirmEmail, cookieFrom, createAccount, db, latestMail, soldKey, unique } from "./helpers";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -26,13 +26,98 @@ async function verificationLink(email: string): Promise<string> {
   return link;
 }
 
-async function toastAfter(path: string) {
-  const response = await call(path);
+async function toastAfter(path: string, password: string) {
+  const response = await confirmEmail(path, password);
   const viewer = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
   return ((await viewer.json()) as { toast: { title: string } }).toast.title;
 }
 
 const accountsWith = (email: string) => db.select().from(users).where(eq(users.email, email)).all();
+
+describe("the verification link", () => {
+  it("verifies nothing when opened, however often: only the Confirm button on the page it leads to does", async () => {
+    const email = `${unique("scanned")}@example.test`;
+    const username = unique("scanned");
+    const codeId = await soldKey(email);
+    expect((await signUp({ username, email, password: "its-password" })).status).toBe(200);
+    const link = await verificationLink(email);
+    const [account] = await accountsWith(email);
+    const unverified = async () => (await db.select().from(users).where(eq(users.id, account!.id)).get())?.emailVerifiedAt === null;
+
+    // A mail scanner opens the link (no cookies, and following the redirect with them or not).
+    const scanned = await call(link);
+    expect(scanned.status).toBe(302);
+    expect(scanned.headers.get("Location")).toBe("/auth/verify");
+    const cookie = cookieFrom(scanned, "__Host-verify")!;
+    expect(cookie).toBeTruthy();
+    const page = await call("/auth/verify", { cookie });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Referrer-Policy")).toBe("no-referrer");
+    const text = (await page.text()).replace(/<!-- -->/g, "");
+    // The page names the account being confirmed, and what to do if it is not yours.
+    expect(text).toContain(username);
+    expect(text).toContain(email);
+    expect(text).toContain("Did not sign up? Ignore the e-mail");
+    expect(await call(link)).toBeDefined();
+    expect(await call("/auth/verify")).toBeDefined();
+    expect(await unverified()).toBe(true);
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).toHaveLength(0);
+    expect((await logIn(email, "its-password")).status).toBe(403);
+
+    // A POST without the link's cookie, from another site, without the password, or with a wrong
+    // one (counted like a failed sign-in) confirms nothing.
+    const form = { account: account!.id, password: "its-password" };
+    expect((await call("/auth/verify", { form })).headers.get("Location")).toBe("/auth");
+    expect((await call("/auth/verify", { form, cookie, headers: { Origin: "https://elsewhere.example" } })).status).toBe(403);
+    expect((await call("/auth/verify", { form: { account: account!.id }, cookie })).status).toBe(400);
+    const wrong = await call("/auth/verify", { form: { account: account!.id, password: "not-its-password" }, cookie });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain("That is not the password this account was signed up with");
+    expect(await unverified()).toBe(true);
+
+    // The deliberate click by the registrant: verified, and the address's keys join the account.
+    const confirmed = await call("/auth/verify", { form, cookie });
+    expect(confirmed.headers.get("Location")).toBe("/auth");
+    expect(await unverified()).toBe(false);
+    expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).map((s) => s.productCodeId)).toEqual([codeId]);
+  });
+});
+
+describe("confirming someone else's registration of your address", () => {
+  it("is impossible: the page asks for the password chosen at sign-up, which only the registrant knows", async () => {
+    // The owner signs up; an intruder then signs up with the same address and even the same name,
+    // replacing the owner's unconfirmed registration. The owner asks for a new link, and gets the
+    // intruder's registration's link: the page names the owner's own name and address.
+    const email = `${unique("owner")}@example.test`;
+    const username = unique("owner");
+    const codeId = await soldKey(email);
+    await signUp({ username, email, password: "owners-password" });
+    await signUp({ username, email, password: "intruders-password" }, "203.0.113.66");
+    const [intruders] = await accountsWith(email);
+    await call("/auth", { form: { intent: "resend", email }, ip: unique("ip") });
+    const link = await verificationLink(email);
+    // Confirming with the owner's own password confirms nothing.
+    expect(await toastAfter(link, "owners-password").catch(() => "refused")).not.toBe("Email Verified");
+    expect((await db.select().from(users).where(eq(users.id, intruders!.id)).get())?.emailVerifiedAt).toBeNull();
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, codeId))).toHaveLength(0);
+    expect((await logIn(email, "intruders-password")).status).toBe(403);
+    // A new sign-up by the owner replaces the intruder's registration, and the owner confirms it.
+    await signUp({ username: unique("owner"), email, password: "owners-password" });
+    expect(await toastAfter(await verificationLink(email), "owners-password")).toBe("Email Verified");
+    expect((await logIn(email, "owners-password")).status).toBe(302);
+  });
+
+  it("confirms only the account the page named, not a link swapped in meanwhile", async () => {
+    const first = { username: unique("a"), email: `${unique("a")}@example.test`, password: "first-pass" };
+    await signUp(first);
+    const [firstAccount] = await accountsWith(first.email);
+    const opened = await call(await verificationLink(first.email));
+    const cookie = cookieFrom(opened, "__Host-verify")!;
+    const response = await call("/auth/verify", { form: { account: crypto.randomUUID(), password: first.password }, cookie });
+    expect(response.headers.get("Location")).toBe("/auth");
+    expect((await db.select().from(users).where(eq(users.id, firstAccount!.id)).get())?.emailVerifiedAt).toBeNull();
+  });
+});
 
 describe("signing up with an address someone registered without verifying it", () => {
   it("replaces the registration: the first registrant's password and link stop working, the owner's work", async () => {
@@ -52,12 +137,12 @@ describe("signing up with an address someone registered without verifying it", (
     expect((await db.select().from(profiles).where(eq(profiles.id, account!.id)).get())?.username).toBe(owner.username);
 
     // The first registration's link and password are dead; so is its username's hold.
-    expect(await toastAfter(attackerLink)).toBe("Verification Failed");
+    expect(await toastAfter(attackerLink, attacker.password)).toBe("Verification Failed");
     expect((await db.select().from(users).where(eq(users.id, account!.id)).get())?.emailVerifiedAt).toBeNull();
     expect((await logIn(email, attacker.password)).status).toBe(401);
     expect((await logIn(attacker.username, attacker.password)).status).toBe(401);
 
-    expect(await toastAfter(await verificationLink(email))).toBe("Email Verified");
+    expect(await toastAfter(await verificationLink(email), owner.password)).toBe("Email Verified");
     expect((await logIn(email, owner.password)).status).toBe(302);
     expect((await logIn(owner.username, owner.password)).status).toBe(302);
 
@@ -114,7 +199,7 @@ describe("signing up with an address someone registered without verifying it", (
     await signUp({ username: unique("buyer"), email, password: "buyer-pass-1" });
     const [account] = await accountsWith(email);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).toHaveLength(0);
-    await call(await verificationLink(email));
+    await confirmEmail(await verificationLink(email), "buyer-pass-1");
     const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id));
     expect(subscriptions.map((s) => s.productCodeId)).toEqual([codeId]);
   });
@@ -142,7 +227,7 @@ describe("registrations never verified", () => {
     expect(login.status).toBe(401);
     expect(await login.text()).toContain("Invalid credentials");
     expect((await logIn(lapsed.username, lapsed.password)).status).toBe(401);
-    expect(await toastAfter(`/auth/verify?token=${token}`)).toBe("Verification Failed");
+    expect(await toastAfter(`/auth/verify?token=${token}`, lapsed.password)).toBe("Verification Failed");
     expect((await db.select().from(users).where(eq(users.id, lapsed.id)).get())?.emailVerifiedAt).toBeNull();
     await call("/auth", { form: { intent: "resend", email: lapsed.email }, ip: unique("ip") });
     expect(await latestMail(lapsed.email, "Verify your")).toBeUndefined();
@@ -155,7 +240,7 @@ describe("registrations never verified", () => {
     for (const kept of [fresh, oldButVerified]) expect(await db.select().from(users).where(eq(users.id, kept.id)).get()).toBeDefined();
 
     expect((await signUp({ username: lapsed.username, email: lapsed.email, password: "second-try" })).status).toBe(200);
-    expect(await toastAfter(await verificationLink(lapsed.email))).toBe("Email Verified");
+    expect(await toastAfter(await verificationLink(lapsed.email), "second-try")).toBe("Email Verified");
     expect((await logIn(lapsed.email, "second-try")).status).toBe(302);
   });
 

@@ -35,7 +35,7 @@ export function openApiDocument(origin: string) {
       version: "1.0.0",
       description:
         "Checks a licence key for the shop's program. Answers are signed with Ed25519: verify the `Licence-Signature` header over the exact body bytes with the public key from `/licences/signing-key` (pinned in your program), then check that `nonce`, `key` and `hwid` are the ones you sent. A VALID answer carries a signed offline `lease`; keep the answer and its signature to work offline until `lease.until`, refusing it if the local clock reads earlier than the newest `issuedAt` you have trusted.\n\n" +
-        "Limits: 300 calls per minute per client address and 60 per minute per key; more answer 429 with `Retry-After`. Bodies are at most 64 KB.",
+        "Limits: 300 calls per minute per client address; per key, 60 per minute from the PC it is bound to and 60 from every other caller together; more answer 429 with `Retry-After`. Bodies are at most 64 KB.",
     },
     servers: [{ url: `${origin}/api/v1` }],
     paths: {
@@ -44,7 +44,7 @@ export function openApiDocument(origin: string) {
           operationId: "validateLicence",
           summary: "Check a key on this PC; the first valid call activates it",
           description:
-            "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys or PCs BANNED, keys past `expiresAt` EXPIRED.",
+            "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys, PCs or owners' accounts BANNED, keys past `expiresAt` EXPIRED.",
           requestBody: {
             required: true,
             content: {

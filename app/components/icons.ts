@@ -24,6 +24,7 @@ export { default as LayoutDashboard } from "lucide-react/icons/layout-dashboard"
 export { default as Lock } from "lucide-react/icons/lock";
 export { default as LogOut } from "lucide-react/icons/log-out";
 export { default as Mail } from "lucide-react/icons/mail";
+export { default as MailCheck } from "lucide-react/icons/mail-check";
 export { default as Menu } from "lucide-react/icons/menu";
 export { default as MessageCircle } from "lucide-react/icons/message-circle";
 export { default as Minus } from "lucide-react/icons/minus";

@@ -100,6 +100,13 @@ export interface CryptoEvidence {
   payments: { txid: string; units: number; height: number | null }[];
 }
 
+/** An e-mail to the buyer that could not be delivered to the address the order holds. */
+export interface UndeliveredMail {
+  to: string;
+  error: string | null;
+  at: number;
+}
+
 export interface OrderDetail {
   order: OrderRow;
   lines: OrderLineView[];
@@ -108,4 +115,6 @@ export interface OrderDetail {
   keys: OrderKeyView[];
   timeline: TimelineEntry[];
   cancellable: boolean;
+  /** Set while the order's mail to its buyer fails: staff correct the address and send again. */
+  undelivered: UndeliveredMail | null;
 }

@@ -4,7 +4,7 @@
 // reveal and resend; revoking, replacing and cancelling are for admins.
 import { data, Link, useFetcher } from "react-router";
 import { CryptoEvidence, Detail, Section, Timeline } from "~/components/admin/order-details";
-import { KEY_CHANGE, keyColumns, OrderButton } from "~/components/admin/order-keys";
+import { KEY_CHANGE, keyColumns, OrderButton, UndeliveredNotice } from "~/components/admin/order-keys";
 import { orderTotal, OrderStateBadge } from "~/components/admin/order-state";
 import { ShieldCheck } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
@@ -20,7 +20,7 @@ import { checkForm } from "~/lib/form-schema";
 import { ORDER_SOURCES, ORDERS_PATH, type OrderSource, SOURCE_LABEL } from "~/lib/orders";
 import { can, type Capability } from "~/lib/roles";
 import { type OrderActionInput, orderActionSchema } from "~/lib/schemas/orders";
-import { cancelOrderFromPage, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/admin/order-actions.server";
+import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/admin/order-actions.server";
 import { findOrder, orderDetail } from "~/server/admin/orders.server";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { readFormFields } from "~/server/platform/request-body.server";
@@ -45,6 +45,7 @@ export async function loader({ params, context }: Route.LoaderArgs) {
 const NEEDS: Record<OrderActionInput["intent"], Capability> = {
   reveal: "orders.view",
   resend: "orders.resend",
+  "correct-email": "orders.resend",
   revoke: "orders.manage",
   replace: "orders.manage",
   cancel: "orders.manage",
@@ -71,6 +72,15 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       return answer(await revealKey(deps.db, actor, order, form.key), { intent, titles, success: { title: "Key revealed", description: "The reveal was recorded in the audit log" } });
     case "resend":
       return answer(await resendKeys(deps, actor, order), { intent, titles, success: ({ count }) => ({ title: "E-mail sent", description: `${count} key(s) sent again to ${order.email}` }) });
+    case "correct-email":
+      return answer(await correctBuyerEmail(deps, actor, order, form.email), {
+        intent,
+        titles: { ...titles, conflict: "Not corrected", invalid: "Address" },
+        success: ({ count }) =>
+          count > 0
+            ? { title: "Address corrected", description: `${count} key(s) sent to ${form.email}` }
+            : { title: "Address corrected", description: `The order now names ${form.email}; no key could be sent just now (see the timeline)` },
+      });
     case "revoke":
       return answer(await revokeKey(deps, actor, order, form.key, form.reason), { intent, titles, success: ({ variantTitle }) => ({ title: "Key revoked", description: `The ${variantTitle} key stopped working; the buyer was told why` }) });
     case "replace":
@@ -85,7 +95,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
 }
 
 export default function OrderPage({ loaderData }: Route.ComponentProps) {
-  const { order, lines, crypto, reason, keys, timeline, cancellable, canResend, canManage } = loaderData;
+  const { order, lines, crypto, reason, keys, timeline, cancellable, undelivered, canResend, canManage } = loaderData;
   useResultToast(useFetcher<typeof action>({ key: KEY_CHANGE }));
   return (
     <div className="space-y-8">
@@ -123,6 +133,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
           {reason ? <Detail label="Reason">{reason}</Detail> : null}
         </dl>
       </Card>
+      {undelivered ? <UndeliveredNotice mail={undelivered} canCorrect={canResend && order.source === "shopify"} /> : null}
       <Section title="Lines" empty={lines.length === 0 && !crypto ? "No lines recorded." : null}>
         <ul className="mt-2 divide-y divide-line text-sm">
           {lines.map((line, i) => (

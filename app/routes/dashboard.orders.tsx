@@ -22,7 +22,7 @@ import { encodeCursor, ORDER_SOURCES, ORDER_STATE_LABEL, ORDERS_PATH, type Order
 import { can } from "~/lib/roles";
 import { manualOrderSchema, orderListSchema } from "~/lib/schemas/orders";
 import { createManualOrder } from "~/server/admin/order-actions.server";
-import { listOrders, orderFilters } from "~/server/admin/orders.server";
+import { listOrders, orderFilters, undeliveredOrders } from "~/server/admin/orders.server";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { allVariants } from "~/server/catalogue/catalogue.server";
 import type { Route } from "./+types/dashboard.orders";
@@ -46,11 +46,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     : [];
   const base = { query: url.search, variants, canManage: manage, canExport: can(role, "export") };
   const input = checkForm(orderListSchema, Object.fromEntries(url.searchParams));
-  if (!input.ok) return data({ ...base, rows: [], next: null, paged: false, error: input.problem.message }, { status: 400 });
+  const none = { rows: [], undelivered: [], next: null, paged: false };
+  if (!input.ok) return data({ ...base, ...none, error: input.problem.message }, { status: 400 });
   const page = await listOrders(db, orderFilters(input.value), input.value.cursor);
-  if (!page.ok) return data({ ...base, rows: [], next: null, paged: false, error: page.problem.message }, { status: 400 });
+  if (!page.ok) return data({ ...base, ...none, error: page.problem.message }, { status: 400 });
   const next = page.value.next && new URLSearchParams({ ...Object.fromEntries(url.searchParams), cursor: encodeCursor(page.value.next) }).toString();
-  return { ...base, rows: page.value.rows, next, paged: input.value.cursor !== "", error: null };
+  const undelivered = await undeliveredOrders(db, page.value.rows);
+  return { ...base, rows: page.value.rows, undelivered, next, paged: input.value.cursor !== "", error: null };
 }
 
 const manualTitle = "Manual order";
@@ -67,7 +69,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   });
 }
 
-const COLUMNS: Column<OrderRow>[] = [
+const columns = (undelivered: ReadonlySet<string>): Column<OrderRow>[] => [
   {
     label: "Order",
     value: (o) => (
@@ -77,7 +79,15 @@ const COLUMNS: Column<OrderRow>[] = [
     ),
   },
   { label: "Source", value: (o) => <Badge tone="blue">{SOURCE_LABEL[o.source]}</Badge> },
-  { label: "E-mail", value: (o) => o.email || <span className="text-muted">—</span> },
+  {
+    label: "E-mail",
+    value: (o) => (
+      <span className="inline-flex flex-wrap items-center gap-2">
+        {o.email || <span className="text-muted">—</span>}
+        {undelivered.has(o.key) ? <Badge tone="red">E-mail failed</Badge> : null}
+      </span>
+    ),
+  },
   { label: "State", value: (o) => <OrderStateBadge state={o.state} /> },
   { label: "Total", value: (o) => orderTotal(o) },
   { label: "Method", value: (o) => o.method },
@@ -143,7 +153,7 @@ function ManualOrderForm({ variants }: { variants: { id: string; title: string }
 }
 
 export default function Orders({ loaderData }: Route.ComponentProps) {
-  const { rows, next, paged, error, query, variants, canManage, canExport } = loaderData;
+  const { rows, undelivered, next, paged, error, query, variants, canManage, canExport } = loaderData;
   const filters = new URLSearchParams(query);
   filters.delete("cursor");
   const shared = filters.toString();
@@ -173,7 +183,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
         {rows.length === 0 ? (
           <p className="mt-4 text-sm text-muted">{error ? "Fix the search above to see orders." : "No orders match this search."}</p>
         ) : (
-          <ResponsiveTable rows={rows} columns={COLUMNS} rowKey={(o) => o.key} label="Orders" />
+          <ResponsiveTable rows={rows} columns={columns(new Set(undelivered))} rowKey={(o) => o.key} label="Orders" />
         )}
         <nav aria-label="Pages" className="mt-4 flex flex-wrap gap-2">
           {paged ? (

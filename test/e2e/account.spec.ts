@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { linkFromMailbox, logIn, uniqueName } from "./helpers";
+import { confirmFromMailbox, linkFromMailbox, logIn, signUp, uniqueName } from "./helpers";
 
 test("sign up, verify from the mailbox, log in, see the dashboard, log out", async ({ page }) => {
   const username = uniqueName("e2e");
@@ -33,10 +33,7 @@ test("sign up, verify from the mailbox, log in, see the dashboard, log out", asy
   await expect(page.getByText("Email Not Verified")).toBeVisible();
   await expect(page.getByRole("button", { name: "Resend verification email" })).toBeVisible();
 
-  const link = await linkFromMailbox(page, email, /Verify your/);
-  await page.goto(link);
-  await expect(page).toHaveURL(/\/auth$/);
-  await expect(page.getByText("Email Verified")).toBeVisible();
+  await confirmFromMailbox(page, email, password);
 
   await logIn(page, username, password);
   await expect(page).toHaveURL("/");
@@ -76,14 +73,8 @@ test("reset a forgotten password from the mailbox, then sign in with the new one
   const email = `${username}@example.test`;
 
   // A verified member who then forgets the password.
-  await page.goto("/auth?mode=signup");
-  await page.getByLabel("Username").fill(username);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill("forgotten-pass-1");
-  await page.getByRole("button", { name: "Create Account" }).click();
-  await expect(page.getByText("Account Created!")).toBeVisible();
-  await page.goto(await linkFromMailbox(page, email, /Verify your/));
-  await expect(page.getByText("Email Verified")).toBeVisible();
+  await signUp(page, { username, email, password: "forgotten-pass-1" });
+  await confirmFromMailbox(page, email, "forgotten-pass-1");
 
   await page.getByRole("link", { name: "Forgot your password?" }).click();
   await expect(page.getByRole("heading", { name: "Forgot your password?" })).toBeVisible();

@@ -1,4 +1,4 @@
-import { type BrowserContext, expect, type Locator, type Page } from "@playwright/test";
+import { type Browser, type BrowserContext, expect, type Locator, type Page } from "@playwright/test";
 
 export function uniqueName(prefix: string): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -39,19 +39,35 @@ export async function logIn(page: Page, emailOrUsername: string, password: strin
   await expect(page.getByText("Welcome back!")).toBeVisible();
 }
 
-/** Signs up a fresh member, verifies the address from the mailbox and signs in. */
-export async function signUpAndLogIn(page: Page, prefix: string): Promise<{ username: string; email: string; password: string }> {
-  const username = uniqueName(prefix);
-  const member = { username, email: `${username}@example.test`, password: `${prefix}-password-1` };
+/** Fills in and sends the sign-up form; the account then waits for its address to be confirmed. */
+export async function signUp(page: Page, member: { username: string; email: string; password: string }) {
   await page.goto("/auth?mode=signup");
   await page.getByLabel("Username").fill(member.username);
   await page.getByLabel("Email").fill(member.email);
   await page.getByLabel("Password").fill(member.password);
   await page.getByRole("button", { name: "Create Account" }).click();
   await expect(page.getByText("Account Created!")).toBeVisible();
-  await page.goto(await linkFromMailbox(page, member.email, /Verify your/));
+}
+
+/** Signs up a fresh member, verifies the address from the mailbox and signs in. */
+export async function signUpAndLogIn(page: Page, prefix: string): Promise<{ username: string; email: string; password: string }> {
+  const username = uniqueName(prefix);
+  const member = { username, email: `${username}@example.test`, password: `${prefix}-password-1` };
+  await signUp(page, member);
+  await confirmFromMailbox(page, member.email, member.password);
   await logIn(page, member.username, member.password);
   return member;
+}
+
+/** Opens the newest verification link mailed to `email`, and confirms with the sign-up password on the page it leads to. */
+export async function confirmFromMailbox(page: Page, email: string, password: string) {
+  await page.goto(await linkFromMailbox(page, email, /Verify your/));
+  await expect(page).toHaveURL(/\/auth\/verify$/);
+  await expect(page.getByRole("heading", { name: "Confirm your e-mail address" })).toBeVisible();
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Confirm", exact: true }).click();
+  await expect(page).toHaveURL(/\/auth$/);
+  await expect(page.getByText("Email Verified")).toBeVisible();
 }
 
 /**
@@ -89,6 +105,18 @@ export async function openDemoCheckout(page: Page, context: BrowserContext, prod
   const checkout = await checkoutTab;
   await checkout.waitForURL(/\/checkout\/demo\//);
   return checkout;
+}
+
+/** An admin adds `codes` to the stock of the variant the picker names `variant`, in a page of its own. */
+export async function stockAsAdmin(browser: Browser, variant: string, codes: string[]) {
+  const admin = await browser.newPage();
+  await logIn(admin, "admin", "admin-demo-1");
+  await admin.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
+  await admin.getByLabel("Variant", { exact: true }).selectOption({ label: variant });
+  await admin.getByLabel("Product Codes (one per line)").fill(codes.join("\n"));
+  await admin.getByRole("button", { name: "Add Codes" }).click();
+  await expect(admin.getByText(new RegExp(`Added ${codes.length} new codes`))).toBeVisible();
+  await admin.close();
 }
 
 /** Pays the demo checkout: the app gets the same signed order webhook Shopify would send. */

@@ -3,7 +3,7 @@
 // buttons (resend the key e-mail, cancel). Every form posts an intent to the page's action.
 import { useEffect, useRef, useState } from "react";
 import { useFetcher } from "react-router";
-import type { OrderKeyView } from "~/lib/orders";
+import type { OrderKeyView, UndeliveredMail } from "~/lib/orders";
 import { orderActionSchema } from "~/lib/schemas/orders";
 import type { action } from "~/routes/dashboard.orders.$source.$reference";
 import { LicenceStateBadge } from "../licence-details";
@@ -12,6 +12,7 @@ import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Field } from "../ui/field";
 import type { Column } from "../ui/responsive-table";
+import { useFetcherForm } from "../use-fetcher-form";
 import { useFormCheck } from "../use-form-check";
 import { useResultToast } from "../use-result-toast";
 
@@ -130,5 +131,33 @@ export function OrderButton({ intent, label, variant, withReason }: { intent: "r
         {busy ? "Working..." : label}
       </Button>
     </fetcher.Form>
+  );
+}
+
+/**
+ * The order's e-mail to its buyer could not be delivered: what failed, and (for staff who may
+ * resend) the buyer's corrected address, to which the keys are then sent.
+ */
+export function UndeliveredNotice({ mail, canCorrect }: { mail: UndeliveredMail; canCorrect: boolean }) {
+  const fetcher = useFetcher<typeof action>();
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, orderActionSchema, { title: "Address" });
+  return (
+    <section role="alert" className="rounded-xl border border-red-500/40 bg-red-500/10 p-5 text-sm">
+      <h2 className="font-bold text-red-200">The buyer's e-mail could not be delivered</h2>
+      <p className="mt-1 text-zinc-200">
+        The e-mail to <span className="font-semibold break-all">{mail.to || "(no address)"}</span> failed on <LocalTime ms={mail.at} format="datetime" />
+        {mail.error ? `: ${mail.error}` : ""}. The keys were handed out all the same.
+      </p>
+      {canCorrect ? (
+        <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} noValidate className="mt-4 flex flex-col gap-3 sm:flex-row sm:items-end">
+          <input type="hidden" name="intent" value="correct-email" />
+          <Field label="Corrected e-mail" name="email" type="email" required autoComplete="off" maxLength={254} className="sm:flex-1" error={errors.email} />
+          <Button type="submit" disabled={busy}>
+            {busy ? "Sending..." : "Send the keys to this address"}
+          </Button>
+        </fetcher.Form>
+      ) : null}
+      {canCorrect ? <p className="mt-2 text-xs text-muted">The order, its keys and their licences move to the corrected address.</p> : null}
+    </section>
   );
 }

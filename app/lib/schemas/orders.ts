@@ -39,6 +39,10 @@ export const orderActionSchema = v.variant(
   [
     v.object({ intent: v.literal("reveal"), key: keyRef }),
     v.object({ intent: v.literal("resend") }),
+    v.object({
+      intent: v.literal("correct-email"),
+      email: v.pipe(text(), v.trim(), v.toLowerCase(), v.nonEmpty("Please enter the buyer's e-mail"), v.email("Please enter a valid e-mail"), v.maxLength(254)),
+    }),
     v.object({ intent: v.literal("revoke"), key: keyRef, reason }),
     v.object({ intent: v.literal("replace"), key: keyRef, reason }),
     v.object({ intent: v.literal("cancel"), reason: v.pipe(text(), v.trim(), v.maxLength(200, "Keep the reason under 200 characters")) }),

@@ -1,20 +1,33 @@
 // Optional "Continue with Discord" (OAuth 2 with PKCE and a state cookie). This is the only module
-// that knows arctic. A Discord account signs in to the account it was linked to, else links to the
-// verified account with the same e-mail if Discord has verified it, else gets a new account (which
-// replaces an unverified registration of that address).
+// that knows arctic. A Discord account signs in to the account it is linked to. Discord's word on
+// an e-mail address proves nothing to the shop (decision 042): a Discord account that is not linked
+// yet opens a registration of its address, which works only once the one who holds the mailbox
+// (our link) and that Discord account (signing in with it) confirms it. It never joins an
+// existing account by its address: a member links Discord from their Security page, signed in and
+// with their password, and is told by e-mail.
 import { Discord, generateCodeVerifier, generateState } from "arctic";
-import { and, eq, isNotNull, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
+import { audit } from "../platform/audit.server";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
-import { oauthAccounts, profiles, users } from "../platform/db/schema.server";
+import { oauthAccounts, passkeys, profiles } from "../platform/db/schema.server";
+import { mailBody } from "../platform/html.server";
+import { type MailingDeps, sendMail } from "../platform/mail.server";
+import { findByEmail, findById } from "./directory.server";
 import { openAccount } from "./open-account.server";
-import { clientAddress } from "./throttle.server";
+import { verifyPassword } from "./password.server";
+import { checkVerificationLink, sendVerification, verifyEmail } from "./registration.server";
+import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 
 export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECRET">;
 
 const STATE_COOKIE = "__Host-discord-state";
 const VERIFIER_COOKIE = "__Host-discord-verifier";
+// What the flow is for when it is not a sign-in: "link:<account id>" (the member who started it)
+// or "confirm" (an address, with the verification link's cookie).
+const MODE_COOKIE = "__Host-discord-mode";
 const COOKIE_SECONDS = 10 * 60;
 const USER_ENDPOINT = "https://discord.com/api/users/@me";
 
@@ -25,12 +38,25 @@ export function isDiscordConfigured(config: DiscordConfig): boolean {
 const client = (config: DiscordConfig, origin: string) =>
   new Discord(config.DISCORD_CLIENT_ID, config.DISCORD_CLIENT_SECRET, `${origin}/auth/discord/callback`);
 
-/** Where to send the browser, and the cookies that tie the callback to this browser. */
-export function startDiscordSignIn(config: DiscordConfig, origin: string): { url: string; cookies: string[] } {
+/** What a Discord round trip is for: signing in, linking it to a member, or confirming an address. */
+export type DiscordMode = { kind: "sign-in" } | { kind: "link"; userId: string } | { kind: "confirm" };
+
+/** Where to send the browser, and the cookies that tie the callback to this browser and say what it is for. */
+export function startDiscordSignIn(config: DiscordConfig, origin: string, mode: DiscordMode = { kind: "sign-in" }): { url: string; cookies: string[] } {
   const state = generateState();
   const verifier = generateCodeVerifier();
   const url = client(config, origin).createAuthorizationURL(state, verifier, ["identify", "email"]);
-  return { url: url.toString(), cookies: [serializeCookie(STATE_COOKIE, state, COOKIE_SECONDS), serializeCookie(VERIFIER_COOKIE, verifier, COOKIE_SECONDS)] };
+  const cookies = [serializeCookie(STATE_COOKIE, state, COOKIE_SECONDS), serializeCookie(VERIFIER_COOKIE, verifier, COOKIE_SECONDS)];
+  const value = mode.kind === "link" ? `link:${mode.userId}` : mode.kind === "confirm" ? "confirm" : null;
+  cookies.push(value ? serializeCookie(MODE_COOKIE, value, COOKIE_SECONDS) : clearCookie(MODE_COOKIE));
+  return { url: url.toString(), cookies };
+}
+
+/** What the round trip the callback finishes was started for (see `startDiscordSignIn`). */
+export function discordModeOf(request: Request): DiscordMode {
+  const value = readCookie(request, MODE_COOKIE) ?? "";
+  if (value === "confirm") return { kind: "confirm" };
+  return value.startsWith("link:") ? { kind: "link", userId: value.slice("link:".length) } : { kind: "sign-in" };
 }
 
 interface DiscordUser {
@@ -43,7 +69,7 @@ interface DiscordUser {
 
 /** The cookies that tie a callback to its browser, cleared: the callback uses them once, whatever its outcome. */
 export function clearDiscordCookies(): string[] {
-  return [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE)];
+  return [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE), clearCookie(MODE_COOKIE)];
 }
 
 /** A username not taken yet, made from the Discord one. */
@@ -57,61 +83,50 @@ async function freeUsername(db: Db, wanted: string): Promise<string> {
   return `${base}${crypto.randomUUID().slice(0, 6)}`;
 }
 
-interface DiscordAccount {
-  id: string;
-  email: string;
-  /** Linked to the Discord account just now (found by its e-mail, or created), not on an earlier visit. */
-  linkedNow: boolean;
-}
+/** What a Discord sign-in comes to: a session for a linked, confirmed account, or a link to confirm an address. */
+export type DiscordSignIn = { kind: "account"; id: string } | { kind: "confirm-email"; email: string };
 
-async function accountFor(db: Db, discordUser: DiscordUser, ip: string, now: number): Promise<Result<DiscordAccount>> {
-  const linked = await db
-    .select({ id: users.id, email: users.email })
+const linkedAccount = (db: Db, discordId: string) =>
+  db
+    .select({ userId: oauthAccounts.userId })
     .from(oauthAccounts)
-    .innerJoin(users, eq(users.id, oauthAccounts.userId))
-    .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.providerUserId, discordUser.id)))
+    .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.providerUserId, discordId)))
     .get();
-  if (linked) return ok({ ...linked, linkedNow: false });
+
+async function accountFor(deps: MailingDeps, discordUser: DiscordUser, request: Request, now: number): Promise<Result<DiscordSignIn>> {
+  const { db } = deps;
+  const link = await linkedAccount(db, discordUser.id);
+  // A registration that lapsed unverified is gone (findById does not find it), and its link with it.
+  const linked = link ? await findById(db, link.userId, now) : undefined;
+  if (linked?.verifiedAt) return ok({ kind: "account", id: linked.id });
+  if (linked) return ok({ kind: "confirm-email", email: linked.email });
+
   const email = discordUser.email?.trim().toLowerCase();
   if (!email || !discordUser.verified) {
     return fail("forbidden", "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail.");
   }
-
-  const verifiedOwner = () =>
-    db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = ${email}`, isNotNull(users.emailVerifiedAt))).get();
-  let userId = (await verifiedOwner())?.id;
-  if (!userId) {
-    // Discord has proven the address: a registration of it that nobody verified is replaced by a
-    // new account, exactly as an e-mail sign-up replaces it. Its registrant keeps nothing.
-    const avatarUrl = discordUser.avatar ? `https://cdn.discordapp.com/avatars/${discordUser.id}/${discordUser.avatar}.png?size=128` : null;
-    const opened = await openAccount(
-      db,
-      { email, username: await freeUsername(db, discordUser.username), passwordHash: null, verifiedAt: now, avatarUrl },
-      { how: "discord", ip, now },
-    );
-    if (opened.ok) userId = opened.value.id;
-    else {
-      // Refused only when the address was verified meanwhile (then that account is the one), or
-      // when another sign-up took the chosen name at the same moment.
-      userId = (await verifiedOwner())?.id;
-      if (!userId) return opened;
-    }
+  // Joining an existing account by its address would let whoever convinced Discord of that address
+  // into someone else's account: its owner links Discord themselves, signed in.
+  const holder = await findByEmail(db, email, now);
+  if (holder?.verifiedAt) {
+    return fail("conflict", "An account with this e-mail address already exists. Log in to it, then link Discord on your Security page.");
   }
-  await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: discordUser.id, userId, createdAt: now }).onConflictDoNothing();
-  return ok({ id: userId, email, linkedNow: true });
+  // A registration of the address that nobody confirmed is replaced, exactly as an e-mail sign-up
+  // replaces it; the new one waits for the same confirmation.
+  const avatarUrl = discordUser.avatar ? `https://cdn.discordapp.com/avatars/${discordUser.id}/${discordUser.avatar}.png?size=128` : null;
+  const username = await freeUsername(db, discordUser.username);
+  const opened = await openAccount(db, { email, username, passwordHash: null, verifiedAt: null, avatarUrl }, { how: "discord", ip: clientAddress(request), now });
+  if (!opened.ok) return opened;
+  await db
+    .insert(oauthAccounts)
+    .values({ provider: "discord", providerUserId: discordUser.id, providerUsername: discordUser.username, userId: opened.value.id, createdAt: now })
+    .onConflictDoNothing();
+  await sendVerification(deps, { id: opened.value.id, email, username, createdAt: now }, new URL(request.url).origin, now);
+  return ok({ kind: "confirm-email", email });
 }
 
-/**
- * Completes the sign-in Discord sent the browser back with: the account it belongs to, and whether
- * it was linked just now. Starting the session (`signInAs`) and clearing the state cookies
- * (`clearDiscordCookies`) are the caller's, so that a just-linked address's keys can be claimed first.
- */
-export async function finishDiscordSignIn(
-  db: Db,
-  config: DiscordConfig,
-  request: Request,
-  now = Date.now(),
-): Promise<Result<DiscordAccount>> {
+/** The Discord account the callback's code stands for, once the state proves the callback is this browser's. */
+async function discordUserOf(config: DiscordConfig, request: Request): Promise<Result<DiscordUser>> {
   const url = new URL(request.url);
   const state = url.searchParams.get("state");
   const code = url.searchParams.get("code");
@@ -120,16 +135,112 @@ export async function finishDiscordSignIn(
   if (!state || !code || !expectedState || !verifier || state !== expectedState) {
     return fail("unauthenticated", "The sign-in link expired or did not come from this browser. Please try again.");
   }
-
-  let discordUser: DiscordUser;
   try {
     const tokens = await client(config, url.origin).validateAuthorizationCode(code, verifier);
     const response = await fetch(USER_ENDPOINT, { headers: { Authorization: `Bearer ${tokens.accessToken()}` } });
     if (!response.ok) throw new Error(`Discord answered ${response.status}`);
-    discordUser = (await response.json()) as DiscordUser;
+    return ok((await response.json()) as DiscordUser);
   } catch (error) {
     console.error("Discord sign-in failed:", error);
     return fail("unauthenticated", "Discord did not confirm the sign-in. Please try again.");
   }
-  return accountFor(db, discordUser, clientAddress(request), now);
+}
+
+/**
+ * Completes the sign-in Discord sent the browser back with: the linked account to sign in to, or
+ * the address whose confirmation link was just mailed. Starting the session (`signInAs`) and
+ * clearing the state cookies (`clearDiscordCookies`) are the caller's.
+ */
+export async function finishDiscordSignIn(deps: MailingDeps, config: DiscordConfig, request: Request, now = Date.now()): Promise<Result<DiscordSignIn>> {
+  const discordUser = await discordUserOf(config, request);
+  return discordUser.ok ? accountFor(deps, discordUser.value, request, now) : discordUser;
+}
+
+/**
+ * Before leaving for Discord to link it: the member proves it is them with their password (when the
+ * account has one), so a session left open somewhere is not enough to add a way in. An account
+ * links one Discord account at a time.
+ */
+export async function mayLinkDiscord(db: Db, request: Request, userId: string, password: string, now = Date.now()): Promise<Result> {
+  if (await linkOf(db, userId)) return fail("conflict", "A Discord account is linked already: unlink it first.");
+  const account = await findById(db, userId, now);
+  if (!account?.passwordHash) return ok();
+  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), userId), now);
+  if (!reservation.ok) return throttled(reservation.waitMs, "password attempts");
+  if (!(await verifyPassword(password, account.passwordHash))) return fail("unauthenticated", "Wrong password", { field: "password" });
+  await attemptSucceeded(db, reservation);
+  return ok();
+}
+
+/**
+ * Completes a link started on the Security page by `mode.userId`, if that member is still the one
+ * signed in: the Discord account becomes a way into their account, audited and e-mailed to them.
+ */
+export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, request: Request, userId: string, now = Date.now()): Promise<Result> {
+  const { db } = deps;
+  const discordUser = await discordUserOf(config, request);
+  if (!discordUser.ok) return discordUser;
+  const { id: discordId, username } = discordUser.value;
+  const link = await linkedAccount(db, discordId);
+  if (link?.userId === userId) return ok();
+  if (link) return fail("conflict", "This Discord account is linked to another account.");
+  const inserted = await db
+    .insert(oauthAccounts)
+    .values({ provider: "discord", providerUserId: discordId, providerUsername: username, userId, createdAt: now })
+    .onConflictDoNothing()
+    .returning({ userId: oauthAccounts.userId });
+  if (inserted.length === 0) return fail("conflict", "This Discord account was linked at the same moment; reload the Security page.");
+  await audit(db, userId, "discord.link", userId, { discordId, username }, clientAddress(request));
+  const account = await findById(db, userId, now);
+  if (account) {
+    await sendMail(db, deps.mail, deps.waitUntil, {
+      to: account.email,
+      subject: `Discord was linked to your ${BRAND} account`,
+      ...mailBody([
+        `The Discord account "${username}" can now log in to your ${BRAND} account "${account.username}".`,
+        "If that was not you, unlink it on the Security page of your dashboard and change your password.",
+      ]),
+    });
+  }
+  return ok();
+}
+
+/** The member's own Discord link ends, unless it is their only way in (no password, no passkey). */
+export async function unlinkDiscord(db: Db, userId: string, ip: string | null, now = Date.now()): Promise<Result> {
+  const link = await linkOf(db, userId);
+  if (!link) return fail("conflict", "No Discord account is linked.");
+  const account = await findById(db, userId, now);
+  const passkey = await db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).get();
+  if (!account?.passwordHash && !passkey) return fail("conflict", "Discord is your only way to log in: set a password first (Forgot your password? on the log-in page).");
+  await db.delete(oauthAccounts).where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.userId, userId)));
+  await audit(db, userId, "discord.unlink", userId, { discordId: link.providerUserId }, ip);
+  return ok();
+}
+
+/**
+ * Confirms the address of a registration that a Discord sign-in opened: the verification link's
+ * cookie proves the mailbox, and the round trip proves the Discord account linked to it. Answers
+ * the account, verified, for the caller to claim the address's keys and sign it in.
+ */
+export async function confirmWithDiscord(db: Db, config: DiscordConfig, request: Request, token: string | null, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+  const registration = await checkVerificationLink(db, token, now);
+  if (!registration.ok) return registration;
+  const discordUser = await discordUserOf(config, request);
+  if (!discordUser.ok) return discordUser;
+  const link = await linkedAccount(db, discordUser.value.id);
+  if (link?.userId !== registration.value.id) return fail("forbidden", "This is not the Discord account that signed up with this address.");
+  return verifyEmail(db, token, now);
+}
+
+const linkOf = (db: Db, userId: string) =>
+  db
+    .select({ providerUserId: oauthAccounts.providerUserId, username: oauthAccounts.providerUsername })
+    .from(oauthAccounts)
+    .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.userId, userId)))
+    .get();
+
+/** What the Security page shows of Discord: the linked account's name, or whether linking one asks for the password. */
+export async function discordSettingsOf(db: Db, userId: string): Promise<{ linked: string | null; askPassword: boolean }> {
+  const [link, account] = await Promise.all([linkOf(db, userId), findById(db, userId)]);
+  return { linked: link ? (link.username ?? "a Discord account") : null, askPassword: Boolean(account?.passwordHash) };
 }

@@ -8,9 +8,9 @@ import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ResetRequestInput } from "~/lib/schemas/auth";
 import { audit } from "../platform/audit.server";
-import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
+import { linkTokenCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
-import { emailVerificationTokens, loginChallenges, passwordResetTokens, users, webauthnChallenges } from "../platform/db/schema.server";
+import { emailVerificationTokens, loginChallenges, oauthAccounts, passwordResetTokens, users, webauthnChallenges } from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
@@ -22,7 +22,7 @@ import { clientAddress, reserveAttempt, type ThrottleKey, throttled } from "./th
 export const RESET_LINK_TTL_MS = 30 * 60 * 1000;
 // Carries the token from the mailed address to the form, so that it is not left in the address
 // bar, the history, or the Referer of anything the page loads.
-const RESET_COOKIE = "__Host-reset";
+const resetCookie = linkTokenCookie("__Host-reset");
 
 const unusable = () => fail("not-found", "This reset link is invalid or has expired. Please ask for a new one.");
 
@@ -91,17 +91,9 @@ export async function checkResetLink(db: Db, token: string | null, now = Date.no
 }
 
 /** The cookie that holds a link's token for the form, for as long as the link works. */
-export function resetLinkCookie(token: string, expiresAt: number, now = Date.now()): string {
-  return serializeCookie(RESET_COOKIE, token, (expiresAt - now) / 1000);
-}
-
-export function resetTokenFrom(request: Request): string | null {
-  return readCookie(request, RESET_COOKIE);
-}
-
-export function clearResetCookie(): string {
-  return clearCookie(RESET_COOKIE);
-}
+export const resetLinkCookie = resetCookie.set;
+export const resetTokenFrom = resetCookie.read;
+export const clearResetCookie = resetCookie.clear;
 
 /** The statements that make sign-ins begun before a password change start over, with the new password. */
 export function signInsInProgress(db: Db, userId: string) {
@@ -160,15 +152,19 @@ export async function resetPassword(
     .returning({ userId: passwordResetTokens.userId })
     .get();
   if (!used) return unusable();
-  await db.batch([
+  const verifiedNow = link.account.verifiedAt === null;
+  const [unlinked] = await db.batch([
+    // A reset takes the account back for whoever holds the mailbox: a Discord account someone else
+    // linked (to a registration of this address, or through a session left open) goes with it.
+    db.delete(oauthAccounts).where(eq(oauthAccounts.userId, link.userId)).returning({ id: oauthAccounts.providerUserId }),
     db.update(users).set({ passwordHash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})` }).where(eq(users.id, link.userId)),
     ...signInsInProgress(db, link.userId),
     // The address is proven now; a verification link still out has nothing left to do.
     db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, link.userId)),
   ]);
   await endSessions(deps, link.userId, { all: true });
-  await mailPasswordChanged(deps, link.account, request, "with a reset link sent to this address. Every device signed in to the account has been signed out.");
-  const verifiedNow = link.account.verifiedAt === null;
+  const discord = unlinked.length > 0 ? " Discord was unlinked from it: link your own Discord account again on the Security page." : "";
+  await mailPasswordChanged(deps, link.account, request, `with a reset link sent to this address. Every device signed in to the account has been signed out.${discord}`);
   await audit(db, link.userId, "password.reset", link.userId, { verifiedNow }, ip);
   return ok({ id: link.userId, email: link.account.email, verifiedNow });
 }

@@ -1,18 +1,21 @@
 // Accounts: sign-up with e-mail verification, re-sending the verification link, and deleting
-// registrations that were never verified. Signing in is in sign-in.server.ts.
+// registrations that were never verified. Signing in is in sign-in.server.ts. Opening the link
+// changes nothing (mail scanners open every link): it leads to a page that names the account, and
+// only the Confirm button there, a POST, verifies the address (decision 042).
 import { and, desc, eq, gt, isNull, lte } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
-import type { ResendInput, SignupInput } from "~/lib/schemas/auth";
+import type { ConfirmEmailInput, ResendInput, SignupInput } from "~/lib/schemas/auth";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, users } from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
-import { findByEmail, isLiveAccount, REGISTRATION_TTL_MS } from "./directory.server";
+import { linkTokenCookie } from "../platform/cookies.server";
+import { findByEmail, findById, isLiveAccount, REGISTRATION_TTL_MS } from "./directory.server";
 import { openAccount } from "./open-account.server";
-import { hashPassword } from "./password.server";
-import { clientAddress, reserveAttempt, type ThrottleKey, throttled } from "./throttle.server";
+import { hashPassword, verifyPassword } from "./password.server";
+import { attemptSucceeded, clientAddress, reserveAttempt, type ThrottleKey, throttled, throttleKeys } from "./throttle.server";
 
 const RESEND_INTERVAL_MS = 60 * 1000;
 
@@ -29,7 +32,7 @@ function timeLeft(ms: number): string {
  * The mail says that someone signed up with this address, so that whoever owns the mailbox and
  * did not can simply ignore it: the registration then lapses.
  */
-async function sendVerification(deps: MailingDeps, user: { id: string; email: string; username: string; createdAt: number }, origin: string, now = Date.now()) {
+export async function sendVerification(deps: MailingDeps, user: { id: string; email: string; username: string; createdAt: number }, origin: string, now = Date.now()) {
   const token = randomToken();
   const expiresAt = user.createdAt + REGISTRATION_TTL_MS;
   await deps.db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: user.id, createdAt: now, expiresAt });
@@ -39,8 +42,8 @@ async function sendVerification(deps: MailingDeps, user: { id: string; email: st
     subject: `Verify your ${BRAND} account`,
     ...mailBody([
       `Someone signed up for a ${BRAND} account with this e-mail address, under the username "${user.username}".`,
-      "If that was you, confirm the address to finish creating the account:",
-      { href: link, label: "Verify my e-mail address" },
+      "If that was you, open this link and confirm the address to finish creating the account:",
+      { href: link, label: "Confirm my e-mail address" },
       `The link works for ${timeLeft(expiresAt - now)}.`,
       "If it was not you, ignore this message. Without the confirmation the account never opens, and it is deleted after a day.",
     ]),
@@ -81,12 +84,66 @@ export async function resendVerification(deps: MailingDeps, request: Request, in
   }
 }
 
+// Carries a verification link's token from the address bar to the confirmation form.
+const verifyCookie = linkTokenCookie("__Host-verify");
+export const verificationLinkCookie = verifyCookie.set;
+export const verificationTokenFrom = verifyCookie.read;
+export const clearVerificationCookie = verifyCookie.clear;
+
+const unusableLink = () => fail("not-found", "This link is invalid or has expired. Log in to request a new one.");
+
+/** The account a verification link is for, as the confirmation page names it. */
+export interface LinkedRegistration {
+  id: string;
+  username: string;
+  email: string;
+  expiresAt: number;
+  /** Opened by a Discord sign-in, without a password: it is confirmed by signing in with that Discord account. */
+  withDiscord: boolean;
+}
+
 /**
- * Marks the address behind `token` as verified and answers whose it is. Tokens work once, and
- * only while the registration lasts.
+ * The account a verification link is for, while the link can be used: what the confirmation page
+ * names. Reading only: a link opened by a mail scanner verifies nothing.
+ */
+export async function checkVerificationLink(db: Db, token: string | null, now = Date.now()): Promise<Result<LinkedRegistration>> {
+  const hash = await tokenHash(token);
+  const link = hash
+    ? await db
+        .select({ userId: emailVerificationTokens.userId, expiresAt: emailVerificationTokens.expiresAt })
+        .from(emailVerificationTokens)
+        .where(and(eq(emailVerificationTokens.tokenHash, hash), gt(emailVerificationTokens.expiresAt, now)))
+        .get()
+    : undefined;
+  const account = link ? await findById(db, link.userId, now) : undefined;
+  if (!link || !account || account.verifiedAt) return unusableLink();
+  return ok({ id: account.id, username: account.username, email: account.email, expiresAt: link.expiresAt, withDiscord: account.passwordHash === null });
+}
+
+/**
+ * The Confirm button: the one who holds the mailbox (the link's cookie) and chose the password at
+ * sign-up confirms the account the page named. Wrong passwords count like failed sign-ins.
+ */
+export async function confirmWithPassword(db: Db, request: Request, token: string | null, input: ConfirmEmailInput, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+  const link = await checkVerificationLink(db, token, now);
+  // The page named one account; a link swapped in meanwhile (another tab) confirms nothing.
+  if (!link.ok || link.value.id !== input.account) return unusableLink();
+  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), link.value.id), now);
+  if (!reservation.ok) return throttled(reservation.waitMs, "confirmation attempts");
+  const account = await findById(db, link.value.id, now);
+  if (!account?.passwordHash || !(await verifyPassword(input.password, account.passwordHash))) {
+    return fail("unauthenticated", "That is not the password this account was signed up with", { field: "password" });
+  }
+  await attemptSucceeded(db, reservation);
+  return verifyEmail(db, token, now);
+}
+
+/**
+ * Marks the address behind `token` as verified and answers whose it is, once the confirmer has
+ * proven they are the registrant. Tokens work once, and only while the registration lasts.
  */
 export async function verifyEmail(db: Db, token: string | null, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
-  const unusable = fail("not-found", "This link is invalid or has expired. Log in to request a new one.");
+  const unusable = unusableLink();
   const hash = await tokenHash(token);
   if (!hash) return unusable;
   const row = await db

@@ -2,7 +2,7 @@
 // revoke a key, replace one from stock, cancel a crypto order, and hand out a key by hand (a
 // manual order). Each change is one conditional statement or one D1 batch, so two people clicking
 // at once cannot both win, and each is audited under the order's key ("<source>:<reference>").
-import { and, eq, isNull, max, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, max, sql } from "drizzle-orm";
 import { orderKey, type OrderRow } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ManualOrderInput } from "~/lib/schemas/orders";
@@ -14,13 +14,13 @@ import { storedLine } from "../fulfilment/order-lines.server";
 import { endRevokedSubscriptions } from "../fulfilment/refunds.server";
 import { checkLowStock } from "../fulfilment/stock-alerts.server";
 import { isOldestFreeCode } from "../fulfilment/stock.server";
-import { subscriptionSource } from "../fulfilment/subscriptions.server";
+import { claimSubscriptions, subscriptionSource } from "../fulfilment/subscriptions.server";
 import { cancelCryptoOrder } from "../payments/crypto-orders.server";
 import { audit, lastAuditedAt } from "../platform/audit.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
-import { cryptoOrders, licences, manualOrders, productCodes, shopifyOrders, users } from "../platform/db/schema.server";
+import { backorders, cryptoOrders, licences, manualOrders, productCodes, shopifyOrders, users } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
-import { codeOrderId, keysOfOrder, type OrderKey } from "./orders.server";
+import { codeOrderId, keysOfOrder, type OrderKey, undeliveredOrders } from "./orders.server";
 
 /** Who acts, and from where (for the audit log). */
 export interface Actor {
@@ -56,6 +56,36 @@ export async function resendKeys(deps: MailingDeps, actor: Actor, order: OrderRo
   await mailKeys(deps, mailedOrder(order), keys, "resend", `resend:${order.key}:${crypto.randomUUID()}`);
   await audit(deps.db, actor.viewer.id, "order.resend", order.key, { keys: working.length }, actor.ip);
   return ok({ count: working.length });
+}
+
+/**
+ * An order whose key e-mail could not be delivered: staff correct the buyer's address (after
+ * hearing from the buyer) and the working keys go to it. The keys follow the address: the order,
+ * its keys, their licences and its waiting units name the corrected one, so its account can claim
+ * them. Only while the order is flagged, so a working address is never redirected; audited.
+ */
+export async function correctBuyerEmail(deps: MailingDeps, actor: Actor, order: OrderRow, email: string, now = Date.now()): Promise<Result<{ count: number }>> {
+  const { db } = deps;
+  if (order.source !== "shopify") return fail("conflict", "Only a card order's address is corrected here");
+  if (email === order.email.toLowerCase()) return fail("invalid", "That is the address the e-mail failed to reach", { field: "email" });
+  const [flagged] = await undeliveredOrders(db, [order]);
+  if (!flagged) return fail("conflict", `The e-mail to ${order.email || "the buyer"} was not refused: there is nothing to correct`);
+  // An address an account has proven is its owner's: their keys are not moved away from it.
+  const proven = await db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = lower(${order.email})`, isNotNull(users.emailVerifiedAt))).get();
+  if (proven) return fail("conflict", `${order.email} belongs to a verified member's account: its keys stay with that account`);
+  const ofOrder = eq(productCodes.orderId, order.reference);
+  await db.batch([
+    db.update(shopifyOrders).set({ email }).where(eq(shopifyOrders.id, order.reference)),
+    db.update(productCodes).set({ customerEmail: email }).where(ofOrder),
+    db.update(licences).set({ ownerEmail: email }).where(eq(licences.orderId, order.reference)),
+    db.update(backorders).set({ customerEmail: email }).where(and(eq(backorders.orderId, order.reference), isNull(backorders.filledAt))),
+  ]);
+  await audit(db, actor.viewer.id, "order.correct-email", order.key, { from: order.email, to: email }, actor.ip);
+  // The corrected address's account (if it proved the address) now holds the keys.
+  const owner = await db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = ${email}`, isNotNull(users.emailVerifiedAt))).get();
+  if (owner) await claimSubscriptions(db, owner.id, email);
+  const resent = await resendKeys(deps, actor, { ...order, email }, now);
+  return resent.ok ? resent : ok({ count: 0 });
 }
 
 /** Revokes a stocked code with its licence and subscription, in one transaction; false when it was revoked already. */
@@ -162,7 +192,8 @@ export async function replaceKey(deps: MailingDeps, actor: Actor, order: OrderRo
   const { sale, userId } = await replacementSale(db, order, old, fresh, now);
   await recordSale(db, { email: old.customerEmail ?? order.email, userId }, sale);
   await audit(db, actor.viewer.id, "order.replace-key", order.key, { codeId: old.id, newCodeId: fresh.id, reason }, actor.ip);
-  await mailKeys(deps, mailedOrder(order), [{ variantTitle: fresh.variantTitle, code: fresh.code }], "replacement", `replacement:${fresh.id}`);
+  // Marked as mailed with the message: a later order body must not mail it again as a new key.
+  await mailKeys(deps, mailedOrder(order), [{ id: fresh.id, variantTitle: fresh.variantTitle, code: fresh.code }], "replacement", `replacement:${fresh.id}`);
   return ok({ variantTitle: old.variantTitle });
 }
 

@@ -15,12 +15,13 @@ import {
   type OrderSource,
   ORDER_SOURCES,
   type TimelineEntry,
+  type UndeliveredMail,
 } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import { dayStart, type OrderListInput } from "~/lib/schemas/orders";
 import type { OrderLine } from "../fulfilment/order-lines.server";
 import { licenceState } from "../licences/validation.server";
-import type { Db } from "../platform/db/client.server";
+import { chunksOf, type Db } from "../platform/db/client.server";
 import { detailFields } from "./audit-log.server";
 import {
   auditLog,
@@ -226,6 +227,32 @@ export interface OrderPage {
   next: OrderCursor | null;
 }
 
+/** Which of `orders` (by key) are flagged: their e-mail to the buyer's address could not be delivered. */
+export async function undeliveredOrders(db: Db, orders: Pick<OrderRow, "key" | "email">[]): Promise<string[]> {
+  return [...(await undeliveredMail(db, orders)).keys()];
+}
+
+/**
+ * The newest undeliverable e-mail of each order (by its key), to the address the order holds now:
+ * once staff correct the address, the old failure no longer flags the order.
+ */
+async function undeliveredMail(db: Db, orders: Pick<OrderRow, "key" | "email">[]): Promise<Map<string, UndeliveredMail>> {
+  const failed = new Map<string, UndeliveredMail>();
+  // One parameter an order and one for the status: chunks of fifty keep under D1's limit.
+  for (const group of chunksOf(orders, 2)) {
+    const rows = await db
+      .select({ orderKey: mailOutbox.orderKey, to: mailOutbox.toAddress, error: mailOutbox.lastError, at: mailOutbox.createdAt })
+      .from(mailOutbox)
+      .where(and(inArray(mailOutbox.orderKey, group.map((o) => o.key)), eq(mailOutbox.status, "failed")))
+      .orderBy(desc(mailOutbox.createdAt));
+    for (const row of rows) {
+      const order = group.find((o) => o.key === row.orderKey);
+      if (order && row.orderKey && !failed.has(row.orderKey) && row.to.toLowerCase() === order.email.toLowerCase()) failed.set(row.orderKey, { to: row.to, error: row.error, at: row.at });
+    }
+  }
+  return failed;
+}
+
 /** A page of the order list, newest first, after `cursor` (an opaque string from a previous page). */
 export async function listOrders(db: Db, filters: OrderFilters, cursorText = "", size = ORDER_PAGE_SIZE): Promise<Result<OrderPage>> {
   const cursor = cursorText ? decodeCursor(cursorText) : null;
@@ -378,8 +405,8 @@ async function timelineOf(db: Db, order: OrderRow): Promise<TimelineEntry[]> {
 export async function orderDetail(db: Db, source: OrderSource, reference: string, now = Date.now()): Promise<Result<OrderDetail>> {
   const order = await findOrder(db, source, reference);
   if (!order) return fail("not-found", "No such order");
-  const [keys, timeline] = await Promise.all([keyViews(db, order, now), timelineOf(db, order)]);
-  const detail: OrderDetail = { order, lines: [], crypto: null, reason: null, keys, timeline, cancellable: false };
+  const [keys, timeline, undelivered] = await Promise.all([keyViews(db, order, now), timelineOf(db, order), undeliveredMail(db, [order])]);
+  const detail: OrderDetail = { order, lines: [], crypto: null, reason: null, keys, timeline, cancellable: false, undelivered: undelivered.get(order.key) ?? null };
   if (source === "shopify") {
     const row = await db.select({ lineItems: shopifyOrders.lineItems }).from(shopifyOrders).where(eq(shopifyOrders.id, reference)).get();
     detail.lines = (JSON.parse(row?.lineItems ?? "[]") as OrderLine[]).map((l) => ({ title: `${l.title} - ${l.variantTitle}`, quantity: l.quantity, price: l.price }));

@@ -123,6 +123,7 @@ export function demoOrderPayload(order: { id: number; number: number; email: str
     email: order.email,
     contact_email: order.email,
     created_at: new Date(order.createdAt).toISOString(),
+    updated_at: new Date(order.createdAt).toISOString(),
     currency: order.lines[0]?.price.currencyCode ?? "USD",
     total_price: total,
     subtotal_price: total,

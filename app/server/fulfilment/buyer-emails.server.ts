@@ -2,13 +2,15 @@
 // that arrived, the crypto order's key, keys sent again or handed out by staff, keys that stopped
 // working, and the admins' backorder and low-stock alerts. Each has a dedupe key, so a retried
 // delivery never mails twice.
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
 import { orderKey } from "~/lib/orders";
-import { userRoles, users } from "../platform/db/schema.server";
+import { chunksOf, type Db } from "../platform/db/client.server";
+import { backorders, mailOutbox, productCodes, shopifyOrders, userRoles, users } from "../platform/db/schema.server";
 import { escapeHtml } from "../platform/html.server";
-import { type MailingDeps, sendMail } from "../platform/mail.server";
+import { type MailingDeps, type MailMessage, sendMail, sendMailWith } from "../platform/mail.server";
+import { sha256Hex } from "../platform/tokens.server";
 
 export interface MailedKey {
   variantTitle: string;
@@ -18,27 +20,106 @@ export interface MailedKey {
 const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
 const ACTIVATE = "Download the loader from your dashboard and activate it with your key.";
 
-/** The order's keys (and how many are still to come); nothing when there is nothing to say. */
-export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name: string; email: string }, keys: MailedKey[], pending: number): Promise<void> {
-  if (keys.length === 0 && pending === 0) return;
-  const pendingLine = pending > 0 ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.` : "";
-  const closing = `${ACTIVATE} Each key works on one PC.`;
-  const text = [`Thank you for your order ${order.name}.`, ""];
-  if (keys.length > 0) text.push("Your product keys:", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "");
-  if (pendingLine) text.push(pendingLine, "");
-  text.push(closing);
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
-    to: order.email,
-    subject:
-      keys.length > 0
-        ? `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`
-        : `Order ${order.name} received — your ${plural(pending, "key follows", "keys follow")} soon`,
-    text: text.join("\n"),
-    html: `<p>Thank you for your order ${escapeHtml(order.name)}.</p>${
-      keys.length > 0 ? `<p>Your product keys:</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>` : ""
-    }${pendingLine ? `<p>${escapeHtml(pendingLine)}</p>` : ""}<p>${closing}</p>`,
-    dedupeKey: `order-keys:${order.id}`,
-    orderKey: orderKey("shopify", order.id),
+const keyList = (keys: MailedKey[]) => ({
+  text: keys.map((k) => `${k.variantTitle}: ${k.code}`),
+  html: `<ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>`,
+});
+
+/** Marks keys as sent to the buyer, alongside the message that sends them (chunked under D1's parameter limit). */
+const markMailed = (db: Db, ids: number[], now: number) =>
+  chunksOf(ids, 2).map((group) => db.update(productCodes).set({ mailedAt: now }).where(inArray(productCodes.id, group)));
+
+const MAIL_LEASE_MS = 60_000;
+
+/**
+ * Runs `mail` as the one run mailing this order's keys: two deliveries of one order at the same
+ * moment would otherwise both find a key unmailed and both send it. The other run waits a moment
+ * for the lease (the holder needs milliseconds), then gives up with an error the queue retries.
+ */
+async function holdingMailLease(db: Db, orderId: string, mail: () => Promise<void>): Promise<void> {
+  const lease = crypto.randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const now = Date.now();
+    const held = await db
+      .update(shopifyOrders)
+      .set({ mailLease: lease, mailLeaseUntil: now + MAIL_LEASE_MS })
+      .where(and(eq(shopifyOrders.id, orderId), or(isNull(shopifyOrders.mailLease), lt(shopifyOrders.mailLeaseUntil, now))))
+      .returning({ id: shopifyOrders.id })
+      .get();
+    if (held) break;
+    if (attempt === 30) throw new Error(`Order ${orderId}'s keys are being mailed by another run; trying again`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  try {
+    await mail();
+  } finally {
+    await db.update(shopifyOrders).set({ mailLease: null, mailLeaseUntil: null }).where(and(eq(shopifyOrders.id, orderId), eq(shopifyOrders.mailLease, lease)));
+  }
+}
+
+/**
+ * Mails the order's keys that were handed out but not sent yet, marking them sent in the same
+ * transaction as the message. The order's first e-mail thanks the buyer and lists them with how
+ * many are still to come; a later one (units a later order body added) names only the new keys.
+ * Units that waited for stock are mailed when their backorder is filled, not here.
+ */
+export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name: string; email: string }, now = Date.now()): Promise<void> {
+  const { db } = deps;
+  const firstKey = `order-keys:${order.id}`;
+  await holdingMailLease(db, order.id, async () => {
+    const [keys, [waiting], first] = await Promise.all([
+      db
+        .select({ id: productCodes.id, code: productCodes.code, variantTitle: productCodes.variantTitle })
+        .from(productCodes)
+        .where(
+          and(
+            eq(productCodes.orderId, order.id),
+            isNull(productCodes.mailedAt),
+            isNull(productCodes.revokedAt),
+            sql`not exists (select 1 from ${backorders} where ${backorders.orderId} = ${productCodes.orderId} and ${backorders.lineItemId} = ${productCodes.orderLineId} and ${backorders.unitIndex} = ${productCodes.unitIndex})`,
+          ),
+        )
+        .orderBy(productCodes.orderLineId, productCodes.unitIndex),
+      db
+        .select({ n: sql<number>`count(*)` })
+        .from(backorders)
+        .where(and(eq(backorders.orderId, order.id), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
+      db.select({ id: mailOutbox.id }).from(mailOutbox).where(eq(mailOutbox.dedupeKey, firstKey)).get(),
+    ]);
+    const pending = waiting?.n ?? 0;
+    if (keys.length === 0 && (first || pending === 0)) return;
+    const list = keyList(keys);
+    const closing = `${ACTIVATE} Each key works on one PC.`;
+    let message: MailMessage;
+    if (first) {
+      const intro = `Your order ${order.name} was updated. Your new product ${plural(keys.length, "key", "keys")}:`;
+      message = {
+        to: order.email,
+        subject: `Your new ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
+        text: [intro, "", ...list.text, "", closing].join("\n"),
+        html: `<p>${escapeHtml(intro)}</p>${list.html}<p>${closing}</p>`,
+        dedupeKey: `${firstKey}:${await sha256Hex(keys.map((k) => k.id).join(","))}`,
+      };
+    } else {
+      const pendingLine = pending > 0 ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.` : "";
+      const text = [`Thank you for your order ${order.name}.`, ""];
+      if (keys.length > 0) text.push("Your product keys:", ...list.text, "");
+      if (pendingLine) text.push(pendingLine, "");
+      text.push(closing);
+      message = {
+        to: order.email,
+        subject:
+          keys.length > 0
+            ? `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`
+            : `Order ${order.name} received — your ${plural(pending, "key follows", "keys follow")} soon`,
+        text: text.join("\n"),
+        html: `<p>Thank you for your order ${escapeHtml(order.name)}.</p>${keys.length > 0 ? `<p>Your product keys:</p>${list.html}` : ""}${
+          pendingLine ? `<p>${escapeHtml(pendingLine)}</p>` : ""
+        }<p>${closing}</p>`,
+        dedupeKey: firstKey,
+      };
+    }
+    await sendMailWith(deps, { ...message, orderKey: orderKey("shopify", order.id) }, markMailed(db, keys.map((k) => k.id), now), now);
   });
 }
 
@@ -47,16 +128,22 @@ export async function mailBackorderFilled(
   deps: MailingDeps,
   backorder: { id: number; orderId: string; customerEmail: string },
   orderName: string,
-  key: MailedKey,
+  key: MailedKey & { id: number },
+  now = Date.now(),
 ): Promise<void> {
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
-    to: backorder.customerEmail,
-    subject: `Your ${BRAND} key is ready — order ${orderName}`,
-    text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
-    html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
-    dedupeKey: `backorder-filled:${backorder.id}`,
-    orderKey: orderKey("shopify", backorder.orderId),
-  });
+  await sendMailWith(
+    deps,
+    {
+      to: backorder.customerEmail,
+      subject: `Your ${BRAND} key is ready — order ${orderName}`,
+      text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
+      html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
+      dedupeKey: `backorder-filled:${backorder.id}`,
+      orderKey: orderKey("shopify", backorder.orderId),
+    },
+    markMailed(deps.db, [key.id], now),
+    now,
+  );
 }
 
 /** The key of a completed crypto order. */
@@ -129,18 +216,22 @@ const KEYS_INTRO = {
   manual: (name: string) => `We have issued you a product key (${name}).`,
 };
 
-/** Keys handed out by the shop's staff: an order's keys sent again, a replacement, or a key given by hand. */
-export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: MailedKey[], why: keyof typeof KEYS_INTRO, dedupeKey: string): Promise<void> {
+/**
+ * Keys handed out by the shop's staff: an order's keys sent again, a replacement, or a key given by
+ * hand. Keys with an `id` are marked sent in the same transaction as the message.
+ */
+export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: (MailedKey & { id?: number | null })[], why: keyof typeof KEYS_INTRO, dedupeKey: string): Promise<void> {
   if (keys.length === 0) return;
   const intro = KEYS_INTRO[why](order.name);
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+  const ids = keys.flatMap((k) => (k.id == null ? [] : [k.id]));
+  await sendMailWith(deps, {
     to: order.to,
     subject: `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
     text: [intro, "", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "", `${ACTIVATE} Each key works on one PC.`].join("\n"),
     html: `<p>${escapeHtml(intro)}</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul><p>${ACTIVATE} Each key works on one PC.</p>`,
     dedupeKey,
     orderKey: order.orderKey,
-  });
+  }, markMailed(deps.db, ids, Date.now()));
 }
 
 /**

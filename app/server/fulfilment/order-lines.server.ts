@@ -17,12 +17,19 @@ export interface OrderLine {
 export interface Order {
   id: string;
   name: string;
+  /** As the order gives it; "" when it gives none (the keys are handed out all the same). */
   email: string;
   currency: string;
   financialStatus: string | null;
   totalPrice: string | null;
+  /** The order's own (signed) state, never the delivery's topic: paid, and cancelled. */
+  paid: boolean;
   cancelled: boolean;
+  /** The body's signed `updated_at`, in ms (0 when it has none): older bodies are not applied. */
+  updatedAt: number;
   lines: OrderLine[];
+  /** Refunds the body lists (an order body carries every refund made so far). */
+  refunds: { id: string; lines: { lineId: string; quantity: number }[] }[];
 }
 
 /** A line of a stored order (its `lineItems` column holds the lines as JSON). */

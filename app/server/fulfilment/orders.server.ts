@@ -1,22 +1,37 @@
 // Orders become keys here. A paid order's every unit gets a code (or waits in the backorder queue);
 // the buyer gets one e-mail with all the keys. Every step is safe to repeat: Shopify retries
 // deliveries and sends several topics per order.
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { backorders, productCodes, shopifyOrders } from "../platform/db/schema.server";
+import { eq, sql } from "drizzle-orm";
+import { shopifyOrders } from "../platform/db/schema.server";
 import type { Db } from "../platform/db/client.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { mailBackorderAlert, mailBackorderFilled, mailOrderKeys } from "./buyer-emails.server";
 import type { Order, OrderLine } from "./order-lines.server";
 import { storedLine } from "./order-lines.server";
-import { applyWaitingRefunds } from "./refunds.server";
+import { applyWaitingRefunds, type RevokedKey } from "./refunds.server";
 import { assignCode, backorderUnit, fillBackorders, type FilledBackorder, type OrderUnit } from "./stock.server";
 import { recordSale, saleOf } from "./licences.server";
 import { checkLowStock } from "./stock-alerts.server";
 
-export type FulfilmentOutcome = { assigned: number; backordered: number; skippedLines: number };
+export type FulfilmentOutcome = {
+  assigned: number;
+  backordered: number;
+  skippedLines: number;
+  /** The order's refunds applied now, each with the keys it revoked. */
+  refunded: { refundId: string; revoked: RevokedKey[] }[];
+};
 
-/** Stores (or updates) what Shopify told us about an order; says whether it was cancelled. */
-export async function recordOrder(db: Db, order: Order, paid: boolean, now = Date.now()): Promise<{ cancelled: boolean }> {
+/** The order as stored after a body: cancelled (for good), and the address its keys go to. */
+export type RecordedOrder = { stale: true } | { stale: false; cancelled: boolean; email: string };
+
+/**
+ * Stores what an order body says, unless the order already holds a newer body's state (by the
+ * signed `updated_at`): then nothing changes and the body is `stale`. Paid and cancelled, once
+ * recorded, stay: refunds and cancellations find a paid order whichever body said so first. The
+ * address stays the one first stored (staff may have corrected it). A paid body marks the order
+ * not fully handed out until `fulfilOrder` has run for it.
+ */
+export async function recordOrder(db: Db, order: Order, now = Date.now()): Promise<RecordedOrder> {
   const stored = await db
     .insert(shopifyOrders)
     .values({
@@ -28,19 +43,26 @@ export async function recordOrder(db: Db, order: Order, paid: boolean, now = Dat
       totalPrice: order.totalPrice,
       lineItems: JSON.stringify(order.lines),
       receivedAt: now,
-      paidAt: paid ? now : null,
+      paidAt: order.paid ? now : null,
+      cancelledAt: order.cancelled ? now : null,
+      sourceUpdatedAt: order.updatedAt,
     })
     .onConflictDoUpdate({
       target: shopifyOrders.id,
       set: {
         financialStatus: order.financialStatus,
+        totalPrice: order.totalPrice,
         lineItems: JSON.stringify(order.lines),
-        paidAt: sql`coalesce(${shopifyOrders.paidAt}, ${paid ? now : null})`,
+        paidAt: sql`coalesce(${shopifyOrders.paidAt}, ${order.paid ? now : null})`,
+        cancelledAt: sql`coalesce(${shopifyOrders.cancelledAt}, ${order.cancelled ? now : null})`,
+        sourceUpdatedAt: order.updatedAt,
+        ...(order.paid ? { fulfilledAt: null } : {}),
       },
+      setWhere: sql`coalesce(${shopifyOrders.sourceUpdatedAt}, 0) <= ${order.updatedAt}`,
     })
-    .returning({ cancelledAt: shopifyOrders.cancelledAt })
+    .returning({ cancelledAt: shopifyOrders.cancelledAt, email: shopifyOrders.email })
     .get();
-  return { cancelled: Boolean(stored?.cancelledAt) };
+  return stored ? { stale: false, cancelled: stored.cancelledAt !== null, email: stored.email } : { stale: true };
 }
 
 const units = (order: Order, line: OrderLine): OrderUnit[] =>
@@ -52,10 +74,13 @@ const units = (order: Order, line: OrderLine): OrderUnit[] =>
     email: order.email,
   }));
 
-/** Hands out a key for every unit of a paid order and mails them, all at most once. */
+/**
+ * Hands out a key for every unit of a paid order, applies its waiting refunds, and mails every key
+ * not mailed yet (units a later body added included), all at most once.
+ */
 export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.now()): Promise<FulfilmentOutcome> {
   const { db } = deps;
-  const outcome: FulfilmentOutcome = { assigned: 0, backordered: 0, skippedLines: 0 };
+  const outcome: FulfilmentOutcome = { assigned: 0, backordered: 0, skippedLines: 0, refunded: [] };
   let newBackorders = 0;
   for (const line of order.lines) {
     if (!line.variantId) {
@@ -74,23 +99,12 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
       await recordSale(db, { email: order.email }, saleOf(order, line, assignment.code, assignment.code.usedAt ?? now));
     }
   }
-  await applyWaitingRefunds(db, order.id, now);
-  const [codes, [waiting]] = await Promise.all([
-    db
-      .select({ code: productCodes.code, variantTitle: productCodes.variantTitle, revokedAt: productCodes.revokedAt })
-      .from(productCodes)
-      .where(eq(productCodes.orderId, order.id)),
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(backorders)
-      .where(and(eq(backorders.orderId, order.id), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
-  ]);
-  await mailOrderKeys(
-    deps,
-    order,
-    codes.filter((c) => !c.revokedAt),
-    waiting?.n ?? 0,
-  );
+  // Every unit has its key (or waits for stock): refunds may apply now. Marked before the waiting
+  // refunds are read, so a refund stored meanwhile is applied either here or by its own delivery.
+  await db.update(shopifyOrders).set({ fulfilledAt: now }).where(eq(shopifyOrders.id, order.id));
+  // Before the mail: a unit refunded in the same body is never sent.
+  outcome.refunded = await applyWaitingRefunds(db, order.id, now);
+  await mailOrderKeys(deps, order, now);
   if (newBackorders > 0) await mailBackorderAlert(deps, order, newBackorders);
   // Once per variant, after all its units: a shortage alerts once per order, not once per key.
   const variants = new Map(order.lines.flatMap((line) => (line.variantId ? [[line.variantId, `${line.title} - ${line.variantTitle}`] as const] : [])));
@@ -105,7 +119,7 @@ export async function fillBackordersAndNotify(deps: MailingDeps, variantId: stri
     const order = await deps.db.select().from(shopifyOrders).where(eq(shopifyOrders.id, backorder.orderId)).get();
     const line = order ? storedLine(order, backorder.lineItemId) : undefined;
     if (order && line) await recordSale(deps.db, { email: backorder.customerEmail }, saleOf(order, line, code, now));
-    await mailBackorderFilled(deps, backorder, order?.name ?? backorder.orderId, code);
+    await mailBackorderFilled(deps, backorder, order?.name ?? backorder.orderId, code, now);
   }
   return filled;
 }

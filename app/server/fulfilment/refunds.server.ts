@@ -19,16 +19,12 @@ export const endRevokedSubscriptions = (db: Db, orderId: string) =>
     );
 
 /**
- * orders/cancelled: every key of the order is revoked and its waiting units leave the queue, in
- * one transaction. The order is marked cancelled first, even if we never saw it, so a late
- * orders/paid (or one still running) hands out nothing more.
+ * A cancelled order (its signed body says so; the order row is already marked cancelled, so a
+ * paid body still running hands out nothing more): every key is revoked and the waiting units
+ * leave the queue, in one transaction.
  */
 export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<RevokedKey[]> {
-  const [, revoked] = await db.batch([
-    db
-      .insert(shopifyOrders)
-      .values({ id: orderId, email: "", currency: "", lineItems: "[]", receivedAt: now, cancelledAt: now })
-      .onConflictDoUpdate({ target: shopifyOrders.id, set: { cancelledAt: now } }),
+  const [revoked] = await db.batch([
     db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt))).returning(revokedKey),
     db
       .update(backorders)
@@ -40,13 +36,14 @@ export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Pr
   return revoked;
 }
 
-/** A key a refund or cancellation revoked, as the buyer's e-mail names it. */
+/** A key a refund or cancellation revoked, as the buyer's e-mail names it (if they were ever sent it). */
 export interface RevokedKey {
   code: string;
   variantTitle: string;
   customerEmail: string | null;
+  mailedAt: number | null;
 }
-const revokedKey = { code: productCodes.code, variantTitle: productCodes.variantTitle, customerEmail: productCodes.customerEmail };
+const revokedKey = { code: productCodes.code, variantTitle: productCodes.variantTitle, customerEmail: productCodes.customerEmail, mailedAt: productCodes.mailedAt };
 
 export interface RefundedLine {
   lineId: string;
@@ -55,19 +52,25 @@ export interface RefundedLine {
 
 export type RefundOutcome = { state: "applied"; revoked: RevokedKey[]; cancelled: number } | { state: "waiting-for-payment" } | { state: "already-applied" };
 
-/**
- * refunds/create: recorded once by its id, then applied once. Only the refunded units go: units
- * still waiting for stock first, then delivered keys, newest unit first. A refund without line
- * items (an amount or shipping only) revokes nothing. A refund for an order not paid here yet
- * waits and is applied right after that order's keys are handed out.
- */
-export async function recordRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<RefundOutcome> {
+/** Keeps a refund, once by its id, for `applyRefund`: a refund body, or one listed in an order body. */
+export async function storeRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<void> {
   await db
     .insert(shopifyRefunds)
     .values({ id: refundId, orderId, lineItems: JSON.stringify(lines.filter((l) => l.quantity > 0)), receivedAt: now })
     .onConflictDoNothing();
-  const order = await db.select({ paidAt: shopifyOrders.paidAt }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
-  if (!order?.paidAt) return { state: "waiting-for-payment" };
+}
+
+/**
+ * A refund body: stored once by its id, then applied once. Only the refunded units go: units
+ * still waiting for stock first, then delivered keys, newest unit first. A refund without line
+ * items (an amount or shipping only) revokes nothing. A refund for an order whose units are not
+ * all handed out yet (not paid here, or being handed out right now) waits, and is applied right
+ * after they are.
+ */
+export async function recordRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<RefundOutcome> {
+  await storeRefund(db, refundId, orderId, lines, now);
+  const order = await db.select({ fulfilledAt: shopifyOrders.fulfilledAt }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
+  if (!order?.fulfilledAt) return { state: "waiting-for-payment" };
   return applyRefund(db, refundId, now);
 }
 
@@ -121,11 +124,19 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
   };
 }
 
-/** Refunds that arrived before their order was paid, applied once its keys are handed out. */
-export async function applyWaitingRefunds(db: Db, orderId: string, now: number): Promise<void> {
+/**
+ * Refunds stored but not applied (they arrived before the order was paid, or came listed in an
+ * order body), applied once its keys are handed out: what each one revoked.
+ */
+export async function applyWaitingRefunds(db: Db, orderId: string, now: number): Promise<{ refundId: string; revoked: RevokedKey[] }[]> {
   const waiting = await db
     .select({ id: shopifyRefunds.id })
     .from(shopifyRefunds)
     .where(and(eq(shopifyRefunds.orderId, orderId), isNull(shopifyRefunds.appliedAt)));
-  for (const { id } of waiting) await applyRefund(db, id, now);
+  const applied = [];
+  for (const { id } of waiting) {
+    const outcome = await applyRefund(db, id, now);
+    if (outcome.state === "applied") applied.push({ refundId: id, revoked: outcome.revoked });
+  }
+  return applied;
 }

@@ -1,7 +1,9 @@
 // Shopify order webhooks in two halves. The request checks the signature, records the delivery
 // (recognising repeats) and queues it; the queue consumer parses the payload and hands it to
-// fulfilment. Unsigned deliveries change nothing; malformed ones are recorded as rejected so the
-// admin can see them; a failure is retried by the queue (every step is idempotent).
+// fulfilment. Shopify signs the body only, so the body alone decides what happens: its own state
+// (paid, cancelled, refunds, lines), applied only if it is not older than what the order already
+// holds. Unsigned deliveries change nothing; malformed ones are recorded as rejected so the admin
+// can see them; a failure is retried by the queue (every step is idempotent).
 import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { orderKey } from "~/lib/orders";
@@ -15,7 +17,7 @@ import { sha256Hex } from "../platform/tokens.server";
 import { lineVariant, type Order, orderName } from "./order-lines.server";
 import { fulfilOrder, recordOrder } from "./orders.server";
 import { mailKeysStopped } from "./buyer-emails.server";
-import { cancelOrder, recordRefund, type RevokedKey } from "./refunds.server";
+import { cancelOrder, recordRefund, type RevokedKey, storeRefund } from "./refunds.server";
 import { verifyWebhookSignature } from "../platform/shopify-hmac.server";
 
 const id = v.pipe(
@@ -23,7 +25,7 @@ const id = v.pipe(
   v.transform(String),
 );
 const money = v.pipe(v.union([v.string(), v.number()]), v.transform(String), v.regex(/^\d+(\.\d+)?$/, "Invalid amount"));
-const maybeEmail = v.optional(v.nullable(v.string()));
+const maybeText = v.optional(v.nullable(v.string()));
 
 const lineItemSchema = v.object({
   id,
@@ -34,111 +36,163 @@ const lineItemSchema = v.object({
   price: money,
 });
 
+const refundLinesSchema = v.optional(v.array(v.object({ line_item_id: id, quantity: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)) })), []);
+
+const refundSchema = v.object({ id, order_id: id, refund_line_items: refundLinesSchema });
+
 const orderSchema = v.object({
   id,
   name: v.optional(v.string()),
-  email: maybeEmail,
-  contact_email: maybeEmail,
-  customer: v.optional(v.nullable(v.object({ email: maybeEmail }))),
+  email: maybeText,
+  contact_email: maybeText,
+  customer: v.optional(v.nullable(v.object({ email: maybeText }))),
   financial_status: v.optional(v.nullable(v.string())),
   currency: v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, "Invalid currency")),
   total_price: v.optional(money),
   cancelled_at: v.optional(v.nullable(v.string())),
+  updated_at: v.optional(v.nullable(v.string())),
   line_items: v.pipe(v.array(lineItemSchema), v.maxLength(250)),
+  refunds: v.optional(v.array(v.object({ id, refund_line_items: refundLinesSchema })), []),
 });
 
-const refundSchema = v.object({
-  id,
-  order_id: id,
-  refund_line_items: v.optional(v.array(v.object({ line_item_id: id, quantity: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)) })), []),
-});
+/** Financial states of an order whose payment was captured (a refund starts from a payment). */
+const PAID_STATES = ["paid", "partially_refunded", "refunded"];
 
-const emailSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.email(), v.maxLength(254));
-
-export const HANDLED_TOPICS = ["orders/create", "orders/paid", "orders/cancelled", "refunds/create"] as const;
+/** Topics routed to the consumer. What a delivery does is decided by its signed body, not its topic. */
+export const HANDLED_TOPICS = ["orders/create", "orders/updated", "orders/paid", "orders/cancelled", "refunds/create"] as const;
 
 /** What became of a delivery that was accepted. */
 export type DeliveryOutcome = "queued" | "already-processed" | "ignored";
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
-
-function parse<T extends v.GenericSchema>(schema: T, json: unknown): Parsed<v.InferOutput<T>> {
+function parse<T extends v.GenericSchema>(schema: T, json: unknown): Result<v.InferOutput<T>> {
   const result = v.safeParse(schema, json);
-  if (result.success) return { ok: true, value: result.output };
+  if (result.success) return ok(result.output);
   const issue = result.issues[0];
   const path = issue.path?.map((p) => String(p.key)).join(".") ?? "payload";
-  return { ok: false, problem: `${path}: ${issue.message}` };
+  return fail("invalid", `${path}: ${issue.message}`);
 }
 
-function toOrder(raw: v.InferOutput<typeof orderSchema>): Parsed<Order> {
-  const email = v.safeParse(emailSchema, raw.email ?? raw.contact_email ?? raw.customer?.email ?? "");
-  if (!email.success) return { ok: false, problem: "email: the order has no valid customer e-mail" };
+/**
+ * The buyer's address as the order gives it, never refused for its form: Shopify checked it, and
+ * a paid order gets its keys whatever its address looks like (mail that cannot be delivered flags
+ * the order for staff instead). "" when the order names none.
+ */
+function buyerAddress(raw: v.InferOutput<typeof orderSchema>): string {
+  const given = [raw.email, raw.contact_email, raw.customer?.email].map((e) => e?.trim() ?? "").find((e) => e !== "");
+  return (given ?? "").toLowerCase().slice(0, 320);
+}
+
+function toOrder(raw: v.InferOutput<typeof orderSchema>): Order {
+  const updatedAt = raw.updated_at ? Date.parse(raw.updated_at) : Number.NaN;
   return {
-    ok: true,
-    value: {
-      id: raw.id,
-      name: raw.name ?? `#${raw.id}`,
-      email: email.output,
-      currency: raw.currency,
-      financialStatus: raw.financial_status ?? null,
-      totalPrice: raw.total_price ?? null,
-      cancelled: Boolean(raw.cancelled_at),
-      lines: raw.line_items.map((line) => ({
-        id: line.id,
-        variantId: lineVariant(line.variant_id),
-        quantity: line.quantity,
-        title: line.title,
-        variantTitle: line.variant_title ?? "Default Title",
-        price: line.price,
-      })),
-    },
+    id: raw.id,
+    name: raw.name ?? `#${raw.id}`,
+    email: buyerAddress(raw),
+    currency: raw.currency,
+    financialStatus: raw.financial_status ?? null,
+    totalPrice: raw.total_price ?? null,
+    paid: PAID_STATES.includes(raw.financial_status ?? ""),
+    cancelled: Boolean(raw.cancelled_at),
+    updatedAt: Number.isFinite(updatedAt) ? updatedAt : 0,
+    lines: raw.line_items.map((line) => ({
+      id: line.id,
+      variantId: lineVariant(line.variant_id),
+      quantity: line.quantity,
+      title: line.title,
+      variantTitle: line.variant_title ?? "Default Title",
+      price: line.price,
+    })),
+    refunds: raw.refunds.map((refund) => ({ id: refund.id, lines: refundLines(refund.refund_line_items) })),
   };
 }
 
-/** The buyer hears which keys a refund or cancellation stopped (once: the dedupe key names the event). */
+const refundLines = (lines: v.InferOutput<typeof refundLinesSchema>) => lines.map((l) => ({ lineId: l.line_item_id, quantity: l.quantity }));
+
+/**
+ * The buyer hears which of the keys they were sent a refund or cancellation stopped (once: the
+ * dedupe key names the event). A key revoked before it was ever mailed is not news to them.
+ */
 async function mailStoppedKeys(deps: MailingDeps, orderId: string, revoked: RevokedKey[], why: string, dedupeKey: string): Promise<void> {
-  const to = revoked.find((k) => k.customerEmail)?.customerEmail;
+  const told = revoked.filter((k) => k.mailedAt !== null);
+  const to = told.find((k) => k.customerEmail)?.customerEmail;
   if (!to) return;
   const order = await deps.db.select({ name: shopifyOrders.name }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
-  await mailKeysStopped(deps, { to, name: order?.name ?? orderId, orderKey: orderKey("shopify", orderId) }, revoked, why, dedupeKey);
+  await mailKeysStopped(deps, { to, name: order?.name ?? orderId, orderKey: orderKey("shopify", orderId) }, told, why, dedupeKey);
 }
 
-async function applyOrderEvent(deps: MailingDeps, topic: string, json: unknown): Promise<{ outcome: string; detail: string; orderId?: string } | { rejected: string }> {
-  if (topic === "refunds/create") {
-    const refund = parse(refundSchema, json);
-    if (!refund.ok) return { rejected: refund.problem };
-    const lines = refund.value.refund_line_items.map((l) => ({ lineId: l.line_item_id, quantity: l.quantity }));
-    const result = await recordRefund(deps.db, refund.value.id, refund.value.order_id, lines);
-    if (result.state === "applied") {
-      await mailStoppedKeys(deps, refund.value.order_id, result.revoked, "the order was refunded", `keys-stopped:refund:${refund.value.id}`);
-    }
-    const detail =
-      result.state === "applied"
-        ? `Refund: ${result.revoked.length} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled`
-        : result.state === "already-applied"
-          ? "Refund was already applied"
-          : "Refund recorded: it is applied once the order is paid";
-    return { outcome: "processed", detail, orderId: refund.value.order_id };
-  }
+type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: string } | { rejected: string };
+
+/** A refund body (recognised by its shape): stored once, applied once the order is paid. */
+async function applyRefundBody(deps: MailingDeps, json: unknown): Promise<Applied> {
+  const refund = parse(refundSchema, json);
+  if (!refund.ok) return { rejected: refund.problem.message };
+  const { id: refundId, order_id: orderId } = refund.value;
+  const result = await recordRefund(deps.db, refundId, orderId, refundLines(refund.value.refund_line_items));
+  if (result.state === "applied") await mailStoppedKeys(deps, orderId, result.revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+  const detail =
+    result.state === "applied"
+      ? `Refund: ${result.revoked.length} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled`
+      : result.state === "already-applied"
+        ? "Refund was already applied"
+        : "Refund recorded: it is applied once the order is paid";
+  return { outcome: "processed", detail, orderId };
+}
+
+/**
+ * An order body: what it says of the order (paid, cancelled, refunds, lines) is applied, unless a
+ * newer body of the same order was applied before. The topic it came under plays no part: only
+ * the body is signed (decision 043).
+ */
+async function applyOrderBody(deps: MailingDeps, json: unknown): Promise<Applied> {
   const raw = parse(orderSchema, json);
-  if (!raw.ok) return { rejected: raw.problem };
-  const order = toOrder(raw.value);
-  if (!order.ok) return { rejected: order.problem };
-  const { value } = order;
-  if (topic === "orders/cancelled") {
-    const revoked = await cancelOrder(deps.db, value.id);
-    await mailStoppedKeys(deps, value.id, revoked, "the order was cancelled", `keys-stopped:cancel:${value.id}`);
-    return { outcome: "processed", detail: `Cancelled: ${revoked.length} key(s) revoked`, orderId: value.id };
+  if (!raw.ok) return { rejected: raw.problem.message };
+  const { db } = deps;
+  const body = toOrder(raw.value);
+  const recorded = await recordOrder(db, body);
+  if (recorded.stale) {
+    const when = body.updatedAt ? new Date(body.updatedAt).toISOString() : "none";
+    return { outcome: "ignored", detail: `Older than the order's state already applied (updated_at ${when}): nothing changed`, orderId: body.id };
   }
-  const paid = topic === "orders/paid" || value.financialStatus === "paid";
-  const { cancelled } = await recordOrder(deps.db, value, paid);
-  if (value.cancelled || cancelled) return { outcome: "processed", detail: "Order is cancelled: nothing handed out", orderId: value.id };
-  if (!paid) return { outcome: "processed", detail: `Not paid yet (${value.financialStatus ?? "unknown"}): waiting for orders/paid`, orderId: value.id };
-  const result = await fulfilOrder(deps, value);
-  const detail = [`${result.assigned} key(s) handed out`, result.backordered ? `${result.backordered} backordered` : "", result.skippedLines ? `${result.skippedLines} line(s) without a variant skipped` : ""]
+  // The keys go to the address the order holds: the first body's, or the one staff corrected.
+  const order = { ...body, email: recorded.email };
+  // Kept before anything is handed out: a unit this body says was refunded is never mailed.
+  for (const refund of order.refunds) await storeRefund(db, refund.id, order.id, refund.lines);
+  if (recorded.cancelled) {
+    const revoked = await cancelOrder(db, order.id);
+    await mailStoppedKeys(deps, order.id, revoked, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
+    return { outcome: "processed", detail: revoked.length > 0 ? `Cancelled: ${revoked.length} key(s) revoked` : "Order is cancelled: nothing handed out", orderId: order.id };
+  }
+  // This body's own word: units an edit added are handed out only once the order is paid again.
+  if (!order.paid) return { outcome: "processed", detail: `Not paid yet (${order.financialStatus ?? "unknown"}): waiting for the payment`, orderId: order.id };
+  const result = await fulfilOrder(deps, order);
+  for (const { refundId, revoked } of result.refunded) await mailStoppedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+  const detail = [
+    `${result.assigned} key(s) handed out`,
+    result.backordered ? `${result.backordered} backordered` : "",
+    result.skippedLines ? `${result.skippedLines} line(s) without a variant skipped` : "",
+    result.refunded.length ? `${result.refunded.reduce((n, r) => n + r.revoked.length, 0)} key(s) revoked by refunds` : "",
+  ]
     .filter(Boolean)
     .join(", ");
-  return { outcome: "processed", detail, orderId: value.id };
+  return { outcome: "processed", detail, orderId: order.id };
+}
+
+/** What a body names itself in Shopify's Admin API, where it says (every webhook body does): "Order", "Refund"… */
+function kindOf(body: object): string | null {
+  const gid = "admin_graphql_api_id" in body && typeof body.admin_graphql_api_id === "string" ? body.admin_graphql_api_id : "";
+  return /^gid:\/\/shopify\/(\w+)\//.exec(gid)?.[1] ?? null;
+}
+
+/**
+ * An order body carries line items; a refund body names its order. A body that names itself as
+ * something else (a draft order, a transaction) is not one, whatever its fields.
+ */
+function applyDelivery(deps: MailingDeps, json: unknown): Promise<Applied> {
+  const body = json !== null && typeof json === "object" && !Array.isArray(json) ? json : {};
+  const kind = kindOf(body);
+  if ("line_items" in body && (kind === null || kind === "Order")) return applyOrderBody(deps, json);
+  if ("order_id" in body && !("line_items" in body) && (kind === null || kind === "Refund")) return applyRefundBody(deps, json);
+  return Promise.resolve({ rejected: "payload: neither an order (line_items) nor a refund (order_id)" });
 }
 
 /**
@@ -285,7 +339,7 @@ export async function processDelivery(deps: MailingDeps, deliveryId: string): Pr
     return;
   }
   try {
-    const result = await applyOrderEvent(deps, delivery.topic, json);
+    const result = await applyDelivery(deps, json);
     if ("rejected" in result) await finish("rejected", result.rejected);
     else await finish(result.outcome, result.detail, result.orderId);
   } catch (error) {
@@ -304,7 +358,7 @@ export async function orderOnItsWay(db: Db, email: string): Promise<boolean> {
   const row = await db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .where(and(inArray(webhookDeliveries.outcome, ["queued", "error"]), inArray(webhookDeliveries.topic, ["orders/create", "orders/paid"]), sql`${buyer} = ${email.toLowerCase()}`))
+    .where(and(inArray(webhookDeliveries.outcome, ["queued", "error"]), inArray(webhookDeliveries.topic, ["orders/create", "orders/updated", "orders/paid"]), sql`${buyer} = ${email.toLowerCase()}`))
     .get();
   return row !== undefined;
 }

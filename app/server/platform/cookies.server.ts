@@ -18,3 +18,16 @@ export function serializeCookie(name: string, value: string, maxAgeSeconds: numb
 export function clearCookie(name: string): string {
   return serializeCookie(name, "", 0);
 }
+
+/**
+ * A cookie that carries a mailed link's token from the address the link opened to the form that
+ * uses it, for as long as the link works: the token leaves the address bar, the history and every
+ * Referer at once.
+ */
+export function linkTokenCookie(name: string) {
+  return {
+    set: (token: string, expiresAt: number, now = Date.now()) => serializeCookie(name, token, (expiresAt - now) / 1000),
+    read: (request: Request) => readCookie(request, name),
+    clear: () => clearCookie(name),
+  };
+}

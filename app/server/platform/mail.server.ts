@@ -3,6 +3,7 @@
 // A delivery is claimed with a conditional update, so the cron job and an in-flight send can
 // never deliver the same message twice.
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./db/client.server";
 import { mailOutbox } from "./db/schema.server";
 
@@ -32,8 +33,32 @@ const BACKOFF_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 60 * 60_00
 
 type Outgoing = typeof mailOutbox.$inferSelect;
 
-/** Sends one message over the configured transport; throws on failure. */
+/** A failure that trying again cannot mend: the address, or the message, is refused for good. */
+class Undeliverable extends Error {}
+
+/**
+ * Why no transport could ever deliver to `address`, or null when it may be deliverable. Only what
+ * is certain: no mailbox, or a domain of the reserved `.invalid` top-level domain (RFC 2606). An
+ * unusual but valid address (`o'brien@…`, an internationalised domain) is left to the transport.
+ */
+export function undeliverableReason(address: string): string | null {
+  const at = address.lastIndexOf("@");
+  if (at < 1 || at === address.length - 1 || address.length > 254 || /[\s\p{Cc}]/u.test(address)) return "Not an e-mail address";
+  if (/\.invalid\.?$/i.test(address.slice(at + 1))) return "The domain does not exist (.invalid)";
+  return null;
+}
+
+/**
+ * The mail API's answer that means the message itself was refused (a recipient the API will not
+ * take): retrying sends the same message to the same refusal. Other refusals (a bad key, a sender
+ * not set up yet) are the shop's to mend, so they are retried.
+ */
+const REFUSED_STATUSES = new Set([422]);
+
+/** Sends one message over the configured transport; throws on failure (`Undeliverable` for good). */
 async function transmit(config: MailConfig, message: Outgoing, fetcher: typeof fetch): Promise<void> {
+  const undeliverable = undeliverableReason(message.toAddress);
+  if (undeliverable) throw new Undeliverable(`${undeliverable}: ${message.toAddress || "(none)"}`);
   if (config.MAIL_TRANSPORT === "none") return; // the outbox itself is the mailbox (see /dev/mail)
   if (config.MAIL_TRANSPORT !== "http") throw new Error(`Unknown MAIL_TRANSPORT "${config.MAIL_TRANSPORT}"`);
   if (!config.MAIL_API_URL || !config.MAIL_API_KEY) throw new Error("MAIL_API_URL and MAIL_API_KEY must be set");
@@ -48,12 +73,15 @@ async function transmit(config: MailConfig, message: Outgoing, fetcher: typeof f
       html: message.htmlBody ?? undefined,
     }),
   });
-  if (!response.ok) throw new Error(`Mail API answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+  if (!response.ok) {
+    const problem = `Mail API answered ${response.status}: ${(await response.text()).slice(0, 200)}`;
+    throw REFUSED_STATUSES.has(response.status) ? new Undeliverable(problem) : new Error(problem);
+  }
 }
 
-/** Writes the message to the outbox. Returns its id, or null when its dedupe key was seen before. */
-export async function enqueueMail(db: Db, message: MailMessage, now = Date.now()): Promise<number | null> {
-  const row = await db
+/** The statement that writes `message` to the outbox (nothing when its dedupe key was seen before). */
+const outboxInsert = (db: Db, message: MailMessage, now: number) =>
+  db
     .insert(mailOutbox)
     .values({
       toAddress: message.to,
@@ -66,8 +94,11 @@ export async function enqueueMail(db: Db, message: MailMessage, now = Date.now()
       nextAttemptAt: now,
     })
     .onConflictDoNothing({ target: mailOutbox.dedupeKey })
-    .returning({ id: mailOutbox.id })
-    .get();
+    .returning({ id: mailOutbox.id });
+
+/** Writes the message to the outbox. Returns its id, or null when its dedupe key was seen before. */
+export async function enqueueMail(db: Db, message: MailMessage, now = Date.now()): Promise<number | null> {
+  const [row] = await outboxInsert(db, message, now);
   return row?.id ?? null;
 }
 
@@ -91,7 +122,7 @@ export async function deliverMail(
     return "sent";
   } catch (error) {
     const lastError = error instanceof Error ? error.message : String(error);
-    const giveUp = claimed.attempts >= MAX_MAIL_ATTEMPTS;
+    const giveUp = claimed.attempts >= MAX_MAIL_ATTEMPTS || error instanceof Undeliverable;
     const backoff = BACKOFF_MS[Math.min(claimed.attempts, BACKOFF_MS.length) - 1] ?? BACKOFF_MS[0]!;
     await db
       .update(mailOutbox)
@@ -111,9 +142,17 @@ export async function sendMail(
   waitUntil: (promise: Promise<unknown>) => void,
   message: MailMessage,
 ): Promise<boolean> {
-  const id = await enqueueMail(db, message);
-  if (id === null) return false;
-  waitUntil(deliverMail(db, config, id));
+  return sendMailWith({ db, mail: config, waitUntil }, message, []);
+}
+
+/**
+ * `sendMail`, with statements that must happen exactly when the message is written (marking what
+ * it tells the reader as told): one D1 transaction, so a crash leaves both or neither.
+ */
+export async function sendMailWith(deps: MailingDeps, message: MailMessage, alongside: BatchItem<"sqlite">[], now = Date.now()): Promise<boolean> {
+  const [[row]] = await deps.db.batch([outboxInsert(deps.db, message, now), ...alongside]);
+  if (!row) return false;
+  deps.waitUntil(deliverMail(deps.db, deps.mail, row.id));
   return true;
 }
 

@@ -178,6 +178,8 @@ export const oauthAccounts = sqliteTable(
   {
     provider: text("provider").notNull(),
     providerUserId: text("provider_user_id").notNull(),
+    // The name the provider showed when the link was made, so the member sees which account it is.
+    providerUsername: text("provider_username"),
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
@@ -212,6 +214,9 @@ export const productCodes = sqliteTable(
     orderLineId: text("order_line_id"),
     unitIndex: integer("unit_index"),
     revokedAt: integer("revoked_at"),
+    // When the buyer was sent this key (in the order's e-mail, a later one for units added to the
+    // order, a backorder's or a replacement's): a key handed out but not yet mailed has none.
+    mailedAt: integer("mailed_at"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
@@ -526,6 +531,15 @@ export const shopifyOrders = sqliteTable(
     paidAt: integer("paid_at"),
     cancelledAt: integer("cancelled_at"),
     refundedAt: integer("refunded_at"),
+    // The signed `updated_at` of the newest order body applied: an older body (a replay, or a
+    // delivery overtaken by a later one) is ignored, so it can never roll the order back.
+    sourceUpdatedAt: integer("source_updated_at"),
+    // When the newest paid body's units were all handed out: a refund is applied only then, so it
+    // never finds a unit that has no key yet (and would leave that unit's key working).
+    fulfilledAt: integer("fulfilled_at"),
+    // Held by the one run mailing the order's keys, so two deliveries never mail the same key.
+    mailLease: text("mail_lease"),
+    mailLeaseUntil: integer("mail_lease_until"),
   },
   (t) => [index("shopify_orders_email").on(sql`lower(${t.email})`), index("shopify_orders_received").on(t.receivedAt), index("shopify_orders_name").on(t.name)],
 );
