@@ -44,7 +44,7 @@ export default defineConfig(async () => {
     ],
     resolve: { tsconfigPaths: true },
     test: {
-      include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
+      include: ["test/**/*.test.ts", "test/**/*.test.tsx", "sdk/typescript/test/**/*.test.ts"],
       exclude: ["test/e2e/**"],
       setupFiles: ["./test/setup.ts"],
       css: { include: [/app\.css/] },

@@ -15,6 +15,7 @@ export default [
   route("status", "routes/status.tsx"),
   route("support", "routes/support.tsx"),
   route("affiliate", "routes/affiliate.tsx"),
+  route("docs/licence-api", "routes/docs.licence-api.tsx"),
   route("sitemap.xml", "routes/sitemap.ts"),
   route("robots.txt", "routes/robots.ts"),
   route("auth", "routes/auth.tsx"),

@@ -3,7 +3,8 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, licences, mailOutbox, productCodes, userSubscriptions } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, db, signIn, unique } from "./helpers";
+import { addCodes } from "~/server/fulfilment/stock.server";
+import { boughtKey, call, createAccount, db, deliver, signIn, unique } from "./helpers";
 
 const staff = async (role: "admin" | "support") => signIn(await createAccount({ role }), unique("ip"));
 const text = async (response: Response) => (await response.text()).replace(/<!-- -->/g, "");
@@ -45,6 +46,24 @@ describe("an order whose key e-mail could not be delivered", () => {
     expect(audits).toHaveLength(1);
     expect(audits[0]!.detail).toContain(order.email);
     expect(await text(await call(`/dashboard/orders/shopify/${order.orderId}`, { cookie }))).not.toContain("could not be delivered");
+
+    // A later order body from Shopify still carries the old address: the keys keep going to the corrected one.
+    const line = order.order.line_items[0]!;
+    await addCodes(db, { id: `gid://shopify/ProductVariant/${line.variant_id}`, title: "Vertex Rust - 30 Days" }, `${order.key}-2`);
+    await deliver("orders/updated", { ...order.order, updated_at: new Date(Date.now() + 60_000).toISOString(), line_items: [line, { ...line, id: line.id + 1 }] });
+    const added = await db.select().from(productCodes).where(eq(productCodes.code, `${order.key}-2`)).get();
+    expect(added).toMatchObject({ customerEmail: buyer.email, orderId: String(order.orderId) });
+    expect((await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, buyer.email))).some((m) => m.textBody.includes(`${order.key}-2`))).toBe(true);
+  });
+
+  it("refuses to move keys away from an address a member's account has proven", async () => {
+    const member = await createAccount();
+    const order = await boughtKey("30 Days", member.email);
+    await db.update(mailOutbox).set({ status: "failed", lastError: "Mail API answered 422: recipient suppressed" }).where(eq(mailOutbox.toAddress, member.email));
+    const response = await correct(order.orderId, `${unique("other")}@example.test`, await staff("admin"));
+    expect(response.status).toBe(409);
+    expect(await response.text()).toContain("belongs to a verified member's account");
+    expect((await db.select({ ownerEmail: licences.ownerEmail }).from(licences).where(eq(licences.key, order.key)).get())?.ownerEmail).toBe(member.email);
   });
 
   it("refuses to redirect an order whose mail was delivered, a bad address, and members", async () => {

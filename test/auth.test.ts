@@ -122,7 +122,7 @@ describe("sign-up and e-mail verification", () => {
     expect(await db.select().from(emailVerificationTokens).where(eq(emailVerificationTokens.tokenHash, token)).get()).toBeUndefined();
 
     const path = new URL(link!).pathname + new URL(link!).search;
-    const verified = await confirmEmail(path);
+    const verified = await confirmEmail(path, "secret-pass");
     expect(verified.status).toBe(302);
     expect(verified.headers.get("Location")).toBe("/auth");
     expect(cookieFrom(verified, "__Host-toast")).not.toBeNull();
@@ -141,7 +141,7 @@ describe("sign-up and e-mail verification", () => {
     const codeId = await soldKey(account.email.toUpperCase());
     const expired = "B".repeat(43);
     await storeVerificationToken(account.id, expired, "expired");
-    await confirmEmail(`/auth/verify?token=${expired}`);
+    await confirmEmail(`/auth/verify?token=${expired}`, account.password);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id))).toHaveLength(0);
 
     const token = "C".repeat(43);
@@ -149,7 +149,7 @@ describe("sign-up and e-mail verification", () => {
     // Opening the link (a mail scanner does) gives the account nothing yet.
     await call(`/auth/verify?token=${token}`);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id))).toHaveLength(0);
-    const response = await confirmEmail(`/auth/verify?token=${token}`);
+    const response = await confirmEmail(`/auth/verify?token=${token}`, account.password);
     expect(response.headers.get("Location")).toBe("/auth");
     const toast = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
     expect((await toast.json()) as object).toMatchObject({ toast: { title: "Email Verified", description: "Your account is ready. You can log in now." } });
@@ -170,7 +170,7 @@ describe("sign-up and e-mail verification", () => {
     const account = await createAccount({ verified: false });
     const token = "A".repeat(43);
     await storeVerificationToken(account.id, token, "expired");
-    await confirmEmail(`/auth/verify?token=${token}`);
+    await confirmEmail(`/auth/verify?token=${token}`, account.password);
     expect((await db.select().from(users).where(eq(users.id, account.id)).get())?.emailVerifiedAt).toBeNull();
   });
 

@@ -6,7 +6,7 @@ import { auditLog, oauthAccounts, passwordResetTokens, profiles, recoveryCodes, 
 import { clearDiscordCookies, type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/accounts/discord.server";
 import worker from "../workers/app";
 import { signInAs } from "~/server/accounts/sign-in.server";
-import { call, confirmEmail, cookieFrom, createAccount, db, latestMail, ORIGIN, signIn, unique } from "./helpers";
+import { call, cookieFrom, createAccount, db, latestMail, ORIGIN, signIn, unique } from "./helpers";
 
 const config: DiscordConfig = { DISCORD_CLIENT_ID: "client-123", DISCORD_CLIENT_SECRET: "secret-456" };
 const deps = { db, mail: env, waitUntil: () => {} };
@@ -32,6 +32,25 @@ function callback(state: string, cookies: string[], stateInUrl = state, ip = "19
 function started() {
   const { url, cookies } = startDiscordSignIn(config, ORIGIN);
   return { url: new URL(url), cookies, state: new URL(url).searchParams.get("state")! };
+}
+
+/** The Worker with Discord configured, as a shop that set both settings runs it. */
+function configured(path: string, init: RequestInit & { cookie?: string } = {}) {
+  const headers = new Headers(init.headers);
+  headers.set("CF-Connecting-IP", "198.51.100.9");
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  if (init.method === "POST") headers.set("Origin", ORIGIN);
+  const request = new Request(`${ORIGIN}${path}`, { ...init, headers, redirect: "manual" });
+  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...config }, createExecutionContext());
+}
+const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!).filter((c) => !c.endsWith("="));
+const form = (fields: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(fields) });
+
+/** A round trip to Discord through the configured Worker: the start answers a redirect, the callback comes back with its cookies. */
+async function roundTrip(start: Response, cookie: string[] = []) {
+  expect(start.status).toBe(302);
+  const state = new URL(start.headers.get("Location")!).searchParams.get("state")!;
+  return configured(`/auth/discord/callback?code=the-code&state=${state}`, { cookie: [...cookie, ...cookiesOf(start)].join("; ") });
 }
 
 describe("sign in with Discord", () => {
@@ -62,29 +81,41 @@ describe("sign in with Discord", () => {
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 
-  it("opens a registration for a new Discord user that signs in only once the address is confirmed on our page", async () => {
+  it("opens a registration for a new Discord user that signs in only once its address is confirmed, with that Discord account", async () => {
     const discordId = unique("d");
     const email = `${unique("disc")}@example.test`;
     discordAnswers({ id: discordId, username: "Gamer Tag!", email, verified: true, avatar: "abc" });
-    const first = started();
-    expect(await finishDiscordSignIn(deps, config, callback(first.state, first.cookies))).toEqual({ ok: true, value: { kind: "confirm-email", email } });
+    const first = await roundTrip(await configured("/auth/discord"));
+    expect(first.headers.get("Location")).toBe("/auth");
     const user = await db.select().from(users).where(eq(users.email, email)).get();
     expect(user).toMatchObject({ emailVerifiedAt: null, passwordHash: null });
     expect((await db.select().from(profiles).where(eq(profiles.id, user!.id)).get())?.username).toMatch(/^GamerTag/);
     // Discord's word on the address proves nothing: our own link goes to it.
-    const link = (await latestMail(email, "Verify your"))?.textBody.match(/https:\/\/shop\.test\/auth\/verify\?token=[\w-]+/)?.[0];
+    const link = (await latestMail(email, "Verify your"))?.textBody.match(/https:\/\/shop\.test(\/auth\/verify\?token=[\w-]+)/)?.[1];
     expect(link).toBeDefined();
 
-    // Until the mailbox's owner confirms, Discord leads back to the same request, and no new account.
+    // Until the address is confirmed, Discord leads back to the same request, and no new account.
     const again = started();
     expect(await finishDiscordSignIn(deps, config, callback(again.state, again.cookies))).toEqual({ ok: true, value: { kind: "confirm-email", email } });
     expect(await db.select().from(users).where(eq(users.email, email)).all()).toHaveLength(1);
 
-    expect((await confirmEmail(new URL(link!).pathname + new URL(link!).search)).headers.get("Location")).toBe("/auth");
-    const confirmed = started();
-    expect(await finishDiscordSignIn(deps, config, callback(confirmed.state, confirmed.cookies))).toEqual({ ok: true, value: { kind: "account", id: user!.id } });
-    expect(await signInAs(db, user!.id, callback(confirmed.state, confirmed.cookies))).toEqual({ ok: true, value: { cookie: expect.stringMatching(/^__Host-session=/), secondFactor: false } });
-    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId)).all()).toHaveLength(1);
+    // The link's page asks to confirm with Discord; another Discord account confirms nothing.
+    const opened = await configured(link!);
+    const verify = cookiesOf(opened);
+    expect(await (await configured("/auth/verify", { cookie: verify.join("; ") })).text()).toContain("Confirm with Discord");
+    discordAnswers({ id: unique("other"), username: "someone else", email: `${unique("x")}@example.test`, verified: true });
+    const wrong = await roundTrip(await configured("/auth/discord", { ...form({ intent: "confirm" }), cookie: verify.join("; ") }), verify);
+    expect(wrong.headers.get("Location")).toBe("/auth/verify");
+    expect((await db.select().from(users).where(eq(users.id, user!.id)).get())?.emailVerifiedAt).toBeNull();
+
+    // The same Discord account, with the link's cookie: confirmed and signed in.
+    discordAnswers({ id: discordId, username: "Gamer Tag!", email, verified: true });
+    const confirmed = await roundTrip(await configured("/auth/discord", { ...form({ intent: "confirm" }), cookie: verify.join("; ") }), verify);
+    expect(confirmed.headers.get("Location")).toBe("/");
+    expect(confirmed.headers.getSetCookie().some((c) => c.startsWith("__Host-session="))).toBe(true);
+    expect((await db.select().from(users).where(eq(users.id, user!.id)).get())?.emailVerifiedAt).toBeTypeOf("number");
+    const next = started();
+    expect(await finishDiscordSignIn(deps, config, callback(next.state, next.cookies))).toEqual({ ok: true, value: { kind: "account", id: user!.id } });
   });
 
   it("never joins an existing account by its address", async () => {
@@ -197,48 +228,72 @@ describe("sign in with Discord", () => {
 
   it("clears the cookies that tied the callback to the browser", () => {
     const cleared = clearDiscordCookies();
-    expect(cleared.map((c) => c.split("=")[0])).toEqual(["__Host-discord-state", "__Host-discord-verifier", "__Host-discord-link"]);
+    expect(cleared.map((c) => c.split("=")[0])).toEqual(["__Host-discord-state", "__Host-discord-verifier", "__Host-discord-mode"]);
     for (const cookie of cleared) expect(cookie).toMatch(/Max-Age=0/);
   });
 });
 
 describe("linking Discord from the Security page", () => {
-  /** The Worker with Discord configured, as a shop that set both settings runs it. */
-  const configured = (path: string, init: RequestInit & { cookie?: string } = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set("CF-Connecting-IP", "198.51.100.9");
-    if (init.cookie) headers.set("Cookie", init.cookie);
-    if (init.method === "POST") headers.set("Origin", ORIGIN);
-    const request = new Request(`${ORIGIN}${path}`, { ...init, headers, redirect: "manual" });
-    return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...config }, createExecutionContext());
-  };
-  const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!).filter((c) => !c.endsWith("="));
-
-  it("links the Discord account to the member signed in, and refuses one already linked to another account", async () => {
+  it("asks for the password, links the Discord account to the member, tells them by e-mail, and unlinks it", async () => {
     const member = await createAccount();
     const session = await signIn(member, unique("ip"));
     const discordId = unique("d");
     discordAnswers({ id: discordId, username: "member-on-discord", email: `${unique("other")}@example.test`, verified: true });
-    const start = await configured("/auth/discord", { method: "POST", cookie: session });
-    expect(start.status).toBe(302);
-    const state = new URL(start.headers.get("Location")!).searchParams.get("state")!;
-    const back = await configured(`/auth/discord/callback?code=the-code&state=${state}`, { cookie: [session, ...cookiesOf(start)].join("; ") });
+    // A session alone is not enough.
+    const refused = await configured("/auth/discord", { ...form({ intent: "link", password: "not-it" }), cookie: session });
+    expect(refused.headers.get("Location")).toBe("/dashboard/security");
+    const back = await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }), [session]);
     expect(back.headers.get("Location")).toBe("/dashboard/security");
-    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([expect.objectContaining({ userId: member.id })]);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([expect.objectContaining({ userId: member.id, providerUsername: "member-on-discord" })]);
     expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "discord.link"), eq(auditLog.subject, member.id)))).toHaveLength(1);
-    expect(await (await configured("/dashboard/security", { cookie: session })).text()).toContain("You can log in with Discord.");
+    expect((await latestMail(member.email, "Discord was linked"))?.textBody).toContain('"member-on-discord"');
+    const page = (await (await configured("/dashboard/security", { cookie: session })).text()).replace(/<!-- -->/g, "");
+    expect(page).toContain("member-on-discord");
+    expect(page).toContain("Unlink Discord");
 
-    // Another member cannot take over that Discord account's link.
+    const unlinked = await configured("/dashboard/security", { ...form({ intent: "unlink-discord" }), cookie: session });
+    expect(unlinked.status).toBe(200);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toHaveLength(0);
+  });
+
+  it("refuses a Discord account linked to another member, and a link finished by someone else signed in", async () => {
+    const member = await createAccount();
+    const session = await signIn(member, unique("ip"));
+    const discordId = unique("d");
+    discordAnswers({ id: discordId, username: "taken", email: `${unique("other")}@example.test`, verified: true });
+    await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }), [session]);
+
     const other = await createAccount();
     const otherSession = await signIn(other, unique("ip"));
-    const second = await configured("/auth/discord", { method: "POST", cookie: otherSession });
-    const secondState = new URL(second.headers.get("Location")!).searchParams.get("state")!;
-    await configured(`/auth/discord/callback?code=the-code&state=${secondState}`, { cookie: [otherSession, ...cookiesOf(second)].join("; ") });
+    await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: other.password }), cookie: otherSession }), [otherSession]);
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([expect.objectContaining({ userId: member.id })]);
+
+    // A link started by one member and finished while another is signed in links nothing.
+    discordAnswers({ id: unique("d"), username: "late", email: `${unique("late")}@example.test`, verified: true });
+    const third = await createAccount();
+    const started = await configured("/auth/discord", { ...form({ intent: "link", password: third.password }), cookie: await signIn(third, unique("ip")) });
+    const finished = await roundTrip(started, [otherSession]);
+    expect(finished.headers.get("Location")).toBe("/auth");
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, other.id))).toHaveLength(0);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, third.id))).toHaveLength(0);
   });
 
   it("needs a signed-in member to start", async () => {
-    const start = await configured("/auth/discord", { method: "POST" });
+    const start = await configured("/auth/discord", form({ intent: "link", password: "x" }));
     expect(start.headers.get("Location")).toBe("/auth");
+  });
+
+  it("keeps Discord when it is the account's only way in", async () => {
+    const discordId = unique("d");
+    const email = `${unique("only")}@example.test`;
+    discordAnswers({ id: discordId, username: "only-discord", email, verified: true });
+    await roundTrip(await configured("/auth/discord"));
+    const user = (await db.select().from(users).where(eq(users.email, email)).get())!;
+    await db.update(users).set({ emailVerifiedAt: Date.now() }).where(eq(users.id, user.id));
+    const session = await roundTrip(await configured("/auth/discord"));
+    const cookie = cookiesOf(session).find((c) => c.startsWith("__Host-session="))!;
+    const refused = await configured("/dashboard/security", { ...form({ intent: "unlink-discord" }), cookie });
+    expect(refused.status).toBe(409);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toHaveLength(1);
   });
 });

@@ -85,12 +85,16 @@ export function call(
 
 /**
  * Follows a verification link as a person does: opening it (which changes nothing), then pressing
- * Confirm on the page it leads to. An unusable link answers at once (a redirect with its toast).
+ * Confirm, with the password chosen at sign-up, on the page it leads to. An unusable link answers
+ * at once (a redirect with its toast).
  */
-export async function confirmEmail(path: string): Promise<Response> {
+export async function confirmEmail(path: string, password: string): Promise<Response> {
   const opened = await call(path);
-  const cookie = cookieFrom(opened, "__Host-verify");
-  return cookie ? call("/auth/verify", { form: {}, cookie }) : opened;
+  if (opened.headers.get("Location") !== "/auth/verify") return opened;
+  const cookie = cookieFrom(opened, "__Host-verify")!;
+  const page = await (await call("/auth/verify", { cookie })).text();
+  const account = /name="account" value="([^"]+)"/.exec(page)?.[1] ?? "";
+  return call("/auth/verify", { form: { account, password }, cookie });
 }
 
 /** The `name=value` pair of a cookie the response sets, ready for a Cookie header. */

@@ -3,8 +3,11 @@ import { createExecutionContext } from "cloudflare:test";
 import worker from "../workers/app";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { LicenceCheckError, LicenceClient } from "../docs/licence-client";
 import { addCodes } from "~/server/fulfilment/stock.server";
+import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
+import { renderMarkdown } from "~/server/platform/markdown.server";
+import { type LicenceAnswer, offlineLeaseMs } from "~/server/licences/validation.server";
+import { LicenceClient, type LicenceClientOptions, memoryLeaseStore } from "../sdk/typescript/src/licence-client";
 import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions, users } from "~/server/platform/db/schema.server";
 import { boughtKey, call, createAccount, cryptoKeySent, db, deliver, hwid, nextId, ORIGIN, paidOrderPayload, signIn, unique, validate } from "./helpers";
 
@@ -16,18 +19,23 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** The reference client, talking to the Worker under test, with the key the API publishes. */
-async function client(tamper?: (body: string) => string) {
-  const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { alg: string; publicKey: string };
+/** The shop's public key as a program has it built in. */
+async function publicKey() {
+  return ((await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string }).publicKey;
+}
+
+/** The TypeScript client, talking to the Worker under test, with the key the API publishes. */
+async function client({ tamper, ...options }: { tamper?: (body: string) => string } & Partial<LicenceClientOptions> = {}) {
   return new LicenceClient({
     baseUrl: ORIGIN,
-    publicKey: published.publicKey,
+    publicKey: await publicKey(),
     fetch: async (request) => {
       request.headers.set("CF-Connecting-IP", `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
       const response = await exports.default.fetch(request);
       if (!tamper) return response;
       return new Response(tamper(await response.text()), { status: response.status, headers: response.headers });
     },
+    ...options,
   });
 }
 
@@ -109,15 +117,69 @@ describe("licence validation: the rules", () => {
     expect(first.json).toMatchObject({ code: "VALID", licence: { plan: "daily", activatedAt: new Date(activation).toISOString(), expiresAt: new Date(activation + DAY).toISOString() } });
     vi.setSystemTime(activation + DAY - 60_000);
     const late = await validate({ key, hwid: pc, nonce: nonce() });
-    expect(late.json).toMatchObject({ code: "VALID", ttl: 60 });
+    // Neither the re-check nor the offline lease reaches past the expiry.
+    expect(late.json).toMatchObject({ code: "VALID", ttl: 60, lease: { until: new Date(activation + DAY).toISOString() } });
     vi.setSystemTime(activation + DAY);
-    expect((await validate({ key, hwid: pc, nonce: nonce() })).json).toMatchObject({ valid: false, code: "EXPIRED", ttl: 0 });
+    expect((await validate({ key, hwid: pc, nonce: nonce() })).json).toMatchObject({ valid: false, code: "EXPIRED", ttl: 0, lease: null });
   });
 
-  it("keeps a lifetime key without an expiry and lets the client trust it for an hour", async () => {
+  it("keeps a lifetime key without an expiry, asks for a re-check in 10 minutes and leases it for 72 hours offline", async () => {
     const { key } = await boughtKey("Default Title");
     const { json } = await validate({ key, hwid: hwid(), nonce: nonce() });
-    expect(json).toMatchObject({ code: "VALID", ttl: 3600, licence: { plan: "lifetime", expiresAt: null } });
+    expect(json).toMatchObject({ code: "VALID", ttl: 600, licence: { plan: "lifetime", expiresAt: null } });
+    expect(Date.parse(json.lease.until) - Date.parse(json.issuedAt)).toBe(72 * 3600 * 1000);
+  });
+
+  it("gives no offline lease with any answer but VALID", async () => {
+    const { key } = await boughtKey();
+    await validate({ key, hwid: hwid(), nonce: nonce() });
+    const answers = await Promise.all([
+      validate({ key, hwid: hwid(), nonce: nonce() }),
+      validate({ key: "NOPE-LEASE", hwid: hwid(), nonce: nonce() }),
+      validate({ key: (await boughtKey()).key, hwid: hwid(), nonce: nonce(), activate: false }),
+    ]);
+    expect(answers.map((a) => [a.json.code, a.json.lease, a.json.ttl])).toEqual([
+      ["HWID_MISMATCH", null, 0],
+      ["NOT_FOUND", null, 0],
+      ["NOT_ACTIVATED", null, 0],
+    ]);
+  });
+
+  it("reads the offline lease's length from LICENCE_OFFLINE_HOURS, falling back to 72 hours on a bad value", () => {
+    const hours = (setting: string | undefined) => offlineLeaseMs(setting) / 3600_000;
+    expect([hours("24"), hours("0"), hours("1.5")]).toEqual([24, 0, 1.5]);
+    expect([hours(undefined), hours(""), hours(" "), hours("-3"), hours("forever"), hours("Infinity")]).toEqual([72, 72, 72, 72, 72, 72]);
+  });
+
+  it("shows the device name the bound PC sends next to it, and forgets it when the PC is reset", async () => {
+    const account = await createAccount();
+    const { key } = await boughtKey("1 Week", account.email);
+    const pc = hwid();
+    expect((await validate({ key, hwid: pc, nonce: nonce(), device: "  GAMING-RIG  " })).json.code).toBe("VALID");
+    // Another PC cannot rename the bound one.
+    await validate({ key, hwid: hwid(), nonce: nonce(), device: "INTRUDER" });
+    const cookie = await signIn(account, unique("ip"));
+    await vi.waitFor(async () => expect(await (await call("/dashboard/subscriptions", { cookie })).text()).toContain("GAMING-RIG"));
+    expect(await (await call("/dashboard/subscriptions", { cookie })).text()).not.toContain("INTRUDER");
+
+    const { id } = (await db.select().from(licences).where(eq(licences.key, key)).get())!;
+    await call("/dashboard/subscriptions", { form: { intent: "reset-hwid", licenceId: String(id) }, cookie });
+    expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBeNull();
+    // The next PC names itself at once, within the minute the last check is otherwise kept for.
+    await validate({ key, hwid: hwid(), nonce: nonce(), device: "LAPTOP" });
+    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBe("LAPTOP"));
+  });
+
+  it("refuses a device name that is too long or not printable, and takes a blank one as none", async () => {
+    for (const device of ["x".repeat(65), "PC\u0007BELL", "ÜBER-PC", 42]) {
+      const { response, json } = await validate({ key: "NOPE-DEVICE", hwid: hwid(), nonce: nonce(), device });
+      expect(response.status).toBe(400);
+      expect(json.error).toMatchObject({ code: "INVALID_REQUEST", field: "device" });
+    }
+    const { key } = await boughtKey();
+    expect((await validate({ key, hwid: hwid(), nonce: nonce(), device: "   " })).json.code).toBe("VALID");
+    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckAt).not.toBeNull());
+    expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBeNull();
   });
 
   it("only looks when asked not to activate: a new key answers NOT_ACTIVATED and stays free", async () => {
@@ -253,30 +315,54 @@ describe("licence answers are signed", () => {
     expect(await crypto.subtle.verify({ name: "Ed25519" }, key, signature, tampered)).toBe(false);
   });
 
-  it("the reference client accepts a genuine answer, caches it for its ttl, and rejects a tampered one", async () => {
+  it("the client trusts a genuine answer, stores its lease, and stops on a later signed BANNED", async () => {
     const { key } = await boughtKey();
     const pc = hwid();
-    const genuine = await client();
-    const first = await genuine.validate(key, pc);
-    expect(first).toMatchObject({ valid: true, code: "VALID", ttl: 3600 });
-    // Within the ttl the answer comes from the cache, even after the key is banned.
-    await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
-    expect(await genuine.validate(key, pc)).toBe(first);
+    const store = memoryLeaseStore();
+    const genuine = await client({ store });
+    const first = await genuine.check(key, pc);
+    expect(first).toMatchObject({ outcome: "valid", code: "VALID", offline: false, answer: { ttl: 600 } });
+    expect(JSON.parse((await store.read())!.body)).toMatchObject({ key, hwid: pc, code: "VALID" });
 
-    const forged = await client((body) => body.replace('"code":"BANNED"', '"code":"VALID"').replace('"valid":false', '"valid":true'));
-    await expect(forged.validate(key, pc)).rejects.toThrow(LicenceCheckError);
-    expect((await (await client()).validate(key, pc)).code).toBe("BANNED");
+    await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
+    expect(await genuine.check(key, pc)).toMatchObject({ outcome: "denied", code: "BANNED" });
+    // A signed refusal ends the lease: cutting the network now does not bring the licence back.
+    expect(await store.read()).toBeNull();
   });
 
-  it("the reference client rejects a genuine answer about another key or PC, even with its own nonce", async () => {
+  it("the client treats an edited answer as tampered, never as valid or offline", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    await validate({ key, hwid: pc, nonce: nonce() });
+    await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
+    const forged = await client({ tamper: (body) => body.replace('"code":"BANNED"', '"code":"VALID"').replace('"valid":false', '"valid":true') });
+    expect(await forged.check(key, pc)).toMatchObject({ outcome: "tampered", reason: "signature" });
+  });
+
+  it("the client works offline on its lease when the shop cannot be reached, and not for another PC", async () => {
+    const { key } = await boughtKey();
+    const pc = hwid();
+    const store = memoryLeaseStore();
+    await (await client({ store })).check(key, pc);
+    const outages: [string, () => Promise<Response>][] = [
+      ["server-error", async () => new Response("{}", { status: 503 })],
+      ["unreachable", () => Promise.reject(new TypeError("fetch failed"))],
+    ];
+    for (const [reason, down] of outages) {
+      const cut = new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), store, fetch: down });
+      expect(await cut.check(key, pc)).toMatchObject({ outcome: "valid", offline: true, answer: { key, hwid: pc } });
+      expect(await cut.check(key, hwid())).toMatchObject({ outcome: "offline", reason });
+    }
+  });
+
+  it("the client rejects a genuine answer about another key or PC, even with its own nonce", async () => {
     const licensed = await boughtKey();
     const licensedPc = hwid();
     await validate({ key: licensed.key, hwid: licensedPc, nonce: nonce() });
-    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
     // A proxy the user controls keeps the program's nonce but asks about a licensed key and PC.
     const swapping = new LicenceClient({
       baseUrl: ORIGIN,
-      publicKey: published.publicKey,
+      publicKey: await publicKey(),
       fetch: async (request) => {
         const asked = (await request.json()) as { nonce: string };
         return exports.default.fetch(
@@ -284,26 +370,56 @@ describe("licence answers are signed", () => {
         );
       },
     });
-    await expect(swapping.validate("UNLICENSED-KEY", hwid())).rejects.toThrow("not for this request");
-    await expect(swapping.validate(licensed.key, hwid())).rejects.toThrow("not for this request");
+    expect(await swapping.check("UNLICENSED-KEY", licensedPc)).toMatchObject({ outcome: "tampered", reason: "key" });
+    expect(await swapping.check(licensed.key, hwid())).toMatchObject({ outcome: "tampered", reason: "hwid" });
   });
 
-  it("the reference client refuses a key for another product when told which product it is", async () => {
+  it("the client refuses a key for another product when told which product it is", async () => {
     const { key } = await boughtKey();
-    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
     const fetchWorker = (request: Request) => exports.default.fetch(request);
     const pc = hwid();
-    await expect(new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, product: "Vertex Apex", fetch: fetchWorker }).validate(key, pc)).rejects.toThrow("another product");
-    expect((await new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, product: "Vertex Rust", fetch: fetchWorker }).validate(key, pc)).valid).toBe(true);
+    const ofProduct = async (product: string) => new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), product, fetch: fetchWorker }).check(key, pc);
+    expect(await ofProduct("Vertex Apex")).toMatchObject({ outcome: "denied", code: "WRONG_PRODUCT" });
+    expect(await ofProduct("Vertex Rust")).toMatchObject({ outcome: "valid" });
   });
 
-  it("the reference client rejects a genuine answer to another request (a replay)", async () => {
+  it("the client rejects a genuine answer to another request (a replay)", async () => {
     const { key } = await boughtKey();
     const pc = hwid();
     const recorded = await validate({ key, hwid: pc, nonce: nonce() });
-    const published = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
-    const replaying = new LicenceClient({ baseUrl: ORIGIN, publicKey: published.publicKey, fetch: async () => new Response(recorded.text, { headers: recorded.response.headers }) });
-    await expect(replaying.validate(key, pc)).rejects.toThrow("not for this request");
+    const replaying = new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), fetch: async () => new Response(recorded.text, { headers: recorded.response.headers }) });
+    expect(await replaying.check(key, pc)).toMatchObject({ outcome: "tampered", reason: "nonce" });
+  });
+
+  it("the client sends the PC's name, which the owner then sees", async () => {
+    const account = await createAccount();
+    const { key } = await boughtKey("1 Week", account.email);
+    expect(await (await client({ device: "STUDIO-PC" })).check(key, hwid())).toMatchObject({ outcome: "valid" });
+    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBe("STUDIO-PC"));
+  });
+
+  it("the client reads the licence's entitlements from a signed answer, and none when it lists none", async () => {
+    const signer = await licenceSigner(env.LICENCE_SIGNING_KEY);
+    if (!signer.ok) throw new Error("no signing key");
+    const { key } = await boughtKey();
+    const pc = hwid();
+    const answering = (entitlements?: string[]) =>
+      new LicenceClient({
+        baseUrl: ORIGIN,
+        publicKey: signer.value.publicKey,
+        fetch: async (request) => {
+          const answer = (await (await exports.default.fetch(request)).json()) as LicenceAnswer;
+          // As the server will sign them once licences carry entitlements.
+          if (entitlements) Object.assign(answer.licence!, { entitlements });
+          const { bytes, signature } = await signAnswer(signer.value, answer);
+          return new Response(bytes, { headers: { "Licence-Signature": signature } });
+        },
+      });
+    const granted = await answering(["beta", "configs"]).check(key, pc);
+    expect([granted.outcome, granted.hasEntitlement("beta"), granted.hasEntitlement("configs"), granted.hasEntitlement("admin")]).toEqual(["valid", true, true, false]);
+    const plain = await answering().check(key, pc);
+    expect([plain.outcome, plain.hasEntitlement("beta")]).toEqual(["valid", false]);
+    expect((await answering(["beta"]).check(key, hwid())).hasEntitlement("beta")).toBe(false);
   });
 });
 
@@ -315,16 +431,15 @@ describe("a banned account's keys", () => {
     const member = await createAccount();
     const { key } = await boughtKey("1 Week", member.email);
     const pc = hwid();
-    // A fresh reference client per check: one keeps a VALID answer for its ttl.
-    const checks = { validate: async (k: string, pc: string) => (await client()).validate(k, pc) };
-    expect(await checks.validate(key, pc)).toMatchObject({ valid: true, code: "VALID" });
+    const licensing = await client();
+    expect(await licensing.check(key, pc)).toMatchObject({ outcome: "valid", code: "VALID" });
 
     const admin = await createAccount({ admin: true });
     const cookie = await signIn(admin, unique("ip"));
     const customer = (form: Record<string, string>) => call(`/dashboard/customers/${member.id}`, { form, cookie });
     expect((await customer({ intent: "ban", reason: "Chargeback fraud" })).status).toBe(200);
-    // The reference client verifies the signature: the refusal is the shop's own word.
-    expect(await checks.validate(key, pc)).toMatchObject({ valid: false, code: "BANNED", licence: null, ttl: 0 });
+    // The client verifies the signature: the refusal is the shop's own word.
+    expect(await licensing.check(key, pc)).toMatchObject({ outcome: "denied", code: "BANNED", answer: { licence: null, ttl: 0, lease: null } });
 
     // A backorder filled after the ban hands the account a key that is banned from its first call.
     await db.delete(productCodes).where(and(eq(productCodes.variantId, `gid://shopify/ProductVariant/${LIFETIME}`), eq(productCodes.isUsed, false)));
@@ -334,13 +449,13 @@ describe("a banned account's keys", () => {
     expect(restock.status).toBe(200);
     expect((await db.select({ customerEmail: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, later)).get())?.customerEmail).toBe(member.email);
     const otherPc = hwid();
-    expect(await checks.validate(later, otherPc)).toMatchObject({ code: "BANNED" });
+    expect(await licensing.check(later, otherPc)).toMatchObject({ code: "BANNED" });
     // A banned answer binds nothing.
     expect((await db.select({ hwid: licences.hwid }).from(licences).where(eq(licences.key, later)).get())?.hwid).toBeNull();
 
     expect((await customer({ intent: "unban" })).status).toBe(200);
-    expect(await checks.validate(key, pc)).toMatchObject({ valid: true, code: "VALID" });
-    expect(await checks.validate(later, otherPc)).toMatchObject({ valid: true, code: "VALID" });
+    expect(await licensing.check(key, pc)).toMatchObject({ outcome: "valid", code: "VALID" });
+    expect(await licensing.check(later, otherPc)).toMatchObject({ outcome: "valid", code: "VALID" });
   });
 
   it("leave keys alone when only an unverified registration of the address is banned", async () => {
@@ -441,14 +556,30 @@ describe("licence API limits and contract", () => {
     expect(response.headers.get("Cache-Control")).toBe("no-store");
   });
 
+  it("serves the licence docs as a page from the repository's file, showing any HTML in it as text, linked from the staff's Licences page", async () => {
+    const page = await call("/docs/licence-api");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("<h2>Offline leases and the program's clock</h2>");
+    expect(html).toContain("const auto result = client.check(argv[2]);");
+    expect(renderMarkdown('Look: <img src=x onerror="alert(1)"> and <script>alert(2)</script>')).toBe(
+      "<p>Look: &lt;img src=x onerror=&quot;alert(1)&quot;&gt; and &lt;script&gt;alert(2)&lt;/script&gt;</p>\n",
+    );
+    const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    expect(await (await call("/dashboard/licences", { cookie: support })).text()).toContain('href="/docs/licence-api"');
+  });
+
   it("publishes an OpenAPI 3.1 document naming every answer code", async () => {
     const doc = (await (await exports.default.fetch(`${ORIGIN}/api/v1/openapi.json`)).json()) as {
       openapi: string;
       paths: Record<string, unknown>;
-      components: { schemas: { Validation: { properties: { code: { enum: string[] } } } } };
+      components: { schemas: { Validation: { required: string[]; properties: { code: { enum: string[] }; lease: unknown } } } };
     };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toEqual(["/licences/validate", "/licences/signing-key"]);
     expect(doc.components.schemas.Validation.properties.code.enum).toEqual(["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "SUSPENDED", "REVOKED", "BANNED", "HWID_MISMATCH"]);
+    // The signed offline lease is part of the contract, as SDKs read it.
+    expect(doc.components.schemas.Validation.required).toContain("lease");
+    expect(JSON.stringify(doc.components.schemas.Validation.properties.lease)).toContain("until");
   });
 });

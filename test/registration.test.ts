@@ -26,8 +26,8 @@ async function verificationLink(email: string): Promise<string> {
   return link;
 }
 
-async function toastAfter(path: string) {
-  const response = await confirmEmail(path);
+async function toastAfter(path: string, password: string) {
+  const response = await confirmEmail(path, password);
   const viewer = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
   return ((await viewer.json()) as { toast: { title: string } }).toast.title;
 }
@@ -64,16 +64,58 @@ describe("the verification link", () => {
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).toHaveLength(0);
     expect((await logIn(email, "its-password")).status).toBe(403);
 
-    // A POST without the link's cookie, or from another site, confirms nothing.
-    expect((await call("/auth/verify", { form: {} })).headers.get("Location")).toBe("/auth");
-    expect((await call("/auth/verify", { form: {}, cookie, headers: { Origin: "https://elsewhere.example" } })).status).toBe(403);
+    // A POST without the link's cookie, from another site, without the password, or with a wrong
+    // one (counted like a failed sign-in) confirms nothing.
+    const form = { account: account!.id, password: "its-password" };
+    expect((await call("/auth/verify", { form })).headers.get("Location")).toBe("/auth");
+    expect((await call("/auth/verify", { form, cookie, headers: { Origin: "https://elsewhere.example" } })).status).toBe(403);
+    expect((await call("/auth/verify", { form: { account: account!.id }, cookie })).status).toBe(400);
+    const wrong = await call("/auth/verify", { form: { account: account!.id, password: "not-its-password" }, cookie });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain("That is not the password this account was signed up with");
     expect(await unverified()).toBe(true);
 
-    // The deliberate click: verified, and the address's keys join the account.
-    const confirmed = await call("/auth/verify", { form: {}, cookie });
+    // The deliberate click by the registrant: verified, and the address's keys join the account.
+    const confirmed = await call("/auth/verify", { form, cookie });
     expect(confirmed.headers.get("Location")).toBe("/auth");
     expect(await unverified()).toBe(false);
     expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).map((s) => s.productCodeId)).toEqual([codeId]);
+  });
+});
+
+describe("confirming someone else's registration of your address", () => {
+  it("is impossible: the page asks for the password chosen at sign-up, which only the registrant knows", async () => {
+    // The owner signs up; an intruder then signs up with the same address and even the same name,
+    // replacing the owner's unconfirmed registration. The owner asks for a new link, and gets the
+    // intruder's registration's link: the page names the owner's own name and address.
+    const email = `${unique("owner")}@example.test`;
+    const username = unique("owner");
+    const codeId = await soldKey(email);
+    await signUp({ username, email, password: "owners-password" });
+    await signUp({ username, email, password: "intruders-password" }, "203.0.113.66");
+    const [intruders] = await accountsWith(email);
+    await call("/auth", { form: { intent: "resend", email }, ip: unique("ip") });
+    const link = await verificationLink(email);
+    // Confirming with the owner's own password confirms nothing.
+    expect(await toastAfter(link, "owners-password").catch(() => "refused")).not.toBe("Email Verified");
+    expect((await db.select().from(users).where(eq(users.id, intruders!.id)).get())?.emailVerifiedAt).toBeNull();
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, codeId))).toHaveLength(0);
+    expect((await logIn(email, "intruders-password")).status).toBe(403);
+    // A new sign-up by the owner replaces the intruder's registration, and the owner confirms it.
+    await signUp({ username: unique("owner"), email, password: "owners-password" });
+    expect(await toastAfter(await verificationLink(email), "owners-password")).toBe("Email Verified");
+    expect((await logIn(email, "owners-password")).status).toBe(302);
+  });
+
+  it("confirms only the account the page named, not a link swapped in meanwhile", async () => {
+    const first = { username: unique("a"), email: `${unique("a")}@example.test`, password: "first-pass" };
+    await signUp(first);
+    const [firstAccount] = await accountsWith(first.email);
+    const opened = await call(await verificationLink(first.email));
+    const cookie = cookieFrom(opened, "__Host-verify")!;
+    const response = await call("/auth/verify", { form: { account: crypto.randomUUID(), password: first.password }, cookie });
+    expect(response.headers.get("Location")).toBe("/auth");
+    expect((await db.select().from(users).where(eq(users.id, firstAccount!.id)).get())?.emailVerifiedAt).toBeNull();
   });
 });
 
@@ -95,12 +137,12 @@ describe("signing up with an address someone registered without verifying it", (
     expect((await db.select().from(profiles).where(eq(profiles.id, account!.id)).get())?.username).toBe(owner.username);
 
     // The first registration's link and password are dead; so is its username's hold.
-    expect(await toastAfter(attackerLink)).toBe("Verification Failed");
+    expect(await toastAfter(attackerLink, attacker.password)).toBe("Verification Failed");
     expect((await db.select().from(users).where(eq(users.id, account!.id)).get())?.emailVerifiedAt).toBeNull();
     expect((await logIn(email, attacker.password)).status).toBe(401);
     expect((await logIn(attacker.username, attacker.password)).status).toBe(401);
 
-    expect(await toastAfter(await verificationLink(email))).toBe("Email Verified");
+    expect(await toastAfter(await verificationLink(email), owner.password)).toBe("Email Verified");
     expect((await logIn(email, owner.password)).status).toBe(302);
     expect((await logIn(owner.username, owner.password)).status).toBe(302);
 
@@ -157,7 +199,7 @@ describe("signing up with an address someone registered without verifying it", (
     await signUp({ username: unique("buyer"), email, password: "buyer-pass-1" });
     const [account] = await accountsWith(email);
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).toHaveLength(0);
-    await confirmEmail(await verificationLink(email));
+    await confirmEmail(await verificationLink(email), "buyer-pass-1");
     const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id));
     expect(subscriptions.map((s) => s.productCodeId)).toEqual([codeId]);
   });
@@ -185,7 +227,7 @@ describe("registrations never verified", () => {
     expect(login.status).toBe(401);
     expect(await login.text()).toContain("Invalid credentials");
     expect((await logIn(lapsed.username, lapsed.password)).status).toBe(401);
-    expect(await toastAfter(`/auth/verify?token=${token}`)).toBe("Verification Failed");
+    expect(await toastAfter(`/auth/verify?token=${token}`, lapsed.password)).toBe("Verification Failed");
     expect((await db.select().from(users).where(eq(users.id, lapsed.id)).get())?.emailVerifiedAt).toBeNull();
     await call("/auth", { form: { intent: "resend", email: lapsed.email }, ip: unique("ip") });
     expect(await latestMail(lapsed.email, "Verify your")).toBeUndefined();
@@ -198,7 +240,7 @@ describe("registrations never verified", () => {
     for (const kept of [fresh, oldButVerified]) expect(await db.select().from(users).where(eq(users.id, kept.id)).get()).toBeDefined();
 
     expect((await signUp({ username: lapsed.username, email: lapsed.email, password: "second-try" })).status).toBe(200);
-    expect(await toastAfter(await verificationLink(lapsed.email))).toBe("Email Verified");
+    expect(await toastAfter(await verificationLink(lapsed.email), "second-try")).toBe("Email Verified");
     expect((await logIn(lapsed.email, "second-try")).status).toBe(302);
   });
 

@@ -1,11 +1,12 @@
 // Shopify signs a webhook's body, not its headers: the topic and the delivery id are anyone's to
 // change. These tests replay genuine signed bodies under other topics, and in every order Shopify
 // can deliver them, and check that only the body's own state decides what happens.
+import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { addCodes } from "~/server/fulfilment/stock.server";
 import { licences, mailOutbox, productCodes, shopifyOrders, webhookDeliveries } from "~/server/platform/db/schema.server";
-import { db, deliver, nextId, unique } from "./helpers";
+import { db, deliver, nextId, runQueue, unique } from "./helpers";
 
 /** A fresh variant with `n` codes in stock. */
 async function stockedVariant(n: number) {
@@ -160,6 +161,43 @@ describe("every key handed out is mailed", () => {
     expect(mails[1]!.textBody).toContain(fresh.code);
     expect(mails[1]!.textBody).not.toContain(first!.code);
     expect(codes.every((c) => c.mailedAt !== null)).toBe(true);
+  });
+});
+
+describe("units and refunds that cross", () => {
+  it("hands out units an edit added only once the order is paid again", async () => {
+    const story = orderStory(await stockedVariant(3), 1);
+    await deliver("orders/paid", story.paid);
+    const added = [...story.paid.line_items, { ...story.paid.line_items[0]!, id: nextId() }];
+    // The edit leaves a balance due: the new unit waits.
+    await deliver("orders/updated", { ...story.paid, financial_status: "partially_paid", updated_at: at(10), line_items: added });
+    expect(await codesOf(story.base.id)).toHaveLength(1);
+    await deliver("orders/updated", { ...story.paid, financial_status: "paid", updated_at: at(11), line_items: added });
+    expect(await codesOf(story.base.id)).toHaveLength(2);
+    expect(await mailsTo(story.base.email)).toHaveLength(2);
+  });
+
+  it("keeps a refund that arrives while the paid order's units are being handed out, and applies it after", async () => {
+    const story = orderStory(await stockedVariant(2));
+    // The paid delivery breaks before any unit gets its key (a database error), after the order was recorded as paid.
+    const trigger = `fail_assign_${story.base.id}`;
+    await env.DB.exec(`CREATE TRIGGER ${trigger} BEFORE UPDATE ON product_codes WHEN NEW.order_id = '${story.base.id}' BEGIN SELECT RAISE(ABORT, 'stock unavailable'); END;`);
+    const id = crypto.randomUUID();
+    await db.insert(webhookDeliveries).values({ id, topic: "orders/paid", outcome: "queued", payload: JSON.stringify(story.paid), receivedAt: Date.now() });
+    const job = { kind: "shopify-delivery", deliveryId: id };
+    expect((await runQueue("keyshop-fulfilment", [job])).retryMessages).toHaveLength(1);
+    expect(await codesOf(story.base.id)).toHaveLength(0);
+    // The refund of one unit arrives meanwhile: nothing to revoke yet, so it waits.
+    await deliver("refunds/create", story.refund);
+    await env.DB.exec(`DROP TRIGGER ${trigger};`);
+    // The queue delivers the paid order again: both units get keys, and the refund takes one back before the mail.
+    await runQueue("keyshop-fulfilment", [job], 2);
+    const codes = await codesOf(story.base.id);
+    expect(codes).toHaveLength(2);
+    expect(codes.filter((c) => c.revokedAt === null)).toHaveLength(1);
+    const [mail] = await mailsTo(story.base.email);
+    expect(mail!.textBody).toContain(codes.find((c) => c.revokedAt === null)!.code);
+    expect(mail!.textBody).not.toContain(codes.find((c) => c.revokedAt !== null)!.code);
   });
 });
 

@@ -8,8 +8,8 @@ import type { Problem } from "~/lib/result";
 import { validateLicenceSchema } from "~/lib/schemas/licences";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { placeOf } from "~/server/accounts/device.server";
-import { licenceSigner } from "~/server/licences/signing.server";
-import { validateLicence } from "~/server/licences/validation.server";
+import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
+import { offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { database } from "~/server/platform/db/client.server";
 import { readJson } from "~/server/platform/request-body.server";
 import { openApiDocument } from "./openapi";
@@ -70,14 +70,13 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
   const { key } = input.value;
   const answer = await validateLicence(database(c.env.DB), input.value, {
     place: placeOf(request),
+    leaseMs: offlineLeaseMs(c.env.LICENCE_OFFLINE_HOURS),
     recordCheck: (write) => c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
     admit: async (boundPc) => (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success,
   });
   if (!answer.ok) return rateLimited();
-  const bytes = new TextEncoder().encode(JSON.stringify(answer.value));
-  return new Response(bytes, {
-    headers: { ...HEADERS, "Content-Type": "application/json", "Licence-Signature": await signer.value.sign(bytes) },
-  });
+  const { bytes, signature } = await signAnswer(signer.value, answer.value);
+  return new Response(bytes, { headers: { ...HEADERS, "Content-Type": "application/json", "Licence-Signature": signature } });
 });
 
 api.all(`${API_PREFIX}licences/validate`, () =>

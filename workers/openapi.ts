@@ -1,8 +1,9 @@
 // The licence API's contract as an OpenAPI 3.1 document, served at /api/v1/openapi.json. Codes,
-// plans and the offline ttl come from the code that uses them; the limits stated are wrangler.toml's
-// [[ratelimits]] bindings.
+// plans, the re-check interval and the device name's rule come from the code that uses them; the
+// limits stated are wrangler.toml's [[ratelimits]] bindings.
 import { LICENCE_PLANS } from "~/lib/plans";
-import { LICENCE_CODES, OFFLINE_TTL_SECONDS } from "~/server/licences/validation.server";
+import { MAX_DEVICE_LENGTH } from "~/lib/schemas/licences";
+import { LICENCE_CODES, RECHECK_SECONDS } from "~/server/licences/validation.server";
 
 const errorBody = {
   type: "object",
@@ -33,7 +34,7 @@ export function openApiDocument(origin: string) {
       title: "Licence API",
       version: "1.0.0",
       description:
-        "Checks a licence key for the shop's program. Answers are signed with Ed25519: verify the `Licence-Signature` header over the exact body bytes with the public key from `/licences/signing-key` (pinned in your program), then check that `nonce`, `key` and `hwid` are the ones you sent.\n\n" +
+        "Checks a licence key for the shop's program. Answers are signed with Ed25519: verify the `Licence-Signature` header over the exact body bytes with the public key from `/licences/signing-key` (pinned in your program), then check that `nonce`, `key` and `hwid` are the ones you sent. A VALID answer carries a signed offline `lease`; keep the answer and its signature to work offline until `lease.until`, refusing it if the local clock reads earlier than the newest `issuedAt` you have trusted.\n\n" +
         "Limits: 300 calls per minute per client address; per key, 60 per minute from the PC it is bound to and 60 from every other caller together; more answer 429 with `Retry-After`. Bodies are at most 64 KB.",
     },
     servers: [{ url: `${origin}/api/v1` }],
@@ -57,6 +58,12 @@ export function openApiDocument(origin: string) {
                     hwid: { type: "string", minLength: 16, maxLength: 256, pattern: "^[\\x20-\\x7e]*$", description: "The PC's hardware id: 16 to 256 printable ASCII characters." },
                     nonce: { type: "string", minLength: 16, maxLength: 64, pattern: "^[\\x20-\\x7e]*$", description: "Chosen fresh by the client for every call; echoed in the signed answer." },
                     activate: { type: "boolean", default: true, description: "false only looks: a key never used answers NOT_ACTIVATED instead of binding this PC." },
+                    device: {
+                      type: "string",
+                      maxLength: MAX_DEVICE_LENGTH,
+                      pattern: "^[\\x20-\\x7e]*$",
+                      description: "Optional name of the PC (its computer name), shown to the key's owner in the hub beside the bound PC. Trimmed; blank means none.",
+                    },
                   },
                 },
               },
@@ -104,15 +111,20 @@ export function openApiDocument(origin: string) {
         Error: errorBody,
         Validation: {
           type: "object",
-          required: ["valid", "code", "key", "hwid", "nonce", "issuedAt", "ttl", "licence"],
+          required: ["valid", "code", "key", "hwid", "nonce", "issuedAt", "ttl", "licence", "lease"],
           properties: {
             valid: { type: "boolean", description: "True exactly when code is VALID." },
             code: { type: "string", enum: LICENCE_CODES },
             key: { type: "string", description: "The request's key: check it, so an answer about another key cannot pass for yours." },
             hwid: { type: "string", description: "The request's hwid, likewise." },
             nonce: { type: "string", description: "The request's nonce." },
-            issuedAt: { type: "string", format: "date-time" },
-            ttl: { type: "integer", minimum: 0, maximum: OFFLINE_TTL_SECONDS, description: "Seconds the client may trust this answer offline (0 unless VALID; never past expiresAt)." },
+            issuedAt: { type: "string", format: "date-time", description: "The server's time when it answered: the program's trusted time (a local clock earlier than it, less a few minutes of skew, was rolled back)." },
+            ttl: {
+              type: "integer",
+              minimum: 0,
+              maximum: RECHECK_SECONDS,
+              description: "Seconds until the program should check again (its heartbeat): 600 for VALID answers, never past expiresAt; 0 for all others.",
+            },
             licence: {
               oneOf: [
                 { type: "null" },
@@ -128,6 +140,23 @@ export function openApiDocument(origin: string) {
                 },
               ],
               description: "The key's terms; null for NOT_FOUND, HWID_MISMATCH and BANNED.",
+            },
+            lease: {
+              oneOf: [
+                { type: "null" },
+                {
+                  type: "object",
+                  required: ["until"],
+                  properties: {
+                    until: {
+                      type: "string",
+                      format: "date-time",
+                      description: "Until when the program may keep working on this answer without reaching the shop: issuedAt plus LICENCE_OFFLINE_HOURS (72 by default), never past licence.expiresAt.",
+                    },
+                  },
+                },
+              ],
+              description: "The signed offline lease: present on VALID answers, null on every other.",
             },
           },
         },

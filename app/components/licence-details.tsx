@@ -59,6 +59,17 @@ export function DetailRow({ label, children }: { label: string; children: ReactN
   );
 }
 
+/** The bound PC as its owner recognises it: its name, if the program sent one, and its hardware id. */
+export function BoundPc({ licence, unbound }: { licence: Pick<LicenceView, "hwid" | "device">; unbound: ReactNode }) {
+  if (licence.hwid === null) return unbound;
+  return (
+    <span className="min-w-0">
+      {licence.device ? <span className="mr-2 font-semibold">{licence.device}</span> : null}
+      <span className="font-mono break-all">{licence.hwid}</span>
+    </span>
+  );
+}
+
 const RESET_BY = {
   owner: { owner: "by you", admin: "by support" },
   // Resets by the shop are recorded as "admin" whichever staff role made them.
@@ -89,7 +100,9 @@ export function LicenceDetails({
           <LicenceExpiry licence={licence} never="Never" />
         </DetailRow>
       ) : null}
-      <DetailRow label="Bound PC">{licence.hwid === null ? "No PC bound" : <span className="font-mono break-all">{licence.hwid}</span>}</DetailRow>
+      <DetailRow label="Bound PC">
+        <BoundPc licence={licence} unbound="No PC bound" />
+      </DetailRow>
       <DetailRow label="Last check">
         {licence.lastCheckAt === null ? (
           "Never checked"

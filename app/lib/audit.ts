@@ -16,6 +16,7 @@ const ACTION_LABELS: Record<string, string> = {
   "export.keys": "Exported keys",
   "export.orders": "Exported orders",
   "discord.link": "Linked a Discord account",
+  "discord.unlink": "Unlinked a Discord account",
   "download.upload": "Uploaded a download",
   "job.retry": "Retried a failed job",
   "licence.ban": "Banned a key",

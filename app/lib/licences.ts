@@ -17,6 +17,8 @@ export interface LicenceView {
   pausedAt: number | null;
   /** The bound PC: shortened for the owner, whole for an admin; null when no PC is bound. */
   hwid: string | null;
+  /** The bound PC's name as its program reports it; null when none was sent or no PC is bound. */
+  device: string | null;
   lastCheckAt: number | null;
   lastCheckPlace: string | null;
   resets: { at: number; by: "owner" | "admin" }[];

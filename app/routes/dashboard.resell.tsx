@@ -7,7 +7,7 @@ import { redirect, useFetcher } from "react-router";
 import { BalanceHistory } from "~/components/balance-history";
 import { copyText } from "~/components/copy";
 import { Copy, FileDown, KeyRound, Percent, Wallet } from "~/components/icons";
-import { LicenceStateBadge, ResetPcForm } from "~/components/licence-details";
+import { BoundPc, LicenceStateBadge, ResetPcForm } from "~/components/licence-details";
 import { useToast } from "~/components/toaster";
 import { LocalTime } from "~/components/local-time";
 import { useFetcherForm } from "~/components/use-fetcher-form";
@@ -119,7 +119,7 @@ function KeyPc({ licence, cooldownDays }: { licence: ResellerKey["licence"]; coo
   if (!licence) return <span className="text-muted">—</span>;
   return (
     <span className="inline-flex flex-wrap items-center gap-x-3 gap-y-1">
-      {licence.hwid === null ? <span className="text-muted">No PC bound</span> : <span className="font-mono">{licence.hwid}</span>}
+      <BoundPc licence={licence} unbound={<span className="text-muted">No PC bound</span>} />
       {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} cooldownDays={cooldownDays} size="sm" /> : null}
     </span>
   );

@@ -14,7 +14,7 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
-import { hasDiscord, isDiscordConfigured } from "~/server/accounts/discord.server";
+import { discordSettingsOf, isDiscordConfigured, unlinkDiscord } from "~/server/accounts/discord.server";
 import { listPasskeys } from "~/server/accounts/passkeys.server";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
 import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
@@ -25,6 +25,7 @@ import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
 import { relyingPartyFor } from "~/http/passkeys.server";
 import { readSubmission } from "~/http/submission.server";
+import { clientAddress } from "~/server/accounts/throttle.server";
 import type { Route } from "./+types/dashboard.security";
 
 export const meta: Route.MetaFunction = () => [{ title: `Security | ${BRAND}` }];
@@ -38,7 +39,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     sessions: await listSessions(db, id, request),
     passkeys: await listPasskeys(db, id),
     passkeysAvailable: relyingPartyFor(context, request).ok,
-    discord: isDiscordConfigured(env) ? { linked: await hasDiscord(db, id) } : null,
+    discord: isDiscordConfigured(env) ? await discordSettingsOf(db, id) : null,
   };
 }
 
@@ -62,6 +63,12 @@ export async function action({ request, context }: Route.ActionArgs) {
           title: "Signed out everywhere else",
           description: ended === 0 ? "No other device was signed in." : `${ended} other session${ended === 1 ? "" : "s"} ended.`,
         }),
+        intent: form.intent,
+      });
+    case "unlink-discord":
+      return answer(await unlinkDiscord(deps.db, viewer.id, clientAddress(request)), {
+        success: { title: "Discord unlinked", description: "That Discord account can no longer log in to yours." },
+        titles: { conflict: "Not unlinked" },
         intent: form.intent,
       });
     case "change-password":
@@ -138,19 +145,34 @@ function PasswordCard() {
   );
 }
 
-/** Linking Discord: the form leaves for Discord (a plain form, so the browser follows the redirect). */
-function DiscordCard({ linked }: { linked: boolean }) {
+/**
+ * Discord: the linked account and a way to unlink it, or a form that leaves for Discord to link one
+ * (a plain form, so the browser follows the redirect), with the password where the account has one.
+ */
+function DiscordCard({ linked, askPassword }: { linked: string | null; askPassword: boolean }) {
+  const unlink = useFetcher<typeof action>();
+  useResultToast(unlink);
   return (
     <Card className="space-y-3">
       <h2 className="font-bold">Discord</h2>
       {linked ? (
-        <p className="flex flex-wrap items-center gap-2 text-sm text-muted">
-          <Badge tone="green">Linked</Badge> You can log in with Discord.
-        </p>
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <p className="flex flex-wrap items-center gap-2 text-sm text-muted">
+            <Badge tone="green">Linked</Badge> <span className="font-semibold text-zinc-100">{linked}</span> can log in to your account.
+          </p>
+          <unlink.Form method="post">
+            <input type="hidden" name="intent" value="unlink-discord" />
+            <Button type="submit" variant="outline" disabled={unlink.state !== "idle"}>
+              {unlink.state !== "idle" ? "Unlinking..." : "Unlink Discord"}
+            </Button>
+          </unlink.Form>
+        </div>
       ) : (
         <>
           <p className="text-sm text-muted">Link your Discord account to log in with it. Discord asks you to allow it; nothing is posted for you.</p>
-          <form method="post" action="/auth/discord">
+          <form method="post" action="/auth/discord" className="flex flex-col gap-3 sm:flex-row sm:items-end">
+            <input type="hidden" name="intent" value="link" />
+            {askPassword ? <Field label="Your password" name="password" type="password" autoComplete="current-password" required className="sm:flex-1" /> : <input type="hidden" name="password" value="" />}
             <Button type="submit" variant="outline">
               Link Discord
             </Button>
@@ -195,7 +217,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
       </Card>
       <PasswordCard />
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
-      {discord ? <DiscordCard linked={discord.linked} /> : null}
+      {discord ? <DiscordCard linked={discord.linked} askPassword={discord.askPassword} /> : null}
     </div>
   );
 }

@@ -16,6 +16,7 @@ const PUBLIC_PAGES = [
   "/status",
   "/support",
   "/affiliate",
+  "/docs/licence-api",
   "/auth",
   "/auth?mode=signup",
   "/auth/forgot",

@@ -33,7 +33,7 @@ test("sign up, verify from the mailbox, log in, see the dashboard, log out", asy
   await expect(page.getByText("Email Not Verified")).toBeVisible();
   await expect(page.getByRole("button", { name: "Resend verification email" })).toBeVisible();
 
-  await confirmFromMailbox(page, email);
+  await confirmFromMailbox(page, email, password);
 
   await logIn(page, username, password);
   await expect(page).toHaveURL("/");
@@ -74,7 +74,7 @@ test("reset a forgotten password from the mailbox, then sign in with the new one
 
   // A verified member who then forgets the password.
   await signUp(page, { username, email, password: "forgotten-pass-1" });
-  await confirmFromMailbox(page, email);
+  await confirmFromMailbox(page, email, "forgotten-pass-1");
 
   await page.getByRole("link", { name: "Forgot your password?" }).click();
   await expect(page.getByRole("heading", { name: "Forgot your password?" })).toBeVisible();

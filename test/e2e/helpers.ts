@@ -54,16 +54,17 @@ export async function signUpAndLogIn(page: Page, prefix: string): Promise<{ user
   const username = uniqueName(prefix);
   const member = { username, email: `${username}@example.test`, password: `${prefix}-password-1` };
   await signUp(page, member);
-  await confirmFromMailbox(page, member.email);
+  await confirmFromMailbox(page, member.email, member.password);
   await logIn(page, member.username, member.password);
   return member;
 }
 
-/** Opens the newest verification link mailed to `email` and presses Confirm on the page it leads to. */
-export async function confirmFromMailbox(page: Page, email: string) {
+/** Opens the newest verification link mailed to `email`, and confirms with the sign-up password on the page it leads to. */
+export async function confirmFromMailbox(page: Page, email: string, password: string) {
   await page.goto(await linkFromMailbox(page, email, /Verify your/));
   await expect(page).toHaveURL(/\/auth\/verify$/);
   await expect(page.getByRole("heading", { name: "Confirm your e-mail address" })).toBeVisible();
+  await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Confirm", exact: true }).click();
   await expect(page).toHaveURL(/\/auth$/);
   await expect(page.getByText("Email Verified")).toBeVisible();

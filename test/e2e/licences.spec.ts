@@ -1,8 +1,8 @@
-// A licence's life as its buyer sees it: bought in the demo checkout, checked by the reference
-// client (docs/licence-client.ts, run here in Node as a loader would run it) from one PC, refused
-// on a second, and moved to the second after a Reset PC on the Subscriptions page.
+// A licence's life as its buyer sees it: bought in the demo checkout, checked by the TypeScript
+// client (sdk/typescript, run here in Node as a program would run it) from one PC, refused on a
+// second, and moved to the second after a Reset PC on the Subscriptions page.
 import { expect, test } from "@playwright/test";
-import { LicenceClient } from "../../docs/licence-client";
+import { LicenceClient } from "../../sdk/typescript/src/licence-client";
 import { logIn, openDemoCheckout, payDemoCheckout, reloadUntilVisible, signUpAndLogIn, uniqueName } from "./helpers";
 
 test("a bought key binds its first PC, refuses another, and moves after a Reset PC in the hub", async ({ page, context, browser, baseURL }) => {
@@ -30,13 +30,13 @@ test("a bought key binds its first PC, refuses another, and moves after a Reset 
   const key = (await card.getByRole("button", { name: "Copy product key" }).locator("xpath=..").textContent())?.trim();
   expect(key).toBeTruthy();
 
-  // The reference client, with the shop's public key as a loader would have it built in.
+  // The client, with the shop's public key as a program would have it built in.
   const signingKey = (await (await fetch(new URL("/api/v1/licences/signing-key", baseURL))).json()) as { alg: string; publicKey: string };
   expect(signingKey.alg).toBe("Ed25519");
   const client = new LicenceClient({ baseUrl: baseURL!, publicKey: signingKey.publicKey });
   const [pcA, pcB] = [`E2E-PC-A-${uniqueName("a")}`, `E2E-PC-B-${uniqueName("b")}`];
-  expect((await client.validate(key!, pcA)).code).toBe("VALID");
-  expect((await client.validate(key!, pcB)).code).toBe("HWID_MISMATCH");
+  expect(await client.check(key!, pcA)).toMatchObject({ outcome: "valid", code: "VALID" });
+  expect(await client.check(key!, pcB)).toMatchObject({ outcome: "denied", code: "HWID_MISMATCH" });
 
   await page.reload({ waitUntil: "networkidle" });
   await expect(card.getByText(/Active until [A-Z][a-z]{2} \d{2}, \d{4}/)).toBeVisible();
@@ -51,7 +51,7 @@ test("a bought key binds its first PC, refuses another, and moves after a Reset 
   await expect(card.getByText(/Next reset possible on [A-Z][a-z]{2} \d{2}, \d{4}/)).toBeVisible();
   await expect(card.getByText(/by you$/)).toBeVisible();
 
-  expect((await client.validate(key!, pcB)).code).toBe("VALID");
+  expect(await client.check(key!, pcB)).toMatchObject({ outcome: "valid", code: "VALID" });
   await page.reload({ waitUntil: "networkidle" });
   await expect(card.getByText(`${pcB.slice(0, 8)}…${pcB.slice(-4)}`)).toBeVisible();
   // The cooldown runs: the button stays, disabled, saying when it opens again.

@@ -4,7 +4,7 @@ import { Link } from "react-router";
 import { formatCents } from "~/lib/format";
 import { type OrderSource, orderPath } from "~/lib/orders";
 import type { LicenceView } from "~/lib/licences";
-import { LicenceStateBadge } from "../licence-details";
+import { BoundPc, LicenceStateBadge } from "../licence-details";
 import { LocalTime } from "../local-time";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
@@ -58,7 +58,7 @@ const LICENCE_FIELDS: Column<LicenceView>[] = [
   { label: "Key", value: (l) => <span className="font-mono">{l.key}</span> },
   { label: "Product", value: (l) => `${l.product} · ${l.plan}` },
   { label: "Status", value: (l) => <LicenceStateBadge licence={l} /> },
-  { label: "PC", value: (l) => (l.hwid === null ? <span className="text-muted">Not bound</span> : <span className="font-mono">{l.hwid}</span>) },
+  { label: "PC", value: (l) => <BoundPc licence={l} unbound={<span className="text-muted">Not bound</span>} /> },
   {
     label: "Last check",
     value: (l) => (l.lastCheckAt === null ? <span className="text-muted">Never</span> : <LocalTime ms={l.lastCheckAt} format="datetime" className="text-muted" />),

@@ -72,6 +72,24 @@ export const twoFactorSettingsSchema = v.variant(
   "Unknown request",
 );
 
+const currentPassword = v.pipe(text(), v.minLength(1, "Current password is required"), v.maxLength(PASSWORD_MAX, "Invalid credentials"));
+
+/**
+ * Confirming an address on the page the verification link opens: the account the page named, and
+ * the password chosen at sign-up (the mailbox alone does not make the confirmer the registrant).
+ */
+export const confirmEmailSchema = v.object({
+  account: v.pipe(text(), v.uuid("Unknown account")),
+  password: v.pipe(text(), v.minLength(1, "Please enter the password you chose when signing up"), v.maxLength(PASSWORD_MAX, "Invalid credentials")),
+});
+
+/** Leaving for Discord from a form: to link it (with the password, where the account has one), or to confirm an address with it. */
+export const discordStartSchema = v.variant(
+  "intent",
+  [v.object({ intent: v.literal("link"), password: v.pipe(text(), v.maxLength(PASSWORD_MAX, "Invalid credentials")) }), v.object({ intent: v.literal("confirm") })],
+  "Unknown request",
+);
+
 /** A session's public name, as the Security page sends it back. */
 const sessionName = v.pipe(text(), v.regex(/^[A-Za-z0-9_-]{43}$/, "Unknown session"));
 
@@ -81,11 +99,8 @@ export const securitySchema = v.variant(
   [
     v.object({ intent: v.literal("end-session"), session: sessionName }),
     v.object({ intent: v.literal("end-other-sessions") }),
-    v.object({
-      intent: v.literal("change-password"),
-      currentPassword: v.pipe(text(), v.minLength(1, "Current password is required"), v.maxLength(PASSWORD_MAX, "Invalid credentials")),
-      newPassword: password,
-    }),
+    v.object({ intent: v.literal("change-password"), currentPassword, newPassword: password }),
+    v.object({ intent: v.literal("unlink-discord") }),
   ],
   "Unknown request",
 );
@@ -95,3 +110,4 @@ export type SignupInput = v.InferOutput<typeof signupSchema>;
 export type ResendInput = v.InferOutput<typeof resendSchema>;
 export type PasswordChangeInput = Omit<Extract<v.InferOutput<typeof securitySchema>, { intent: "change-password" }>, "intent">;
 export type ResetRequestInput = v.InferOutput<typeof resetRequestSchema>;
+export type ConfirmEmailInput = v.InferOutput<typeof confirmEmailSchema>;

@@ -6,6 +6,8 @@ import { MAX_CODE_LENGTH } from "./stock";
 /** Printable ASCII (space to tilde): what a loader's hardware id is made of. */
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
+export const MAX_DEVICE_LENGTH = 64;
+
 export const validateLicenceSchema = v.object({
   key: v.pipe(v.string("key must be a string"), v.minLength(1, "key is required"), v.maxLength(MAX_CODE_LENGTH, `key must be at most ${MAX_CODE_LENGTH} characters`)),
   hwid: v.pipe(
@@ -22,6 +24,17 @@ export const validateLicenceSchema = v.object({
   ),
   // false: only look, never bind a PC (a key that was never used answers NOT_ACTIVATED).
   activate: v.optional(v.boolean("activate must be true or false"), true),
+  // The PC's name as its owner knows it (the computer name), shown in the hub beside the bound PC.
+  // Blank means none.
+  device: v.optional(
+    v.pipe(
+      v.string("device must be a string"),
+      v.trim(),
+      v.maxLength(MAX_DEVICE_LENGTH, `device must be at most ${MAX_DEVICE_LENGTH} printable characters`),
+      v.regex(PRINTABLE, `device must be at most ${MAX_DEVICE_LENGTH} printable characters`),
+      v.transform((name) => name || undefined),
+    ),
+  ),
 });
 export type ValidateLicenceInput = v.InferOutput<typeof validateLicenceSchema>;
 

@@ -1,28 +1,33 @@
 // Optional "Continue with Discord" (OAuth 2 with PKCE and a state cookie). This is the only module
 // that knows arctic. A Discord account signs in to the account it is linked to. Discord's word on
 // an e-mail address proves nothing to the shop (decision 042): a Discord account that is not linked
-// yet opens a registration of its address, which, like an e-mail sign-up, works only once the
-// owner of the mailbox confirms it on the page our own link leads to. It never joins an existing
-// account by its address: a member links Discord from their Security page, signed in.
+// yet opens a registration of its address, which works only once the one who holds the mailbox
+// (our link) and that Discord account (signing in with it) confirms it. It never joins an
+// existing account by its address: a member links Discord from their Security page, signed in and
+// with their password, and is told by e-mail.
 import { Discord, generateCodeVerifier, generateState } from "arctic";
 import { and, eq, sql } from "drizzle-orm";
+import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit } from "../platform/audit.server";
 import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
-import { oauthAccounts, profiles } from "../platform/db/schema.server";
-import type { MailingDeps } from "../platform/mail.server";
+import { oauthAccounts, passkeys, profiles } from "../platform/db/schema.server";
+import { mailBody } from "../platform/html.server";
+import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { findByEmail, findById } from "./directory.server";
 import { openAccount } from "./open-account.server";
-import { sendVerification } from "./registration.server";
-import { clientAddress } from "./throttle.server";
+import { verifyPassword } from "./password.server";
+import { checkVerificationLink, sendVerification, verifyEmail } from "./registration.server";
+import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 
 export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECRET">;
 
 const STATE_COOKIE = "__Host-discord-state";
 const VERIFIER_COOKIE = "__Host-discord-verifier";
-// Present when the flow links Discord to the signed-in member instead of signing in.
-const LINK_COOKIE = "__Host-discord-link";
+// What the flow is for when it is not a sign-in: "link:<account id>" (the member who started it)
+// or "confirm" (an address, with the verification link's cookie).
+const MODE_COOKIE = "__Host-discord-mode";
 const COOKIE_SECONDS = 10 * 60;
 const USER_ENDPOINT = "https://discord.com/api/users/@me";
 
@@ -33,21 +38,26 @@ export function isDiscordConfigured(config: DiscordConfig): boolean {
 const client = (config: DiscordConfig, origin: string) =>
   new Discord(config.DISCORD_CLIENT_ID, config.DISCORD_CLIENT_SECRET, `${origin}/auth/discord/callback`);
 
-/**
- * Where to send the browser, and the cookies that tie the callback to this browser. `link`: the
- * callback links the Discord account to the member signed in then, rather than signing in.
- */
-export function startDiscordSignIn(config: DiscordConfig, origin: string, { link = false } = {}): { url: string; cookies: string[] } {
+/** What a Discord round trip is for: signing in, linking it to a member, or confirming an address. */
+export type DiscordMode = { kind: "sign-in" } | { kind: "link"; userId: string } | { kind: "confirm" };
+
+/** Where to send the browser, and the cookies that tie the callback to this browser and say what it is for. */
+export function startDiscordSignIn(config: DiscordConfig, origin: string, mode: DiscordMode = { kind: "sign-in" }): { url: string; cookies: string[] } {
   const state = generateState();
   const verifier = generateCodeVerifier();
   const url = client(config, origin).createAuthorizationURL(state, verifier, ["identify", "email"]);
   const cookies = [serializeCookie(STATE_COOKIE, state, COOKIE_SECONDS), serializeCookie(VERIFIER_COOKIE, verifier, COOKIE_SECONDS)];
-  cookies.push(link ? serializeCookie(LINK_COOKIE, "1", COOKIE_SECONDS) : clearCookie(LINK_COOKIE));
+  const value = mode.kind === "link" ? `link:${mode.userId}` : mode.kind === "confirm" ? "confirm" : null;
+  cookies.push(value ? serializeCookie(MODE_COOKIE, value, COOKIE_SECONDS) : clearCookie(MODE_COOKIE));
   return { url: url.toString(), cookies };
 }
 
-/** Whether the callback finishes a link from the Security page (see `startDiscordSignIn`). */
-export const isDiscordLink = (request: Request) => readCookie(request, LINK_COOKIE) === "1";
+/** What the round trip the callback finishes was started for (see `startDiscordSignIn`). */
+export function discordModeOf(request: Request): DiscordMode {
+  const value = readCookie(request, MODE_COOKIE) ?? "";
+  if (value === "confirm") return { kind: "confirm" };
+  return value.startsWith("link:") ? { kind: "link", userId: value.slice("link:".length) } : { kind: "sign-in" };
+}
 
 interface DiscordUser {
   id: string;
@@ -59,7 +69,7 @@ interface DiscordUser {
 
 /** The cookies that tie a callback to its browser, cleared: the callback uses them once, whatever its outcome. */
 export function clearDiscordCookies(): string[] {
-  return [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE), clearCookie(LINK_COOKIE)];
+  return [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE), clearCookie(MODE_COOKIE)];
 }
 
 /** A username not taken yet, made from the Discord one. */
@@ -107,7 +117,10 @@ async function accountFor(deps: MailingDeps, discordUser: DiscordUser, request: 
   const username = await freeUsername(db, discordUser.username);
   const opened = await openAccount(db, { email, username, passwordHash: null, verifiedAt: null, avatarUrl }, { how: "discord", ip: clientAddress(request), now });
   if (!opened.ok) return opened;
-  await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: discordUser.id, userId: opened.value.id, createdAt: now }).onConflictDoNothing();
+  await db
+    .insert(oauthAccounts)
+    .values({ provider: "discord", providerUserId: discordUser.id, providerUsername: discordUser.username, userId: opened.value.id, createdAt: now })
+    .onConflictDoNothing();
   await sendVerification(deps, { id: opened.value.id, email, username, createdAt: now }, new URL(request.url).origin, now);
   return ok({ kind: "confirm-email", email });
 }
@@ -143,24 +156,91 @@ export async function finishDiscordSignIn(deps: MailingDeps, config: DiscordConf
   return discordUser.ok ? accountFor(deps, discordUser.value, request, now) : discordUser;
 }
 
-/** Completes a link started on the Security page: the Discord account becomes a way into the member's own account. */
-export async function finishDiscordLink(db: Db, config: DiscordConfig, request: Request, userId: string, now = Date.now()): Promise<Result> {
-  const discordUser = await discordUserOf(config, request);
-  if (!discordUser.ok) return discordUser;
-  const link = await linkedAccount(db, discordUser.value.id);
-  if (link?.userId === userId) return ok();
-  if (link) return fail("conflict", "This Discord account is linked to another account.");
-  await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: discordUser.value.id, userId, createdAt: now }).onConflictDoNothing();
-  await audit(db, userId, "discord.link", userId, { discordId: discordUser.value.id, username: discordUser.value.username }, clientAddress(request));
+/**
+ * Before leaving for Discord to link it: the member proves it is them with their password (when the
+ * account has one), so a session left open somewhere is not enough to add a way in. An account
+ * links one Discord account at a time.
+ */
+export async function mayLinkDiscord(db: Db, request: Request, userId: string, password: string, now = Date.now()): Promise<Result> {
+  if (await linkOf(db, userId)) return fail("conflict", "A Discord account is linked already: unlink it first.");
+  const account = await findById(db, userId, now);
+  if (!account?.passwordHash) return ok();
+  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), userId), now);
+  if (!reservation.ok) return throttled(reservation.waitMs, "password attempts");
+  if (!(await verifyPassword(password, account.passwordHash))) return fail("unauthenticated", "Wrong password", { field: "password" });
+  await attemptSucceeded(db, reservation);
   return ok();
 }
 
-/** Whether the member has linked a Discord account (the Security page offers to link one). */
-export async function hasDiscord(db: Db, userId: string): Promise<boolean> {
-  const row = await db
-    .select({ id: oauthAccounts.providerUserId })
+/**
+ * Completes a link started on the Security page by `mode.userId`, if that member is still the one
+ * signed in: the Discord account becomes a way into their account, audited and e-mailed to them.
+ */
+export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, request: Request, userId: string, now = Date.now()): Promise<Result> {
+  const { db } = deps;
+  const discordUser = await discordUserOf(config, request);
+  if (!discordUser.ok) return discordUser;
+  const { id: discordId, username } = discordUser.value;
+  const link = await linkedAccount(db, discordId);
+  if (link?.userId === userId) return ok();
+  if (link) return fail("conflict", "This Discord account is linked to another account.");
+  const inserted = await db
+    .insert(oauthAccounts)
+    .values({ provider: "discord", providerUserId: discordId, providerUsername: username, userId, createdAt: now })
+    .onConflictDoNothing()
+    .returning({ userId: oauthAccounts.userId });
+  if (inserted.length === 0) return fail("conflict", "This Discord account was linked at the same moment; reload the Security page.");
+  await audit(db, userId, "discord.link", userId, { discordId, username }, clientAddress(request));
+  const account = await findById(db, userId, now);
+  if (account) {
+    await sendMail(db, deps.mail, deps.waitUntil, {
+      to: account.email,
+      subject: `Discord was linked to your ${BRAND} account`,
+      ...mailBody([
+        `The Discord account "${username}" can now log in to your ${BRAND} account "${account.username}".`,
+        "If that was not you, unlink it on the Security page of your dashboard and change your password.",
+      ]),
+    });
+  }
+  return ok();
+}
+
+/** The member's own Discord link ends, unless it is their only way in (no password, no passkey). */
+export async function unlinkDiscord(db: Db, userId: string, ip: string | null, now = Date.now()): Promise<Result> {
+  const link = await linkOf(db, userId);
+  if (!link) return fail("conflict", "No Discord account is linked.");
+  const account = await findById(db, userId, now);
+  const passkey = await db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).get();
+  if (!account?.passwordHash && !passkey) return fail("conflict", "Discord is your only way to log in: set a password first (Forgot your password? on the log-in page).");
+  await db.delete(oauthAccounts).where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.userId, userId)));
+  await audit(db, userId, "discord.unlink", userId, { discordId: link.providerUserId }, ip);
+  return ok();
+}
+
+/**
+ * Confirms the address of a registration that a Discord sign-in opened: the verification link's
+ * cookie proves the mailbox, and the round trip proves the Discord account linked to it. Answers
+ * the account, verified, for the caller to claim the address's keys and sign it in.
+ */
+export async function confirmWithDiscord(db: Db, config: DiscordConfig, request: Request, token: string | null, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+  const registration = await checkVerificationLink(db, token, now);
+  if (!registration.ok) return registration;
+  const discordUser = await discordUserOf(config, request);
+  if (!discordUser.ok) return discordUser;
+  const link = await linkedAccount(db, discordUser.value.id);
+  if (link?.userId !== registration.value.id) return fail("forbidden", "This is not the Discord account that signed up with this address.");
+  return verifyEmail(db, token, now);
+}
+
+const linkOf = (db: Db, userId: string) =>
+  db
+    .select({ providerUserId: oauthAccounts.providerUserId, username: oauthAccounts.providerUsername })
     .from(oauthAccounts)
     .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.userId, userId)))
     .get();
-  return row !== undefined;
+
+/** What the Security page shows of Discord: the linked account's name, or whether linking one asks for the password. */
+export async function discordSettingsOf(db: Db, userId: string): Promise<{ linked: string | null; askPassword: boolean }> {
+  const [link, account] = await Promise.all([linkOf(db, userId), findById(db, userId)]);
+  return { linked: link ? (link.username ?? "a Discord account") : null, askPassword: Boolean(account?.passwordHash) };
 }

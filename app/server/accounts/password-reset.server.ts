@@ -153,17 +153,18 @@ export async function resetPassword(
     .get();
   if (!used) return unusable();
   const verifiedNow = link.account.verifiedAt === null;
-  await db.batch([
+  const [unlinked] = await db.batch([
+    // A reset takes the account back for whoever holds the mailbox: a Discord account someone else
+    // linked (to a registration of this address, or through a session left open) goes with it.
+    db.delete(oauthAccounts).where(eq(oauthAccounts.userId, link.userId)).returning({ id: oauthAccounts.providerUserId }),
     db.update(users).set({ passwordHash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})` }).where(eq(users.id, link.userId)),
     ...signInsInProgress(db, link.userId),
     // The address is proven now; a verification link still out has nothing left to do.
     db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, link.userId)),
-    // A registration this link proves was opened by someone who never proved the address: the
-    // Discord account they linked to it is not a way into the mailbox owner's account.
-    ...(verifiedNow ? [db.delete(oauthAccounts).where(eq(oauthAccounts.userId, link.userId))] : []),
   ]);
   await endSessions(deps, link.userId, { all: true });
-  await mailPasswordChanged(deps, link.account, request, "with a reset link sent to this address. Every device signed in to the account has been signed out.");
+  const discord = unlinked.length > 0 ? " Discord was unlinked from it: link your own Discord account again on the Security page." : "";
+  await mailPasswordChanged(deps, link.account, request, `with a reset link sent to this address. Every device signed in to the account has been signed out.${discord}`);
   await audit(db, link.userId, "password.reset", link.userId, { verifiedNow }, ip);
   return ok({ id: link.userId, email: link.account.email, verifiedNow });
 }

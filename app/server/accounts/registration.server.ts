@@ -5,7 +5,7 @@
 import { and, desc, eq, gt, isNull, lte } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
-import type { ResendInput, SignupInput } from "~/lib/schemas/auth";
+import type { ConfirmEmailInput, ResendInput, SignupInput } from "~/lib/schemas/auth";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, users } from "../platform/db/schema.server";
@@ -14,8 +14,8 @@ import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { linkTokenCookie } from "../platform/cookies.server";
 import { findByEmail, findById, isLiveAccount, REGISTRATION_TTL_MS } from "./directory.server";
 import { openAccount } from "./open-account.server";
-import { hashPassword } from "./password.server";
-import { clientAddress, reserveAttempt, type ThrottleKey, throttled } from "./throttle.server";
+import { hashPassword, verifyPassword } from "./password.server";
+import { attemptSucceeded, clientAddress, reserveAttempt, type ThrottleKey, throttled, throttleKeys } from "./throttle.server";
 
 const RESEND_INTERVAL_MS = 60 * 1000;
 
@@ -92,11 +92,21 @@ export const clearVerificationCookie = verifyCookie.clear;
 
 const unusableLink = () => fail("not-found", "This link is invalid or has expired. Log in to request a new one.");
 
+/** The account a verification link is for, as the confirmation page names it. */
+export interface LinkedRegistration {
+  id: string;
+  username: string;
+  email: string;
+  expiresAt: number;
+  /** Opened by a Discord sign-in, without a password: it is confirmed by signing in with that Discord account. */
+  withDiscord: boolean;
+}
+
 /**
  * The account a verification link is for, while the link can be used: what the confirmation page
  * names. Reading only: a link opened by a mail scanner verifies nothing.
  */
-export async function checkVerificationLink(db: Db, token: string | null, now = Date.now()): Promise<Result<{ username: string; email: string; expiresAt: number }>> {
+export async function checkVerificationLink(db: Db, token: string | null, now = Date.now()): Promise<Result<LinkedRegistration>> {
   const hash = await tokenHash(token);
   const link = hash
     ? await db
@@ -107,12 +117,30 @@ export async function checkVerificationLink(db: Db, token: string | null, now = 
     : undefined;
   const account = link ? await findById(db, link.userId, now) : undefined;
   if (!link || !account || account.verifiedAt) return unusableLink();
-  return ok({ username: account.username, email: account.email, expiresAt: link.expiresAt });
+  return ok({ id: account.id, username: account.username, email: account.email, expiresAt: link.expiresAt, withDiscord: account.passwordHash === null });
 }
 
 /**
- * The Confirm button: marks the address behind `token` as verified and answers whose it is.
- * Tokens work once, and only while the registration lasts.
+ * The Confirm button: the one who holds the mailbox (the link's cookie) and chose the password at
+ * sign-up confirms the account the page named. Wrong passwords count like failed sign-ins.
+ */
+export async function confirmWithPassword(db: Db, request: Request, token: string | null, input: ConfirmEmailInput, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+  const link = await checkVerificationLink(db, token, now);
+  // The page named one account; a link swapped in meanwhile (another tab) confirms nothing.
+  if (!link.ok || link.value.id !== input.account) return unusableLink();
+  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), link.value.id), now);
+  if (!reservation.ok) return throttled(reservation.waitMs, "confirmation attempts");
+  const account = await findById(db, link.value.id, now);
+  if (!account?.passwordHash || !(await verifyPassword(input.password, account.passwordHash))) {
+    return fail("unauthenticated", "That is not the password this account was signed up with", { field: "password" });
+  }
+  await attemptSucceeded(db, reservation);
+  return verifyEmail(db, token, now);
+}
+
+/**
+ * Marks the address behind `token` as verified and answers whose it is, once the confirmer has
+ * proven they are the registrant. Tokens work once, and only while the registration lasts.
  */
 export async function verifyEmail(db: Db, token: string | null, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
   const unusable = unusableLink();

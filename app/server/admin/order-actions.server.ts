@@ -70,6 +70,9 @@ export async function correctBuyerEmail(deps: MailingDeps, actor: Actor, order: 
   if (email === order.email.toLowerCase()) return fail("invalid", "That is the address the e-mail failed to reach", { field: "email" });
   const [flagged] = await undeliveredOrders(db, [order]);
   if (!flagged) return fail("conflict", `The e-mail to ${order.email || "the buyer"} was not refused: there is nothing to correct`);
+  // An address an account has proven is its owner's: their keys are not moved away from it.
+  const proven = await db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = lower(${order.email})`, isNotNull(users.emailVerifiedAt))).get();
+  if (proven) return fail("conflict", `${order.email} belongs to a verified member's account: its keys stay with that account`);
   const ofOrder = eq(productCodes.orderId, order.reference);
   await db.batch([
     db.update(shopifyOrders).set({ email }).where(eq(shopifyOrders.id, order.reference)),
@@ -167,8 +170,7 @@ export async function replaceKey(deps: MailingDeps, actor: Actor, order: OrderRo
     [claimed] = await db.batch([
       db
         .update(productCodes)
-        // Mailed below: a later order body must not mail it again as a key added to the order.
-        .set({ isUsed: true, usedAt: now, customerEmail: old.customerEmail, orderId, orderLineId: line, unitIndex, mailedAt: now })
+        .set({ isUsed: true, usedAt: now, customerEmail: old.customerEmail, orderId, orderLineId: line, unitIndex })
         .where(and(isOldestFreeCode(old.variantId), oldStillWorks))
         .returning(),
       db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.id, old.id), isNull(productCodes.revokedAt), newUnitExists)),
@@ -190,7 +192,8 @@ export async function replaceKey(deps: MailingDeps, actor: Actor, order: OrderRo
   const { sale, userId } = await replacementSale(db, order, old, fresh, now);
   await recordSale(db, { email: old.customerEmail ?? order.email, userId }, sale);
   await audit(db, actor.viewer.id, "order.replace-key", order.key, { codeId: old.id, newCodeId: fresh.id, reason }, actor.ip);
-  await mailKeys(deps, mailedOrder(order), [{ variantTitle: fresh.variantTitle, code: fresh.code }], "replacement", `replacement:${fresh.id}`);
+  // Marked as mailed with the message: a later order body must not mail it again as a new key.
+  await mailKeys(deps, mailedOrder(order), [{ id: fresh.id, variantTitle: fresh.variantTitle, code: fresh.code }], "replacement", `replacement:${fresh.id}`);
   return ok({ variantTitle: old.variantTitle });
 }
 

@@ -238,7 +238,8 @@ export async function undeliveredOrders(db: Db, orders: Pick<OrderRow, "key" | "
  */
 async function undeliveredMail(db: Db, orders: Pick<OrderRow, "key" | "email">[]): Promise<Map<string, UndeliveredMail>> {
   const failed = new Map<string, UndeliveredMail>();
-  for (const group of chunksOf(orders, 1)) {
+  // One parameter an order and one for the status: chunks of fifty keep under D1's limit.
+  for (const group of chunksOf(orders, 2)) {
     const rows = await db
       .select({ orderKey: mailOutbox.orderKey, to: mailOutbox.toAddress, error: mailOutbox.lastError, at: mailOutbox.createdAt })
       .from(mailOutbox)

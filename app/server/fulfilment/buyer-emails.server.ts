@@ -2,12 +2,12 @@
 // that arrived, the crypto order's key, keys sent again or handed out by staff, keys that stopped
 // working, and the admins' backorder and low-stock alerts. Each has a dedupe key, so a retried
 // delivery never mails twice.
-import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
 import { orderKey } from "~/lib/orders";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { backorders, mailOutbox, productCodes, userRoles, users } from "../platform/db/schema.server";
+import { backorders, mailOutbox, productCodes, shopifyOrders, userRoles, users } from "../platform/db/schema.server";
 import { escapeHtml } from "../platform/html.server";
 import { type MailingDeps, type MailMessage, sendMail, sendMailWith } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
@@ -26,26 +26,59 @@ const keyList = (keys: MailedKey[]) => ({
 });
 
 /** Marks keys as sent to the buyer, alongside the message that sends them (chunked under D1's parameter limit). */
-const markMailed = (db: Db, ids: number[], sentWith: SQL, now: number) =>
-  // Two parameters a key leaves room for the statement's own.
-  chunksOf(ids, 2).map((group) => db.update(productCodes).set({ mailedAt: now }).where(and(inArray(productCodes.id, group), sentWith)));
+const markMailed = (db: Db, ids: number[], now: number) =>
+  chunksOf(ids, 2).map((group) => db.update(productCodes).set({ mailedAt: now }).where(inArray(productCodes.id, group)));
+
+const MAIL_LEASE_MS = 60_000;
+
+/**
+ * Runs `mail` as the one run mailing this order's keys: two deliveries of one order at the same
+ * moment would otherwise both find a key unmailed and both send it. The other run waits a moment
+ * for the lease (the holder needs milliseconds), then gives up with an error the queue retries.
+ */
+async function holdingMailLease(db: Db, orderId: string, mail: () => Promise<void>): Promise<void> {
+  const lease = crypto.randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const now = Date.now();
+    const held = await db
+      .update(shopifyOrders)
+      .set({ mailLease: lease, mailLeaseUntil: now + MAIL_LEASE_MS })
+      .where(and(eq(shopifyOrders.id, orderId), or(isNull(shopifyOrders.mailLease), lt(shopifyOrders.mailLeaseUntil, now))))
+      .returning({ id: shopifyOrders.id })
+      .get();
+    if (held) break;
+    if (attempt === 30) throw new Error(`Order ${orderId}'s keys are being mailed by another run; trying again`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  try {
+    await mail();
+  } finally {
+    await db.update(shopifyOrders).set({ mailLease: null, mailLeaseUntil: null }).where(and(eq(shopifyOrders.id, orderId), eq(shopifyOrders.mailLease, lease)));
+  }
+}
 
 /**
  * Mails the order's keys that were handed out but not sent yet, marking them sent in the same
  * transaction as the message. The order's first e-mail thanks the buyer and lists them with how
  * many are still to come; a later one (units a later order body added) names only the new keys.
- * A key is marked only if the outbox holds this very message: when a run at the same moment sent
- * a different set under the same name, the keys it left out are mailed on the next turn.
+ * Units that waited for stock are mailed when their backorder is filled, not here.
  */
 export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name: string; email: string }, now = Date.now()): Promise<void> {
   const { db } = deps;
   const firstKey = `order-keys:${order.id}`;
-  for (let turn = 0; turn < 3; turn++) {
+  await holdingMailLease(db, order.id, async () => {
     const [keys, [waiting], first] = await Promise.all([
       db
         .select({ id: productCodes.id, code: productCodes.code, variantTitle: productCodes.variantTitle })
         .from(productCodes)
-        .where(and(eq(productCodes.orderId, order.id), isNull(productCodes.mailedAt), isNull(productCodes.revokedAt)))
+        .where(
+          and(
+            eq(productCodes.orderId, order.id),
+            isNull(productCodes.mailedAt),
+            isNull(productCodes.revokedAt),
+            sql`not exists (select 1 from ${backorders} where ${backorders.orderId} = ${productCodes.orderId} and ${backorders.lineItemId} = ${productCodes.orderLineId} and ${backorders.unitIndex} = ${productCodes.unitIndex})`,
+          ),
+        )
         .orderBy(productCodes.orderLineId, productCodes.unitIndex),
       db
         .select({ n: sql<number>`count(*)` })
@@ -86,9 +119,8 @@ export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name
         dedupeKey: firstKey,
       };
     }
-    const sentWith = sql`exists (select 1 from ${mailOutbox} where ${mailOutbox.dedupeKey} = ${message.dedupeKey} and ${mailOutbox.textBody} = ${message.text})`;
-    await sendMailWith(deps, { ...message, orderKey: orderKey("shopify", order.id) }, markMailed(db, keys.map((k) => k.id), sentWith, now), now);
-  }
+    await sendMailWith(deps, { ...message, orderKey: orderKey("shopify", order.id) }, markMailed(db, keys.map((k) => k.id), now), now);
+  });
 }
 
 /** A key that waited for stock, now handed out. */
@@ -99,8 +131,6 @@ export async function mailBackorderFilled(
   key: MailedKey & { id: number },
   now = Date.now(),
 ): Promise<void> {
-  const dedupeKey = `backorder-filled:${backorder.id}`;
-  const sent = sql`exists (select 1 from ${mailOutbox} where ${mailOutbox.dedupeKey} = ${dedupeKey})`;
   await sendMailWith(
     deps,
     {
@@ -108,10 +138,10 @@ export async function mailBackorderFilled(
       subject: `Your ${BRAND} key is ready — order ${orderName}`,
       text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
       html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
-      dedupeKey,
+      dedupeKey: `backorder-filled:${backorder.id}`,
       orderKey: orderKey("shopify", backorder.orderId),
     },
-    markMailed(deps.db, [key.id], sent, now),
+    markMailed(deps.db, [key.id], now),
     now,
   );
 }
@@ -186,18 +216,22 @@ const KEYS_INTRO = {
   manual: (name: string) => `We have issued you a product key (${name}).`,
 };
 
-/** Keys handed out by the shop's staff: an order's keys sent again, a replacement, or a key given by hand. */
-export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: MailedKey[], why: keyof typeof KEYS_INTRO, dedupeKey: string): Promise<void> {
+/**
+ * Keys handed out by the shop's staff: an order's keys sent again, a replacement, or a key given by
+ * hand. Keys with an `id` are marked sent in the same transaction as the message.
+ */
+export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: (MailedKey & { id?: number | null })[], why: keyof typeof KEYS_INTRO, dedupeKey: string): Promise<void> {
   if (keys.length === 0) return;
   const intro = KEYS_INTRO[why](order.name);
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+  const ids = keys.flatMap((k) => (k.id == null ? [] : [k.id]));
+  await sendMailWith(deps, {
     to: order.to,
     subject: `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
     text: [intro, "", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "", `${ACTIVATE} Each key works on one PC.`].join("\n"),
     html: `<p>${escapeHtml(intro)}</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul><p>${ACTIVATE} Each key works on one PC.</p>`,
     dedupeKey,
     orderKey: order.orderKey,
-  });
+  }, markMailed(deps.db, ids, Date.now()));
 }
 
 /**

@@ -21,12 +21,15 @@ export type FulfilmentOutcome = {
   refunded: { refundId: string; revoked: RevokedKey[] }[];
 };
 
-export type RecordedOrder = { stale: true } | { stale: false; paid: boolean; cancelled: boolean };
+/** The order as stored after a body: cancelled (for good), and the address its keys go to. */
+export type RecordedOrder = { stale: true } | { stale: false; cancelled: boolean; email: string };
 
 /**
  * Stores what an order body says, unless the order already holds a newer body's state (by the
  * signed `updated_at`): then nothing changes and the body is `stale`. Paid and cancelled, once
- * recorded, stay: they answer what the order is now, whichever body said so first.
+ * recorded, stay: refunds and cancellations find a paid order whichever body said so first. The
+ * address stays the one first stored (staff may have corrected it). A paid body marks the order
+ * not fully handed out until `fulfilOrder` has run for it.
  */
 export async function recordOrder(db: Db, order: Order, now = Date.now()): Promise<RecordedOrder> {
   const stored = await db
@@ -55,12 +58,13 @@ export async function recordOrder(db: Db, order: Order, now = Date.now()): Promi
         cancelledAt: sql`coalesce(${shopifyOrders.cancelledAt}, ${order.cancelled ? now : null})`,
         sourceUpdatedAt: order.updatedAt,
         cartToken: sql`coalesce(${shopifyOrders.cartToken}, ${order.cartToken})`,
+        ...(order.paid ? { fulfilledAt: null } : {}),
       },
       setWhere: sql`coalesce(${shopifyOrders.sourceUpdatedAt}, 0) <= ${order.updatedAt}`,
     })
-    .returning({ paidAt: shopifyOrders.paidAt, cancelledAt: shopifyOrders.cancelledAt })
+    .returning({ cancelledAt: shopifyOrders.cancelledAt, email: shopifyOrders.email })
     .get();
-  return stored ? { stale: false, paid: stored.paidAt !== null, cancelled: stored.cancelledAt !== null } : { stale: true };
+  return stored ? { stale: false, cancelled: stored.cancelledAt !== null, email: stored.email } : { stale: true };
 }
 
 const units = (order: Order, line: OrderLine): OrderUnit[] =>
@@ -97,6 +101,9 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
       await recordSale(db, { email: order.email }, saleOf(order, line, assignment.code, assignment.code.usedAt ?? now));
     }
   }
+  // Every unit has its key (or waits for stock): refunds may apply now. Marked before the waiting
+  // refunds are read, so a refund stored meanwhile is applied either here or by its own delivery.
+  await db.update(shopifyOrders).set({ fulfilledAt: now }).where(eq(shopifyOrders.id, order.id));
   // Before the mail: a unit refunded in the same body is never sent.
   outcome.refunded = await applyWaitingRefunds(db, order.id, now);
   await mailOrderKeys(deps, order, now);

@@ -63,13 +63,14 @@ export async function storeRefund(db: Db, refundId: string, orderId: string, lin
 /**
  * A refund body: stored once by its id, then applied once. Only the refunded units go: units
  * still waiting for stock first, then delivered keys, newest unit first. A refund without line
- * items (an amount or shipping only) revokes nothing. A refund for an order not paid here yet
- * waits and is applied right after that order's keys are handed out.
+ * items (an amount or shipping only) revokes nothing. A refund for an order whose units are not
+ * all handed out yet (not paid here, or being handed out right now) waits, and is applied right
+ * after they are.
  */
 export async function recordRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<RefundOutcome> {
   await storeRefund(db, refundId, orderId, lines, now);
-  const order = await db.select({ paidAt: shopifyOrders.paidAt }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
-  if (!order?.paidAt) return { state: "waiting-for-payment" };
+  const order = await db.select({ fulfilledAt: shopifyOrders.fulfilledAt }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
+  if (!order?.fulfilledAt) return { state: "waiting-for-payment" };
   return applyRefund(db, refundId, now);
 }
 

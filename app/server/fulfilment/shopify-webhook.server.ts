@@ -149,13 +149,15 @@ async function applyRefundBody(deps: MailingDeps, json: unknown): Promise<Applie
 async function applyOrderBody(deps: MailingDeps, json: unknown): Promise<Applied> {
   const raw = parse(orderSchema, json);
   if (!raw.ok) return { rejected: raw.problem.message };
-  const order = toOrder(raw.value);
   const { db } = deps;
-  const recorded = await recordOrder(db, order);
+  const body = toOrder(raw.value);
+  const recorded = await recordOrder(db, body);
   if (recorded.stale) {
-    const when = order.updatedAt ? new Date(order.updatedAt).toISOString() : "none";
-    return { outcome: "ignored", detail: `Older than the order's state already applied (updated_at ${when}): nothing changed`, orderId: order.id };
+    const when = body.updatedAt ? new Date(body.updatedAt).toISOString() : "none";
+    return { outcome: "ignored", detail: `Older than the order's state already applied (updated_at ${when}): nothing changed`, orderId: body.id };
   }
+  // The keys go to the address the order holds: the first body's, or the one staff corrected.
+  const order = { ...body, email: recorded.email };
   // Kept before anything is handed out: a unit this body says was refunded is never mailed.
   for (const refund of order.refunds) await storeRefund(db, refund.id, order.id, refund.lines);
   if (recorded.cancelled) {
@@ -163,7 +165,8 @@ async function applyOrderBody(deps: MailingDeps, json: unknown): Promise<Applied
     await mailStoppedKeys(deps, order.id, revoked, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
     return { outcome: "processed", detail: revoked.length > 0 ? `Cancelled: ${revoked.length} key(s) revoked` : "Order is cancelled: nothing handed out", orderId: order.id };
   }
-  if (!recorded.paid) return { outcome: "processed", detail: `Not paid yet (${order.financialStatus ?? "unknown"}): waiting for the payment`, orderId: order.id };
+  // This body's own word: units an edit added are handed out only once the order is paid again.
+  if (!order.paid) return { outcome: "processed", detail: `Not paid yet (${order.financialStatus ?? "unknown"}): waiting for the payment`, orderId: order.id };
   const result = await fulfilOrder(deps, order);
   for (const { refundId, revoked } of result.refunded) await mailStoppedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
   const detail = [
@@ -177,11 +180,21 @@ async function applyOrderBody(deps: MailingDeps, json: unknown): Promise<Applied
   return { outcome: "processed", detail, orderId: order.id };
 }
 
-/** An order body carries line items; a refund body names its order. Anything else is not ours. */
+/** What a body names itself in Shopify's Admin API, where it says (every webhook body does): "Order", "Refund"… */
+function kindOf(body: object): string | null {
+  const gid = "admin_graphql_api_id" in body && typeof body.admin_graphql_api_id === "string" ? body.admin_graphql_api_id : "";
+  return /^gid:\/\/shopify\/(\w+)\//.exec(gid)?.[1] ?? null;
+}
+
+/**
+ * An order body carries line items; a refund body names its order. A body that names itself as
+ * something else (a draft order, a transaction) is not one, whatever its fields.
+ */
 function applyDelivery(deps: MailingDeps, json: unknown): Promise<Applied> {
   const body = json !== null && typeof json === "object" && !Array.isArray(json) ? json : {};
-  if ("line_items" in body) return applyOrderBody(deps, json);
-  if ("order_id" in body) return applyRefundBody(deps, json);
+  const kind = kindOf(body);
+  if ("line_items" in body && (kind === null || kind === "Order")) return applyOrderBody(deps, json);
+  if ("order_id" in body && !("line_items" in body) && (kind === null || kind === "Refund")) return applyRefundBody(deps, json);
   return Promise.resolve({ rejected: "payload: neither an order (line_items) nor a refund (order_id)" });
 }
 

@@ -13,15 +13,12 @@ import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "../platform/db/schema.server";
-import { licenceState } from "./validation.server";
+import { licenceState, nonNegativeSetting } from "./validation.server";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The member's cooldown between their own resets in days, from HWID_RESET_COOLDOWN_DAYS (default 7). */
-export function resetCooldownDays(setting: string | undefined): number {
-  const days = Number(setting);
-  return Number.isFinite(days) && days >= 0 && setting?.trim() !== "" ? days : 7;
-}
+export const resetCooldownDays = (setting: string | undefined): number => nonNegativeSetting(setting, 7);
 
 export const resetCooldownMs = (setting: string | undefined): number => resetCooldownDays(setting) * DAY_MS;
 
@@ -56,6 +53,7 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
     expiresAt: row.expiresAt,
     pausedAt: row.pausedAt,
     hwid,
+    device: row.hwid === null ? null : row.lastCheckDevice,
     lastCheckAt: row.lastCheckAt,
     lastCheckPlace: row.lastCheckPlace,
     resets,
@@ -109,7 +107,8 @@ async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actor: Vie
   const [freed] = await db.batch([
     db
       .update(licences)
-      .set(by === "owner" ? { hwid: null, lastResetAt: now, lastOwnerResetAt: now } : { hwid: null, lastResetAt: now })
+      // The freed PC's name goes with it: the next PC's first check names itself.
+      .set(by === "owner" ? { hwid: null, lastCheckDevice: null, lastResetAt: now, lastOwnerResetAt: now } : { hwid: null, lastCheckDevice: null, lastResetAt: now })
       .where(and(eq(licences.id, row.id), eq(licences.hwid, row.hwid ?? ""), extra))
       .returning({ id: licences.id }),
     db.insert(licenceResets).select(

@@ -4,6 +4,7 @@
 // from a loader can forge an answer. Both keys are imported once per isolate.
 import { fail, ok, type Result } from "~/lib/result";
 import { fromBase64, fromBase64Url, toBase64 } from "../platform/tokens.server";
+import type { LicenceAnswer } from "./validation.server";
 
 export interface LicenceSigner {
   /** The 32 raw bytes of the public key, base64. */
@@ -23,6 +24,15 @@ async function importSigner(secret: string): Promise<LicenceSigner> {
     publicKey: toBase64(fromBase64Url(x)),
     sign: async (bytes) => toBase64(new Uint8Array(await crypto.subtle.sign(ED25519, privateKey, bytes))),
   };
+}
+
+/**
+ * An answer as the API sends it: its exact JSON bytes and their signature. The conformance vectors
+ * are made by this same function, so every SDK is tested against what the server really signs.
+ */
+export async function signAnswer(signer: LicenceSigner, answer: LicenceAnswer): Promise<{ bytes: Uint8Array<ArrayBuffer>; signature: string }> {
+  const bytes = new TextEncoder().encode(JSON.stringify(answer));
+  return { bytes, signature: await signer.sign(bytes) };
 }
 
 let loaded: { secret: string; signer: Promise<LicenceSigner> } | undefined;

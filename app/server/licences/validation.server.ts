@@ -15,8 +15,11 @@ import { bannedHwids, licences, resellerKeys, userSubscriptions, users } from ".
 export const LICENCE_CODES = ["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "SUSPENDED", "REVOKED", "BANNED", "HWID_MISMATCH"] as const;
 export type LicenceCode = (typeof LICENCE_CODES)[number];
 
-/** How long a loader may trust a VALID answer without asking again (never past the expiry). */
-export const OFFLINE_TTL_SECONDS = 3600;
+/** How often a program with a VALID answer should check again (never past the expiry): its heartbeat. */
+export const RECHECK_SECONDS = 600;
+/** How long a VALID answer lets the program work without reaching the shop, unless configured. */
+export const DEFAULT_OFFLINE_HOURS = 72;
+const HOUR_MS = 3600_000;
 // The bound PC's last check (time and place) is written at most once a minute per key.
 const CHECK_RECORD_INTERVAL_MS = 60_000;
 
@@ -31,7 +34,19 @@ export interface LicenceAnswer {
   issuedAt: string;
   ttl: number;
   licence: { product: string; plan: string; activatedAt: string | null; expiresAt: string | null } | null;
+  // Until when the program may keep working offline on this answer; inside the signed body, so
+  // editing it breaks the signature. Only VALID answers carry one.
+  lease: { until: string } | null;
 }
+
+/** A number of a [vars] setting: `fallback` when it is empty, not a number, or negative. */
+export function nonNegativeSetting(setting: string | undefined, fallback: number): number {
+  const value = Number(setting);
+  return Number.isFinite(value) && value >= 0 && setting?.trim() !== "" ? value : fallback;
+}
+
+/** The offline lease's length from LICENCE_OFFLINE_HOURS (default 72; 0 turns offline use off). */
+export const offlineLeaseMs = (setting: string | undefined) => nonNegativeSetting(setting, DEFAULT_OFFLINE_HOURS) * HOUR_MS;
 
 type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number; ownerBanned: number };
 
@@ -115,6 +130,8 @@ async function bind(db: Db, row: LicenceRow, hwid: string, now: number): Promise
 export interface ValidationHooks {
   now?: number;
   place?: string | null;
+  /** How long a VALID answer's offline lease runs (offlineLeaseMs), never past the expiry. */
+  leaseMs: number;
   /** Receives the write that notes a valid check's time and place, to finish after the answer. */
   recordCheck: (write: Promise<unknown>) => void;
   /**
@@ -132,7 +149,7 @@ export interface ValidationHooks {
 export async function validateLicence(
   db: Db,
   input: ValidateLicenceInput,
-  { now = Date.now(), place = null, recordCheck, admit }: ValidationHooks,
+  { now = Date.now(), place = null, leaseMs, recordCheck, admit }: ValidationHooks,
 ): Promise<Result<LicenceAnswer>> {
   let row = await findLicence(db, input.key, input.hwid);
   if (!(await admit(row !== undefined && row.hwid !== null && row.hwid === input.hwid))) {
@@ -149,10 +166,14 @@ export async function validateLicence(
   const valid = code === "VALID";
   // Only the bound PC's checks are the owner's to see: anyone who knows a key can make it answer
   // HWID_MISMATCH, and must not be able to overwrite the last check with their own time and place.
-  if (valid && row && (row.lastCheckAt === null || now - row.lastCheckAt >= CHECK_RECORD_INTERVAL_MS)) {
-    recordCheck(db.update(licences).set({ lastCheckAt: now, lastCheckPlace: place }).where(eq(licences.id, row.id)).then(() => undefined));
+  // A renamed PC (or a new one after a reset) shows under its new name at once.
+  const device = input.device ?? null;
+  if (valid && row && (row.lastCheckAt === null || now - row.lastCheckAt >= CHECK_RECORD_INTERVAL_MS || row.lastCheckDevice !== device)) {
+    recordCheck(
+      db.update(licences).set({ lastCheckAt: now, lastCheckPlace: place, lastCheckDevice: device }).where(eq(licences.id, row.id)).then(() => undefined),
+    );
   }
-  const secondsLeft = row?.expiresAt ? Math.floor((row.expiresAt - now) / 1000) : OFFLINE_TTL_SECONDS;
+  const secondsLeft = row?.expiresAt ? Math.floor((row.expiresAt - now) / 1000) : RECHECK_SECONDS;
   // The licence's terms are for whoever may use it: not for a PC it is not bound to, nor a banned one.
   const shown = row && code !== "HWID_MISMATCH" && code !== "BANNED" ? row : undefined;
   return ok({
@@ -162,7 +183,8 @@ export async function validateLicence(
     hwid: input.hwid,
     nonce: input.nonce,
     issuedAt: new Date(now).toISOString(),
-    ttl: valid ? Math.max(0, Math.min(OFFLINE_TTL_SECONDS, secondsLeft)) : 0,
+    ttl: valid ? Math.max(0, Math.min(RECHECK_SECONDS, secondsLeft)) : 0,
     licence: shown ? { product: shown.product, plan: shown.plan, activatedAt: iso(shown.activatedAt), expiresAt: iso(shown.expiresAt) } : null,
+    lease: valid && row ? { until: new Date(Math.min(now + leaseMs, row.expiresAt ?? Infinity)).toISOString() } : null,
   });
 }

@@ -49,10 +49,11 @@ export function undeliverableReason(address: string): string | null {
 }
 
 /**
- * The mail API's answers that mean the message itself was refused (a recipient the API will not
- * take): retrying sends the same message to the same refusal.
+ * The mail API's answer that means the message itself was refused (a recipient the API will not
+ * take): retrying sends the same message to the same refusal. Other refusals (a bad key, a sender
+ * not set up yet) are the shop's to mend, so they are retried.
  */
-const REFUSED_STATUSES = new Set([400, 422]);
+const REFUSED_STATUSES = new Set([422]);
 
 /** Sends one message over the configured transport; throws on failure (`Undeliverable` for good). */
 async function transmit(config: MailConfig, message: Outgoing, fetcher: typeof fetch): Promise<void> {

@@ -179,6 +179,8 @@ export const oauthAccounts = sqliteTable(
   {
     provider: text("provider").notNull(),
     providerUserId: text("provider_user_id").notNull(),
+    // The name the provider showed when the link was made, so the member sees which account it is.
+    providerUsername: text("provider_username"),
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
@@ -343,6 +345,8 @@ export const licences = sqliteTable(
     banReason: text("ban_reason"),
     lastCheckAt: integer("last_check_at"),
     lastCheckPlace: text("last_check_place"),
+    // The bound PC's name as its program reports it (the computer name), for the owner to recognise it.
+    lastCheckDevice: text("last_check_device"),
     // The last reset by anyone, and the owner's last self-service reset (the cooldown's start).
     lastResetAt: integer("last_reset_at"),
     lastOwnerResetAt: integer("last_owner_reset_at"),
@@ -575,6 +579,12 @@ export const shopifyOrders = sqliteTable(
     // The signed `updated_at` of the newest order body applied: an older body (a replay, or a
     // delivery overtaken by a later one) is ignored, so it can never roll the order back.
     sourceUpdatedAt: integer("source_updated_at"),
+    // When the newest paid body's units were all handed out: a refund is applied only then, so it
+    // never finds a unit that has no key yet (and would leave that unit's key working).
+    fulfilledAt: integer("fulfilled_at"),
+    // Held by the one run mailing the order's keys, so two deliveries never mail the same key.
+    mailLease: text("mail_lease"),
+    mailLeaseUntil: integer("mail_lease_until"),
     // The cart the order was paid from (Shopify's cart token, or the demo checkout's id): how the
     // buyer's cart learns that it was paid (decision 045).
     cartToken: text("cart_token"),

@@ -1,0 +1,1 @@
+ALTER TABLE `licences` ADD `last_check_device` text;

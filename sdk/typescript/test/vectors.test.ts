@@ -1,0 +1,44 @@
+// The TypeScript client against the shared conformance vectors: every case, as every SDK runs them.
+import { describe, expect, it } from "vitest";
+import vectors from "../../vectors/licence-vectors.json";
+import { type CheckResult, type ClockReading, LicenceVerifier } from "../src/licence-client";
+
+type Case = (typeof vectors.cases)[number];
+
+const clockOf = ({ clock }: Case): ClockReading => ({
+  now: Date.parse(clock.now),
+  trustedTime: clock.trustedTime === null ? null : Date.parse(clock.trustedTime),
+  driftMs: clock.driftSeconds * 1000,
+});
+
+async function judge(vector: Case): Promise<CheckResult> {
+  const verifier = await LicenceVerifier.create(vectors.publicKey, "product" in vector.request ? vector.request.product : undefined);
+  if (vector.kind === "offline") return verifier.judgeLease(vector.request, ("stored" in vector && vector.stored) || null, clockOf(vector));
+  const response = "response" in vector ? vector.response : undefined;
+  if (!response) throw new Error(`${vector.name}: no response`);
+  if ("network" in response) return verifier.judgeAnswer(vector.request, { status: null, body: "" }, clockOf(vector));
+  if (response.status !== 200) return verifier.judgeAnswer(vector.request, { status: response.status, body: response.body }, clockOf(vector));
+  return verifier.judgeAnswer(vector.request, { body: new TextEncoder().encode(response.body), signature: response.signature }, clockOf(vector));
+}
+
+/** The fields of a result that the vectors state. */
+function conclusion(result: CheckResult) {
+  switch (result.outcome) {
+    case "valid":
+      return { outcome: result.outcome, code: result.code, offline: result.offline };
+    case "denied":
+      return { outcome: result.outcome, code: result.code };
+    default:
+      return { outcome: result.outcome, reason: result.reason };
+  }
+}
+
+describe("the licence conformance vectors", () => {
+  it("hold cases of every outcome", () => {
+    expect(new Set(vectors.cases.map((c) => c.expect.outcome))).toEqual(new Set(["valid", "denied", "offline", "tampered"]));
+  });
+
+  it.each(vectors.cases.map((c) => [c.name, c] as const))("%s", async (_name, vector) => {
+    expect(conclusion(await judge(vector))).toEqual(vector.expect);
+  });
+});
