@@ -143,6 +143,7 @@ test("the C++ example activates a bought key, is refused on a second PC until a 
   first.stop();
   await first.exited;
   await card.getByRole("button", { name: /Reset PC/ }).click();
+  await page.getByRole("dialog", { name: "Reset this key's PC?" }).getByRole("button", { name: "Reset PC" }).click();
   await expect(page.getByRole("status").filter({ hasText: "PC reset" })).toBeVisible();
   const moved = runExample(pcB, shop, key!);
   await moved.said(/^valid VALID: Licence valid\.$/);
