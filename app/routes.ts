@@ -1,4 +1,6 @@
-// The route table: every URL the app answers, and the module that answers it.
+// The route table: every URL the app answers, and the module that answers it. Route modules are
+// grouped by area in app/routes/: storefront/, auth/, hub/ (the members' dashboard and its shell),
+// back-office/ (staff pages inside the same shell), api/ (JSON endpoints the pages call) and dev/.
 import { index, layout, prefix, type RouteConfig, route } from "@react-router/dev/routes";
 
 // Pages that exist only in development and tests (the local mailbox, the simulated chain and the
@@ -6,64 +8,64 @@ import { index, layout, prefix, type RouteConfig, route } from "@react-router/de
 const devOnly =
   process.env.NODE_ENV === "production"
     ? []
-    : [route("dev/mail", "routes/dev.mail.tsx"), route("dev/chain", "routes/dev.chain.tsx"), route("checkout/demo/:id", "routes/checkout.demo.tsx")];
+    : [route("dev/mail", "routes/dev/mail.tsx"), route("dev/chain", "routes/dev/chain.tsx"), route("checkout/demo/:id", "routes/dev/checkout-demo.tsx")];
 
 export default [
-  index("routes/home.tsx"),
-  route("products", "routes/products.tsx"),
-  route("product/:handle", "routes/product.tsx"),
-  route("status", "routes/status.tsx"),
-  route("support", "routes/support.tsx"),
-  route("affiliate", "routes/affiliate.tsx"),
-  route("docs/licence-api", "routes/docs.licence-api.tsx"),
-  route("sitemap.xml", "routes/sitemap.ts"),
-  route("robots.txt", "routes/robots.ts"),
-  route("auth", "routes/auth.tsx"),
-  route("auth/verify", "routes/auth.verify.tsx"),
-  route("auth/forgot", "routes/auth.forgot.tsx"),
-  route("auth/reset", "routes/auth.reset.tsx"),
-  route("auth/2fa", "routes/auth.2fa.tsx"),
-  route("auth/2fa/passkey", "routes/auth.2fa.passkey.ts"),
-  route("auth/passkey", "routes/auth.passkey.ts"),
-  route("auth/discord", "routes/auth.discord.ts"),
-  route("auth/discord/callback", "routes/auth.discord.callback.ts"),
-  route("auth/logout", "routes/auth.logout.tsx"),
-  route("api/viewer", "routes/api.viewer.ts"),
-  route("api/upsell", "routes/api.upsell.ts"),
-  route("api/checkout", "routes/api.checkout.ts"),
-  route("api/crypto-orders", "routes/api.crypto-orders.ts"),
+  index("routes/storefront/home.tsx"),
+  route("products", "routes/storefront/products.tsx"),
+  route("product/:handle", "routes/storefront/product.tsx"),
+  route("status", "routes/storefront/status.tsx"),
+  route("support", "routes/storefront/support.tsx"),
+  route("affiliate", "routes/storefront/affiliate.tsx"),
+  route("docs/licence-api", "routes/storefront/licence-api-docs.tsx"),
+  route("sitemap.xml", "routes/storefront/sitemap.ts"),
+  route("robots.txt", "routes/storefront/robots.ts"),
+  route("auth", "routes/auth/sign-in.tsx"),
+  route("auth/verify", "routes/auth/verify.tsx"),
+  route("auth/forgot", "routes/auth/forgot.tsx"),
+  route("auth/reset", "routes/auth/reset.tsx"),
+  route("auth/2fa", "routes/auth/2fa.tsx"),
+  route("auth/2fa/passkey", "routes/auth/2fa.passkey.ts"),
+  route("auth/passkey", "routes/auth/passkey.ts"),
+  route("auth/discord", "routes/auth/discord.ts"),
+  route("auth/discord/callback", "routes/auth/discord.callback.ts"),
+  route("auth/logout", "routes/auth/logout.tsx"),
+  route("api/viewer", "routes/api/viewer.ts"),
+  route("api/upsell", "routes/api/upsell.ts"),
+  route("api/checkout", "routes/api/checkout.ts"),
+  route("api/crypto-orders", "routes/api/crypto-orders.ts"),
   ...prefix("dashboard", [
-    layout("routes/dashboard.tsx", [
-      index("routes/dashboard._index.tsx"),
-      route("subscriptions", "routes/dashboard.subscriptions.tsx"),
-      route("downloads", "routes/dashboard.downloads.tsx"),
-      route("downloads/:id", "routes/dashboard.downloads.file.ts"),
-      route("resell", "routes/dashboard.resell.tsx"),
-      route("resell/keys.csv", "routes/dashboard.resell.keys[.]csv.ts"),
-      route("2fa", "routes/dashboard.2fa.tsx"),
+    layout("routes/hub/shell.tsx", [
+      index("routes/hub/index.tsx"),
+      route("subscriptions", "routes/hub/subscriptions.tsx"),
+      route("downloads", "routes/hub/downloads.tsx"),
+      route("downloads/:id", "routes/hub/downloads.file.ts"),
+      route("resell", "routes/hub/resell.tsx"),
+      route("resell/keys.csv", "routes/hub/resell.keys-csv.ts"),
+      route("2fa", "routes/hub/2fa.tsx"),
       // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
-      route("security", "routes/dashboard.security.tsx", [route("passkeys", "routes/dashboard.security.passkeys.ts")]),
-      route("crypto-tracker", "routes/dashboard.crypto-tracker.tsx"),
+      route("security", "routes/hub/security.tsx", [route("passkeys", "routes/hub/security.passkeys.ts")]),
+      route("crypto-tracker", "routes/hub/crypto-tracker.tsx"),
       // The card actions nest under the page, so its admin-only middleware guards them too.
-      route("manage-codes", "routes/dashboard.manage-codes.tsx", [
-        route("stock", "routes/dashboard.manage-codes.stock.ts"),
-        route("crypto-orders", "routes/dashboard.manage-codes.crypto-orders.ts"),
-        route("jobs", "routes/dashboard.manage-codes.jobs.ts"),
+      route("manage-codes", "routes/back-office/manage-codes.tsx", [
+        route("stock", "routes/back-office/manage-codes.stock.ts"),
+        route("crypto-orders", "routes/back-office/manage-codes.crypto-orders.ts"),
+        route("jobs", "routes/back-office/manage-codes.jobs.ts"),
       ]),
-      route("licences", "routes/dashboard.licences.tsx"),
+      route("licences", "routes/back-office/licences.tsx"),
       // The exports nest under the list, so its orders.view guard runs before their own (export).
-      route("orders", "routes/dashboard.orders.tsx", [
-        route("export.csv", "routes/dashboard.orders.export[.]csv.ts"),
-        route("keys.csv", "routes/dashboard.orders.keys[.]csv.ts"),
+      route("orders", "routes/back-office/orders.tsx", [
+        route("export.csv", "routes/back-office/orders.export-csv.ts"),
+        route("keys.csv", "routes/back-office/orders.keys-csv.ts"),
       ]),
-      route("orders/:source/:reference", "routes/dashboard.orders.$source.$reference.tsx"),
-      route("customers", "routes/dashboard.customers.tsx"),
-      route("customers/:id", "routes/dashboard.customers.account.tsx"),
-      route("customers/email/:email", "routes/dashboard.customers.buyer.tsx"),
-      route("audit", "routes/dashboard.audit.tsx"),
-      route("sales", "routes/dashboard.sales.tsx"),
+      route("orders/:source/:reference", "routes/back-office/order.tsx"),
+      route("customers", "routes/back-office/customers.tsx"),
+      route("customers/:id", "routes/back-office/customers.account.tsx"),
+      route("customers/email/:email", "routes/back-office/customers.buyer.tsx"),
+      route("audit", "routes/back-office/audit.tsx"),
+      route("sales", "routes/back-office/sales.tsx"),
     ]),
   ]),
   ...devOnly,
-  route("*", "routes/not-found.tsx"),
+  route("*", "routes/storefront/not-found.tsx"),
 ] satisfies RouteConfig;

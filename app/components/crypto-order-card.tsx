@@ -1,7 +1,7 @@
 // A crypto order as its buyer tracks it: where it stands in their words, what to pay and where,
 // what the chain shows, and the key (or the balance top-up) once the order is complete.
 import { Link } from "react-router";
-import type { loader } from "~/routes/dashboard.crypto-tracker";
+import type { loader } from "~/routes/hub/crypto-tracker";
 import { CRYPTO_STATUS_LABEL, type CryptoStatus, formatCoin } from "~/lib/crypto-orders";
 import { formatUsd } from "~/lib/format";
 import { copyText } from "./copy";

@@ -59,7 +59,7 @@ test("the storefront downloads none of the back office's code", async ({ page })
   // The staff pages' own chunk, as the build's full route manifest names it for the order page.
   const manifestUrl = await page.evaluate(() => (window as unknown as { __reactRouterManifest: { url: string } }).__reactRouterManifest.url);
   const manifest = await (await page.request.get(manifestUrl)).text();
-  const orderPage = /"routes\/dashboard\.orders\.\$source\.\$reference":\{[^}]*"imports":\[([^\]]*)\]/.exec(manifest)?.[1] ?? "";
+  const orderPage = /"routes\/back-office\/order":\{[^}]*"imports":\[([^\]]*)\]/.exec(manifest)?.[1] ?? "";
   const staffOnly = [...orderPage.matchAll(/"(\/assets\/back-office-[\w-]+\.js)"/g)].map((match) => match[1]);
   expect(staffOnly).toHaveLength(1);
   expect(scripts.length).toBeGreaterThan(0);

@@ -3,7 +3,7 @@
 import { useRef } from "react";
 import { useFetcher } from "react-router";
 import { addCodesSchema } from "~/lib/schemas/stock";
-import type { action } from "~/routes/dashboard.manage-codes.stock";
+import type { action } from "~/routes/back-office/manage-codes.stock";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { describedBy, FieldError, inputClass, SelectField } from "../ui/field";

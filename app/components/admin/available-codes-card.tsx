@@ -1,8 +1,8 @@
 // "Available Codes (n)": unsold stock, filtered by variant, with Copy All, and a copy and a delete
 // button per code. Deleting is confirmed first and posts to the page's stock route.
 import { useFetcher } from "react-router";
-import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
-import type { action } from "~/routes/dashboard.manage-codes.stock";
+import type { ManageCodesData } from "~/routes/back-office/manage-codes";
+import type { action } from "~/routes/back-office/manage-codes.stock";
 import { copyText } from "../copy";
 import { Copy, Trash2 } from "../icons";
 import { useToast } from "../toaster";

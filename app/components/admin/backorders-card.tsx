@@ -1,5 +1,5 @@
 // "Backorders (n)": paid order units that found no code, waiting for stock of their variant.
-import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
+import type { ManageCodesData } from "~/routes/back-office/manage-codes";
 import { LocalTime } from "../local-time";
 import { OrderRef } from "../order-ref";
 import { Card } from "../ui/card";

@@ -8,7 +8,7 @@ import { variantLabel } from "~/lib/plans";
 import { ROLE_LABEL } from "~/lib/roles";
 import { banSchema, type CustomerActionInput, customerActionSchema, customerInputTitle, ROLE_CHOICES, roleSchema } from "~/lib/schemas/customers";
 import { creditSchema } from "~/lib/schemas/reseller";
-import type { action, loader } from "~/routes/dashboard.customers.account";
+import type { action, loader } from "~/routes/back-office/customers.account";
 import { BalanceHistory } from "../balance-history";
 import { DetailRow, LicenceExpiry } from "../licence-details";
 import { LocalTime } from "../local-time";

@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import { formatCoin } from "~/lib/crypto-orders";
 import type { TimelineEntry } from "~/lib/orders";
-import type { loader } from "~/routes/dashboard.orders.$source.$reference";
+import type { loader } from "~/routes/back-office/order";
 import { LocalTime } from "../local-time";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";

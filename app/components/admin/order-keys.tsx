@@ -4,7 +4,7 @@
 import { useFetcher } from "react-router";
 import type { OrderKeyView, UndeliveredMail } from "~/lib/orders";
 import { orderActionSchema } from "~/lib/schemas/orders";
-import type { action } from "~/routes/dashboard.orders.$source.$reference";
+import type { action } from "~/routes/back-office/order";
 import { LicenceStateBadge } from "../licence-details";
 import { LocalTime } from "../local-time";
 import { Badge } from "../ui/badge";

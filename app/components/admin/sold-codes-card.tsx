@@ -2,7 +2,7 @@
 // zone (the browser's offset rides along in the filter form).
 import { useEffect, useState } from "react";
 import { PERIODS, type Period } from "~/lib/periods";
-import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
+import type { ManageCodesData } from "~/routes/back-office/manage-codes";
 import { LocalTime } from "../local-time";
 import { OrderRef } from "../order-ref";
 import { Badge } from "../ui/badge";

@@ -3,7 +3,7 @@
 import { useRef } from "react";
 import { useFetcher } from "react-router";
 import { MAX_STOCK_THRESHOLD, stockThresholdSchema } from "~/lib/schemas/stock";
-import type { action } from "~/routes/dashboard.manage-codes.stock";
+import type { action } from "~/routes/back-office/manage-codes.stock";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";

@@ -1,8 +1,8 @@
 // "Webhook Integration": where Shopify sends order events, whether their signatures can be checked,
 // how the latest deliveries went, and the fulfilment jobs the queue gave up on, each with "Retry".
 import { useFetcher } from "react-router";
-import type { ManageCodesData } from "~/routes/dashboard.manage-codes";
-import type { action } from "~/routes/dashboard.manage-codes.jobs";
+import type { ManageCodesData } from "~/routes/back-office/manage-codes";
+import type { action } from "~/routes/back-office/manage-codes.jobs";
 import { Webhook } from "../icons";
 import { LocalTime } from "../local-time";
 import { OrderRef } from "../order-ref";

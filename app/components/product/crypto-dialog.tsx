@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import type { ProductVariant } from "~/lib/catalogue";
 import type { CryptoCoin } from "~/lib/crypto-orders";
-import type { action } from "~/routes/api.crypto-orders";
+import type { action } from "~/routes/api/crypto-orders";
 import { copyText } from "../copy";
 import { Copy } from "../icons";
 import { PaymentBox } from "../payment-box";

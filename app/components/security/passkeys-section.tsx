@@ -4,7 +4,7 @@
 import { type FormEvent, useState } from "react";
 import { useFetcher } from "react-router";
 import { newPasskeySchema, PASSKEY_NAME_MAX, passkeySettingsSchema } from "~/lib/schemas/passkeys";
-import type { action } from "~/routes/dashboard.security.passkeys";
+import type { action } from "~/routes/hub/security.passkeys";
 import { KeyRound, Plus, Trash2 } from "../icons";
 import { LocalTime } from "../local-time";
 import { useToast } from "../toaster";

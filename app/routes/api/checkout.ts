@@ -1,0 +1,39 @@
+// POST /api/checkout: turns cart lines into a checkout URL for the signed-in buyer. The cart reads
+// JSON from it: `{ checkoutUrl, cartId }`, or `{ message }` with a status it tells apart (401: log in).
+// A body over the JSON cap is 413, one that is not JSON 400, before any cart rule runs.
+// GET /api/checkout?cart=<id>&cart=<id>: which of the cart's checkouts were paid, and by which
+// order (decision 045). Cart ids are unguessable, so no sign-in is asked; the answer is private.
+import { data } from "react-router";
+import { problemStatus } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { checkForm } from "~/lib/form-schema";
+import type { Problem } from "~/lib/result";
+import { getViewer } from "~/server/accounts/session.server";
+import { checkoutSchema, createCheckout, paidCarts, paidCartsSchema } from "~/server/catalogue/checkout.server";
+import { readJson } from "~/server/platform/request-body.server";
+import type { Route } from "./+types/checkout";
+
+// A cart that cannot become a checkout, whether its lines break the rules or the provider refuses
+// or fails, has always been answered 422; no problem code stands for that status.
+const CHECKOUT_REFUSED = 422;
+
+function refusal(problem: Problem, status = problemStatus(problem)) {
+  return data({ message: problem.message }, { status });
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db, env, catalogue } = app(context);
+  const viewer = await getViewer(db, request);
+  if (!viewer) return refusal({ code: "unauthenticated", message: "Please login to purchase" });
+  const body = await readJson(request);
+  if (!body.ok) return refusal(body.problem);
+  const input = checkForm(checkoutSchema, body.value);
+  const result = input.ok ? await createCheckout({ db, config: env, catalogue, origin: new URL(request.url).origin }, input.value, viewer) : input;
+  return result.ok ? data(result.value) : refusal(result.problem, CHECKOUT_REFUSED);
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const carts = checkForm(paidCartsSchema, new URL(request.url).searchParams.getAll("cart"));
+  if (!carts.ok) return refusal(carts.problem);
+  return data({ paid: await paidCarts(app(context).db, carts.value) }, { headers: { "Cache-Control": "private, no-store" } });
+}

@@ -1,0 +1,24 @@
+// POST /api/crypto-orders: the product page's crypto dialog opens an order for a plan in a coin (or
+// gets back the member's open one). It answers JSON: `{ ok: true, order }`, or
+// `{ ok: false, message }` with the problem's status.
+import { data } from "react-router";
+import { problemStatus } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { readSubmission } from "~/http/submission.server";
+import { openCryptoOrderSchema } from "~/lib/crypto-orders";
+import { getViewer } from "~/server/accounts/session.server";
+import { cryptoOrderView, openCryptoOrder } from "~/server/payments/crypto-orders.server";
+import { cryptoSetup } from "~/server/payments/crypto-setup.server";
+import type { Route } from "./+types/crypto-orders";
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db, env, catalogue } = app(context);
+  const viewer = await getViewer(db, request);
+  if (!viewer) return data({ ok: false as const, message: "Please login to purchase" }, { status: 401 });
+  const submission = await readSubmission(request, openCryptoOrderSchema);
+  const setup = cryptoSetup(env, db);
+  const result = submission.ok ? await openCryptoOrder({ db, setup }, catalogue, viewer, submission.value) : submission;
+  return result.ok
+    ? data({ ok: true as const, order: cryptoOrderView(result.value, setup) })
+    : data({ ok: false as const, message: result.problem.message }, { status: problemStatus(result.problem) });
+}

@@ -1,0 +1,90 @@
+// /dashboard/customers/:id: one account as staff see it — profile, orders, subscriptions, keys,
+// sessions, sign-in security and reseller balance — and, by role, what may be done to it: ban or
+// unban it, end its sessions, credit its balance, change its role. Each intent checks its own
+// capability here and again in the domain, and is audited.
+import { data, Link } from "react-router";
+import { ProfileCard, ResellerCard, SessionsCard, StandingCard, SubscriptionsCard } from "~/components/admin/customer-account-cards";
+import { CustomerLicencesCard, CustomerOrdersCard } from "~/components/admin/customer-cards";
+import { ArrowLeft } from "~/components/icons";
+import { buttonClass } from "~/components/ui/button";
+import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { app, sessionDeps } from "~/http/context.server";
+import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
+import { readSubmission } from "~/http/submission.server";
+import { BRAND } from "~/lib/brand";
+import { formatUsd } from "~/lib/format";
+import type { Result } from "~/lib/result";
+import { type Capability, can, ROLE_LABEL } from "~/lib/roles";
+import { type CustomerActionInput, customerActionSchema, customerInputTitle } from "~/lib/schemas/customers";
+import { clientAddress } from "~/server/accounts/throttle.server";
+import { assignRole, banCustomer, endCustomerSessions, unbanCustomer } from "~/server/admin/customer-actions.server";
+import { customerAccount } from "~/server/admin/customers.server";
+import { creditBalance } from "~/server/hub/reseller.server";
+import { resetCooldownMs } from "~/server/licences/licences.server";
+import type { Route } from "./+types/customers.account";
+
+export const middleware: Route.MiddlewareFunction[] = [requireCapability("customers.view")];
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderData?.profile.username ?? "Customer"} | ${BRAND}` }];
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const { db, env } = app(context);
+  const customer = await customerAccount(db, params.id, request, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS));
+  if (!customer) throw data({ message: "No such customer" }, { status: 404 });
+  const { role, id } = currentViewer(context);
+  const allowed = (capability: Capability) => can(role, capability);
+  const may = { ban: allowed("customers.ban"), sessions: allowed("customers.sessions"), credit: allowed("balances.credit"), role: allowed("roles.assign") };
+  // A fresh id for the credit form each time the page loads (also after each credit it makes).
+  return { ...customer, self: id === customer.profile.id, may, creditRequest: may.credit ? crypto.randomUUID() : null };
+}
+
+const INTENT_CAPABILITY: Record<CustomerActionInput["intent"], Capability> = {
+  ban: "customers.ban",
+  unban: "customers.ban",
+  "end-sessions": "customers.sessions",
+  credit: "balances.credit",
+  role: "roles.assign",
+};
+
+const titles: ProblemTitles = { invalid: customerInputTitle, forbidden: "Not allowed", "not-found": "Not found", conflict: "Nothing changed" };
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const submission = await readSubmission(request, customerActionSchema);
+  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  const input = submission.value;
+  const viewer = assertCapability(context, INTENT_CAPABILITY[input.intent]);
+  const { db } = app(context);
+  const actor = { viewer, ip: clientAddress(request) };
+  const reply = <T,>(result: Result<T>, description: (value: T) => string, title: string) =>
+    answer(result, { titles, intent: input.intent, success: (value) => ({ title, description: description(value) }) });
+  switch (input.intent) {
+    case "ban":
+      return reply(await banCustomer(sessionDeps(context), actor, params.id, input.reason), ({ sessionsEnded }) => `Signed out of ${sessionsEnded} session(s); sign-in is refused.`, "Customer banned");
+    case "unban":
+      return reply(await unbanCustomer(db, actor, params.id), () => "They can sign in again.", "Ban lifted");
+    case "end-sessions":
+      return reply(await endCustomerSessions(sessionDeps(context), actor, params.id, input.session), ({ ended }) => `${ended} session(s) ended.`, "Signed out");
+    case "credit":
+      return reply(await creditBalance(db, viewer, params.id, input, actor.ip), ({ balanceCents }) => `The balance is now ${formatUsd(balanceCents)}.`, "Balance credited");
+    case "role":
+      return reply(await assignRole(db, actor, params.id, input.role), ({ role }) => `Now ${role ? ROLE_LABEL[role] : "a member"}; it applies from their next request.`, "Role changed");
+  }
+}
+
+export default function CustomerAccount({ loaderData }: Route.ComponentProps) {
+  const { profile, orders, moreOrders, subscriptions, licences, sessions, security, reseller, self, may } = loaderData;
+  return (
+    <div className="space-y-6">
+      <Link to="/dashboard/customers" className={buttonClass("ghost", "sm")}>
+        <ArrowLeft className="size-4" aria-hidden /> Customers
+      </Link>
+      <ProfileCard profile={profile} security={security} />
+      <StandingCard profile={profile} self={self} may={may} />
+      <CustomerOrdersCard orders={orders} moreOrders={moreOrders} email={profile.email} />
+      <SubscriptionsCard subscriptions={subscriptions} />
+      <CustomerLicencesCard licences={licences} />
+      <SessionsCard sessions={sessions} may={may} />
+      <ResellerCard reseller={reseller} may={may} creditRequest={loaderData.creditRequest} />
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+// /dashboard/customers: staff find a customer by e-mail, username, a key they hold or the PC a key
+// is bound to (GET ?q=); with nothing asked, every account, newest first, a page at a time.
+// Buyers who paid without an account are listed by e-mail ("No account").
+import { Form, Link } from "react-router";
+import { CustomerBadges, customerHref } from "~/components/admin/customer-badges";
+import { Search, Users } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { Button, buttonClass } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field } from "~/components/ui/field";
+import { useSearching } from "~/components/use-searching";
+import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
+import { app } from "~/http/context.server";
+import { requireCapability } from "~/http/guards.server";
+import { BRAND } from "~/lib/brand";
+import { checkForm } from "~/lib/form-schema";
+import { customerSearchSchema } from "~/lib/schemas/customers";
+import { searchCustomers } from "~/server/admin/customers.server";
+import type { Route } from "./+types/customers";
+
+export const middleware: Route.MiddlewareFunction[] = [requireCapability("customers.view")];
+
+export const meta: Route.MetaFunction = () => [{ title: `Customers | ${BRAND}` }];
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const params = new URL(request.url).searchParams;
+  const asked = { q: params.get("q") ?? "", cursor: params.get("cursor") ?? "" };
+  const search = checkForm(customerSearchSchema, asked);
+  const paged = asked.cursor !== "";
+  if (!search.ok) return { q: asked.q, paged, rows: [], nextCursor: null, error: search.problem.message };
+  return { q: search.value.q, paged, ...(await searchCustomers(app(context).db, search.value)), error: undefined };
+}
+
+type Customer = Route.ComponentProps["loaderData"]["rows"][number];
+
+const FIELDS: Column<Customer>[] = [
+  {
+    label: "Customer",
+    value: (c) => (
+      <Link to={customerHref(c)} className="font-semibold text-accent hover:underline">
+        {c.username ?? c.email}
+      </Link>
+    ),
+  },
+  { label: "E-mail", value: (c) => <span className="wrap-anywhere whitespace-normal">{c.email}</span> },
+  { label: "Standing", value: (c) => <CustomerBadges role={c.role} bannedAt={c.bannedAt} hasAccount={c.id !== null} /> },
+  { label: "Joined", value: (c) => (c.joinedAt === null ? <span className="text-muted">—</span> : <LocalTime ms={c.joinedAt} className="text-muted" />) },
+];
+
+export default function Customers({ loaderData }: Route.ComponentProps) {
+  const { q, paged, rows, nextCursor, error } = loaderData;
+  const searching = useSearching("/dashboard/customers");
+  return (
+    <div className="space-y-8">
+      <h1 className="flex items-center gap-3 text-3xl font-black tracking-tight">
+        CUSTOMERS <Users className="size-6 text-accent" aria-hidden />
+      </h1>
+      <Card>
+        <Form method="get" role="search" className="flex flex-col gap-3 sm:flex-row sm:items-end">
+          <Field
+            label="Find a customer"
+            name="q"
+            type="search"
+            defaultValue={q}
+            maxLength={256}
+            autoComplete="off"
+            hint="E-mail or username (or how either starts), a key, or a PC's hardware id."
+            error={error}
+            className="sm:flex-1"
+          />
+          <Button type="submit" disabled={searching} className="sm:mb-6">
+            <Search className="size-4" aria-hidden /> {searching ? "Searching..." : "Search"}
+          </Button>
+        </Form>
+      </Card>
+      <Card aria-busy={searching}>
+        <h2 className="font-bold">{q ? `Results for "${q}"` : paged ? "Older accounts" : "Newest accounts"}</h2>
+        {rows.length === 0 ? (
+          <p className="mt-3 text-sm text-muted">{error ? "Fix the search above." : q ? "No customer matches. Keys and hardware ids are matched exactly." : "No accounts yet."}</p>
+        ) : (
+          <ResponsiveTable rows={rows} columns={FIELDS} rowKey={(c) => c.id ?? `email:${c.email}`} label="Customers" />
+        )}
+        <nav aria-label="Pages" className="mt-4 flex flex-wrap gap-2">
+          {paged ? (
+            <Link to="." className={buttonClass("ghost", "sm")}>
+              ← Newest
+            </Link>
+          ) : null}
+          {nextCursor ? (
+            <Link to={`?cursor=${encodeURIComponent(nextCursor)}`} className={buttonClass("outline", "sm")}>
+              Older →
+            </Link>
+          ) : null}
+        </nav>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,43 @@
+// POST /dashboard/manage-codes/crypto-orders: the Manage Codes page's crypto queue, the orders the
+// chain did not settle on its own (fulfil one with a key, handed out by the fulfilment queue; cancel
+// it; or mark an overpaid one as handled). Nested under the page, so only admins get here.
+import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { currentViewer } from "~/http/guards.server";
+import { readSubmission } from "~/http/submission.server";
+import { cryptoQueueSchema } from "~/lib/crypto-orders";
+import { clientAddress } from "~/server/accounts/throttle.server";
+import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/payments/crypto-orders.server";
+import type { Route } from "./+types/manage-codes.crypto-orders";
+
+const FULFIL_FAILED = "Failed to fulfill order";
+const fulfilTitles: ProblemTitles = { invalid: FULFIL_FAILED, "not-found": FULFIL_FAILED, conflict: FULFIL_FAILED };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const submission = await readSubmission(request, cryptoQueueSchema);
+  // Only the fulfil form has a field of its own (the code); a bad order id reads "Error".
+  if (!submission.ok) return answerProblem(submission.problem, { titles: { invalid: (p) => (p.field === "code" ? FULFIL_FAILED : "Error") } });
+  const form = submission.value;
+  const admin = currentViewer(context);
+  if (form.intent === "fulfil") {
+    const { db, env } = app(context);
+    return answer(await fulfilCryptoOrder({ db, queue: env.FULFILMENT_QUEUE }, admin, form), {
+      intent: "fulfil",
+      titles: fulfilTitles,
+      success: ({ orderNumber, customerEmail }) => ({
+        title: "Success",
+        description: `Order ${orderNumber} fulfilled successfully: the key is on its way to ${customerEmail}`,
+      }),
+    });
+  }
+  if (form.intent === "resolve") {
+    return answer(await resolveCryptoOrder(app(context).db, admin, form.orderId), {
+      intent: "resolve",
+      success: ({ orderNumber }) => ({ title: "Marked as handled", description: `Order ${orderNumber} left the queue` }),
+    });
+  }
+  return answer(await cancelCryptoOrder(app(context).db, admin, form.orderId, { ip: clientAddress(request) }), {
+    intent: "cancel",
+    success: ({ orderNumber }) => ({ title: "Order cancelled", description: `Order ${orderNumber} was cancelled` }),
+  });
+}

@@ -1,0 +1,55 @@
+// POST /dashboard/manage-codes/stock: the Manage Codes page's stock forms (add codes, delete an
+// unsold one, set or clear a variant's low-stock threshold). Nested under the page, so only
+// accounts that may manage stock get here.
+import { answer, answerProblem } from "~/http/answer.server";
+import { app, mailingDeps } from "~/http/context.server";
+import { currentViewer } from "~/http/guards.server";
+import { readSubmission } from "~/http/submission.server";
+import type { Problem } from "~/lib/result";
+import { stockFormSchema } from "~/lib/schemas/stock";
+import type { Toast } from "~/lib/toast";
+import { clientAddress } from "~/server/accounts/throttle.server";
+import { removeAvailableCode, type Restocked, stockCodes } from "~/server/fulfilment/restock.server";
+import { setStockThreshold } from "~/server/fulfilment/stock-alerts.server";
+import type { Route } from "./+types/manage-codes.stock";
+
+const DELETE_FAILED = "Failed to delete code";
+
+/** The delete form's only field is the code's id; a threshold's problems read "Invalid threshold"; the add form's "Error". */
+const inputTitle = (problem: Problem) => (problem.field === "id" ? DELETE_FAILED : problem.field === "threshold" ? "Invalid threshold" : "Error");
+
+function stockedToast({ variantTitle, added, duplicatesInInput, alreadyStored, backordersFilled }: Restocked): Toast {
+  const skipped =
+    duplicatesInInput + alreadyStored > 0 ? `\nSkipped: ${duplicatesInInput} duplicate(s) in input, ${alreadyStored} already in database` : "";
+  const filled = backordersFilled > 0 ? `\n${backordersFilled} waiting order unit(s) filled and e-mailed` : "";
+  return { title: "Success", description: `Added ${added} new codes for ${variantTitle}${skipped}${filled}` };
+}
+
+const thresholdToast = ({ variantTitle, threshold }: { variantTitle: string; threshold: number | null }): Toast =>
+  threshold === null
+    ? { title: "Alert removed", description: `No low-stock alert for ${variantTitle}` }
+    : { title: "Alert saved", description: `Admins are e-mailed when ${variantTitle} is down to ${threshold} available code(s)` };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const submission = await readSubmission(request, stockFormSchema);
+  if (!submission.ok) return answerProblem(submission.problem, { titles: { invalid: inputTitle } });
+  const form = submission.value;
+  switch (form.intent) {
+    case "add": {
+      const result = await stockCodes(mailingDeps(context), app(context).catalogue, form.variantId, form.codes);
+      return answer(result, { intent: "add", titles: { conflict: "No New Codes" }, success: stockedToast });
+    }
+    case "delete":
+      return answer(await removeAvailableCode(mailingDeps(context), form.id), {
+        intent: "delete",
+        titles: { conflict: DELETE_FAILED },
+        success: { title: "Code deleted successfully" },
+      });
+    case "threshold":
+    case "clear-threshold": {
+      const threshold = form.intent === "threshold" ? form.threshold : null;
+      const result = await setStockThreshold(mailingDeps(context), app(context).catalogue, currentViewer(context), { variantId: form.variantId, threshold }, clientAddress(request));
+      return answer(result, { intent: form.intent, titles: { invalid: inputTitle }, success: thresholdToast });
+    }
+  }
+}

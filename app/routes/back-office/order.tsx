@@ -1,0 +1,166 @@
+// /dashboard/orders/:source/:reference: one order of any source — header, lines, keys (masked; a
+// "Reveal" shows one key to the one person who asked, audited), crypto evidence, and a timeline of
+// everything that happened to it. The actions check their own capability per intent: support may
+// reveal and resend; revoking, replacing and cancelling are for admins.
+import { data, Link, useFetcher } from "react-router";
+import { CryptoEvidence, Detail, Section, Timeline } from "~/components/admin/order-details";
+import { CancelOrderButton, KEY_CHANGE, keyColumns, ResendButton, UndeliveredNotice } from "~/components/admin/order-keys";
+import { orderTotal, OrderStateBadge } from "~/components/admin/order-state";
+import { ShieldCheck } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { Badge } from "~/components/ui/badge";
+import { Card } from "~/components/ui/card";
+import { ResponsiveTable } from "~/components/ui/responsive-table";
+import { useResultToast } from "~/components/use-result-toast";
+import { answer, answerProblem, type ProblemTitles, problemStatus } from "~/http/answer.server";
+import { app, mailingDeps } from "~/http/context.server";
+import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
+import { BRAND } from "~/lib/brand";
+import { formatMoney } from "~/lib/plans";
+import { checkForm } from "~/lib/form-schema";
+import { ORDER_SOURCES, ORDERS_PATH, type OrderSource, SOURCE_LABEL } from "~/lib/orders";
+import { can, type Capability } from "~/lib/roles";
+import { type OrderActionInput, orderActionSchema } from "~/lib/schemas/orders";
+import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/admin/order-actions.server";
+import { findOrder, orderDetail } from "~/server/admin/orders.server";
+import { clientAddress } from "~/server/accounts/throttle.server";
+import { readFormFields } from "~/server/platform/request-body.server";
+import type { Route } from "./+types/order";
+
+export const middleware: Route.MiddlewareFunction[] = [requireCapability("orders.view")];
+
+export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderData ? `Order ${loaderData.order.number}` : "Order"} | ${BRAND}` }];
+
+const sourceOf = (value: string): OrderSource => {
+  if (!(ORDER_SOURCES as readonly string[]).includes(value)) throw data(null, { status: 404 });
+  return value as OrderSource;
+};
+
+export async function loader({ params, context }: Route.LoaderArgs) {
+  const detail = await orderDetail(app(context).db, sourceOf(params.source), params.reference);
+  if (!detail.ok) throw data(null, { status: 404 });
+  const role = currentViewer(context).role;
+  return { ...detail.value, canResend: can(role, "orders.resend"), canManage: can(role, "orders.manage") };
+}
+
+const NEEDS: Record<OrderActionInput["intent"], Capability> = {
+  reveal: "orders.view",
+  resend: "orders.resend",
+  "correct-email": "orders.resend",
+  revoke: "orders.manage",
+  replace: "orders.manage",
+  cancel: "orders.manage",
+};
+
+const titles: ProblemTitles = { invalid: (p) => (p.field === "reason" ? "Reason required" : "Error"), "not-found": "Key not found", conflict: "Nothing changed" };
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const fields = await readFormFields(request);
+  if (!fields.ok) throw data(fields.problem.message, { status: problemStatus(fields.problem) });
+  // The capability first, by the intent asked for: a refused role learns nothing about the input.
+  const asked = fields.value.intent as OrderActionInput["intent"] | undefined;
+  const viewer = assertCapability(context, asked && Object.hasOwn(NEEDS, asked) ? NEEDS[asked] : "orders.manage");
+  const submission = checkForm(orderActionSchema, fields.value);
+  if (!submission.ok) return answerProblem(submission.problem, { titles, intent: asked });
+  const form = submission.value;
+  const deps = mailingDeps(context);
+  const order = await findOrder(deps.db, sourceOf(params.source), params.reference);
+  if (!order) throw data(null, { status: 404 });
+  const actor = { viewer, ip: clientAddress(request) };
+  const intent = form.intent;
+  switch (form.intent) {
+    case "reveal":
+      return answer(await revealKey(deps.db, actor, order, form.key), { intent, titles, success: { title: "Key revealed", description: "The reveal was recorded in the audit log" } });
+    case "resend":
+      return answer(await resendKeys(deps, actor, order), { intent, titles, success: ({ count }) => ({ title: "E-mail sent", description: `${count} key(s) sent again to ${order.email}` }) });
+    case "correct-email":
+      return answer(await correctBuyerEmail(deps, actor, order, form.email), {
+        intent,
+        titles: { ...titles, conflict: "Not corrected", invalid: "Address" },
+        success: ({ count }) =>
+          count > 0
+            ? { title: "Address corrected", description: `${count} key(s) sent to ${form.email}` }
+            : { title: "Address corrected", description: `The order now names ${form.email}; no key could be sent just now (see the timeline)` },
+      });
+    case "revoke":
+      return answer(await revokeKey(deps, actor, order, form.key, form.reason), { intent, titles, success: ({ variantTitle }) => ({ title: "Key revoked", description: `The ${variantTitle} key stopped working; the buyer was told why` }) });
+    case "replace":
+      return answer(await replaceKey(deps, actor, order, form.key, form.reason), {
+        intent,
+        titles: { ...titles, conflict: "Not replaced" },
+        success: ({ variantTitle }) => ({ title: "Key replaced", description: `A new ${variantTitle} key was e-mailed to ${order.email}` }),
+      });
+    case "cancel":
+      return answer(await cancelOrderFromPage(deps.db, actor, order, form.reason), { intent, titles, success: { title: "Order cancelled", description: `Order ${order.number} was cancelled` } });
+  }
+}
+
+export default function OrderPage({ loaderData }: Route.ComponentProps) {
+  const { order, lines, crypto, reason, keys, timeline, cancellable, undelivered, canResend, canManage } = loaderData;
+  useResultToast(useFetcher<typeof action>({ key: KEY_CHANGE }));
+  return (
+    <div className="space-y-8">
+      <Link to={ORDERS_PATH} className="text-sm text-muted hover:text-white">
+        ← All orders
+      </Link>
+      <h1 className="flex flex-wrap items-center gap-3 text-3xl font-black tracking-tight">
+        {`Order ${order.number}`} <ShieldCheck className="size-6 text-accent" aria-label="Staff" />
+      </h1>
+      <Card>
+        <dl className="grid gap-4 text-sm sm:grid-cols-2 lg:grid-cols-4">
+          <Detail label="Source">
+            <Badge tone="blue">{SOURCE_LABEL[order.source]}</Badge>
+          </Detail>
+          <Detail label="State">
+            <OrderStateBadge state={order.state} />
+          </Detail>
+          <Detail label="E-mail">
+            {order.email ? (
+              <Link to={`/dashboard/customers?q=${encodeURIComponent(order.email)}`} className="text-accent-soft hover:underline">
+                {order.email}
+              </Link>
+            ) : (
+              "—"
+            )}
+          </Detail>
+          <Detail label="Total">{orderTotal(order)}</Detail>
+          <Detail label="Method">{order.method}</Detail>
+          <Detail label="Placed">
+            <LocalTime ms={order.createdAt} format="datetime" />
+          </Detail>
+          <Detail label="Reference">
+            <span className="font-mono">{order.reference}</span>
+          </Detail>
+          {reason ? <Detail label="Reason">{reason}</Detail> : null}
+        </dl>
+      </Card>
+      {undelivered ? <UndeliveredNotice mail={undelivered} canCorrect={canResend && order.source === "shopify"} /> : null}
+      <Section title="Lines" empty={lines.length === 0 && !crypto ? "No lines recorded." : null}>
+        <ul className="mt-2 divide-y divide-line text-sm">
+          {lines.map((line, i) => (
+            <li key={i} className="flex flex-wrap justify-between gap-2 py-2">
+              <span>
+                {line.title} <span className="text-muted">× {line.quantity}</span>
+              </span>
+              {line.price ? <span className="tabular-nums">{formatMoney(line.price)}</span> : null}
+            </li>
+          ))}
+        </ul>
+        {crypto ? <CryptoEvidence crypto={crypto} /> : null}
+      </Section>
+      <Card>
+        <h2 className="font-bold">Keys ({keys.length})</h2>
+        {keys.length === 0 ? <p className="mt-2 text-sm text-muted">No keys handed out for this order.</p> : <ResponsiveTable rows={keys} columns={keyColumns(canManage)} rowKey={(k) => k.ref} label="Keys" />}
+        {canResend || (canManage && cancellable) ? (
+          <div className="mt-4 flex flex-wrap gap-4 border-t border-line pt-4">
+            {canResend ? <ResendButton /> : null}
+            {canManage && cancellable ? <CancelOrderButton number={order.number} /> : null}
+          </div>
+        ) : null}
+      </Card>
+      <Section title="Timeline" empty={timeline.length === 0 ? "Nothing recorded yet." : null}>
+        <Timeline entries={timeline} />
+      </Section>
+    </div>
+  );
+}

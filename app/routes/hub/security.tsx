@@ -1,0 +1,223 @@
+// /dashboard/security: where the member is signed in (end one session, or all the others), their
+// password and their passkeys (whose forms post to the nested passkeys route). Two-factor
+// authentication has its own page beside this one.
+import { useFetcher } from "react-router";
+import { Lock, LogOut, Monitor } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { PasskeysSection } from "~/components/security/passkeys-section";
+import { useFormCheck } from "~/components/use-form-check";
+import { useResultToast } from "~/components/use-result-toast";
+import { Badge } from "~/components/ui/badge";
+import { ConfirmedAction } from "~/components/confirmed-action";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field } from "~/components/ui/field";
+import { BRAND } from "~/lib/brand";
+import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
+import { discordSettingsOf, isDiscordConfigured, unlinkDiscord } from "~/server/accounts/discord.server";
+import { listPasskeys } from "~/server/accounts/passkeys.server";
+import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
+import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
+import { answer, answerProblem } from "~/http/answer.server";
+import { app, mailingDeps, sessionDeps } from "~/http/context.server";
+import { redirectWithToast } from "~/http/flash-toast.server";
+import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
+import { currentViewer } from "~/http/guards.server";
+import { relyingPartyFor } from "~/http/passkeys.server";
+import { readSubmission } from "~/http/submission.server";
+import { clientAddress } from "~/server/accounts/throttle.server";
+import type { Route } from "./+types/security";
+
+export const meta: Route.MetaFunction = () => [{ title: `Security | ${BRAND}` }];
+
+export const headers = passRetryAfter;
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { db, env } = app(context);
+  const { id } = currentViewer(context);
+  return {
+    sessions: await listSessions(db, id, request),
+    passkeys: await listPasskeys(db, id),
+    passkeysAvailable: relyingPartyFor(context, request).ok,
+    discord: isDiscordConfigured(env) ? await discordSettingsOf(db, id) : null,
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const deps = sessionDeps(context);
+  const viewer = currentViewer(context);
+  const submission = await readSubmission(request, securitySchema);
+  if (!submission.ok) return answerProblem(submission.problem);
+  const form = submission.value;
+  switch (form.intent) {
+    case "end-session": {
+      const result = await endOneSession(deps, viewer, request, form.session);
+      if (result.ok && result.value.endedCurrent) {
+        return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": clearSessionCookie() } });
+      }
+      return answer(result, { success: { title: "Session ended", description: "That device is signed out." }, intent: form.intent });
+    }
+    case "end-other-sessions":
+      return answer(await endOtherSessions(deps, viewer, request), {
+        success: ({ ended }) => ({
+          title: "Signed out everywhere else",
+          description: ended === 0 ? "No other device was signed in." : `${ended} other session${ended === 1 ? "" : "s"} ended.`,
+        }),
+        intent: form.intent,
+      });
+    case "unlink-discord":
+      return answer(await unlinkDiscord(deps.db, viewer.id, clientAddress(request)), {
+        success: { title: "Discord unlinked", description: "That Discord account can no longer log in to yours." },
+        titles: { conflict: "Not unlinked" },
+        intent: form.intent,
+      });
+    case "change-password":
+      return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, request, form), {
+        success: { title: "Password changed", description: "Every other device has been signed out." },
+        titles: { unauthenticated: "Wrong password", ...throttledTitles },
+        intent: form.intent,
+      });
+  }
+}
+
+function SessionRow({ session }: { session: Route.ComponentProps["loaderData"]["sessions"][number] }) {
+  const end = useFetcher<typeof action>();
+  useResultToast(end);
+  const ending = end.state !== "idle";
+  return (
+    <li className="flex flex-col gap-3 py-4 sm:flex-row sm:items-center">
+      <Monitor className="hidden size-5 shrink-0 text-muted sm:block" aria-hidden />
+      <div className="min-w-0 flex-1 space-y-1 text-sm">
+        <p className="flex flex-wrap items-center gap-2 font-semibold">
+          {session.device}
+          {session.current ? <Badge tone="green">This device</Badge> : null}
+        </p>
+        <p className="text-muted">{session.place ?? "Location unknown"}</p>
+        <p className="text-xs text-muted">
+          Signed in <LocalTime ms={session.createdAt} format="datetime" /> · last seen <LocalTime ms={session.lastSeenAt} format="datetime" />
+        </p>
+      </div>
+      {session.current ? null : (
+        <end.Form method="post">
+          <input type="hidden" name="intent" value="end-session" />
+          <input type="hidden" name="session" value={session.publicId} />
+          <Button type="submit" variant="outline" disabled={ending} aria-label={`Sign out ${session.device}`}>
+            <LogOut className="size-4" aria-hidden /> {ending ? "Signing out..." : "Sign out"}
+          </Button>
+        </end.Form>
+      )}
+    </li>
+  );
+}
+
+function PasswordCard() {
+  const change = useFetcher<typeof action>();
+  useResultToast(change);
+  const check = useFormCheck(securitySchema, { title: "Error", answer: change.data });
+  const busy = change.state !== "idle";
+  const changed = change.state === "idle" && change.data?.ok && change.data.intent === "change-password";
+  return (
+    <Card className="space-y-4">
+      <h2 className="flex items-center gap-2 font-bold">
+        <Lock className="size-4 text-accent" aria-hidden /> Password
+      </h2>
+      <p className="text-sm text-muted">Changing your password signs you out on every other device.</p>
+      <change.Form method="post" className="grid gap-4 sm:grid-cols-2" onSubmit={check.onSubmit} key={changed ? "done" : "form"}>
+        <input type="hidden" name="intent" value="change-password" />
+        <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={check.errors.currentPassword} />
+        <Field
+          label="New password"
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          minLength={PASSWORD_MIN}
+          required
+          hint={`At least ${PASSWORD_MIN} characters.`}
+          error={check.errors.newPassword}
+        />
+        <div className="sm:col-span-2">
+          <Button type="submit" disabled={busy}>
+            {busy ? "Changing..." : "Change password"}
+          </Button>
+        </div>
+      </change.Form>
+    </Card>
+  );
+}
+
+/**
+ * Discord: the linked account and a way to unlink it, or a form that leaves for Discord to link one
+ * (a plain form, so the browser follows the redirect), with the password where the account has one.
+ */
+function DiscordCard({ linked, askPassword }: { linked: string | null; askPassword: boolean }) {
+  const unlink = useFetcher<typeof action>();
+  useResultToast(unlink);
+  return (
+    <Card className="space-y-3">
+      <h2 className="font-bold">Discord</h2>
+      {linked ? (
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <p className="flex flex-wrap items-center gap-2 text-sm text-muted">
+            <Badge tone="green">Linked</Badge> <span className="font-semibold text-zinc-100">{linked}</span> can log in to your account.
+          </p>
+          <unlink.Form method="post">
+            <input type="hidden" name="intent" value="unlink-discord" />
+            <Button type="submit" variant="outline" disabled={unlink.state !== "idle"}>
+              {unlink.state !== "idle" ? "Unlinking..." : "Unlink Discord"}
+            </Button>
+          </unlink.Form>
+        </div>
+      ) : (
+        <>
+          <p className="text-sm text-muted">Link your Discord account to log in with it. Discord asks you to allow it; nothing is posted for you.</p>
+          <form method="post" action="/auth/discord" className="flex flex-col gap-3 sm:flex-row sm:items-end">
+            <input type="hidden" name="intent" value="link" />
+            {askPassword ? <Field label="Your password" name="password" type="password" autoComplete="current-password" required className="sm:flex-1" /> : <input type="hidden" name="password" value="" />}
+            <Button type="submit" variant="outline">
+              Link Discord
+            </Button>
+          </form>
+        </>
+      )}
+    </Card>
+  );
+}
+
+export default function Security({ loaderData }: Route.ComponentProps) {
+  const { sessions, passkeys, passkeysAvailable, discord } = loaderData;
+  const others = useFetcher<typeof action>();
+  useResultToast(others);
+  const hasOthers = sessions.some((s) => !s.current);
+  return (
+    <div className="max-w-3xl space-y-6">
+      <h1 className="text-3xl font-black">Security</h1>
+      <Card className="space-y-2">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 className="font-bold">Where you're signed in</h2>
+          <ConfirmedAction
+            fetcher={others}
+            fields={{ intent: "end-other-sessions" }}
+            title="Sign out everywhere else?"
+            cost="Every other device is signed out at once, and its open chat closes. This device stays signed in."
+            confirmLabel="Sign out everywhere else"
+            busyLabel="Signing out..."
+            trigger={(open) => (
+              <Button variant="danger" disabled={!hasOthers || others.state !== "idle"} onClick={open}>
+                {others.state !== "idle" ? "Signing out..." : "Sign out everywhere else"}
+              </Button>
+            )}
+          />
+        </div>
+        <p className="text-sm text-muted">If you do not recognise a device, sign it out and change your password.</p>
+        <ul className="divide-y divide-line" aria-label="Sessions">
+          {sessions.map((session) => (
+            <SessionRow key={session.publicId} session={session} />
+          ))}
+        </ul>
+      </Card>
+      <PasswordCard />
+      <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
+      {discord ? <DiscordCard linked={discord.linked} askPassword={discord.askPassword} /> : null}
+    </div>
+  );
+}

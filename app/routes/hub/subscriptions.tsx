@@ -1,0 +1,217 @@
+// /dashboard/subscriptions: the member's current plan and keys with their licences (state, PC,
+// last check, resets), past subscriptions, and the plans. Its action is the member's own Reset PC,
+// which the reseller panel's keys post to as well.
+import { Link } from "react-router";
+import { copyText } from "~/components/copy";
+import { Check, Copy } from "~/components/icons";
+import { LicenceDetails, LicenceExpiry, ResetPcForm } from "~/components/licence-details";
+import { LocalTime } from "~/components/local-time";
+import { OrderRef } from "~/components/order-ref";
+import { useShop } from "~/components/shop";
+import { useToast } from "~/components/toaster";
+import { useRecheckWhile } from "~/components/use-recheck";
+import { Badge, type BadgeTone } from "~/components/ui/badge";
+import { buttonClass } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { BRAND } from "~/lib/brand";
+import { ownerCanReset } from "~/lib/licences";
+import { variantLabel } from "~/lib/plans";
+import { resetHwidSchema } from "~/lib/schemas/licences";
+import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { currentViewer } from "~/http/guards.server";
+import { passRetryAfter } from "~/http/retry-after.server";
+import { readSubmission } from "~/http/submission.server";
+import { orderOnItsWay } from "~/server/fulfilment/shopify-webhook.server";
+import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
+import { clientAddress } from "~/server/accounts/throttle.server";
+import { licencesOf, resetCooldownDays, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
+import type { Route } from "./+types/subscriptions";
+
+export const meta: Route.MetaFunction = () => [{ title: `Subscriptions | ${BRAND}` }];
+
+export const headers = passRetryAfter;
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { db, env } = app(context);
+  const viewer = currentViewer(context);
+  const now = Date.now();
+  const [all, licences, onItsWay] = await Promise.all([
+    subscriptionsOf(db, viewer.id),
+    licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now),
+    orderOnItsWay(db, viewer.email),
+  ]);
+  const rows = all.map((s) => {
+    const licence = (s.code && licences.get(s.code)) || null;
+    // A subscription past its expiry counts as expired even before the hourly job marks it; a
+    // paused key's time stands still, so its subscription stays current.
+    const runOut = s.expiryDate !== null && s.expiryDate <= now && licence?.state !== "paused";
+    return { ...s, status: s.status === "active" && runOut ? "expired" : s.status, licence };
+  });
+  return { active: rows.filter((s) => s.status === "active"), past: rows.filter((s) => s.status !== "active"), onItsWay, cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS) };
+}
+
+const NOT_RESET = "PC not reset";
+const resetTitles: ProblemTitles = { invalid: NOT_RESET, "not-found": NOT_RESET, forbidden: NOT_RESET, conflict: NOT_RESET, "rate-limited": "Too soon to reset" };
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const { db, env } = app(context);
+  const submission = await readSubmission(request, resetHwidSchema);
+  if (!submission.ok) return answerProblem(submission.problem, { titles: resetTitles });
+  return answer(await resetOwnHwid(db, currentViewer(context), submission.value.licenceId, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), clientAddress(request)), {
+    success: { title: "PC reset", description: "The next validation binds the new PC." },
+    titles: resetTitles,
+  });
+}
+
+const PLANS = [
+  { name: "Daily", price: "$9.99", period: "24 Hours", features: ["All Features", "Discord Support", "Instant Activation"] },
+  { name: "Weekly", price: "$29.99", period: "7 Days", popular: true, features: ["All Features", "Priority Support", "Free Updates", "Config Library"] },
+  { name: "Monthly", price: "$89.99", period: "30 Days", features: ["All Features", "VIP Support", "Free Updates", "Exclusive Configs", "Beta Access"] },
+];
+
+const STATUS_TONE: Record<string, BadgeTone> = { active: "green", expired: "gray", revoked: "red" };
+
+type Subscription = Awaited<ReturnType<typeof loader>>["active"][number];
+
+function KeyLine({ code }: { code: string | null }) {
+  const { toast } = useToast();
+  if (!code) return null;
+  return (
+    <p className="mt-3 flex items-center gap-2 rounded-md border border-line bg-panel-2 px-3 py-2 font-mono text-sm">
+      <span className="min-w-0 flex-1 break-all">{code}</span>
+      <button type="button" className="rounded p-1 text-muted hover:text-white" aria-label="Copy product key" onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })}>
+        <Copy className="size-4" aria-hidden />
+      </button>
+    </p>
+  );
+}
+
+/** A current plan without an expiry runs "Never" out; a past one without an expiry shows "N/A". */
+function SubscriptionCard({ s, cooldownDays }: { s: Subscription; cooldownDays: number }) {
+  const active = s.status === "active";
+  return (
+    <Card>
+      <div className="flex flex-wrap items-center gap-3">
+        <p className="font-semibold">
+          {s.productTitle} — {variantLabel(s.variantTitle)}
+        </p>
+        <Badge tone={STATUS_TONE[s.status] ?? "gray"}>{s.status.charAt(0).toUpperCase() + s.status.slice(1)}</Badge>
+        {s.orderId ? <OrderRef name={s.orderName} id={s.orderId} className="text-sm text-muted sm:ml-auto" /> : null}
+      </div>
+      <Dates s={s} never={active ? "Never" : "N/A"} />
+      <KeyLine code={s.code} />
+      {s.licence ? <LicencePanel licence={s.licence} cooldownDays={cooldownDays} /> : null}
+    </Card>
+  );
+}
+
+function LicencePanel({ licence, cooldownDays }: { licence: NonNullable<Subscription["licence"]>; cooldownDays: number }) {
+  return (
+    <div className="mt-4 space-y-4 border-t border-line pt-4">
+      <LicenceDetails licence={licence} reader="owner" />
+      {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} cooldownDays={cooldownDays} /> : null}
+    </div>
+  );
+}
+
+function Dates({ s, never }: { s: Subscription; never: string }) {
+  return (
+    <dl className="mt-2 flex flex-wrap gap-x-6 gap-y-1 text-sm">
+      <div>
+        <dt className="inline text-muted">Purchased: </dt>
+        <dd className="inline">
+          <LocalTime ms={s.purchaseDate} />
+        </dd>
+      </div>
+      <div>
+        <dt className="inline text-muted">Expires: </dt>
+        <dd className="inline">{s.licence ? <LicenceExpiry licence={s.licence} never={never} /> : s.expiryDate ? <LocalTime ms={s.expiryDate} /> : never}</dd>
+      </div>
+      <div>
+        <dt className="inline text-muted">Price: </dt>
+        <dd className="inline">
+          {s.priceCurrency} {Number(s.priceAmount).toFixed(2)}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+export default function Subscriptions({ loaderData }: Route.ComponentProps) {
+  const { active, past, onItsWay, cooldownDays } = loaderData;
+  const { productsHref } = useShop();
+  useRecheckWhile(onItsWay);
+  return (
+    <div className="space-y-8">
+      <h1 className="text-3xl font-black">Subscriptions</h1>
+
+      <section aria-labelledby="current">
+        <h2 id="current" className="text-xl font-bold">
+          Current Plan
+        </h2>
+        {onItsWay ? (
+          <Card className="mt-3" role="status">
+            <p className="font-semibold">Your order is being fulfilled</p>
+            <p className="mt-1 text-sm text-muted">Your key appears here in a moment, and is e-mailed to you.</p>
+          </Card>
+        ) : null}
+        {active.length === 0 && !onItsWay ? (
+          <Card className="mt-3">
+            <p className="font-semibold">No Active Plan</p>
+            <p className="mt-1 text-sm text-muted">Pick a plan below to get started.</p>
+          </Card>
+        ) : (
+          <div className="mt-3 space-y-3">
+            {active.map((s) => (
+              <SubscriptionCard key={s.id} s={s} cooldownDays={cooldownDays} />
+            ))}
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="past">
+        <h2 id="past" className="text-xl font-bold">
+          Past Subscriptions
+        </h2>
+        {past.length === 0 ? (
+          <p className="mt-3 text-sm text-muted">Nothing here yet.</p>
+        ) : (
+          <div className="mt-3 space-y-3">
+            {past.map((s) => (
+              <SubscriptionCard key={s.id} s={s} cooldownDays={cooldownDays} />
+            ))}
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="plans">
+        <h2 id="plans" className="text-xl font-bold">
+          Plans
+        </h2>
+        <div className="mt-3 grid gap-4 md:grid-cols-3">
+          {PLANS.map((plan) => (
+            <Card key={plan.name} className={`relative flex flex-col ${plan.popular ? "border-accent" : ""}`}>
+              {plan.popular ? (
+                <span className="absolute -top-3 left-1/2 -translate-x-1/2 rounded-full bg-accent px-3 py-1 text-xs font-black text-zinc-950">MOST POPULAR</span>
+              ) : null}
+              <h3 className="font-bold">{plan.name}</h3>
+              <p className="mt-2 text-3xl font-black">{plan.price}</p>
+              <p className="text-sm text-muted">{plan.period}</p>
+              <ul className="mt-4 flex-1 space-y-1.5 text-sm">
+                {plan.features.map((f) => (
+                  <li key={f} className="flex items-center gap-2">
+                    <Check className="size-4 text-accent" aria-hidden /> {f}
+                  </li>
+                ))}
+              </ul>
+              <Link to={productsHref} className={buttonClass(plan.popular ? "primary" : "outline", "md", "mt-6")}>
+                Purchase
+              </Link>
+            </Card>
+          ))}
+        </div>
+      </section>
+    </div>
+  );
+}
