@@ -1,6 +1,6 @@
 // Lint: TypeScript's recommended rules, React hooks, and the boundaries that keep the codebase in
-// one shape (see docs/decisions/017-action-contract-and-folder-map.md). Unused exports and files
-// are found by knip (`npm run lint` runs both).
+// one shape (see docs/decisions/017-action-contract-and-folder-map.md and 053-routes-by-area.md).
+// Unused exports and files are found by knip (`npm run lint` runs both).
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
@@ -9,14 +9,25 @@ import tseslint from "typescript-eslint";
 // app/server's domain folders, lowest first: a folder may import only the folders before it.
 const LAYERS = ["platform", "accounts", "catalogue", "fulfilment", "payments", "licences", "hub", "admin", "jobs"];
 
+// app/routes' areas: each folder holds its route modules and, in +shared/, the parts only they use.
+const AREAS = ["storefront", "auth", "hub", "back-office", "api", "dev"];
+
 /** Import specifiers that reach `target` under app/, whether written with "~/" or relatively. */
 const reaching = (target) => [`~/${target}`, `~/${target}/**`, `**/app/${target}`, `**/app/${target}/**`];
 const relativeTo = (folder) => [`../${folder}/**`, `../../server/${folder}/**`];
 
-const restrict = (files, groups) => ({
+const restrict = (files, patterns) => ({
   files,
-  rules: { "no-restricted-imports": ["error", { patterns: groups.map(({ group, message }) => ({ group, message })) }] },
+  rules: { "no-restricted-imports": ["error", { patterns }] },
 });
+
+const SERVER_ONLY = {
+  group: [...reaching("server"), ...reaching("http"), "**/*.server", "**/*.server.*"],
+  message: "app/lib, app/components and a route's parts run in the browser: no server-only imports.",
+};
+const TABLES = { group: ["**/platform/db/schema.server", "**/platform/db/chat-schema.server"], message: "Routes call domain functions; table definitions stay in app/server." };
+// A component never imports a route module: what a page loaded reaches its parts through their props.
+const NO_ROUTES = "Components take a route's data through their props: no imports of route modules (app/root, app/routes).";
 
 export default tseslint.config(
   { ignores: ["build/", ".react-router/", ".wrangler/", "node_modules/", "worker-configuration.d.ts", "migrations/", "public/", "test-results/", "playwright-report/"] },
@@ -40,8 +51,14 @@ export default tseslint.config(
   { files: ["bench/**", "scripts/**"], rules: { "no-console": "off" } },
   // Ambient declarations cannot use import statements without becoming modules.
   { files: ["**/*.d.ts"], rules: { "@typescript-eslint/consistent-type-imports": "off" } },
-  // Routes answer through app/http and call domain functions; they never touch tables.
-  restrict(["app/routes/**"], [{ group: ["**/platform/db/schema.server", "**/platform/db/chat-schema.server"], message: "Routes call domain functions; table definitions stay in app/server." }]),
+  // Routes answer through app/http and call domain functions; they never touch tables. A route's
+  // parts serve its own area: a part that two areas use belongs in app/components.
+  ...AREAS.map((area) =>
+    restrict(
+      [`app/routes/${area}/**`],
+      [TABLES, { regex: `^~/routes/(?!${area}/)[^/]+/\\+shared/`, message: `app/routes/${area} uses its own parts; a part two areas share belongs in app/components.` }],
+    ),
+  ),
   // Code that runs in the browser formats numbers and dates without the browser's locale data: its
   // first use blocks the main thread for tens of milliseconds (decision 041). ~/lib/format has the
   // shop's formats.
@@ -53,10 +70,15 @@ export default tseslint.config(
       "no-restricted-globals": ["error", { name: "Intl", message: "Loads the browser's locale data on first use; use ~/lib/format." }],
     },
   },
-  // Browser-safe code never reaches server-only code.
-  restrict(
-    ["app/lib/**", "app/components/**"],
-    [{ group: [...reaching("server"), ...reaching("http"), "**/*.server", "**/*.server.*"], message: "app/lib and app/components run in the browser: no server-only imports." }],
+  // Browser-safe code never reaches server-only code, nor a route module.
+  restrict(["app/lib/**", "app/components/**"], [SERVER_ONLY, { group: ["~/root", "**/root", "**/routes", "**/routes/**"], message: NO_ROUTES }]),
+  // A route's parts (app/routes/<area>/+shared) likewise; they reach their own folder by "./" and
+  // everything else by its "~/" path, so no relative path can climb into a route module.
+  ...AREAS.map((area) =>
+    restrict(
+      [`app/routes/${area}/+shared/**`],
+      [SERVER_ONLY, { regex: `^(~/root$|~/routes/(?!${area}/\\+shared/)|\\.\\./)`, message: `${NO_ROUTES} Parts of app/routes/${area} import their own folder by "./", anything else by its "~/" path, and only their own area's parts.` }],
+    ),
   ),
   // Domain code knows nothing of the route edge, the Worker entry points or UI words, and each
   // domain folder imports only the folders below it.

@@ -34,13 +34,14 @@ export default defineConfig({
                 // The WebAuthn library stays out: it is imported only when a passkey button is
                 // pressed, and in the shared chunk every page would download it.
                 { name: "vendor", test: /node_modules[\\/](?!@simplewebauthn[\\/])/, priority: 3 },
-                // Passkey screens (sign-in buttons, the Security page's card) and their schemas go with
-                // the few pages that show them rather than into the chunk every page loads.
-                // The back office's parts go only to the staff pages that show them.
-                { name: "ui", test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.|admin[\\/])/, priority: 2 },
-                // A group takes the modules it imports too, so this one comes after the shared
-                // chunks: it keeps only what nothing else claimed.
-                { name: "back-office", test: /[\\/]app[\\/]components[\\/]admin[\\/]/, priority: 1 },
+                // The shared components and browser-safe code. Passkey code (the prompt) and its
+                // schemas go with the few pages that show them rather than into the chunk every page
+                // loads; route-only parts (app/routes/*/+shared) go with their routes.
+                { name: "ui", test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.)/, priority: 2 },
+                // The back office's parts go only to the staff pages that show them. A group takes the
+                // modules it imports too, so this one comes after the shared chunks: it keeps only
+                // what nothing else claimed.
+                { name: "back-office", test: /[\\/]app[\\/]routes[\\/]back-office[\\/]\+shared[\\/]/, priority: 1 },
               ],
             },
           },

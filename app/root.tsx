@@ -12,7 +12,7 @@ import { CartDrawer } from "~/components/cart/cart-drawer";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
 import { AccessDenied, ErrorPage, NotFoundPage } from "~/components/status-pages";
-import { useShop } from "~/components/shop";
+import { type ShopSettings, useShop } from "~/components/shop";
 import { IntroHeadScript, ScrollRestorer } from "~/components/document-scripts";
 import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
@@ -21,7 +21,7 @@ import type { Route } from "./+types/root";
 import { STYLESHEET_INLINED } from "~/lib/stylesheet";
 import stylesheet from "./app.css?url";
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ context }: Route.LoaderArgs): Promise<ShopSettings> {
   // Public and identical for every visitor: nothing here may depend on the session.
   const { env, catalogue } = app(context);
   const shop = { communityUrl: env.COMMUNITY_URL, supportEmail: env.SUPPORT_EMAIL, heroVideoId: env.HERO_VIDEO_ID };

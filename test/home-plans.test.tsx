@@ -2,7 +2,7 @@
 import { renderToString } from "react-dom/server";
 import { createRoutesStub } from "react-router";
 import { describe, expect, it } from "vitest";
-import { Plans } from "~/components/home/plans";
+import { Plans } from "~/routes/storefront/+shared/home/plans";
 import type { Product, ProductVariant } from "~/lib/catalogue";
 import { planOffer } from "~/lib/plans";
 

@@ -1,6 +1,7 @@
 // The one way a route answers a domain Result: a problem code becomes an HTTP status and a toast,
 // a success becomes a toast (fetcher forms get data; navigations redirect with a flash toast).
 import { data } from "react-router";
+import type { Answer } from "~/lib/answer";
 import type { Problem, ProblemCode, Result } from "~/lib/result";
 import type { Toast } from "~/lib/toast";
 
@@ -32,11 +33,6 @@ export function problemToast(problem: Problem, titles: ProblemTitles = {}): Toas
 export function problemHeaders(problem: Problem): HeadersInit | undefined {
   return problem.retryAfterSeconds ? { "Retry-After": String(problem.retryAfterSeconds) } : undefined;
 }
-
-/** What a form's action answers; `intent` says which of a page's forms it is for. */
-export type Answer<T = undefined> =
-  | { ok: true; intent?: string; toast: Toast; value: T }
-  | { ok: false; intent?: string; toast: Toast; problem: Problem };
 
 export interface AnswerOptions<T> {
   success: Toast | ((value: T) => Toast);

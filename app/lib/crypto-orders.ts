@@ -26,6 +26,7 @@ export const CRYPTO_REVIEW_LABEL = {
   overpaid: "Overpaid",
   "paid-late": "Paid after expiry",
 } as const;
+export type CryptoReview = keyof typeof CRYPTO_REVIEW_LABEL;
 
 /** What a buyer needs to pay an order: shown in the crypto dialog and on the tracker. */
 export interface PaymentDetails {
@@ -42,6 +43,31 @@ export interface PaymentDetails {
   paymentUri: string | null;
   qr: string | null;
 }
+
+/** A crypto order as its buyer sees it (the tracker, the product page's dialog): no internal ids. */
+export interface CryptoOrderView extends PaymentDetails {
+  orderNumber: string;
+  purpose: "key" | "top-up";
+  status: CryptoStatus;
+  amountUnits: number | null;
+  confirmations: number;
+  confirmationsNeeded: number;
+  paid: boolean;
+  /** Paid beyond the quote: by how much, and whether the shop has settled it. */
+  overpaid: { units: number; cents: number | null; handled: boolean } | null;
+  /** Expired unpaid, and still watched a while for money sent just too late. */
+  watchedLate: boolean;
+  payments: { txid: string; units: number; confirmed: boolean }[];
+  productTitle: string;
+  variantTitle: string;
+  transactionId: string | null;
+  productCode: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What POST /api/crypto-orders answers the product page's dialog. */
+export type CryptoOrderAnswer = { ok: true; order: CryptoOrderView } | { ok: false; message: string };
 
 /** Smallest units per coin: satoshis per bitcoin, litoshis per litecoin. */
 const UNITS_PER_COIN = 100_000_000n;

@@ -5,7 +5,7 @@ import { data } from "react-router";
 import { problemStatus } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { readSubmission } from "~/http/submission.server";
-import { openCryptoOrderSchema } from "~/lib/crypto-orders";
+import { type CryptoOrderAnswer, openCryptoOrderSchema } from "~/lib/crypto-orders";
 import { getViewer } from "~/server/accounts/session.server";
 import { cryptoOrderView, openCryptoOrder } from "~/server/payments/crypto-orders.server";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
@@ -14,11 +14,11 @@ import type { Route } from "./+types/crypto-orders";
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, catalogue } = app(context);
   const viewer = await getViewer(db, request);
-  if (!viewer) return data({ ok: false as const, message: "Please login to purchase" }, { status: 401 });
+  if (!viewer) return data<CryptoOrderAnswer>({ ok: false, message: "Please login to purchase" }, { status: 401 });
   const submission = await readSubmission(request, openCryptoOrderSchema);
   const setup = cryptoSetup(env, db);
   const result = submission.ok ? await openCryptoOrder({ db, setup }, catalogue, viewer, submission.value) : submission;
   return result.ok
-    ? data({ ok: true as const, order: cryptoOrderView(result.value, setup) })
-    : data({ ok: false as const, message: result.problem.message }, { status: problemStatus(result.problem) });
+    ? data<CryptoOrderAnswer>({ ok: true, order: cryptoOrderView(result.value, setup) })
+    : data<CryptoOrderAnswer>({ ok: false, message: result.problem.message }, { status: problemStatus(result.problem) });
 }

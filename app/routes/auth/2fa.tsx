@@ -1,13 +1,13 @@
 // /auth/2fa: the second step of signing in, for accounts with two-factor authentication.
 import { Form, redirect, useActionData } from "react-router";
-import { AuthPage, useAnsweredForm } from "~/components/auth-page";
+import { AuthPage, useAnsweredForm } from "./+shared/auth-page";
 import { KeyRound } from "~/components/icons";
 import { Button } from "~/components/ui/button";
 import { Field } from "~/components/ui/field";
 import { OrDivider } from "~/components/ui/or-divider";
 import { BRAND } from "~/lib/brand";
 import { secondFactorSchema } from "~/lib/schemas/auth";
-import { PasskeySignInButton } from "~/components/security/passkey-sign-in";
+import { PasskeySignInButton } from "./+shared/passkey-sign-in";
 import { challengedAccount, clearChallengeCookie, completeChallenge } from "~/server/accounts/login-challenge.server";
 import { hasPasskeys } from "~/server/accounts/passkeys.server";
 import { app } from "~/http/context.server";

@@ -1,7 +1,7 @@
 // /auth/forgot: ask for a password reset link. The answer is the same whether or not an account
 // matches, so it never tells who has one.
 import { Form, useActionData } from "react-router";
-import { AuthPage, useAnsweredForm } from "~/components/auth-page";
+import { AuthPage, useAnsweredForm } from "./+shared/auth-page";
 import { Mail } from "~/components/icons";
 import { Button } from "~/components/ui/button";
 import { Field } from "~/components/ui/field";

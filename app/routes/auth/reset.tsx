@@ -2,7 +2,7 @@
 // into a short-lived cookie at once (a redirect to the bare path), so it stays out of the address
 // bar, the history and every Referer; the form then sets the new password with it.
 import { data, Form, Link, redirect, useActionData } from "react-router";
-import { AuthPage, NewPasswordField, useAnsweredForm } from "~/components/auth-page";
+import { AuthPage, NewPasswordField, useAnsweredForm } from "./+shared/auth-page";
 import { KeyRound } from "~/components/icons";
 import { Button, buttonClass } from "~/components/ui/button";
 import { BRAND } from "~/lib/brand";

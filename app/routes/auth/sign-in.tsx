@@ -2,13 +2,13 @@
 import { ArrowLeft } from "~/components/icons";
 import { useEffect, useState } from "react";
 import { Form, Link, redirect, useActionData, useNavigation, useSearchParams } from "react-router";
-import { NewPasswordField } from "~/components/auth-page";
+import { NewPasswordField } from "./+shared/auth-page";
 import { useToast } from "~/components/toaster";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { OrDivider } from "~/components/ui/or-divider";
-import { PasskeySignInButton } from "~/components/security/passkey-sign-in";
+import { PasskeySignInButton } from "./+shared/passkey-sign-in";
 import { useFormCheck } from "~/components/use-form-check";
 import { BRAND } from "~/lib/brand";
 import { ok } from "~/lib/result";

@@ -5,7 +5,7 @@
 // address and gives the account the keys bought with it; a registration that a Discord sign-in
 // opened is confirmed by signing in with that Discord account instead (decision 042).
 import { Form, Link, redirect, useActionData } from "react-router";
-import { AuthPage, useAnsweredForm } from "~/components/auth-page";
+import { AuthPage, useAnsweredForm } from "./+shared/auth-page";
 import { MailCheck } from "~/components/icons";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Field } from "~/components/ui/field";

@@ -3,8 +3,8 @@
 // unban it, end its sessions, credit its balance, change its role. Each intent checks its own
 // capability here and again in the domain, and is audited.
 import { data, Link } from "react-router";
-import { ProfileCard, ResellerCard, SessionsCard, StandingCard, SubscriptionsCard } from "~/components/admin/customer-account-cards";
-import { CustomerLicencesCard, CustomerOrdersCard } from "~/components/admin/customer-cards";
+import { ProfileCard, ResellerCard, SessionsCard, StandingCard, SubscriptionsCard } from "./+shared/customers/customer-account-cards";
+import { CustomerLicencesCard, CustomerOrdersCard } from "./+shared/customers/customer-cards";
 import { ArrowLeft } from "~/components/icons";
 import { buttonClass } from "~/components/ui/button";
 import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";

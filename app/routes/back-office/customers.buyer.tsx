@@ -2,8 +2,8 @@
 // their orders and the keys held under the address. An address that belongs to an account goes
 // to that account's page instead.
 import { data, Link, redirect } from "react-router";
-import { CustomerBadges } from "~/components/admin/customer-badges";
-import { CustomerLicencesCard, CustomerOrdersCard } from "~/components/admin/customer-cards";
+import { CustomerBadges } from "./+shared/customers/customer-badges";
+import { CustomerLicencesCard, CustomerOrdersCard } from "./+shared/customers/customer-cards";
 import { ArrowLeft } from "~/components/icons";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";

@@ -2,7 +2,7 @@
 // is bound to (GET ?q=); with nothing asked, every account, newest first, a page at a time.
 // Buyers who paid without an account are listed by e-mail ("No account").
 import { Form, Link } from "react-router";
-import { CustomerBadges, customerHref } from "~/components/admin/customer-badges";
+import { CustomerBadges, customerHref } from "./+shared/customers/customer-badges";
 import { Search, Users } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Button, buttonClass } from "~/components/ui/button";

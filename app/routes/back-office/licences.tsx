@@ -5,7 +5,7 @@
 // outage (decision 047). Each change is confirmed first and goes into the audit log.
 import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
-import { LICENCES_PATH, LicenceLookup } from "~/components/admin/licence-lookup";
+import { LICENCES_PATH, LicenceLookup } from "./+shared/licence-lookup";
 import { copyText } from "~/components/copy";
 import { Copy, ShieldCheck } from "~/components/icons";
 import { DetailRow, LicenceDetails, ResetPcForm } from "~/components/licence-details";

@@ -5,15 +5,15 @@
 // route under this one.
 import { useEffect } from "react";
 import * as v from "valibot";
-import { AddCodesCard } from "~/components/admin/add-codes-card";
-import { AvailableCodesCard } from "~/components/admin/available-codes-card";
-import { BackordersCard } from "~/components/admin/backorders-card";
-import { CryptoOrdersCard } from "~/components/admin/crypto-orders-card";
-import { LowStockWarning } from "~/components/admin/low-stock-warning";
-import { LicencesCard } from "~/components/admin/licence-lookup";
-import { SoldCodesCard } from "~/components/admin/sold-codes-card";
-import { StockLevelsCard } from "~/components/admin/stock-levels-card";
-import { WebhookCard } from "~/components/admin/webhook-card";
+import { AddCodesCard } from "./+shared/manage-codes/add-codes-card";
+import { AvailableCodesCard } from "./+shared/manage-codes/available-codes-card";
+import { BackordersCard } from "./+shared/manage-codes/backorders-card";
+import { CryptoOrdersCard } from "./+shared/manage-codes/crypto-orders-card";
+import { LowStockWarning } from "~/components/low-stock-warning";
+import { LicencesCard } from "./+shared/licence-lookup";
+import { SoldCodesCard } from "./+shared/manage-codes/sold-codes-card";
+import { StockLevelsCard } from "./+shared/manage-codes/stock-levels-card";
+import { WebhookCard } from "./+shared/manage-codes/webhook-card";
 import { ShieldCheck } from "~/components/icons";
 import { useToast } from "~/components/toaster";
 import { app } from "~/http/context.server";
@@ -93,9 +93,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     },
   };
 }
-
-/** What the page hands its cards. */
-export type ManageCodesData = Awaited<ReturnType<typeof loader>>;
 
 export default function ManageCodes({ loaderData }: Route.ComponentProps) {
   const { variants, variantsFailed, levels, available, sold, backorders, cryptoQueue, cryptoProblems, filters, webhook } = loaderData;

@@ -3,9 +3,9 @@
 // everything that happened to it. The actions check their own capability per intent: support may
 // reveal and resend; revoking, replacing and cancelling are for admins.
 import { data, Link, useFetcher } from "react-router";
-import { CryptoEvidence, Detail, Section, Timeline } from "~/components/admin/order-details";
-import { CancelOrderButton, KEY_CHANGE, keyColumns, ResendButton, UndeliveredNotice } from "~/components/admin/order-keys";
-import { orderTotal, OrderStateBadge } from "~/components/admin/order-state";
+import { CryptoEvidence, Detail, Section, Timeline } from "./+shared/order/order-details";
+import { CancelOrderButton, KEY_CHANGE, keyColumns, ResendButton, UndeliveredNotice } from "./+shared/order/order-keys";
+import { orderTotal, OrderStateBadge } from "./+shared/order-state";
 import { ShieldCheck } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";

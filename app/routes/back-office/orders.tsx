@@ -2,7 +2,7 @@
 // The search and filters are a GET form, so a page of results is a shareable URL; "Older" carries
 // an opaque cursor. Admins also hand out a key by hand here (a manual order) and download CSVs.
 import { data, Form, Link, useFetcher } from "react-router";
-import { orderTotal, OrderStateBadge } from "~/components/admin/order-state";
+import { orderTotal, OrderStateBadge } from "./+shared/order-state";
 import { ShieldCheck } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";

@@ -4,7 +4,7 @@
 // asks the chain (at most once per 10 s per order, however many trackers are open).
 import { useEffect } from "react";
 import { Form, Link, useSearchParams } from "react-router";
-import { CryptoOrderCard, STATUS_STYLE, WAITING } from "~/components/crypto-order-card";
+import { CryptoOrderCard, STATUS_STYLE, WAITING } from "./+shared/crypto-order-card";
 import { Search } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { useToast } from "~/components/toaster";

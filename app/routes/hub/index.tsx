@@ -2,8 +2,8 @@
 // are low (a member's visit reads nothing from the database here).
 import { BookOpen, PlayCircle, Rocket } from "~/components/icons";
 import { Link } from "react-router";
-import { LowStockWarning } from "~/components/admin/low-stock-warning";
-import { LiveChat } from "~/components/live-chat";
+import { LowStockWarning } from "~/components/low-stock-warning";
+import { LiveChat } from "./+shared/live-chat";
 import { Card } from "~/components/ui/card";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";

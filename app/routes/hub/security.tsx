@@ -4,7 +4,7 @@
 import { useFetcher } from "react-router";
 import { Lock, LogOut, Monitor } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
-import { PasskeysSection } from "~/components/security/passkeys-section";
+import { PasskeysSection } from "./+shared/passkeys-section";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";

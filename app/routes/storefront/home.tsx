@@ -2,9 +2,9 @@
 // The page is public and cached; the plans stream in behind a skeleton.
 import { type ReactNode, Suspense, useEffect } from "react";
 import { Await, Link } from "react-router";
-import { HeroBackground } from "~/components/home/hero-video";
-import { IntroSplash, useIntroOver } from "~/components/home/intro-splash";
-import { Plans, PlansSkeleton } from "~/components/home/plans";
+import { HeroBackground } from "./+shared/home/hero-video";
+import { IntroSplash, useIntroOver } from "./+shared/home/intro-splash";
+import { Plans, PlansSkeleton } from "./+shared/home/plans";
 import { Activity, EyeOff, ShieldCheck, Users, Zap } from "~/components/icons";
 import { useShop } from "~/components/shop";
 import { useToast } from "~/components/toaster";

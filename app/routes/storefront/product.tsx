@@ -1,10 +1,10 @@
 // /product/:handle — everything about one product, and the way to buy it.
 import { data, isRouteErrorResponse, Link } from "react-router";
-import { Gallery } from "~/components/product/gallery";
-import { BuyBox } from "~/components/product/buy-box";
+import { Gallery } from "./+shared/product/gallery";
+import { BuyBox } from "./+shared/product/buy-box";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
 import { useCartState } from "~/components/cart/cart-store";
-import { DemoVideos, RATING, REVIEWS, Reviews, WhatYouGet } from "~/components/product/product-content";
+import { DemoVideos, RATING, REVIEWS, Reviews, WhatYouGet } from "./+shared/product/product-content";
 import { MessageCircle } from "~/components/icons";
 import { useShop } from "~/components/shop";
 import { ErrorPage, NotFoundPage } from "~/components/status-pages";

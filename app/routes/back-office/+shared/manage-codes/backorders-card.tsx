@@ -1,11 +1,19 @@
 // "Backorders (n)": paid order units that found no code, waiting for stock of their variant.
-import type { ManageCodesData } from "~/routes/back-office/manage-codes";
-import { LocalTime } from "../local-time";
-import { OrderRef } from "../order-ref";
-import { Card } from "../ui/card";
+import { LocalTime } from "~/components/local-time";
+import { OrderRef } from "~/components/order-ref";
+import { Card } from "~/components/ui/card";
 import { ScrollList } from "./scroll-list";
 
-export function BackordersCard({ backorders }: { backorders: ManageCodesData["backorders"] }) {
+export interface Backorder {
+  id: number;
+  variantTitle: string;
+  orderId: string;
+  orderName: string | null;
+  customerEmail: string;
+  createdAt: number;
+}
+
+export function BackordersCard({ backorders }: { backorders: Backorder[] }) {
   return (
     <Card>
       <h2 className="text-lg font-bold">Backorders ({backorders.length})</h2>

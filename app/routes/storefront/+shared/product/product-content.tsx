@@ -1,6 +1,6 @@
 // The product page's fixed content: what you get, customer reviews and demo videos.
-import { PlayCircle } from "../icons";
-import { Card } from "../ui/card";
+import { PlayCircle } from "~/components/icons";
+import { Card } from "~/components/ui/card";
 
 const FEATURES: { name: string; items: string[] }[] = [
   { name: "Aimbot", items: ["Smooth aim with adjustable FOV", "Bone selection: head, chest or pelvis", "Visibility checks", "Projectile drop prediction"] },

@@ -1,6 +1,6 @@
 // The "20% OFF — sale ends soon" box: a countdown from 7:23 and a claimed-stock bar.
 import { useEffect, useState } from "react";
-import { Clock } from "../icons";
+import { Clock } from "~/components/icons";
 
 const START_SECONDS = 7 * 60 + 23;
 const STOCK = 30;

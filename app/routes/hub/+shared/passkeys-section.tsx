@@ -4,19 +4,19 @@
 import { type FormEvent, useState } from "react";
 import { useFetcher } from "react-router";
 import { newPasskeySchema, PASSKEY_NAME_MAX, passkeySettingsSchema } from "~/lib/schemas/passkeys";
-import type { action } from "~/routes/hub/security.passkeys";
-import { KeyRound, Plus, Trash2 } from "../icons";
-import { LocalTime } from "../local-time";
-import { useToast } from "../toaster";
-import { Badge } from "../ui/badge";
-import { Button } from "../ui/button";
-import { Card } from "../ui/card";
-import { ConfirmedAction } from "../confirmed-action";
-import { Field } from "../ui/field";
-import { useFetcherForm } from "../use-fetcher-form";
-import { useFormCheck } from "../use-form-check";
-import { useResultToast } from "../use-result-toast";
-import { promptForPasskey, useWebAuthnSupport } from "./passkey-prompt";
+import type { Answer } from "~/lib/answer";
+import { KeyRound, Plus, Trash2 } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { useToast } from "~/components/toaster";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { ConfirmedAction } from "~/components/confirmed-action";
+import { Field } from "~/components/ui/field";
+import { useFetcherForm } from "~/components/use-fetcher-form";
+import { useFormCheck } from "~/components/use-form-check";
+import { useResultToast } from "~/components/use-result-toast";
+import { promptForPasskey, useWebAuthnSupport } from "~/components/security/passkey-prompt";
 
 const ACTION = "/dashboard/security/passkeys";
 // A row disappears once its passkey is removed, so the rows' remove fetchers share a key and the
@@ -34,7 +34,7 @@ export interface PasskeyItem {
 }
 
 function AddPasskey({ supported }: { supported: boolean }) {
-  const register = useFetcher<typeof action>();
+  const register = useFetcher<Answer>();
   const { toast } = useToast();
   const [prompting, setPrompting] = useState(false);
   const { formRef: form, busy: saving, ...check } = useFetcherForm(register, newPasskeySchema, { title: "Error" });
@@ -75,7 +75,7 @@ function AddPasskey({ supported }: { supported: boolean }) {
 }
 
 function RenameForm({ passkey, onDone }: { passkey: PasskeyItem; onDone: () => void }) {
-  const rename = useFetcher<typeof action>();
+  const rename = useFetcher<Answer>();
   useResultToast(rename, onDone);
   const check = useFormCheck(passkeySettingsSchema, { title: "Error", answer: rename.data });
   const busy = rename.state !== "idle";
@@ -108,7 +108,7 @@ function RenameForm({ passkey, onDone }: { passkey: PasskeyItem; onDone: () => v
 
 function PasskeyRow({ passkey }: { passkey: PasskeyItem }) {
   const [renaming, setRenaming] = useState(false);
-  const remove = useFetcher<typeof action>({ key: REMOVE_FETCHER });
+  const remove = useFetcher<Answer>({ key: REMOVE_FETCHER });
   return (
     <li className="flex flex-col gap-3 py-4 sm:flex-row sm:items-center">
       <KeyRound className="hidden size-5 shrink-0 text-muted sm:block" aria-hidden />
@@ -158,7 +158,7 @@ function PasskeyRow({ passkey }: { passkey: PasskeyItem }) {
 }
 
 export function PasskeysSection({ passkeys, available }: { passkeys: PasskeyItem[]; available: boolean }) {
-  useResultToast(useFetcher<typeof action>({ key: REMOVE_FETCHER }));
+  useResultToast(useFetcher<Answer>({ key: REMOVE_FETCHER }));
   const supported = useWebAuthnSupport();
   return (
     <Card className="space-y-4">

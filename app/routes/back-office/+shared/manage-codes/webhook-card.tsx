@@ -1,28 +1,42 @@
 // "Webhook Integration": where Shopify sends order events, whether their signatures can be checked,
 // how the latest deliveries went, and the fulfilment jobs the queue gave up on, each with "Retry".
 import { useFetcher } from "react-router";
-import type { ManageCodesData } from "~/routes/back-office/manage-codes";
-import type { action } from "~/routes/back-office/manage-codes.jobs";
-import { Webhook } from "../icons";
-import { LocalTime } from "../local-time";
-import { OrderRef } from "../order-ref";
-import { Badge, type BadgeTone } from "../ui/badge";
-import { Button } from "../ui/button";
-import { Card } from "../ui/card";
-import { useResultToast } from "../use-result-toast";
+import type { Answer } from "~/lib/answer";
+import { Webhook } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { OrderRef } from "~/components/order-ref";
+import { Badge, type BadgeTone } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { useResultToast } from "~/components/use-result-toast";
 
 const OUTCOME_TONE: Record<string, BadgeTone> = { processed: "green", queued: "yellow", processing: "yellow", ignored: "gray", rejected: "red", error: "red" };
 
 const JOB_LABEL: Record<string, string> = { "shopify-delivery": "Shopify delivery", "crypto-order": "Crypto order" };
 
-type FailedJob = ManageCodesData["webhook"]["failedJobs"][number];
+interface FailedJob {
+  id: string;
+  kind: string;
+  attempts: number;
+  lastError: string;
+  deadAt: number | null;
+}
+
+/** Where Shopify delivers, whether deliveries can be verified, the latest ones, and the jobs the queue gave up on. */
+export interface WebhookStatus {
+  endpoint: string;
+  secretSet: boolean;
+  topics: readonly string[];
+  deliveries: { id: string; topic: string; outcome: string; detail: string | null; orderId: string | null; orderName: string | null; receivedAt: number }[];
+  failedJobs: FailedJob[];
+}
 
 // A row leaves the list once its job is sent again, so the rows' fetchers share a key and the card
 // (which stays) reports the result.
 const RETRY_FETCHER = "failed-jobs";
 
 function FailedJobRow({ job }: { job: FailedJob }) {
-  const fetcher = useFetcher<typeof action>({ key: RETRY_FETCHER });
+  const fetcher = useFetcher<Answer>({ key: RETRY_FETCHER });
   const reference = job.id.slice(job.id.indexOf(":") + 1);
   return (
     <li className="rounded-md border border-red-500/30 bg-red-500/5 px-3 py-2">
@@ -47,8 +61,8 @@ function FailedJobRow({ job }: { job: FailedJob }) {
   );
 }
 
-export function WebhookCard({ endpoint, secretSet, topics, deliveries, failedJobs }: ManageCodesData["webhook"]) {
-  useResultToast(useFetcher<typeof action>({ key: RETRY_FETCHER }));
+export function WebhookCard({ endpoint, secretSet, topics, deliveries, failedJobs }: WebhookStatus) {
+  useResultToast(useFetcher<Answer>({ key: RETRY_FETCHER }));
   return (
     <Card>
       <h2 className="flex items-center gap-2 text-lg font-bold">

@@ -1,7 +1,7 @@
 // The warning staff who manage stock see on the dashboard and on Manage Codes: variants at or
 // below their low-stock threshold, and variants that paid orders are waiting for.
 import { Link } from "react-router";
-import { AlertTriangle } from "../icons";
+import { AlertTriangle } from "./icons";
 
 export interface LowStockRow {
   variantId: string;

@@ -3,18 +3,18 @@
 import { useRef } from "react";
 import { useFetcher } from "react-router";
 import { addCodesSchema } from "~/lib/schemas/stock";
-import type { action } from "~/routes/back-office/manage-codes.stock";
-import { Button } from "../ui/button";
-import { Card } from "../ui/card";
-import { describedBy, FieldError, inputClass, SelectField } from "../ui/field";
-import { useFormCheck } from "../use-form-check";
-import { useResultToast } from "../use-result-toast";
+import type { Answer } from "~/lib/answer";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { describedBy, FieldError, inputClass, SelectField } from "~/components/ui/field";
+import { useFormCheck } from "~/components/use-form-check";
+import { useResultToast } from "~/components/use-result-toast";
 import type { VariantOption } from "./code-filters";
 
 const CODES_HINT = "Similar codes with different numbers are allowed (e.g. KEY-0001, KEY-0002). Exact duplicates are skipped.";
 
 export function AddCodesCard({ variants }: { variants: VariantOption[] }) {
-  const fetcher = useFetcher<typeof action>();
+  const fetcher = useFetcher<Answer>();
   const formRef = useRef<HTMLFormElement>(null);
   useResultToast(fetcher, () => {
     const box = formRef.current?.elements.namedItem("codes") as HTMLTextAreaElement | null;

@@ -4,16 +4,16 @@
 import { useFetcher } from "react-router";
 import type { OrderKeyView, UndeliveredMail } from "~/lib/orders";
 import { orderActionSchema } from "~/lib/schemas/orders";
-import type { action } from "~/routes/back-office/order";
-import { LicenceStateBadge } from "../licence-details";
-import { LocalTime } from "../local-time";
-import { Badge } from "../ui/badge";
-import { Button } from "../ui/button";
-import { Field } from "../ui/field";
-import type { Column } from "../ui/responsive-table";
-import { ConfirmedAction } from "../confirmed-action";
-import { useFetcherForm } from "../use-fetcher-form";
-import { useResultToast } from "../use-result-toast";
+import type { Answer } from "~/lib/answer";
+import { LicenceStateBadge } from "~/components/licence-details";
+import { LocalTime } from "~/components/local-time";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Field } from "~/components/ui/field";
+import type { Column } from "~/components/ui/responsive-table";
+import { ConfirmedAction } from "~/components/confirmed-action";
+import { useFetcherForm } from "~/components/use-fetcher-form";
+import { useResultToast } from "~/components/use-result-toast";
 
 const KEY_STATE_BADGE: Record<OrderKeyView["state"], { tone: "green" | "red" | "yellow"; label: string }> = {
   delivered: { tone: "green", label: "Delivered" },
@@ -22,8 +22,8 @@ const KEY_STATE_BADGE: Record<OrderKeyView["state"], { tone: "green" | "red" | "
 };
 
 function RevealButton({ keyRef }: { keyRef: string }) {
-  const fetcher = useFetcher<typeof action>();
-  const revealed = fetcher.data?.ok && fetcher.data.intent === "reveal" ? (fetcher.data.value as { key: string }).key : null;
+  const fetcher = useFetcher<Answer<{ key: string }>>();
+  const revealed = fetcher.data?.ok && fetcher.data.intent === "reveal" ? fetcher.data.value.key : null;
   useResultToast(fetcher);
   if (revealed) return <code className="font-mono break-all select-all">{revealed}</code>;
   return (
@@ -50,7 +50,7 @@ const KEY_CHANGE_COST = {
 
 /** Revoke or replace one key, with a reason, after a confirmation (admins). */
 function KeyChangeForm({ keyRef, masked, intent, label }: { keyRef: string; masked: string; intent: "revoke" | "replace"; label: string }) {
-  const fetcher = useFetcher<typeof action>({ key: KEY_CHANGE });
+  const fetcher = useFetcher<Answer>({ key: KEY_CHANGE });
   return (
     <ConfirmedAction
       fetcher={fetcher}
@@ -116,7 +116,7 @@ export function keyColumns(canManage: boolean): Column<OrderKeyView>[] {
 
 /** Sends the key e-mail again (no confirmation: it costs nothing but an e-mail, once a minute). */
 export function ResendButton() {
-  const fetcher = useFetcher<typeof action>();
+  const fetcher = useFetcher<Answer>();
   useResultToast(fetcher);
   const busy = fetcher.state !== "idle";
   return (
@@ -131,7 +131,7 @@ export function ResendButton() {
 
 /** Cancels the order, with an optional reason for the timeline, after a confirmation. */
 export function CancelOrderButton({ number }: { number: string }) {
-  const fetcher = useFetcher<typeof action>();
+  const fetcher = useFetcher<Answer>();
   useResultToast(fetcher);
   return (
     <ConfirmedAction
@@ -157,7 +157,7 @@ export function CancelOrderButton({ number }: { number: string }) {
  * resend) the buyer's corrected address, to which the keys are then sent.
  */
 export function UndeliveredNotice({ mail, canCorrect }: { mail: UndeliveredMail; canCorrect: boolean }) {
-  const fetcher = useFetcher<typeof action>();
+  const fetcher = useFetcher<Answer>();
   const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, orderActionSchema, { title: "Address" });
   return (
     <section role="alert" className="rounded-xl border border-red-500/40 bg-red-500/10 p-5 text-sm">

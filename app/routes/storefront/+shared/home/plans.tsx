@@ -2,10 +2,10 @@
 // specification's loading, empty and not-yet-configured states.
 import { Link } from "react-router";
 import { featuresFor, formatPlanPrice, formatPrice, PLAN_TERM, type PlanOffer, planOf } from "~/lib/plans";
-import { Check } from "../icons";
-import { useShop } from "../shop";
-import { buttonClass } from "../ui/button";
-import { Card } from "../ui/card";
+import { Check } from "~/components/icons";
+import { useShop } from "~/components/shop";
+import { buttonClass } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
 
 export function PlansSkeleton() {
   return (

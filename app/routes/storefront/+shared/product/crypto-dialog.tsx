@@ -4,19 +4,18 @@
 import { useEffect, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import type { ProductVariant } from "~/lib/catalogue";
-import type { CryptoCoin } from "~/lib/crypto-orders";
-import type { action } from "~/routes/api/crypto-orders";
-import { copyText } from "../copy";
-import { Copy } from "../icons";
-import { PaymentBox } from "../payment-box";
-import { useToast } from "../toaster";
-import { buttonClass } from "../ui/button";
-import { Dialog } from "../ui/dialog";
+import type { CryptoCoin, CryptoOrderAnswer } from "~/lib/crypto-orders";
+import { copyText } from "~/components/copy";
+import { Copy } from "~/components/icons";
+import { PaymentBox } from "~/components/payment-box";
+import { useToast } from "~/components/toaster";
+import { buttonClass } from "~/components/ui/button";
+import { Dialog } from "~/components/ui/dialog";
 
 const COIN_NAME: Record<CryptoCoin, string> = { BTC: "Bitcoin (BTC)", LTC: "Litecoin (LTC)" };
 
 export function CryptoDialog({ variant, coins, open, onClose }: { variant: ProductVariant; coins: readonly CryptoCoin[]; open: boolean; onClose: () => void }) {
-  const fetcher = useFetcher<typeof action>();
+  const fetcher = useFetcher<CryptoOrderAnswer>();
   const { toast } = useToast();
   const { submit } = fetcher;
   const [coin, setCoin] = useState<CryptoCoin>(coins[0] ?? "BTC");

@@ -2,12 +2,12 @@
 // it at the top, and the Manage Codes page offers it in a small card of its own.
 import { Form, Link } from "react-router";
 import { licenceLookupSchema } from "~/lib/schemas/licences";
-import { FileKey, Search } from "../icons";
-import { Button } from "../ui/button";
-import { Card } from "../ui/card";
-import { Field } from "../ui/field";
-import { useFormCheck } from "../use-form-check";
-import { useSearching } from "../use-searching";
+import { FileKey, Search } from "~/components/icons";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field } from "~/components/ui/field";
+import { useFormCheck } from "~/components/use-form-check";
+import { useSearching } from "~/components/use-searching";
 
 export const LICENCES_PATH = "/dashboard/licences";
 

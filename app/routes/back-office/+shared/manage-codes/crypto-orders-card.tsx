@@ -5,19 +5,18 @@
 // Above the list, what keeps crypto payments off. Posts to the page's crypto-orders route.
 import { useEffect, useId, useState } from "react";
 import { useFetcher } from "react-router";
-import { CRYPTO_REVIEW_LABEL, CRYPTO_STATUS_LABEL, formatCoin, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
+import { type CryptoCoin, type CryptoReview, type CryptoStatus, CRYPTO_REVIEW_LABEL, CRYPTO_STATUS_LABEL, formatCoin, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
 import { formatUsd } from "~/lib/format";
-import type { ManageCodesData } from "~/routes/back-office/manage-codes";
-import type { action } from "~/routes/back-office/manage-codes.crypto-orders";
-import { LocalTime } from "../local-time";
-import { Badge } from "../ui/badge";
-import { Button } from "../ui/button";
-import { Card } from "../ui/card";
-import { describedBy, FieldError, inputClass } from "../ui/field";
-import { useFormCheck } from "../use-form-check";
-import { useRecheckWhile } from "../use-recheck";
-import { ConfirmedAction } from "../confirmed-action";
-import { useResultToast } from "../use-result-toast";
+import type { Answer } from "~/lib/answer";
+import { LocalTime } from "~/components/local-time";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { describedBy, FieldError, inputClass } from "~/components/ui/field";
+import { useFormCheck } from "~/components/use-form-check";
+import { useRecheckWhile } from "~/components/use-recheck";
+import { ConfirmedAction } from "~/components/confirmed-action";
+import { useResultToast } from "~/components/use-result-toast";
 
 const ACTION = "/dashboard/manage-codes/crypto-orders";
 
@@ -25,7 +24,26 @@ const ACTION = "/dashboard/manage-codes/crypto-orders";
 // the card (which stays) reports the result.
 const CRYPTO_FETCHER = "crypto-queue";
 
-type QueuedOrder = ManageCodesData["cryptoQueue"][number];
+/** A crypto order waiting for a person, with what the chain showed for it. */
+export interface QueuedCryptoOrder {
+  id: string;
+  orderNumber: string;
+  purpose: "key" | "top-up";
+  status: CryptoStatus;
+  review: CryptoReview | null;
+  paid: boolean;
+  productTitle: string;
+  variantTitle: string;
+  customerEmail: string;
+  amountCents: number;
+  cryptoType: CryptoCoin;
+  walletAddress: string;
+  amountUnits: number | null;
+  receivedUnits: number;
+  payments: { txid: string; units: number; height: number | null }[];
+  transactionId: string | null;
+  createdAt: number;
+}
 
 /** The shared fetcher's answer, but only in the row that sent the request. */
 function useRowAnswer<T>(fetcher: { formData?: FormData; data?: T }, orderId: string): T | null {
@@ -37,8 +55,8 @@ function useRowAnswer<T>(fetcher: { formData?: FormData; data?: T }, orderId: st
   return sentHere ? (fetcher.data ?? null) : null;
 }
 
-function QueuedOrderRow({ order }: { order: QueuedOrder }) {
-  const fetcher = useFetcher<typeof action>({ key: CRYPTO_FETCHER });
+function QueuedOrderRow({ order }: { order: QueuedCryptoOrder }) {
+  const fetcher = useFetcher<Answer>({ key: CRYPTO_FETCHER });
   const answer = useRowAnswer(fetcher, order.id);
   const { errors, onSubmit } = useFormCheck(fulfilCryptoOrderSchema, { title: "Error", answer });
   // The key goes out from the fulfilment queue moments after "Fulfill": the page looks again until
@@ -119,8 +137,8 @@ function QueuedOrderRow({ order }: { order: QueuedOrder }) {
 }
 
 /** An overpaid order that was settled: the admin refunds the difference, then marks it handled. */
-function SettledOrderActions({ order, busy }: { order: QueuedOrder; busy: boolean }) {
-  const fetcher = useFetcher<typeof action>({ key: CRYPTO_FETCHER });
+function SettledOrderActions({ order, busy }: { order: QueuedCryptoOrder; busy: boolean }) {
+  const fetcher = useFetcher<Answer>({ key: CRYPTO_FETCHER });
   if (order.status !== "complete") return <p className="mt-3 text-sm text-muted">Paid; {order.purpose === "top-up" ? "the top-up is being credited" : "its key is being handed out"}.</p>;
   return (
     <fetcher.Form method="post" action={ACTION} className="mt-3">
@@ -133,8 +151,8 @@ function SettledOrderActions({ order, busy }: { order: QueuedOrder; busy: boolea
   );
 }
 
-function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedOrder; busy: boolean } & Pick<ReturnType<typeof useFormCheck>, "errors" | "onSubmit">) {
-  const fetcher = useFetcher<typeof action>({ key: CRYPTO_FETCHER });
+function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedCryptoOrder; busy: boolean } & Pick<ReturnType<typeof useFormCheck>, "errors" | "onSubmit">) {
+  const fetcher = useFetcher<Answer>({ key: CRYPTO_FETCHER });
   const codeId = useId();
   const fromStock = useId();
   return (
@@ -198,8 +216,8 @@ function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedOrde
   );
 }
 
-export function CryptoOrdersCard({ orders, problems }: { orders: ManageCodesData["cryptoQueue"]; problems: string[] }) {
-  useResultToast(useFetcher<typeof action>({ key: CRYPTO_FETCHER }));
+export function CryptoOrdersCard({ orders, problems }: { orders: QueuedCryptoOrder[]; problems: string[] }) {
+  useResultToast(useFetcher<Answer>({ key: CRYPTO_FETCHER }));
   return (
     <Card>
       <h2 className="text-lg font-bold">Crypto Orders to Fulfill ({orders.length})</h2>

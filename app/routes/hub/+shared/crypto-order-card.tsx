@@ -1,18 +1,15 @@
 // A crypto order as its buyer tracks it: where it stands in their words, what to pay and where,
 // what the chain shows, and the key (or the balance top-up) once the order is complete.
 import { Link } from "react-router";
-import type { loader } from "~/routes/hub/crypto-tracker";
-import { CRYPTO_STATUS_LABEL, type CryptoStatus, formatCoin } from "~/lib/crypto-orders";
+import { CRYPTO_STATUS_LABEL, type CryptoOrderView, type CryptoStatus, formatCoin } from "~/lib/crypto-orders";
 import { formatUsd } from "~/lib/format";
-import { copyText } from "./copy";
-import { Ban, CheckCircle, Clock, Copy, Hourglass } from "./icons";
-import { LocalTime } from "./local-time";
-import { PaymentBox } from "./payment-box";
-import { useToast } from "./toaster";
-import { Badge } from "./ui/badge";
-import { Card } from "./ui/card";
-
-type TrackedOrder = Extract<Awaited<ReturnType<typeof loader>>["lookup"], { ok: true }>["order"];
+import { copyText } from "~/components/copy";
+import { Ban, CheckCircle, Clock, Copy, Hourglass } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { PaymentBox } from "~/components/payment-box";
+import { useToast } from "~/components/toaster";
+import { Badge } from "~/components/ui/badge";
+import { Card } from "~/components/ui/card";
 
 /** What the key box says while there is no key to show, by the order's state. */
 const KEY_PENDING: Record<Exclude<CryptoStatus, "complete">, string> = {
@@ -40,7 +37,7 @@ export const STATUS_STYLE: Record<CryptoStatus, { icon: typeof Clock; tone: "yel
 export const WAITING: CryptoStatus[] = ["pending", "underpaid", "processing"];
 
 /** One sentence on where the order stands, in the buyer's words. */
-function StatusLine({ order }: { order: TrackedOrder }) {
+function StatusLine({ order }: { order: CryptoOrderView }) {
   const coins = (units: number) => `${formatCoin(units)} ${order.coin}`;
   switch (order.status) {
     case "pending":
@@ -84,7 +81,7 @@ function StatusLine({ order }: { order: TrackedOrder }) {
 }
 
 /** What the buyer sent beyond the amount, and what becomes of it. */
-function Overpaid({ order, overpaid }: { order: TrackedOrder; overpaid: NonNullable<TrackedOrder["overpaid"]> }) {
+function Overpaid({ order, overpaid }: { order: CryptoOrderView; overpaid: NonNullable<CryptoOrderView["overpaid"]> }) {
   const about = overpaid.cents === null ? "" : ` (about ${formatUsd(overpaid.cents)} at the quoted rate)`;
   return (
     <p className="rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-3 text-sm text-yellow-100">
@@ -105,7 +102,7 @@ function Overpaid({ order, overpaid }: { order: TrackedOrder; overpaid: NonNulla
 }
 
 /** The looked-up order's card. */
-export function CryptoOrderCard({ order }: { order: TrackedOrder }) {
+export function CryptoOrderCard({ order }: { order: CryptoOrderView }) {
   const { toast } = useToast();
   const style = STATUS_STYLE[order.status];
   return (

@@ -1,12 +1,12 @@
 // The hub's live chat: a WebSocket to the chat room, reconnecting with backoff when it drops.
 import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
 import { type ChatMember, type ChatMessage, type ClientFrame, MAX_MESSAGE_LENGTH, parseServerFrame, SESSION_ENDED_CLOSE } from "~/lib/chat";
-import { MessageCircle, Send } from "./icons";
-import { LocalTime } from "./local-time";
-import { useToast } from "./toaster";
-import { Button } from "./ui/button";
-import { Card } from "./ui/card";
-import { inputClass } from "./ui/field";
+import { MessageCircle, Send } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import { useToast } from "~/components/toaster";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { inputClass } from "~/components/ui/field";
 
 type Connection = { state: "connecting" } | { state: "open" } | { state: "waiting"; retryAt: number } | { state: "signed-out" };
 

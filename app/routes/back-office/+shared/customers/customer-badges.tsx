@@ -1,6 +1,6 @@
 // How a customer's standing reads at a glance: their role (staff only) and whether they are banned.
 import { ROLE_LABEL, type Role } from "~/lib/roles";
-import { Badge } from "../ui/badge";
+import { Badge } from "~/components/ui/badge";
 
 export function CustomerBadges({ role, bannedAt, hasAccount = true }: { role: Role | null; bannedAt: number | null; hasAccount?: boolean }) {
   if (!hasAccount) return <Badge tone="gray">No account</Badge>;

@@ -3,21 +3,21 @@
 import { useRef } from "react";
 import { useFetcher } from "react-router";
 import { MAX_STOCK_THRESHOLD, stockThresholdSchema } from "~/lib/schemas/stock";
-import type { action } from "~/routes/back-office/manage-codes.stock";
-import { Badge } from "../ui/badge";
-import { Button } from "../ui/button";
-import { Card } from "../ui/card";
-import { Field } from "../ui/field";
-import { useFormCheck } from "../use-form-check";
-import { useResultToast } from "../use-result-toast";
-import type { LowStockRow } from "./low-stock-warning";
+import type { Answer } from "~/lib/answer";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { Field } from "~/components/ui/field";
+import { useFormCheck } from "~/components/use-form-check";
+import { useResultToast } from "~/components/use-result-toast";
+import type { LowStockRow } from "~/components/low-stock-warning";
 import { ScrollList } from "./scroll-list";
 
 const STOCK_ACTION = "/dashboard/manage-codes/stock";
 
 function ThresholdForm({ row }: { row: LowStockRow }) {
-  const fetcher = useFetcher<typeof action>();
-  const clearer = useFetcher<typeof action>();
+  const fetcher = useFetcher<Answer>();
+  const clearer = useFetcher<Answer>();
   const formRef = useRef<HTMLFormElement>(null);
   useResultToast(fetcher);
   useResultToast(clearer, () => {

@@ -4,11 +4,11 @@ import { Link } from "react-router";
 import { formatCents } from "~/lib/format";
 import { type OrderSource, orderPath } from "~/lib/orders";
 import type { LicenceView } from "~/lib/licences";
-import { BoundPc, LicenceStateBadge } from "../licence-details";
-import { LocalTime } from "../local-time";
-import { Badge } from "../ui/badge";
-import { Card } from "../ui/card";
-import { type Column, ResponsiveTable } from "../ui/responsive-table";
+import { BoundPc, LicenceStateBadge } from "~/components/licence-details";
+import { LocalTime } from "~/components/local-time";
+import { Badge } from "~/components/ui/badge";
+import { Card } from "~/components/ui/card";
+import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 
 export interface CustomerOrder {
   key: string;

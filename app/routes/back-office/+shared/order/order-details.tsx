@@ -2,13 +2,10 @@
 // what the chain shows, what the buyer typed) and the timeline of everything that happened to it.
 import type { ReactNode } from "react";
 import { formatCoin } from "~/lib/crypto-orders";
-import type { TimelineEntry } from "~/lib/orders";
-import type { loader } from "~/routes/back-office/order";
-import { LocalTime } from "../local-time";
-import { Badge } from "../ui/badge";
-import { Card } from "../ui/card";
-
-type OrderDetail = Awaited<ReturnType<typeof loader>>;
+import type { CryptoEvidence as Evidence, TimelineEntry } from "~/lib/orders";
+import { LocalTime } from "~/components/local-time";
+import { Badge } from "~/components/ui/badge";
+import { Card } from "~/components/ui/card";
 
 const TIMELINE_TONE: Record<TimelineEntry["kind"], "green" | "blue" | "yellow" | "red" | "gray" | "orange"> = {
   order: "green",
@@ -40,7 +37,7 @@ export function Detail({ label, children }: { label: string; children: ReactNode
 }
 
 /** What a crypto order's payment looked like: the quote, the chain's evidence, the buyer's txid. */
-export function CryptoEvidence({ crypto }: { crypto: NonNullable<OrderDetail["crypto"]> }) {
+export function CryptoEvidence({ crypto }: { crypto: Evidence }) {
   return (
     <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-2">
       <Detail label="Coin">{crypto.coin}</Detail>

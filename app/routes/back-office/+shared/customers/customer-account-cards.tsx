@@ -3,25 +3,57 @@
 // and shows its answer as a toast; the server checks every capability again.
 import { type ReactNode } from "react";
 import { useFetcher } from "react-router";
+import type { Answer } from "~/lib/answer";
 import { formatUsd } from "~/lib/format";
+import type { LicenceView } from "~/lib/licences";
 import { variantLabel } from "~/lib/plans";
-import { ROLE_LABEL } from "~/lib/roles";
+import { type Role, ROLE_LABEL } from "~/lib/roles";
 import { banSchema, type CustomerActionInput, customerActionSchema, customerInputTitle, ROLE_CHOICES, roleSchema } from "~/lib/schemas/customers";
 import { creditSchema } from "~/lib/schemas/reseller";
-import type { action, loader } from "~/routes/back-office/customers.account";
-import { BalanceHistory } from "../balance-history";
-import { DetailRow, LicenceExpiry } from "../licence-details";
-import { LocalTime } from "../local-time";
-import { OrderRef } from "../order-ref";
-import { Badge } from "../ui/badge";
-import { Button, type ButtonVariant } from "../ui/button";
-import { Card } from "../ui/card";
-import { describedBy, Field, FieldNotes, inputClass } from "../ui/field";
-import { ConfirmedAction } from "../confirmed-action";
-import { useFetcherForm } from "../use-fetcher-form";
+import { BalanceHistory, type LedgerEntry } from "~/components/balance-history";
+import { DetailRow, LicenceExpiry } from "~/components/licence-details";
+import { LocalTime } from "~/components/local-time";
+import { OrderRef } from "~/components/order-ref";
+import { Badge } from "~/components/ui/badge";
+import { Button, type ButtonVariant } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { describedBy, Field, FieldNotes, inputClass } from "~/components/ui/field";
+import { ConfirmedAction } from "~/components/confirmed-action";
+import { useFetcherForm } from "~/components/use-fetcher-form";
 import { CustomerBadges } from "./customer-badges";
 
-type Data = Awaited<ReturnType<typeof loader>>;
+/** What the page shows of one account, and what the viewer's role may do to it. */
+interface CustomerAccountView {
+  profile: {
+    id: string;
+    email: string;
+    username: string;
+    role: Role | null;
+    bannedAt: number | null;
+    banReason: string | null;
+    verifiedAt: number | null;
+    joinedAt: number;
+  };
+  security: { passkeys: number; enabled: boolean; recoveryCodesLeft: number };
+  sessions: { publicId: string; device: string; place: string | null; lastSeenAt: number }[];
+  subscriptions: {
+    id: string;
+    productTitle: string;
+    variantTitle: string;
+    status: "active" | "expired" | "revoked";
+    code: string | null;
+    orderId: string | null;
+    orderName: string | null;
+    licence: LicenceView | null;
+    expiryDate: number | null;
+  }[];
+  reseller: { account: { balanceCents: number } | null; ledger: LedgerEntry[] };
+  /** The viewer's own account: never banned or demoted from here. */
+  self: boolean;
+  may: { ban: boolean; sessions: boolean; credit: boolean; role: boolean };
+  /** The credit form's idempotency key, when the viewer may credit. */
+  creditRequest: string | null;
+}
 
 /**
  * One of the page's forms: hidden fields, an optional input, a button; its answer shows as a toast.
@@ -43,7 +75,7 @@ function ActionForm({
   confirm?: { title: string; cost: string };
   children?: (errors: Record<string, string | undefined>) => ReactNode;
 }) {
-  const fetcher = useFetcher<typeof action>();
+  const fetcher = useFetcher<Answer>();
   const schema = intent === "ban" ? banSchema : intent === "credit" ? creditSchema : intent === "role" ? roleSchema : customerActionSchema;
   const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, schema, { title: customerInputTitle, answer: fetcher.data?.intent === intent ? fetcher.data : null });
   if (confirm) {
@@ -82,7 +114,7 @@ function ActionForm({
   );
 }
 
-export function ProfileCard({ profile, security }: Pick<Data, "profile" | "security">) {
+export function ProfileCard({ profile, security }: Pick<CustomerAccountView, "profile" | "security">) {
   return (
     <Card className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
@@ -111,7 +143,7 @@ export function ProfileCard({ profile, security }: Pick<Data, "profile" | "secur
 
 const ROLE_HINT = "Support reads orders and customers and resets PCs; admins may do everything. It applies from their next request.";
 
-export function StandingCard({ profile, self, may }: Pick<Data, "profile" | "self" | "may">) {
+export function StandingCard({ profile, self, may }: Pick<CustomerAccountView, "profile" | "self" | "may">) {
   if (!may.ban && !may.role) return null;
   return (
     <Card className="space-y-5">
@@ -159,7 +191,7 @@ export function StandingCard({ profile, self, may }: Pick<Data, "profile" | "sel
   );
 }
 
-export function SessionsCard({ sessions, may }: Pick<Data, "sessions" | "may">) {
+export function SessionsCard({ sessions, may }: Pick<CustomerAccountView, "sessions" | "may">) {
   return (
     <Card>
       <div className="flex flex-wrap items-center justify-between gap-3">
@@ -204,7 +236,7 @@ export function SessionsCard({ sessions, may }: Pick<Data, "sessions" | "may">) 
   );
 }
 
-export function SubscriptionsCard({ subscriptions }: Pick<Data, "subscriptions">) {
+export function SubscriptionsCard({ subscriptions }: Pick<CustomerAccountView, "subscriptions">) {
   return (
     <Card>
       <h2 className="font-bold">Subscriptions</h2>
@@ -241,7 +273,7 @@ export function SubscriptionsCard({ subscriptions }: Pick<Data, "subscriptions">
   );
 }
 
-export function ResellerCard({ reseller, may, creditRequest }: Pick<Data, "reseller" | "may" | "creditRequest">) {
+export function ResellerCard({ reseller, may, creditRequest }: Pick<CustomerAccountView, "reseller" | "may" | "creditRequest">) {
   if (!reseller.account && !may.credit) return null;
   return (
     <Card>

@@ -2,14 +2,28 @@
 // zone (the browser's offset rides along in the filter form).
 import { useEffect, useState } from "react";
 import { PERIODS, type Period } from "~/lib/periods";
-import type { ManageCodesData } from "~/routes/back-office/manage-codes";
-import { LocalTime } from "../local-time";
-import { OrderRef } from "../order-ref";
-import { Badge } from "../ui/badge";
-import { Card } from "../ui/card";
-import { inputClass } from "../ui/field";
+import { LocalTime } from "~/components/local-time";
+import { OrderRef } from "~/components/order-ref";
+import { Badge } from "~/components/ui/badge";
+import { Card } from "~/components/ui/card";
+import { inputClass } from "~/components/ui/field";
 import { FilterForm, VariantFilter, type VariantOption } from "./code-filters";
 import { ScrollList } from "./scroll-list";
+
+/** Codes handed out, the first of them as rows, and how many there are in all. */
+export interface SoldCodes {
+  rows: {
+    id: number;
+    code: string;
+    variantTitle: string;
+    customerEmail: string | null;
+    orderId: string | null;
+    orderName: string | null;
+    usedAt: number | null;
+    revokedAt: number | null;
+  }[];
+  total: number;
+}
 
 export function SoldCodesCard({
   codes,
@@ -17,7 +31,7 @@ export function SoldCodesCard({
   variantId,
   period,
 }: {
-  codes: ManageCodesData["sold"];
+  codes: SoldCodes;
   variants: VariantOption[];
   variantId: string;
   period: Period;

@@ -1,16 +1,15 @@
 // "Available Codes (n)": unsold stock, filtered by variant, with Copy All, and a copy and a delete
 // button per code. Deleting is confirmed first and posts to the page's stock route.
 import { useFetcher } from "react-router";
-import type { ManageCodesData } from "~/routes/back-office/manage-codes";
-import type { action } from "~/routes/back-office/manage-codes.stock";
-import { copyText } from "../copy";
-import { Copy, Trash2 } from "../icons";
-import { useToast } from "../toaster";
-import { Badge } from "../ui/badge";
-import { Button } from "../ui/button";
-import { Card } from "../ui/card";
-import { ConfirmedAction } from "../confirmed-action";
-import { useResultToast } from "../use-result-toast";
+import type { Answer } from "~/lib/answer";
+import { copyText } from "~/components/copy";
+import { Copy, Trash2 } from "~/components/icons";
+import { useToast } from "~/components/toaster";
+import { Badge } from "~/components/ui/badge";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { ConfirmedAction } from "~/components/confirmed-action";
+import { useResultToast } from "~/components/use-result-toast";
 import { FilterForm, VariantFilter, type VariantOption } from "./code-filters";
 import { ScrollList } from "./scroll-list";
 
@@ -19,7 +18,7 @@ import { ScrollList } from "./scroll-list";
 const DELETE_FETCHER = "delete-code";
 
 function DeleteCode({ id, code }: { id: number; code: string }) {
-  const fetcher = useFetcher<typeof action>({ key: DELETE_FETCHER });
+  const fetcher = useFetcher<Answer>({ key: DELETE_FETCHER });
   return (
     <ConfirmedAction
       fetcher={fetcher}
@@ -53,9 +52,15 @@ function CopyCode({ code }: { code: string }) {
   );
 }
 
-export function AvailableCodesCard({ codes, variants, variantId }: { codes: ManageCodesData["available"]; variants: VariantOption[]; variantId: string }) {
+/** Unsold codes, the first of them as rows, and how many there are in all. */
+export interface AvailableCodes {
+  rows: { id: number; code: string; variantTitle: string }[];
+  total: number;
+}
+
+export function AvailableCodesCard({ codes, variants, variantId }: { codes: AvailableCodes; variants: VariantOption[]; variantId: string }) {
   const { toast } = useToast();
-  useResultToast(useFetcher<typeof action>({ key: DELETE_FETCHER }));
+  useResultToast(useFetcher<Answer>({ key: DELETE_FETCHER }));
   return (
     <Card>
       <div className="flex flex-wrap items-center justify-between gap-3">

@@ -4,11 +4,11 @@
 import { useState } from "react";
 import { useFetcher } from "react-router";
 import type { Toast } from "~/lib/toast";
-import { KeyRound } from "../icons";
-import { useToast } from "../toaster";
-import { Button } from "../ui/button";
-import { type ActionAnswer, useResultToast } from "../use-result-toast";
-import { promptForPasskey, useWebAuthnSupport } from "./passkey-prompt";
+import { KeyRound } from "~/components/icons";
+import { useToast } from "~/components/toaster";
+import { Button } from "~/components/ui/button";
+import { type ActionAnswer, useResultToast } from "~/components/use-result-toast";
+import { promptForPasskey, useWebAuthnSupport } from "~/components/security/passkey-prompt";
 
 export function PasskeySignInButton({ action, label, cancelled, className = "" }: { action: string; label: string; cancelled: Toast; className?: string }) {
   const fetcher = useFetcher<ActionAnswer>();

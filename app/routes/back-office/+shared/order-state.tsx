@@ -1,7 +1,7 @@
 // An order's state as a badge, and its total in its currency: shared by the order list and the order page.
 import { formatUsd } from "~/lib/format";
 import { ORDER_STATE_LABEL, type OrderRow } from "~/lib/orders";
-import { Badge, type BadgeTone } from "../ui/badge";
+import { Badge, type BadgeTone } from "~/components/ui/badge";
 
 const STATE_TONE: Record<string, BadgeTone> = {
   paid: "green",
