@@ -26,6 +26,17 @@ export interface LicenceView {
   nextOwnerResetAt: number | null;
 }
 
+/** Time added to every running licence of a product (or one plan) after downtime, and to how many. */
+export interface Compensation {
+  id: string;
+  product: string;
+  plan: LicencePlan | null;
+  days: number;
+  reason: string;
+  licenceCount: number | null;
+  createdAt: number;
+}
+
 export interface AdminLicenceView extends LicenceView {
   ownerEmail: string;
   orderId: string | null;

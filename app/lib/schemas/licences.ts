@@ -1,6 +1,7 @@
 // The licence API's request and the hub's licence forms (reset a PC, ban a key or a PC). The API's
 // schema is the contract its OpenAPI document states; the forms' schemas run in the browser too.
 import * as v from "valibot";
+import type { Problem } from "../result";
 import { MAX_CODE_LENGTH } from "./stock";
 
 /** Printable ASCII (space to tilde): what a loader's hardware id is made of. */
@@ -88,3 +89,6 @@ export type LicenceChangeInput = Exclude<LicenceAdminInput, CompensationInput>;
 export const licenceLookupSchema = v.object({
   key: v.pipe(text(), v.trim(), v.maxLength(MAX_CODE_LENGTH, `Keys are at most ${MAX_CODE_LENGTH} characters`)),
 });
+
+/** The toast title for a licence form's input problem, in the browser and from the server. */
+export const licenceInputTitle = (problem: Problem) => (problem.field === "reason" ? "Reason required" : problem.field === "days" ? "Days required" : "Error");

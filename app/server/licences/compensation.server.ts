@@ -6,7 +6,7 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { formatDate } from "~/lib/format";
-import { maskKey } from "~/lib/licences";
+import { type Compensation, maskKey } from "~/lib/licences";
 import { type LicencePlan, PLAN_DURATION_MS } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import type { CompensationInput } from "~/lib/schemas/licences";
@@ -49,16 +49,6 @@ function stillRunning(input: Pick<CompensationInput, "product" | "plan">, now: n
     isNotNull(licences.expiresAt),
     sql`${licences.expiresAt} > coalesce(${licences.pausedAt}, ${now})`,
   )!;
-}
-
-export interface Compensation {
-  id: string;
-  product: string;
-  plan: LicencePlan | null;
-  days: number;
-  reason: string;
-  licenceCount: number | null;
-  createdAt: number;
 }
 
 /**
