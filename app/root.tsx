@@ -11,13 +11,16 @@ import { CartProvider } from "~/components/cart/cart-context";
 import { CartDrawer } from "~/components/cart/cart-drawer";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
-import { AccessDenied, ErrorPage, NotFoundPage } from "~/components/status-pages";
+import { DashboardShell } from "~/components/dashboard-shell";
+import { DashboardErrorBoundary, GeneralErrorBoundary, thrownBody } from "~/components/error-boundary";
+import { AccessDenied, NotFoundPage } from "~/components/status-pages";
 import { type ShopSettings, useShop } from "~/components/shop";
 import { IntroHeadScript, ScrollRestorer } from "~/components/document-scripts";
 import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
 import type { Route } from "./+types/root";
+import { asDashboardShell } from "~/lib/dashboard";
 import { STYLESHEET_INLINED } from "~/lib/stylesheet";
 import stylesheet from "./app.css?url";
 
@@ -84,11 +87,19 @@ export default function App() {
   return <Outlet />;
 }
 
+/**
+ * The last resort, and where a refused staff page lands: guards run as middleware, before any
+ * loader, so React Router draws their refusal from here. The refusal carries the dashboard's shell,
+ * which goes around the calm message as it would around the page.
+ */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />;
-  // Guards run as middleware, before any loader, so a refusal lands here rather than in the page.
-  if (isRouteErrorResponse(error) && error.status === 403) return <AccessDenied />;
-  if (isRouteErrorResponse(error)) return <ErrorPage message={`${error.status} ${error.statusText}`.trim()} />;
-  if (import.meta.env.DEV && error instanceof Error) return <ErrorPage message={error.message} />;
-  return <ErrorPage message="An unexpected error occurred. Please try again in a moment." />;
+  const shell = isRouteErrorResponse(error) ? asDashboardShell(thrownBody(error).shell) : null;
+  if (shell) {
+    return (
+      <DashboardShell {...shell}>
+        <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />
+      </DashboardShell>
+    );
+  }
+  return <GeneralErrorBoundary error={error} statusHandlers={{ 403: () => <AccessDenied />, 404: () => <NotFoundPage /> }} />;
 }

@@ -1,6 +1,9 @@
 // The route table: every URL the app answers, and the module that answers it. Route modules are
-// grouped by area in app/routes/: storefront/, auth/, hub/ (the members' dashboard and its shell),
-// back-office/ (staff pages inside the same shell), api/ (JSON endpoints the pages call) and dev/.
+// grouped by area in app/routes/ (decision 053), each area under a layout whose error boundary keeps
+// the area's frame on error: storefront/ (public pages), auth/ (signing in and its steps), hub/
+// (the dashboard's shell and the member's pages), back-office/ (staff pages, in the same shell),
+// api/ (endpoints the pages call; no pages, so no boundary) and dev/. A route's own parts sit
+// beside it in its area's +shared/ folder.
 import { index, layout, prefix, type RouteConfig, route } from "@react-router/dev/routes";
 
 // Pages that exist only in development and tests (the local mailbox, the simulated chain and the
@@ -8,64 +11,84 @@ import { index, layout, prefix, type RouteConfig, route } from "@react-router/de
 const devOnly =
   process.env.NODE_ENV === "production"
     ? []
-    : [route("dev/mail", "routes/dev/mail.tsx"), route("dev/chain", "routes/dev/chain.tsx"), route("checkout/demo/:id", "routes/dev/checkout-demo.tsx")];
+    : [
+        layout("routes/dev/layout.tsx", [
+          route("dev/mail", "routes/dev/mail.tsx"),
+          route("dev/chain", "routes/dev/chain.tsx"),
+          route("checkout/demo/:id", "routes/dev/checkout-demo.tsx"),
+        ]),
+      ];
 
 export default [
-  index("routes/storefront/home.tsx"),
-  route("products", "routes/storefront/products.tsx"),
-  route("product/:handle", "routes/storefront/product.tsx"),
-  route("status", "routes/storefront/status.tsx"),
-  route("support", "routes/storefront/support.tsx"),
-  route("affiliate", "routes/storefront/affiliate.tsx"),
-  route("docs/licence-api", "routes/storefront/licence-api-docs.tsx"),
-  route("sitemap.xml", "routes/storefront/sitemap.ts"),
-  route("robots.txt", "routes/storefront/robots.ts"),
-  route("auth", "routes/auth/sign-in.tsx"),
-  route("auth/verify", "routes/auth/verify.tsx"),
-  route("auth/forgot", "routes/auth/forgot.tsx"),
-  route("auth/reset", "routes/auth/reset.tsx"),
-  route("auth/2fa", "routes/auth/2fa.tsx"),
-  route("auth/2fa/passkey", "routes/auth/2fa.passkey.ts"),
-  route("auth/passkey", "routes/auth/passkey.ts"),
-  route("auth/discord", "routes/auth/discord.ts"),
-  route("auth/discord/callback", "routes/auth/discord.callback.ts"),
-  route("auth/logout", "routes/auth/logout.tsx"),
+  layout("routes/storefront/layout.tsx", [
+    index("routes/storefront/home.tsx"),
+    route("products", "routes/storefront/products.tsx"),
+    route("product/:handle", "routes/storefront/product.tsx"),
+    route("status", "routes/storefront/status.tsx"),
+    route("support", "routes/storefront/support.tsx"),
+    route("affiliate", "routes/storefront/affiliate.tsx"),
+    route("docs/licence-api", "routes/storefront/licence-api-docs.tsx"),
+    route("sitemap.xml", "routes/storefront/sitemap.ts"),
+    route("robots.txt", "routes/storefront/robots.ts"),
+    // Any path nothing else claims: the storefront's 404.
+    route("*", "routes/not-found.tsx"),
+  ]),
+  layout("routes/auth/layout.tsx", [
+    route("auth", "routes/auth/sign-in.tsx"),
+    route("auth/verify", "routes/auth/verify.tsx"),
+    route("auth/forgot", "routes/auth/forgot.tsx"),
+    route("auth/reset", "routes/auth/reset.tsx"),
+    route("auth/2fa", "routes/auth/2fa.tsx"),
+    route("auth/2fa/passkey", "routes/auth/2fa.passkey.ts"),
+    route("auth/passkey", "routes/auth/passkey.ts"),
+    route("auth/discord", "routes/auth/discord.ts"),
+    route("auth/discord/callback", "routes/auth/discord.callback.ts"),
+    route("auth/logout", "routes/auth/logout.tsx"),
+  ]),
   route("api/viewer", "routes/api/viewer.ts"),
   route("api/upsell", "routes/api/upsell.ts"),
   route("api/checkout", "routes/api/checkout.ts"),
   route("api/crypto-orders", "routes/api/crypto-orders.ts"),
   ...prefix("dashboard", [
+    // The shell: the sidebar, and the sign-in guard every dashboard loader and action runs behind.
     layout("routes/hub/shell.tsx", [
-      index("routes/hub/index.tsx"),
-      route("subscriptions", "routes/hub/subscriptions.tsx"),
-      route("downloads", "routes/hub/downloads.tsx"),
-      route("downloads/:id", "routes/hub/downloads.file.ts"),
-      route("resell", "routes/hub/resell.tsx"),
-      route("resell/keys.csv", "routes/hub/resell.keys-csv.ts"),
-      route("2fa", "routes/hub/2fa.tsx"),
-      // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
-      route("security", "routes/hub/security.tsx", [route("passkeys", "routes/hub/security.passkeys.ts")]),
-      route("crypto-tracker", "routes/hub/crypto-tracker.tsx"),
-      // The card actions nest under the page, so its admin-only middleware guards them too.
-      route("manage-codes", "routes/back-office/manage-codes.tsx", [
-        route("stock", "routes/back-office/manage-codes.stock.ts"),
-        route("crypto-orders", "routes/back-office/manage-codes.crypto-orders.ts"),
-        route("jobs", "routes/back-office/manage-codes.jobs.ts"),
+      layout("routes/hub/layout.tsx", [
+        index("routes/hub/index.tsx"),
+        route("subscriptions", "routes/hub/subscriptions.tsx"),
+        route("downloads", "routes/hub/downloads.tsx"),
+        route("downloads/:id", "routes/hub/downloads.file.ts"),
+        route("resell", "routes/hub/resell.tsx"),
+        route("resell/keys.csv", "routes/hub/resell.keys-csv.ts"),
+        route("2fa", "routes/hub/2fa.tsx"),
+        // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
+        route("security", "routes/hub/security.tsx", [route("passkeys", "routes/hub/security.passkeys.ts")]),
+        route("crypto-tracker", "routes/hub/crypto-tracker.tsx"),
+        // Any other /dashboard path: a 404 inside the shell.
+        route("*", "routes/not-found.tsx", { id: "routes/hub/not-found" }),
       ]),
-      route("licences", "routes/back-office/licences.tsx"),
-      // The exports nest under the list, so its orders.view guard runs before their own (export).
-      route("orders", "routes/back-office/orders.tsx", [
-        route("export.csv", "routes/back-office/orders.export-csv.ts"),
-        route("keys.csv", "routes/back-office/orders.keys-csv.ts"),
+      // Each staff page's middleware checks its capability (app/lib/roles.ts); each action's intent
+      // has its own (app/lib/staff-actions.ts).
+      layout("routes/back-office/layout.tsx", [
+        // The card actions nest under the page, so its admin-only middleware guards them too.
+        route("manage-codes", "routes/back-office/manage-codes.tsx", [
+          route("stock", "routes/back-office/manage-codes.stock.ts"),
+          route("crypto-orders", "routes/back-office/manage-codes.crypto-orders.ts"),
+          route("jobs", "routes/back-office/manage-codes.jobs.ts"),
+        ]),
+        route("licences", "routes/back-office/licences.tsx"),
+        // The exports nest under the list, so its orders.view guard runs before their own (export).
+        route("orders", "routes/back-office/orders.tsx", [
+          route("export.csv", "routes/back-office/orders.export-csv.ts"),
+          route("keys.csv", "routes/back-office/orders.keys-csv.ts"),
+        ]),
+        route("orders/:source/:reference", "routes/back-office/order.tsx"),
+        route("customers", "routes/back-office/customers.tsx"),
+        route("customers/:id", "routes/back-office/customers.account.tsx"),
+        route("customers/email/:email", "routes/back-office/customers.buyer.tsx"),
+        route("audit", "routes/back-office/audit.tsx"),
+        route("sales", "routes/back-office/sales.tsx"),
       ]),
-      route("orders/:source/:reference", "routes/back-office/order.tsx"),
-      route("customers", "routes/back-office/customers.tsx"),
-      route("customers/:id", "routes/back-office/customers.account.tsx"),
-      route("customers/email/:email", "routes/back-office/customers.buyer.tsx"),
-      route("audit", "routes/back-office/audit.tsx"),
-      route("sales", "routes/back-office/sales.tsx"),
     ]),
   ]),
   ...devOnly,
-  route("*", "routes/storefront/not-found.tsx"),
 ] satisfies RouteConfig;

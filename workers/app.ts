@@ -5,6 +5,7 @@ import { createRequestHandler, RouterContextProvider } from "react-router";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
 import { CHAT_PATH, connectToChat } from "~/server/hub/chat-gateway.server";
 import { appContext } from "~/http/context.server";
+import { withErrorReferences } from "~/http/error-reference.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { FULFILMENT_DEAD_LETTERS, recordDeadJobs, runFulfilmentBatch } from "~/server/jobs/fulfilment-queue.server";
 import { database } from "~/server/platform/db/client.server";
@@ -24,7 +25,8 @@ import { webhooks } from "./webhooks";
 
 export { ChatRoom } from "./chat-room";
 
-const handleRequest = createRequestHandler(() => import("virtual:react-router/server-build"), import.meta.env.MODE);
+// Unexpected errors in loaders, actions and middleware are logged and answered with a reference.
+const handleRequest = createRequestHandler(() => import("virtual:react-router/server-build").then(withErrorReferences), import.meta.env.MODE);
 
 let seeded: Promise<void> | undefined;
 

@@ -6,17 +6,11 @@
 import { type ReactNode, useEffect, useState } from "react";
 import type { FetcherWithComponents } from "react-router";
 import * as v from "valibot";
+import type { Answer } from "~/lib/answer";
 import type { Problem } from "~/lib/result";
 import { Button, type ButtonVariant } from "./ui/button";
 import { Dialog } from "./ui/dialog";
 import { useFormCheck } from "./use-form-check";
-
-
-interface Answer {
-  ok: boolean;
-  intent?: string;
-  problem?: Problem;
-}
 
 export function ConfirmedAction({
   fetcher,

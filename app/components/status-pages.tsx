@@ -1,16 +1,27 @@
-// Full-page answers for "not found", "not allowed" and "something broke".
+// What a page says when it cannot be shown: not found, not allowed, or something broke (with the
+// reference the server logged it under). Each names the way back that suits its area.
 import { ShieldAlert } from "~/components/icons";
 import { useEffect } from "react";
 import { Link, useNavigate } from "react-router";
 import { buttonClass } from "./ui/button";
 
-export function NotFoundPage() {
+/** Where a status page sends the reader on. */
+export interface WayBack {
+  to: string;
+  label: string;
+}
+
+export const HOME: WayBack = { to: "/", label: "Return to Home" };
+export const DASHBOARD: WayBack = { to: "/dashboard", label: "Back to the dashboard" };
+
+export function NotFoundPage({ title = "Oops! Page not found", detail, back = HOME }: { title?: string; detail?: string; back?: WayBack }) {
   return (
     <section className="mx-auto flex min-h-[60vh] max-w-xl flex-col items-center justify-center px-4 text-center">
       <p className="text-7xl font-black text-accent">404</p>
-      <h1 className="mt-4 text-2xl font-bold">Oops! Page not found</h1>
-      <Link to="/" className={buttonClass("primary", "md", "mt-8")}>
-        Return to Home
+      <h1 className="mt-4 text-2xl font-bold">{title}</h1>
+      {detail ? <p className="mt-2 text-muted">{detail}</p> : null}
+      <Link to={back.to} className={buttonClass("primary", "md", "mt-8")}>
+        {back.label}
       </Link>
     </section>
   );
@@ -34,13 +45,19 @@ export function AccessDenied() {
   );
 }
 
-export function ErrorPage({ message }: { message: string }) {
+/** `reference`: what the server logged the error under, for the reader to quote to support. */
+export function ErrorPage({ message, reference, back = HOME }: { message: string; reference?: string; back?: WayBack }) {
   return (
     <section role="alert" className="mx-auto flex min-h-[50vh] max-w-xl flex-col items-center justify-center px-4 text-center">
       <h1 className="text-2xl font-bold">Something went wrong</h1>
       <p className="mt-2 text-muted">{message}</p>
-      <Link to="/" className={buttonClass("outline", "md", "mt-8")}>
-        Return to Home
+      {reference ? (
+        <p className="mt-4 text-sm text-muted">
+          If it keeps happening, tell support this reference: <code className="rounded bg-panel-2 px-1.5 py-0.5 font-mono text-zinc-100 select-all">{reference}</code>
+        </p>
+      ) : null}
+      <Link to={back.to} className={buttonClass("outline", "md", "mt-8")}>
+        {back.label}
       </Link>
     </section>
   );

@@ -3,19 +3,19 @@
 // cleared after a success.
 import { useRef } from "react";
 import type * as v from "valibot";
+import type { Answer } from "~/lib/answer";
+import type { FieldErrors } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { useFormCheck } from "./use-form-check";
 import { type ActionAnswer, useResultToast } from "./use-result-toast";
 
-type Answer = { ok: boolean; problem?: Problem } | null | undefined;
-
 export function useFetcherForm<S extends v.GenericSchema>(
-  fetcher: { state: string; data?: ActionAnswer & { problem?: Problem } },
+  fetcher: { state: string; data?: ActionAnswer & { problem?: Problem; fieldErrors?: FieldErrors } },
   schema: S,
   options: {
     title: string | ((problem: Problem) => string);
     /** The answer whose field problem this form shows (default: the fetcher's latest answer). */
-    answer?: Answer;
+    answer?: Answer | null;
   },
 ) {
   const formRef = useRef<HTMLFormElement>(null);

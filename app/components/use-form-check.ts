@@ -1,6 +1,6 @@
 // A form's checks in the browser: the page's schema runs before anything is sent; the first
-// problem is toasted (as the server would) and every field's message is shown next to it. A
-// problem the server answers with shows next to its field the same way.
+// problem is toasted (as the server would) and every field's message is shown next to it. The
+// server's answer shows the same way: every field's message it sent, or its problem's field.
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import type * as v from "valibot";
 import { type FieldErrors, formIssues } from "~/lib/form-schema";
@@ -9,7 +9,7 @@ import { useToast } from "./toaster";
 
 export function useFormCheck<S extends v.GenericSchema>(
   schema: S,
-  options: { title: string | ((problem: Problem) => string); answer?: { ok: boolean; problem?: Problem } | null },
+  options: { title: string | ((problem: Problem) => string); answer?: { ok: boolean; problem?: Problem; fieldErrors?: FieldErrors } | null },
 ) {
   const { toast } = useToast();
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -17,8 +17,9 @@ export function useFormCheck<S extends v.GenericSchema>(
 
   useEffect(() => {
     if (!answer) return;
-    const field = answer.ok ? undefined : answer.problem?.field;
-    setErrors(field && answer.problem ? { [field]: answer.problem.message } : {});
+    if (answer.ok || !answer.problem) return setErrors({});
+    const { field, message } = answer.problem;
+    setErrors(answer.fieldErrors ?? (field ? { [field]: message } : {}));
   }, [answer]);
 
   const onSubmit = useCallback(

@@ -2,6 +2,7 @@
 // a success becomes a toast (fetcher forms get data; navigations redirect with a flash toast).
 import { data } from "react-router";
 import type { Answer } from "~/lib/answer";
+import type { FieldErrors } from "~/lib/form-schema";
 import type { Problem, ProblemCode, Result } from "~/lib/result";
 import type { Toast } from "~/lib/toast";
 
@@ -51,11 +52,20 @@ export function answer<T>(result: Result<T>, options: AnswerOptions<T>) {
   return answerProblem(result.problem, options);
 }
 
-export function answerProblem(problem: Problem, options: { titles?: ProblemTitles; intent?: string; headers?: HeadersInit } = {}) {
+/** A problem's answer: its status and toast; with `fieldErrors`, every field's message for the form to show. */
+export function answerProblem(problem: Problem, options: { titles?: ProblemTitles; intent?: string; headers?: HeadersInit; fieldErrors?: FieldErrors } = {}) {
   const headers = new Headers(options.headers);
   for (const [name, value] of Object.entries(problemHeaders(problem) ?? {})) headers.set(name, value);
   return data<Answer<never>>(
-    { ok: false, intent: options.intent, toast: problemToast(problem, options.titles), problem },
+    { ok: false, intent: options.intent, toast: problemToast(problem, options.titles), problem, ...(options.fieldErrors ? { fieldErrors: options.fieldErrors } : {}) },
     { status: problemStatus(problem), headers },
   );
+}
+
+/** A form that did not pass its schema: 400, the first problem as the toast, and every field's message. */
+export function answerInvalid(
+  submission: { problem: Problem; fieldErrors: FieldErrors; intent?: string },
+  options: { titles?: ProblemTitles; intent?: string; headers?: HeadersInit } = {},
+) {
+  return answerProblem(submission.problem, { intent: submission.intent, ...options, fieldErrors: submission.fieldErrors });
 }

@@ -1,11 +1,13 @@
 // Who may do what. Private routes run these as middleware, so every loader and action under
 // them is covered — including the data requests a script could send without the page.
-import { createContext, data, type MiddlewareFunction, type RouterContextProvider } from "react-router";
+import { createContext, type MiddlewareFunction, type RouterContextProvider } from "react-router";
+import { dashboardShell } from "~/lib/dashboard";
 import { can, type Capability } from "~/lib/roles";
 import type { Viewer } from "~/lib/viewer";
 import { app } from "./context.server";
 import { getViewer } from "../server/accounts/session.server";
 import { redirectWithToast } from "./flash-toast.server";
+import { forbidden } from "./refusals.server";
 import { rememberReturnPath } from "./sign-in-redirect.server";
 
 export const viewerContext = createContext<Viewer>();
@@ -19,19 +21,20 @@ export const requireUser: MiddlewareFunction<Response> = async ({ request, conte
   context.set(viewerContext, viewer);
 };
 
-const forbidden = () => data({ message: "You don't have permission to access this page" }, { status: 403 });
-
 /** Runs after `requireUser`: an account whose role lacks the capability gets 403 (see app/lib/roles.ts). */
 export function requireCapability(capability: Capability): MiddlewareFunction<Response> {
   return ({ context }) => {
-    if (!can(context.get(viewerContext).role, capability)) throw forbidden();
+    assertCapability(context, capability);
   };
 }
 
-/** For actions with intents of different weight: 403 unless the viewer's role has the capability. */
-export function assertCapability(context: Readonly<RouterContextProvider>, capability: Capability): Viewer {
+/**
+ * 403 unless the viewer's role has every capability named (the staff action pipeline checks an
+ * intent's this way). The refusal carries the dashboard's shell, which the page is drawn in.
+ */
+export function assertCapability(context: Readonly<RouterContextProvider>, ...capabilities: Capability[]): Viewer {
   const viewer = context.get(viewerContext);
-  if (!can(viewer.role, capability)) throw forbidden();
+  if (!capabilities.every((capability) => can(viewer.role, capability))) throw forbidden(dashboardShell(viewer));
   return viewer;
 }
 

@@ -4,7 +4,7 @@ import type { RouterContextProvider } from "react-router";
 import { ok, type Result } from "~/lib/result";
 import { passkeySignInSchema } from "~/lib/schemas/passkeys";
 import { relyingParty } from "../server/accounts/passkeys.server";
-import { answer, answerProblem, type ProblemTitles } from "./answer.server";
+import { answer, answerInvalid, answerProblem, type ProblemTitles } from "./answer.server";
 import { app } from "./context.server";
 import { readSubmission } from "./submission.server";
 
@@ -26,7 +26,7 @@ export function answerCeremonyOptions<T>(result: Result<{ options: T; cookie: st
 /** A passkey sign-in form (alone or as the second step) and the relying party; or the answer saying why not. */
 export async function readPasskeySignIn(request: Request, context: Readonly<RouterContextProvider>, titles: ProblemTitles) {
   const submission = await readSubmission(request, passkeySignInSchema);
-  if (!submission.ok) return { refused: answerProblem(submission.problem, { titles }) };
+  if (!submission.ok) return { refused: answerInvalid(submission, { titles }) };
   const rp = relyingPartyFor(context, request);
   if (!rp.ok) return { refused: answerProblem(rp.problem, { titles }) };
   return { form: submission.value, rp: rp.value };

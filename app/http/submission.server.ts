@@ -3,13 +3,18 @@
 // before any schema runs: it comes from no form of ours, so there is no field to show it next to.
 import { data } from "react-router";
 import type * as v from "valibot";
-import { checkForm } from "~/lib/form-schema";
-import type { Result } from "~/lib/result";
+import { checkSubmission, type Submission } from "~/lib/form-schema";
 import { readFormFields } from "~/server/platform/request-body.server";
 import { problemStatus } from "./answer.server";
 
-export async function readSubmission<S extends v.GenericSchema>(request: Request, schema: S): Promise<Result<v.InferOutput<S>>> {
+/** The form's text fields, or the answer (thrown) for a body that is not a form we could have sent. */
+export async function readFields(request: Request): Promise<Record<string, string>> {
   const fields = await readFormFields(request);
   if (!fields.ok) throw data(fields.problem.message, { status: problemStatus(fields.problem) });
-  return checkForm(schema, fields.value);
+  return fields.value;
+}
+
+/** The form checked with `schema`: its output, or the first problem and every field's message. */
+export async function readSubmission<S extends v.GenericSchema>(request: Request, schema: S): Promise<Submission<v.InferOutput<S>>> {
+  return checkSubmission(schema, await readFields(request));
 }

@@ -5,6 +5,9 @@ import { fail, type Problem, type Result } from "./result";
 
 export type FieldErrors = Record<string, string>;
 
+/** A form's verdict: its output, or the first problem (for the toast) with every field's message. */
+export type Submission<T> = { ok: true; value: T } | { ok: false; problem: Problem; fieldErrors: FieldErrors };
+
 function fieldOf(issue: v.BaseIssue<unknown>): string | undefined {
   const key = issue.path?.[0]?.key;
   return typeof key === "string" ? key : undefined;
@@ -28,11 +31,16 @@ export function checkForm<S extends v.GenericSchema>(schema: S, input: unknown):
   return fail("invalid", first.message, { field: fieldOf(first) });
 }
 
+/** The schema's verdict on a submitted form: its output, or the first problem and every field's message. */
+export function checkSubmission<S extends v.GenericSchema>(schema: S, input: unknown): Submission<v.InferOutput<S>> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return { ok: true, value: result.output };
+  const [first] = result.issues;
+  return { ok: false, problem: { code: "invalid", message: first.message, field: fieldOf(first) }, fieldErrors: fieldErrors(result.issues) };
+}
+
 /** In the browser: every field's message for `form`, and the first problem, or null when valid. */
 export function formIssues<S extends v.GenericSchema>(schema: S, form: FormData | Record<string, unknown>): { problem: Problem; fields: FieldErrors } | null {
-  const input = form instanceof FormData ? Object.fromEntries(form) : form;
-  const result = v.safeParse(schema, input);
-  if (result.success) return null;
-  const [first] = result.issues;
-  return { problem: { code: "invalid", message: first.message, field: fieldOf(first) }, fields: fieldErrors(result.issues) };
+  const checked = checkSubmission(schema, form instanceof FormData ? Object.fromEntries(form) : form);
+  return checked.ok ? null : { problem: checked.problem, fields: checked.fieldErrors };
 }

@@ -49,7 +49,6 @@ export const orderActionSchema = v.variant(
   ],
   "Unknown request",
 );
-export type OrderActionInput = v.InferOutput<typeof orderActionSchema>;
 
 /** Admin: a key handed out by hand, from stock, with the reason it was given. */
 export const manualOrderSchema = v.object({

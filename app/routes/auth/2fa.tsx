@@ -11,7 +11,7 @@ import { PasskeySignInButton } from "./+shared/passkey-sign-in";
 import { challengedAccount, clearChallengeCookie, completeChallenge } from "~/server/accounts/login-challenge.server";
 import { hasPasskeys } from "~/server/accounts/passkeys.server";
 import { app } from "~/http/context.server";
-import { answerProblem, problemToast, type ProblemTitles } from "~/http/answer.server";
+import { answerInvalid, answerProblem, type ProblemTitles, problemToast } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
@@ -39,7 +39,7 @@ const titles: ProblemTitles = {
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const submission = await readSubmission(request, secondFactorSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  if (!submission.ok) return answerInvalid(submission, { titles });
   const result = await completeChallenge(db, env.TOTP_ENCRYPTION_KEY, request, submission.value.code);
   if (result.ok) return redirectAfterSignIn(request, result.value, [clearChallengeCookie()]);
   const { problem } = result;

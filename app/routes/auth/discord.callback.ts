@@ -1,6 +1,5 @@
 // GET /auth/discord/callback: Discord sends the browser back here, from a sign-in, from linking
 // Discord on the Security page, or from confirming a Discord registration's address.
-import { data } from "react-router";
 import { clearDiscordCookies, confirmWithDiscord, discordModeOf, finishDiscordLink, finishDiscordSignIn, isDiscordConfigured } from "~/server/accounts/discord.server";
 import { clearVerificationCookie, verificationTokenFrom } from "~/server/accounts/registration.server";
 import { getViewer } from "~/server/accounts/session.server";
@@ -10,6 +9,7 @@ import { app, mailingDeps } from "~/http/context.server";
 import { problemToast } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
+import { notFound } from "~/http/refusals.server";
 import type { Problem } from "~/lib/result";
 import { ACCOUNT_SUSPENDED } from "~/lib/schemas/auth";
 import type { Toast } from "~/lib/toast";
@@ -20,7 +20,7 @@ const SECURITY = "/dashboard/security";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
-  if (!isDiscordConfigured(env)) throw data(null, { status: 404 });
+  if (!isDiscordConfigured(env)) throw notFound();
   const cleared = clearDiscordCookies();
   const go = (to: string, toast: Toast, extra: string[] = []) => {
     const headers = new Headers();

@@ -1,18 +1,19 @@
 // /auth/discord: off to Discord (only when Discord sign-in is configured). A GET signs in. A POST
 // links Discord to the member signed in (from the Security page, with their password), or
 // confirms the address of a registration a Discord sign-in opened (from the confirmation page).
-import { data, redirect } from "react-router";
+import { redirect } from "react-router";
 import { app } from "~/http/context.server";
 import { problemToast } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { readSubmission } from "~/http/submission.server";
+import { notFound } from "~/http/refusals.server";
 import { discordStartSchema } from "~/lib/schemas/auth";
 import { type DiscordMode, isDiscordConfigured, mayLinkDiscord, startDiscordSignIn } from "~/server/accounts/discord.server";
 import { getViewer } from "~/server/accounts/session.server";
 import type { Route } from "./+types/discord";
 
 function toDiscord(request: Request, env: Env, mode?: DiscordMode) {
-  if (!isDiscordConfigured(env)) throw data(null, { status: 404 });
+  if (!isDiscordConfigured(env)) throw notFound();
   const { url, cookies } = startDiscordSignIn(env, new URL(request.url).origin, mode);
   const headers = new Headers();
   for (const cookie of cookies) headers.append("Set-Cookie", cookie);
@@ -25,7 +26,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
-  if (!isDiscordConfigured(env)) throw data(null, { status: 404 });
+  if (!isDiscordConfigured(env)) throw notFound();
   const form = await readSubmission(request, discordStartSchema);
   if (!form.ok) return redirectWithToast("/auth", problemToast(form.problem));
   if (form.value.intent === "confirm") return toDiscord(request, env, { kind: "confirm" });

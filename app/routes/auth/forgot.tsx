@@ -9,7 +9,7 @@ import { BRAND } from "~/lib/brand";
 import { resetRequestSchema } from "~/lib/schemas/auth";
 import { requestPasswordReset } from "~/server/accounts/password-reset.server";
 import { mailingDeps } from "~/http/context.server";
-import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/forgot";
@@ -26,7 +26,7 @@ const titles: ProblemTitles = { invalid: "Validation Error", ...throttledTitles 
 
 export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readSubmission(request, resetRequestSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  if (!submission.ok) return answerInvalid(submission, { titles });
   return answer(await requestPasswordReset(mailingDeps(context), request, submission.value), {
     success: { title: "Check your email", description: "If an account matches, a link to reset its password is on its way." },
     titles,

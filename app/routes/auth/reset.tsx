@@ -2,33 +2,23 @@
 // into a short-lived cookie at once (a redirect to the bare path), so it stays out of the address
 // bar, the history and every Referer; the form then sets the new password with it.
 import { data, Form, Link, redirect, useActionData } from "react-router";
-import { AuthPage, NewPasswordField, useAnsweredForm } from "./+shared/auth-page";
+import { AuthPage, linkPageMeta, NewPasswordField, useAnsweredForm } from "./+shared/auth-page";
 import { KeyRound } from "~/components/icons";
 import { Button, buttonClass } from "~/components/ui/button";
-import { BRAND } from "~/lib/brand";
 import { newPasswordSchema } from "~/lib/schemas/auth";
 import { checkResetLink, clearResetCookie, resetLinkCookie, resetPassword, resetTokenFrom } from "~/server/accounts/password-reset.server";
 import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
 import { app, mailingDeps, sessionDeps } from "~/http/context.server";
-import { answerProblem, problemStatus, type ProblemTitles } from "~/http/answer.server";
+import { answerInvalid, answerProblem, problemStatus, type ProblemTitles } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
-import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
+import { linkPageHeaders, NO_REFERRER } from "~/http/link-pages.server";
+import { throttledTitles } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/reset";
 
-const NO_REFERRER = { "Referrer-Policy": "no-referrer" };
+export const meta: Route.MetaFunction = () => linkPageMeta("Choose a new password");
 
-export const meta: Route.MetaFunction = () => [
-  { title: `Choose a new password | ${BRAND}` },
-  { name: "robots", content: "noindex" },
-  { name: "referrer", content: "no-referrer" },
-];
-
-export const headers: Route.HeadersFunction = (args) => {
-  const headers = new Headers(passRetryAfter(args));
-  for (const [name, value] of Object.entries(NO_REFERRER)) headers.set(name, value);
-  return headers;
-};
+export const headers = linkPageHeaders;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db } = app(context);
@@ -47,7 +37,7 @@ const titles: ProblemTitles = { invalid: "Validation Error", "not-found": "Link 
 
 export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readSubmission(request, newPasswordSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  if (!submission.ok) return answerInvalid(submission, { titles });
   const deps = { ...mailingDeps(context), ...sessionDeps(context) };
   const result = await resetPassword(deps, request, resetTokenFrom(request), submission.value.password);
   if (!result.ok) {

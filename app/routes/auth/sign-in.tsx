@@ -19,7 +19,7 @@ import { getViewer } from "~/server/accounts/session.server";
 import { logIn } from "~/server/accounts/sign-in.server";
 import { app, mailingDeps } from "~/http/context.server";
 import { relyingPartyFor } from "~/http/passkeys.server";
-import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { answer, answerInvalid, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import { readSubmission } from "~/http/submission.server";
@@ -51,7 +51,7 @@ const titles: ProblemTitles = {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readSubmission(request, authSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  if (!submission.ok) return answerInvalid(submission, { titles });
   const form = submission.value;
   switch (form.intent) {
     case "login": {

@@ -5,7 +5,7 @@
 // address and gives the account the keys bought with it; a registration that a Discord sign-in
 // opened is confirmed by signing in with that Discord account instead (decision 042).
 import { Form, Link, redirect, useActionData } from "react-router";
-import { AuthPage, useAnsweredForm } from "./+shared/auth-page";
+import { AuthPage, linkPageMeta, useAnsweredForm } from "./+shared/auth-page";
 import { MailCheck } from "~/components/icons";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Field } from "~/components/ui/field";
@@ -15,26 +15,18 @@ import { isDiscordConfigured } from "~/server/accounts/discord.server";
 import { checkVerificationLink, clearVerificationCookie, confirmWithPassword, verificationLinkCookie, verificationTokenFrom } from "~/server/accounts/registration.server";
 import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
 import { app } from "~/http/context.server";
-import { answerProblem, problemToast } from "~/http/answer.server";
+import { answerInvalid, answerProblem, problemToast } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
-import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
+import { linkPageHeaders, NO_REFERRER } from "~/http/link-pages.server";
+import { throttledTitles } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/verify";
 
-const NO_REFERRER = { "Referrer-Policy": "no-referrer" };
 const FAILED = { "not-found": "Verification Failed" };
 
-export const meta: Route.MetaFunction = () => [
-  { title: `Confirm your e-mail address | ${BRAND}` },
-  { name: "robots", content: "noindex" },
-  { name: "referrer", content: "no-referrer" },
-];
+export const meta: Route.MetaFunction = () => linkPageMeta("Confirm your e-mail address");
 
-export const headers: Route.HeadersFunction = (args) => {
-  const headers = new Headers(passRetryAfter(args));
-  for (const [name, value] of Object.entries(NO_REFERRER)) headers.set(name, value);
-  return headers;
-};
+export const headers = linkPageHeaders;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db } = app(context);
@@ -55,7 +47,7 @@ const titles = { invalid: "Validation Error", unauthenticated: "Wrong password",
 export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
   const submission = await readSubmission(request, confirmEmailSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  if (!submission.ok) return answerInvalid(submission, { titles });
   const verified = await confirmWithPassword(db, request, verificationTokenFrom(request), submission.value);
   const cleared = { headers: { "Set-Cookie": clearVerificationCookie() } };
   if (!verified.ok && verified.problem.code !== "not-found") return answerProblem(verified.problem, { titles });

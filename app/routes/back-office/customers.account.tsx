@@ -1,21 +1,22 @@
 // /dashboard/customers/:id: one account as staff see it — profile, orders, subscriptions, keys,
 // sessions, sign-in security and reseller balance — and, by role, what may be done to it: ban or
-// unban it, end its sessions, credit its balance, change its role. Each intent checks its own
-// capability here and again in the domain, and is audited.
-import { data, Link } from "react-router";
+// unban it, end its sessions, credit its balance, change its role. Each intent's capability is checked
+// before its form is read (app/lib/staff-actions.ts) and again in the domain, and each is audited.
+import { Link } from "react-router";
 import { ProfileCard, ResellerCard, SessionsCard, StandingCard, SubscriptionsCard } from "./+shared/customers/customer-account-cards";
 import { CustomerLicencesCard, CustomerOrdersCard } from "./+shared/customers/customer-cards";
 import { ArrowLeft } from "~/components/icons";
 import { buttonClass } from "~/components/ui/button";
-import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
 import { app, sessionDeps } from "~/http/context.server";
-import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
-import { readSubmission } from "~/http/submission.server";
+import { currentViewer, requireCapability } from "~/http/guards.server";
+import { notFound } from "~/http/refusals.server";
+import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
 import type { Result } from "~/lib/result";
 import { type Capability, can, ROLE_LABEL } from "~/lib/roles";
-import { type CustomerActionInput, customerActionSchema, customerInputTitle } from "~/lib/schemas/customers";
+import { customerActionSchema, customerInputTitle } from "~/lib/schemas/customers";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { assignRole, banCustomer, endCustomerSessions, unbanCustomer } from "~/server/admin/customer-actions.server";
 import { customerAccount } from "~/server/admin/customers.server";
@@ -30,7 +31,7 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderD
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const customer = await customerAccount(db, params.id, request, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS));
-  if (!customer) throw data({ message: "No such customer" }, { status: 404 });
+  if (!customer) throw notFound("No such customer");
   const { role, id } = currentViewer(context);
   const allowed = (capability: Capability) => can(role, capability);
   const may = { ban: allowed("customers.ban"), sessions: allowed("customers.sessions"), credit: allowed("balances.credit"), role: allowed("roles.assign") };
@@ -38,21 +39,12 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   return { ...customer, self: id === customer.profile.id, may, creditRequest: may.credit ? crypto.randomUUID() : null };
 }
 
-const INTENT_CAPABILITY: Record<CustomerActionInput["intent"], Capability> = {
-  ban: "customers.ban",
-  unban: "customers.ban",
-  "end-sessions": "customers.sessions",
-  credit: "balances.credit",
-  role: "roles.assign",
-};
-
 const titles: ProblemTitles = { invalid: customerInputTitle, forbidden: "Not allowed", "not-found": "Not found", conflict: "Nothing changed" };
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const submission = await readSubmission(request, customerActionSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
-  const input = submission.value;
-  const viewer = assertCapability(context, INTENT_CAPABILITY[input.intent]);
+  const submission = await readStaffAction(request, context, "customer", customerActionSchema);
+  if (!submission.ok) return answerInvalid(submission, { titles });
+  const { value: input, viewer } = submission;
   const { db } = app(context);
   const actor = { viewer, ip: clientAddress(request) };
   const reply = <T,>(result: Result<T>, description: (value: T) => string, title: string) =>

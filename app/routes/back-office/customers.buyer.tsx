@@ -1,7 +1,7 @@
 // /dashboard/customers/email/:email: a buyer known only by e-mail (they paid without an account):
 // their orders and the keys held under the address. An address that belongs to an account goes
 // to that account's page instead.
-import { data, Link, redirect } from "react-router";
+import { Link, redirect } from "react-router";
 import { CustomerBadges } from "./+shared/customers/customer-badges";
 import { CustomerLicencesCard, CustomerOrdersCard } from "./+shared/customers/customer-cards";
 import { ArrowLeft } from "~/components/icons";
@@ -9,6 +9,7 @@ import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { app } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
+import { notFound } from "~/http/refusals.server";
 import { BRAND } from "~/lib/brand";
 import { customerByEmail } from "~/server/admin/customers.server";
 import { resetCooldownMs } from "~/server/licences/licences.server";
@@ -21,7 +22,7 @@ export const meta: Route.MetaFunction = ({ params }) => [{ title: `${params.emai
 export async function loader({ params, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const email = params.email.trim();
-  if (!email.includes("@") || email.length > 254) throw data({ message: "Not an e-mail address" }, { status: 404 });
+  if (!email.includes("@") || email.length > 254) throw notFound("Not an e-mail address");
   const buyer = await customerByEmail(db, email, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS));
   if (buyer.accountId !== null) throw redirect(`/dashboard/customers/${buyer.accountId}`);
   return buyer;

@@ -3,9 +3,10 @@
 // Buyers who paid without an account are listed by e-mail ("No account").
 import { Form, Link } from "react-router";
 import { CustomerBadges, customerHref } from "./+shared/customers/customer-badges";
+import { Pager } from "./+shared/pager";
 import { Search, Users } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
-import { Button, buttonClass } from "~/components/ui/button";
+import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { useSearching } from "~/components/use-searching";
@@ -80,18 +81,7 @@ export default function Customers({ loaderData }: Route.ComponentProps) {
         ) : (
           <ResponsiveTable rows={rows} columns={FIELDS} rowKey={(c) => c.id ?? `email:${c.email}`} label="Customers" />
         )}
-        <nav aria-label="Pages" className="mt-4 flex flex-wrap gap-2">
-          {paged ? (
-            <Link to="." className={buttonClass("ghost", "sm")}>
-              ← Newest
-            </Link>
-          ) : null}
-          {nextCursor ? (
-            <Link to={`?cursor=${encodeURIComponent(nextCursor)}`} className={buttonClass("outline", "sm")}>
-              Older →
-            </Link>
-          ) : null}
-        </nav>
+        <Pager newest={paged ? "." : null} older={nextCursor ? `?cursor=${encodeURIComponent(nextCursor)}` : null} />
       </Card>
     </div>
   );

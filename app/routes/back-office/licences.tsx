@@ -6,10 +6,10 @@
 import { Link } from "react-router";
 import { ShieldCheck } from "~/components/icons";
 import { Card } from "~/components/ui/card";
-import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
-import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
-import { readSubmission } from "~/http/submission.server";
+import { currentViewer, requireCapability } from "~/http/guards.server";
+import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
 import { can } from "~/lib/roles";
@@ -17,7 +17,7 @@ import { type LicenceChangeInput, licenceAdminSchema, licenceInputTitle, licence
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { compensateLicences, recentCompensations } from "~/server/licences/compensation.server";
-import { licenceCapability, licenceForAdmin, manageLicence, resetCooldownMs } from "~/server/licences/licences.server";
+import { licenceForAdmin, manageLicence, resetCooldownMs } from "~/server/licences/licences.server";
 import { LicenceLookup } from "./+shared/licence-lookup";
 import { CompensationCard } from "./+shared/licences/compensation-card";
 import { ActionsCards } from "./+shared/licences/licence-actions";
@@ -73,11 +73,10 @@ const titles: ProblemTitles = {
 };
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = await readSubmission(request, licenceAdminSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
-  const form = submission.value;
   // Support resets PCs; bans, pauses and added time are for admins (the domain checks the same rule).
-  const viewer = assertCapability(context, licenceCapability(form.intent));
+  const submission = await readStaffAction(request, context, "licence", licenceAdminSchema);
+  if (!submission.ok) return answerInvalid(submission, { titles });
+  const { value: form, viewer } = submission;
   const { db, env } = app(context);
   if (form.intent === "compensate") {
     return answer(await compensateLicences({ db, queue: env.FULFILMENT_QUEUE }, viewer, form, clientAddress(request)), {

@@ -1,10 +1,9 @@
 // POST /dashboard/manage-codes/crypto-orders: the Manage Codes page's crypto queue, the orders the
 // chain did not settle on its own (fulfil one with a key, handed out by the fulfilment queue; cancel
 // it; or mark an overpaid one as handled). Nested under the page, so only admins get here.
-import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
-import { currentViewer } from "~/http/guards.server";
-import { readSubmission } from "~/http/submission.server";
+import { readStaffAction } from "~/http/staff-action.server";
 import { cryptoQueueSchema } from "~/lib/crypto-orders";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/payments/crypto-orders.server";
@@ -14,11 +13,10 @@ const FULFIL_FAILED = "Failed to fulfill order";
 const fulfilTitles: ProblemTitles = { invalid: FULFIL_FAILED, "not-found": FULFIL_FAILED, conflict: FULFIL_FAILED };
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = await readSubmission(request, cryptoQueueSchema);
+  const submission = await readStaffAction(request, context, "crypto-queue", cryptoQueueSchema);
   // Only the fulfil form has a field of its own (the code); a bad order id reads "Error".
-  if (!submission.ok) return answerProblem(submission.problem, { titles: { invalid: (p) => (p.field === "code" ? FULFIL_FAILED : "Error") } });
-  const form = submission.value;
-  const admin = currentViewer(context);
+  if (!submission.ok) return answerInvalid(submission, { titles: { invalid: (p) => (p.field === "code" ? FULFIL_FAILED : "Error") } });
+  const { value: form, viewer: admin } = submission;
   if (form.intent === "fulfil") {
     const { db, env } = app(context);
     return answer(await fulfilCryptoOrder({ db, queue: env.FULFILMENT_QUEUE }, admin, form), {

@@ -1,10 +1,9 @@
 // POST /dashboard/manage-codes/stock: the Manage Codes page's stock forms (add codes, delete an
 // unsold one, set or clear a variant's low-stock threshold). Nested under the page, so only
 // accounts that may manage stock get here.
-import { answer, answerProblem } from "~/http/answer.server";
+import { answer, answerInvalid } from "~/http/answer.server";
 import { app, mailingDeps } from "~/http/context.server";
-import { currentViewer } from "~/http/guards.server";
-import { readSubmission } from "~/http/submission.server";
+import { readStaffAction } from "~/http/staff-action.server";
 import type { Problem } from "~/lib/result";
 import { stockFormSchema } from "~/lib/schemas/stock";
 import type { Toast } from "~/lib/toast";
@@ -31,9 +30,9 @@ const thresholdToast = ({ variantTitle, threshold }: { variantTitle: string; thr
     : { title: "Alert saved", description: `Admins are e-mailed when ${variantTitle} is down to ${threshold} available code(s)` };
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = await readSubmission(request, stockFormSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles: { invalid: inputTitle } });
-  const form = submission.value;
+  const submission = await readStaffAction(request, context, "stock", stockFormSchema);
+  if (!submission.ok) return answerInvalid(submission, { titles: { invalid: inputTitle } });
+  const { value: form, viewer } = submission;
   switch (form.intent) {
     case "add": {
       const result = await stockCodes(mailingDeps(context), app(context).catalogue, form.variantId, form.codes);
@@ -48,7 +47,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "threshold":
     case "clear-threshold": {
       const threshold = form.intent === "threshold" ? form.threshold : null;
-      const result = await setStockThreshold(mailingDeps(context), app(context).catalogue, currentViewer(context), { variantId: form.variantId, threshold }, clientAddress(request));
+      const result = await setStockThreshold(mailingDeps(context), app(context).catalogue, viewer, { variantId: form.variantId, threshold }, clientAddress(request));
       return answer(result, { intent: form.intent, titles: { invalid: inputTitle }, success: thresholdToast });
     }
   }

@@ -1,8 +1,8 @@
 // /dashboard/orders/:source/:reference: one order of any source — header, lines, keys (masked; a
 // "Reveal" shows one key to the one person who asked, audited), crypto evidence, and a timeline of
-// everything that happened to it. The actions check their own capability per intent: support may
-// reveal and resend; revoking, replacing and cancelling are for admins.
-import { data, Link, useFetcher } from "react-router";
+// everything that happened to it. Each action's intent has its own capability (app/lib/staff-actions.ts):
+// support may reveal and resend; revoking, replacing and cancelling are for admins.
+import { Link, useFetcher } from "react-router";
 import { CryptoEvidence, Detail, Section, Timeline } from "./+shared/order/order-details";
 import { CancelOrderButton, KEY_CHANGE, keyColumns, ResendButton, UndeliveredNotice } from "./+shared/order/order-keys";
 import { orderTotal, OrderStateBadge } from "./+shared/order-state";
@@ -12,19 +12,19 @@ import { Badge } from "~/components/ui/badge";
 import { Card } from "~/components/ui/card";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { useResultToast } from "~/components/use-result-toast";
-import { answer, answerProblem, type ProblemTitles, problemStatus } from "~/http/answer.server";
+import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
 import { app, mailingDeps } from "~/http/context.server";
-import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
+import { currentViewer, requireCapability } from "~/http/guards.server";
+import { notFound } from "~/http/refusals.server";
+import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { formatMoney } from "~/lib/plans";
-import { checkForm } from "~/lib/form-schema";
 import { ORDER_SOURCES, ORDERS_PATH, type OrderSource, SOURCE_LABEL } from "~/lib/orders";
-import { can, type Capability } from "~/lib/roles";
-import { type OrderActionInput, orderActionSchema } from "~/lib/schemas/orders";
+import { can } from "~/lib/roles";
+import { orderActionSchema } from "~/lib/schemas/orders";
 import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/admin/order-actions.server";
 import { findOrder, orderDetail } from "~/server/admin/orders.server";
 import { clientAddress } from "~/server/accounts/throttle.server";
-import { readFormFields } from "~/server/platform/request-body.server";
 import type { Route } from "./+types/order";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("orders.view")];
@@ -32,40 +32,26 @@ export const middleware: Route.MiddlewareFunction[] = [requireCapability("orders
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderData ? `Order ${loaderData.order.number}` : "Order"} | ${BRAND}` }];
 
 const sourceOf = (value: string): OrderSource => {
-  if (!(ORDER_SOURCES as readonly string[]).includes(value)) throw data(null, { status: 404 });
+  if (!(ORDER_SOURCES as readonly string[]).includes(value)) throw notFound();
   return value as OrderSource;
 };
 
 export async function loader({ params, context }: Route.LoaderArgs) {
   const detail = await orderDetail(app(context).db, sourceOf(params.source), params.reference);
-  if (!detail.ok) throw data(null, { status: 404 });
+  if (!detail.ok) throw notFound();
   const role = currentViewer(context).role;
   return { ...detail.value, canResend: can(role, "orders.resend"), canManage: can(role, "orders.manage") };
 }
 
-const NEEDS: Record<OrderActionInput["intent"], Capability> = {
-  reveal: "orders.view",
-  resend: "orders.resend",
-  "correct-email": "orders.resend",
-  revoke: "orders.manage",
-  replace: "orders.manage",
-  cancel: "orders.manage",
-};
-
 const titles: ProblemTitles = { invalid: (p) => (p.field === "reason" ? "Reason required" : "Error"), "not-found": "Key not found", conflict: "Nothing changed" };
 
 export async function action({ request, params, context }: Route.ActionArgs) {
-  const fields = await readFormFields(request);
-  if (!fields.ok) throw data(fields.problem.message, { status: problemStatus(fields.problem) });
-  // The capability first, by the intent asked for: a refused role learns nothing about the input.
-  const asked = fields.value.intent as OrderActionInput["intent"] | undefined;
-  const viewer = assertCapability(context, asked && Object.hasOwn(NEEDS, asked) ? NEEDS[asked] : "orders.manage");
-  const submission = checkForm(orderActionSchema, fields.value);
-  if (!submission.ok) return answerProblem(submission.problem, { titles, intent: asked });
-  const form = submission.value;
+  const submission = await readStaffAction(request, context, "order", orderActionSchema);
+  if (!submission.ok) return answerInvalid(submission, { titles });
+  const { value: form, viewer } = submission;
   const deps = mailingDeps(context);
   const order = await findOrder(deps.db, sourceOf(params.source), params.reference);
-  if (!order) throw data(null, { status: 404 });
+  if (!order) throw notFound();
   const actor = { viewer, ip: clientAddress(request) };
   const intent = form.intent;
   switch (form.intent) {

@@ -3,6 +3,7 @@
 // an opaque cursor. Admins also hand out a key by hand here (a manual order) and download CSVs.
 import { data, Form, Link, useFetcher } from "react-router";
 import { orderTotal, OrderStateBadge } from "./+shared/order-state";
+import { Pager } from "./+shared/pager";
 import { ShieldCheck } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";
@@ -12,11 +13,11 @@ import { Field, SelectField } from "~/components/ui/field";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useSearching } from "~/components/use-searching";
-import { answerProblem } from "~/http/answer.server";
+import { answerInvalid, answerProblem } from "~/http/answer.server";
 import { app, mailingDeps } from "~/http/context.server";
-import { assertCapability, currentViewer, requireCapability } from "~/http/guards.server";
+import { currentViewer, requireCapability } from "~/http/guards.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
-import { readSubmission } from "~/http/submission.server";
+import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
 import { encodeCursor, ORDER_SOURCES, ORDER_STATE_LABEL, ORDERS_PATH, type OrderRow, orderPath, SOURCE_LABEL } from "~/lib/orders";
@@ -59,9 +60,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 const manualTitle = "Manual order";
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const viewer = assertCapability(context, "orders.manage");
-  const submission = await readSubmission(request, manualOrderSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles: { invalid: manualTitle } });
+  const submission = await readStaffAction(request, context, "manual-order", manualOrderSchema);
+  if (!submission.ok) return answerInvalid(submission, { titles: { invalid: manualTitle } });
+  const { viewer } = submission;
   const result = await createManualOrder(mailingDeps(context), app(context).catalogue, { viewer, ip: clientAddress(request) }, submission.value);
   if (!result.ok) return answerProblem(result.problem, { titles: { conflict: "Out of stock", invalid: manualTitle } });
   return redirectWithToast(orderPath({ source: "admin", reference: result.value.reference }), {
@@ -189,18 +190,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
         ) : (
           <ResponsiveTable rows={rows} columns={columns(new Set(undelivered))} rowKey={(o) => o.key} label="Orders" />
         )}
-        <nav aria-label="Pages" className="mt-4 flex flex-wrap gap-2">
-          {paged ? (
-            <Link to={`${ORDERS_PATH}${shared ? `?${shared}` : ""}`} className={buttonClass("ghost", "sm")}>
-              ← Newest
-            </Link>
-          ) : null}
-          {next ? (
-            <Link to={`${ORDERS_PATH}?${next}`} className={buttonClass("outline", "sm")}>
-              Older →
-            </Link>
-          ) : null}
-        </nav>
+        <Pager newest={paged ? `${ORDERS_PATH}${shared ? `?${shared}` : ""}` : null} older={next ? `${ORDERS_PATH}?${next}` : null} />
       </Card>
     </div>
   );

@@ -2,13 +2,14 @@
 // checkout). Lists the open crypto orders; pays one in full or in part, and mines a block, so a
 // crypto order can be followed from payment to key without a wallet. The tracker notices the
 // payment as it would on a real chain.
-import { data, Form, useNavigation } from "react-router";
+import { Form, useNavigation } from "react-router";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { answerProblem } from "~/http/answer.server";
+import { answerInvalid, answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { readSubmission } from "~/http/submission.server";
+import { notFound } from "~/http/refusals.server";
 import { CRYPTO_COINS, CRYPTO_STATUS_LABEL, formatCoin } from "~/lib/crypto-orders";
 import { devChainSchema, orderOnSimulatedChain, SIMULATED_CHAIN_ENABLED, simulatedChainView } from "~/server/payments/dev-chain.server";
 import { mineBlock, simulatePayment } from "~/server/payments/simulated-chain.server";
@@ -17,16 +18,16 @@ import type { Route } from "./+types/chain";
 export const meta: Route.MetaFunction = () => [{ title: "Simulated chain" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ context }: Route.LoaderArgs) {
-  if (!SIMULATED_CHAIN_ENABLED) throw data(null, { status: 404 });
+  if (!SIMULATED_CHAIN_ENABLED) throw notFound();
   const { db, env } = app(context);
   return simulatedChainView(db, env);
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
-  if (!SIMULATED_CHAIN_ENABLED) throw data(null, { status: 404 });
+  if (!SIMULATED_CHAIN_ENABLED) throw notFound();
   const { db, env } = app(context);
   const submission = await readSubmission(request, devChainSchema);
-  if (!submission.ok) return answerProblem(submission.problem);
+  if (!submission.ok) return answerInvalid(submission);
   const form = submission.value;
   if (form.intent === "mine") return { mined: await mineBlock(db, form.coin) };
   const order = await orderOnSimulatedChain(db, env, form.orderNumber);

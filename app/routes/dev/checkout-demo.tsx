@@ -3,7 +3,7 @@
 // signed-in buyer who placed it sees the order's keys here as they are handed out.
 import { exports } from "cloudflare:workers";
 import { useEffect } from "react";
-import { data, Form, useNavigation } from "react-router";
+import { Form, useNavigation } from "react-router";
 import { updateCart } from "~/components/cart/cart-store";
 import { copyText } from "~/components/copy";
 import { CheckCircle, Copy, Lock } from "~/components/icons";
@@ -15,6 +15,7 @@ import { Field } from "~/components/ui/field";
 import { answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { readSubmission } from "~/http/submission.server";
+import { notFound } from "~/http/refusals.server";
 import { cartTotal, checkoutPaid } from "~/lib/cart";
 import { formatMoney, variantLabel } from "~/lib/plans";
 import { demoPaySchema } from "~/lib/schemas/checkout";
@@ -26,10 +27,10 @@ import type { Route } from "./+types/checkout-demo";
 export const meta: Route.MetaFunction = () => [{ title: "Demo checkout" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
-  if (!DEMO_CHECKOUT_ENABLED) throw data(null, { status: 404 });
+  if (!DEMO_CHECKOUT_ENABLED) throw notFound();
   const { db } = app(context);
   const checkout = await getDemoCheckout(db, params.id);
-  if (!checkout) throw data(null, { status: 404 });
+  if (!checkout) throw notFound();
   // The keys of the paid order, like the crypto tracker shows them: only to the signed-in buyer who placed it.
   const viewer = checkout.orderId ? await getViewer(db, request) : null;
   const keys = checkout.orderId && viewer && viewer.id === checkout.userId ? await keysOfOrder(db, checkout.orderId) : null;
@@ -43,7 +44,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
 }
 
 export async function action({ params, request, context }: Route.ActionArgs) {
-  if (!DEMO_CHECKOUT_ENABLED) throw data(null, { status: 404 });
+  if (!DEMO_CHECKOUT_ENABLED) throw notFound();
   const { db, env } = app(context);
   const submission = await readSubmission(request, demoPaySchema);
   const result = submission.ok

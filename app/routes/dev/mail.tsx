@@ -1,16 +1,16 @@
 // /dev/mail: the local mailbox. Lists the outbox newest first so verification links and
 // order e-mails can be opened without a mail server. Registered only in development builds.
-import { data } from "react-router";
 import { LocalTime } from "~/components/local-time";
 import { Card } from "~/components/ui/card";
 import { app } from "~/http/context.server";
+import { notFound } from "~/http/refusals.server";
 import { mailbox } from "~/server/platform/mail.server";
 import type { Route } from "./+types/mail";
 
 export const meta: Route.MetaFunction = () => [{ title: "Dev mailbox" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ context }: Route.LoaderArgs) {
-  if (!import.meta.env.DEV) throw data(null, { status: 404 });
+  if (!import.meta.env.DEV) throw notFound();
   const messages = await mailbox(app(context).db);
   return { messages };
 }

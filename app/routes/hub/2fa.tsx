@@ -15,7 +15,7 @@ import { BRAND } from "~/lib/brand";
 import { twoFactorSettingsSchema } from "~/lib/schemas/auth";
 import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus } from "~/server/accounts/two-factor.server";
 import { app, sessionDeps } from "~/http/context.server";
-import { answer, answerProblem } from "~/http/answer.server";
+import { answer, answerInvalid } from "~/http/answer.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
@@ -35,7 +35,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
   const submission = await readSubmission(request, twoFactorSettingsSchema);
-  if (!submission.ok) return answerProblem(submission.problem);
+  if (!submission.ok) return answerInvalid(submission);
   const form = submission.value;
   switch (form.intent) {
     case "start":

@@ -18,7 +18,7 @@ import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { describedBy, Field, FieldError, inputClass, SelectField } from "~/components/ui/field";
-import { answer, answerProblem } from "~/http/answer.server";
+import { answer, answerInvalid, answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
@@ -72,7 +72,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, catalogue, env } = app(context);
   const viewer = currentViewer(context);
   const submission = await readSubmission(request, resellSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  if (!submission.ok) return answerInvalid(submission, { titles });
   const input = submission.value;
   switch (input.intent) {
     case "add-balance": {

@@ -1,7 +1,7 @@
 // POST /dashboard/security/passkeys: the Security page's passkey forms (add: options, then the
 // prompt's answer; rename; remove). Under /dashboard, so only a signed-in member gets here, and
 // only ever about their own passkeys.
-import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { answer, answerInvalid, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { answerCeremonyOptions, relyingPartyFor } from "~/http/passkeys.server";
@@ -22,7 +22,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
   const viewer = currentViewer(context);
   const submission = await readSubmission(request, passkeySettingsSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  if (!submission.ok) return answerInvalid(submission, { titles });
   const form = submission.value;
   switch (form.intent) {
     case "options": {

@@ -18,7 +18,7 @@ import { discordSettingsOf, isDiscordConfigured, unlinkDiscord } from "~/server/
 import { listPasskeys } from "~/server/accounts/passkeys.server";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
 import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
-import { answer, answerProblem } from "~/http/answer.server";
+import { answer, answerInvalid } from "~/http/answer.server";
 import { app, mailingDeps, sessionDeps } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
@@ -47,7 +47,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const deps = sessionDeps(context);
   const viewer = currentViewer(context);
   const submission = await readSubmission(request, securitySchema);
-  if (!submission.ok) return answerProblem(submission.problem);
+  if (!submission.ok) return answerInvalid(submission);
   const form = submission.value;
   switch (form.intent) {
     case "end-session": {

@@ -17,7 +17,7 @@ import { BRAND } from "~/lib/brand";
 import { ownerCanReset } from "~/lib/licences";
 import { variantLabel } from "~/lib/plans";
 import { resetHwidSchema } from "~/lib/schemas/licences";
-import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { passRetryAfter } from "~/http/retry-after.server";
@@ -57,7 +57,7 @@ const resetTitles: ProblemTitles = { invalid: NOT_RESET, "not-found": NOT_RESET,
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const submission = await readSubmission(request, resetHwidSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles: resetTitles });
+  if (!submission.ok) return answerInvalid(submission, { titles: resetTitles });
   return answer(await resetOwnHwid(db, currentViewer(context), submission.value.licenceId, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), clientAddress(request)), {
     success: { title: "PC reset", description: "The next validation binds the new PC." },
     titles: resetTitles,

@@ -1,5 +1,5 @@
 // /product/:handle — everything about one product, and the way to buy it.
-import { data, isRouteErrorResponse, Link } from "react-router";
+import { data, Link } from "react-router";
 import { Gallery } from "./+shared/product/gallery";
 import { BuyBox } from "./+shared/product/buy-box";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
@@ -7,7 +7,6 @@ import { useCartState } from "~/components/cart/cart-store";
 import { DemoVideos, RATING, REVIEWS, Reviews, WhatYouGet } from "./+shared/product/product-content";
 import { MessageCircle } from "~/components/icons";
 import { useShop } from "~/components/shop";
-import { ErrorPage, NotFoundPage } from "~/components/status-pages";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
@@ -15,6 +14,7 @@ import { upsellToOffer } from "~/lib/cart";
 import { formatPrice } from "~/lib/plans";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
+import { notFound } from "~/http/refusals.server";
 import { productStatus } from "~/server/hub/status.server";
 import { publicPageHeaders } from "~/server/platform/edge-cache.server";
 import type { Route } from "./+types/product";
@@ -30,7 +30,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     console.error(`Failed to load product "${params.handle}":`, error);
     throw data({ message: "Failed to load product" }, { status: 502 });
   }
-  if (!product) throw data(null, { status: 404 });
+  if (!product) throw notFound();
   // The recommended card: another product, a spoofer first (first ten products, as the cart).
   const others = await catalogue
     .listProducts({ first: LIMITS.listProducts, variantsFirst: 1, imagesFirst: 1 })
@@ -124,9 +124,4 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       <Reviews />
     </div>
   );
-}
-
-export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  if (isRouteErrorResponse(error) && error.status === 404) return <NotFoundPage />;
-  return <ErrorPage message="Failed to load product" />;
 }

@@ -10,7 +10,7 @@ import { Card } from "~/components/ui/card";
 import { describedBy, Field, FieldError, inputClass, SelectField } from "~/components/ui/field";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useViewer } from "~/components/viewer";
-import { answer, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { answer, answerInvalid, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
@@ -60,7 +60,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const author = statusAuthor(await getViewer(db, request));
   if (!author.ok) return answerProblem(author.problem, { titles });
   const submission = await readSubmission(request, statusUpdateSchema);
-  if (!submission.ok) return answerProblem(submission.problem, { titles });
+  if (!submission.ok) return answerInvalid(submission, { titles });
   const posted = await postStatusUpdate(db, await statusProducts(context), author.value, submission.value);
   if (!posted.ok) return answerProblem(posted.problem, { titles });
   const { product } = posted.value;

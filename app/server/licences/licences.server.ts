@@ -5,9 +5,10 @@
 import { and, desc, eq, inArray, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { type AdminLicenceView, type LicenceView, maskKey } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
-import { type Capability, can } from "~/lib/roles";
+import { can } from "~/lib/roles";
 import { formatDuration } from "~/lib/format";
-import type { LicenceAdminInput, LicenceChangeInput } from "~/lib/schemas/licences";
+import type { LicenceChangeInput } from "~/lib/schemas/licences";
+import { STAFF_ACTIONS } from "~/lib/staff-actions";
 import type { Viewer } from "~/lib/viewer";
 import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
@@ -168,13 +169,6 @@ export async function resetOwnHwid(
 export const auditLicence = (db: Db, actorId: string, action: string, row: { id: number; key: string }, detail: Record<string, unknown>, ip: string | null) =>
   audit(db, actorId, action, `licence:${row.id}`, { key: maskKey(row.key), ...detail }, ip);
 
-/** The capability a staff change to licences needs: support may reset PCs; only admins ban, pause or add time. */
-export function licenceCapability(intent: LicenceAdminInput["intent"]): Capability {
-  if (intent === "reset-hwid") return "licences.reset";
-  if (intent === "pause" || intent === "resume" || intent === "compensate") return "licences.time";
-  return "licences.ban";
-}
-
 /**
  * Pauses a running (or not yet activated) licence: it answers SUSPENDED and its clock stands still
  * until it is resumed. One conditional statement, so a second click pauses nothing.
@@ -226,7 +220,7 @@ export function syncSubscriptionExpiry(db: Db, codeIds: SQL) {
 
 /** Staff: resets (support and admins), bans, unbans, pauses and resumes (admins), each audited. */
 export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeInput, ip: string | null, now = Date.now()): Promise<Result<string>> {
-  if (!can(admin.role, licenceCapability(input.intent))) return fail("forbidden", "Your role may not do this to a licence");
+  if (!can(admin.role, STAFF_ACTIONS.licence[input.intent])) return fail("forbidden", "Your role may not do this to a licence");
   if (input.intent === "ban-hwid") {
     await db
       .insert(bannedHwids)

@@ -8,6 +8,8 @@ import { useToast } from "~/components/toaster";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { useFormCheck } from "~/components/use-form-check";
+import { BRAND } from "~/lib/brand";
+import type { FieldErrors } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { PASSWORD_MAX, PASSWORD_MIN } from "~/lib/schemas/auth";
 import type { Toast } from "~/lib/toast";
@@ -30,7 +32,7 @@ export function AuthPage({ icon: Icon, children }: { icon: ComponentType<{ class
  * A page's one form: checked with its schema before sending, the action's answer toasted and its
  * field problem shown, and `busy` while it is on its way.
  */
-export function useAnsweredForm<S extends v.GenericSchema>(schema: S, answer: { ok: boolean; problem?: Problem; toast: Toast } | undefined) {
+export function useAnsweredForm<S extends v.GenericSchema>(schema: S, answer: { ok: boolean; problem?: Problem; fieldErrors?: FieldErrors; toast: Toast } | undefined) {
   const busy = useNavigation().state === "submitting";
   const { toast } = useToast();
   const check = useFormCheck(schema, { title: "Validation Error", answer });
@@ -55,3 +57,6 @@ export function NewPasswordField({ label = "Password", ...props }: InputHTMLAttr
     />
   );
 }
+
+/** The meta of a page an e-mailed link opens: never indexed, and no Referer leaves it with the link's token. */
+export const linkPageMeta = (title: string) => [{ title: `${title} | ${BRAND}` }, { name: "robots", content: "noindex" }, { name: "referrer", content: "no-referrer" }];

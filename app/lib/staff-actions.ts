@@ -1,0 +1,50 @@
+// The capability every staff action needs, by the form it comes from and the intent it names: one
+// table. The route edge checks it before it reads anything else in the form
+// (app/http/staff-action.server.ts), and the licence domain checks its row again.
+import type { Capability } from "./roles";
+
+export const STAFF_ACTIONS = {
+  // An order's page: support reveals a key and resends the keys' e-mail (also to a corrected
+  // address); revoking, replacing and cancelling are for admins.
+  order: {
+    reveal: "orders.view",
+    resend: "orders.resend",
+    "correct-email": "orders.resend",
+    revoke: "orders.manage",
+    replace: "orders.manage",
+    cancel: "orders.manage",
+  },
+  // The order list: a key handed out by hand.
+  "manual-order": { manual: "orders.manage" },
+  // A customer's page.
+  customer: { ban: "customers.ban", unban: "customers.ban", "end-sessions": "customers.sessions", credit: "balances.credit", role: "roles.assign" },
+  // The licence page: support resets PCs; bans, pauses and added time are for admins.
+  licence: {
+    "reset-hwid": "licences.reset",
+    "ban-key": "licences.ban",
+    "unban-key": "licences.ban",
+    "ban-hwid": "licences.ban",
+    "unban-hwid": "licences.ban",
+    pause: "licences.time",
+    resume: "licences.time",
+    compensate: "licences.time",
+  },
+  // The Manage Codes page's cards: stock, the crypto queue (cancelling an order is an order's
+  // matter) and the failed fulfilment jobs.
+  stock: { add: "stock.manage", delete: "stock.manage", threshold: "stock.manage", "clear-threshold": "stock.manage" },
+  "crypto-queue": { fulfil: "stock.manage", resolve: "stock.manage", cancel: "orders.manage" },
+  "failed-jobs": { retry: "stock.manage" },
+} as const satisfies Record<string, Record<string, Capability>>;
+
+export type StaffForm = keyof typeof STAFF_ACTIONS;
+export type StaffIntent<F extends StaffForm> = keyof (typeof STAFF_ACTIONS)[F] & string;
+
+/**
+ * What `intent` on `form` needs. An intent the form does not have needs every capability the form's
+ * intents need, so a role that may not do all of them learns nothing from a made-up one.
+ */
+export function capabilitiesFor(form: StaffForm, intent: unknown): Capability[] {
+  const intents: Record<string, Capability> = STAFF_ACTIONS[form];
+  if (typeof intent === "string" && Object.hasOwn(intents, intent)) return [intents[intent]!];
+  return [...new Set(Object.values(intents))];
+}
