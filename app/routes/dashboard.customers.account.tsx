@@ -19,7 +19,7 @@ import { type CustomerActionInput, customerActionSchema, customerInputTitle } fr
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { assignRole, banCustomer, endCustomerSessions, unbanCustomer } from "~/server/admin/customer-actions.server";
 import { customerAccount } from "~/server/admin/customers.server";
-import { creditBalance } from "~/server/hub/reseller.server";
+import { creditBalance } from "~/server/payments/reseller-balance.server";
 import { resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/dashboard.customers.account";
 

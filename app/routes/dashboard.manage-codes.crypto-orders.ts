@@ -7,7 +7,7 @@ import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import { cryptoQueueSchema } from "~/lib/crypto-orders";
 import { clientAddress } from "~/server/accounts/throttle.server";
-import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/payments/crypto-orders.server";
+import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/payments/crypto-review.server";
 import type { Route } from "./+types/dashboard.manage-codes.crypto-orders";
 
 const FULFIL_FAILED = "Failed to fulfill order";

@@ -1,33 +1,78 @@
-// Every e-mail about keys that the shop sends, in one place: the keys of an order, a backordered key
-// that arrived, the crypto order's key, keys sent again or handed out by staff, keys that stopped
-// working, and the admins' backorder and low-stock alerts. Each has a dedupe key, so a retried
-// delivery never mails twice.
+// Every e-mail that hands a buyer keys, or tells them keys stopped working, is built here: an
+// order's keys, a key that waited for stock, a crypto order's key, keys sent again, replaced or
+// handed out by staff, and revoked keys. Keys a message hands out are marked sent (`mailed_at`) in
+// the same D1 transaction as its outbox row; each message has a dedupe key, so a retried delivery
+// never mails twice (decision 043).
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
-import { formatUsd } from "~/lib/format";
+import { formatUsd, plural } from "~/lib/format";
 import { orderKey } from "~/lib/orders";
-import { chunksOf, type Db } from "../platform/db/client.server";
-import { backorders, mailOutbox, productCodes, shopifyOrders, userRoles, users } from "../platform/db/schema.server";
-import { escapeHtml } from "../platform/html.server";
-import { type MailingDeps, type MailMessage, sendMail, sendMailWith } from "../platform/mail.server";
-import { sha256Hex } from "../platform/tokens.server";
+import { chunksOf, type Db } from "../../platform/db/client.server";
+import { backorders, mailOutbox, productCodes, shopifyOrders } from "../../platform/db/schema.server";
+import { escapeHtml } from "../../platform/html.server";
+import { type MailingDeps, sendMailWith } from "../../platform/mail.server";
+import { sha256Hex } from "../../platform/tokens.server";
+import type { RevokedKey } from "./revoke.server";
 
 export interface MailedKey {
   variantTitle: string;
   code: string;
 }
 
-const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
-const ACTIVATE = "Download the loader from your dashboard and activate it with your key.";
+/** The order an e-mail is about: who gets it, the number they know, and its key for the timeline. */
+export interface MailedOrder {
+  to: string;
+  name: string;
+  /** "<source>:<reference>", as in the order index. */
+  orderKey: string;
+}
 
-const keyList = (keys: MailedKey[]) => ({
-  text: keys.map((k) => `${k.variantTitle}: ${k.code}`),
-  html: `<ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul>`,
-});
+const ACTIVATE = "Download the loader from your dashboard and activate it with your key.";
+const CLOSING = `${ACTIVATE} Each key works on one PC.`;
+
+/**
+ * A part of a key e-mail: a paragraph; a list of keys (after a line that leads into it, if any);
+ * or one key on a line of its own, after its label.
+ */
+type KeyMailPart = string | { keys: MailedKey[]; lead?: string } | { label: string; code: string };
+
+/** The text and HTML of a key e-mail: the one place a key is written into a message. */
+function keyMailBody(parts: KeyMailPart[]): { text: string; html: string } {
+  const text = parts.map((part) => {
+    if (typeof part === "string") return part;
+    if ("keys" in part) return [...(part.lead ? [part.lead] : []), ...part.keys.map((k) => `${k.variantTitle}: ${k.code}`)].join("\n");
+    return `${part.label}: ${part.code}`;
+  });
+  const html = parts.map((part) => {
+    if (typeof part === "string") return `<p>${escapeHtml(part)}</p>`;
+    if ("keys" in part) {
+      const items = part.keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("");
+      return `${part.lead ? `<p>${escapeHtml(part.lead)}</p>` : ""}<ul>${items}</ul>`;
+    }
+    return `<p>${escapeHtml(part.label)}: <code>${escapeHtml(part.code)}</code></p>`;
+  });
+  return { text: text.join("\n\n"), html: html.join("") };
+}
 
 /** Marks keys as sent to the buyer, alongside the message that sends them (chunked under D1's parameter limit). */
 const markMailed = (db: Db, ids: number[], now: number) =>
   chunksOf(ids, 2).map((group) => db.update(productCodes).set({ mailedAt: now }).where(inArray(productCodes.id, group)));
+
+interface KeyMail {
+  to: string;
+  subject: string;
+  parts: KeyMailPart[];
+  dedupeKey: string;
+  orderKey?: string;
+  /** The codes (by id) the message hands out, marked sent in its transaction. */
+  handsOut?: number[];
+}
+
+/** Writes a key e-mail to the outbox, marking the keys it hands out as sent in the same transaction. */
+async function sendKeyMail(deps: MailingDeps, mail: KeyMail, now = Date.now()): Promise<void> {
+  const message = { to: mail.to, subject: mail.subject, ...keyMailBody(mail.parts), dedupeKey: mail.dedupeKey, orderKey: mail.orderKey };
+  await sendMailWith(deps, message, markMailed(deps.db, mail.handsOut ?? [], now), now);
+}
 
 const MAIL_LEASE_MS = 60_000;
 
@@ -88,38 +133,39 @@ export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name
     ]);
     const pending = waiting?.n ?? 0;
     if (keys.length === 0 && (first || pending === 0)) return;
-    const list = keyList(keys);
-    const closing = `${ACTIVATE} Each key works on one PC.`;
-    let message: MailMessage;
+    const mail = { to: order.email, orderKey: orderKey("shopify", order.id), handsOut: keys.map((k) => k.id) };
     if (first) {
-      const intro = `Your order ${order.name} was updated. Your new product ${plural(keys.length, "key", "keys")}:`;
-      message = {
-        to: order.email,
-        subject: `Your new ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
-        text: [intro, "", ...list.text, "", closing].join("\n"),
-        html: `<p>${escapeHtml(intro)}</p>${list.html}<p>${closing}</p>`,
-        dedupeKey: `${firstKey}:${await sha256Hex(keys.map((k) => k.id).join(","))}`,
-      };
-    } else {
-      const pendingLine = pending > 0 ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.` : "";
-      const text = [`Thank you for your order ${order.name}.`, ""];
-      if (keys.length > 0) text.push("Your product keys:", ...list.text, "");
-      if (pendingLine) text.push(pendingLine, "");
-      text.push(closing);
-      message = {
-        to: order.email,
+      await sendKeyMail(
+        deps,
+        {
+          ...mail,
+          subject: `Your new ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
+          parts: [`Your order ${order.name} was updated. Your new product ${plural(keys.length, "key", "keys")}:`, { keys }, CLOSING],
+          dedupeKey: `${firstKey}:${await sha256Hex(keys.map((k) => k.id).join(","))}`,
+        },
+        now,
+      );
+      return;
+    }
+    const pendingLine = pending > 0 ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.` : "";
+    await sendKeyMail(
+      deps,
+      {
+        ...mail,
         subject:
           keys.length > 0
             ? `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`
             : `Order ${order.name} received — your ${plural(pending, "key follows", "keys follow")} soon`,
-        text: text.join("\n"),
-        html: `<p>Thank you for your order ${escapeHtml(order.name)}.</p>${keys.length > 0 ? `<p>Your product keys:</p>${list.html}` : ""}${
-          pendingLine ? `<p>${escapeHtml(pendingLine)}</p>` : ""
-        }<p>${closing}</p>`,
+        parts: [
+          `Thank you for your order ${order.name}.`,
+          ...(keys.length > 0 ? [{ lead: "Your product keys:", keys }] : []),
+          ...(pendingLine ? [pendingLine] : []),
+          CLOSING,
+        ],
         dedupeKey: firstKey,
-      };
-    }
-    await sendMailWith(deps, { ...message, orderKey: orderKey("shopify", order.id) }, markMailed(db, keys.map((k) => k.id), now), now);
+      },
+      now,
+    );
   });
 }
 
@@ -131,17 +177,16 @@ export async function mailBackorderFilled(
   key: MailedKey & { id: number },
   now = Date.now(),
 ): Promise<void> {
-  await sendMailWith(
+  await sendKeyMail(
     deps,
     {
       to: backorder.customerEmail,
       subject: `Your ${BRAND} key is ready — order ${orderName}`,
-      text: `Good news: the key you were waiting for from order ${orderName} is in stock.\n\n${key.variantTitle}: ${key.code}\n\n${ACTIVATE}`,
-      html: `<p>Good news: the key you were waiting for from order ${escapeHtml(orderName)} is in stock.</p><p>${escapeHtml(key.variantTitle)}: <code>${escapeHtml(key.code)}</code></p><p>${ACTIVATE}</p>`,
+      parts: [`Good news: the key you were waiting for from order ${orderName} is in stock.`, { label: key.variantTitle, code: key.code }, ACTIVATE],
       dedupeKey: `backorder-filled:${backorder.id}`,
       orderKey: orderKey("shopify", backorder.orderId),
+      handsOut: [key.id],
     },
-    markMailed(deps.db, [key.id], now),
     now,
   );
 }
@@ -153,61 +198,17 @@ export async function mailCryptoKey(
   code: string,
 ): Promise<void> {
   const product = `${order.productTitle} - ${order.variantTitle}`;
-  const where = "You can also see it on the Crypto Tracker and under Subscriptions in your dashboard.";
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+  await sendKeyMail(deps, {
     to: order.customerEmail,
     subject: `Your ${BRAND} key — order ${order.orderNumber}`,
-    text: `Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${product} is confirmed.\n\nYour product key: ${code}\n\n${where}`,
-    html: `<p>Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${escapeHtml(product)} is confirmed.</p><p>Your product key: <code>${escapeHtml(code)}</code></p><p>${where}</p>`,
+    parts: [
+      `Your ${order.cryptoType} payment of ${formatUsd(order.amountCents)} for ${product} is confirmed.`,
+      { label: "Your product key", code },
+      "You can also see it on the Crypto Tracker and under Subscriptions in your dashboard.",
+    ],
     dedupeKey: `crypto-key:${order.id}`,
     orderKey: orderKey("crypto", order.orderNumber),
   });
-}
-
-async function adminEmails(deps: MailingDeps): Promise<string[]> {
-  const rows = await deps.db.select({ email: users.email }).from(users).innerJoin(userRoles, eq(userRoles.userId, users.id)).where(eq(userRoles.role, "admin"));
-  return rows.map((r) => r.email);
-}
-
-/** Tells every admin that a paid order is waiting for stock. */
-export async function mailBackorderAlert(deps: MailingDeps, order: { id: string; name: string; email: string }, count: number): Promise<void> {
-  const keys = `${count} ${plural(count, "key", "keys")}`;
-  for (const to of await adminEmails(deps)) {
-    await sendMail(deps.db, deps.mail, deps.waitUntil, {
-      to,
-      subject: `Backorder: order ${order.name} is waiting for ${keys}`,
-      text: `Order ${order.name} (${order.email}) was paid but ${keys} could not be handed out: the stock ran out.\nAdd codes in Manage Codes; waiting orders are filled first-in-first-out and the keys e-mailed automatically.`,
-      dedupeKey: `backorder-alert:${order.id}:${to}`,
-      orderKey: orderKey("shopify", order.id),
-    });
-  }
-}
-
-/**
- * Tells every admin that a variant's stock fell to its low-stock threshold: once per shortage (the
- * dedupe key carries the moment the alert was armed, so the next shortage mails again).
- */
-export async function mailLowStockAlert(
-  deps: MailingDeps,
-  variant: { id: string; title: string; available: number; threshold: number; alertedAt: number },
-): Promise<void> {
-  const left = `${variant.available} ${plural(variant.available, "code", "codes")}`;
-  for (const to of await adminEmails(deps)) {
-    await sendMail(deps.db, deps.mail, deps.waitUntil, {
-      to,
-      subject: `Low stock: ${variant.title} has ${left} left`,
-      text: `${variant.title} is down to ${left} (the alert is set at ${variant.threshold}).\nAdd codes in Manage Codes before it runs out; paid orders that find no code wait as backorders.\nThis alert is sent once: it goes out again after stock rises above ${variant.threshold} and falls back.`,
-      dedupeKey: `low-stock:${variant.id}:${variant.alertedAt}:${to}`,
-    });
-  }
-}
-
-/** The order an e-mail is about: who gets it, the number they know, and its key for the timeline. */
-export interface MailedOrder {
-  to: string;
-  name: string;
-  /** "<source>:<reference>", as in the order index. */
-  orderKey: string;
 }
 
 const KEYS_INTRO = {
@@ -222,16 +223,14 @@ const KEYS_INTRO = {
  */
 export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: (MailedKey & { id?: number | null })[], why: keyof typeof KEYS_INTRO, dedupeKey: string): Promise<void> {
   if (keys.length === 0) return;
-  const intro = KEYS_INTRO[why](order.name);
-  const ids = keys.flatMap((k) => (k.id == null ? [] : [k.id]));
-  await sendMailWith(deps, {
+  await sendKeyMail(deps, {
     to: order.to,
     subject: `Your ${BRAND} ${plural(keys.length, "key", "keys")} — order ${order.name}`,
-    text: [intro, "", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "", `${ACTIVATE} Each key works on one PC.`].join("\n"),
-    html: `<p>${escapeHtml(intro)}</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul><p>${ACTIVATE} Each key works on one PC.</p>`,
+    parts: [KEYS_INTRO[why](order.name), { keys }, CLOSING],
     dedupeKey,
     orderKey: order.orderKey,
-  }, markMailed(deps.db, ids, Date.now()));
+    handsOut: keys.flatMap((k) => (k.id == null ? [] : [k.id])),
+  });
 }
 
 /**
@@ -240,15 +239,28 @@ export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: (Mai
  */
 export async function mailKeysStopped(deps: MailingDeps, order: MailedOrder, keys: MailedKey[], why: string, dedupeKey: string): Promise<void> {
   if (keys.length === 0 || order.to === "") return;
-  const head = `${plural(keys.length, "This key", "These keys")} from your order ${order.name} no longer ${plural(keys.length, "works", "work")}:`;
-  const because = `Reason: ${why}`;
-  const contact = "If you think this is a mistake, contact our support.";
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+  await sendKeyMail(deps, {
     to: order.to,
     subject: `Your ${BRAND} ${plural(keys.length, "key was", "keys were")} revoked — order ${order.name}`,
-    text: [head, "", ...keys.map((k) => `${k.variantTitle}: ${k.code}`), "", because, "", contact].join("\n"),
-    html: `<p>${escapeHtml(head)}</p><ul>${keys.map((k) => `<li>${escapeHtml(k.variantTitle)}: <code>${escapeHtml(k.code)}</code></li>`).join("")}</ul><p>${escapeHtml(because)}</p><p>${contact}</p>`,
+    parts: [
+      `${plural(keys.length, "This key", "These keys")} from your order ${order.name} no longer ${plural(keys.length, "works", "work")}:`,
+      { keys },
+      `Reason: ${why}`,
+      "If you think this is a mistake, contact our support.",
+    ],
     dedupeKey,
     orderKey: order.orderKey,
   });
+}
+
+/**
+ * A card order's buyer hears which of the keys they were sent a refund or cancellation stopped
+ * (once: the dedupe key names the event). A key revoked before it was ever mailed is not news to them.
+ */
+export async function mailRevokedKeys(deps: MailingDeps, orderId: string, revoked: RevokedKey[], why: string, dedupeKey: string): Promise<void> {
+  const told = revoked.filter((k) => k.mailedAt !== null);
+  const to = told.find((k) => k.customerEmail)?.customerEmail;
+  if (!to) return;
+  const order = await deps.db.select({ name: shopifyOrders.name }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
+  await mailKeysStopped(deps, { to, name: order?.name ?? orderId, orderKey: orderKey("shopify", orderId) }, told, why, dedupeKey);
 }
