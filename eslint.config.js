@@ -14,7 +14,44 @@ const AREAS = ["storefront", "auth", "hub", "back-office", "api", "dev"];
 
 /** Import specifiers that reach `target` under app/, whether written with "~/" or relatively. */
 const reaching = (target) => [`~/${target}`, `~/${target}/**`, `**/app/${target}`, `**/app/${target}/**`];
-const relativeTo = (folder) => [`../${folder}/**`, `../../server/${folder}/**`];
+// From a domain folder, or from a folder inside one (fulfilment/keys, platform/db).
+const relativeTo = (folder) => [`../${folder}/**`, `../../${folder}/**`, `../../server/${folder}/**`];
+
+// Tables with one owner (decision 052): only the owner's files write them; the rest of the code
+// calls the owner. Caught: query-builder writes (`db.update(productCodes)`), raw SQL that writes
+// `${productCodes}` or names the table, and the table imported under another name.
+const OWNED_TABLES = [
+  {
+    variables: ["productCodes"],
+    tables: ["product_codes"],
+    owner: ["app/server/fulfilment/keys/**"],
+    message: "A key is stocked, claimed, sold, revoked and released by app/server/fulfilment/keys (decision 052): call it instead of writing product_codes.",
+  },
+  {
+    variables: ["resellerAccounts", "resellerLedger"],
+    tables: ["reseller_accounts", "reseller_ledger"],
+    owner: ["app/server/payments/reseller-balance.server.ts"],
+    message: "The reseller balance and its ledger are written by app/server/payments/reseller-balance.server.ts (decision 052): call it instead.",
+  },
+];
+const WRITE = String.raw`(insert\s+(or\s+\w+\s+)?into|update|delete\s+from)`;
+/** no-restricted-syntax entries that refuse writes to one owned table group. */
+function writesTo({ variables, tables, message }) {
+  const names = `/^(${variables.join("|")})$/`;
+  const sqlNames = String.raw`/\b${WRITE}\s+["\x60]?(${tables.join("|")})\b/i`;
+  // A raw template writes the table when the text before its n-th interpolation ends in a write.
+  const rawWrites = Array.from(
+    { length: 12 },
+    (_, n) => String.raw`TemplateLiteral:has(> TemplateElement:nth-child(${n + 1})[value.raw=/\b${WRITE}\s*$/i]):has(> Identifier:nth-child(${n + 1})[name=${names}])`,
+  );
+  return [
+    `CallExpression[callee.property.name=/^(insert|update|delete)$/][arguments.0.name=${names}]`,
+    ...rawWrites,
+    `Literal[value=${sqlNames}]`,
+    `TemplateElement[value.raw=${sqlNames}]`,
+    `ImportSpecifier[imported.name=${names}][local.name!=${names}]`,
+  ].map((selector) => ({ selector, message }));
+}
 
 const restrict = (files, patterns) => ({
   files,
@@ -80,6 +117,16 @@ export default tseslint.config(
       [SERVER_ONLY, { regex: `^(~/root$|~/routes/(?!${area}/\\+shared/)|\\.\\./)`, message: `${NO_ROUTES} Parts of app/routes/${area} import their own folder by "./", anything else by its "~/" path, and only their own area's parts.` }],
     ),
   ),
+  // Each owned table is written only by its owner (the tests set up rows as they need).
+  {
+    files: ["app/**/*.{ts,tsx}", "workers/**/*.ts"],
+    ignores: OWNED_TABLES.flatMap(({ owner }) => owner),
+    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo)] },
+  },
+  ...OWNED_TABLES.map((owned) => ({
+    files: owned.owner,
+    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.filter((other) => other !== owned).flatMap(writesTo)] },
+  })),
   // Domain code knows nothing of the route edge, the Worker entry points or UI words, and each
   // domain folder imports only the folders below it.
   ...LAYERS.map((layer, index) => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Viewer } from "~/lib/viewer";
 import { exportKeys, exportOrders } from "~/server/admin/export.server";
 import { csvCell } from "~/server/platform/csv.server";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { auditLog, shopifyOrders } from "~/server/platform/db/schema.server";
 import { call, createAccount, db, nextId, signIn, unique } from "./helpers";
 

@@ -1,6 +1,6 @@
 import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import {
   auditLog,
   cryptoOrders,

@@ -3,7 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, licences, mailOutbox, productCodes, userSubscriptions } from "~/server/platform/db/schema.server";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { boughtKey, call, createAccount, db, deliver, signIn, unique } from "./helpers";
 
 const staff = async (role: "admin" | "support") => signIn(await createAccount({ role }), unique("ip"));

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { catalogueFor, demoCatalogueAdapter, type ShopifyConfig } from "~/server/catalogue/catalogue.server";
 import { createCheckout, demoOrderPayload, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { productCodes, shopifyOrders, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { verifyWebhookSignature } from "~/server/platform/shopify-hmac.server";
 import type { Result } from "~/lib/result";

@@ -6,7 +6,7 @@ import { env, exports } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { STUCK_DELIVERY_MS } from "~/server/fulfilment/shopify-webhook.server";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { auditLog, cryptoOrders, failedJobs, licences, mailOutbox, productCodes, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";

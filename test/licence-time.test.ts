@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { expireSubscriptions } from "~/server/fulfilment/subscriptions.server";
 import { mailCompensation } from "~/server/licences/compensation.server";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { auditLog, licenceCompensations, licences, mailOutbox, userSubscriptions } from "~/server/platform/db/schema.server";
 import { call, createAccount, db, deliver, hwid, nextId, paidOrderPayload, signIn, unique, validate } from "./helpers";
 

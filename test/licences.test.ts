@@ -3,7 +3,7 @@ import { createExecutionContext } from "cloudflare:test";
 import worker from "../workers/app";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { renderMarkdown } from "~/server/platform/markdown.server";
 import { type LicenceAnswer, offlineLeaseMs } from "~/server/licences/validation.server";

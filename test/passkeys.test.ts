@@ -2,16 +2,9 @@ import { and, eq } from "drizzle-orm";
 import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import { describe, expect, it } from "vitest";
 import type { Viewer } from "~/lib/viewer";
-import {
-  CEREMONY_TTL_MS,
-  MAX_PASSKEYS,
-  deleteExpiredCeremonies,
-  registerPasskey,
-  registrationOptions,
-  relyingParty,
-  signInOptions,
-  signInWithPasskey,
-} from "~/server/accounts/passkeys.server";
+import { CEREMONY_TTL_MS, deleteExpiredCeremonies, relyingParty } from "~/server/accounts/passkey-ceremonies.server";
+import { signInOptions, signInWithPasskey } from "~/server/accounts/passkey-sign-in.server";
+import { MAX_PASSKEYS, registerPasskey, registrationOptions } from "~/server/accounts/passkeys.server";
 import { auditLog, loginChallenges, passkeys, sessions, totpFactors, users, webauthnChallenges } from "~/server/platform/db/schema.server";
 import { toBase64Url } from "~/server/platform/tokens.server";
 import { ORIGIN, call, cookieFrom, createAccount, db, signIn, unique, type TestAccount } from "./helpers";

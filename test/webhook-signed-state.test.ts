@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { licences, mailOutbox, productCodes, shopifyOrders, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { db, deliver, nextId, runQueue, unique } from "./helpers";
 

@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { and, count, eq, isNull, like } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { addCodes } from "~/server/fulfilment/stock.server";
+import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { backorders, failedJobs, mailOutbox, productCodes, shopifyOrders, userSubscriptions, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { fillBackordersAndNotify } from "~/server/fulfilment/orders.server";
 import { MAX_DELIVERY_BYTES } from "~/server/fulfilment/shopify-webhook.server";

@@ -3,7 +3,7 @@
 import type { RouterContextProvider } from "react-router";
 import { ok, type Result } from "~/lib/result";
 import { passkeySignInSchema } from "~/lib/schemas/passkeys";
-import { relyingParty } from "../server/accounts/passkeys.server";
+import { relyingParty } from "../server/accounts/passkey-ceremonies.server";
 import { answer, answerInvalid, answerProblem, type ProblemTitles } from "./answer.server";
 import { app } from "./context.server";
 import { readSubmission } from "./submission.server";

@@ -73,3 +73,6 @@ export function formatUsd(cents: number): string {
 export function formatCents(cents: number, currency: string): string {
   return currency === "USD" ? formatUsd(cents) : `${currency} ${formatCentsAmount(cents)}`;
 }
+
+/** The word for a count: `one` for exactly one, else `many`. */
+export const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);

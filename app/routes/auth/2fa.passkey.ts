@@ -8,7 +8,8 @@ import { throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import type { Problem } from "~/lib/result";
 import { clearChallengeCookie } from "~/server/accounts/login-challenge.server";
-import { clearCeremonyCookie, completeChallengeWithPasskey, secondFactorOptions } from "~/server/accounts/passkeys.server";
+import { clearCeremonyCookie } from "~/server/accounts/passkey-ceremonies.server";
+import { completeChallengeWithPasskey, secondFactorOptions } from "~/server/accounts/passkey-sign-in.server";
 import type { Route } from "./+types/2fa.passkey";
 
 const titles: ProblemTitles = {

@@ -6,7 +6,8 @@ import { answerCeremonyOptions, readPasskeySignIn } from "~/http/passkeys.server
 import { throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import { clearChallengeCookie } from "~/server/accounts/login-challenge.server";
-import { clearCeremonyCookie, signInOptions, signInWithPasskey } from "~/server/accounts/passkeys.server";
+import { clearCeremonyCookie } from "~/server/accounts/passkey-ceremonies.server";
+import { signInOptions, signInWithPasskey } from "~/server/accounts/passkey-sign-in.server";
 import type { Route } from "./+types/passkey";
 
 const titles: ProblemTitles = {

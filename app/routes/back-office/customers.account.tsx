@@ -20,7 +20,7 @@ import { customerActionSchema, customerInputTitle } from "~/lib/schemas/customer
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { assignRole, banCustomer, endCustomerSessions, unbanCustomer } from "~/server/admin/customer-actions.server";
 import { customerAccount } from "~/server/admin/customers.server";
-import { creditBalance } from "~/server/hub/reseller.server";
+import { creditBalance } from "~/server/payments/reseller-balance.server";
 import { resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/customers.account";
 

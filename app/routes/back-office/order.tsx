@@ -23,7 +23,8 @@ import { ORDER_SOURCES, ORDERS_PATH, type OrderSource, SOURCE_LABEL } from "~/li
 import { can } from "~/lib/roles";
 import { orderActionSchema } from "~/lib/schemas/orders";
 import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/admin/order-actions.server";
-import { findOrder, orderDetail } from "~/server/admin/orders.server";
+import { orderDetail } from "~/server/admin/order-page.server";
+import { findOrder } from "~/server/admin/orders.server";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import type { Route } from "./+types/order";
 

@@ -7,7 +7,8 @@ import { currentViewer } from "~/http/guards.server";
 import { answerCeremonyOptions, relyingPartyFor } from "~/http/passkeys.server";
 import { readSubmission } from "~/http/submission.server";
 import { passkeySettingsSchema } from "~/lib/schemas/passkeys";
-import { clearCeremonyCookie, registerPasskey, registrationOptions, removePasskey, renamePasskey } from "~/server/accounts/passkeys.server";
+import { clearCeremonyCookie } from "~/server/accounts/passkey-ceremonies.server";
+import { registerPasskey, registrationOptions, removePasskey, renamePasskey } from "~/server/accounts/passkeys.server";
 import type { Route } from "./+types/security.passkeys";
 
 const titles: ProblemTitles = {

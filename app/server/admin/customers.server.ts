@@ -10,8 +10,8 @@ import type { CustomerSearchInput } from "~/lib/schemas/customers";
 import { listSessions } from "../accounts/session.server";
 import { twoFactorStatus } from "../accounts/two-factor.server";
 import { subscriptionsOf } from "../fulfilment/subscriptions.server";
-import { resellerBalanceOf } from "../hub/reseller.server";
 import { licencesOf } from "../licences/licences.server";
+import { resellerBalanceOf } from "../payments/reseller-balance.server";
 import type { Db } from "../platform/db/client.server";
 import {
   cryptoOrders,

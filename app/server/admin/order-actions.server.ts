@@ -2,25 +2,25 @@
 // revoke a key, replace one from stock, cancel a crypto order, and hand out a key by hand (a
 // manual order). Each change is one conditional statement or one D1 batch, so two people clicking
 // at once cannot both win, and each is audited under the order's key ("<source>:<reference>").
-import { and, eq, isNotNull, isNull, max, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { orderKey, type OrderRow } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ManualOrderInput } from "~/lib/schemas/orders";
 import type { Viewer } from "~/lib/viewer";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
-import { type MailedKey, mailKeys, mailKeysStopped } from "../fulfilment/buyer-emails.server";
-import { recordSale, revokeLicencesOfOrder, type Sale } from "../fulfilment/licences.server";
-import { storedLine } from "../fulfilment/order-lines.server";
-import { endRevokedSubscriptions } from "../fulfilment/refunds.server";
+import { claimForManualOrder, claimReplacement } from "../fulfilment/keys/claim.server";
+import { type MailedKey, mailKeys, mailKeysStopped } from "../fulfilment/keys/mail.server";
+import { revokeOneKey } from "../fulfilment/keys/revoke.server";
+import { keysFollowAddress, manualSale, recordSale, replacementSale } from "../fulfilment/keys/sale.server";
 import { checkLowStock } from "../fulfilment/stock-alerts.server";
-import { isOldestFreeCode } from "../fulfilment/stock.server";
-import { claimSubscriptions, subscriptionSource } from "../fulfilment/subscriptions.server";
-import { cancelCryptoOrder } from "../payments/crypto-orders.server";
+import { claimSubscriptions } from "../fulfilment/subscriptions.server";
+import { cancelCryptoOrder } from "../payments/crypto-review.server";
 import { audit, lastAuditedAt } from "../platform/audit.server";
-import { type Db, isUniqueViolation } from "../platform/db/client.server";
-import { backorders, cryptoOrders, licences, manualOrders, productCodes, shopifyOrders, users } from "../platform/db/schema.server";
+import type { Db } from "../platform/db/client.server";
+import { backorders, cryptoOrders, shopifyOrders, users } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
-import { codeOrderId, keysOfOrder, type OrderKey, undeliveredOrders } from "./orders.server";
+import { codeOrderId, undeliveredOrders } from "./orders.server";
+import { keysOfOrder, type OrderKey } from "./order-page.server";
 
 /** Who acts, and from where (for the audit log). */
 export interface Actor {
@@ -73,11 +73,9 @@ export async function correctBuyerEmail(deps: MailingDeps, actor: Actor, order: 
   // An address an account has proven is its owner's: their keys are not moved away from it.
   const proven = await db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = lower(${order.email})`, isNotNull(users.emailVerifiedAt))).get();
   if (proven) return fail("conflict", `${order.email} belongs to a verified member's account: its keys stay with that account`);
-  const ofOrder = eq(productCodes.orderId, order.reference);
   await db.batch([
     db.update(shopifyOrders).set({ email }).where(eq(shopifyOrders.id, order.reference)),
-    db.update(productCodes).set({ customerEmail: email }).where(ofOrder),
-    db.update(licences).set({ ownerEmail: email }).where(eq(licences.orderId, order.reference)),
+    ...keysFollowAddress(db, order.reference, email),
     db.update(backorders).set({ customerEmail: email }).where(and(eq(backorders.orderId, order.reference), isNull(backorders.filledAt))),
   ]);
   await audit(db, actor.viewer.id, "order.correct-email", order.key, { from: order.email, to: email }, actor.ip);
@@ -88,65 +86,24 @@ export async function correctBuyerEmail(deps: MailingDeps, actor: Actor, order: 
   return resent.ok ? resent : ok({ count: 0 });
 }
 
-/** Revokes a stocked code with its licence and subscription, in one transaction; false when it was revoked already. */
-async function revokeCode(db: Db, orderId: string, codeId: number, now: number): Promise<boolean> {
-  const [revoked] = await db.batch([
-    db
-      .update(productCodes)
-      .set({ revokedAt: now })
-      .where(and(eq(productCodes.id, codeId), eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt)))
-      .returning({ id: productCodes.id }),
-    endRevokedSubscriptions(db, orderId),
-    revokeLicencesOfOrder(db, orderId, now),
-  ]);
-  return revoked.length === 1;
-}
-
 /** A key stops working (its licence answers REVOKED); the buyer is told which key, and why. */
 export async function revokeKey(deps: MailingDeps, actor: Actor, order: OrderRow, ref: string, reason: string, now = Date.now()): Promise<Result<{ variantTitle: string }>> {
   const { db } = deps;
   const found = await keyOf(db, order, ref);
   if (!found.ok) return found;
   const key = found.value;
-  const orderId = codeOrderId(order.source, order.reference);
-  const done =
-    key.codeId !== null && orderId !== null
-      ? await revokeCode(db, orderId, key.codeId, now)
-      : (await db.update(licences).set({ revokedAt: now }).where(and(eq(licences.key, key.key), isNull(licences.revokedAt))).returning({ id: licences.id })).length === 1;
+  const done = await revokeOneKey(db, key, codeOrderId(order.source, order.reference), now);
   if (!done) return fail("conflict", "This key is already revoked");
   await audit(db, actor.viewer.id, "order.revoke-key", order.key, { codeId: key.codeId ?? ref, reason }, actor.ip);
   await mailKeysStopped(deps, mailedOrder(order), [{ variantTitle: key.variantTitle, code: key.key }], reason, `keys-stopped:revoke:${order.key}:${ref}`);
   return ok({ variantTitle: key.variantTitle });
 }
 
-/** What the new key of a replacement records as its sale: the line the old key was sold on. */
-async function replacementSale(db: Db, order: OrderRow, old: typeof productCodes.$inferSelect, code: { id: number; code: string }, now: number): Promise<{ sale: Sale; userId?: string }> {
-  const orderId = old.orderId!;
-  if (order.source === "shopify") {
-    const stored = await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
-    const line = stored ? storedLine(stored, old.orderLineId) : undefined;
-    if (stored && line) return { sale: { ...subscriptionSource(stored, line, code.id, now), code: code.code } };
-  }
-  if (order.source === "crypto") {
-    const c = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, orderId)).get();
-    if (c) {
-      const sale = { codeId: code.id, code: code.code, productTitle: c.productTitle, variantTitle: c.variantTitle, priceAmount: (c.amountCents / 100).toFixed(2), priceCurrency: c.currency, purchasedAt: now, orderId };
-      return { sale, userId: c.userId };
-    }
-  }
-  // A manual order (or a line no longer stored): the old key's licence names the product.
-  const licence = await db.select({ product: licences.product }).from(licences).where(eq(licences.productCodeId, old.id)).get();
-  const product = licence?.product ?? old.variantTitle;
-  const variantTitle = old.variantTitle.startsWith(`${product} - `) ? old.variantTitle.slice(product.length + 3) : old.variantTitle;
-  const manual = order.source === "admin" ? await db.select({ userId: manualOrders.userId }).from(manualOrders).where(eq(manualOrders.id, Number(order.reference))).get() : undefined;
-  return { sale: { codeId: code.id, code: code.code, productTitle: product, variantTitle, priceAmount: "0.00", priceCurrency: order.currency, purchasedAt: now, orderId }, userId: manual?.userId ?? undefined };
-}
-
 /**
- * Revokes a key and hands out a fresh code of the same variant as a new unit of the same order
- * line, in one transaction: the new code is claimed only while the old key still works, and the
- * old key is revoked only if the new unit exists. So with no stock nothing changes, and of two
- * replaces of the same key only one succeeds.
+ * Replaces a key: a fresh code of the same variant as a new unit of the same order line, and the
+ * old key revoked, in one transaction (`claimReplacement`: with no stock nothing changes, and of
+ * two replaces of the same key only one succeeds). The new key is sold on the old one's line and
+ * mailed.
  */
 export async function replaceKey(deps: MailingDeps, actor: Actor, order: OrderRow, ref: string, reason: string, now = Date.now()): Promise<Result<{ variantTitle: string }>> {
   const { db } = deps;
@@ -155,39 +112,9 @@ export async function replaceKey(deps: MailingDeps, actor: Actor, order: OrderRo
   const orderId = codeOrderId(order.source, order.reference);
   if (found.value.codeId === null || orderId === null) return fail("conflict", "A reseller's key can be revoked, not replaced");
   if (order.state === "cancelled") return fail("conflict", `Order ${order.number} is cancelled`);
-  const old = (await db.select().from(productCodes).where(eq(productCodes.id, found.value.codeId)).get())!;
-  if (old.revokedAt !== null) return fail("conflict", "This key is already revoked");
-  const line = old.orderLineId ?? "manual";
-  const [last] = await db
-    .select({ n: max(productCodes.unitIndex) })
-    .from(productCodes)
-    .where(and(eq(productCodes.orderId, orderId), eq(productCodes.orderLineId, line)));
-  const unitIndex = (last?.n ?? -1) + 1;
-  const oldStillWorks = sql`exists (select 1 from ${productCodes} where ${productCodes.id} = ${old.id} and ${productCodes.revokedAt} is null)`;
-  const newUnitExists = sql`exists (select 1 from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.orderLineId} = ${line} and ${productCodes.unitIndex} = ${unitIndex})`;
-  let claimed: (typeof productCodes.$inferSelect)[];
-  try {
-    [claimed] = await db.batch([
-      db
-        .update(productCodes)
-        .set({ isUsed: true, usedAt: now, customerEmail: old.customerEmail, orderId, orderLineId: line, unitIndex })
-        .where(and(isOldestFreeCode(old.variantId), oldStillWorks))
-        .returning(),
-      db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.id, old.id), isNull(productCodes.revokedAt), newUnitExists)),
-      endRevokedSubscriptions(db, orderId),
-      revokeLicencesOfOrder(db, orderId, now),
-    ]);
-  } catch (error) {
-    // Another replace on the same line took the same unit at the same moment: nothing was written.
-    if (isUniqueViolation(error)) return fail("conflict", "The key was changed at the same moment; reload and try again");
-    throw error;
-  }
-  const fresh = claimed[0];
-  if (!fresh) {
-    const again = await db.select({ revokedAt: productCodes.revokedAt }).from(productCodes).where(eq(productCodes.id, old.id)).get();
-    if (again?.revokedAt != null) return fail("conflict", "This key is already revoked");
-    return fail("conflict", `No ${old.variantTitle} codes in stock`);
-  }
+  const replaced = await claimReplacement(db, orderId, found.value.codeId, now);
+  if (!replaced.ok) return replaced;
+  const { old, fresh } = replaced.value;
   await checkLowStock(deps, { id: old.variantId, title: old.variantTitle }, now);
   const { sale, userId } = await replacementSale(db, order, old, fresh, now);
   await recordSale(db, { email: old.customerEmail ?? order.email, userId }, sale);
@@ -215,43 +142,13 @@ export async function createManualOrder(deps: MailingDeps, catalogue: Catalogue,
   const { db } = deps;
   const variant = (await allVariants(catalogue)).find((v) => v.variant.id === input.variantId);
   if (!variant) return fail("invalid", "Please choose a variant", { field: "variantId" });
-  const newest = sql`(select max(${manualOrders.id}) from ${manualOrders})`;
-  const [[order], [code], refused] = await db.batch([
-    db
-      .insert(manualOrders)
-      .values({
-        email: input.email,
-        userId: sql`(select ${users.id} from ${users} where lower(${users.email}) = ${input.email})`,
-        variantId: variant.variant.id,
-        variantTitle: variant.title,
-        reason: input.reason,
-        createdBy: actor.viewer.id,
-        createdAt: now,
-      })
-      .returning(),
-    db
-      .update(productCodes)
-      .set({ isUsed: true, usedAt: now, customerEmail: input.email, orderId: sql`'M-' || ${newest}`, orderLineId: "manual", unitIndex: 0 })
-      .where(isOldestFreeCode(variant.variant.id))
-      .returning(),
-    db
-      .delete(manualOrders)
-      .where(and(eq(manualOrders.id, newest), sql`not exists (select 1 from ${productCodes} where ${productCodes.orderId} = 'M-' || ${manualOrders.id})`))
-      .returning({ id: manualOrders.id }),
-  ]);
-  if (refused.length > 0 || !order || !code) return fail("conflict", `No ${variant.title} codes in stock`);
+  const claimed = await claimForManualOrder(db, { email: input.email, variantId: variant.variant.id, variantTitle: variant.title, reason: input.reason, createdBy: actor.viewer.id }, now);
+  if (!claimed) return fail("conflict", `No ${variant.title} codes in stock`);
+  const { order, code } = claimed;
   await checkLowStock(deps, { id: variant.variant.id, title: variant.title }, now);
   const orderId = `M-${order.id}`;
-  await recordSale(db, { email: input.email, userId: order.userId ?? undefined }, {
-    codeId: code.id,
-    code: code.code,
-    productTitle: variant.product.title,
-    variantTitle: variant.variant.title,
-    priceAmount: "0.00",
-    priceCurrency: "USD",
-    purchasedAt: now,
-    orderId,
-  });
+  const sale = manualSale({ orderId, productTitle: variant.product.title, variantTitle: variant.variant.title, currency: "USD" }, code, now);
+  await recordSale(db, { email: input.email, userId: order.userId ?? undefined }, sale);
   const key = orderKey("admin", order.id);
   await audit(db, actor.viewer.id, "order.manual", key, { email: input.email, variantId: variant.variant.id, codeId: code.id, reason: input.reason }, actor.ip);
   await mailKeys(deps, { to: input.email, name: orderId, orderKey: key }, [{ variantTitle: code.variantTitle, code: code.code }], "manual", `manual-key:${order.id}`);

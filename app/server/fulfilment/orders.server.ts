@@ -5,12 +5,15 @@ import { eq, sql } from "drizzle-orm";
 import { shopifyOrders } from "../platform/db/schema.server";
 import type { Db } from "../platform/db/client.server";
 import type { MailingDeps } from "../platform/mail.server";
-import { mailBackorderAlert, mailBackorderFilled, mailOrderKeys } from "./buyer-emails.server";
+import { mailBackorderAlert } from "./admin-alerts.server";
+import { backorderUnit, fillBackorders, type FilledBackorder } from "./backorders.server";
+import { claimCode, type OrderUnit } from "./keys/claim.server";
+import { mailBackorderFilled, mailOrderKeys } from "./keys/mail.server";
+import type { RevokedKey } from "./keys/revoke.server";
+import { recordSale, saleOf } from "./keys/sale.server";
 import type { Order, OrderLine } from "./order-lines.server";
 import { storedLine } from "./order-lines.server";
-import { applyWaitingRefunds, type RevokedKey } from "./refunds.server";
-import { assignCode, backorderUnit, fillBackorders, type FilledBackorder, type OrderUnit } from "./stock.server";
-import { recordSale, saleOf } from "./licences.server";
+import { applyWaitingRefunds } from "./refunds.server";
 import { checkLowStock } from "./stock-alerts.server";
 
 export type FulfilmentOutcome = {
@@ -90,7 +93,7 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
       continue;
     }
     for (const unit of units(order, line)) {
-      const assignment = await assignCode(db, unit, { now });
+      const assignment = await claimCode(db, unit, { now });
       if (assignment.kind === "out-of-stock") {
         if (await backorderUnit(db, unit, `${line.title} - ${line.variantTitle}`, now)) newBackorders++;
         outcome.backordered++;

@@ -1,22 +1,10 @@
 // Cancellations and refunds: the keys they cover are revoked (their licences answer REVOKED) and
 // their waiting units leave the backorder queue, each change once, in one D1 transaction, whatever
-// order Shopify's topics arrive in.
+// order Shopify's topics arrive in. The revocations themselves are the key module's statements.
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../platform/db/client.server";
-import { backorders, productCodes, shopifyOrders, shopifyRefunds, userSubscriptions } from "../platform/db/schema.server";
-import { revokeLicencesOfOrder } from "./licences.server";
-
-/** Ends the subscriptions of the order's revoked keys. Repeatable: a retry finishes what a crash left. */
-export const endRevokedSubscriptions = (db: Db, orderId: string) =>
-  db
-    .update(userSubscriptions)
-    .set({ status: "revoked" })
-    .where(
-      and(
-        sql`${userSubscriptions.status} <> 'revoked'`,
-        sql`${userSubscriptions.productCodeId} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.revokedAt} is not null)`,
-      ),
-    );
+import { backorders, shopifyOrders, shopifyRefunds } from "../platform/db/schema.server";
+import { keysStopWorking, type RevokedKey, revokeOrderKeys, revokeRefundedKeys } from "./keys/revoke.server";
 
 /**
  * A cancelled order (its signed body says so; the order row is already marked cancelled, so a
@@ -25,25 +13,15 @@ export const endRevokedSubscriptions = (db: Db, orderId: string) =>
  */
 export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<RevokedKey[]> {
   const [revoked] = await db.batch([
-    db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt))).returning(revokedKey),
+    revokeOrderKeys(db, orderId, now),
     db
       .update(backorders)
       .set({ cancelledAt: now })
       .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
-    endRevokedSubscriptions(db, orderId),
-    revokeLicencesOfOrder(db, orderId, now),
+    ...keysStopWorking(db, orderId, now),
   ]);
   return revoked;
 }
-
-/** A key a refund or cancellation revoked, as the buyer's e-mail names it (if they were ever sent it). */
-export interface RevokedKey {
-  code: string;
-  variantTitle: string;
-  customerEmail: string | null;
-  mailedAt: number | null;
-}
-const revokedKey = { code: productCodes.code, variantTitle: productCodes.variantTitle, customerEmail: productCodes.customerEmail, mailedAt: productCodes.mailedAt };
 
 export interface RefundedLine {
   lineId: string;
@@ -87,16 +65,7 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
     const waiting = sql`(select count(*) from ${backorders} where ${backorders.orderId} = ${orderId} and ${backorders.lineItemId} = ${lineId} and ${backorders.filledAt} is null and ${backorders.cancelledAt} is null)`;
     return [
       // Delivered keys, for what the waiting units do not cover (counted before they are cancelled).
-      db
-        .update(productCodes)
-        .set({ revokedAt: now })
-        .where(
-          and(
-            claimed,
-            sql`${productCodes.id} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.orderLineId} = ${lineId} and ${productCodes.revokedAt} is null order by ${productCodes.unitIndex} desc limit max(0, ${quantity} - ${waiting}))`,
-          ),
-        )
-        .returning(revokedKey),
+      revokeRefundedKeys(db, { orderId, lineId, count: sql`max(0, ${quantity} - ${waiting})` }, claimed, now),
       db
         .update(backorders)
         .set({ cancelledAt: now })
@@ -112,8 +81,7 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
   const [, ...results] = await db.batch([
     db.update(shopifyRefunds).set({ claimToken: token, appliedAt: now }).where(and(eq(shopifyRefunds.id, refundId), isNull(shopifyRefunds.appliedAt))),
     ...perLine,
-    endRevokedSubscriptions(db, orderId),
-    revokeLicencesOfOrder(db, orderId, now),
+    ...keysStopWorking(db, orderId, now),
     db.update(shopifyOrders).set({ refundedAt: now }).where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
   ]);
   const changed = results.slice(0, perLine.length) as unknown[][];

@@ -1,12 +1,12 @@
 // Restocking: the admin's new codes for a catalogue variant go into stock, then straight to the
 // order units waiting for that variant; and the admin's deletions of codes still in stock. Both
-// end with the variant's low-stock check. (Apart from stock.server, which orders.server builds on.)
+// end with the variant's low-stock check. The codes themselves are written by keys/stock.server.
 import { fail, ok, type Result } from "~/lib/result";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { fillBackordersAndNotify } from "./orders.server";
+import { type AddedCodes, addCodes, deleteAvailableCode } from "./keys/stock.server";
 import { checkLowStock } from "./stock-alerts.server";
-import { type AddedCodes, addCodes, deleteAvailableCode } from "./stock.server";
 
 export type Restocked = AddedCodes & { variantTitle: string; backordersFilled: number };
 

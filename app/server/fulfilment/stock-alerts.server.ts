@@ -10,8 +10,8 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { backorders, productCodes, stockAlerts } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
-import { mailLowStockAlert } from "./buyer-emails.server";
-import { isFreeCodeOf } from "./stock.server";
+import { mailLowStockAlert } from "./admin-alerts.server";
+import { isFreeCodeOf } from "./keys/claim.server";
 
 /** Codes of a variant that can still be handed out (the rule every hand-out picks by). */
 const availableOf = (variantId: unknown) => sql<number>`(select count(*) from ${productCodes} where ${isFreeCodeOf(variantId)})`;

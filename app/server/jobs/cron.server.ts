@@ -5,7 +5,7 @@ import { database } from "../platform/db/client.server";
 import { retryDueMail } from "../platform/mail.server";
 import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
 import { deleteExpiredRegistrations } from "../accounts/registration.server";
-import { deleteExpiredCeremonies } from "../accounts/passkeys.server";
+import { deleteExpiredCeremonies } from "../accounts/passkey-ceremonies.server";
 import { deleteExpiredSessions } from "../accounts/session.server";
 import { forgetIdleThrottles } from "../accounts/throttle.server";
 import { expireSubscriptions } from "../fulfilment/subscriptions.server";

@@ -8,9 +8,9 @@
 // puts it on the admin's list of failed jobs.
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
-import { processDelivery } from "../fulfilment/shopify-webhook.server";
+import { processDelivery } from "../fulfilment/shopify-consumer.server";
 import { mailCompensation } from "../licences/compensation.server";
-import { settleCryptoOrder } from "../payments/crypto-orders.server";
+import { settleCryptoOrder } from "../payments/crypto-settlement.server";
 import { cryptoSetup } from "../payments/crypto-setup.server";
 import { CHECKS_PER_MESSAGE, runChainChecks } from "../payments/crypto-watch.server";
 import { database } from "../platform/db/client.server";

@@ -4,8 +4,9 @@
 import { sql } from "drizzle-orm";
 import demoCatalogue from "../catalogue/demo-catalogue.json";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { downloadableFiles, productCodes, profiles, statusUpdates, userRoles, users } from "../platform/db/schema.server";
+import { downloadableFiles, profiles, statusUpdates, userRoles, users } from "../platform/db/schema.server";
 import { hashPassword } from "../accounts/password.server";
+import { storeCodes } from "../fulfilment/keys/stock.server";
 
 export const DEMO_ACCOUNTS = [
   { id: "00000000-0000-4000-8000-000000000001", email: "admin@example.com", username: "admin", password: "admin-demo-1", admin: true },
@@ -49,9 +50,7 @@ export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): 
       })),
     ),
   );
-  for (const group of chunksOf(codes, 5)) {
-    await db.insert(productCodes).values(group).onConflictDoNothing();
-  }
+  for (const group of chunksOf(codes, 5)) await storeCodes(db, group);
 
   await db
     .insert(statusUpdates)

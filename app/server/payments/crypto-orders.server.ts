@@ -1,26 +1,19 @@
 // Crypto orders (decision 032): a member opens one for a plan's key or a reseller top-up; it gets
 // a quote in the coin and an address of its own from the shop's wallet. The chain watcher
-// (crypto-watch.server) moves it along as payments show up; once paid, the fulfilment queue hands
-// out its key, or credits the top-up, exactly once. Orders that need a person (underpaid past
-// expiry, paid late, overpaid, and those from before on-chain checks) wait in the admin's queue.
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, ne, notInArray, or, sql } from "drizzle-orm";
-import { type CryptoCoin, type FulfilCryptoOrderInput, type OpenCryptoOrderInput, paymentUri } from "~/lib/crypto-orders";
-import { orderKey } from "~/lib/orders";
+// (crypto-watch.server) moves it along as payments show up; once paid, the fulfilment queue
+// settles it (crypto-settlement.server); orders that need a person (underpaid past expiry, paid
+// late, overpaid, and those from before on-chain checks) wait in the admin's review
+// (crypto-review.server). This module opens orders, names their states and shows them to the buyer.
+import { and, count, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { type CryptoCoin, type OpenCryptoOrderInput, paymentUri } from "~/lib/crypto-orders";
 import type { TopUpInput } from "~/lib/schemas/reseller";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
-import { audit } from "../platform/audit.server";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
-import { checkLowStock } from "../fulfilment/stock-alerts.server";
-import { assignCode, codeOfUnit, releaseCode } from "../fulfilment/stock.server";
 import { randomString } from "../platform/tokens.server";
 import { qrDataUrl } from "../platform/qr.server";
-import { type Db, isUniqueViolation } from "../platform/db/client.server";
-import type { JobQueue } from "../platform/job-queue.server";
-import type { MailingDeps } from "../platform/mail.server";
-import { cryptoOrders, licences, productCodes, resellerAccounts, resellerLedger, walletCursors } from "../platform/db/schema.server";
-import { mailCryptoKey } from "../fulfilment/buyer-emails.server";
-import { recordSale } from "../fulfilment/licences.server";
+import type { Db } from "../platform/db/client.server";
+import { cryptoOrders, walletCursors } from "../platform/db/schema.server";
 import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
 import { receiveAddress } from "./wallet.server";
 
@@ -37,6 +30,27 @@ export interface SeenPayment {
 
 /** The states in which an order still waits for its payment. */
 export const OPEN_STATES = ["pending", "underpaid", "processing"] as const;
+
+/** Expired orders the chain is still read for (late money), and that an admin may fulfil from review. */
+export const CLOSED_UNPAID_STATES = ["expired", "paid-late"] as const;
+
+/**
+ * For a day after its quote ran out, an order the buyer has open on the tracker is read like an
+ * open one (at most every 10 s), so money sent just too late shows as paid late at once; after
+ * that only the cron's hourly sweep looks.
+ */
+const BUYER_LATE_WATCH_MS = 24 * 60 * 60_000;
+
+/** Whether the buyer's tracker still reads an order whose quote ran out (see BUYER_LATE_WATCH_MS). */
+export function watchedLateByBuyer(order: Pick<CryptoOrder, "expiresAt">, now: number): boolean {
+  return order.expiresAt !== null && now < order.expiresAt + BUYER_LATE_WATCH_MS;
+}
+
+/** States an admin may fulfil from: orders from before on-chain checks, and those in review but not settled. */
+export const ADMIN_FULFILLABLE = ["submitted", ...CLOSED_UNPAID_STATES] as const;
+
+/** States a paid order can be settled from: paid by the chain (processing), or by an admin's decision. */
+export const SETTLEABLE = ["processing", ...ADMIN_FULFILLABLE] as const;
 
 /**
  * What is due, in smallest units, for the order to count as paid: the amount less the tolerance
@@ -244,283 +258,6 @@ export async function findOrderFor(db: Db, viewer: Viewer, orderNumber: string):
   return ok(order);
 }
 
-/** The admin's queue: orders a person has to look at, the longest waiting first (at most 200 at a time). */
-export function ordersNeedingReview(db: Db) {
-  return db
-    .select()
-    .from(cryptoOrders)
-    .where(or(isNotNull(cryptoOrders.review), eq(cryptoOrders.status, "submitted")))
-    .orderBy(asc(cryptoOrders.updatedAt))
-    .limit(200);
-}
-
 export function ordersOf(db: Db, userId: string) {
   return db.select().from(cryptoOrders).where(eq(cryptoOrders.userId, userId)).orderBy(desc(cryptoOrders.createdAt)).limit(20);
-}
-
-/** The queue message that hands out a crypto order's key: the admin's typed-in one, or the next in stock. */
-export interface CryptoOrderJob {
-  kind: "crypto-order";
-  orderNumber: string;
-  code: string | null;
-}
-
-/**
- * Whether `code` can no longer be the key of an order for `variantId`: a licence names it (a
- * reseller's key, or one sold before), it was sold, or it is stock of another plan.
- */
-async function codeTaken(db: Db, code: string, variantId: string): Promise<boolean> {
-  const [licence, stocked] = await Promise.all([
-    db.select({ id: licences.id }).from(licences).where(eq(licences.key, code)).get(),
-    db.select({ variantId: productCodes.variantId, isUsed: productCodes.isUsed }).from(productCodes).where(eq(productCodes.code, code)).get(),
-  ]);
-  return Boolean(licence) || (stocked !== undefined && (stocked.isUsed || stocked.variantId !== variantId));
-}
-
-/** Expired orders the chain is still read for (late money), and that an admin may fulfil from review. */
-export const CLOSED_UNPAID_STATES = ["expired", "paid-late"] as const;
-
-/**
- * For a day after its quote ran out, an order the buyer has open on the tracker is read like an
- * open one (at most every 10 s), so money sent just too late shows as paid late at once; after
- * that only the cron's hourly sweep looks.
- */
-const BUYER_LATE_WATCH_MS = 24 * 60 * 60_000;
-
-/** Whether the buyer's tracker still reads an order whose quote ran out (see BUYER_LATE_WATCH_MS). */
-export function watchedLateByBuyer(order: Pick<CryptoOrder, "expiresAt">, now: number): boolean {
-  return order.expiresAt !== null && now < order.expiresAt + BUYER_LATE_WATCH_MS;
-}
-
-/** States an admin may fulfil from: orders from before on-chain checks, and those in review but not settled. */
-const ADMIN_FULFILLABLE = ["submitted", ...CLOSED_UNPAID_STATES] as const;
-
-const notAwaiting = (order: CryptoOrder) => fail("conflict", `Order ${order.orderNumber} is ${order.status}, not awaiting fulfilment`);
-
-/**
- * Admin: fulfils an order the chain did not settle (a typed-in transaction id from before on-chain
- * checks, an underpaid or late payment the admin accepts) with a typed-in key or the next in stock;
- * a top-up is credited. What the admin can still correct is checked now; the key itself is handed
- * out and e-mailed by the fulfilment queue, the one way keys leave the shop (decision 031).
- */
-export async function fulfilCryptoOrder(
-  deps: { db: Db; queue: JobQueue<CryptoOrderJob> },
-  admin: Viewer,
-  input: FulfilCryptoOrderInput,
-  now = Date.now(),
-): Promise<Result<CryptoOrder>> {
-  const { db } = deps;
-  const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, input.orderId)).get();
-  if (!order) return fail("not-found", "Unknown order");
-  const awaiting = (ADMIN_FULFILLABLE as readonly string[]).includes(order.status) && order.paidAt === null && (order.status === "submitted" || order.review !== null);
-  if (!awaiting) return notAwaiting(order);
-  if (order.purpose === "top-up") {
-    if (input.source === "manual") return fail("invalid", "A top-up is credited to the balance; it takes no product code", { field: "code" });
-  } else if (input.source === "stock") {
-    const inStock = await db
-      .select({ id: productCodes.id })
-      .from(productCodes)
-      .where(and(eq(productCodes.variantId, order.variantId), eq(productCodes.isUsed, false)))
-      .get();
-    if (!inStock) return fail("conflict", `No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
-  } else if (await codeTaken(db, input.code, order.variantId)) {
-    return fail("conflict", "This code has already been sold", { field: "code" });
-  }
-  // Marked paid by the admin's decision, in one conditional step: a second click, or the chain
-  // watcher at the same moment, finds it taken.
-  const marked = await db
-    .update(cryptoOrders)
-    .set({ paidAt: now, review: null, updatedAt: now })
-    .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.status, order.status), isNull(cryptoOrders.paidAt)))
-    .returning()
-    .get();
-  if (!marked) return notAwaiting(order);
-  try {
-    await deps.queue.send({ kind: "crypto-order", orderNumber: order.orderNumber, code: input.source === "manual" ? input.code : null });
-  } catch (error) {
-    console.error("Could not queue a crypto order's fulfilment:", error);
-    await db
-      .update(cryptoOrders)
-      .set({ paidAt: null, review: order.review, updatedAt: now })
-      .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.paidAt, now)));
-    return fail("unavailable", "The fulfilment queue is not available right now; please try again in a moment");
-  }
-  await audit(db, admin.id, "crypto-order.fulfil", orderKey("crypto", order.orderNumber), { source: input.source, status: order.status, review: order.review });
-  return ok(marked);
-}
-
-/** The one unit a crypto order buys: its key is claimed against it, so it has at most one. */
-const unitOf = (order: CryptoOrder) => ({ orderId: order.orderNumber, lineId: "crypto", unitIndex: 0, variantId: order.variantId, email: order.customerEmail });
-
-/**
- * A cancelled order gives back a key claimed for it: stock returns to stock; a typed-in key that
- * was only recorded for this order (written and sold in one step, so never stocked) is forgotten.
- */
-async function releaseKeyOf(db: Db, order: CryptoOrder): Promise<void> {
-  const key = await codeOfUnit(db, unitOf(order));
-  if (key) await releaseCode(db, key.id, order.orderNumber, key.createdAt === key.usedAt);
-}
-
-/** States a paid order can be settled from: paid by the chain (processing), or by an admin's decision. */
-export const SETTLEABLE = ["processing", ...ADMIN_FULFILLABLE] as const;
-
-/**
- * The fulfilment queue's half: completes a paid order. A key order gets a key (the one named, or
- * the next in stock for its plan), marked sold, recorded as the buyer's licence and e-mailed; a
- * top-up is credited to the reseller balance. Safe to run twice or after an interrupted run: a
- * unit keeps the key it was given, a top-up is credited once (its ledger entry is unique), a
- * completed order only gets what it still lacks (licence, e-mail), a cancelled one gives back any
- * key claimed for it. Throws when the key cannot be handed out now (no stock, the named key is
- * taken), so the queue retries and, in the end, shows the admin why.
- */
-export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, now = Date.now()): Promise<void> {
-  const { db } = deps;
-  const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, job.orderNumber)).get();
-  if (!order) throw new Error(`Crypto order ${job.orderNumber} does not exist`);
-  if (order.purpose === "top-up") return settleTopUp(db, order, now);
-  const unit = unitOf(order);
-  if (order.status === "complete") {
-    const key = await codeOfUnit(db, unit);
-    if (key) await deliverCryptoKey(deps, order, key, key.usedAt ?? now);
-    return;
-  }
-  if (order.status === "cancelled") return releaseKeyOf(db, order);
-  if (order.paidAt === null) return;
-
-  let key = await codeOfUnit(db, unit);
-  try {
-    if (key) {
-      // An earlier run gave the unit its key; this one finishes the job.
-    } else if (job.code === null) {
-      const assignment = await assignCode(db, unit, { now });
-      if (assignment.kind === "out-of-stock") throw new Error(`No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
-      key = assignment.code;
-    } else {
-      const taken = () => new Error(`The code typed in for order ${order.orderNumber} has already been sold`);
-      if (await codeTaken(db, job.code, order.variantId)) throw taken();
-      const claim = { isUsed: true, usedAt: now, customerEmail: order.customerEmail, orderId: order.orderNumber, orderLineId: "crypto", unitIndex: 0 };
-      // A typed code from stock is marked sold; a code we never stocked is recorded as sold.
-      key =
-        (await db
-          .update(productCodes)
-          .set(claim)
-          .where(and(eq(productCodes.variantId, order.variantId), eq(productCodes.code, job.code), eq(productCodes.isUsed, false)))
-          .returning()
-          .get()) ??
-        (await db
-          .insert(productCodes)
-          .values({ variantId: order.variantId, variantTitle: `${order.productTitle} - ${order.variantTitle}`, code: job.code, createdAt: now, ...claim })
-          .onConflictDoNothing({ target: productCodes.code })
-          .returning()
-          .get());
-      if (!key) throw taken();
-    }
-  } catch (error) {
-    // The unit's unique index: a run at the same time gave it its key first; this one finishes.
-    if (!isUniqueViolation(error)) throw error;
-    key = await codeOfUnit(db, unit);
-    if (!key) throw error;
-  }
-
-  const completed = await completeOrder(db, order, key.code, now);
-  if (completed) {
-    await checkLowStock(deps, { id: order.variantId, title: `${order.productTitle} - ${order.variantTitle}` }, now);
-    return deliverCryptoKey(deps, completed, key, now);
-  }
-  // Cancelled while the key was being claimed: the key goes back. (Completed by a run at the same
-  // time: that run delivers it.)
-  const current = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
-  if (current?.status === "cancelled") await releaseKeyOf(db, current);
-}
-
-/** paid -> complete, once: only from a state a paid order can be in. */
-function completeOrder(db: Db, order: CryptoOrder, productCode: string | null, now: number) {
-  return db
-    .update(cryptoOrders)
-    .set({ status: "complete", productCode, updatedAt: now })
-    .where(and(eq(cryptoOrders.id, order.id), inArray(cryptoOrders.status, SETTLEABLE), isNotNull(cryptoOrders.paidAt)))
-    .returning()
-    .get();
-}
-
-/**
- * Credits a paid top-up to the buyer's reseller balance. The ledger entry and the balance change
- * are one transaction, and the balance only moves when the entry is new: never twice.
- */
-async function settleTopUp(db: Db, order: CryptoOrder, now: number): Promise<void> {
-  if (order.paidAt === null || order.status === "cancelled") return;
-  await db.insert(resellerAccounts).values({ userId: order.userId, balanceCents: 0, createdAt: now }).onConflictDoNothing();
-  const credited = sql`exists (select 1 from ${resellerLedger} where ${resellerLedger.kind} = 'top-up' and ${resellerLedger.reference} = ${order.orderNumber})`;
-  // Checked inside the transaction: an admin's cancel that lands after the read above wins.
-  const stillPaid = and(eq(cryptoOrders.id, order.id), ne(cryptoOrders.status, "cancelled"), isNotNull(cryptoOrders.paidAt));
-  await db.batch([
-    db
-      .update(resellerAccounts)
-      .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${order.amountCents}` })
-      .where(and(eq(resellerAccounts.userId, order.userId), sql`not ${credited}`, sql`exists (select 1 from ${cryptoOrders} where ${stillPaid})`)),
-    db
-      .insert(resellerLedger)
-      .select(
-        db
-          .select({
-            // Every column, in the table's order (the id is the table's own).
-            id: sql<number>`null`.as("id"),
-            userId: cryptoOrders.userId,
-            kind: sql<"top-up">`'top-up'`.as("kind"),
-            amountCents: cryptoOrders.amountCents,
-            reference: cryptoOrders.orderNumber,
-            createdAt: sql<number>`${now}`.as("created_at"),
-          })
-          .from(cryptoOrders)
-          .where(stillPaid),
-      )
-      .onConflictDoNothing(),
-  ]);
-  if (order.status !== "complete") await completeOrder(db, order, null, now);
-}
-
-/** A completed order's key becomes the buyer's licence and subscription, and is e-mailed (once). */
-async function deliverCryptoKey(deps: MailingDeps, order: CryptoOrder, key: { id: number; code: string }, purchasedAt: number) {
-  await recordSale(deps.db, { email: order.customerEmail, userId: order.userId }, {
-    codeId: key.id,
-    code: key.code,
-    productTitle: order.productTitle,
-    variantTitle: order.variantTitle,
-    priceAmount: (order.amountCents / 100).toFixed(2),
-    priceCurrency: order.currency,
-    purchasedAt,
-    orderId: order.orderNumber,
-  });
-  await mailCryptoKey(deps, order, key.code);
-}
-
-/**
- * Admin: closes an order that will not be settled (refunded outside the shop, or abandoned). One
- * audit entry, under the order, with the reason when the admin gave one.
- */
-export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, why: { reason?: string; ip?: string | null } = {}, now = Date.now()): Promise<Result<CryptoOrder>> {
-  const cancelled = await db
-    .update(cryptoOrders)
-    .set({ status: "cancelled", review: null, updatedAt: now })
-    .where(and(eq(cryptoOrders.id, orderId), notInArray(cryptoOrders.status, ["complete", "cancelled"])))
-    .returning()
-    .get();
-  if (!cancelled) return fail("conflict", "Completed or cancelled orders cannot be cancelled");
-  // A fulfilment that broke halfway may have claimed a key already.
-  await releaseKeyOf(db, cancelled);
-  await audit(db, admin.id, "crypto-order.cancel", orderKey("crypto", cancelled.orderNumber), why.reason ? { reason: why.reason } : {}, why.ip ?? null);
-  return ok(cancelled);
-}
-
-/** Admin: an overpaid order was settled and the difference dealt with; it leaves the queue. */
-export async function resolveCryptoOrder(db: Db, admin: Viewer, orderId: string, now = Date.now()): Promise<Result<CryptoOrder>> {
-  const resolved = await db
-    .update(cryptoOrders)
-    .set({ review: null, updatedAt: now })
-    .where(and(eq(cryptoOrders.id, orderId), eq(cryptoOrders.status, "complete"), eq(cryptoOrders.review, "overpaid")))
-    .returning()
-    .get();
-  if (!resolved) return fail("conflict", "Only a completed, overpaid order can be marked as handled");
-  await audit(db, admin.id, "crypto-order.resolve", orderKey("crypto", resolved.orderNumber), { receivedUnits: resolved.receivedUnits, amountUnits: resolved.amountUnits });
-  return ok(resolved);
 }

@@ -10,16 +10,8 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, failedJobs } from "../platform/db/schema.server";
 import type { JobQueue } from "../platform/job-queue.server";
-import {
-  CLOSED_UNPAID_STATES,
-  type CryptoOrder,
-  type CryptoOrderJob,
-  OPEN_STATES,
-  paidThreshold,
-  type SeenPayment,
-  SETTLEABLE,
-  watchedLateByBuyer,
-} from "./crypto-orders.server";
+import { CLOSED_UNPAID_STATES, type CryptoOrder, OPEN_STATES, paidThreshold, type SeenPayment, SETTLEABLE, watchedLateByBuyer } from "./crypto-orders.server";
+import type { CryptoOrderJob } from "./crypto-settlement.server";
 import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
 
 /** An order's chain is read at most once per this interval, however many trackers are open. */

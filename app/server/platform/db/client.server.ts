@@ -23,8 +23,10 @@ export function chunksOf<T>(rows: T[], paramsPerRow: number): T[][] {
   return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
 }
 
-/** SQLite refused a row because a unique index already holds its value. */
-export function isUniqueViolation(error: unknown): boolean {
-  const text = String(error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : error);
-  return text.includes("UNIQUE constraint failed");
+/** SQLite refused a statement by the named constraint (a CHECK's name, or a unique column as "table.column"). */
+export function refusedBy(error: unknown, constraint: string): boolean {
+  return String(error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : error).includes(constraint);
 }
+
+/** SQLite refused a row because a unique index already holds its value. */
+export const isUniqueViolation = (error: unknown): boolean => refusedBy(error, "UNIQUE constraint failed");

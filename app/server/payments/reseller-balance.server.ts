@@ -1,0 +1,131 @@
+// The reseller balance and its ledger, written only here: money moves as a ledger row, with its
+// change to the balance in the same D1 transaction, and the balance cannot go below zero (a CHECK
+// constraint). A crypto top-up, a staff credit and a purchase of keys each come through here; the
+// reseller panel (hub) and crypto settlement call it (decision 052).
+import { and, desc, eq, ne, isNotNull, sql } from "drizzle-orm";
+import { fail, ok, type Result } from "~/lib/result";
+import { can } from "~/lib/roles";
+import type { CreditInput } from "~/lib/schemas/reseller";
+import type { Viewer } from "~/lib/viewer";
+import { audit } from "../platform/audit.server";
+import { type Db, isUniqueViolation, refusedBy } from "../platform/db/client.server";
+import { cryptoOrders, resellerAccounts, resellerLedger, users } from "../platform/db/schema.server";
+
+export const DEFAULT_DISCOUNT_RATE = 50;
+
+/** Opens the member's reseller account, if it is not open yet. */
+const openAccount = (db: Db, userId: string, now: number) =>
+  db.insert(resellerAccounts).values({ userId, balanceCents: 0, discountRate: DEFAULT_DISCOUNT_RATE, createdAt: now }).onConflictDoNothing();
+
+/** The member's reseller account, opened on first use. */
+export async function ensureResellerAccount(db: Db, userId: string, now = Date.now()) {
+  await openAccount(db, userId, now);
+  return (await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get())!;
+}
+
+/** The newest changes to a reseller's balance: top-ups, credits and purchases. */
+export function ledgerOf(db: Db, userId: string, limit = 20) {
+  return db
+    .select({ id: resellerLedger.id, kind: resellerLedger.kind, amountCents: resellerLedger.amountCents, reference: resellerLedger.reference, createdAt: resellerLedger.createdAt })
+    .from(resellerLedger)
+    .where(eq(resellerLedger.userId, userId))
+    .orderBy(desc(resellerLedger.createdAt), desc(resellerLedger.id))
+    .limit(limit);
+}
+
+/** Staff: a member's reseller balance (null when they never opened the panel) and its ledger. Opens nothing. */
+export async function resellerBalanceOf(db: Db, userId: string) {
+  const [account, ledger] = await Promise.all([
+    db.select({ balanceCents: resellerAccounts.balanceCents, discountRate: resellerAccounts.discountRate }).from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get(),
+    ledgerOf(db, userId),
+  ]);
+  return { account: account ?? null, ledger };
+}
+
+/**
+ * Credits a paid crypto top-up to the buyer's reseller balance. The ledger entry and the balance
+ * change are one transaction, and the balance only moves when the entry is new: never twice.
+ */
+export async function creditTopUp(db: Db, order: typeof cryptoOrders.$inferSelect, now: number): Promise<void> {
+  await openAccount(db, order.userId, now);
+  const credited = sql`exists (select 1 from ${resellerLedger} where ${resellerLedger.kind} = 'top-up' and ${resellerLedger.reference} = ${order.orderNumber})`;
+  // Checked inside the transaction: an admin's cancel that lands after the order was read wins.
+  const stillPaid = and(eq(cryptoOrders.id, order.id), ne(cryptoOrders.status, "cancelled"), isNotNull(cryptoOrders.paidAt));
+  await db.batch([
+    db
+      .update(resellerAccounts)
+      .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${order.amountCents}` })
+      .where(and(eq(resellerAccounts.userId, order.userId), sql`not ${credited}`, sql`exists (select 1 from ${cryptoOrders} where ${stillPaid})`)),
+    db
+      .insert(resellerLedger)
+      .select(
+        db
+          .select({
+            // Every column, in the table's order (the id is the table's own).
+            id: sql<number>`null`.as("id"),
+            userId: cryptoOrders.userId,
+            kind: sql<"top-up">`'top-up'`.as("kind"),
+            amountCents: cryptoOrders.amountCents,
+            reference: cryptoOrders.orderNumber,
+            createdAt: sql<number>`${now}`.as("created_at"),
+          })
+          .from(cryptoOrders)
+          .where(stillPaid),
+      )
+      .onConflictDoNothing(),
+  ]);
+}
+
+/** Admin: credits a member's reseller balance (opening it if need be), in the ledger and the audit log. */
+export async function creditBalance(
+  db: Db,
+  admin: Viewer,
+  userId: string,
+  { amount, request }: Pick<CreditInput, "amount" | "request">,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<{ balanceCents: number }>> {
+  if (!can(admin.role, "balances.credit")) return fail("forbidden", "You don't have permission to credit balances");
+  const member = await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).get();
+  if (!member) return fail("not-found", "No such member");
+  await ensureResellerAccount(db, member.id, now);
+  let updated: { balanceCents: number } | undefined;
+  try {
+    // One transaction: the ledger row's unique request id refuses a second send, balance and all.
+    [[updated]] = await db.batch([
+      db
+        .update(resellerAccounts)
+        .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${amount}` })
+        .where(eq(resellerAccounts.userId, member.id))
+        .returning({ balanceCents: resellerAccounts.balanceCents }),
+      db.insert(resellerLedger).values({ userId: member.id, kind: "credit", amountCents: amount, reference: request, createdAt: now }),
+    ]);
+  } catch (error) {
+    if (isUniqueViolation(error)) return fail("conflict", "This credit was already made; the balance was credited once");
+    throw error;
+  }
+  await audit(db, admin.id, "reseller.credit", member.id, { amountCents: amount, balanceCents: updated!.balanceCents }, ip);
+  return ok({ balanceCents: updated!.balanceCents });
+}
+
+/**
+ * A purchase paid from the balance: the debit and its ledger row, as statements for the purchase's
+ * batch (whatever was bought is written in the same transaction), and the ledger row's id as SQL
+ * for the rows that belong to it. The batch fails as a whole when the balance would go below zero
+ * (`isOverspent`).
+ */
+export function chargeBalance(db: Db, userId: string, cents: number, reference: string, now: number) {
+  const statements = [
+    db
+      .update(resellerAccounts)
+      .set({ balanceCents: sql`${resellerAccounts.balanceCents} - ${cents}` })
+      .where(eq(resellerAccounts.userId, userId)),
+    db.insert(resellerLedger).values({ userId, kind: "purchase", amountCents: -cents, reference, createdAt: now }),
+  ] as const;
+  // The ledger row inserted just before, in the same transaction: the purchase the rows belong to.
+  const purchaseId = sql<number>`(select max(${resellerLedger.id}) from ${resellerLedger} where ${resellerLedger.userId} = ${userId} and ${resellerLedger.kind} = 'purchase')`;
+  return { statements, purchaseId };
+}
+
+/** Another purchase spent the balance first: the CHECK refused the debit, and nothing was written. */
+export const isOverspent = (error: unknown) => refusedBy(error, "reseller_balance_non_negative");
