@@ -39,8 +39,16 @@ const OTHER_NONCE = "ffeeddccbbaa99887766554433221100";
 
 /** The licence rows behind the vectors; each key names its state. */
 const ROWS = {
-  "VECTOR-WEEKLY-ACTIVE": { product: "Vertex Rust", plan: "weekly", activatedAt: ISSUED - DAY, expiresAt: ISSUED + 6 * DAY, hwid: HWID },
-  "VECTOR-MONTHLY-ENDS-SOON": { product: "Vertex Rust", plan: "monthly", activatedAt: ISSUED - 30 * DAY + 10 * HOUR, expiresAt: ISSUED + 10 * HOUR, hwid: HWID },
+  "VECTOR-WEEKLY-ACTIVE": { product: "Vertex Rust", plan: "weekly", activatedAt: ISSUED - DAY, expiresAt: ISSUED + 6 * DAY, hwid: HWID, entitlements: ["config-library"] },
+  // The entitlements a monthly plan's sale copies: the program unlocks its beta features by them.
+  "VECTOR-MONTHLY-ENDS-SOON": {
+    product: "Vertex Rust",
+    plan: "monthly",
+    activatedAt: ISSUED - 30 * DAY + 10 * HOUR,
+    expiresAt: ISSUED + 10 * HOUR,
+    hwid: HWID,
+    entitlements: ["beta", "configs", "priority-support"],
+  },
   // A product name beyond ASCII: the signature covers its UTF-8 bytes exactly as sent.
   "VECTOR-LIFETIME": { product: "Vertex Rust — Édition ✦", plan: "lifetime", activatedAt: ISSUED - 90 * DAY, expiresAt: null, hwid: HWID },
   "VECTOR-EXPIRED": { product: "Vertex Rust", plan: "daily", activatedAt: ISSUED - 25 * HOUR, expiresAt: ISSUED - HOUR, hwid: HWID },
@@ -53,7 +61,7 @@ const ROWS = {
 async function storeRows() {
   for (const [key, row] of Object.entries(ROWS)) {
     await db.delete(licences).where(eq(licences.key, key));
-    await db.insert(licences).values({ key, ownerEmail: "vectors@example.test", createdAt: ISSUED - 100 * DAY, ...row });
+    await db.insert(licences).values({ key, ownerEmail: "vectors@example.test", createdAt: ISSUED - 100 * DAY, ...row, entitlements: "entitlements" in row ? [...row.entitlements] : [] });
   }
 }
 

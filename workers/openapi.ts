@@ -130,12 +130,17 @@ export function openApiDocument(origin: string) {
                 { type: "null" },
                 {
                   type: "object",
-                  required: ["product", "plan", "activatedAt", "expiresAt"],
+                  required: ["product", "plan", "activatedAt", "expiresAt", "entitlements"],
                   properties: {
                     product: { type: "string" },
                     plan: { type: "string", enum: LICENCE_PLANS },
                     activatedAt: { type: ["string", "null"], format: "date-time" },
                     expiresAt: { type: ["string", "null"], format: "date-time", description: "null for lifetime keys, and for timed keys not yet activated." },
+                    entitlements: {
+                      type: "array",
+                      items: { type: "string", pattern: "^[a-z][a-z0-9-]*$" },
+                      description: "What the licence grants (beta, configs, ...): its plan's at the sale, plus or minus what staff changed on this key.",
+                    },
                   },
                 },
               ],

@@ -33,7 +33,8 @@ export interface LicenceAnswer {
   nonce: string;
   issuedAt: string;
   ttl: number;
-  licence: { product: string; plan: string; activatedAt: string | null; expiresAt: string | null } | null;
+  // `entitlements`: the names the licence grants (decision 054), for the program to unlock features by.
+  licence: { product: string; plan: string; activatedAt: string | null; expiresAt: string | null; entitlements: string[] } | null;
   // Until when the program may keep working offline on this answer; inside the signed body, so
   // editing it breaks the signature. Only VALID answers carry one.
   lease: { until: string } | null;
@@ -184,7 +185,9 @@ export async function validateLicence(
     nonce: input.nonce,
     issuedAt: new Date(now).toISOString(),
     ttl: valid ? Math.max(0, Math.min(RECHECK_SECONDS, secondsLeft)) : 0,
-    licence: shown ? { product: shown.product, plan: shown.plan, activatedAt: iso(shown.activatedAt), expiresAt: iso(shown.expiresAt) } : null,
+    licence: shown
+      ? { product: shown.product, plan: shown.plan, activatedAt: iso(shown.activatedAt), expiresAt: iso(shown.expiresAt), entitlements: shown.entitlements }
+      : null,
     lease: valid && row ? { until: new Date(Math.min(now + leaseMs, row.expiresAt ?? Infinity)).toISOString() } : null,
   });
 }

@@ -8,6 +8,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { OrderRow } from "~/lib/orders";
 import { planOf } from "~/lib/plans";
 import type { KeyType } from "~/lib/schemas/reseller";
+import { entitlementsOfPlan } from "../../catalogue/entitlements.server";
 import { chunksOf, type Db, refusedBy } from "../../platform/db/client.server";
 import { cryptoOrders, licences, manualOrders, productCodes, resellerKeys, shopifyOrders } from "../../platform/db/schema.server";
 import { randomString } from "../../platform/tokens.server";
@@ -78,12 +79,15 @@ export async function replacementSale(
  * the e-mail's verified account gets it (or claims it on verification).
  */
 export async function recordSale(db: Db, buyer: { email: string; userId?: string }, sale: Sale): Promise<void> {
+  const plan = planOf(sale.variantTitle);
   await db
     .insert(licences)
     .values({
       key: sale.code,
       product: sale.productTitle,
-      plan: planOf(sale.variantTitle),
+      plan,
+      // What the plan includes at the sale is what was bought (decision 054).
+      entitlements: entitlementsOfPlan(plan),
       ownerEmail: buyer.email,
       productCodeId: sale.codeId,
       orderId: sale.orderId,
@@ -130,13 +134,13 @@ export function resellerKeysFor(db: Db, purchase: ResellerPurchase, quantity: nu
   const { buyer, product, keyType, unitCents } = purchase;
   const keys = Array.from({ length: quantity }, newKeyCode);
   const rows = keys.map((keyCode, i) => ({ id: crypto.randomUUID(), userId: buyer.id, keyCode, keyType, status: "active" as const, priceCents: unitCents, purchaseDate: now + i }));
-  const licenceRows = rows.map((key) => ({ key: key.keyCode, product, plan: keyType, ownerEmail: buyer.email, resellerKeyId: key.id, createdAt: now }));
+  const licenceRows = rows.map((key) => ({ key: key.keyCode, product, plan: keyType, ownerEmail: buyer.email, resellerKeyId: key.id, createdAt: now, entitlements: entitlementsOfPlan(keyType) }));
   return {
     keys,
     statements: [
-      // Eight bound parameters per key row, six per licence; one transaction for all of it.
+      // Eight bound parameters per key row, seven per licence; one transaction for all of it.
       ...chunksOf(rows, 8).map((group) => db.insert(resellerKeys).values(group.map((row) => ({ ...row, purchaseId })))),
-      ...chunksOf(licenceRows, 6).map((group) => db.insert(licences).values(group)),
+      ...chunksOf(licenceRows, 7).map((group) => db.insert(licences).values(group)),
     ],
   };
 }

@@ -14,6 +14,7 @@ import {
 } from "drizzle-orm/sqlite-core";
 import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
+import { RELEASE_CHANNELS } from "../../../lib/releases";
 import { ROLES } from "../../../lib/roles";
 import { PRODUCT_STATUSES } from "../../../lib/status";
 
@@ -353,6 +354,9 @@ export const licences = sqliteTable(
     // Paused by staff: the key answers SUSPENDED and its clock stands still; resuming pushes the
     // expiry out by the time it was paused (decision 047).
     pausedAt: integer("paused_at"),
+    // The entitlement names the licence grants: its plan's at the sale, copied so that changing the
+    // plan later takes nothing away (decision 054); staff may grant or remove one on a single licence.
+    entitlements: text("entitlements", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
   },
   (t) => [
     uniqueIndex("licences_key").on(t.key),
@@ -365,6 +369,91 @@ export const licences = sqliteTable(
 );
 
 // Every hardware-id reset, by the owner or by an admin, shown to the owner as the key's history.
+// Named capabilities a plan promises (beta, configs, ...), defined by staff; the words are the plan card's.
+export const entitlements = sqliteTable(
+  "entitlements",
+  {
+    name: text("name").primaryKey(),
+    label: text("label").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [check("entitlements_name", sql`${t.name} glob '[a-z][a-z0-9-]*' and length(${t.name}) <= 40`)],
+);
+
+// Which entitlements a plan includes now; a sale copies them onto its licence.
+export const planEntitlements = sqliteTable(
+  "plan_entitlements",
+  {
+    plan: text("plan", { enum: LICENCE_PLANS }).notNull(),
+    entitlement: text("entitlement")
+      .notNull()
+      .references(() => entitlements.name, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.plan, t.entitlement] }), check("plan_entitlements_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`)],
+);
+
+export const RELEASE_STATES = ["uploading", "ready", "published", "yanked"] as const;
+
+// A release of the program: one file in R2 (uploaded in parts, decision 056), its SHA-256 computed
+// from the stored bytes, published on a channel; a yanked release stays, hidden.
+export const releases = sqliteTable(
+  "releases",
+  {
+    id: text("id").primaryKey(),
+    version: text("version").notNull(),
+    channel: text("channel", { enum: RELEASE_CHANNELS }).notNull(),
+    notes: text("notes").notNull().default(""),
+    // The entitlement a member needs beyond the channel's own (null: none).
+    entitlement: text("entitlement").references(() => entitlements.name, { onDelete: "restrict" }),
+    fileName: text("file_name").notNull(),
+    objectKey: text("object_key").notNull().unique(),
+    contentType: text("content_type").notNull().default("application/octet-stream"),
+    // The R2 multipart upload's id while parts arrive; null once the object is whole.
+    uploadId: text("upload_id"),
+    // The parts stored so far, part number to R2's etag: what a resumed upload skips.
+    parts: text("parts", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+    size: integer("size").notNull(),
+    sha256: text("sha256"),
+    state: text("state", { enum: RELEASE_STATES }).notNull().default("uploading"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+    publishedAt: integer("published_at"),
+    yankedAt: integer("yanked_at"),
+  },
+  (t) => [
+    uniqueIndex("releases_channel_version").on(t.channel, t.version),
+    index("releases_state").on(t.state, t.channel),
+    check("releases_channel", sql`${t.channel} in ('stable', 'beta')`),
+    check("releases_state_names", sql`${t.state} in ('uploading', 'ready', 'published', 'yanked')`),
+  ],
+);
+
+export const REPLACEMENT_STATES = ["pending", "approved", "declined"] as const;
+
+// A member's request for a replacement key (banned in game within 48 hours of activation): one per
+// key, decided by staff.
+export const replacementRequests = sqliteTable(
+  "replacement_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    description: text("description").notNull(),
+    state: text("state", { enum: REPLACEMENT_STATES }).notNull().default("pending"),
+    reason: text("reason"),
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
+    decidedAt: integer("decided_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("replacement_requests_licence").on(t.licenceId),
+    index("replacement_requests_state").on(t.state, t.createdAt),
+    check("replacement_requests_states", sql`${t.state} in ('pending', 'approved', 'declined')`),
+  ],
+);
+
 export const licenceResets = sqliteTable(
   "licence_resets",
   {
