@@ -57,6 +57,7 @@ export default [
         route("subscriptions", "routes/hub/subscriptions.tsx"),
         route("downloads", "routes/hub/downloads.tsx"),
         route("downloads/:id", "routes/hub/downloads.file.ts"),
+        route("downloads/releases/:id", "routes/hub/downloads.release.ts"),
         route("resell", "routes/hub/resell.tsx"),
         route("resell/keys.csv", "routes/hub/resell.keys-csv.ts"),
         route("2fa", "routes/hub/2fa.tsx"),
@@ -76,6 +77,11 @@ export default [
           route("jobs", "routes/back-office/manage-codes.jobs.ts"),
         ]),
         route("licences", "routes/back-office/licences.tsx"),
+        // The upload's steps nest under the page, so its releases.manage guard runs first.
+        route("releases", "routes/back-office/releases.tsx", [
+          route("uploads", "routes/back-office/releases.uploads.ts"),
+          route("uploads/:id", "routes/back-office/releases.upload.ts"),
+        ]),
         // The exports nest under the list, so its orders.view guard runs before their own (export).
         route("orders", "routes/back-office/orders.tsx", [
           route("export.csv", "routes/back-office/orders.export-csv.ts"),

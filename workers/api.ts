@@ -2,14 +2,18 @@
 // No session, no page rendering, no catalogue: each call is rate-limited (per client address, then
 // per key, by Cloudflare's rate-limiting bindings), read, checked in one D1 query, and answered
 // with JSON whose exact bytes are signed with the shop's Ed25519 key (decision 030).
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import type * as v from "valibot";
+import { releaseResponse } from "~/http/release-download.server";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { validateLicenceSchema } from "~/lib/schemas/licences";
+import { latestReleaseSchema } from "~/lib/schemas/releases";
+import { latestReleaseAnswer, releaseByLink } from "~/server/hub/release-links.server";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { placeOf } from "~/server/accounts/device.server";
-import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
-import { offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
+import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
+import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { database } from "~/server/platform/db/client.server";
 import { readJson } from "~/server/platform/request-body.server";
 import { openApiDocument } from "./openapi";
@@ -57,12 +61,16 @@ const rateLimited = () => error({ code: "rate-limited", message: "Too many reque
 
 export const api = new Hono<{ Bindings: Env }>();
 
-api.post(`${API_PREFIX}licences/validate`, async (c) => {
+/**
+ * A licence check as every POST of the API starts: the per-client limit, the body, `schema`, the
+ * signer, then the validation with its per-key limit. A Response is a refusal to send as it is.
+ */
+async function checkedLicence<S extends typeof validateLicenceSchema | typeof latestReleaseSchema>(c: Context<{ Bindings: Env }>, schema: S) {
   const request = c.req.raw;
   if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientNetwork(clientAddress(request)) })).success) return rateLimited();
   const body = await readJson(request);
   if (!body.ok) return error({ ...body.problem, code: body.problem.code === "too-large" ? "too-large" : "invalid", message: "The body must be a JSON object of at most 64 KB" });
-  const input = checkForm(validateLicenceSchema, body.value);
+  const input = checkForm(schema, body.value);
   if (!input.ok) return error({ ...input.problem, code: "invalid" });
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
   if (!signer.ok) return unavailable();
@@ -75,8 +83,38 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
     admit: async (boundPc) => (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success,
   });
   if (!answer.ok) return rateLimited();
-  const { bytes, signature } = await signAnswer(signer.value, answer.value);
+  return { input: input.value as v.InferOutput<S>, signer: signer.value, answer: answer.value };
+}
+
+async function signed(signer: LicenceSigner, body: LicenceAnswer) {
+  const { bytes, signature } = await signAnswer(signer, body);
   return new Response(bytes, { headers: { ...HEADERS, "Content-Type": "application/json", "Licence-Signature": signature } });
+}
+
+api.post(`${API_PREFIX}licences/validate`, async (c) => {
+  const checked = await checkedLicence(c, validateLicenceSchema);
+  return checked instanceof Response ? checked : signed(checked.signer, checked.answer);
+});
+
+// The program's auto-update: the validation's checks, then the newest release the licence may have.
+api.post(`${API_PREFIX}releases/latest`, async (c) => {
+  const checked = await checkedLicence(c, latestReleaseSchema);
+  if (checked instanceof Response) return checked;
+  const { signer, answer, input } = checked;
+  return signed(signer, await latestReleaseAnswer(database(c.env.DB), signer, new URL(c.req.url).origin, answer, input.channel));
+});
+
+// A signed link from releases/latest: no session, no key; the link itself is the proof.
+api.on(["GET", "HEAD"], `${API_PREFIX}releases/:id/download`, async (c) => {
+  const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
+  if (!signer.ok) return unavailable();
+  const url = new URL(c.req.url);
+  const release = await releaseByLink(database(c.env.DB), signer.value, c.req.param("id"), { expires: url.searchParams.get("expires"), signature: url.searchParams.get("signature") });
+  if (!release.ok) {
+    const status = release.problem.code === "forbidden" ? 403 : 404;
+    return Response.json({ error: { code: status === 403 ? "FORBIDDEN" : "NOT_FOUND", message: release.problem.message } }, { status, headers: HEADERS });
+  }
+  return releaseResponse(c.env.DOWNLOADS, release.value, c.req.raw, "private, no-store");
 });
 
 api.all(`${API_PREFIX}licences/validate`, () =>

@@ -25,6 +25,12 @@ export const CAPABILITIES = {
   "roles.assign": ["admin"],
   "sales.view": ["admin"],
   "export": ["admin"],
+  // Releases: uploading, publishing and yanking; entitlements: defining them, attaching them to
+  // plans, granting or removing one on a single licence.
+  "releases.manage": ["admin"],
+  "entitlements.manage": ["admin"],
+  // Deciding a member's request for a replacement key (approval revokes a key and hands out another).
+  "replacements.decide": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -34,6 +34,8 @@ export const STAFF_ACTIONS = {
   stock: { add: "stock.manage", delete: "stock.manage", threshold: "stock.manage", "clear-threshold": "stock.manage" },
   "crypto-queue": { fulfil: "stock.manage", resolve: "stock.manage", cancel: "orders.manage" },
   "failed-jobs": { retry: "stock.manage" },
+  // The Releases page: a new release's upload, then publishing, yanking or discarding it.
+  release: { start: "releases.manage", publish: "releases.manage", yank: "releases.manage", discard: "releases.manage" },
 } as const satisfies Record<string, Record<string, Capability>>;
 
 export type StaffForm = keyof typeof STAFF_ACTIONS;

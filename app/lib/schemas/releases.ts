@@ -35,10 +35,12 @@ export const startReleaseSchema = v.object({
 });
 export type StartReleaseInput = v.InferOutput<typeof startReleaseSchema>;
 
-export const releaseIntentSchema = v.variant("intent", [
-  v.object({ intent: v.literal("publish-release"), releaseId: v.pipe(v.string(), v.uuid("No such release")) }),
-  v.object({ intent: v.literal("yank-release"), releaseId: v.pipe(v.string(), v.uuid("No such release")) }),
-  v.object({ intent: v.literal("discard-release"), releaseId: v.pipe(v.string(), v.uuid("No such release")) }),
+const releaseId = v.pipe(v.optional(v.string(), ""), v.uuid("No such release"));
+
+/** The Releases page's staff actions: start an upload, then publish, yank or discard a release. */
+export const releaseActionSchema = v.variant("intent", [
+  v.object({ intent: v.literal("start"), ...startReleaseSchema.entries }),
+  v.object({ intent: v.picklist(["publish", "yank", "discard"]), releaseId }),
 ]);
 
 /** The program's question: the same fields as a validation, and the channel it follows. */

@@ -11,6 +11,8 @@ export interface LicenceSigner {
   publicKey: string;
   /** The base64 Ed25519 signature of `bytes`. */
   sign(bytes: Uint8Array<ArrayBuffer>): Promise<string>;
+  /** Whether `signature` (base64) is this key's signature of `bytes`. */
+  verify(bytes: Uint8Array<ArrayBuffer>, signature: Uint8Array<ArrayBuffer>): Promise<boolean>;
 }
 
 const ED25519 = { name: "Ed25519" };
@@ -20,9 +22,11 @@ async function importSigner(secret: string): Promise<LicenceSigner> {
   // The public half is part of the private key's JWK form ("x", base64url).
   const { x } = (await crypto.subtle.exportKey("jwk", privateKey)) as JsonWebKey;
   if (!x) throw new Error("No public key in LICENCE_SIGNING_KEY");
+  const publicKey = await crypto.subtle.importKey("raw", fromBase64Url(x), ED25519, false, ["verify"]);
   return {
     publicKey: toBase64(fromBase64Url(x)),
     sign: async (bytes) => toBase64(new Uint8Array(await crypto.subtle.sign(ED25519, privateKey, bytes))),
+    verify: (bytes, signature) => crypto.subtle.verify(ED25519, publicKey, signature, bytes),
   };
 }
 

@@ -30,7 +30,8 @@ export function fromBase64Url(value: string): Uint8Array<ArrayBuffer> {
   return fromBase64(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
 }
 
-function toHex(bytes: Uint8Array): string {
+/** Lower-case hex of `bytes`, and back. */
+export function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
@@ -38,6 +39,8 @@ function toHex(bytes: Uint8Array): string {
 export function randomToken(): string {
   return toBase64Url(randomBytes(32));
 }
+
+export const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
 
 export async function sha256Hex(value: string): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value))));

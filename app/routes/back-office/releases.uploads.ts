@@ -1,0 +1,24 @@
+// POST /dashboard/releases/uploads: starts a release's upload (the form's fields and the file's
+// name and size; the file itself follows in parts). Nested under the Releases page, so only staff
+// who may manage releases get here; answers JSON in the app's answer shape.
+import { answer, answerInvalid } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { readStaffAction } from "~/http/staff-action.server";
+import { startReleaseSchema } from "~/lib/schemas/releases";
+import { startRelease } from "~/server/admin/releases.server";
+import * as v from "valibot";
+import type { Route } from "./+types/releases.uploads";
+
+const startSchema = v.object({ intent: v.literal("start"), ...startReleaseSchema.entries });
+const UPLOAD_FAILED = "Upload failed";
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const submission = await readStaffAction(request, context, "release", startSchema);
+  if (!submission.ok) return answerInvalid(submission, { titles: { invalid: UPLOAD_FAILED } });
+  const { db, env } = app(context);
+  return answer(await startRelease(db, env.DOWNLOADS, submission.viewer, submission.value), {
+    intent: "start",
+    titles: { conflict: UPLOAD_FAILED, invalid: UPLOAD_FAILED },
+    success: { title: "Upload started" },
+  });
+}

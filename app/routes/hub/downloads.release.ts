@@ -1,0 +1,21 @@
+// GET or HEAD /dashboard/downloads/releases/:id — a release's file, streamed from R2 (a `Range`
+// resumes a download) to a member whose licences include what the release needs.
+import { problemStatus } from "~/http/answer.server";
+import { app } from "~/http/context.server";
+import { currentViewer } from "~/http/guards.server";
+import { releaseResponse } from "~/http/release-download.server";
+import { downloadableRelease, releaseAccess } from "~/server/hub/releases.server";
+import type { Route } from "./+types/downloads.release";
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const { db, env } = app(context);
+  const release = await downloadableRelease(db, await releaseAccess(db, currentViewer(context)), params.id);
+  // A file link is followed, not fetched by the page: a refusal is a plain-text answer.
+  if (!release.ok) {
+    return new Response(release.problem.message, {
+      status: problemStatus(release.problem),
+      headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "private, no-store" },
+    });
+  }
+  return releaseResponse(env.DOWNLOADS, release.value, request, "private, no-store");
+}

@@ -1,0 +1,235 @@
+// Plans keep their promises: entitlements copied onto a licence at its sale and signed into its
+// answers; releases uploaded in parts through the Worker, hashed, published per channel, served
+// with Range and HEAD, and offered to the program by the licence API only when its plan includes them.
+import { env, exports } from "cloudflare:workers";
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PART_BYTES } from "~/lib/schemas/releases";
+import { licences, planEntitlements, releases } from "~/server/platform/db/schema.server";
+import { boughtKey, createAccount, db, hwid, ORIGIN, signIn, type TestAccount, unique, validate } from "./helpers";
+
+const hex = async (bytes: Uint8Array<ArrayBuffer>) => Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** A request through the Worker as our own page's script sends it (same origin, signed in). */
+function send(path: string, init: { method: string; cookie: string; body?: BodyInit; headers?: Record<string, string> }) {
+  const headers = new Headers({ Origin: ORIGIN, Cookie: init.cookie, "CF-Connecting-IP": "198.51.100.7", Accept: "application/json", ...init.headers });
+  return exports.default.fetch(new Request(`${ORIGIN}${path}`, { method: init.method, headers, body: init.body }));
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields);
+
+let admin: string;
+beforeAll(async () => {
+  admin = await signIn(await createAccount({ admin: true }), unique("ip"));
+}, 60_000);
+
+function bytesOf(size: number, seed: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed) & 0xff;
+  return bytes;
+}
+
+async function startUpload(fields: { version: string; channel?: string; entitlement?: string; size: number; fileName?: string }, cookie = admin) {
+  const response = await send("/dashboard/releases/uploads", {
+    method: "POST",
+    cookie,
+    body: form({ intent: "start", version: fields.version, channel: fields.channel ?? "stable", notes: "**Faster** start-up", entitlement: fields.entitlement ?? "", fileName: fields.fileName ?? "Vertex Setup.exe", size: String(fields.size), contentType: "application/octet-stream" }),
+  });
+  return {
+    response,
+    json: (await response.json()) as { ok: boolean; value: { id: string; parts: number; partBytes: number }; problem?: { field?: string; message: string }; fieldErrors?: Record<string, string> },
+  };
+}
+
+const putPart = (id: string, n: number, bytes: Uint8Array<ArrayBuffer>, cookie = admin) =>
+  send(`/dashboard/releases/uploads/${id}?part=${n}`, { method: "PUT", cookie, body: bytes, headers: { "Content-Length": String(bytes.byteLength) } });
+
+const finish = (id: string, cookie = admin) => send(`/dashboard/releases/uploads/${id}`, { method: "POST", cookie });
+
+const change = (intent: "publish" | "yank" | "discard", releaseId: string, cookie = admin) =>
+  send("/dashboard/releases", { method: "POST", cookie, body: form({ intent, releaseId }), headers: { Accept: "*/*" } });
+
+/** A one-part release, uploaded, finished and (unless told) published through the Worker. */
+async function published(version: string, options: { channel?: string; entitlement?: string; publish?: boolean } = {}) {
+  const bytes = bytesOf(4096 + Math.floor(Math.random() * 512), version.length);
+  const { json } = await startUpload({ version, size: bytes.byteLength, ...options });
+  expect(json.ok).toBe(true);
+  expect((await putPart(json.value.id, 1, bytes)).status).toBe(200);
+  expect((await finish(json.value.id)).status).toBe(200);
+  if (options.publish !== false) expect((await change("publish", json.value.id)).status).toBe(200);
+  return { id: json.value.id, bytes };
+}
+
+async function member(variantTitle: "1 Week" | "30 Days"): Promise<{ account: TestAccount; cookie: string; key: string }> {
+  const account = await createAccount();
+  const { key } = await boughtKey(variantTitle, account.email);
+  return { account, cookie: await signIn(account, unique("ip")), key };
+}
+
+const latest = (key: string, pc: string, channel?: string) =>
+  exports.default.fetch(
+    new Request(`${ORIGIN}/api/v1/releases/latest`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` },
+      body: JSON.stringify({ key, hwid: pc, nonce: crypto.randomUUID().replaceAll("-", ""), ...(channel ? { channel } : {}) }),
+    }),
+  );
+
+describe("entitlements", () => {
+  it("are copied from the plan at the sale, kept when the plan changes later, and signed into the answer (the offline lease)", async () => {
+    const weekly = await boughtKey("1 Week");
+    const monthly = await boughtKey("30 Days");
+    const row = (key: string) => db.select({ entitlements: licences.entitlements }).from(licences).where(eq(licences.key, key)).get();
+    expect((await row(weekly.key))?.entitlements).toEqual(["config-library"]);
+    expect((await row(monthly.key))?.entitlements).toEqual(["beta", "configs", "priority-support"]);
+
+    // The plan stops including beta: the monthly key sold before keeps it, one sold after has none.
+    await db.delete(planEntitlements).where(and(eq(planEntitlements.plan, "monthly"), eq(planEntitlements.entitlement, "beta")));
+    try {
+      const later = await boughtKey("30 Days");
+      expect((await row(later.key))?.entitlements).toEqual(["configs", "priority-support"]);
+      expect((await row(monthly.key))?.entitlements).toContain("beta");
+    } finally {
+      await db.insert(planEntitlements).values({ plan: "monthly", entitlement: "beta" });
+    }
+
+    const pc = hwid();
+    const { json, text, response } = await validate({ key: monthly.key, hwid: pc, nonce: "entitlement-nonce-0001" });
+    expect(json).toMatchObject({ code: "VALID", licence: { entitlements: ["beta", "configs", "priority-support"] }, lease: { until: expect.any(String) } });
+    // The signature covers the entitlements: the public key verifies these exact bytes, and not an edited copy.
+    const { publicKey } = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
+    const key = await crypto.subtle.importKey("raw", Uint8Array.from(atob(publicKey), (c) => c.charCodeAt(0)), { name: "Ed25519" }, false, ["verify"]);
+    const signature = Uint8Array.from(atob(response.headers.get("Licence-Signature")!), (c) => c.charCodeAt(0));
+    expect(await crypto.subtle.verify("Ed25519", key, signature, new TextEncoder().encode(text))).toBe(true);
+    const edited = text.replace('"configs"', '"config5"');
+    expect(await crypto.subtle.verify("Ed25519", key, signature, new TextEncoder().encode(edited))).toBe(false);
+    // Another PC learns nothing of the licence, its entitlements included.
+    expect((await validate({ key: monthly.key, hwid: hwid(), nonce: "entitlement-nonce-0002" })).json).toMatchObject({ code: "HWID_MISMATCH", licence: null });
+  });
+});
+
+describe("release uploads in parts", () => {
+  it("takes a 2-part file through the Worker, resumable, and records the SHA-256 of the bytes stored", async () => {
+    const bytes = bytesOf(PART_BYTES + 123_457, 7);
+    const { json } = await startUpload({ version: "0.9.0", size: bytes.byteLength });
+    expect(json.value.parts).toBe(2);
+    const { id } = json.value;
+    expect((await putPart(id, 1, bytes.slice(0, PART_BYTES))).status).toBe(200);
+    // A dropped connection: the page asks where the upload stands and sends only what is missing.
+    const progress = (await (await send(`/dashboard/releases/uploads/${id}`, { method: "GET", cookie: admin })).json()) as { value: { parts: number[]; total: number } };
+    expect(progress.value).toMatchObject({ parts: [1], total: 2 });
+    // Finishing early is refused, and nothing is lost.
+    expect((await finish(id)).status).toBe(409);
+    expect((await putPart(id, 2, bytes.slice(PART_BYTES))).status).toBe(200);
+    const done = (await (await finish(id)).json()) as { value: { sha256: string; size: number } };
+    expect(done.value).toEqual({ sha256: await hex(bytes), size: bytes.byteLength });
+    const row = await db.select().from(releases).where(eq(releases.id, id)).get();
+    expect([row?.state, row?.sha256, row?.uploadId]).toEqual(["ready", await hex(bytes), null]);
+    const stored = await env.DOWNLOADS.get(row!.objectKey);
+    expect(await hex(new Uint8Array(await stored!.arrayBuffer()))).toBe(await hex(bytes));
+    // A finished upload takes no more parts.
+    expect((await putPart(id, 2, bytes.slice(PART_BYTES))).status).toBe(409);
+  });
+
+  it("refuses parts of the wrong size or number, a version already on the channel, and anyone but staff who manage releases", async () => {
+    const { json } = await startUpload({ version: "0.9.1", size: PART_BYTES + 10 });
+    const { id } = json.value;
+    expect((await putPart(id, 1, bytesOf(1000, 1))).status).toBe(400);
+    expect((await putPart(id, 3, bytesOf(10, 1))).status).toBe(400);
+    expect((await putPart(id, 0, bytesOf(10, 1))).status).toBe(400);
+    const again = await startUpload({ version: "0.9.1", size: 10 });
+    expect([again.response.status, again.json.problem]).toEqual([409, { code: "conflict", field: "version", message: "Version 0.9.1 is already on the stable channel" }]);
+    const bad = await startUpload({ version: "v1", size: 3 * 1024 ** 3 });
+    expect(bad.response.status).toBe(400);
+    expect(Object.keys(bad.json.fieldErrors ?? {}).sort()).toEqual(["size", "version"]);
+
+    const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    const { cookie } = await member("30 Days");
+    for (const who of [support, cookie]) {
+      expect((await startUpload({ version: "5.0.0", size: 10 }, who)).response.status).toBe(403);
+      expect((await putPart(id, 2, bytesOf(10, 1), who)).status).toBe(403);
+      expect((await finish(id, who)).status).toBe(403);
+      expect((await change("discard", id, who)).status).toBe(403);
+    }
+    expect((await change("discard", id)).status).toBe(200);
+    expect(await db.select().from(releases).where(eq(releases.id, id)).get()).toBeUndefined();
+  });
+});
+
+describe("release downloads", () => {
+  it("serve the whole file, a Range (206) or 416, and HEAD, with the checksum in headers", async () => {
+    const { id, bytes } = await published("0.5.0");
+    const { cookie } = await member("1 Week");
+    const path = `/dashboard/downloads/releases/${id}`;
+    const whole = await send(path, { method: "GET", cookie });
+    const sha = await hex(bytes);
+    expect([whole.status, whole.headers.get("X-Checksum-SHA256"), whole.headers.get("Accept-Ranges"), whole.headers.get("Content-Length")]).toEqual([200, sha, "bytes", String(bytes.byteLength)]);
+    expect(whole.headers.get("Repr-Digest")).toBe(`sha-256=:${btoa(String.fromCharCode(...sha.match(/../g)!.map((h) => Number.parseInt(h, 16))))}:`);
+    expect(new Uint8Array(await whole.arrayBuffer())).toEqual(bytes);
+
+    const part = await send(path, { method: "GET", cookie, headers: { Range: "bytes=100-199" } });
+    expect([part.status, part.headers.get("Content-Range"), part.headers.get("Content-Length")]).toEqual([206, `bytes 100-199/${bytes.byteLength}`, "100"]);
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.slice(100, 200));
+    const tail = await send(path, { method: "GET", cookie, headers: { Range: "bytes=-16" } });
+    expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.slice(-16));
+    const resumed = await send(path, { method: "GET", cookie, headers: { Range: "bytes=4000-" } });
+    expect(new Uint8Array(await resumed.arrayBuffer())).toEqual(bytes.slice(4000));
+
+    const beyond = await send(path, { method: "GET", cookie, headers: { Range: `bytes=${bytes.byteLength}-` } });
+    expect([beyond.status, beyond.headers.get("Content-Range")]).toEqual([416, `bytes */${bytes.byteLength}`]);
+
+    const head = await send(path, { method: "HEAD", cookie });
+    expect([head.status, head.headers.get("Content-Length"), head.headers.get("X-Checksum-SHA256"), (await head.arrayBuffer()).byteLength]).toEqual([200, String(bytes.byteLength), sha, 0]);
+    // Signed out: the dashboard's guard sends the browser to sign in.
+    expect((await exports.default.fetch(`${ORIGIN}${path}`, { redirect: "manual" })).status).toBe(302);
+  });
+
+  it("refuse a beta release to a weekly key (403) and leave it out of its latest; a monthly key gets it, signed, with a working link", async () => {
+    const stable = await published("100.0.0");
+    const beta = await published("100.1.0-beta.1", { channel: "beta" });
+    const weekly = await member("1 Week");
+    const monthly = await member("30 Days");
+    expect((await send(`/dashboard/downloads/releases/${beta.id}`, { method: "GET", cookie: weekly.cookie })).status).toBe(403);
+    expect((await send(`/dashboard/downloads/releases/${beta.id}`, { method: "GET", cookie: monthly.cookie })).status).toBe(200);
+
+    const weeklyPc = hwid();
+    const refused = await latest(weekly.key, weeklyPc, "beta");
+    expect(await refused.json()).toMatchObject({ code: "VALID", channel: "beta", release: null });
+    const stableForWeekly = (await (await latest(weekly.key, weeklyPc)).json()) as { release: { version: string; sha256: string } };
+    expect(stableForWeekly.release).toMatchObject({ version: "100.0.0", sha256: await hex(stable.bytes) });
+
+    const answer = await latest(monthly.key, hwid(), "beta");
+    expect(answer.headers.get("Licence-Signature")).toBeTruthy();
+    const offer = ((await answer.json()) as { release: { version: string; sha256: string; url: string; size: number } }).release;
+    expect(offer).toMatchObject({ version: "100.1.0-beta.1", sha256: await hex(beta.bytes), size: beta.bytes.byteLength });
+    const file = await exports.default.fetch(offer.url);
+    expect([file.status, file.headers.get("X-Checksum-SHA256")]).toEqual([200, await hex(beta.bytes)]);
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(beta.bytes);
+    // A link made up or edited is refused; so is an unknown key.
+    const forged = offer.url.replace(/signature=[^&]+/, "signature=AAAA");
+    expect((await exports.default.fetch(forged)).status).toBe(403);
+    const otherRelease = offer.url.replace(beta.id, stable.id);
+    expect((await exports.default.fetch(otherRelease)).status).toBe(403);
+    expect(await (await latest("NO-SUCH-KEY", hwid())).json()).toMatchObject({ code: "NOT_FOUND", release: null });
+  });
+
+  it("take the newest version by semver, not by upload order, and a yanked release leaves latest (kept, publishable again)", async () => {
+    const { key } = await member("30 Days");
+    const pc = hwid();
+    const version = async () => ((await (await latest(key, pc)).json()) as { release: { version: string } | null }).release?.version;
+    await published("200.10.0");
+    const newest = await published("200.9.0");
+    expect(await version()).toBe("200.10.0");
+    const higher = await published("200.11.0");
+    expect(await version()).toBe("200.11.0");
+    expect((await change("yank", higher.id)).status).toBe(200);
+    expect(await version()).toBe("200.10.0");
+    expect((await db.select({ state: releases.state }).from(releases).where(eq(releases.id, higher.id)).get())?.state).toBe("yanked");
+    expect((await send(`/dashboard/downloads/releases/${higher.id}`, { method: "GET", cookie: admin })).status).toBe(404);
+    // Yanking twice, or publishing a published one, changes nothing.
+    expect((await change("yank", higher.id)).status).toBe(409);
+    expect((await change("publish", newest.id)).status).toBe(409);
+    expect((await change("publish", higher.id)).status).toBe(200);
+    expect(await version()).toBe("200.11.0");
+  });
+});
