@@ -103,6 +103,11 @@ describe("entitlements", () => {
     expect(await crypto.subtle.verify("Ed25519", key, signature, new TextEncoder().encode(text))).toBe(true);
     const edited = text.replace('"configs"', '"config5"');
     expect(await crypto.subtle.verify("Ed25519", key, signature, new TextEncoder().encode(edited))).toBe(false);
+    // The owner's subscription card says what the key includes, in the plan card's words.
+    const owner = await createAccount();
+    await boughtKey("30 Days", owner.email);
+    const page = await (await send("/dashboard/subscriptions", { method: "GET", cookie: await signIn(owner, unique("ip")), headers: { Accept: "text/html" } })).text();
+    expect(page).toContain("Beta Access, Exclusive Configs, VIP Support");
     // Another PC learns nothing of the licence, its entitlements included.
     expect((await validate({ key: monthly.key, hwid: hwid(), nonce: "entitlement-nonce-0002" })).json).toMatchObject({ code: "HWID_MISMATCH", licence: null });
   });
@@ -191,6 +196,11 @@ describe("release downloads", () => {
     const monthly = await member("30 Days");
     expect((await send(`/dashboard/downloads/releases/${beta.id}`, { method: "GET", cookie: weekly.cookie })).status).toBe(403);
     expect((await send(`/dashboard/downloads/releases/${beta.id}`, { method: "GET", cookie: monthly.cookie })).status).toBe(200);
+    // The page shows it locked, naming the plans that include it, and no link to it.
+    const page = await (await send("/dashboard/downloads", { method: "GET", cookie: weekly.cookie, headers: { Accept: "text/html" } })).text();
+    expect(page).toContain("Needs Beta Access, included in the Monthly and Lifetime plans");
+    expect(page).not.toContain(`/dashboard/downloads/releases/${beta.id}`);
+    expect(page).toContain(`/dashboard/downloads/releases/${stable.id}`);
 
     const weeklyPc = hwid();
     const refused = await latest(weekly.key, weeklyPc, "beta");

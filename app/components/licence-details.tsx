@@ -113,6 +113,7 @@ export function LicenceDetails({
           </>
         )}
       </DetailRow>
+      <DetailRow label="Includes">{licence.entitlements.length === 0 ? "The program itself" : licence.entitlements.map((e) => e.label).join(", ")}</DetailRow>
       <DetailRow label="PC resets">
         {licence.resets.length === 0 ? (
           "None"

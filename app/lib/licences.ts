@@ -24,6 +24,8 @@ export interface LicenceView {
   resets: { at: number; by: "owner" | "admin" }[];
   /** When the owner may reset the PC next (also while none is bound); null when they may now. */
   nextOwnerResetAt: number | null;
+  /** What the licence grants, in the plan card's words ("Beta Access"), by name. */
+  entitlements: { name: string; label: string }[];
 }
 
 /** Time added to every running licence of a product (or one plan) after downtime, and to how many. */

@@ -22,6 +22,9 @@ const DAY = 24 * 60 * 60 * 1000;
 /** How long a key of the plan runs from its activation: 24 hours, 7 days, 30 days, or null for lifetime. */
 export const PLAN_DURATION_MS: Record<LicencePlan, number | null> = { daily: DAY, weekly: 7 * DAY, monthly: 30 * DAY, lifetime: null };
 
+/** The plan's name as the plan cards say it. */
+export const PLAN_NAME: Record<LicencePlan, string> = { daily: "Daily", weekly: "Weekly", monthly: "Monthly", lifetime: "Lifetime" };
+
 /** The plan's term as a member reads it: "7 days", or "lifetime". */
 export const PLAN_TERM: Record<LicencePlan, string> = { daily: "24 hours", weekly: "7 days", monthly: "30 days", lifetime: "lifetime" };
 

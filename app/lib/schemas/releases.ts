@@ -35,17 +35,12 @@ export const startReleaseSchema = v.object({
 });
 export type StartReleaseInput = v.InferOutput<typeof startReleaseSchema>;
 
-const releaseId = v.pipe(v.optional(v.string(), ""), v.uuid("No such release"));
-
-/** The Releases page's staff actions: start an upload, then publish, yank or discard a release. */
-export const releaseActionSchema = v.variant("intent", [
-  v.object({ intent: v.literal("start"), ...startReleaseSchema.entries }),
-  v.object({ intent: v.picklist(["publish", "yank", "discard"]), releaseId }),
-]);
+/** The Releases page's staff actions: start an upload; publish, yank or discard a release. */
+export const startReleaseActionSchema = v.object({ intent: v.literal("start"), ...startReleaseSchema.entries });
+export const changeReleaseSchema = v.object({ intent: v.picklist(["publish", "yank", "discard"]), releaseId: v.pipe(v.optional(v.string(), ""), v.uuid("No such release")) });
 
 /** The program's question: the same fields as a validation, and the channel it follows. */
 export const latestReleaseSchema = v.object({
   ...validateLicenceSchema.entries,
   channel: v.optional(v.picklist(RELEASE_CHANNELS, "channel must be stable or beta"), "stable"),
 });
-export type LatestReleaseInput = v.InferOutput<typeof latestReleaseSchema>;

@@ -2,7 +2,6 @@
 // one's SHA-256, and publish, yank or discard them. Capability releases.manage, checked by this
 // page's middleware for the page and the upload steps nested under it.
 import { useFetcher } from "react-router";
-import * as v from "valibot";
 import { FileDown } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Badge, type BadgeTone } from "~/components/ui/badge";
@@ -16,6 +15,7 @@ import { readStaffAction } from "~/http/staff-action.server";
 import type { Answer } from "~/lib/answer";
 import { BRAND } from "~/lib/brand";
 import { formatFileSize } from "~/lib/format";
+import { changeReleaseSchema } from "~/lib/schemas/releases";
 import { allReleases, changeRelease, discardRelease } from "~/server/admin/releases.server";
 import { listEntitlements } from "~/server/catalogue/entitlements.server";
 import { ReleaseUploadCard } from "./+shared/releases/release-upload-card";
@@ -36,10 +36,8 @@ export async function loader({ context }: Route.LoaderArgs) {
   };
 }
 
-const changeSchema = v.object({ intent: v.picklist(["publish", "yank", "discard"]), releaseId: v.pipe(v.optional(v.string(), ""), v.uuid("No such release")) });
-
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = await readStaffAction(request, context, "release", changeSchema);
+  const submission = await readStaffAction(request, context, "release", changeReleaseSchema);
   if (!submission.ok) return answerInvalid(submission);
   const { db, env } = app(context);
   const { intent, releaseId } = submission.value;

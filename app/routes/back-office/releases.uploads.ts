@@ -4,16 +4,14 @@
 import { answer, answerInvalid } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { readStaffAction } from "~/http/staff-action.server";
-import { startReleaseSchema } from "~/lib/schemas/releases";
+import { startReleaseActionSchema } from "~/lib/schemas/releases";
 import { startRelease } from "~/server/admin/releases.server";
-import * as v from "valibot";
 import type { Route } from "./+types/releases.uploads";
 
-const startSchema = v.object({ intent: v.literal("start"), ...startReleaseSchema.entries });
 const UPLOAD_FAILED = "Upload failed";
 
 export async function action({ request, context }: Route.ActionArgs) {
-  const submission = await readStaffAction(request, context, "release", startSchema);
+  const submission = await readStaffAction(request, context, "release", startReleaseActionSchema);
   if (!submission.ok) return answerInvalid(submission, { titles: { invalid: UPLOAD_FAILED } });
   const { db, env } = app(context);
   return answer(await startRelease(db, env.DOWNLOADS, submission.viewer, submission.value), {

@@ -20,7 +20,9 @@ import { formatFileSize } from "~/lib/format";
 import { ok } from "~/lib/result";
 import { MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE, uploadSchema } from "~/lib/schemas/downloads";
 import { activeFiles, downloadAccess, uploadFile } from "~/server/hub/downloads.server";
+import { releaseAccess, releaseShelves } from "~/server/hub/releases.server";
 import { MAX_FORM_BYTES, readForm } from "~/server/platform/request-body.server";
+import { ReleaseShelf } from "./+shared/release-shelf";
 import type { Route } from "./+types/downloads";
 
 export const meta: Route.MetaFunction = () => [{ title: `Downloads | ${BRAND}` }];
@@ -31,8 +33,8 @@ export async function loader({ context }: Route.LoaderArgs) {
   // The page shows what the download link will do: both follow the same rule.
   const access = await downloadAccess(db, viewer);
   return {
-    // Streamed: the page shows "Loading downloads..." until the list is there.
-    files: activeFiles(db, access),
+    // Streamed: the page shows "Loading downloads..." until the lists are there.
+    files: Promise.all([releaseAccess(db, viewer).then((releases) => releaseShelves(db, releases)), activeFiles(db, access)]),
     access,
   };
 }
@@ -143,14 +145,17 @@ export default function Downloads({ loaderData }: Route.ComponentProps) {
       {access === "admin" ? <UploadForm /> : null}
       <Suspense fallback={<p className="text-muted">Loading downloads...</p>}>
         <Await resolve={files} errorElement={<p role="alert" className="text-red-400">Failed to load downloads</p>}>
-          {(list) =>
-            list.length === 0 ? (
+          {([shelves, list]) =>
+            shelves.length + list.length === 0 ? (
               <Card className="text-center">
                 <p className="font-semibold">No Downloads Available</p>
                 <p className="mt-1 text-sm text-muted">Check back after the next release.</p>
               </Card>
             ) : (
               <div className="space-y-3">
+                {shelves.map((shelf) => (
+                  <ReleaseShelf key={shelf.channel} shelf={shelf} />
+                ))}
                 {list.map((file) => (
                   <FileCard key={file.id} file={file} />
                 ))}

@@ -26,12 +26,6 @@ export async function listEntitlements(db: Db): Promise<EntitlementRow[]> {
   return defined.map((e) => ({ ...e, plans: attached.filter((a) => a.entitlement === e.name).map((a) => a.plan) }));
 }
 
-/** The words for each name, for cards and locks; a name staff deleted since shows as itself. */
-export async function entitlementLabels(db: Db): Promise<Record<string, string>> {
-  const rows = await db.select({ name: entitlements.name, label: entitlements.label }).from(entitlements);
-  return Object.fromEntries(rows.map((r) => [r.name, r.label]));
-}
-
 /** Defines an entitlement (or renames its label) and sets the plans that include it. */
 export async function saveEntitlement(db: Db, input: { name: string; label: string; plans: LicencePlan[] }, now = Date.now()): Promise<Result<{ name: string }>> {
   const { name, label, plans } = input;
@@ -41,10 +35,4 @@ export async function saveEntitlement(db: Db, input: { name: string; label: stri
     ...plans.map((plan) => db.insert(planEntitlements).values({ plan, entitlement: name })),
   ]);
   return ok({ name });
-}
-
-/** Whether `plan` includes `name` now: the plan a locked release names as the way to get it. */
-export async function plansIncluding(db: Db, name: string): Promise<LicencePlan[]> {
-  const rows = await db.select({ plan: planEntitlements.plan }).from(planEntitlements).where(eq(planEntitlements.entitlement, name));
-  return rows.map((r) => r.plan);
 }

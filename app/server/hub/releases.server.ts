@@ -2,12 +2,15 @@
 // newest published release per channel they may use, and the bytes (streamed from R2, whole or a
 // range). Beta builds need the `beta` entitlement; a release may need one more (decision 055).
 import { and, eq, isNull, or, gt, sql } from "drizzle-orm";
-import { type ReleaseChannel, releaseNeeds } from "~/lib/releases";
+import { LICENCE_PLANS } from "~/lib/plans";
+import { type ChannelShelf, RELEASE_CHANNELS, type ReleaseChannel, type ReleaseView, releaseNeeds } from "~/lib/releases";
 import { fail, ok, type Result } from "~/lib/result";
 import { compareSemver } from "~/lib/semver";
 import type { Viewer } from "~/lib/viewer";
+import { listEntitlements } from "../catalogue/entitlements.server";
 import type { Db } from "../platform/db/client.server";
 import { licences, releases } from "../platform/db/schema.server";
+import { renderMarkdown } from "../platform/markdown.server";
 
 export type Release = typeof releases.$inferSelect;
 
@@ -67,4 +70,31 @@ export async function downloadableRelease(db: Db, access: ReleaseAccess, id: str
 export async function releaseObject(bucket: R2Bucket, release: Release, range: { offset: number; length: number } | null, headOnly: boolean): Promise<R2Object | null> {
   if (headOnly) return bucket.head(release.objectKey);
   return bucket.get(release.objectKey, range ? { range } : {});
+}
+
+/**
+ * The downloads page's releases: per channel, the newest published version and the older ones,
+ * each locked or not for `access`, a locked one naming the plans that would unlock it.
+ */
+export async function releaseShelves(db: Db, access: ReleaseAccess): Promise<ChannelShelf[]> {
+  const [published, defined] = await Promise.all([publishedReleases(db), listEntitlements(db)]);
+  const byName = new Map(defined.map((entitlement) => [entitlement.name, entitlement]));
+  const view = (release: Release): ReleaseView => {
+    const missing = missingFor(access, release);
+    const plans = LICENCE_PLANS.filter((plan) => missing.every((name) => byName.get(name)?.plans.includes(plan)));
+    return {
+      id: release.id,
+      version: release.version,
+      notesHtml: renderMarkdown(release.notes),
+      fileName: release.fileName,
+      size: release.size,
+      sha256: release.sha256,
+      publishedAt: release.publishedAt,
+      locked: missing.length === 0 ? null : { needs: missing.map((name) => byName.get(name)?.label ?? name), plans },
+    };
+  };
+  return RELEASE_CHANNELS.flatMap((channel) => {
+    const [latest, ...older] = published.filter((release) => release.channel === channel).map(view);
+    return latest ? [{ channel, latest, older }] : [];
+  });
 }

@@ -10,6 +10,7 @@ import { formatDuration } from "~/lib/format";
 import type { LicenceChangeInput } from "~/lib/schemas/licences";
 import { STAFF_ACTIONS } from "~/lib/staff-actions";
 import type { Viewer } from "~/lib/viewer";
+import { listEntitlements } from "../catalogue/entitlements.server";
 import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
@@ -42,7 +43,13 @@ async function resetsOf(db: Db, ids: number[]) {
   return byLicence;
 }
 
-function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number, now: number, hwid: string | null): LicenceView {
+/** The words for each entitlement name; a name staff have since deleted reads as itself. */
+async function entitlementWords(db: Db): Promise<(name: string) => { name: string; label: string }> {
+  const labels = new Map((await listEntitlements(db)).map((entitlement) => [entitlement.name, entitlement.label]));
+  return (name) => ({ name, label: labels.get(name) ?? name });
+}
+
+function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number, now: number, hwid: string | null, words: (name: string) => { name: string; label: string }): LicenceView {
   const next = row.lastOwnerResetAt === null ? null : row.lastOwnerResetAt + cooldownMs;
   return {
     id: row.id,
@@ -60,6 +67,7 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
     resets,
     // Shown even while no PC is bound: right after a reset, the member learns when the next one is.
     nextOwnerResetAt: next !== null && next > now ? next : null,
+    entitlements: row.entitlements.map(words),
   };
 }
 
@@ -69,8 +77,8 @@ const ownedBy = (owner: Pick<Viewer, "email">) => sql`lower(${licences.ownerEmai
 /** The member's licences (bought with their e-mail, or generated in their reseller panel), by key. */
 export async function licencesOf(db: Db, owner: Pick<Viewer, "email">, cooldownMs: number, now = Date.now()): Promise<Map<string, LicenceView>> {
   const rows = await db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500);
-  const resets = await resetsOf(db, rows.map((r) => r.id));
-  return new Map(rows.map((row) => [row.key, view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid))]));
+  const [resets, words] = await Promise.all([resetsOf(db, rows.map((r) => r.id)), entitlementWords(db)]);
+  return new Map(rows.map((row) => [row.key, view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid), words)]));
 }
 
 /** Admin: everything about the licence behind a key. */
@@ -82,8 +90,9 @@ export async function licenceForAdmin(db: Db, key: string, cooldownMs: number, n
     .get();
   if (!found) return null;
   const { row } = found;
-  const [resets, ban, owner] = await Promise.all([
+  const [resets, words, ban, owner] = await Promise.all([
     resetsOf(db, [row.id]),
+    entitlementWords(db),
     row.hwid ? db.select().from(bannedHwids).where(eq(bannedHwids.hwid, row.hwid)).get() : undefined,
     // The account the licence answers BANNED for (see ownerBanned in validation.server.ts).
     db
@@ -93,7 +102,7 @@ export async function licenceForAdmin(db: Db, key: string, cooldownMs: number, n
       .get(),
   ]);
   return {
-    ...view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid),
+    ...view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid, words),
     ownerEmail: row.ownerEmail,
     orderId: row.orderId,
     orderName: found.orderName,
