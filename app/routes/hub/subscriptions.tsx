@@ -26,6 +26,10 @@ import { orderOnItsWay } from "~/server/fulfilment/shopify-webhook.server";
 import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
 import { clientAddress } from "~/server/accounts/throttle.server";
 import { licencesOf, resetCooldownDays, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
+import { replacementRequestsOf, requestReplacement, withinReplacementWindow } from "~/server/licences/replacement-requests.server";
+import { replacementRequestSchema } from "~/lib/schemas/replacements";
+import * as v from "valibot";
+import { ReplacementRequest } from "./+shared/replacement-request";
 import type { Route } from "./+types/subscriptions";
 
 export const meta: Route.MetaFunction = () => [{ title: `Subscriptions | ${BRAND}` }];
@@ -41,12 +45,17 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now),
     orderOnItsWay(db, viewer.email),
   ]);
+  const requests = await replacementRequestsOf(db, [...licences.values()].map((licence) => licence.id));
   const rows = all.map((s) => {
     const licence = (s.code && licences.get(s.code)) || null;
+    // Asked once per key; the form shows while the key may still be replaced.
+    const replacement = licence
+      ? { request: requests.get(licence.id) ?? null, open: licence.state !== "revoked" && withinReplacementWindow(licence.activatedAt, now) }
+      : null;
     // A subscription past its expiry counts as expired even before the hourly job marks it; a
     // paused key's time stands still, so its subscription stays current.
     const runOut = s.expiryDate !== null && s.expiryDate <= now && licence?.state !== "paused";
-    return { ...s, status: s.status === "active" && runOut ? "expired" : s.status, licence };
+    return { ...s, status: s.status === "active" && runOut ? "expired" : s.status, licence, replacement };
   });
   return { active: rows.filter((s) => s.status === "active"), past: rows.filter((s) => s.status !== "active"), onItsWay, cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS) };
 }
@@ -54,10 +63,20 @@ export async function loader({ context }: Route.LoaderArgs) {
 const NOT_RESET = "PC not reset";
 const resetTitles: ProblemTitles = { invalid: NOT_RESET, "not-found": NOT_RESET, forbidden: NOT_RESET, conflict: NOT_RESET, "rate-limited": "Too soon to reset" };
 
+const NOT_ASKED = "Replacement not requested";
+const memberActions = v.variant("intent", [resetHwidSchema, replacementRequestSchema]);
+
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
-  const submission = await readSubmission(request, resetHwidSchema);
+  const submission = await readSubmission(request, memberActions);
   if (!submission.ok) return answerInvalid(submission, { titles: resetTitles });
+  if (submission.value.intent === "request-replacement") {
+    return answer(await requestReplacement(db, currentViewer(context), submission.value), {
+      intent: "request-replacement",
+      success: { title: "Replacement requested", description: "Staff will look at it and e-mail you their answer." },
+      titles: { "not-found": NOT_ASKED, conflict: NOT_ASKED },
+    });
+  }
   return answer(await resetOwnHwid(db, currentViewer(context), submission.value.licenceId, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), clientAddress(request)), {
     success: { title: "PC reset", description: "The next validation binds the new PC." },
     titles: resetTitles,
@@ -102,6 +121,7 @@ function SubscriptionCard({ s, cooldownDays }: { s: Subscription; cooldownDays: 
       <Dates s={s} never={active ? "Never" : "N/A"} />
       <KeyLine code={s.code} />
       {s.licence ? <LicencePanel licence={s.licence} cooldownDays={cooldownDays} /> : null}
+      {s.licence && s.replacement ? <ReplacementRequest licenceId={s.licence.id} {...s.replacement} /> : null}
     </Card>
   );
 }

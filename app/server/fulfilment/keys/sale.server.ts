@@ -18,6 +18,8 @@ import { type SubscriptionSource, subscribeBuyer, subscribeUser, subscriptionSou
 /** A stocked code sold to a buyer: what its licence and subscription record. */
 export interface Sale extends SubscriptionSource {
   code: string;
+  /** The key this one replaces: its licence's entitlements carry over, whatever the plan includes now. */
+  replacesCodeId?: number;
 }
 
 type SoldCode = { id: number; code: string };
@@ -55,6 +57,17 @@ export async function replacementSale(
   code: SoldCode,
   now: number,
 ): Promise<{ sale: Sale; userId?: string }> {
+  const { sale, userId } = await replacementSaleOf(db, order, old, code, now);
+  return { sale: { ...sale, replacesCodeId: old.id }, userId };
+}
+
+async function replacementSaleOf(
+  db: Db,
+  order: Pick<OrderRow, "source" | "reference" | "currency">,
+  old: typeof productCodes.$inferSelect,
+  code: SoldCode,
+  now: number,
+): Promise<{ sale: Sale; userId?: string }> {
   const orderId = old.orderId!;
   if (order.source === "shopify") {
     const stored = await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
@@ -86,8 +99,11 @@ export async function recordSale(db: Db, buyer: { email: string; userId?: string
       key: sale.code,
       product: sale.productTitle,
       plan,
-      // What the plan includes at the sale is what was bought (decision 054).
-      entitlements: entitlementsOfPlan(plan),
+      // What the plan includes at the sale is what was bought (decision 054); a replacement keeps the old key's.
+      entitlements:
+        sale.replacesCodeId === undefined
+          ? entitlementsOfPlan(plan)
+          : sql<string[]>`coalesce((select ${licences.entitlements} from ${licences} where ${licences.productCodeId} = ${sale.replacesCodeId}), ${entitlementsOfPlan(plan)})`,
       ownerEmail: buyer.email,
       productCodeId: sale.codeId,
       orderId: sale.orderId,
