@@ -78,6 +78,7 @@ export default [
         ]),
         route("licences", "routes/back-office/licences.tsx"),
         route("replacements", "routes/back-office/replacements.tsx"),
+        route("entitlements", "routes/back-office/entitlements.tsx"),
         // The upload's steps nest under the page, so its releases.manage guard runs first.
         route("releases", "routes/back-office/releases.tsx", [
           route("uploads", "routes/back-office/releases.uploads.ts"),

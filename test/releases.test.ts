@@ -111,6 +111,23 @@ describe("entitlements", () => {
     // Another PC learns nothing of the licence, its entitlements included.
     expect((await validate({ key: monthly.key, hwid: hwid(), nonce: "entitlement-nonce-0002" })).json).toMatchObject({ code: "HWID_MISMATCH", licence: null });
   });
+
+
+  it("are defined by admins with the plans that include them, for keys sold from then on", async () => {
+    const save = (cookie: string, fields: Record<string, string>) => send("/dashboard/entitlements", { method: "POST", cookie, body: form({ intent: "save", ...fields }), headers: { Accept: "*/*" } });
+    const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    expect((await save(support, { name: "aim-trainer", label: "Aim Trainer", "plan-weekly": "on" })).status).toBe(403);
+    expect((await save(admin, { name: "Bad Name!", label: "x" })).status).toBe(400);
+    const before = await boughtKey("1 Week");
+    expect((await save(admin, { name: "aim-trainer", label: "Aim Trainer", "plan-weekly": "on" })).status).toBe(200);
+    const after = await boughtKey("1 Week");
+    const row = (key: string) => db.select({ entitlements: licences.entitlements }).from(licences).where(eq(licences.key, key)).get();
+    expect((await row(before.key))?.entitlements).toEqual(["config-library"]);
+    expect((await row(after.key))?.entitlements).toEqual(["aim-trainer", "config-library"]);
+    // Taken off the plan again: later weekly keys are sold without it.
+    expect((await save(admin, { name: "aim-trainer", label: "Aim Trainer" })).status).toBe(200);
+    expect((await row((await boughtKey("1 Week")).key))?.entitlements).toEqual(["config-library"]);
+  });
 });
 
 describe("release uploads in parts", () => {

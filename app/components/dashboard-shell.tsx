@@ -6,16 +6,19 @@ import { Form, NavLink, useLocation } from "react-router";
 import { type DashboardShell as DashboardShellData, STAFF_PAGES } from "~/lib/dashboard";
 import { CAPABILITIES, type Capability, type Role, ROLE_LABEL } from "~/lib/roles";
 import {
+  BadgeCheck,
   Bitcoin,
   ChartColumn,
   ChevronDown,
   CreditCard,
   Download,
   FileKey,
+  History,
   KeyRound,
   LayoutDashboard,
   Lock,
   LogOut,
+  Package,
   ReceiptText,
   ScrollText,
   Shield,
@@ -40,6 +43,9 @@ const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/sales": ChartColumn,
   "/dashboard/manage-codes": Shield,
   "/dashboard/licences": FileKey,
+  "/dashboard/replacements": History,
+  "/dashboard/releases": Package,
+  "/dashboard/entitlements": BadgeCheck,
   "/dashboard/audit": ScrollText,
 };
 

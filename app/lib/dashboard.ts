@@ -10,6 +10,9 @@ export const STAFF_PAGES: readonly { to: string; label: string; capability: Capa
   { to: "/dashboard/sales", label: "Sales", capability: "sales.view" },
   { to: "/dashboard/manage-codes", label: "Manage Codes", capability: "stock.manage" },
   { to: "/dashboard/licences", label: "Licences", capability: "licences.reset" },
+  { to: "/dashboard/replacements", label: "Replacements", capability: "replacements.decide" },
+  { to: "/dashboard/releases", label: "Releases", capability: "releases.manage" },
+  { to: "/dashboard/entitlements", label: "Entitlements", capability: "entitlements.manage" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view" },
 ];
 

@@ -36,6 +36,8 @@ export const STAFF_ACTIONS = {
   "failed-jobs": { retry: "stock.manage" },
   // The Releases page: a new release's upload, then publishing, yanking or discarding it.
   release: { start: "releases.manage", publish: "releases.manage", yank: "releases.manage", discard: "releases.manage" },
+  // The Entitlements page: define one and the plans that include it.
+  entitlement: { save: "entitlements.manage" },
   // The Replacements page: a member's request for a key banned in game, approved or declined.
   replacement: { approve: "replacements.decide", decline: "replacements.decide" },
 } as const satisfies Record<string, Record<string, Capability>>;

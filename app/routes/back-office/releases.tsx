@@ -2,7 +2,7 @@
 // one's SHA-256, and publish, yank or discard them. Capability releases.manage, checked by this
 // page's middleware for the page and the upload steps nested under it.
 import { useFetcher } from "react-router";
-import { FileDown } from "~/components/icons";
+import { Package } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Badge, type BadgeTone } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
@@ -90,7 +90,7 @@ export default function Releases({ loaderData }: Route.ComponentProps) {
   return (
     <div className="space-y-6">
       <h1 className="flex items-center gap-2 text-3xl font-black">
-        <FileDown className="size-7 text-accent" aria-hidden /> Releases
+        <Package className="size-7 text-accent" aria-hidden /> Releases
       </h1>
       <p className="text-sm text-muted">The newest published version on each channel is what members and the program get as latest. Yanked releases are hidden and kept.</p>
       <ReleaseUploadCard entitlements={entitlements} />

@@ -4,6 +4,7 @@
 import { asc, eq, sql } from "drizzle-orm";
 import type { LicencePlan } from "~/lib/plans";
 import { ok, type Result } from "~/lib/result";
+import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { entitlements, planEntitlements } from "../platform/db/schema.server";
 
@@ -27,12 +28,13 @@ export async function listEntitlements(db: Db): Promise<EntitlementRow[]> {
 }
 
 /** Defines an entitlement (or renames its label) and sets the plans that include it. */
-export async function saveEntitlement(db: Db, input: { name: string; label: string; plans: LicencePlan[] }, now = Date.now()): Promise<Result<{ name: string }>> {
+export async function saveEntitlement(db: Db, actorId: string, input: { name: string; label: string; plans: LicencePlan[] }, now = Date.now()): Promise<Result<{ name: string }>> {
   const { name, label, plans } = input;
   await db.batch([
     db.insert(entitlements).values({ name, label, createdAt: now }).onConflictDoUpdate({ target: entitlements.name, set: { label } }),
     db.delete(planEntitlements).where(eq(planEntitlements.entitlement, name)),
     ...plans.map((plan) => db.insert(planEntitlements).values({ plan, entitlement: name })),
   ]);
+  await audit(db, actorId, "entitlement.save", name, { label, plans });
   return ok({ name });
 }
