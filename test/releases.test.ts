@@ -5,7 +5,7 @@ import { env, exports } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PART_BYTES } from "~/lib/schemas/releases";
-import { licences, planEntitlements, releases } from "~/server/platform/db/schema.server";
+import { auditLog, licences, planEntitlements, releases } from "~/server/platform/db/schema.server";
 import { boughtKey, createAccount, db, hwid, ORIGIN, signIn, type TestAccount, unique, validate } from "./helpers";
 
 const hex = async (bytes: Uint8Array<ArrayBuffer>) => Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -127,6 +127,24 @@ describe("entitlements", () => {
     // Taken off the plan again: later weekly keys are sold without it.
     expect((await save(admin, { name: "aim-trainer", label: "Aim Trainer" })).status).toBe(200);
     expect((await row((await boughtKey("1 Week")).key))?.entitlements).toEqual(["config-library"]);
+  });
+
+  it("may be granted or removed on a single licence by admins, audited, and the next signed answer follows", async () => {
+    const { key } = await boughtKey("1 Week");
+    const { id } = (await db.select({ id: licences.id }).from(licences).where(eq(licences.key, key)).get())!;
+    const staff = (cookie: string, intent: string, entitlement: string) =>
+      send("/dashboard/licences", { method: "POST", cookie, body: form({ intent, licenceId: String(id), entitlement }), headers: { Accept: "*/*" } });
+    const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    expect((await staff(support, "grant-entitlement", "beta")).status).toBe(403);
+    expect((await staff(admin, "grant-entitlement", "no-such-thing")).status).toBe(400);
+    expect((await staff(admin, "grant-entitlement", "beta")).status).toBe(200);
+    expect((await staff(admin, "grant-entitlement", "beta")).status).toBe(409);
+    const pc = hwid();
+    expect((await validate({ key, hwid: pc, nonce: "grant-nonce-000001" })).json.licence.entitlements).toEqual(["beta", "config-library"]);
+    expect((await staff(admin, "remove-entitlement", "config-library")).status).toBe(200);
+    expect((await validate({ key, hwid: pc, nonce: "grant-nonce-000002" })).json.licence.entitlements).toEqual(["beta"]);
+    const audited = await db.select().from(auditLog).where(eq(auditLog.subject, `licence:${id}`));
+    expect(audited.map((row) => row.action).sort()).toEqual(["licence.grant-entitlement", "licence.remove-entitlement"]);
   });
 });
 

@@ -28,6 +28,8 @@ export const STAFF_ACTIONS = {
     pause: "licences.time",
     resume: "licences.time",
     compensate: "licences.time",
+    "grant-entitlement": "entitlements.manage",
+    "remove-entitlement": "entitlements.manage",
   },
   // The Manage Codes page's cards: stock, the crypto queue (cancelling an order is an order's
   // matter) and the failed fulfilment jobs.

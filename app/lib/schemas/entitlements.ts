@@ -1,5 +1,5 @@
 // The staff's entitlement form: a machine name the program checks, the words plan cards use, and
-// the plans that include it; and a grant or removal on one licence. Checked in the browser too.
+// the plans that include it. Checked in the browser too.
 import * as v from "valibot";
 import { LICENCE_PLANS } from "../plans";
 
@@ -11,10 +11,4 @@ export const entitlementSchema = v.object({
   label: v.pipe(v.optional(v.string(), ""), v.trim(), v.minLength(1, "Enter the words members read"), v.maxLength(60, "At most 60 characters")),
   // Checkboxes named plan-<plan>, ticked or absent.
   ...Object.fromEntries(LICENCE_PLANS.map((plan) => [`plan-${plan}`, v.optional(v.literal("on"))])),
-});
-
-export const licenceEntitlementSchema = v.object({
-  intent: v.picklist(["grant-entitlement", "remove-entitlement"]),
-  licenceId: v.pipe(v.string(), v.transform(Number), v.integer("No such licence"), v.minValue(1, "No such licence")),
-  entitlement: name,
 });

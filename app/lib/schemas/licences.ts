@@ -67,9 +67,11 @@ export const compensationSchema = v.object({
 });
 export type CompensationInput = v.InferOutput<typeof compensationSchema>;
 
+const entitlement = v.pipe(text(), v.trim(), v.regex(/^[a-z][a-z0-9-]{0,39}$/, "Choose an entitlement"));
+
 /**
  * Staff: a licence's PC reset; its ban and the bound PC's ban, each on or off; pausing and resuming
- * it; and time added to every active licence of a product.
+ * it; an entitlement granted or removed on it alone; and time added to every active licence of a product.
  */
 export const licenceAdminSchema = v.variant("intent", [
   resetHwidSchema,
@@ -79,6 +81,7 @@ export const licenceAdminSchema = v.variant("intent", [
   v.object({ intent: v.literal("unban-hwid"), hwid }),
   v.object({ intent: v.literal("pause"), licenceId, reason }),
   v.object({ intent: v.literal("resume"), licenceId }),
+  v.object({ intent: v.picklist(["grant-entitlement", "remove-entitlement"]), licenceId, entitlement }),
   compensationSchema,
 ]);
 export type LicenceAdminInput = v.InferOutput<typeof licenceAdminSchema>;

@@ -21,6 +21,7 @@ import { licenceForAdmin, manageLicence, resetCooldownMs } from "~/server/licenc
 import { LicenceLookup } from "./+shared/licence-lookup";
 import { CompensationCard } from "./+shared/licences/compensation-card";
 import { ActionsCards } from "./+shared/licences/licence-actions";
+import { listEntitlements } from "~/server/catalogue/entitlements.server";
 import { LicenceCard } from "./+shared/licences/licence-card";
 import type { Route } from "./+types/licences";
 
@@ -47,13 +48,13 @@ async function timeOffice(context: Route.LoaderArgs["context"]) {
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const role = currentViewer(context).role;
-  const may = { ban: can(role, "licences.ban"), time: can(role, "licences.time") };
-  const time = may.time ? await timeOffice(context) : null;
+  const may = { ban: can(role, "licences.ban"), time: can(role, "licences.time"), entitlements: can(role, "entitlements.manage") };
+  const [time, entitlements] = await Promise.all([may.time ? timeOffice(context) : null, may.entitlements ? listEntitlements(db) : []]);
   const asked = new URL(request.url).searchParams.get("key") ?? "";
   const search = checkForm(licenceLookupSchema, { key: asked });
-  if (!search.ok) return { key: asked, may, time, licence: null, error: search.problem.message };
+  if (!search.ok) return { key: asked, may, time, entitlements, licence: null, error: search.problem.message };
   const { key } = search.value;
-  return { key, may, time, licence: key ? await licenceForAdmin(db, key, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)) : null, error: undefined };
+  return { key, may, time, entitlements, licence: key ? await licenceForAdmin(db, key, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)) : null, error: undefined };
 }
 
 const SUCCESS_TITLE: Record<LicenceChangeInput["intent"], string> = {
@@ -64,6 +65,8 @@ const SUCCESS_TITLE: Record<LicenceChangeInput["intent"], string> = {
   "unban-hwid": "PC unbanned",
   pause: "Key paused",
   resume: "Key resumed",
+  "grant-entitlement": "Entitlement granted",
+  "remove-entitlement": "Entitlement removed",
 };
 
 const titles: ProblemTitles = {
@@ -93,7 +96,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Licences({ loaderData }: Route.ComponentProps) {
-  const { key, may, time, licence, error } = loaderData;
+  const { key, may, time, entitlements, licence, error } = loaderData;
   return (
     <div className="space-y-8">
       <h1 className="flex items-center gap-3 text-3xl font-black tracking-tight">
@@ -115,7 +118,7 @@ export default function Licences({ loaderData }: Route.ComponentProps) {
       {!key || error ? null : licence ? (
         <>
           <LicenceCard licence={licence} />
-          <ActionsCards licence={licence} may={may} />
+          <ActionsCards licence={licence} may={may} entitlements={entitlements} />
         </>
       ) : (
         <Card>

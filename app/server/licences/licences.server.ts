@@ -3,7 +3,7 @@
 // without limit (support and admins) and bans of keys and PCs (admins). Every change is one
 // conditional statement (or one batch) so racing requests cannot both win, and every change is audited.
 import { and, desc, eq, inArray, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
-import { type AdminLicenceView, type LicenceView, maskKey } from "~/lib/licences";
+import { type AdminLicenceView, type LicenceView } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
 import { can } from "~/lib/roles";
 import { formatDuration } from "~/lib/format";
@@ -15,6 +15,8 @@ import { orderName } from "../fulfilment/order-lines.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "../platform/db/schema.server";
+import { auditLicence } from "./licence-audit.server";
+import { changeLicenceEntitlement } from "./licence-entitlements.server";
 import { licenceState, nonNegativeSetting } from "./validation.server";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -171,14 +173,6 @@ export async function resetOwnHwid(
 }
 
 /**
- * Audits a change to one licence. The log names it by its id, never its key (support reads the
- * log, and a key in it would be a key revealed without the audited reveal); the detail carries
- * the key masked.
- */
-export const auditLicence = (db: Db, actorId: string, action: string, row: { id: number; key: string }, detail: Record<string, unknown>, ip: string | null) =>
-  audit(db, actorId, action, `licence:${row.id}`, { key: maskKey(row.key), ...detail }, ip);
-
-/**
  * Pauses a running (or not yet activated) licence: it answers SUSPENDED and its clock stands still
  * until it is resumed. One conditional statement, so a second click pauses nothing.
  */
@@ -248,6 +242,7 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeI
   if (!row) return fail("not-found", "No such key");
   if (input.intent === "pause") return pauseLicence(db, admin, row, input.reason, ip, now);
   if (input.intent === "resume") return resumeLicence(db, admin, row, ip, now);
+  if (input.intent === "grant-entitlement" || input.intent === "remove-entitlement") return changeLicenceEntitlement(db, admin, row, input, ip);
   if (input.intent === "reset-hwid") {
     if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
     if (!(await freePc(db, row, "admin", admin, undefined, now))) return fail("conflict", "This key changed meanwhile; reload and try again");

@@ -6,7 +6,7 @@ import { ResetPcForm } from "~/components/licence-details";
 import { LocalTime } from "~/components/local-time";
 import { Button, type ButtonVariant } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field } from "~/components/ui/field";
+import { Field, SelectField } from "~/components/ui/field";
 import { useResultToast } from "~/components/use-result-toast";
 import type { Answer } from "~/lib/answer";
 import type { AdminLicenceView } from "~/lib/licences";
@@ -69,9 +69,18 @@ function LicenceAction({
   );
 }
 
-export function ActionsCards({ licence, may }: { licence: AdminLicenceView; may: { ban: boolean; time: boolean } }) {
+export function ActionsCards({
+  licence,
+  may,
+  entitlements,
+}: {
+  licence: AdminLicenceView;
+  may: { ban: boolean; time: boolean; entitlements: boolean };
+  entitlements: { name: string; label: string }[];
+}) {
   return (
     <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
+      {may.entitlements ? <EntitlementsCard licence={licence} defined={entitlements} /> : null}
       {may.ban ? <KeyBanCard licence={licence} /> : null}
       {may.time ? <PauseCard licence={licence} /> : null}
       <Card className="space-y-3">
@@ -155,6 +164,38 @@ function PauseCard({ licence }: { licence: AdminLicenceView }) {
           />
         </>
       )}
+    </Card>
+  );
+}
+
+/** What this key alone includes: one entitlement granted or removed, beside what its plan gave it. */
+function EntitlementsCard({ licence, defined }: { licence: AdminLicenceView; defined: { name: string; label: string }[] }) {
+  const id = String(licence.id);
+  const fetcher = useFetcher<Answer>();
+  useResultToast(fetcher);
+  const held = new Set(licence.entitlements.map((e) => e.name));
+  const grantable = defined.filter((e) => !held.has(e.name));
+  return (
+    <Card className="space-y-3">
+      <h2 className="font-bold">Entitlements</h2>
+      <p className="text-sm text-muted">Copied from its plan when sold. A change here is for this key only.</p>
+      <ul className="flex flex-wrap gap-2">
+        {licence.entitlements.map((e) => (
+          <li key={e.name}>
+            <LicenceAction fields={{ intent: "remove-entitlement", licenceId: id, entitlement: e.name }} label={`Remove ${e.label}`} variant="outline" />
+          </li>
+        ))}
+      </ul>
+      {grantable.length > 0 ? (
+        <fetcher.Form method="post" className="flex flex-wrap items-end gap-2">
+          <input type="hidden" name="intent" value="grant-entitlement" />
+          <input type="hidden" name="licenceId" value={id} />
+          <SelectField label="Grant" name="entitlement" options={grantable.map((e) => ({ value: e.name, label: e.label }))} className="min-w-40" />
+          <Button type="submit" disabled={fetcher.state !== "idle"}>
+            Grant
+          </Button>
+        </fetcher.Form>
+      ) : null}
     </Card>
   );
 }
