@@ -15,7 +15,7 @@ import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { maskKey } from "~/lib/licences";
 import { replacementDecisionSchema } from "~/lib/schemas/replacements";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { decideReplacement, replacementQueue } from "~/server/admin/replacements.server";
 import type { Route } from "./+types/replacements";
 

@@ -1,6 +1,6 @@
 // GET or HEAD /dashboard/downloads/releases/:id — a release's file, streamed from R2 (a `Range`
 // resumes a download) to a member whose licences include what the release needs.
-import { problemStatus } from "~/http/answer.server";
+import { problemStatus } from "~/http/problem-status.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { releaseResponse } from "~/http/release-download.server";

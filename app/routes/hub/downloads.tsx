@@ -21,7 +21,7 @@ import { ok } from "~/lib/result";
 import { MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE, uploadSchema } from "~/lib/schemas/downloads";
 import { activeFiles, downloadAccess, uploadFile } from "~/server/hub/downloads.server";
 import { releaseAccess, releaseShelves } from "~/server/hub/releases.server";
-import { MAX_FORM_BYTES, readForm } from "~/server/platform/request-body.server";
+import { MAX_FORM_BYTES, readForm } from "~/http/request-body.server";
 import { ReleaseShelf } from "./+shared/release-shelf";
 import type { Route } from "./+types/downloads";
 

@@ -16,7 +16,7 @@ export async function changeLicenceEntitlement(
   row: { id: number; key: string },
   input: { intent: "grant-entitlement" | "remove-entitlement"; entitlement: string },
   ip: string | null,
-): Promise<Result<string>> {
+): Promise<Result<{ intent: "grant-entitlement" | "remove-entitlement" }>> {
   const name = input.entitlement;
   if (input.intent === "grant-entitlement") {
     if (!(await db.select({ name: entitlements.name }).from(entitlements).where(eq(entitlements.name, name)).get())) {
@@ -29,7 +29,7 @@ export async function changeLicenceEntitlement(
       .returning({ id: licences.id });
     if (!granted) return fail("conflict", "This key already has it");
     await auditLicence(db, admin.id, "licence.grant-entitlement", row, { entitlement: name }, ip);
-    return ok(`${name} granted to this key; its next check carries it`);
+    return ok({ intent: input.intent });
   }
   const [removed] = await db
     .update(licences)
@@ -38,5 +38,5 @@ export async function changeLicenceEntitlement(
     .returning({ id: licences.id });
   if (!removed) return fail("conflict", "This key does not have it");
   await auditLicence(db, admin.id, "licence.remove-entitlement", row, { entitlement: name }, ip);
-  return ok(`${name} removed from this key; its next check no longer carries it`);
+  return ok({ intent: input.intent });
 }
