@@ -177,6 +177,7 @@ describe("release uploads in parts", () => {
     expect((await putPart(id, 1, bytesOf(1000, 1))).status).toBe(400);
     expect((await putPart(id, 3, bytesOf(10, 1))).status).toBe(400);
     expect((await putPart(id, 0, bytesOf(10, 1))).status).toBe(400);
+    expect((await send(`/dashboard/releases/uploads/${id}`, { method: "DELETE", cookie: admin })).status).toBe(405);
     const again = await startUpload({ version: "0.9.1", size: 10 });
     expect([again.response.status, again.json.problem]).toEqual([409, { code: "conflict", field: "version", message: "Version 0.9.1 is already on the stable channel" }]);
     const bad = await startUpload({ version: "v1", size: 3 * 1024 ** 3 });

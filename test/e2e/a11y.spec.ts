@@ -42,6 +42,9 @@ const ADMIN_PAGES = [
   "/dashboard/customers",
   "/dashboard/audit",
   "/dashboard/sales",
+  "/dashboard/releases",
+  "/dashboard/entitlements",
+  "/dashboard/replacements",
 ];
 
 /** Opens `path` once it has hydrated and loaded its data, and returns axe's findings as lines. */
