@@ -81,13 +81,13 @@ async function store(cache: Cache, url: string, response: Response, now: number)
   await cache.put(url, new Response(page.body, { status: page.status, headers }));
 }
 
-async function lookup(cache: Cache, url: string): Promise<StoredPage | null> {
+async function lookup(cache: () => Promise<Cache>, url: string): Promise<StoredPage | null> {
   const inMemory = memory.get(url);
   if (inMemory) {
     remember(url, inMemory);
     return inMemory;
   }
-  const hit = await cache.match(url);
+  const hit = await (await cache()).match(url);
   if (!hit) return null;
   const page: StoredPage = {
     body: new Uint8Array(await hit.arrayBuffer()),
@@ -115,7 +115,9 @@ export async function serveWithEdgeCache(
   now = Date.now(),
 ): Promise<Response> {
   if (request.method !== "GET") return render();
-  const cache = await caches.open("pages");
+  // Opened only when the isolate's memory does not have the page: a hit in memory costs no call.
+  let opened: Promise<Cache> | undefined;
+  const cache = () => (opened ??= caches.open("pages"));
   const url = new URL(request.url).toString();
   const page = await lookup(cache, url);
   if (page) {
@@ -123,13 +125,14 @@ export async function serveWithEdgeCache(
     const { maxAge, swr } = directives(page.cacheControl);
     if (age <= maxAge * 1000) return respond(page, age, "HIT");
     if (age <= (maxAge + swr) * 1000) {
-      ctx.waitUntil(render().then((fresh) => (isStorable(fresh) ? store(cache, url, fresh, Date.now()) : undefined)));
+      ctx.waitUntil(render().then(async (fresh) => (isStorable(fresh) ? store(await cache(), url, fresh, Date.now()) : undefined)));
       return respond(page, age, "STALE");
     }
   }
   const response = await render();
   if (!isStorable(response)) return response;
-  ctx.waitUntil(store(cache, url, response.clone(), now));
+  const copy = response.clone();
+  ctx.waitUntil(cache().then((opened) => store(opened, url, copy, now)));
   const headers = new Headers(response.headers);
   headers.set("X-Cache", "MISS");
   return new Response(response.body, { status: response.status, headers });
