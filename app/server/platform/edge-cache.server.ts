@@ -62,7 +62,7 @@ function isStorable(response: Response): boolean {
   return response.status === 200 && isPublic && maxAge > 0 && !response.headers.has("Set-Cookie");
 }
 
-async function store(cache: Cache, url: string, response: Response, now: number): Promise<void> {
+async function store(cache: () => Promise<Cache>, url: string, response: Response, now: number): Promise<void> {
   const cacheControl = response.headers.get("Cache-Control")!;
   const page: StoredPage = {
     body: new Uint8Array(await response.arrayBuffer()),
@@ -78,7 +78,7 @@ async function store(cache: Cache, url: string, response: Response, now: number)
   headers.set(ORIGINAL_CACHE_CONTROL, cacheControl);
   // The Cache API must keep the copy for the stale window as well.
   headers.set("Cache-Control", `public, max-age=${maxAge + swr}`);
-  await cache.put(url, new Response(page.body, { status: page.status, headers }));
+  await (await cache()).put(url, new Response(page.body, { status: page.status, headers }));
 }
 
 async function lookup(cache: () => Promise<Cache>, url: string): Promise<StoredPage | null> {
@@ -125,14 +125,13 @@ export async function serveWithEdgeCache(
     const { maxAge, swr } = directives(page.cacheControl);
     if (age <= maxAge * 1000) return respond(page, age, "HIT");
     if (age <= (maxAge + swr) * 1000) {
-      ctx.waitUntil(render().then(async (fresh) => (isStorable(fresh) ? store(await cache(), url, fresh, Date.now()) : undefined)));
+      ctx.waitUntil(render().then((fresh) => (isStorable(fresh) ? store(cache, url, fresh, Date.now()) : undefined)));
       return respond(page, age, "STALE");
     }
   }
   const response = await render();
   if (!isStorable(response)) return response;
-  const copy = response.clone();
-  ctx.waitUntil(cache().then((opened) => store(opened, url, copy, now)));
+  ctx.waitUntil(store(cache, url, response.clone(), now));
   const headers = new Headers(response.headers);
   headers.set("X-Cache", "MISS");
   return new Response(response.body, { status: response.status, headers });
