@@ -9,10 +9,10 @@
 // bench/results/fulfilment.json and into the README between the fulfilment bench markers.
 import { execFileSync } from "node:child_process";
 import { Agent, request } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertFree, orderPaidHeaders, publish, queryD1, ratio, secret, serveWithTrivial, stockCodes, waitForDeliveries } from "./shared.ts";
+import { assertFree, orderPaidHeaders, publish, queryD1, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries } from "./shared.ts";
 
 const ORDERS = 1000;
 const STOCK = 700;
@@ -23,7 +23,11 @@ const DELIVERY = "bench-rush-";
 const APP_PORT = 8795;
 const TRIVIAL_PORT = 8796;
 const FLOOR_PORT = 8801;
-const INSPECTOR_PORTS = [8797, 8798, 8802];
+const DETACHED_PORT = 8803;
+const INSPECTOR_PORTS = [8797, 8798, 8802, 8804];
+// The production build without its queue consumers: its acknowledgements alone, with nothing else
+// on the runtime's thread (on Cloudflare, consumers run in invocations of their own).
+const DETACHED_CONFIG = "build/server/wrangler.detached.json";
 const GOALS = { p99: 1.3 };
 const DRAIN_TIMEOUT_MS = 5 * 60_000;
 
@@ -185,7 +189,10 @@ function checkFulfilment(state: string) {
 
 async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
-  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
+  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, DETACHED_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
+  const config = JSON.parse(readFileSync("build/server/wrangler.json", "utf8")) as { queues: { consumers?: unknown } };
+  delete config.queues.consumers;
+  writeFileSync(DETACHED_CONFIG, JSON.stringify(config));
   const state = mkdtempSync(join(tmpdir(), "bench-fulfilment-"));
   stockCodes(state, { numericId: VARIANT, title: `${PRODUCT} - ${PLAN}` }, Array.from({ length: STOCK }, (_, k) => `BENCH-RUSH-${String(k).padStart(5, "0")}`));
   const floor = { config: "bench/floors/webhook-floor.wrangler.toml", port: FLOOR_PORT, inspector: INSPECTOR_PORTS[2]!, vars: { WEBHOOK_SECRET: secret("SHOPIFY_WEBHOOK_SECRET") } };
@@ -202,6 +209,16 @@ async function main() {
     if (least.statuses[200] !== ORDERS) throw new Error(`webhook floor: ${JSON.stringify(least.statuses)}`);
     console.log("floor", row("floor", least), `client started all ${ORDERS} in ${round(least.sendSpread)} ms`);
 
+    // The same app with its consumers detached: the acknowledgement path alone.
+    const detachedState = mkdtempSync(join(tmpdir(), "bench-detached-"));
+    const detachedApp = serveFloor({ config: DETACHED_CONFIG, port: DETACHED_PORT, inspector: INSPECTOR_PORTS[3]!, state: detachedState });
+    await detachedApp.ready();
+    const alone = await burst(detachedApp.url, webhooks);
+    detachedApp.stop();
+    rmSync(detachedState, { recursive: true, force: true });
+    if (alone.statuses[200] !== ORDERS) throw new Error(`app without consumers: ${JSON.stringify(alone.statuses)}`);
+    console.log("acknowledgements alone", row("alone", alone));
+
     const rush = await burst(appUrl, webhooks);
     console.log("webhooks", row("webhooks", rush), `client started all ${ORDERS} in ${round(rush.sendSpread)} ms`);
     if (rush.statuses[200] !== ORDERS) throw new Error(`order webhooks not all acknowledged with 200: ${JSON.stringify(rush.statuses)}`);
@@ -216,9 +233,10 @@ async function main() {
     const rows = [
       row("trivial Worker (same burst)", baseline),
       row("webhook floor: HMAC check + queue send (same burst)", least),
+      row("the app with its queue consumers detached (same burst)", alone),
       row(`POST /webhooks/shopify (orders/paid, ${ORDERS} at once)`, rush),
     ];
-    const [trivial, floorRow, ack] = rows as [Row, Row, Row];
+    const [trivial, floorRow, , ack] = rows as [Row, Row, Row, Row];
     const p99 = ratio(ack.p99, trivial.p99);
     const goals = { p99: { target: `≤ ${GOALS.p99}× the trivial Worker's`, value: `${p99}× (${ack.p99} ms against ${trivial.p99} ms)`, pass: p99 <= GOALS.p99 } };
     for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} acknowledgement ${goal}: ${value} (goal ${target})`);
