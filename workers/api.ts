@@ -14,7 +14,7 @@ import { callerOf, clientNetwork } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
-import { database } from "~/server/platform/db/client.server";
+import { database, replicaDatabase } from "~/server/platform/db/client.server";
 import { readJson } from "~/http/request-body.server";
 import { openApiDocument } from "./openapi";
 
@@ -57,7 +57,9 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
   if (!signer.ok) return unavailable();
 
   const { key } = input.value;
-  const answer = await validateLicence(database(c.env.DB), input.value, {
+  // A stale replica is harmless here (decision 068): a bind is a conditional write on the primary,
+  // and a key that looked free but is taken is read again, fresh, in the same session.
+  const answer = await validateLicence(replicaDatabase(c.env.DB), input.value, {
     place: caller.place,
     leaseMs: offlineLeaseMs(c.env.LICENCE_OFFLINE_HOURS),
     recordCheck: (write) => c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),

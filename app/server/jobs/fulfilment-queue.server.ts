@@ -9,6 +9,7 @@
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import { processDelivery } from "../fulfilment/shopify-consumer.server";
+import { INLINE_BODY_BYTES } from "../fulfilment/shopify-webhook.server";
 import { mailCompensation } from "../licences/compensation.server";
 import { settleCryptoOrder } from "../payments/crypto-settlement.server";
 import { cryptoSetup } from "../payments/crypto-setup.server";
@@ -22,7 +23,11 @@ import { audit } from "../platform/audit.server";
 export const FULFILMENT_DEAD_LETTERS = "keyshop-fulfilment-failed";
 
 const jobSchema = v.variant("kind", [
-  v.object({ kind: v.literal("shopify-delivery"), deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) }),
+  v.object({
+    kind: v.literal("shopify-delivery"),
+    deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+    delivered: v.optional(v.object({ topic: v.pipe(v.string(), v.maxLength(100)), receivedAt: v.number(), payload: v.pipe(v.string(), v.maxBytes(INLINE_BODY_BYTES * 3)) })),
+  }),
   v.object({ kind: v.literal("crypto-order"), orderNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),
   v.object({ kind: v.literal("chain-check"), orderNumbers: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(CHECKS_PER_MESSAGE)) }),
   v.object({ kind: v.literal("compensation-mail"), compensationId: v.pipe(v.string(), v.uuid()) }),
@@ -57,7 +62,7 @@ function jobKey(job: FulfilmentJob): string {
 function run(env: Env, deps: MailingDeps, job: FulfilmentJob): Promise<void> {
   switch (job.kind) {
     case "shopify-delivery":
-      return processDelivery(deps, job.deliveryId);
+      return processDelivery(deps, job);
     case "crypto-order":
       return settleCryptoOrder(deps, job);
     case "chain-check":
