@@ -27,6 +27,7 @@ export default [
     route("status", "routes/storefront/status.tsx"),
     route("support", "routes/storefront/support.tsx"),
     route("affiliate", "routes/storefront/affiliate.tsx"),
+    route("r/:code", "routes/storefront/referral.ts"),
     route("docs/licence-api", "routes/storefront/licence-api-docs.tsx"),
     route("sitemap.xml", "routes/storefront/sitemap.ts"),
     route("robots.txt", "routes/storefront/robots.ts"),
