@@ -64,6 +64,7 @@ export default [
         // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
         route("security", "routes/hub/security.tsx", [route("passkeys", "routes/hub/security.passkeys.ts")]),
         route("crypto-tracker", "routes/hub/crypto-tracker.tsx"),
+        route("affiliate", "routes/hub/affiliate.tsx"),
         // Any other /dashboard path: a 404 inside the shell.
         route("*", "routes/not-found.tsx", { id: "routes/hub/not-found" }),
       ]),
@@ -88,6 +89,8 @@ export default [
         route("customers/email/:email", "routes/back-office/customers.buyer.tsx"),
         route("audit", "routes/back-office/audit.tsx"),
         route("sales", "routes/back-office/sales.tsx"),
+        // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).
+        route("affiliates", "routes/back-office/affiliates.tsx", [route("ledger.csv", "routes/back-office/affiliates.ledger-csv.ts")]),
       ]),
     ]),
   ]),

@@ -6,6 +6,7 @@ import { Form, NavLink, useLocation } from "react-router";
 import { type DashboardShell as DashboardShellData, STAFF_PAGES } from "~/lib/dashboard";
 import { CAPABILITIES, type Capability, type Role, ROLE_LABEL } from "~/lib/roles";
 import {
+  BadgePercent,
   Bitcoin,
   ChartColumn,
   ChevronDown,
@@ -30,6 +31,7 @@ const LINKS = [
   { to: "/dashboard/downloads", label: "Downloads", icon: Download },
   { to: "/dashboard/resell", label: "Resell Panel", icon: Store },
   { to: "/dashboard/crypto-tracker", label: "Crypto Tracker", icon: Bitcoin },
+  { to: "/dashboard/affiliate", label: "Affiliate", icon: BadgePercent },
   { to: "/dashboard/2fa", label: "Two-Factor Auth", icon: KeyRound },
   { to: "/dashboard/security", label: "Security", icon: Lock },
 ];
@@ -41,6 +43,7 @@ const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/manage-codes": Shield,
   "/dashboard/licences": FileKey,
   "/dashboard/audit": ScrollText,
+  "/dashboard/affiliates": BadgePercent,
 };
 
 /** What a staff page's shield says: who may open it, in words true for every viewer who sees it. */

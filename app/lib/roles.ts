@@ -24,6 +24,10 @@ export const CAPABILITIES = {
   "balances.credit": ["admin"],
   "roles.assign": ["admin"],
   "sales.view": ["admin"],
+  // The affiliate programme: support sees every affiliate's figures and ledger; admins approve,
+  // decline and pause affiliates and mark crypto payouts paid.
+  "affiliates.view": ["admin", "support"],
+  "affiliates.manage": ["admin"],
   "export": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 

@@ -34,6 +34,8 @@ export const STAFF_ACTIONS = {
   stock: { add: "stock.manage", delete: "stock.manage", threshold: "stock.manage", "clear-threshold": "stock.manage" },
   "crypto-queue": { fulfil: "stock.manage", resolve: "stock.manage", cancel: "orders.manage" },
   "failed-jobs": { retry: "stock.manage" },
+  // The affiliates page: decisions on affiliates, and crypto payouts sent.
+  affiliates: { approve: "affiliates.manage", decline: "affiliates.manage", pause: "affiliates.manage", resume: "affiliates.manage", "mark-paid": "affiliates.manage" },
 } as const satisfies Record<string, Record<string, Capability>>;
 
 export type StaffForm = keyof typeof STAFF_ACTIONS;

@@ -23,7 +23,7 @@ import type { Route } from "./+types/checkout";
 const CHECKOUT_REFUSED = 422;
 
 function refusal(problem: Problem, status = problemStatus(problem)) {
-  return data({ message: problem.message }, { status });
+  return data({ message: problem.message, ...(problem.field === "code" ? { field: "code" } : {}) }, { status });
 }
 
 export async function action({ request, context }: Route.ActionArgs) {

@@ -1,8 +1,10 @@
 // What an affiliate and the shop's staff see of the programme: clicks, referred orders,
 // conversion, pending / available / paid-out money, a 30-day chart and the referred orders with
 // their buyers masked. Reads only; every figure is derived from the clicks and the ledger.
-import { and, count, desc, eq, gte, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, sql } from "drizzle-orm";
 import { DAY_MS, maskEmail } from "~/lib/affiliates";
+import { audit } from "../platform/audit.server";
+import { csvStream, isoTime } from "../platform/csv.server";
 import type { Db } from "../platform/db/client.server";
 import { affiliateClicks, affiliateLedger, affiliates, users } from "../platform/db/schema.server";
 import { balancesOf } from "./ledger.server";
@@ -74,7 +76,7 @@ async function countsOf(db: Db, affiliateId: string) {
 /** Everything the affiliate's dashboard shows (the back office shows the same for each affiliate). */
 export async function affiliateFigures(db: Db, affiliateId: string, now = Date.now()) {
   const [counts, balances, chart, orders] = await Promise.all([countsOf(db, affiliateId), balancesOf(db, affiliateId, now), chartOf(db, affiliateId, now), referredOrders(db, affiliateId, now)]);
-  return { ...counts, ...balances, chart, orders };
+  return { ...counts, ...balances, chart, referred: orders };
 }
 
 /** Staff: every affiliate (applications first, then by code) with their figures. */
@@ -96,4 +98,42 @@ export function openPayouts(db: Db) {
     .innerJoin(affiliates, eq(affiliates.userId, affiliateLedger.affiliateId))
     .where(and(eq(affiliateLedger.kind, "payout"), sql`${affiliateLedger.paidAt} is null`))
     .orderBy(affiliateLedger.createdAt);
+}
+
+const LEDGER_HEADER = ["id", "affiliate code", "affiliate email", "kind", "amount", "available at", "order", "order paid", "buyer", "reference", "payout address", "payout transaction", "paid at", "created at"];
+const EXPORT_PAGE = 1000;
+
+/** Staff: every row of the affiliate ledger as CSV, oldest first, streamed a page at a time; audited. */
+export async function exportAffiliateLedger(db: Db, actor: { id: string; ip: string | null }): Promise<ReadableStream<Uint8Array>> {
+  await audit(db, actor.id, "export.affiliate-ledger", "affiliates", {}, actor.ip);
+  return csvStream<{ row: typeof affiliateLedger.$inferSelect; code: string; email: string }, number>(
+    LEDGER_HEADER,
+    async (after) => {
+      const rows = await db
+        .select({ row: affiliateLedger, code: affiliates.code, email: users.email })
+        .from(affiliateLedger)
+        .innerJoin(affiliates, eq(affiliates.userId, affiliateLedger.affiliateId))
+        .innerJoin(users, eq(users.id, affiliateLedger.affiliateId))
+        .where(gt(affiliateLedger.id, after ?? 0))
+        .orderBy(asc(affiliateLedger.id))
+        .limit(EXPORT_PAGE);
+      return { rows, next: rows.length === EXPORT_PAGE ? rows.at(-1)!.row.id : null };
+    },
+    ({ row, code, email }) => [
+      row.id,
+      code,
+      email,
+      row.kind,
+      (row.amountCents / 100).toFixed(2),
+      isoTime(row.availableAt),
+      row.orderKey,
+      row.orderCents === null ? null : (row.orderCents / 100).toFixed(2),
+      row.buyerEmail,
+      row.reference,
+      row.payoutAddress,
+      row.payoutTransaction,
+      isoTime(row.paidAt),
+      isoTime(row.createdAt),
+    ],
+  );
 }
