@@ -128,7 +128,7 @@ export default function DemoCheckout({ loaderData, actionData, params }: Route.C
         {discount ? (
           <p className="flex justify-between gap-4 border-t border-line py-3 text-sm text-green-400">
             <span>
-              Discount <span className="font-mono">{discount.code}</span> ({discount.percent}% off)
+              Discount <span className="font-mono">{discount.code}</span> {`(${discount.percent}% off)`}
             </span>
             <span className="font-semibold whitespace-nowrap">−{formatMoney(discount.amount)}</span>
           </p>
