@@ -30,6 +30,35 @@ export interface ReferredOrder {
   state: "pending" | "available" | "voided";
 }
 
+export interface LedgerMovement {
+  id: number;
+  kind: "commission" | "void" | "withdrawal" | "payout";
+  amountCents: number;
+  availableAt: number;
+  createdAt: number;
+  paidAt: number | null;
+  transaction: string | null;
+}
+
+const MOVEMENT_LABEL: Record<LedgerMovement["kind"], string> = {
+  commission: "Commission",
+  void: "Voided (refund, cancellation or revocation)",
+  withdrawal: "Withdrawn to reseller balance",
+  payout: "Crypto payout",
+};
+
+const movementColumns: Column<LedgerMovement>[] = [
+  { label: "Date", value: (m) => <LocalTime ms={m.createdAt} className="text-muted" /> },
+  { label: "Movement", value: (m) => MOVEMENT_LABEL[m.kind] },
+  { label: "Amount", value: (m) => <span className={m.amountCents < 0 ? "text-red-400" : "text-green-400"}>{formatUsd(m.amountCents)}</span> },
+  {
+    label: "Note",
+    value: (m) =>
+      m.kind === "payout" ? (m.paidAt ? <span className="font-mono wrap-anywhere">Sent: {m.transaction}</span> : "Requested") : m.kind === "commission" ? <>Available from <LocalTime ms={m.availableAt} /></> : "—",
+    wrap: true,
+  },
+];
+
 const STATE_BADGE = {
   pending: <Badge tone="yellow">Held</Badge>,
   available: <Badge tone="green">Available</Badge>,
@@ -55,7 +84,7 @@ function Stat({ label, value, note }: { label: string; value: string; note?: str
   );
 }
 
-export function AffiliateFigures({ figures, orders }: { figures: AffiliateFiguresData; orders: ReferredOrder[] }) {
+export function AffiliateFigures({ figures, orders, movements }: { figures: AffiliateFiguresData; orders: ReferredOrder[]; movements: LedgerMovement[] }) {
   const { chart } = figures;
   return (
     <div className="space-y-6">
@@ -84,6 +113,14 @@ export function AffiliateFigures({ figures, orders }: { figures: AffiliateFigure
           <p className="mt-3 text-sm text-muted">No referred orders yet. Share your link or code to get the first one.</p>
         ) : (
           <ResponsiveTable rows={orders} columns={orderColumns} rowKey={(o) => String(o.id)} label="Referred orders" />
+        )}
+      </Card>
+      <Card>
+        <h2 className="font-bold">Ledger</h2>
+        {movements.length === 0 ? (
+          <p className="mt-3 text-sm text-muted">Nothing has moved yet.</p>
+        ) : (
+          <ResponsiveTable rows={movements} columns={movementColumns} rowKey={(m) => String(m.id)} label="Ledger" />
         )}
       </Card>
     </div>

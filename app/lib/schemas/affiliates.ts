@@ -41,7 +41,6 @@ export const payoutSchema = v.object({
 
 export const hubAffiliateSchema = v.variant("intent", [applySchema, withdrawSchema, payoutSchema], "Unknown request");
 export type ApplyInput = v.InferOutput<typeof applySchema>;
-export type PayoutInput = v.InferOutput<typeof payoutSchema>;
 
 const rate = (fallback: number) =>
   v.pipe(
@@ -80,4 +79,3 @@ export const staffAffiliateSchema = v.variant(
   "Unknown request",
 );
 export type StaffAffiliateInput = v.InferOutput<typeof staffAffiliateSchema>;
-export type ApproveInput = v.InferOutput<typeof approveSchema>;

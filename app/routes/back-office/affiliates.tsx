@@ -131,7 +131,7 @@ export default function Affiliates({ loaderData }: Route.ComponentProps) {
           <h2 className="text-xl font-bold">
             {chosen.code} <span className="text-base font-normal text-muted">{chosen.email}</span>
           </h2>
-          <AffiliateFigures figures={chosen.figures} orders={chosen.figures.referred} />
+          <AffiliateFigures figures={chosen.figures} orders={chosen.figures.referred} movements={chosen.figures.movements} />
         </section>
       ) : null}
     </div>

@@ -116,7 +116,7 @@ export default function AffiliatePage({ loaderData }: Route.ComponentProps) {
               Your audience saves {earning.discountRate}% with your link or code; you earn {earning.commissionRate}% of what they pay.
             </p>
           </Card>
-          <AffiliateFigures figures={earning.figures} orders={earning.figures.referred} />
+          <AffiliateFigures figures={earning.figures} orders={earning.figures.referred} movements={earning.figures.movements} />
           <Card>
             <h2 className="font-bold">Get paid</h2>
             <p className="mt-1 text-sm text-muted">Available commission: {formatUsd(earning.figures.available)}. Move it to your reseller balance at any time and spend it on keys, or ask for a crypto payout.</p>

@@ -7,7 +7,7 @@ import { audit } from "../platform/audit.server";
 import { csvStream, isoTime } from "../platform/csv.server";
 import type { Db } from "../platform/db/client.server";
 import { affiliateClicks, affiliateLedger, affiliates, users } from "../platform/db/schema.server";
-import { balancesOf } from "./ledger.server";
+import { affiliateLedgerOf, balancesOf } from "./ledger.server";
 
 export const CHART_DAYS = 30;
 
@@ -75,8 +75,16 @@ async function countsOf(db: Db, affiliateId: string) {
 
 /** Everything the affiliate's dashboard shows (the back office shows the same for each affiliate). */
 export async function affiliateFigures(db: Db, affiliateId: string, now = Date.now()) {
-  const [counts, balances, chart, orders] = await Promise.all([countsOf(db, affiliateId), balancesOf(db, affiliateId, now), chartOf(db, affiliateId, now), referredOrders(db, affiliateId, now)]);
-  return { ...counts, ...balances, chart, referred: orders };
+  const [counts, balances, chart, orders, ledger] = await Promise.all([
+    countsOf(db, affiliateId),
+    balancesOf(db, affiliateId, now),
+    chartOf(db, affiliateId, now),
+    referredOrders(db, affiliateId, now),
+    affiliateLedgerOf(db, affiliateId),
+  ]);
+  // The ledger as it is shown: what moved, when, and for what (buyers stay masked).
+  const movements = ledger.map((row) => ({ id: row.id, kind: row.kind, amountCents: row.amountCents, availableAt: row.availableAt, createdAt: row.createdAt, paidAt: row.paidAt, transaction: row.payoutTransaction }));
+  return { ...counts, ...balances, chart, referred: orders, movements };
 }
 
 /** Staff: every affiliate (applications first, then by code) with their figures. */

@@ -8,7 +8,7 @@ import type { ApplyInput, StaffAffiliateInput } from "~/lib/schemas/affiliates";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
-import { AFFILIATE_STATES, affiliateClicks, affiliates, users } from "../platform/db/schema.server";
+import { type AFFILIATE_STATES, affiliateClicks, affiliates, users } from "../platform/db/schema.server";
 
 export type Affiliate = typeof affiliates.$inferSelect;
 type AffiliateState = (typeof AFFILIATE_STATES)[number];
