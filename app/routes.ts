@@ -6,8 +6,8 @@
 // beside it in its area's +shared/ folder.
 import { index, layout, prefix, type RouteConfig, route } from "@react-router/dev/routes";
 
-// Pages that exist only in development and tests (the local mailbox, the simulated chain and the
-// demo checkout that stands in for Shopify); a production build has none of them.
+// Pages that exist only in development and tests (the local mailbox, the simulated chain, the test
+// clock and the demo checkout that stands in for Shopify); a production build has none of them.
 const devOnly =
   process.env.NODE_ENV === "production"
     ? []
@@ -15,6 +15,7 @@ const devOnly =
         layout("routes/dev/layout.tsx", [
           route("dev/mail", "routes/dev/mail.tsx"),
           route("dev/chain", "routes/dev/chain.tsx"),
+          route("dev/clock", "routes/dev/clock.tsx"),
           route("checkout/demo/:id", "routes/dev/checkout-demo.tsx"),
         ]),
       ];

@@ -353,6 +353,16 @@ describe("getting paid", () => {
     expect(await balancesOf(db, creator.account.id)).toMatchObject({ available: 0, paidOut: 1619 });
   });
 
+  it("lets the test clock (development and tests only) move a member's time past the hold", async () => {
+    const creator = await approvedAffiliate();
+    await referredCardOrder(creator.code);
+    const clock = cookieFrom(await call("/dev/clock", { form: { days: "31" } }), "__Host-test-clock");
+    expect(clock).toBe("__Host-test-clock=31");
+    expect((await call("/dev/clock", { form: { days: "-1" } })).status).toBe(400);
+    expect((await call("/dashboard/affiliate", { form: { intent: "withdraw", request: requestId() }, cookie: `${creator.cookie}; ${clock}` })).status).toBe(200);
+    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(1619);
+  });
+
   it("sends the same withdrawal form once, and refuses a member who is not an affiliate", async () => {
     const creator = await approvedAffiliate();
     await releasedCommission(creator);

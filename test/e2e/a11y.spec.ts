@@ -32,6 +32,7 @@ const HUB_PAGES = [
   "/dashboard/resell",
   "/dashboard/2fa",
   "/dashboard/security",
+  "/dashboard/affiliate",
 ];
 const ADMIN_PAGES = [
   ...HUB_PAGES,
@@ -42,6 +43,7 @@ const ADMIN_PAGES = [
   "/dashboard/customers",
   "/dashboard/audit",
   "/dashboard/sales",
+  "/dashboard/affiliates",
 ];
 
 /** Opens `path` once it has hydrated and loaded its data, and returns axe's findings as lines. */

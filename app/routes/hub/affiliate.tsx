@@ -1,6 +1,7 @@
 // /dashboard/affiliate: the member's side of the affiliate programme. Not an affiliate yet: the
 // application form. Applied: where the application stands. Approved (or paused): the link and
-// code with copy buttons, the figures, withdrawal to the reseller balance and crypto payouts.
+// code with copy buttons, the figures, withdrawal to the reseller balance and crypto payouts. In
+// development and tests the time is the browser's test clock (/dev/clock), to see a hold end.
 import { Copy } from "~/components/icons";
 import { AffiliateFigures } from "~/components/affiliate-figures";
 import { copyText } from "~/components/copy";
@@ -11,6 +12,7 @@ import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server"
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
+import { clockNow } from "~/http/test-clock.server";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
 import { hubAffiliateSchema } from "~/lib/schemas/affiliates";
@@ -36,7 +38,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       link: `${new URL(request.url).origin}/r/${code}`,
       commissionRate,
       discountRate,
-      figures: await affiliateFigures(db, viewer.id),
+      figures: await affiliateFigures(db, viewer.id, clockNow(request)),
       // One id per form shown: the same form sent twice moves the money once.
       withdrawRequest: crypto.randomUUID(),
       payoutRequest: crypto.randomUUID(),
@@ -56,13 +58,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "apply":
       return answer(await applyAsAffiliate(db, viewer, input), { titles, intent: input.intent, success: { title: "Application sent", description: "We answer within two days." } });
     case "withdraw":
-      return answer(await withdrawCommission(db, viewer, input.request), {
+      return answer(await withdrawCommission(db, viewer, input.request, clockNow(request)), {
         titles,
         intent: input.intent,
         success: ({ cents }) => ({ title: "Withdrawn", description: `${formatUsd(cents)} was added to your reseller balance.` }),
       });
     case "payout":
-      return answer(await requestPayout(db, viewer, input), {
+      return answer(await requestPayout(db, viewer, input, clockNow(request)), {
         titles,
         intent: input.intent,
         success: ({ cents }) => ({ title: "Payout requested", description: `${formatUsd(cents)} will be sent to your address.` }),
