@@ -30,6 +30,7 @@ export default [
     route("affiliate", "routes/storefront/affiliate.tsx"),
     route("r/:code", "routes/storefront/referral.ts"),
     route("docs/licence-api", "routes/storefront/licence-api-docs.tsx"),
+    route("legal/:page", "routes/storefront/legal.tsx"),
     route("sitemap.xml", "routes/storefront/sitemap.ts"),
     route("robots.txt", "routes/storefront/robots.ts"),
     // Any path nothing else claims: the storefront's 404.
@@ -90,6 +91,7 @@ export default [
         route("customers/email/:email", "routes/back-office/customers.buyer.tsx"),
         route("audit", "routes/back-office/audit.tsx"),
         route("sales", "routes/back-office/sales.tsx"),
+        route("legal", "routes/back-office/legal.tsx"),
         // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).
         route("affiliates", "routes/back-office/affiliates.tsx", [route("ledger.csv", "routes/back-office/affiliates.ledger-csv.ts")]),
       ]),

@@ -44,6 +44,7 @@ const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/licences": FileKey,
   "/dashboard/audit": ScrollText,
   "/dashboard/affiliates": BadgePercent,
+  "/dashboard/legal": ScrollText,
 };
 
 /** What a staff page's shield says: who may open it, in words true for every viewer who sees it. */

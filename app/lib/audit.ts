@@ -25,6 +25,7 @@ const ACTION_LABELS: Record<string, string> = {
   "discord.unlink": "Unlinked a Discord account",
   "download.upload": "Uploaded a download",
   "job.retry": "Retried a failed job",
+  "legal.edit": "Edited a legal page",
   "licence.ban": "Banned a key",
   "licence.unban": "Unbanned a key",
   "licence.ban-hwid": "Banned a PC",

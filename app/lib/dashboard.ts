@@ -11,6 +11,7 @@ export const STAFF_PAGES: readonly { to: string; label: string; capability: Capa
   { to: "/dashboard/manage-codes", label: "Manage Codes", capability: "stock.manage" },
   { to: "/dashboard/licences", label: "Licences", capability: "licences.reset" },
   { to: "/dashboard/affiliates", label: "Affiliates", capability: "affiliates.view" },
+  { to: "/dashboard/legal", label: "Legal Pages", capability: "legal.edit" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view" },
 ];
 

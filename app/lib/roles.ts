@@ -28,6 +28,8 @@ export const CAPABILITIES = {
   // decline and pause affiliates and mark crypto payouts paid.
   "affiliates.view": ["admin", "support"],
   "affiliates.manage": ["admin"],
+  // The Terms of Service, Refund Policy and Privacy Policy.
+  "legal.edit": ["admin"],
   "export": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 

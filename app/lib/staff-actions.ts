@@ -35,6 +35,8 @@ export const STAFF_ACTIONS = {
   "crypto-queue": { fulfil: "stock.manage", resolve: "stock.manage", cancel: "orders.manage" },
   "failed-jobs": { retry: "stock.manage" },
   // The affiliates page: decisions on affiliates, and crypto payouts sent.
+  // The legal pages' editor.
+  legal: { save: "legal.edit" },
   affiliates: { approve: "affiliates.manage", decline: "affiliates.manage", pause: "affiliates.manage", resume: "affiliates.manage", "mark-paid": "affiliates.manage" },
 } as const satisfies Record<string, Record<string, Capability>>;
 

@@ -17,6 +17,7 @@ const PUBLIC_PAGES = [
   "/support",
   "/affiliate",
   "/docs/licence-api",
+  "/legal/terms",
   "/auth",
   "/auth?mode=signup",
   "/auth/forgot",
@@ -44,6 +45,7 @@ const ADMIN_PAGES = [
   "/dashboard/audit",
   "/dashboard/sales",
   "/dashboard/affiliates",
+  "/dashboard/legal",
 ];
 
 /** Opens `path` once it has hydrated and loaded its data, and returns axe's findings as lines. */

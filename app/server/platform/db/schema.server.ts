@@ -909,3 +909,18 @@ export const affiliateLedger = sqliteTable(
     check("affiliate_ledger_kind", sql`${t.kind} in ('commission', 'void', 'withdrawal', 'payout')`),
   ],
 );
+
+// The shop's legal pages (Terms of Service, Refund Policy, Privacy Policy) as staff wrote them, in
+// Markdown; a page no one has edited yet shows its template (decision 061).
+export const LEGAL_PAGE_SLUGS = ["terms", "refunds", "privacy"] as const;
+
+export const legalPages = sqliteTable(
+  "legal_pages",
+  {
+    slug: text("slug", { enum: LEGAL_PAGE_SLUGS }).primaryKey(),
+    markdown: text("markdown").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [check("legal_pages_slug", sql`${t.slug} in ('terms', 'refunds', 'privacy')`)],
+);

@@ -48,6 +48,15 @@ CREATE TABLE `affiliates` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `affiliates_code` ON `affiliates` (lower("code"));--> statement-breakpoint
 CREATE INDEX `affiliates_status` ON `affiliates` (`status`,`applied_at`);--> statement-breakpoint
+CREATE TABLE `legal_pages` (
+	`slug` text PRIMARY KEY NOT NULL,
+	`markdown` text NOT NULL,
+	`updated_at` integer NOT NULL,
+	`updated_by` text,
+	FOREIGN KEY (`updated_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null,
+	CONSTRAINT "legal_pages_slug" CHECK("legal_pages"."slug" in ('terms', 'refunds', 'privacy'))
+);
+--> statement-breakpoint
 -- The order list's view reads reseller_ledger: it is dropped while the table is rebuilt.
 DROP VIEW `order_index`;--> statement-breakpoint
 PRAGMA foreign_keys=OFF;--> statement-breakpoint
