@@ -6,11 +6,14 @@ import { expect, test } from "@playwright/test";
 import { logIn, openDemoCheckout, reloadUntilVisible, signUpAndLogIn, stockAsAdmin, uniqueName } from "./helpers";
 
 test("a creator applies, is approved, is paid for a referred order and spends the commission on keys", async ({ page, browser }) => {
+  // Four members, two checkouts and the fulfilment queue: a long journey.
+  test.setTimeout(240_000);
   // The creator applies from the affiliate page.
   await signUpAndLogIn(page, "creator");
   await page.goto("/affiliate", { waitUntil: "networkidle" });
   await page.getByRole("link", { name: "Apply now" }).click();
   await expect(page).toHaveURL(/\/dashboard\/affiliate$/);
+  await page.waitForLoadState("networkidle");
   const code = uniqueName("CR").slice(0, 20);
   await page.getByLabel("Your code").fill(code);
   await page.getByLabel("Channel").fill("youtube.com/@creator");
