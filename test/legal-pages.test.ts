@@ -15,7 +15,7 @@ describe("legal pages", () => {
       ["/legal/terms", "Terms of Service"],
       ["/legal/refunds", "Refund Policy"],
       ["/legal/privacy", "Privacy Policy"],
-    ]) {
+    ] as const) {
       const response = await call(path);
       expect(response.status).toBe(200);
       expect(response.headers.get("Cache-Control")).toContain("public");

@@ -2,7 +2,7 @@
 // later link replacing it (last click wins). Read only where nothing is cached: the checkout's
 // creation, the crypto order API. Storefront pages never read or set it.
 import { REFERRAL_DAYS } from "~/lib/affiliates";
-import { readCookie, serializeCookie } from "../server/platform/cookies.server";
+import { readCookie, serializeCookie } from "./cookies.server";
 
 const REFERRAL_COOKIE = "__Host-referral";
 

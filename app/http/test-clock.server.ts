@@ -2,7 +2,7 @@
 // commission is held for 30 days): a cookie holding how many days ahead this browser lives. Only
 // in development and tests; a production build reads no such cookie and always uses the real time.
 import { DAY_MS } from "~/lib/affiliates";
-import { readCookie, serializeCookie } from "../server/platform/cookies.server";
+import { readCookie, serializeCookie } from "./cookies.server";
 
 export const TEST_CLOCK_ENABLED = import.meta.env.MODE !== "production";
 const TEST_CLOCK_COOKIE = "__Host-test-clock";

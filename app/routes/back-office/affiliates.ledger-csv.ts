@@ -3,7 +3,7 @@
 import { app } from "~/http/context.server";
 import { csvResponse } from "~/http/csv.server";
 import { currentViewer, requireCapability } from "~/http/guards.server";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { exportAffiliateLedger } from "~/server/affiliates/dashboard.server";
 import { exportFilename } from "~/server/platform/csv.server";
 import type { Route } from "./+types/affiliates.ledger-csv";

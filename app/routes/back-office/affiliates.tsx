@@ -18,7 +18,7 @@ import { BRAND } from "~/lib/brand";
 import { formatCount, formatUsd } from "~/lib/format";
 import { can } from "~/lib/roles";
 import { staffAffiliateSchema } from "~/lib/schemas/affiliates";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { affiliateFigures, affiliatesOverview, openPayouts } from "~/server/affiliates/dashboard.server";
 import { markPayoutPaid } from "~/server/affiliates/ledger.server";
 import { decideAffiliate } from "~/server/affiliates/programme.server";

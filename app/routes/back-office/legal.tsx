@@ -8,9 +8,9 @@ import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { LEGAL_PAGES, type LegalSlug } from "~/lib/legal";
 import { legalEditSchema } from "~/lib/schemas/legal";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { legalPageSource, saveLegalPage } from "~/server/hub/legal-pages.server";
-import { purgePages } from "~/server/platform/edge-cache.server";
+import { purgePages } from "~/http/edge-cache.server";
 import { LegalPageForm } from "./+shared/legal/legal-page-form";
 import type { Route } from "./+types/legal";
 

@@ -17,7 +17,7 @@ import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
 import { discordSettingsOf, isDiscordConfigured, unlinkDiscord } from "~/server/accounts/discord.server";
 import { listPasskeys } from "~/server/accounts/passkeys.server";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
-import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
+import { listSessions } from "~/server/accounts/session.server";
 import { answer, answerInvalid } from "~/http/answer.server";
 import { app, mailingDeps, sessionDeps } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
@@ -25,8 +25,9 @@ import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
 import { relyingPartyFor } from "~/http/passkeys.server";
 import { readSubmission } from "~/http/submission.server";
-import { clientAddress } from "~/server/accounts/throttle.server";
 import type { Route } from "./+types/security";
+import { callerOf, tokenCookie } from "~/http/caller.server";
+import { forgetToken } from "~/server/platform/caller.server";
 
 export const meta: Route.MetaFunction = () => [{ title: `Security | ${BRAND}` }];
 
@@ -36,7 +37,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const { id } = currentViewer(context);
   return {
-    sessions: await listSessions(db, id, request),
+    sessions: await listSessions(db, id, callerOf(request)),
     passkeys: await listPasskeys(db, id),
     passkeysAvailable: relyingPartyFor(context, request).ok,
     discord: isDiscordConfigured(env) ? await discordSettingsOf(db, id) : null,
@@ -51,14 +52,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = submission.value;
   switch (form.intent) {
     case "end-session": {
-      const result = await endOneSession(deps, viewer, request, form.session);
+      const result = await endOneSession(deps, viewer, callerOf(request), form.session);
       if (result.ok && result.value.endedCurrent) {
-        return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": clearSessionCookie() } });
+        return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": tokenCookie(forgetToken("session")) } });
       }
       return answer(result, { success: { title: "Session ended", description: "That device is signed out." }, intent: form.intent });
     }
     case "end-other-sessions":
-      return answer(await endOtherSessions(deps, viewer, request), {
+      return answer(await endOtherSessions(deps, viewer, callerOf(request)), {
         success: ({ ended }) => ({
           title: "Signed out everywhere else",
           description: ended === 0 ? "No other device was signed in." : `${ended} other session${ended === 1 ? "" : "s"} ended.`,
@@ -66,13 +67,13 @@ export async function action({ request, context }: Route.ActionArgs) {
         intent: form.intent,
       });
     case "unlink-discord":
-      return answer(await unlinkDiscord(deps.db, viewer.id, clientAddress(request)), {
+      return answer(await unlinkDiscord(deps.db, viewer.id, callerOf(request).ip), {
         success: { title: "Discord unlinked", description: "That Discord account can no longer log in to yours." },
         titles: { conflict: "Not unlinked" },
         intent: form.intent,
       });
     case "change-password":
-      return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, request, form), {
+      return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, callerOf(request), form), {
         success: { title: "Password changed", description: "Every other device has been signed out." },
         titles: { unauthenticated: "Wrong password", ...throttledTitles },
         intent: form.intent,

@@ -6,7 +6,7 @@ import { Card } from "~/components/ui/card";
 import { DEFAULT_COMMISSION_RATE, DEFAULT_DISCOUNT_RATE, HOLD_DAYS, MIN_PAYOUT_CENTS, REFERRAL_DAYS } from "~/lib/affiliates";
 import { BRAND } from "~/lib/brand";
 import { formatUsd } from "~/lib/format";
-import { publicPageHeaders } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/affiliate";
 
 export const headers = publicPageHeaders;

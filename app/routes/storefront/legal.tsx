@@ -8,7 +8,7 @@ import { BRAND } from "~/lib/brand";
 import { formatDate } from "~/lib/format";
 import { isLegalSlug, LEGAL_PAGES } from "~/lib/legal";
 import { legalPage } from "~/server/hub/legal-pages.server";
-import { publicPageHeaders } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/legal";
 
 export const headers = publicPageHeaders;

@@ -3,7 +3,7 @@
 import licenceApi from "../../../docs/licence-api.md?raw";
 import { Prose } from "~/components/prose";
 import { BRAND } from "~/lib/brand";
-import { publicPageHeaders } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders } from "~/http/edge-cache.server";
 import { renderMarkdown } from "~/server/platform/markdown.server";
 import type { Route } from "./+types/licence-api-docs";
 
