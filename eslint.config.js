@@ -7,7 +7,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 // app/server's domain folders, lowest first: a folder may import only the folders before it.
-const LAYERS = ["platform", "accounts", "catalogue", "fulfilment", "payments", "licences", "hub", "admin", "jobs"];
+const LAYERS = ["platform", "accounts", "catalogue", "affiliates", "fulfilment", "payments", "licences", "hub", "admin", "jobs"];
 
 // app/routes' areas: each folder holds its route modules and, in +shared/, the parts only they use.
 const AREAS = ["storefront", "auth", "hub", "back-office", "api", "dev"];
@@ -32,6 +32,12 @@ const OWNED_TABLES = [
     tables: ["reseller_accounts", "reseller_ledger"],
     owner: ["app/server/payments/reseller-balance.server.ts"],
     message: "The reseller balance and its ledger are written by app/server/payments/reseller-balance.server.ts (decision 052): call it instead.",
+  },
+  {
+    variables: ["affiliateLedger"],
+    tables: ["affiliate_ledger"],
+    owner: ["app/server/affiliates/ledger.server.ts"],
+    message: "Affiliate money moves only as rows written by app/server/affiliates/ledger.server.ts (decision 060): call it instead.",
   },
 ];
 const WRITE = String.raw`(insert\s+(or\s+\w+\s+)?into|update|delete\s+from)`;

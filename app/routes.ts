@@ -6,8 +6,8 @@
 // beside it in its area's +shared/ folder.
 import { index, layout, prefix, type RouteConfig, route } from "@react-router/dev/routes";
 
-// Pages that exist only in development and tests (the local mailbox, the simulated chain and the
-// demo checkout that stands in for Shopify); a production build has none of them.
+// Pages that exist only in development and tests (the local mailbox, the simulated chain, the test
+// clock and the demo checkout that stands in for Shopify); a production build has none of them.
 const devOnly =
   process.env.NODE_ENV === "production"
     ? []
@@ -15,6 +15,7 @@ const devOnly =
         layout("routes/dev/layout.tsx", [
           route("dev/mail", "routes/dev/mail.tsx"),
           route("dev/chain", "routes/dev/chain.tsx"),
+          route("dev/clock", "routes/dev/clock.tsx"),
           route("checkout/demo/:id", "routes/dev/checkout-demo.tsx"),
         ]),
       ];
@@ -27,7 +28,9 @@ export default [
     route("status", "routes/storefront/status.tsx"),
     route("support", "routes/storefront/support.tsx"),
     route("affiliate", "routes/storefront/affiliate.tsx"),
+    route("r/:code", "routes/storefront/referral.ts"),
     route("docs/licence-api", "routes/storefront/licence-api-docs.tsx"),
+    route("legal/:page", "routes/storefront/legal.tsx"),
     route("sitemap.xml", "routes/storefront/sitemap.ts"),
     route("robots.txt", "routes/storefront/robots.ts"),
     // Any path nothing else claims: the storefront's 404.
@@ -64,6 +67,7 @@ export default [
         // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
         route("security", "routes/hub/security.tsx", [route("passkeys", "routes/hub/security.passkeys.ts")]),
         route("crypto-tracker", "routes/hub/crypto-tracker.tsx"),
+        route("affiliate", "routes/hub/affiliate.tsx"),
         // Any other /dashboard path: a 404 inside the shell.
         route("*", "routes/not-found.tsx", { id: "routes/hub/not-found" }),
       ]),
@@ -95,6 +99,9 @@ export default [
         route("customers/email/:email", "routes/back-office/customers.buyer.tsx"),
         route("audit", "routes/back-office/audit.tsx"),
         route("sales", "routes/back-office/sales.tsx"),
+        route("legal", "routes/back-office/legal.tsx"),
+        // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).
+        route("affiliates", "routes/back-office/affiliates.tsx", [route("ledger.csv", "routes/back-office/affiliates.ledger-csv.ts")]),
       ]),
     ]),
   ]),

@@ -442,7 +442,7 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
     await deliver("orders/cancelled", { ...payload, cancelled_at: new Date().toISOString() });
     const { fulfilOrder } = await import("~/server/fulfilment/orders.server");
-    const order = { id: String(payload.id), name: payload.name, email: payload.email, currency: "USD", financialStatus: "paid", totalPrice: "1", paid: true, cancelled: false, updatedAt: 0, refunds: [], cartToken: null,
+    const order = { id: String(payload.id), name: payload.name, email: payload.email, currency: "USD", financialStatus: "paid", totalPrice: "1", paid: true, cancelled: false, updatedAt: 0, refunds: [], cartToken: null, referral: null,
       lines: [{ id: String(payload.line_items[0]!.id), variantId: variant.gid, quantity: 2, title: "Vertex Rust", variantTitle: "30 Days", price: "1" }] };
     const outcome = await fulfilOrder({ db, mail: env, waitUntil: () => {} }, order);
     expect(outcome.assigned).toBe(0);

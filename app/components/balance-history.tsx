@@ -1,10 +1,10 @@
-// A reseller's balance history: top-ups, the shop's credits and purchases, newest first. The
+// A reseller's balance history: top-ups, the shop's credits, affiliate commission and purchases, newest first. The
 // reseller sees it on their panel, staff on the member's page in the back office.
 import { Link } from "react-router";
 import { formatUsd } from "~/lib/format";
 import { LocalTime } from "./local-time";
 
-const LEDGER_LABEL = { "top-up": "Crypto top-up", credit: "Credited by the shop", purchase: "Keys bought" } as const;
+const LEDGER_LABEL = { "top-up": "Crypto top-up", credit: "Credited by the shop", purchase: "Keys bought", commission: "Affiliate commission" } as const;
 
 export interface LedgerEntry {
   id: number;

@@ -7,6 +7,7 @@ import { type DashboardShell as DashboardShellData, STAFF_PAGES } from "~/lib/da
 import { CAPABILITIES, type Capability, type Role, ROLE_LABEL } from "~/lib/roles";
 import {
   BadgeCheck,
+  BadgePercent,
   Bitcoin,
   ChartColumn,
   ChevronDown,
@@ -33,6 +34,7 @@ const LINKS = [
   { to: "/dashboard/downloads", label: "Downloads", icon: Download },
   { to: "/dashboard/resell", label: "Resell Panel", icon: Store },
   { to: "/dashboard/crypto-tracker", label: "Crypto Tracker", icon: Bitcoin },
+  { to: "/dashboard/affiliate", label: "Affiliate", icon: BadgePercent },
   { to: "/dashboard/2fa", label: "Two-Factor Auth", icon: KeyRound },
   { to: "/dashboard/security", label: "Security", icon: Lock },
 ];
@@ -47,6 +49,8 @@ const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/releases": Package,
   "/dashboard/entitlements": BadgeCheck,
   "/dashboard/audit": ScrollText,
+  "/dashboard/affiliates": BadgePercent,
+  "/dashboard/legal": ScrollText,
 };
 
 /** What a staff page's shield says: who may open it, in words true for every viewer who sees it. */

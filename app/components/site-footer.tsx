@@ -1,6 +1,7 @@
 // The footer: blurb, navigation, social icons and legal links.
 import { Link } from "react-router";
 import { BRAND, FOOTER_BLURB } from "~/lib/brand";
+import { LEGAL_PAGES } from "~/lib/legal";
 
 const SOCIALS = [
   { label: "YouTube", path: "M23.5 6.2a3 3 0 0 0-2.1-2.1C19.5 3.6 12 3.6 12 3.6s-7.5 0-9.4.5A3 3 0 0 0 .5 6.2 31 31 0 0 0 0 12a31 31 0 0 0 .5 5.8 3 3 0 0 0 2.1 2.1c1.9.5 9.4.5 9.4.5s7.5 0 9.4-.5a3 3 0 0 0 2.1-2.1A31 31 0 0 0 24 12a31 31 0 0 0-.5-5.8ZM9.6 15.6V8.4l6.3 3.6-6.3 3.6Z" },
@@ -49,9 +50,13 @@ export function SiteFooter() {
         <div>
           <p className={heading}>Legal</p>
           <ul className="space-y-2">
-            <li><a className={link} href="#">Terms of Service</a></li>
-            <li><a className={link} href="#">Refund Policy</a></li>
-            <li><a className={link} href="#">Privacy Policy</a></li>
+            {Object.values(LEGAL_PAGES).map(({ path, title }) => (
+              <li key={path}>
+                <Link className={link} to={path}>
+                  {title}
+                </Link>
+              </li>
+            ))}
           </ul>
         </div>
       </div>

@@ -13,6 +13,8 @@ export const STAFF_PAGES: readonly { to: string; label: string; capability: Capa
   { to: "/dashboard/replacements", label: "Replacements", capability: "replacements.decide" },
   { to: "/dashboard/releases", label: "Releases", capability: "releases.manage" },
   { to: "/dashboard/entitlements", label: "Entitlements", capability: "entitlements.manage" },
+  { to: "/dashboard/affiliates", label: "Affiliates", capability: "affiliates.view" },
+  { to: "/dashboard/legal", label: "Legal Pages", capability: "legal.edit" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view" },
 ];
 

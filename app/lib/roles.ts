@@ -24,6 +24,12 @@ export const CAPABILITIES = {
   "balances.credit": ["admin"],
   "roles.assign": ["admin"],
   "sales.view": ["admin"],
+  // The affiliate programme: support sees every affiliate's figures and ledger; admins approve,
+  // decline and pause affiliates and mark crypto payouts paid.
+  "affiliates.view": ["admin", "support"],
+  "affiliates.manage": ["admin"],
+  // The Terms of Service, Refund Policy and Privacy Policy.
+  "legal.edit": ["admin"],
   "export": ["admin"],
   // Releases: uploading, publishing and yanking; entitlements: defining them, attaching them to
   // plans, granting or removing one on a single licence.

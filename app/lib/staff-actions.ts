@@ -42,6 +42,10 @@ export const STAFF_ACTIONS = {
   entitlement: { save: "entitlements.manage" },
   // The Replacements page: a member's request for a key banned in game, approved or declined.
   replacement: { approve: "replacements.decide", decline: "replacements.decide" },
+  // The legal pages' editor.
+  legal: { save: "legal.edit" },
+  // The affiliates page: decisions on affiliates, and crypto payouts sent.
+  affiliates: { approve: "affiliates.manage", decline: "affiliates.manage", pause: "affiliates.manage", resume: "affiliates.manage", "mark-paid": "affiliates.manage" },
 } as const satisfies Record<string, Record<string, Capability>>;
 
 export type StaffForm = keyof typeof STAFF_ACTIONS;

@@ -17,6 +17,7 @@ const PUBLIC_PAGES = [
   "/support",
   "/affiliate",
   "/docs/licence-api",
+  "/legal/terms",
   "/auth",
   "/auth?mode=signup",
   "/auth/forgot",
@@ -32,6 +33,7 @@ const HUB_PAGES = [
   "/dashboard/resell",
   "/dashboard/2fa",
   "/dashboard/security",
+  "/dashboard/affiliate",
 ];
 const ADMIN_PAGES = [
   ...HUB_PAGES,
@@ -45,6 +47,8 @@ const ADMIN_PAGES = [
   "/dashboard/releases",
   "/dashboard/entitlements",
   "/dashboard/replacements",
+  "/dashboard/affiliates",
+  "/dashboard/legal",
 ];
 
 /** Opens `path` once it has hydrated and loaded its data, and returns axe's findings as lines. */

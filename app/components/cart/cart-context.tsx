@@ -18,7 +18,7 @@ interface CartApi {
    * Creates a checkout for `items` and opens it in a new tab. Call it straight from a click.
    * `fromCart`: the items are the cart's, so the cart remembers the checkout until it is paid.
    */
-  checkout: (items: CartItem[], options?: { fromCart?: boolean }) => Promise<boolean>;
+  checkout: (items: CartItem[], options?: { fromCart?: boolean; code?: string }) => Promise<boolean>;
 }
 
 const CartContext = createContext<CartApi | null>(null);
@@ -61,7 +61,7 @@ export function CartProvider({ children }: { children: ReactNode }) {
   }, [toast]);
 
   const checkout = useCallback(
-    async (items: CartItem[], { fromCart = false } = {}) => {
+    async (items: CartItem[], { fromCart = false, code = "" } = {}) => {
       if (items.length === 0) return false;
       // Opened during the click, so popup blockers let it through; pointed at the checkout below.
       const tab = window.open("", "_blank");
@@ -74,6 +74,8 @@ export function CartProvider({ children }: { children: ReactNode }) {
             lines: items.map((i) => ({ merchandiseId: i.variantId, quantity: i.quantity })),
             // The shop refuses a new checkout while one of these was paid: the same things twice.
             checkouts: fromCart ? currentCart().checkouts.map((c) => c.id) : [],
+            // An affiliate's code typed into the cart: refused (field "code") when it is not valid.
+            code,
           }),
         });
         if (response.status === 401) {
@@ -82,7 +84,12 @@ export function CartProvider({ children }: { children: ReactNode }) {
           navigate("/auth");
           return false;
         }
-        const body = (await response.json()) as { checkoutUrl?: string; cartId?: string; message?: string };
+        const body = (await response.json()) as { checkoutUrl?: string; cartId?: string; message?: string; field?: string };
+        if (body.field === "code") {
+          tab?.close();
+          toast({ title: "Invalid code", description: body.message ?? "This code is not valid", variant: "destructive" });
+          return false;
+        }
         if (!response.ok || !body.checkoutUrl || !body.cartId) {
           // Refused because the cart was paid already: the cart says so itself, and shows what is left.
           if (fromCart && (await settlePaidCheckouts(toast)) > 0) {

@@ -5,6 +5,7 @@ import { formatMoney, variantLabel } from "~/lib/plans";
 import { Lock, Minus, Plus, ShoppingCart, Trash2, X } from "../icons";
 import { useToast, useToastHost } from "../toaster";
 import { Button } from "../ui/button";
+import { inputClass } from "../ui/field";
 import { useCart } from "./cart-context";
 
 type Upsell = Omit<CartItem, "quantity">;
@@ -41,6 +42,7 @@ function CartPanel() {
   const upsell = upsellToOffer(useUpsell(open), state);
   const closeRef = useRef<HTMLButtonElement>(null);
   const count = itemCount(state);
+  const [code, setCode] = useState("");
 
   useEffect(() => {
     if (!open) return;
@@ -146,7 +148,13 @@ function CartPanel() {
             <span>Total</span>
             <span>{formatMoney(cartTotal(state))}</span>
           </div>
-          <Button className="w-full" size="lg" disabled={count === 0 || state.isLoading} onClick={() => void checkout(state.items, { fromCart: true })}>
+          <div className="space-y-1">
+            <label htmlFor="cart-code" className="text-sm text-muted">
+              Creator code (optional)
+            </label>
+            <input id="cart-code" value={code} onChange={(e) => setCode(e.target.value)} maxLength={24} autoComplete="off" className={inputClass} />
+          </div>
+          <Button className="w-full" size="lg" disabled={count === 0 || state.isLoading} onClick={() => void checkout(state.items, { fromCart: true, code: code.trim() })}>
             <Lock className="size-4" aria-hidden />
             {state.isLoading ? "Creating Checkout..." : "Checkout Securely"}
           </Button>

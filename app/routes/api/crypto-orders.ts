@@ -1,9 +1,11 @@
 // POST /api/crypto-orders: the product page's crypto dialog opens an order for a plan in a coin (or
-// gets back the member's open one). It answers JSON: `{ ok: true, order }`, or
+// gets back the member's open one), discounted when the member followed an affiliate's link (the
+// referral cookie, read here where nothing is cached). It answers JSON: `{ ok: true, order }`, or
 // `{ ok: false, message }` with the problem's status.
 import { data } from "react-router";
 import { problemStatus } from "~/http/problem-status.server";
 import { app } from "~/http/context.server";
+import { referralCode } from "~/http/referral.server";
 import { readSubmission } from "~/http/submission.server";
 import { type CryptoOrderAnswer, openCryptoOrderSchema } from "~/lib/crypto-orders";
 import { getViewer } from "~/server/accounts/session.server";
@@ -18,7 +20,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!viewer) return data<CryptoOrderAnswer>({ ok: false, message: "Please login to purchase" }, { status: 401 });
   const submission = await readSubmission(request, openCryptoOrderSchema);
   const setup = cryptoSetup(env, db);
-  const result = submission.ok ? await openCryptoOrder({ db, setup }, catalogue, viewer, submission.value) : submission;
+  const result = submission.ok ? await openCryptoOrder({ db, setup }, catalogue, viewer, submission.value, referralCode(request)) : submission;
   return result.ok
     ? data<CryptoOrderAnswer>({ ok: true, order: cryptoOrderView(result.value, setup) })
     : data<CryptoOrderAnswer>({ ok: false, message: result.problem.message }, { status: problemStatus(result.problem) });

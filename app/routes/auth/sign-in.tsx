@@ -23,6 +23,7 @@ import { answer, answerInvalid, answerProblem, type ProblemTitles } from "~/http
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import { readSubmission } from "~/http/submission.server";
+import { LEGAL_PAGES } from "~/lib/legal";
 import type { Route } from "./+types/sign-in";
 import { callerOf } from "~/http/caller.server";
 
@@ -202,8 +203,12 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
         </p>
         <p className="mt-4 text-center text-xs text-muted">
           By continuing you agree to our{" "}
-          <a href="#" className="underline hover:text-white">
+          <a href={LEGAL_PAGES.terms.path} className="underline hover:text-white">
             Terms of Service
+          </a>{" "}
+          and our{" "}
+          <a href={LEGAL_PAGES.privacy.path} className="underline hover:text-white">
+            Privacy Policy
           </a>
           .
         </p>

@@ -2,7 +2,7 @@
 // of the last 30 UTC days by payment method, units sold and stock per variant, top resellers.
 // Charts are SVG drawn on the server (decision 039).
 import type { ReactNode } from "react";
-import { BarChart, type ChartSeries } from "./+shared/bar-chart";
+import { BarChart, type ChartSeries } from "~/components/bar-chart";
 import { ChartColumn } from "~/components/icons";
 import { Card } from "~/components/ui/card";
 import { app } from "~/http/context.server";

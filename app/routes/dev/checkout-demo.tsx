@@ -35,9 +35,13 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   // The keys of the paid order, like the crypto tracker shows them: only to the signed-in buyer who placed it.
   const viewer = checkout.orderId ? await getViewer(db, callerOf(request)) : null;
   const keys = checkout.orderId && viewer && viewer.id === checkout.userId ? await keysOfOrder(db, checkout.orderId) : null;
+  const currencyCode = cartTotal({ items: checkout.lines }).currencyCode;
+  const money = (cents: number) => ({ amount: (cents / 100).toFixed(2), currencyCode });
   return {
     lines: checkout.lines,
-    total: cartTotal({ items: checkout.lines }),
+    // The discount code the cart carried, taken off as Shopify takes a percentage discount off.
+    discount: checkout.discount ? { code: checkout.discount.code, percent: checkout.discount.percent, amount: money(checkout.discount.cents) } : null,
+    total: money(checkout.totalCents),
     email: checkout.email ?? "",
     orderNumber: checkout.orderNumber,
     keys,
@@ -97,7 +101,7 @@ function OrderKeys({ keys }: { keys: BuyerOrderKeys }) {
 }
 
 export default function DemoCheckout({ loaderData, actionData, params }: Route.ComponentProps) {
-  const { lines, total, email, orderNumber, keys } = loaderData;
+  const { lines, discount, total, email, orderNumber, keys } = loaderData;
   const problem = actionData?.ok === false ? actionData.problem : undefined;
   const paying = useNavigation().state === "submitting";
   // Paid: what this checkout bought leaves the cart that made it (in this tab and every other).
@@ -122,6 +126,14 @@ export default function DemoCheckout({ loaderData, actionData, params }: Route.C
             </li>
           ))}
         </ul>
+        {discount ? (
+          <p className="flex justify-between gap-4 border-t border-line py-3 text-sm text-green-400">
+            <span>
+              Discount <span className="font-mono">{discount.code}</span> {`(${discount.percent}% off)`}
+            </span>
+            <span className="font-semibold whitespace-nowrap">−{formatMoney(discount.amount)}</span>
+          </p>
+        ) : null}
         <p className="mt-4 flex justify-between border-t border-line pt-4 font-bold">
           <span>Total</span>
           <span>{formatMoney(total)}</span>

@@ -1,6 +1,7 @@
 // The checkout port: a Shopify cart (cartCreate -> checkoutUrl) when a store is configured,
 // otherwise the local demo checkout, which pays by sending our own endpoint the same signed
-// order webhook Shopify would.
+// order webhook Shopify would. Either carries the cart's attributes (an affiliate's referral) and
+// discount code to the paid order, as Shopify does.
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { isVariantGid, variantNumericId } from "~/lib/catalogue";
@@ -33,11 +34,25 @@ export const checkoutSchema = v.object({
     v.minLength(1, "Your cart is empty"),
     v.maxLength(LIMITS.cartLines, `A cart holds at most ${LIMITS.cartLines} lines`),
   ),
+  // An affiliate's code typed into the cart (it wins over a referral link followed before).
+  code: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(64, "This code is not valid")), ""),
 });
 
 export type CheckoutLine = v.InferOutput<typeof checkoutSchema>["lines"][number];
 /** Where to pay, and the cart id the paid order will name (its `cart_token`). */
 type Checkout = { checkoutUrl: string; cartId: string };
+
+/**
+ * What the cart carries besides its lines: attributes the paid order repeats (`note_attributes`)
+ * and a discount code, with the percentage the shop set up for it (the demo checkout applies it;
+ * Shopify knows its own).
+ */
+export interface CartExtras {
+  attributes: { key: string; value: string }[];
+  discount: { code: string; percent: number } | null;
+}
+
+export const NO_EXTRAS: CartExtras = { attributes: [], discount: null };
 
 interface CheckoutDeps {
   db: Db;
@@ -62,12 +77,13 @@ function cartToken(cartId: string): string {
   return cartId.replace(/^gid:\/\/shopify\/Cart\//, "").replace(/\?.*$/, "");
 }
 
-async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email: string): Promise<Result<Checkout>> {
+async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email: string, extras: CartExtras): Promise<Result<Checkout>> {
   try {
+    const input = { lines, buyerIdentity: { email }, attributes: extras.attributes, discountCodes: extras.discount ? [extras.discount.code] : [] };
     const data = await storefrontRequest<CartCreateData>(
       deps.config,
       CART_CREATE_MUTATION,
-      { input: { lines, buyerIdentity: { email } } },
+      { input },
       deps.fetcher,
     );
     const { cart, userErrors } = data.cartCreate;
@@ -89,7 +105,7 @@ export interface DemoCheckoutLine {
   quantity: number;
 }
 
-async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { id: string; email: string }): Promise<Result<Checkout>> {
+async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { id: string; email: string }, extras: CartExtras): Promise<Result<Checkout>> {
   const products = await deps.catalogue.listProducts({ first: LIMITS.adminProducts, variantsFirst: LIMITS.productVariants });
   const stored: DemoCheckoutLine[] = [];
   for (const line of lines) {
@@ -108,7 +124,16 @@ async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { 
     });
   }
   const id = randomToken();
-  await deps.db.insert(demoCheckouts).values({ id, userId: buyer.id, email: buyer.email, lines: JSON.stringify(stored), createdAt: Date.now() });
+  await deps.db.insert(demoCheckouts).values({
+    id,
+    userId: buyer.id,
+    email: buyer.email,
+    lines: JSON.stringify(stored),
+    attributes: JSON.stringify(extras.attributes),
+    discountCode: extras.discount?.code ?? null,
+    discountPercent: extras.discount?.percent ?? null,
+    createdAt: Date.now(),
+  });
   return ok({ checkoutUrl: `${deps.origin}/checkout/demo/${id}`, cartId: id });
 }
 
@@ -135,24 +160,53 @@ export async function paidCarts(db: Db, cartIds: string[]): Promise<{ cartId: st
  * Creates a checkout for the signed-in buyer and returns where to pay; none while a checkout this
  * cart made before was paid (the buyer would pay for the same things twice).
  */
-export async function createCheckout(deps: CheckoutDeps, input: v.InferOutput<typeof checkoutSchema>, buyer: { id: string; email: string }): Promise<Result<Checkout>> {
+export async function createCheckout(
+  deps: CheckoutDeps,
+  input: Pick<v.InferOutput<typeof checkoutSchema>, "lines" | "checkouts">,
+  buyer: { id: string; email: string },
+  extras: CartExtras = NO_EXTRAS,
+): Promise<Result<Checkout>> {
   const [paid] = await paidCarts(deps.db, input.checkouts);
   if (paid) return fail("conflict", `This cart was already paid (order ${paid.order}). Your cart is updated; check it before you pay again.`);
   const { lines } = input;
-  if (isShopifyConfigured(deps.config)) return shopifyCheckout(deps, lines, buyer.email);
-  if (DEMO_CHECKOUT_ENABLED) return demoCheckout(deps, lines, buyer);
+  if (isShopifyConfigured(deps.config)) return shopifyCheckout(deps, lines, buyer.email, extras);
+  if (DEMO_CHECKOUT_ENABLED) return demoCheckout(deps, lines, buyer, extras);
   return fail("unavailable", "Checkout is not available: no Shopify store is configured.");
 }
 
-export async function getDemoCheckout(db: Db, id: string) {
-  const row = await db.select().from(demoCheckouts).where(eq(demoCheckouts.id, id)).get();
-  return row ? { ...row, lines: JSON.parse(row.lines) as DemoCheckoutLine[] } : null;
+/** A demo checkout's discount: the code and what it takes off the subtotal, in cents. */
+function demoDiscount(row: { discountCode: string | null; discountPercent: number | null }, subtotalCents: number) {
+  if (!row.discountCode || !row.discountPercent) return null;
+  return { code: row.discountCode, percent: row.discountPercent, cents: Math.round((subtotalCents * row.discountPercent) / 100) };
 }
 
+const subtotalOf = (lines: DemoCheckoutLine[]) => lines.reduce((sum, l) => sum + Math.round(Number(l.price.amount) * 100) * l.quantity, 0);
+
+export async function getDemoCheckout(db: Db, id: string) {
+  const row = await db.select().from(demoCheckouts).where(eq(demoCheckouts.id, id)).get();
+  if (!row) return null;
+  const lines = JSON.parse(row.lines) as DemoCheckoutLine[];
+  const subtotalCents = subtotalOf(lines);
+  const discount = demoDiscount(row, subtotalCents);
+  return { ...row, lines, subtotalCents, discount, totalCents: subtotalCents - (discount?.cents ?? 0) };
+}
+
+type DemoOrder = {
+  id: number;
+  number: number;
+  email: string;
+  createdAt: number;
+  cartToken: string;
+  lines: DemoCheckoutLine[];
+  attributes?: { key: string; value: string }[];
+  discount?: { code: string; percent: number } | null;
+};
+
 /** A Shopify `orders/create` payload (the fields our webhook reads, as Shopify names them). */
-export function demoOrderPayload(order: { id: number; number: number; email: string; createdAt: number; cartToken: string; lines: DemoCheckoutLine[] }) {
-  const cents = order.lines.reduce((sum, l) => sum + Math.round(Number(l.price.amount) * 100) * l.quantity, 0);
-  const total = (cents / 100).toFixed(2);
+export function demoOrderPayload(order: DemoOrder) {
+  const subtotal = subtotalOf(order.lines);
+  const discount = order.discount ? demoDiscount({ discountCode: order.discount.code, discountPercent: order.discount.percent }, subtotal) : null;
+  const money = (cents: number) => (cents / 100).toFixed(2);
   return {
     id: order.id,
     admin_graphql_api_id: `gid://shopify/Order/${order.id}`,
@@ -163,8 +217,12 @@ export function demoOrderPayload(order: { id: number; number: number; email: str
     created_at: new Date(order.createdAt).toISOString(),
     updated_at: new Date(order.createdAt).toISOString(),
     currency: order.lines[0]?.price.currencyCode ?? "USD",
-    total_price: total,
-    subtotal_price: total,
+    total_price: money(subtotal - (discount?.cents ?? 0)),
+    subtotal_price: money(subtotal),
+    total_discounts: money(discount?.cents ?? 0),
+    // As Shopify lists the cart's attributes and the discount codes applied.
+    note_attributes: (order.attributes ?? []).map(({ key, value }) => ({ name: key, value })),
+    discount_codes: discount ? [{ code: discount.code, amount: money(discount.cents), type: "percentage" }] : [],
     financial_status: "paid",
     fulfillment_status: null,
     // As Shopify names the cart an order was checked out from.
@@ -224,9 +282,10 @@ export async function payDemoCheckout(
   }
   const orderId = now * 1000 + Math.floor(Math.random() * 1000);
   await db.update(demoCheckouts).set({ orderId: String(orderId) }).where(eq(demoCheckouts.id, id));
-  const body = JSON.stringify(
-    demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, cartToken: id, lines: JSON.parse(paid.lines) as DemoCheckoutLine[] }),
-  );
+  const discount = paid.discountCode && paid.discountPercent ? { code: paid.discountCode, percent: paid.discountPercent } : null;
+  const lines = JSON.parse(paid.lines) as DemoCheckoutLine[];
+  const attributes = JSON.parse(paid.attributes) as { key: string; value: string }[];
+  const body = JSON.stringify(demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, cartToken: id, lines, attributes, discount }));
   const status = await deliver({
     path: "/webhooks/shopify",
     headers: {

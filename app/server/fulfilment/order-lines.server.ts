@@ -29,6 +29,8 @@ export interface Order {
   updatedAt: number;
   /** The cart the order was checked out from (Shopify's `cart_token`), when Shopify says. */
   cartToken: string | null;
+  /** The affiliate code the order was referred by (a cart attribute, or a discount code), if any. */
+  referral: string | null;
   lines: OrderLine[];
   /** Refunds the body lists (an order body carries every refund made so far). */
   refunds: { id: string; lines: { lineId: string; quantity: number }[] }[];

@@ -1,7 +1,8 @@
-// Cancellations and refunds: the keys they cover are revoked (their licences answer REVOKED) and
-// their waiting units leave the backorder queue, each change once, in one D1 transaction, whatever
-// order Shopify's topics arrive in. The revocations themselves are the key module's statements.
+// Cancellations and refunds: the keys they cover are revoked (their licences answer REVOKED), their
+// waiting units leave the backorder queue and a held affiliate commission is voided, each change
+// once, in one D1 transaction, whatever order Shopify's topics arrive in. The revocations themselves are the key module's statements.
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { voidCommissionOf } from "../affiliates/ledger.server";
 import type { Db } from "../platform/db/client.server";
 import { backorders, shopifyOrders, shopifyRefunds } from "../platform/db/schema.server";
 import { keysStopWorking, type RevokedKey, revokeOrderKeys, revokeRefundedKeys } from "./keys/revoke.server";
@@ -19,6 +20,8 @@ export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Pr
       .set({ cancelledAt: now })
       .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
     ...keysStopWorking(db, orderId, now),
+    // An affiliate's commission on it, while still held.
+    voidCommissionOf(db, orderId, now),
   ]);
   return revoked;
 }
@@ -83,6 +86,8 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
     ...perLine,
     ...keysStopWorking(db, orderId, now),
     db.update(shopifyOrders).set({ refundedAt: now }).where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
+    // A refund of units voids the affiliate's commission on the order, while it is still held.
+    voidCommissionOf(db, orderId, now, and(claimed, sql`${lines.length} > 0`)),
   ]);
   const changed = results.slice(0, perLine.length) as unknown[][];
   return {

@@ -3,6 +3,7 @@
 // order already holds, refunds stored, keys handed out, revoked or mailed — and the delivery's
 // outcome noted. A failure is noted and thrown, so the queue retries it: every step is idempotent.
 import { and, eq, notInArray } from "drizzle-orm";
+import { recordCommission } from "../affiliates/ledger.server";
 import { webhookDeliveries } from "../platform/db/schema.server";
 import { errorText } from "../platform/job-queue.server";
 import type { MailingDeps } from "../platform/mail.server";
@@ -52,6 +53,10 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
   }
   // This body's own word: units an edit added are handed out only once the order is paid again.
   if (!order.paid) return { outcome: "processed", detail: `Not paid yet (${order.financialStatus ?? "unknown"}): waiting for the payment`, orderId: order.id };
+  // Before the keys: a refund this body carries is applied while handing them out, and voids it.
+  const paidCents = Math.round(Number(order.totalPrice ?? 0) * 100);
+  const orderKey = `shopify:${order.id}`;
+  await recordCommission(db, order.referral ? { code: order.referral } : null, { orderKey, paidCents, currency: order.currency, buyer: { email: order.email }, paidAt: Date.now() });
   const result = await fulfilOrder(deps, order);
   for (const { refundId, revoked } of result.refunded) await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
   const detail = [

@@ -2,6 +2,7 @@
 // (an order, or a refund, by its shape and the Admin API id it names) and what happened to the
 // order: paid, cancelled, its refunds, its lines (decision 043). Parsing only: nothing is written.
 import * as v from "valibot";
+import { REFERRAL_ATTRIBUTE } from "~/lib/affiliates";
 import { variantLabel } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import { lineVariant, type Order } from "./order-lines.server";
@@ -41,6 +42,9 @@ const orderSchema = v.object({
   cart_token: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200)))),
   line_items: v.pipe(v.array(lineItemSchema), v.maxLength(250)),
   refunds: v.optional(v.array(v.object({ id, refund_line_items: refundLinesSchema })), []),
+  // The cart's attributes (the referral travels as one) and the discount codes the buyer used.
+  note_attributes: v.optional(v.nullable(v.array(v.object({ name: v.string(), value: v.optional(v.nullable(v.union([v.string(), v.number()]))) }))), []),
+  discount_codes: v.optional(v.nullable(v.array(v.object({ code: v.string() }))), []),
 });
 
 /** Financial states of an order whose payment was captured (a refund starts from a payment). */
@@ -64,6 +68,16 @@ function buyerAddress(raw: v.InferOutput<typeof orderSchema>): string {
   return (given ?? "").toLowerCase().slice(0, 320);
 }
 
+/**
+ * The affiliate code an order was referred by: the cart's referral attribute, else the first
+ * discount code the buyer used (an affiliate's code typed at Shopify's checkout). Null for none.
+ */
+function referralOf(raw: v.InferOutput<typeof orderSchema>): string | null {
+  const attribute = raw.note_attributes?.find((a) => a.name === REFERRAL_ATTRIBUTE)?.value;
+  const code = String(attribute ?? raw.discount_codes?.[0]?.code ?? "").trim();
+  return code === "" ? null : code.slice(0, 64);
+}
+
 function toOrder(raw: v.InferOutput<typeof orderSchema>): Order {
   const updatedAt = raw.updated_at ? Date.parse(raw.updated_at) : Number.NaN;
   return {
@@ -77,6 +91,7 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Order {
     cancelled: Boolean(raw.cancelled_at),
     updatedAt: Number.isFinite(updatedAt) ? updatedAt : 0,
     cartToken: raw.cart_token || null,
+    referral: referralOf(raw),
     lines: raw.line_items.map((line) => ({
       id: line.id,
       variantId: lineVariant(line.variant_id),

@@ -4,11 +4,13 @@
 // settles it (crypto-settlement.server); orders that need a person (underpaid past expiry, paid
 // late, overpaid, and those from before on-chain checks) wait in the admin's review
 // (crypto-review.server). This module opens orders, names their states and shows them to the buyer.
-import { and, count, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { type CryptoCoin, type OpenCryptoOrderInput, paymentUri } from "~/lib/crypto-orders";
 import type { TopUpInput } from "~/lib/schemas/reseller";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
+import { discounted } from "~/lib/schemas/reseller";
+import { referralFor } from "../affiliates/programme.server";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
 import { randomString } from "../platform/tokens.server";
 import { qrDataUrl } from "../platform/qr.server";
@@ -126,6 +128,8 @@ interface Purchase {
   variantId: string;
   amountCents: number;
   currency: string;
+  /** The affiliate who referred it (its amount is already discounted), or null. */
+  referredBy: string | null;
 }
 
 /** The next receive index of the wallet account: each is handed out once, in order. */
@@ -177,6 +181,7 @@ async function openInvoice(deps: InvoiceDeps, viewer: Viewer, purchase: Purchase
         eq(cryptoOrders.amountCents, purchase.amountCents),
         eq(cryptoOrders.cryptoType, coin),
         eq(cryptoOrders.walletAccount, wallet.id),
+        purchase.referredBy === null ? isNull(cryptoOrders.referredBy) : eq(cryptoOrders.referredBy, purchase.referredBy),
       ),
     )
     .orderBy(desc(cryptoOrders.createdAt))
@@ -225,18 +230,31 @@ async function openInvoice(deps: InvoiceDeps, viewer: Viewer, purchase: Purchase
   return ok(order);
 }
 
-/** Opens (or reuses) an order for the variant at the catalogue's price. */
-export async function openCryptoOrder(deps: InvoiceDeps, catalogue: Catalogue, viewer: Viewer, { variantId, coin }: OpenCryptoOrderInput, now = Date.now()): Promise<Result<CryptoOrder>> {
+/**
+ * Opens (or reuses) an order for the variant at the catalogue's price, less the discount of the
+ * affiliate whose code the buyer followed (`referralCode`, from their referral cookie), if any.
+ */
+export async function openCryptoOrder(
+  deps: InvoiceDeps,
+  catalogue: Catalogue,
+  viewer: Viewer,
+  { variantId, coin }: OpenCryptoOrderInput,
+  referralCode: string | null = null,
+  now = Date.now(),
+): Promise<Result<CryptoOrder>> {
   const match = (await allVariants(catalogue)).find((v) => v.variant.id === variantId);
   if (!match) return fail("not-found", "This plan is not for sale");
   if (!match.variant.availableForSale) return fail("conflict", "This plan is sold out");
+  const referral = await referralFor(deps.db, referralCode, viewer);
+  const listCents = Math.round(Number(match.variant.price.amount) * 100);
   const purchase: Purchase = {
     purpose: "key",
     productTitle: match.product.title,
     variantTitle: match.variant.title,
     variantId,
-    amountCents: Math.round(Number(match.variant.price.amount) * 100),
+    amountCents: referral ? discounted(listCents, referral.discountRate) : listCents,
     currency: match.variant.price.currencyCode,
+    referredBy: referral?.affiliateId ?? null,
   };
   return openInvoice(deps, viewer, purchase, coin, now);
 }
@@ -246,7 +264,8 @@ export const TOP_UP_VARIANT = "reseller-balance";
 
 /** Opens (or reuses) an order that tops up the member's reseller balance by the amount. */
 export function openTopUp(deps: InvoiceDeps, viewer: Viewer, { amount, coin }: Pick<TopUpInput, "amount" | "coin">, now = Date.now()): Promise<Result<CryptoOrder>> {
-  const purchase: Purchase = { purpose: "top-up", productTitle: "Reseller balance", variantTitle: "Top-up", variantId: TOP_UP_VARIANT, amountCents: amount, currency: "USD" };
+  // A top-up buys nothing an affiliate earns on.
+  const purchase: Purchase = { purpose: "top-up", productTitle: "Reseller balance", variantTitle: "Top-up", variantId: TOP_UP_VARIANT, amountCents: amount, currency: "USD", referredBy: null };
   return openInvoice(deps, viewer, purchase, coin, now);
 }
 

@@ -3,6 +3,7 @@
 // top-up is credited through the reseller balance's owner. Each step is repeatable, so a run that
 // broke halfway, or two at once, end the same.
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { recordCommission } from "../affiliates/ledger.server";
 import { claimCode, claimNamedCode, codeOfUnit, type OrderUnit, releaseUnit } from "../fulfilment/keys/claim.server";
 import { mailCryptoKey } from "../fulfilment/keys/mail.server";
 import { cryptoSale, recordSale } from "../fulfilment/keys/sale.server";
@@ -86,8 +87,14 @@ async function settleTopUp(db: Db, order: CryptoOrder, now: number): Promise<voi
   if (order.status !== "complete") await completeOrder(db, order, null, now);
 }
 
-/** A completed order's key becomes the buyer's licence and subscription, and is e-mailed (once). */
+/**
+ * A completed order's key becomes the buyer's licence and subscription, and is e-mailed (once); the
+ * affiliate who referred it earns their commission on what was paid (once).
+ */
 async function deliverCryptoKey(deps: MailingDeps, order: CryptoOrder, key: { id: number; code: string }, purchasedAt: number) {
   await recordSale(deps.db, { email: order.customerEmail, userId: order.userId }, cryptoSale(order, key, purchasedAt));
+  const buyer = { id: order.userId, email: order.customerEmail };
+  const paid = { orderKey: `crypto:${order.orderNumber}`, paidCents: order.amountCents, currency: order.currency, buyer, paidAt: order.paidAt ?? purchasedAt };
+  await recordCommission(deps.db, order.referredBy ? { id: order.referredBy } : null, paid);
   await mailCryptoKey(deps, order, key.code);
 }

@@ -1,15 +1,17 @@
 // The reseller balance and its ledger, written only here: money moves as a ledger row, with its
 // change to the balance in the same D1 transaction, and the balance cannot go below zero (a CHECK
-// constraint). A crypto top-up, a staff credit and a purchase of keys each come through here; the
-// reseller panel (hub) and crypto settlement call it (decision 052).
+// constraint). A crypto top-up, a staff credit, affiliate commission withdrawn to the balance and a
+// purchase of keys each come through here; the reseller panel (hub), the affiliate dashboard and
+// crypto settlement call it (decisions 052 and 060).
 import { and, desc, eq, ne, isNotNull, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { can } from "~/lib/roles";
 import type { CreditInput } from "~/lib/schemas/reseller";
 import type { Viewer } from "~/lib/viewer";
+import { balancesOf, earningAffiliate, takeAvailable } from "../affiliates/ledger.server";
 import { audit } from "../platform/audit.server";
 import { type Db, isUniqueViolation, refusedBy } from "../platform/db/client.server";
-import { cryptoOrders, resellerAccounts, resellerLedger, users } from "../platform/db/schema.server";
+import { affiliateLedger, cryptoOrders, resellerAccounts, resellerLedger, users } from "../platform/db/schema.server";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
 
@@ -129,3 +131,45 @@ export function chargeBalance(db: Db, userId: string, cents: number, reference: 
 
 /** Another purchase spent the balance first: the CHECK refused the debit, and nothing was written. */
 export const isOverspent = (error: unknown) => refusedBy(error, "reseller_balance_non_negative");
+
+/**
+ * An affiliate withdraws all their available commission to their reseller balance, to spend on
+ * keys. One transaction: the affiliate ledger's withdrawal row is written only while that much is
+ * still available (checked in the statement), and the balance grows by exactly that row, once, only
+ * if it was written. Two withdrawals at once move the money once.
+ */
+export async function withdrawCommission(db: Db, viewer: Viewer, request: string, now = Date.now()): Promise<Result<{ cents: number }>> {
+  const affiliate = await earningAffiliate(db, viewer.id);
+  if (!affiliate.ok) return affiliate;
+  const { available } = await balancesOf(db, viewer.id, now);
+  if (available <= 0) return fail("conflict", "No commission is available to withdraw yet");
+  await openAccount(db, viewer.id, now);
+  const withdrawal = and(eq(affiliateLedger.kind, "withdrawal"), eq(affiliateLedger.reference, request), eq(affiliateLedger.affiliateId, viewer.id));
+  const taken = sql`(select -${affiliateLedger.amountCents} from ${affiliateLedger} where ${withdrawal})`;
+  const credited = sql`exists (select 1 from ${resellerLedger} where ${resellerLedger.kind} = 'commission' and ${resellerLedger.reference} = ${request})`;
+  const [moved] = await db.batch([
+    takeAvailable(db, viewer.id, { kind: "withdrawal", cents: available, request }, now),
+    db
+      .update(resellerAccounts)
+      .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${taken}` })
+      .where(and(eq(resellerAccounts.userId, viewer.id), sql`${taken} is not null`, sql`not ${credited}`)),
+    db
+      .insert(resellerLedger)
+      .select(
+        db
+          .select({
+            id: sql<number>`null`.as("id"),
+            userId: affiliateLedger.affiliateId,
+            kind: sql<"commission">`'commission'`.as("kind"),
+            amountCents: sql<number>`-${affiliateLedger.amountCents}`.as("amount_cents"),
+            reference: affiliateLedger.reference,
+            createdAt: sql<number>`${now}`.as("created_at"),
+          })
+          .from(affiliateLedger)
+          .where(withdrawal),
+      )
+      .onConflictDoNothing(),
+  ]);
+  if (moved.length === 0) return fail("conflict", "This commission was already withdrawn");
+  return ok({ cents: available });
+}

@@ -4,6 +4,7 @@
 // order's backorders) followed by `keysStopWorking`, so a key, its licence and its subscription
 // change in one transaction. Every statement is repeatable: a retry completes what a crash left.
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { voidCommissionOf } from "../../affiliates/ledger.server";
 import type { Db } from "../../platform/db/client.server";
 import { licences, productCodes, userSubscriptions } from "../../platform/db/schema.server";
 
@@ -75,12 +76,17 @@ export const keysStopWorking = (db: Db, orderId: string, now: number) => [endRev
 
 /**
  * One key revoked by the shop's staff; false when it was revoked already. A stocked code goes with
- * its licence and subscription, in one transaction; a reseller's key (no code, no order of codes)
+ * its licence, its subscription and a held affiliate commission on its order, in one transaction; a reseller's key (no code, no order of codes)
  * is its licence.
  */
 export async function revokeOneKey(db: Db, key: { codeId: number | null; key: string }, orderId: string | null, now: number): Promise<boolean> {
   if (key.codeId !== null && orderId !== null) {
-    const [revoked] = await db.batch([revokeCode(db, key.codeId, now, eq(productCodes.orderId, orderId)).returning({ id: productCodes.id }), ...keysStopWorking(db, orderId, now)]);
+    const [revoked] = await db.batch([
+      revokeCode(db, key.codeId, now, eq(productCodes.orderId, orderId)).returning({ id: productCodes.id }),
+      ...keysStopWorking(db, orderId, now),
+      // The order's affiliate commission, while still held: a revoked sale earns nothing.
+      voidCommissionOf(db, orderId, now),
+    ]);
     return revoked.length === 1;
   }
   const revoked = await db.update(licences).set({ revokedAt: now }).where(and(eq(licences.key, key.key), isNull(licences.revokedAt))).returning({ id: licences.id });

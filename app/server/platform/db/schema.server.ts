@@ -304,7 +304,7 @@ export const resellerLedger = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["top-up", "credit", "purchase"] }).notNull(),
+    kind: text("kind", { enum: ["top-up", "credit", "purchase", "commission"] }).notNull(),
     amountCents: integer("amount_cents").notNull(),
     reference: text("reference"),
     createdAt: integer("created_at").notNull(),
@@ -316,7 +316,9 @@ export const resellerLedger = sqliteTable(
     // A credit's reference is the form's one-time request id: a second send of the same form
     // (a double click, a retried request) cannot credit twice.
     uniqueIndex("reseller_ledger_credit").on(t.reference).where(sql`${t.kind} = 'credit'`),
-    check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase')`),
+    // Affiliate commission moved to the balance: its reference is the withdrawal's, credited once.
+    uniqueIndex("reseller_ledger_commission").on(t.reference).where(sql`${t.kind} = 'commission'`),
+    check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase', 'commission')`),
   ],
 );
 
@@ -562,6 +564,9 @@ export const cryptoOrders = sqliteTable(
     checkedAt: integer("checked_at"),
     transactionId: text("transaction_id"),
     productCode: text("product_code"),
+    // The affiliate whose referral this order was opened under (its quote carries their discount).
+    // No foreign key: an account's deletion leaves its orders' history as it was.
+    referredBy: text("referred_by"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -827,6 +832,11 @@ export const demoCheckouts = sqliteTable("demo_checkouts", {
   paidAt: integer("paid_at"),
   orderId: text("order_id"),
   orderNumber: integer("order_number").unique(),
+  // What the cart carried to the checkout, as Shopify's cart does: its attributes (JSON
+  // [{ key, value }]) and a discount code with the percentage the shop set up for it.
+  attributes: text("attributes").notNull().default("[]"),
+  discountCode: text("discount_code"),
+  discountPercent: integer("discount_percent"),
 });
 
 // A sign-in that passed the password and waits for the second factor. The browser holds the
@@ -908,3 +918,98 @@ export const orderIndex = sqliteView("order_index", {
     'complete', 0, 'USD', 'none', m.created_at
   from manual_orders m
 `);
+
+// The affiliate programme (decisions 058-060). A member applies; staff approve (with the
+// commission and discount rates), decline or pause. The code is the affiliate's choice, unique
+// whatever its case; `shopifyDiscountCode` names the Shopify discount the card checkout applies
+// (the code itself when staff name none).
+export const AFFILIATE_STATES = ["pending", "approved", "declined", "paused"] as const;
+
+export const affiliates = sqliteTable(
+  "affiliates",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    code: text("code").notNull(),
+    status: text("status", { enum: AFFILIATE_STATES }).notNull(),
+    channel: text("channel").notNull(),
+    audience: text("audience").notNull(),
+    pitch: text("pitch").notNull(),
+    commissionRate: integer("commission_rate").notNull().default(20),
+    discountRate: integer("discount_rate").notNull().default(10),
+    shopifyDiscountCode: text("shopify_discount_code"),
+    appliedAt: integer("applied_at").notNull(),
+    decidedAt: integer("decided_at"),
+  },
+  (t) => [
+    uniqueIndex("affiliates_code").on(sql`lower(${t.code})`),
+    index("affiliates_status").on(t.status, t.appliedAt),
+    check("affiliates_status_values", sql`${t.status} in ('pending', 'approved', 'declined', 'paused')`),
+    check("affiliates_rates", sql`${t.commissionRate} between 0 and 100 and ${t.discountRate} between 0 and 100`),
+  ],
+);
+
+// Each visit through an affiliate's link: the dashboard's clicks and conversion.
+export const affiliateClicks = sqliteTable(
+  "affiliate_clicks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    affiliateId: text("affiliate_id")
+      .notNull()
+      .references(() => affiliates.userId, { onDelete: "cascade" }),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("affiliate_clicks_affiliate").on(t.affiliateId, t.at)],
+);
+
+// Every movement of an affiliate's money, never edited in amount: a commission (an order's share,
+// held until `availableAt`), its void (same `availableAt`, the negative amount, while held), a
+// withdrawal to the reseller balance and a crypto payout (both negative, available at once).
+// Pending is the sum of rows not yet available, available the sum of those that are (decision 060).
+export const affiliateLedger = sqliteTable(
+  "affiliate_ledger",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    affiliateId: text("affiliate_id")
+      .notNull()
+      .references(() => affiliates.userId, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["commission", "void", "withdrawal", "payout"] }).notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    availableAt: integer("available_at").notNull(),
+    // A commission's order ("shopify:<id>" or "crypto:<number>"), what it paid and who bought.
+    orderKey: text("order_key"),
+    orderCents: integer("order_cents"),
+    buyerEmail: text("buyer_email"),
+    // A void: the commission's id; a withdrawal or payout: its one-time request id.
+    reference: text("reference"),
+    // A payout: where it goes, and once staff sent it, the transaction and when.
+    payoutAddress: text("payout_address"),
+    payoutTransaction: text("payout_transaction"),
+    paidAt: integer("paid_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("affiliate_ledger_affiliate").on(t.affiliateId, t.createdAt),
+    index("affiliate_ledger_payouts").on(t.kind, t.paidAt),
+    uniqueIndex("affiliate_ledger_commission").on(t.orderKey).where(sql`${t.kind} = 'commission'`),
+    uniqueIndex("affiliate_ledger_void").on(t.reference).where(sql`${t.kind} = 'void'`),
+    uniqueIndex("affiliate_ledger_request").on(t.reference).where(sql`${t.kind} in ('withdrawal', 'payout')`),
+    check("affiliate_ledger_kind", sql`${t.kind} in ('commission', 'void', 'withdrawal', 'payout')`),
+  ],
+);
+
+// The shop's legal pages (Terms of Service, Refund Policy, Privacy Policy) as staff wrote them, in
+// Markdown; a page no one has edited yet shows its template (decision 061).
+export const LEGAL_PAGE_SLUGS = ["terms", "refunds", "privacy"] as const;
+
+export const legalPages = sqliteTable(
+  "legal_pages",
+  {
+    slug: text("slug", { enum: LEGAL_PAGE_SLUGS }).primaryKey(),
+    markdown: text("markdown").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [check("legal_pages_slug", sql`${t.slug} in ('terms', 'refunds', 'privacy')`)],
+);

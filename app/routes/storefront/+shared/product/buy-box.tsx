@@ -15,6 +15,7 @@ import { inputClass } from "~/components/ui/field";
 import { useViewer } from "~/components/viewer";
 import { CryptoDialog } from "./crypto-dialog";
 import type { CryptoCoin } from "~/lib/crypto-orders";
+import { LEGAL_PAGES } from "~/lib/legal";
 import { SaleCountdown } from "./sale-countdown";
 
 function RecentPurchasers() {
@@ -205,6 +206,17 @@ export function BuyBox({ product, cryptoCoins, status: productStatus }: { produc
           </li>
           <li>
             <strong>Make sure your e-mail address is correct</strong>: your product key is sent there right after payment.
+          </li>
+          <li>
+            By paying you agree to our{" "}
+            <a href={LEGAL_PAGES.terms.path} target="_blank" rel="noreferrer" className="text-accent underline">
+              Terms of Service
+            </a>{" "}
+            and{" "}
+            <a href={LEGAL_PAGES.refunds.path} target="_blank" rel="noreferrer" className="text-accent underline">
+              Refund Policy
+            </a>
+            .
           </li>
         </ul>
         <div className="mt-6 flex justify-end gap-3">

@@ -1,0 +1,48 @@
+// One legal page's editor in the back office: its Markdown, saved with the page's name; the page
+// shows the date it last changed and a link to it as buyers see it.
+import { useFetcher } from "react-router";
+import { Button } from "~/components/ui/button";
+import { Card } from "~/components/ui/card";
+import { FieldNotes } from "~/components/ui/field";
+import { useFetcherForm } from "~/components/use-fetcher-form";
+import { formatDate } from "~/lib/format";
+import { LEGAL_PAGES, type LegalSlug } from "~/lib/legal";
+import { legalEditSchema } from "~/lib/schemas/legal";
+
+export function LegalPageForm({ slug, markdown, updatedAt, edited }: { slug: LegalSlug; markdown: string; updatedAt: number; edited: boolean }) {
+  const fetcher = useFetcher();
+  const { onSubmit, errors, busy } = useFetcherForm(fetcher, legalEditSchema, { title: "Please check the page" });
+  const { title, path } = LEGAL_PAGES[slug];
+  const id = `legal-${slug}`;
+  return (
+    <Card>
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h2 className="font-bold">{title}</h2>
+        <a href={path} className="text-sm text-accent hover:underline">
+          View {path}
+        </a>
+      </div>
+      <p className="mt-1 text-xs text-muted">{edited ? `Last updated ${formatDate(updatedAt)}` : "The template: not edited yet"}</p>
+      <fetcher.Form method="post" className="mt-4 space-y-3" onSubmit={onSubmit} noValidate>
+        <input type="hidden" name="intent" value="save" />
+        <input type="hidden" name="page" value={slug} />
+        <label htmlFor={id} className="block text-sm font-medium text-zinc-200">
+          {title} (Markdown)
+        </label>
+        <textarea
+          id={id}
+          name="markdown"
+          rows={14}
+          defaultValue={markdown}
+          className="w-full rounded-md border border-line bg-panel-2 p-3 font-mono text-sm text-zinc-100 focus:border-accent focus:outline-none aria-invalid:border-red-500"
+          aria-invalid={errors.markdown ? true : undefined}
+          aria-describedby={`${id}-hint${errors.markdown ? ` ${id}-error` : ""}`}
+        />
+        <FieldNotes id={id} hint="Markdown: # headings, **bold**, - lists, [links](https://…). HTML is shown as text." error={errors.markdown} />
+        <Button type="submit" disabled={busy}>
+          {busy ? "Saving..." : `Save ${title}`}
+        </Button>
+      </fetcher.Form>
+    </Card>
+  );
+}

@@ -1,0 +1,110 @@
+// The affiliate programme's members: a member applies with the code they chose, staff approve
+// (setting the commission and discount), decline or pause them, and a code (whatever its case)
+// names the affiliate a referral belongs to. Only an approved affiliate's code refers anyone, and
+// nobody is referred by their own (decision 058).
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { fail, ok, type Result } from "~/lib/result";
+import type { ApplyInput, StaffAffiliateInput } from "~/lib/schemas/affiliates";
+import type { Viewer } from "~/lib/viewer";
+import { audit } from "../platform/audit.server";
+import { type Db, isUniqueViolation } from "../platform/db/client.server";
+import { type AFFILIATE_STATES, affiliateClicks, affiliates, users } from "../platform/db/schema.server";
+
+export type Affiliate = typeof affiliates.$inferSelect;
+type AffiliateState = (typeof AFFILIATE_STATES)[number];
+
+/** What a purchase carries when a referral applies: whose it is, and the buyer's discount. */
+export interface Referral {
+  affiliateId: string;
+  code: string;
+  discountRate: number;
+  /** The discount code the card checkout applies (Shopify's, as staff named it, or the code). */
+  discountCode: string;
+}
+
+export const affiliateOf = (db: Db, userId: string) => db.select().from(affiliates).where(eq(affiliates.userId, userId)).get();
+
+/** A member applies with the code they chose; one application per member. */
+export async function applyAsAffiliate(db: Db, viewer: Viewer, input: Omit<ApplyInput, "intent">, now = Date.now()): Promise<Result<Affiliate>> {
+  if (await affiliateOf(db, viewer.id)) return fail("conflict", "You have already applied");
+  try {
+    const row = await db
+      .insert(affiliates)
+      .values({ userId: viewer.id, code: input.code, channel: input.channel, audience: input.audience, pitch: input.pitch, status: "pending", appliedAt: now })
+      .returning()
+      .get();
+    return ok(row);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // Two sends of the form at once: the first made the application.
+    if (await affiliateOf(db, viewer.id)) return fail("conflict", "You have already applied");
+    return fail("conflict", "This code is taken: choose another", { field: "code" });
+  }
+}
+
+type Decision = Exclude<StaffAffiliateInput, { intent: "mark-paid" }>;
+
+/** The states each decision moves an affiliate from, and to. */
+const TRANSITIONS: Record<Decision["intent"], { from: AffiliateState[]; to: AffiliateState }> = {
+  approve: { from: ["pending", "declined", "approved", "paused"], to: "approved" },
+  decline: { from: ["pending"], to: "declined" },
+  pause: { from: ["approved"], to: "paused" },
+  resume: { from: ["paused"], to: "approved" },
+};
+
+/** Staff: approve (with the rates), decline, pause or resume an affiliate; audited. */
+export async function decideAffiliate(db: Db, staff: Viewer, input: Decision, ip: string | null, now = Date.now()): Promise<Result<Affiliate>> {
+  const { from, to } = TRANSITIONS[input.intent];
+  const rates =
+    input.intent === "approve"
+      ? { commissionRate: input.commissionRate, discountRate: input.discountRate, shopifyDiscountCode: input.shopifyDiscountCode || null }
+      : {};
+  const changed = await db
+    .update(affiliates)
+    .set({ status: to, decidedAt: now, ...rates })
+    .where(and(eq(affiliates.userId, input.affiliate), inArray(affiliates.status, from)))
+    .returning()
+    .get();
+  if (!changed) {
+    const existing = await affiliateOf(db, input.affiliate);
+    return existing ? fail("conflict", `This affiliate is ${existing.status}: it cannot be done now`) : fail("not-found", "No such affiliate");
+  }
+  await audit(db, staff.id, `affiliate.${input.intent}`, changed.userId, { code: changed.code, ...rates }, ip);
+  return ok(changed);
+}
+
+/** The approved affiliate a code (whatever its case) or an id names, with their e-mail. */
+function approvedAffiliate(db: Db, by: { code: string } | { id: string }) {
+  const named = "code" in by ? sql`lower(${affiliates.code}) = lower(${by.code})` : eq(affiliates.userId, by.id);
+  return db
+    .select({ affiliate: affiliates, email: users.email })
+    .from(affiliates)
+    .innerJoin(users, eq(users.id, affiliates.userId))
+    .where(and(named, eq(affiliates.status, "approved")))
+    .get();
+}
+
+/** A visit through an affiliate's link: counted, and the code as the affiliate chose it; null for no approved affiliate's. */
+export async function followReferralLink(db: Db, code: string, now = Date.now()): Promise<string | null> {
+  const found = await approvedAffiliate(db, { code });
+  if (!found) return null;
+  await db.insert(affiliateClicks).values({ affiliateId: found.affiliate.userId, at: now });
+  return found.affiliate.code;
+}
+
+/**
+ * The affiliate a purchase is referred by: none for an unknown, unapproved or paused one, and
+ * none when the buyer is the affiliate (the same account, or the same e-mail address).
+ */
+export async function referrer(db: Db, by: { code: string } | { id: string }, buyer: { id?: string | null; email: string }): Promise<Affiliate | null> {
+  const found = await approvedAffiliate(db, by);
+  if (!found) return null;
+  const self = found.affiliate.userId === buyer.id || found.email.toLowerCase() === buyer.email.trim().toLowerCase();
+  return self ? null : found.affiliate;
+}
+
+/** The referral a code gives this buyer, if any. */
+export async function referralFor(db: Db, code: string | null, buyer: { id?: string | null; email: string }): Promise<Referral | null> {
+  const affiliate = code ? await referrer(db, { code }, buyer) : null;
+  return affiliate && { affiliateId: affiliate.userId, code: affiliate.code, discountRate: affiliate.discountRate, discountCode: affiliate.shopifyDiscountCode ?? affiliate.code };
+}
