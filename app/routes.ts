@@ -15,6 +15,7 @@ const devOnly =
         layout("routes/dev/layout.tsx", [
           route("dev/mail", "routes/dev/mail.tsx"),
           route("dev/chain", "routes/dev/chain.tsx"),
+          route("dev/discord", "routes/dev/discord.tsx"),
           route("checkout/demo/:id", "routes/dev/checkout-demo.tsx"),
         ]),
       ];
@@ -87,6 +88,7 @@ export default [
         route("customers/email/:email", "routes/back-office/customers.buyer.tsx"),
         route("audit", "routes/back-office/audit.tsx"),
         route("sales", "routes/back-office/sales.tsx"),
+        route("discord", "routes/back-office/discord.tsx"),
       ]),
     ]),
   ]),

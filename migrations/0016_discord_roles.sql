@@ -2,6 +2,7 @@ CREATE TABLE `discord_role_rules` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`grant` text NOT NULL,
 	`role_id` text NOT NULL,
+	`role_name` text,
 	`created_at` integer NOT NULL
 );
 --> statement-breakpoint

@@ -27,11 +27,11 @@ beforeEach(async () => {
   await saveGuild(db, staff.id, SIMULATED_GUILD_ID);
   // "Subscriber" for any active licence, "VIP" for monthly and lifetime.
   for (const rule of [{ grant: "any", roleId: SUBSCRIBER }, { grant: "monthly", roleId: VIP }, { grant: "lifetime", roleId: VIP }]) {
-    expect((await addRoleRule(db, staff.id, rule)).ok).toBe(true);
+    expect((await addRoleRule({ db, setup: discordSetup(env, db) }, staff.id, rule)).ok).toBe(true);
   }
   await setBotRoleLow(db, false);
   await rateLimitNext(db, 0, 1, false);
-});
+}, 30_000);
 
 /** A member who linked Discord and, unless told otherwise, is in the guild. */
 async function linkedMember({ inGuild = true } = {}) {

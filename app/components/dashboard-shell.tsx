@@ -5,24 +5,7 @@ import { type ReactNode, useEffect, useRef, useState } from "react";
 import { Form, NavLink, useLocation } from "react-router";
 import { type DashboardShell as DashboardShellData, STAFF_PAGES } from "~/lib/dashboard";
 import { CAPABILITIES, type Capability, type Role, ROLE_LABEL } from "~/lib/roles";
-import {
-  Bitcoin,
-  ChartColumn,
-  ChevronDown,
-  CreditCard,
-  Download,
-  FileKey,
-  KeyRound,
-  LayoutDashboard,
-  Lock,
-  LogOut,
-  ReceiptText,
-  ScrollText,
-  Shield,
-  ShieldCheck,
-  Store,
-  Users,
-} from "./icons";
+import { Bitcoin, ChartColumn, ChevronDown, CreditCard, Download, FileKey, KeyRound, LayoutDashboard, Lock, LogOut, MessageCircle, ReceiptText, ScrollText, Shield, ShieldCheck, Store, Users } from "./icons";
 
 const LINKS = [
   { to: "/dashboard", label: "Dashboard", icon: LayoutDashboard, end: true },
@@ -41,6 +24,7 @@ const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/manage-codes": Shield,
   "/dashboard/licences": FileKey,
   "/dashboard/audit": ScrollText,
+  "/dashboard/discord": MessageCircle,
 };
 
 /** What a staff page's shield says: who may open it, in words true for every viewer who sees it. */

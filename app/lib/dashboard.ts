@@ -10,6 +10,7 @@ export const STAFF_PAGES: readonly { to: string; label: string; capability: Capa
   { to: "/dashboard/sales", label: "Sales", capability: "sales.view" },
   { to: "/dashboard/manage-codes", label: "Manage Codes", capability: "stock.manage" },
   { to: "/dashboard/licences", label: "Licences", capability: "licences.reset" },
+  { to: "/dashboard/discord", label: "Discord", capability: "discord.manage" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view" },
 ];
 

@@ -25,6 +25,8 @@ export const CAPABILITIES = {
   "roles.assign": ["admin"],
   "sales.view": ["admin"],
   "export": ["admin"],
+  // Discord roles that follow the licence: the guild, which role each plan grants, the health card.
+  "discord.manage": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -34,6 +34,8 @@ export const STAFF_ACTIONS = {
   stock: { add: "stock.manage", delete: "stock.manage", threshold: "stock.manage", "clear-threshold": "stock.manage" },
   "crypto-queue": { fulfil: "stock.manage", resolve: "stock.manage", cancel: "orders.manage" },
   "failed-jobs": { retry: "stock.manage" },
+  // The Discord page: the guild and the role rules.
+  discord: { "discord-guild": "discord.manage", "discord-rule-add": "discord.manage", "discord-rule-remove": "discord.manage" },
 } as const satisfies Record<string, Record<string, Capability>>;
 
 export type StaffForm = keyof typeof STAFF_ACTIONS;

@@ -45,7 +45,8 @@ export type DiscordMode = { kind: "sign-in" } | { kind: "link"; userId: string }
 export function startDiscordSignIn(config: DiscordConfig, origin: string, mode: DiscordMode = { kind: "sign-in" }): { url: string; cookies: string[] } {
   const state = generateState();
   const verifier = generateCodeVerifier();
-  const url = client(config, origin).createAuthorizationURL(state, verifier, ["identify", "email"]);
+  // guilds.join: a member linked to the shop is added to its server with their roles (decision 064).
+  const url = client(config, origin).createAuthorizationURL(state, verifier, ["identify", "email", "guilds.join"]);
   const cookies = [serializeCookie(STATE_COOKIE, state, COOKIE_SECONDS), serializeCookie(VERIFIER_COOKIE, verifier, COOKIE_SECONDS)];
   const value = mode.kind === "link" ? `link:${mode.userId}` : mode.kind === "confirm" ? "confirm" : null;
   cookies.push(value ? serializeCookie(MODE_COOKIE, value, COOKIE_SECONDS) : clearCookie(MODE_COOKIE));
@@ -126,7 +127,7 @@ async function accountFor(deps: MailingDeps, discordUser: DiscordUser, request: 
 }
 
 /** The Discord account the callback's code stands for, once the state proves the callback is this browser's. */
-async function discordUserOf(config: DiscordConfig, request: Request): Promise<Result<DiscordUser>> {
+async function discordUserOf(config: DiscordConfig, request: Request): Promise<Result<DiscordUser & { accessToken: string }>> {
   const url = new URL(request.url);
   const state = url.searchParams.get("state");
   const code = url.searchParams.get("code");
@@ -137,9 +138,10 @@ async function discordUserOf(config: DiscordConfig, request: Request): Promise<R
   }
   try {
     const tokens = await client(config, url.origin).validateAuthorizationCode(code, verifier);
-    const response = await fetch(USER_ENDPOINT, { headers: { Authorization: `Bearer ${tokens.accessToken()}` } });
+    const accessToken = tokens.accessToken();
+    const response = await fetch(USER_ENDPOINT, { headers: { Authorization: `Bearer ${accessToken}` } });
     if (!response.ok) throw new Error(`Discord answered ${response.status}`);
-    return ok((await response.json()) as DiscordUser);
+    return ok({ ...((await response.json()) as DiscordUser), accessToken });
   } catch (error) {
     console.error("Discord sign-in failed:", error);
     return fail("unauthenticated", "Discord did not confirm the sign-in. Please try again.");
@@ -172,15 +174,30 @@ export async function mayLinkDiscord(db: Db, request: Request, userId: string, p
   return ok();
 }
 
+/** A linked Discord account, and the OAuth access token that may add it to the shop's server once. */
+export interface DiscordLink {
+  discordId: string;
+  accessToken: string;
+}
+
 /**
  * Completes a link started on the Security page by `mode.userId`, if that member is still the one
  * signed in: the Discord account becomes a way into their account, audited and e-mailed to them.
  */
-export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, request: Request, userId: string, now = Date.now()): Promise<Result> {
-  const { db } = deps;
+export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, request: Request, userId: string, now = Date.now()): Promise<Result<DiscordLink>> {
   const discordUser = await discordUserOf(config, request);
   if (!discordUser.ok) return discordUser;
-  const { id: discordId, username } = discordUser.value;
+  const linked = await recordDiscordLink(deps, userId, discordUser.value, clientAddress(request), now);
+  return linked.ok ? ok({ discordId: discordUser.value.id, accessToken: discordUser.value.accessToken }) : linked;
+}
+
+/**
+ * Links the Discord account `discordUser` to `userId` (who proved it is them first, decision 044),
+ * audited and e-mailed to them. The same account linked again is no change.
+ */
+export async function recordDiscordLink(deps: MailingDeps, userId: string, discordUser: Pick<DiscordUser, "id" | "username">, ip: string | null, now = Date.now()): Promise<Result> {
+  const { db } = deps;
+  const { id: discordId, username } = discordUser;
   const link = await linkedAccount(db, discordId);
   if (link?.userId === userId) return ok();
   if (link) return fail("conflict", "This Discord account is linked to another account.");
@@ -190,7 +207,7 @@ export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig
     .onConflictDoNothing()
     .returning({ userId: oauthAccounts.userId });
   if (inserted.length === 0) return fail("conflict", "This Discord account was linked at the same moment; reload the Security page.");
-  await audit(db, userId, "discord.link", userId, { discordId, username }, clientAddress(request));
+  await audit(db, userId, "discord.link", userId, { discordId, username }, ip);
   const account = await findById(db, userId, now);
   if (account) {
     await sendMail(db, deps.mail, deps.waitUntil, {

@@ -2,6 +2,7 @@
 // mishaps to provoke (a role removed by hand, a member who leaves or comes back, the bot's role
 // dragged too low, a burst of 429s), so a developer can watch the shop notice and repair.
 import { eq, sql } from "drizzle-orm";
+import * as v from "valibot";
 import type { Db } from "../../platform/db/client.server";
 import { oauthAccounts, profiles, simulatedDiscordFaults, simulatedDiscordMembers, simulatedDiscordRoles } from "../../platform/db/schema.server";
 import { ensureSimulatedGuild, SIMULATED_BOT_ID } from "./simulated-discord.server";
@@ -22,7 +23,14 @@ export async function simulatedGuild(db: Db) {
     db.select().from(simulatedDiscordFaults).where(eq(simulatedDiscordFaults.id, 1)).get(),
   ]);
   const botRole = roles.find((role) => role.name === "Vertex Bot");
+  // Members of the shop who linked Discord but are not in the server (never joined, or left).
+  const outside = await db
+    .select({ userId: oauthAccounts.providerUserId, username: oauthAccounts.providerUsername, shopUser: profiles.username })
+    .from(oauthAccounts)
+    .leftJoin(profiles, eq(profiles.id, oauthAccounts.userId))
+    .where(sql`${oauthAccounts.provider} = 'discord' and ${oauthAccounts.providerUserId} not in (select ${simulatedDiscordMembers.userId} from ${simulatedDiscordMembers})`);
   return {
+    outside,
     roles,
     members: members.map((member) => ({ ...member, roles: JSON.parse(member.roles) as string[], bot: member.userId === SIMULATED_BOT_ID })),
     botRoleLow: (botRole?.position ?? BOT_ROLE_HIGH) < BOT_ROLE_HIGH,
@@ -62,3 +70,18 @@ export async function rateLimitNext(db: Db, requests: number, seconds: number, g
   await ensureSimulatedGuild(db);
   await db.update(simulatedDiscordFaults).set({ rateLimitedRequests: requests, retryAfterSeconds: seconds, globalLimit: global ? 1 : 0 }).where(eq(simulatedDiscordFaults.id, 1));
 }
+
+/** The simulated Discord is there in development and tests, never in a production build. */
+export const SIMULATED_DISCORD_ENABLED = !import.meta.env.PROD;
+
+const id = v.pipe(v.string(), v.regex(/^\d{17,20}$/, "Choose a member"));
+export const devDiscordSchema = v.variant(
+  "intent",
+  [
+    v.object({ intent: v.literal("remove-role"), userId: id, roleId: id }),
+    v.object({ intent: v.literal("leave"), userId: id }),
+    v.object({ intent: v.literal("join"), userId: id, username: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.maxLength(40)) }),
+    v.object({ intent: v.picklist(["bot-low", "bot-high", "rate-limit", "global-limit", "reconcile"]) }),
+  ],
+  "Unknown request",
+);

@@ -20,10 +20,10 @@ const MESSAGE_SPACING_SECONDS = 2;
 export type ReconcileJob = { kind: "discord-reconcile"; userIds: string[] };
 
 /**
- * Cron: rows for new links, parked retries that are due, and the members compared longest ago,
+ * Cron (and /dev/discord's "Run the sweep now", for `everyone`): rows for new links, parked retries that are due, and the members compared longest ago,
  * queued `MEMBERS_PER_RECONCILE` to a message.
  */
-export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, now = Date.now()): Promise<{ members: number; messages: number }> {
+export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, now = Date.now(), { everyone = false } = {}): Promise<{ members: number; messages: number }> {
   const { db, queue } = deps;
   const settings = await roleSettings(db);
   if (!settings.guildId || settings.rules.length === 0) return { members: 0, messages: 0 };
@@ -51,7 +51,8 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
   const stale = await db
     .select({ userId: discordRoleSync.userId })
     .from(discordRoleSync)
-    .where(lte(discordRoleSync.checkedAt, now - RECONCILE_EVERY_MS))
+    // Everyone, when a developer presses "Run the sweep now" on /dev/discord.
+    .where(lte(discordRoleSync.checkedAt, everyone ? now : now - RECONCILE_EVERY_MS))
     .orderBy(asc(discordRoleSync.checkedAt))
     .limit(MEMBERS_PER_SWEEP);
   const userIds = stale.map((row) => row.userId);

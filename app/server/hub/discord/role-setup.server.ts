@@ -1,12 +1,12 @@
 // What the Discord role sync runs on: the API (a bot token against DISCORD_API_URL, or the simulated
 // guild when no token is set outside production), the guild staff chose, the role each grant hands
 // out, and the roles each linked member's licences justify (decision 064).
-import { and, count, countDistinct, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { MAX_MANAGED_ROLES } from "~/lib/discord-roles";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit } from "../../platform/audit.server";
 import type { Db } from "../../platform/db/client.server";
-import { discordRoleRules, discordSettings, licences, oauthAccounts, users } from "../../platform/db/schema.server";
+import { discordRoleRules, discordRoleSync, discordSettings, oauthAccounts, users } from "../../platform/db/schema.server";
 import { DEFAULT_DISCORD_API_URL, type DiscordApi, discordApi } from "../../platform/discord-api.server";
 import { simulatedDiscord } from "./simulated-discord.server";
 
@@ -47,6 +47,7 @@ export interface RoleRule {
   id: number;
   grant: string;
   roleId: string;
+  roleName: string | null;
 }
 
 export interface RoleSettings {
@@ -59,7 +60,7 @@ export interface RoleSettings {
 export async function roleSettings(db: Db): Promise<RoleSettings> {
   const [settings, rules] = await Promise.all([
     db.select().from(discordSettings).where(eq(discordSettings.id, 1)).get(),
-    db.select({ id: discordRoleRules.id, grant: discordRoleRules.grant, roleId: discordRoleRules.roleId }).from(discordRoleRules).orderBy(discordRoleRules.id),
+    db.select({ id: discordRoleRules.id, grant: discordRoleRules.grant, roleId: discordRoleRules.roleId, roleName: discordRoleRules.roleName }).from(discordRoleRules).orderBy(discordRoleRules.id),
   ]);
   return {
     guildId: settings?.guildId ?? null,
@@ -97,13 +98,26 @@ export async function saveGuild(db: Db, staffId: string, guildId: string, now = 
   return ok();
 }
 
-/** Staff: an active licence of `grant` gives `roleId`. */
-export async function addRoleRule(db: Db, staffId: string, rule: { grant: string; roleId: string }, now = Date.now()): Promise<Result> {
-  const held = await db.select({ roles: countDistinct(discordRoleRules.roleId), same: count(sql`case when ${discordRoleRules.roleId} = ${rule.roleId} then 1 end`) }).from(discordRoleRules).get();
-  if (held && held.same === 0 && held.roles >= MAX_MANAGED_ROLES) return fail("conflict", `The sync hands out at most ${MAX_MANAGED_ROLES} roles: remove a rule first.`);
-  const added = await db.insert(discordRoleRules).values({ ...rule, createdAt: now }).onConflictDoNothing().returning({ id: discordRoleRules.id });
+/**
+ * Staff: an active licence of `grant` gives `roleId`, a role Discord says the server has (when
+ * Discord cannot be asked, the rule is kept and the health check judges the role later).
+ */
+export async function addRoleRule(deps: { db: Db; setup: DiscordSetup }, staffId: string, rule: { grant: string; roleId: string }, now = Date.now()): Promise<Result> {
+  const { db, setup } = deps;
+  const settings = await roleSettings(db);
+  if (!settings.guildId) return fail("conflict", "Choose the server first.");
+  const managed = managedRoles(settings.rules);
+  if (!managed.includes(rule.roleId) && managed.length >= MAX_MANAGED_ROLES) return fail("conflict", `The sync hands out at most ${MAX_MANAGED_ROLES} roles: remove a rule first.`);
+  const roles = setup.api ? await setup.api.roles(settings.guildId) : null;
+  const role = roles?.ok ? roles.value.find((candidate) => candidate.id === rule.roleId) : undefined;
+  if (roles?.ok && (!role || role.id === settings.guildId || role.managed)) return fail("invalid", "The server has no role with this id that can be handed out", { field: "roleId" });
+  const added = await db
+    .insert(discordRoleRules)
+    .values({ ...rule, roleName: role?.name ?? null, createdAt: now })
+    .onConflictDoNothing()
+    .returning({ id: discordRoleRules.id });
   if (added.length === 0) return fail("conflict", "That plan already grants that role.");
-  await audit(db, staffId, "discord.rule.add", rule.roleId, rule);
+  await audit(db, staffId, "discord.rule.add", rule.roleId, { ...rule, roleName: role?.name ?? null });
   return ok();
 }
 
@@ -113,4 +127,30 @@ export async function removeRoleRule(db: Db, staffId: string, id: number): Promi
   if (!removed) return fail("not-found", "No such rule: it may have been removed already.");
   await audit(db, staffId, "discord.rule.remove", removed.roleId, { grant: removed.grant });
   return ok();
+}
+
+/** How many linked members stand where: synced, waiting, parked outside the server, failed. */
+export async function syncCounts(db: Db): Promise<Record<(typeof discordRoleSync.$inferSelect)["state"], number>> {
+  const rows = await db.select({ state: discordRoleSync.state, members: count() }).from(discordRoleSync).groupBy(discordRoleSync.state);
+  const counts = { pending: 0, synced: 0, "not-in-guild": 0, retrying: 0, failed: 0 };
+  for (const row of rows) counts[row.state] = row.members;
+  return counts;
+}
+
+/** Where one member's roles stand, for their page and the customer's page in the back office. */
+export async function memberRoleSync(db: Db, userId: string) {
+  const [link, row, settings] = await Promise.all([discordLinkOf(db, userId), db.select().from(discordRoleSync).where(eq(discordRoleSync.userId, userId)).get(), roleSettings(db)]);
+  if (!link) return null;
+  const managed = managedRoles(settings.rules);
+  const name = (id: string) => settings.rules.find((rule) => rule.roleId === id)?.roleName ?? id;
+  return {
+    username: link.username,
+    discordId: link.discordId,
+    state: row?.state ?? ("pending" as const),
+    should: row ? (JSON.parse(row.desiredRoles) as string[]).map(name) : [],
+    // Only the roles the shop hands out: the member's other roles are none of its business.
+    has: row?.actualRoles ? (JSON.parse(row.actualRoles) as string[]).filter((role) => managed.includes(role)).map(name) : null,
+    lastSyncAt: row?.lastSyncAt ?? null,
+    lastError: row?.lastError ?? null,
+  };
 }

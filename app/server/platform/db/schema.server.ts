@@ -840,6 +840,8 @@ export const discordRoleRules = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     grant: text("grant").notNull(),
     roleId: text("role_id").notNull(),
+    // The role's name in Discord when the rule was made, for pages that do not ask Discord.
+    roleName: text("role_name"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("discord_role_rules_grant_role").on(t.grant, t.roleId)],
