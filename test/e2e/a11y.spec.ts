@@ -23,6 +23,8 @@ const PUBLIC_PAGES = [
   // Without a link: the page that says the link cannot be used.
   "/auth/reset",
   "/no-such-page",
+  // The simulated Discord's control panel (development only).
+  "/dev/discord",
 ];
 const HUB_PAGES = [
   "/dashboard",
@@ -42,6 +44,7 @@ const ADMIN_PAGES = [
   "/dashboard/customers",
   "/dashboard/audit",
   "/dashboard/sales",
+  "/dashboard/discord",
 ];
 
 /** Opens `path` once it has hydrated and loaded its data, and returns axe's findings as lines. */

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { type Browser, type BrowserContext, expect, type Locator, type Page } from "@playwright/test";
+import { signWebhookBody } from "../../app/server/platform/shopify-hmac.server";
 
 export function uniqueName(prefix: string): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -133,4 +135,23 @@ export async function creditFromCustomerPage(admin: Page, username: string, amou
   await admin.getByLabel("Amount to credit (USD)").fill(amount);
   await admin.getByRole("button", { name: "Credit", exact: true }).click();
   await expect(admin.getByText("Balance credited")).toBeVisible();
+}
+
+/** The webhook secret the local shop checks signatures with (.dev.vars, made by `npm run dev`). */
+function webhookSecret(): string {
+  const line = readFileSync(".dev.vars", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("SHOPIFY_WEBHOOK_SECRET="));
+  return JSON.parse(line!.slice("SHOPIFY_WEBHOOK_SECRET=".length)) as string;
+}
+
+/** Sends Shopify's `topic` webhook for `payload`, signed as Shopify signs it. */
+export async function sendWebhook(baseURL: string, topic: string, payload: unknown) {
+  const body = JSON.stringify(payload);
+  const response = await fetch(new URL("/webhooks/shopify", baseURL), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Shopify-Topic": topic, "X-Shopify-Webhook-Id": crypto.randomUUID(), "X-Shopify-Hmac-Sha256": await signWebhookBody(body, webhookSecret()) },
+    body,
+  });
+  expect(response.status).toBe(200);
 }

@@ -6,13 +6,12 @@
 // (Debian's faketime, not an override in the program), and stopped by its heartbeat after a refund.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect, test } from "@playwright/test";
-import { signWebhookBody } from "../../app/server/platform/shopify-hmac.server";
-import { logIn, reloadUntilVisible, signUpAndLogIn, uniqueName } from "./helpers";
+import { logIn, reloadUntilVisible, sendWebhook, signUpAndLogIn, uniqueName } from "./helpers";
 
 const WEEKLY_VARIANT = 4710000000001;
 // The example's heartbeat, in seconds: the SDK's shortest, so a refund shows within moments.
@@ -20,25 +19,6 @@ const HEARTBEAT_SECONDS = "5";
 
 const work = mkdtempSync(join(tmpdir(), "vertex-sdk-e2e-"));
 const running: ChildProcess[] = [];
-
-/** The webhook secret the local shop checks signatures with (.dev.vars, made by `npm run dev`). */
-function webhookSecret(): string {
-  const line = readFileSync(".dev.vars", "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("SHOPIFY_WEBHOOK_SECRET="));
-  return JSON.parse(line!.slice("SHOPIFY_WEBHOOK_SECRET=".length)) as string;
-}
-
-/** Sends Shopify's `topic` webhook for `payload`, signed as Shopify signs it. */
-async function sendWebhook(baseURL: string, topic: string, payload: unknown) {
-  const body = JSON.stringify(payload);
-  const response = await fetch(new URL("/webhooks/shopify", baseURL), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Shopify-Topic": topic, "X-Shopify-Webhook-Id": crypto.randomUUID(), "X-Shopify-Hmac-Sha256": await signWebhookBody(body, webhookSecret()) },
-    body,
-  });
-  expect(response.status).toBe(200);
-}
 
 /** A PC: a folder for its lease file and a machine id of its own. */
 function pc(name: string) {

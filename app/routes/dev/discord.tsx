@@ -104,7 +104,7 @@ export default function DevDiscord({ loaderData }: Route.ComponentProps) {
                 <p className="font-semibold break-all">
                   {member.username} {member.shopUser ? <span className="text-sm font-normal text-muted">(shop member {member.shopUser})</span> : null}
                 </p>
-                <p className="flex flex-wrap gap-1 text-sm" aria-label={`Roles of ${member.username}`}>
+                <p className="flex flex-wrap gap-1 text-sm" aria-label={`Roles of ${member.shopUser ? `shop member ${member.shopUser}` : member.username}`}>
                   {member.roles.length === 0 ? <span className="text-muted">No roles</span> : member.roles.map((id) => <Badge key={id} tone="blue">{roleName(id)}</Badge>)}
                 </p>
               </div>

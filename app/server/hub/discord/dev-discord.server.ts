@@ -4,8 +4,8 @@
 import { eq, sql } from "drizzle-orm";
 import * as v from "valibot";
 import type { Db } from "../../platform/db/client.server";
-import { oauthAccounts, profiles, simulatedDiscordFaults, simulatedDiscordMembers, simulatedDiscordRoles } from "../../platform/db/schema.server";
-import { ensureSimulatedGuild, SIMULATED_BOT_ID } from "./simulated-discord.server";
+import { discordRoleRules, discordSettings, oauthAccounts, profiles, simulatedDiscordFaults, simulatedDiscordMembers, simulatedDiscordRoles } from "../../platform/db/schema.server";
+import { ensureSimulatedGuild, SIMULATED_BOT_ID, SIMULATED_GUILD_ID, SIMULATED_ROLES } from "./simulated-discord.server";
 
 const BOT_ROLE_HIGH = 10;
 const BOT_ROLE_LOW = 1;
@@ -85,3 +85,18 @@ export const devDiscordSchema = v.variant(
   ],
   "Unknown request",
 );
+
+/** Demo data: the simulated server, with "Subscriber" for any active licence and "VIP" for monthly and lifetime (once; staff may change it). */
+export async function seedSimulatedDiscord(db: Db, now: number): Promise<void> {
+  const [settings] = await db.insert(discordSettings).values({ id: 1, guildId: SIMULATED_GUILD_ID, updatedAt: now }).onConflictDoNothing().returning();
+  if (!settings) return;
+  await ensureSimulatedGuild(db);
+  await db
+    .insert(discordRoleRules)
+    .values([
+      { grant: "any", roleId: SIMULATED_ROLES.subscriber, roleName: "Subscriber", createdAt: now },
+      { grant: "monthly", roleId: SIMULATED_ROLES.vip, roleName: "VIP", createdAt: now },
+      { grant: "lifetime", roleId: SIMULATED_ROLES.vip, roleName: "VIP", createdAt: now },
+    ])
+    .onConflictDoNothing();
+}
