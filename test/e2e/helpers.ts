@@ -146,7 +146,7 @@ function webhookSecret(): string {
 }
 
 /** Sends Shopify's `topic` webhook for `payload`, signed as Shopify signs it. */
-export async function sendWebhook(baseURL: string, topic: string, payload: unknown) {
+async function sendWebhook(baseURL: string, topic: string, payload: unknown) {
   const body = JSON.stringify(payload);
   const response = await fetch(new URL("/webhooks/shopify", baseURL), {
     method: "POST",
@@ -154,4 +154,28 @@ export async function sendWebhook(baseURL: string, topic: string, payload: unkno
     body,
   });
   expect(response.status).toBe(200);
+}
+
+/** The demo catalogue's weekly plan of Vertex Rust, as Shopify numbers it. */
+const WEEKLY_VARIANT = 4710000000001;
+
+/** A weekly plan bought by `email`, by a signed orders/paid webhook as Shopify sends it. */
+export async function buyWeeklyByWebhook(baseURL: string, email: string): Promise<{ orderId: number; lineId: number }> {
+  const orderId = Date.now();
+  const lineId = orderId + 1;
+  await sendWebhook(baseURL, "orders/paid", {
+    id: orderId,
+    name: `#${orderId % 100000}`,
+    email,
+    currency: "USD",
+    total_price: "29.99",
+    financial_status: "paid",
+    line_items: [{ id: lineId, variant_id: WEEKLY_VARIANT, quantity: 1, title: "Vertex Rust", variant_title: "1 Week", price: "29.99" }],
+  });
+  return { orderId, lineId };
+}
+
+/** That order refunded in full, by a signed refunds/create webhook. */
+export async function refundByWebhook(baseURL: string, order: { orderId: number; lineId: number }) {
+  await sendWebhook(baseURL, "refunds/create", { id: order.orderId + 2, order_id: order.orderId, refund_line_items: [{ line_item_id: order.lineId, quantity: 1 }] });
 }

@@ -17,6 +17,7 @@ import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
 import { isDiscordConfigured, mayLinkDiscord, unlinkDiscord } from "~/server/accounts/discord.server";
 import { discordSetup } from "~/server/hub/discord/role-setup.server";
 import { discordCardOf, linkSimulatedDiscord } from "~/server/hub/discord/role-link.server";
+import { queueRoleSync } from "~/server/hub/discord/role-sync.server";
 import { notFound } from "~/http/refusals.server";
 import { DiscordCard } from "./+shared/discord-card";
 import { listPasskeys } from "~/server/accounts/passkeys.server";
@@ -80,12 +81,16 @@ export async function action({ request, context }: Route.ActionArgs) {
         intent: form.intent,
       });
     }
-    case "unlink-discord":
-      return answer(await unlinkDiscord(deps.db, viewer.id, clientAddress(request)), {
+    case "unlink-discord": {
+      const unlinked = await unlinkDiscord(deps.db, viewer.id, clientAddress(request));
+      // The roles the shop gave that Discord account are taken back now.
+      if (unlinked.ok) await queueRoleSync(app(context).env.FULFILMENT_QUEUE, [viewer.id]);
+      return answer(unlinked, {
         success: { title: "Discord unlinked", description: "That Discord account can no longer log in to yours." },
         titles: { conflict: "Not unlinked" },
         intent: form.intent,
       });
+    }
     case "change-password":
       return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, request, form), {
         success: { title: "Password changed", description: "Every other device has been signed out." },
