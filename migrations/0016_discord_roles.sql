@@ -52,3 +52,5 @@ CREATE TABLE `simulated_discord_roles` (
 	`position` integer NOT NULL,
 	`permissions` text DEFAULT '0' NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX `licences_order` ON `licences` (`order_id`);

@@ -360,6 +360,8 @@ export const licences = sqliteTable(
     uniqueIndex("licences_reseller_key").on(t.resellerKeyId),
     index("licences_owner").on(sql`lower(${t.ownerEmail})`),
     index("licences_hwid").on(t.hwid),
+    // The licences of an order, whose owners' Discord roles follow its payment or refund.
+    index("licences_order").on(t.orderId),
     check("licences_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`),
   ],
 );
