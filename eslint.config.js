@@ -53,6 +53,19 @@ function writesTo({ variables, tables, message }) {
   ].map((selector) => ({ selector, message }));
 }
 
+// Domain code takes plain values and returns data (decision 062): requests, responses, headers,
+// cookies and toasts belong to the edge (app/http and the Worker's entry points). The Cache API
+// adapter is the one file that must build a Response to store a value.
+const EDGE_ONLY = "app/server is domain code: Request, Response, headers, cookies and toasts belong to app/http (decision 062).";
+const EDGE_SYNTAX = [
+  "NewExpression[callee.name=/^(Request|Response|Headers)$/]",
+  "MemberExpression[object.name=/^(Request|Response)$/]",
+  "TSTypeReference[typeName.name=/^(Request|Response|Headers|HeadersInit)$/]",
+  "Literal[value=/^(set-cookie|cookie|cf-connecting-ip|user-agent)$/i]",
+  "Property[key.name='toast']",
+].map((selector) => ({ selector, message: EDGE_ONLY }));
+const RESPONSE_ADAPTERS = ["app/server/platform/json-cache.server.ts"];
+
 const restrict = (files, patterns) => ({
   files,
   rules: { "no-restricted-imports": ["error", { patterns }] },
@@ -123,9 +136,14 @@ export default tseslint.config(
     ignores: OWNED_TABLES.flatMap(({ owner }) => owner),
     rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo)] },
   },
+  {
+    files: ["app/server/**/*.ts"],
+    ignores: [...OWNED_TABLES.flatMap(({ owner }) => owner), ...RESPONSE_ADAPTERS],
+    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo), ...EDGE_SYNTAX] },
+  },
   ...OWNED_TABLES.map((owned) => ({
     files: owned.owner,
-    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.filter((other) => other !== owned).flatMap(writesTo)] },
+    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.filter((other) => other !== owned).flatMap(writesTo), ...EDGE_SYNTAX] },
   })),
   // Domain code knows nothing of the route edge, the Worker entry points or UI words, and each
   // domain folder imports only the folders below it.

@@ -10,6 +10,7 @@ import { auditLog, profiles, resellerAccounts, resellerLedger, sessions, userRol
 import { boughtKey, call, cookieFrom, createAccount, db, hwid, ORIGIN, signIn, type TestAccount, unique, validate } from "./helpers";
 import { addPasskey, passkeySignIn } from "./passkey-flows";
 import { SoftwareAuthenticator } from "./webauthn-authenticator";
+import { callerOf } from "~/http/caller.server";
 
 const CUSTOMERS = "/dashboard/customers";
 const SUSPENDED = "This account has been suspended. Contact support.";
@@ -400,7 +401,7 @@ async function enrolledMember() {
   const started = await startEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer, at);
   if (!started.ok) throw new Error(started.problem.message);
   const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(started.value.secret), digits: 6, period: 30 }).generate({ timestamp: at });
-  const confirmed = await confirmEnrolment({ db, sessionsEnded: async () => {} }, env.TOTP_ENCRYPTION_KEY, viewer, new Request(ORIGIN), code, at);
+  const confirmed = await confirmEnrolment({ db, sessionsEnded: async () => {} }, env.TOTP_ENCRYPTION_KEY, viewer, callerOf(new Request(ORIGIN)), code, at);
   if (!confirmed.ok) throw new Error(confirmed.problem.message);
   return { account, secret: started.value.secret };
 }

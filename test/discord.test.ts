@@ -3,10 +3,11 @@ import { createExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { auditLog, oauthAccounts, passwordResetTokens, profiles, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
-import { clearDiscordCookies, type DiscordConfig, finishDiscordSignIn, startDiscordSignIn } from "~/server/accounts/discord.server";
+import { type DiscordConfig, finishDiscordSignIn, forgetDiscordRoundTrip, startDiscordSignIn } from "~/server/accounts/discord.server";
 import worker from "../workers/app";
 import { signInAs } from "~/server/accounts/sign-in.server";
 import { call, cookieFrom, createAccount, db, latestMail, ORIGIN, signIn, unique } from "./helpers";
+import { callerOf, tokenCookie } from "~/http/caller.server";
 
 const config: DiscordConfig = { DISCORD_CLIENT_ID: "client-123", DISCORD_CLIENT_SECRET: "secret-456" };
 const deps = { db, mail: env, waitUntil: () => {} };
@@ -24,14 +25,16 @@ function discordAnswers(user: Record<string, unknown>) {
   });
 }
 
+/** The browser coming back from Discord with the round trip's cookies: who calls, and what Discord sent. */
 function callback(state: string, cookies: string[], stateInUrl = state, ip = "198.51.100.1") {
   const cookieHeader = cookies.map((c) => c.split(";")[0]).join("; ");
-  return new Request(`${ORIGIN}/auth/discord/callback?code=the-code&state=${stateInUrl}`, { headers: { Cookie: cookieHeader, "CF-Connecting-IP": ip } });
+  const request = new Request(`${ORIGIN}/auth/discord/callback?code=the-code&state=${stateInUrl}`, { headers: { Cookie: cookieHeader, "CF-Connecting-IP": ip } });
+  return [callerOf(request), { code: "the-code", state: stateInUrl }] as const;
 }
 
 function started() {
-  const { url, cookies } = startDiscordSignIn(config, ORIGIN);
-  return { url: new URL(url), cookies, state: new URL(url).searchParams.get("state")! };
+  const { url, tokens } = startDiscordSignIn(config, ORIGIN);
+  return { url: new URL(url), cookies: tokens.map(tokenCookie), state: new URL(url).searchParams.get("state")! };
 }
 
 /** The Worker with Discord configured, as a shop that set both settings runs it. */
@@ -73,7 +76,7 @@ describe("sign in with Discord", () => {
   it("refuses a callback whose state does not match this browser's", async () => {
     const { cookies, state } = started();
     const fetchSpy = discordAnswers({ id: "1", username: "x", email: "x@example.test", verified: true });
-    const outcome = await finishDiscordSignIn(deps, config, callback(state, cookies, "forged-state"));
+    const outcome = await finishDiscordSignIn(deps, config, ...callback(state, cookies, "forged-state"));
     expect(outcome).toEqual({
       ok: false,
       problem: { code: "unauthenticated", message: "The sign-in link expired or did not come from this browser. Please try again." },
@@ -96,7 +99,7 @@ describe("sign in with Discord", () => {
 
     // Until the address is confirmed, Discord leads back to the same request, and no new account.
     const again = started();
-    expect(await finishDiscordSignIn(deps, config, callback(again.state, again.cookies))).toEqual({ ok: true, value: { kind: "confirm-email", email } });
+    expect(await finishDiscordSignIn(deps, config, ...callback(again.state, again.cookies))).toEqual({ ok: true, value: { kind: "confirm-email", email } });
     expect(await db.select().from(users).where(eq(users.email, email)).all()).toHaveLength(1);
 
     // The link's page asks to confirm with Discord; another Discord account confirms nothing.
@@ -115,14 +118,14 @@ describe("sign in with Discord", () => {
     expect(confirmed.headers.getSetCookie().some((c) => c.startsWith("__Host-session="))).toBe(true);
     expect((await db.select().from(users).where(eq(users.id, user!.id)).get())?.emailVerifiedAt).toBeTypeOf("number");
     const next = started();
-    expect(await finishDiscordSignIn(deps, config, callback(next.state, next.cookies))).toEqual({ ok: true, value: { kind: "account", id: user!.id } });
+    expect(await finishDiscordSignIn(deps, config, ...callback(next.state, next.cookies))).toEqual({ ok: true, value: { kind: "account", id: user!.id } });
   });
 
   it("never joins an existing account by its address", async () => {
     const account = await createAccount();
     discordAnswers({ id: unique("d"), username: "someone", email: account.email.toUpperCase(), verified: true });
     const { state, cookies } = started();
-    expect(await finishDiscordSignIn(deps, config, callback(state, cookies))).toEqual({
+    expect(await finishDiscordSignIn(deps, config, ...callback(state, cookies))).toEqual({
       ok: false,
       problem: { code: "conflict", message: "An account with this e-mail address already exists. Log in to it, then link Discord on your Security page." },
     });
@@ -141,7 +144,7 @@ describe("sign in with Discord", () => {
     ]);
     discordAnswers({ id: unique("d"), username: "owner", email: squatter.email.toUpperCase(), verified: true });
     const { state, cookies } = started();
-    const outcome = await finishDiscordSignIn(deps, config, callback(state, cookies, state, "203.0.113.77"));
+    const outcome = await finishDiscordSignIn(deps, config, ...callback(state, cookies, state, "203.0.113.77"));
     expect(outcome).toEqual({ ok: true, value: { kind: "confirm-email", email: squatter.email } });
     const user = await db.select().from(users).where(eq(users.email, squatter.email)).get();
     expect(user?.id).not.toBe(squatter.id);
@@ -165,7 +168,7 @@ describe("sign in with Discord", () => {
     const discordId = unique("d");
     discordAnswers({ id: discordId, username: "intruder", email, verified: true });
     const first = started();
-    await finishDiscordSignIn(deps, config, callback(first.state, first.cookies));
+    await finishDiscordSignIn(deps, config, ...callback(first.state, first.cookies));
     // The mailbox's owner never signed up: they reset the password of the account holding their address.
     await call("/auth/forgot", { form: { emailOrUsername: email }, ip: unique("ip") });
     // The reset link is mailed after the answer.
@@ -178,14 +181,14 @@ describe("sign in with Discord", () => {
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toHaveLength(0);
     // The Discord account that opened the registration no longer leads into it.
     const again = started();
-    expect(await finishDiscordSignIn(deps, config, callback(again.state, again.cookies))).toMatchObject({ ok: false, problem: { code: "conflict" } });
+    expect(await finishDiscordSignIn(deps, config, ...callback(again.state, again.cookies))).toMatchObject({ ok: false, problem: { code: "conflict" } });
   });
 
   it("refuses a Discord account whose e-mail Discord has not verified", async () => {
     const account = await createAccount();
     discordAnswers({ id: unique("d"), username: "someone", email: account.email, verified: false });
     const { state, cookies } = started();
-    const outcome = await finishDiscordSignIn(deps, config, callback(state, cookies));
+    const outcome = await finishDiscordSignIn(deps, config, ...callback(state, cookies));
     expect(outcome).toEqual({
       ok: false,
       problem: { code: "forbidden", message: "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail." },
@@ -203,13 +206,14 @@ describe("sign in with Discord", () => {
     ]);
     discordAnswers({ id: discordId, username: "someone", email: account.email, verified: true });
     const { state, cookies } = started();
-    const outcome = await finishDiscordSignIn(deps, config, callback(state, cookies));
+    const outcome = await finishDiscordSignIn(deps, config, ...callback(state, cookies));
     expect(outcome).toEqual({ ok: true, value: { kind: "account", id: account.id } });
     // What the callback route starts for it: the challenge, not a session.
-    expect(await signInAs(db, account.id, callback(state, cookies))).toEqual({ ok: true, value: { secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) } });
+    const secondStep = await signInAs(db, account.id, callback(state, cookies)[0]);
+    expect(secondStep.ok && { secondFactor: secondStep.value.secondFactor, cookie: tokenCookie(secondStep.value.token) }).toEqual({ secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) });
     // A banned account gets neither a session nor a second step, whichever way it proved itself.
     await db.update(users).set({ bannedAt: Date.now(), banReason: "test" }).where(eq(users.id, account.id));
-    expect(await signInAs(db, account.id, callback(state, cookies))).toEqual({
+    expect(await signInAs(db, account.id, callback(state, cookies)[0])).toEqual({
       ok: false,
       problem: { code: "forbidden", message: "This account has been suspended. Contact support." },
     });
@@ -220,14 +224,14 @@ describe("sign in with Discord", () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     vi.spyOn(globalThis, "fetch").mockResolvedValue(new Response("down", { status: 503 }));
     const { state, cookies } = started();
-    expect(await finishDiscordSignIn(deps, config, callback(state, cookies))).toEqual({
+    expect(await finishDiscordSignIn(deps, config, ...callback(state, cookies))).toEqual({
       ok: false,
       problem: { code: "unauthenticated", message: "Discord did not confirm the sign-in. Please try again." },
     });
   });
 
   it("clears the cookies that tied the callback to the browser", () => {
-    const cleared = clearDiscordCookies();
+    const cleared = forgetDiscordRoundTrip().map(tokenCookie);
     expect(cleared.map((c) => c.split("=")[0])).toEqual(["__Host-discord-state", "__Host-discord-verifier", "__Host-discord-mode"]);
     for (const cookie of cleared) expect(cookie).toMatch(/Max-Age=0/);
   });

@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { MAX_FORM_BYTES } from "~/server/platform/request-body.server";
+import { MAX_FORM_BYTES } from "~/http/request-body.server";
 import { call, createAccount, pulledBody, signIn, unique } from "./helpers";
 
 describe("cross-site request forgery", () => {

@@ -10,6 +10,7 @@ import { toBase64Url } from "~/server/platform/tokens.server";
 import { ORIGIN, call, cookieFrom, createAccount, db, signIn, unique, type TestAccount } from "./helpers";
 import { addPasskey, type Answer, CEREMONY, cookies, passkeySignIn, registrationStart } from "./passkey-flows";
 import { SoftwareAuthenticator } from "./webauthn-authenticator";
+import { callerOf, tokenCookie } from "~/http/caller.server";
 
 const RP = { id: "shop.test", origin: ORIGIN, name: "Vertex" };
 
@@ -270,11 +271,11 @@ describe("signing in with a passkey alone", () => {
     await addPasskey(session, authenticator);
     const ip = unique("ip");
     const asked = Date.now();
-    const started = await signInOptions(db, RP, new Request(`${ORIGIN}/auth/passkey`, { headers: { "CF-Connecting-IP": ip } }), asked);
+    const started = await signInOptions(db, RP, callerOf(new Request(`${ORIGIN}/auth/passkey`, { headers: { "CF-Connecting-IP": ip } })), asked);
     if (!started.ok) throw new Error(started.problem.message);
     const assertion = await authenticator.authenticate(started.value.options, { origin: ORIGIN });
-    const answering = new Request(`${ORIGIN}/auth/passkey`, { headers: { Cookie: started.value.cookie.split(";")[0]!, "CF-Connecting-IP": ip } });
-    const late = await signInWithPasskey(db, RP, answering, assertion, asked + CEREMONY_TTL_MS + 1);
+    const answering = new Request(`${ORIGIN}/auth/passkey`, { headers: { Cookie: tokenCookie(started.value.token).split(";")[0]!, "CF-Connecting-IP": ip } });
+    const late = await signInWithPasskey(db, RP, callerOf(answering), assertion, asked + CEREMONY_TTL_MS + 1);
     expect(late).toEqual({ ok: false, problem: { code: "unauthenticated", message: "The passkey sign-in took too long or was already used. Please try again." } });
   });
 
@@ -451,37 +452,37 @@ describe("where passkeys belong (the relying party)", () => {
   const request = new Request("http://localhost:5173/auth/passkey");
 
   it("uses the browser's own address in development when nothing is set", () => {
-    expect(relyingParty({}, request, false)).toEqual({ ok: true, value: { id: "localhost", origin: "http://localhost:5173", name: "Vertex" } });
+    expect(relyingParty({}, callerOf(request), false)).toEqual({ ok: true, value: { id: "localhost", origin: "http://localhost:5173", name: "Vertex" } });
   });
 
   it("is off in production until it is set", () => {
-    expect(relyingParty({ WEBAUTHN_RP_ID: "", WEBAUTHN_ORIGIN: "" }, request, true)).toEqual({
+    expect(relyingParty({ WEBAUTHN_RP_ID: "", WEBAUTHN_ORIGIN: "" }, callerOf(request), true)).toEqual({
       ok: false,
       problem: { code: "unavailable", message: "Passkeys are not set up on this site yet." },
     });
   });
 
   it("takes either setting alone, and refuses an origin outside the RP ID", () => {
-    expect(relyingParty({ WEBAUTHN_ORIGIN: "https://shop.example.com" }, request, true)).toMatchObject({ value: { id: "shop.example.com", origin: "https://shop.example.com" } });
-    expect(relyingParty({ WEBAUTHN_RP_ID: "Example.com" }, request, true)).toMatchObject({ value: { id: "example.com", origin: "https://example.com" } });
-    expect(relyingParty({ WEBAUTHN_RP_ID: "example.com", WEBAUTHN_ORIGIN: "https://shop.example.com/" }, request, true)).toMatchObject({
+    expect(relyingParty({ WEBAUTHN_ORIGIN: "https://shop.example.com" }, callerOf(request), true)).toMatchObject({ value: { id: "shop.example.com", origin: "https://shop.example.com" } });
+    expect(relyingParty({ WEBAUTHN_RP_ID: "Example.com" }, callerOf(request), true)).toMatchObject({ value: { id: "example.com", origin: "https://example.com" } });
+    expect(relyingParty({ WEBAUTHN_RP_ID: "example.com", WEBAUTHN_ORIGIN: "https://shop.example.com/" }, callerOf(request), true)).toMatchObject({
       value: { id: "example.com", origin: "https://shop.example.com" },
     });
-    expect(relyingParty({ WEBAUTHN_RP_ID: "example.com", WEBAUTHN_ORIGIN: "https://example.org" }, request, true).ok).toBe(false);
-    expect(relyingParty({ WEBAUTHN_ORIGIN: "not a url" }, request, true).ok).toBe(false);
+    expect(relyingParty({ WEBAUTHN_RP_ID: "example.com", WEBAUTHN_ORIGIN: "https://example.org" }, callerOf(request), true).ok).toBe(false);
+    expect(relyingParty({ WEBAUTHN_ORIGIN: "not a url" }, callerOf(request), true).ok).toBe(false);
   });
 
   it("checks answers against the configured origin, not the request's", async () => {
     const configured = { id: "example.com", origin: "https://example.com", name: "Vertex" };
     const { account } = await member();
     const ip = unique("ip");
-    const browser = (cookie?: string) => new Request(`${ORIGIN}/x`, { headers: { "CF-Connecting-IP": ip, ...(cookie ? { Cookie: cookie } : {}) } });
+    const browser = (cookie?: string) => callerOf(new Request(`${ORIGIN}/x`, { headers: { "CF-Connecting-IP": ip, ...(cookie ? { Cookie: cookie } : {}) } }));
     const started = await registrationOptions(db, configured, viewerOf(account), browser());
     if (!started.ok) throw new Error(started.problem.message);
     expect(started.value.options.rp.id).toBe("example.com");
     const authenticator = new SoftwareAuthenticator();
     const credential = await authenticator.register(started.value.options, { origin: ORIGIN });
-    const refused = await registerPasskey(db, configured, viewerOf(account), browser(started.value.cookie.split(";")[0]), { name: "", response: credential });
+    const refused = await registerPasskey(db, configured, viewerOf(account), browser(tokenCookie(started.value.token).split(";")[0]), { name: "", response: credential });
     expect(refused.ok).toBe(false);
   });
 });

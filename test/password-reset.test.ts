@@ -8,6 +8,7 @@ import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { auditLog, loginChallenges, passwordResetTokens, totpFactors, userSubscriptions, users } from "~/server/platform/db/schema.server";
 import { randomToken, sha256Hex } from "~/server/platform/tokens.server";
 import { call as callWorker, cookieFrom, createAccount, db, latestMail, ORIGIN, signIn, soldKey, type TestAccount, unique } from "./helpers";
+import { callerOf } from "~/http/caller.server";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -27,7 +28,7 @@ async function askForLink(name: string, ip = unique("ip")) {
   const pending: Promise<unknown>[] = [];
   const deps = { db, mail: env, waitUntil: (promise: Promise<unknown>) => void pending.push(promise) };
   const request = new Request(`${ORIGIN}/auth/forgot`, { method: "POST", headers: { "CF-Connecting-IP": ip } });
-  const result = await requestPasswordReset(deps, request, { emailOrUsername: name });
+  const result = await requestPasswordReset(deps, callerOf(request), { emailOrUsername: name });
   while (pending.length > 0) await Promise.all(pending.splice(0));
   return result;
 }

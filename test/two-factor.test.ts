@@ -7,12 +7,13 @@ import { auditLog, recoveryCodes, sessions, totpFactors } from "~/server/platfor
 import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus, verifySecondFactor } from "~/server/accounts/two-factor.server";
 import { sha256Hex } from "~/server/platform/tokens.server";
 import { call, cookieFrom, createAccount, db, ORIGIN, signIn, unique } from "./helpers";
+import { callerOf } from "~/http/caller.server";
 
 const KEY = env.TOTP_ENCRYPTION_KEY;
 /** Domain calls made outside any browser session: no chat socket to close. */
 const deps = { db, sessionsEnded: async () => {} };
 /** A request from a client of its own, so throttle counts per client never meet across tests. */
-const from = (ip = unique("ip")) => new Request(ORIGIN, { headers: { "CF-Connecting-IP": ip } });
+const from = (ip = unique("ip")) => callerOf(new Request(ORIGIN, { headers: { "CF-Connecting-IP": ip } }));
 
 function codeAt(secret: string, timestamp: number) {
   return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp });

@@ -6,12 +6,12 @@ import { Hono } from "hono";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { validateLicenceSchema } from "~/lib/schemas/licences";
-import { clientAddress } from "~/server/accounts/throttle.server";
-import { placeOf } from "~/server/accounts/device.server";
+import { callerOf, clientNetwork } from "~/http/caller.server";
+import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { database } from "~/server/platform/db/client.server";
-import { readJson } from "~/server/platform/request-body.server";
+import { readJson } from "~/http/request-body.server";
 import { openApiDocument } from "./openapi";
 
 export const API_PREFIX = "/api/v1/";
@@ -19,47 +19,28 @@ export const API_PREFIX = "/api/v1/";
 /** The rate-limiting bindings' window, in seconds (wrangler.toml): when a refused caller may retry. */
 const LIMIT_PERIOD_SECONDS = 60;
 
-/** Error codes of the API's error body; stable, like the answer codes. */
+/** Error codes of the API's error body; stable, like the answer codes. Statuses are the edge's one table. */
 const ERROR_CODES = { invalid: "INVALID_REQUEST", "too-large": "REQUEST_TOO_LARGE", "rate-limited": "RATE_LIMITED", unavailable: "UNAVAILABLE" } as const;
-const ERROR_STATUS = { invalid: 400, "too-large": 413, "rate-limited": 429, unavailable: 503 } as const;
 type ApiProblem = Problem & { code: keyof typeof ERROR_CODES };
 
 const HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
 function error(problem: ApiProblem): Response {
   const { code, message, field } = problem;
-  const headers: Record<string, string> = { ...HEADERS };
-  if (code === "rate-limited") headers["Retry-After"] = String(LIMIT_PERIOD_SECONDS);
-  return Response.json({ error: { code: ERROR_CODES[code], message, ...(field ? { field } : {}) } }, { status: ERROR_STATUS[code], headers });
-}
-
-/**
- * What the per-client limit counts: an IPv4 address, or an IPv6 address's /64 (one subscriber's
- * network, which hands its holder more addresses than any limit could count one by one).
- */
-function clientNetwork(address: string): string {
-  if (!address.includes(":")) return address;
-  const [head = "", tail] = address.split("::");
-  const groups = head ? head.split(":") : [];
-  if (tail !== undefined) {
-    const rest = tail ? tail.split(":") : [];
-    groups.push(...Array<string>(Math.max(0, 8 - groups.length - rest.length)).fill("0"), ...rest);
-  }
-  return `${groups
-    .slice(0, 4)
-    .map((group) => (Number.parseInt(group, 16) || 0).toString(16))
-    .join(":")}::/64`;
+  const headers = new Headers({ ...HEADERS, ...problemHeaders(problem) });
+  return Response.json({ error: { code: ERROR_CODES[code], message, ...(field ? { field } : {}) } }, { status: problemStatus(problem), headers });
 }
 
 const unavailable = () => error({ code: "unavailable", message: "Licence checks are not available right now" });
 
-const rateLimited = () => error({ code: "rate-limited", message: "Too many requests; try again in a minute" });
+const rateLimited = () => error({ code: "rate-limited", message: "Too many requests; try again in a minute", retryAfterSeconds: LIMIT_PERIOD_SECONDS });
 
 export const api = new Hono<{ Bindings: Env }>();
 
 api.post(`${API_PREFIX}licences/validate`, async (c) => {
   const request = c.req.raw;
-  if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientNetwork(clientAddress(request)) })).success) return rateLimited();
+  const caller = callerOf(request);
+  if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientNetwork(caller.ip) })).success) return rateLimited();
   const body = await readJson(request);
   if (!body.ok) return error({ ...body.problem, code: body.problem.code === "too-large" ? "too-large" : "invalid", message: "The body must be a JSON object of at most 64 KB" });
   const input = checkForm(validateLicenceSchema, body.value);
@@ -69,7 +50,7 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
 
   const { key } = input.value;
   const answer = await validateLicence(database(c.env.DB), input.value, {
-    place: placeOf(request),
+    place: caller.place,
     leaseMs: offlineLeaseMs(c.env.LICENCE_OFFLINE_HOURS),
     recordCheck: (write) => c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
     admit: async (boundPc) => (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success,

@@ -3,14 +3,14 @@
 // scheduled jobs.
 import { createRequestHandler, RouterContextProvider } from "react-router";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
-import { CHAT_PATH, connectToChat } from "~/server/hub/chat-gateway.server";
+import { CHAT_PATH, connectToChat } from "~/http/chat.server";
 import { appContext } from "~/http/context.server";
 import { withErrorReferences } from "~/http/error-reference.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { FULFILMENT_DEAD_LETTERS, recordDeadJobs, runFulfilmentBatch } from "~/server/jobs/fulfilment-queue.server";
 import { database } from "~/server/platform/db/client.server";
-import { serveWithEdgeCache } from "~/server/platform/edge-cache.server";
-import { forFirstPaint } from "~/server/platform/first-paint.server";
+import { serveWithEdgeCache } from "~/http/edge-cache.server";
+import { forFirstPaint } from "~/http/first-paint.server";
 import { seedDemoData } from "~/server/jobs/seed.server";
 import {
   createNonce,
@@ -18,7 +18,7 @@ import {
   isCrossSiteRequest,
   staticScriptHashes,
   withSecurityHeaders,
-} from "~/server/platform/security.server";
+} from "~/http/security.server";
 
 import { API_PREFIX, api } from "./api";
 import { webhooks } from "./webhooks";

@@ -4,11 +4,11 @@
 // waits for nothing but recording and queueing the delivery (Shopify allows 5 seconds): the keys
 // are handed out by the fulfilment queue's consumer (decision 031).
 import { Hono } from "hono";
-import { problemStatus } from "~/http/answer.server";
+import { problemStatus } from "~/http/problem-status.server";
 import type { Problem } from "~/lib/result";
-import { auditRejectedDelivery, type DeliveryOutcome, MAX_DELIVERY_BYTES, receiveShopifyWebhook } from "~/server/fulfilment/shopify-webhook.server";
+import { auditRejectedDelivery, type DeliveryClaims, type DeliveryOutcome, MAX_DELIVERY_BYTES, receiveShopifyWebhook } from "~/server/fulfilment/shopify-webhook.server";
 import { database } from "~/server/platform/db/client.server";
-import { readBytes } from "~/server/platform/request-body.server";
+import { readBytes } from "~/http/request-body.server";
 
 export const webhooks = new Hono<{ Bindings: Env }>();
 
@@ -16,15 +16,22 @@ const ACCEPTED: Record<DeliveryOutcome, string> = { queued: "Queued", "already-p
 
 const refusal = (problem: Problem) => new Response(problem.message, { status: problemStatus(problem) });
 
+/** What the sender claims in the headers Shopify sets; only the body's signature proves anything. */
+function claimsOf(request: Request): DeliveryClaims {
+  const { headers } = request;
+  return { topic: headers.get("X-Shopify-Topic") ?? "", hmac: headers.get("X-Shopify-Hmac-Sha256"), webhookId: headers.get("X-Shopify-Webhook-Id"), ip: headers.get("CF-Connecting-IP") };
+}
+
 webhooks.post("/webhooks/shopify", async (c) => {
   const db = database(c.env.DB);
+  const claims = claimsOf(c.req.raw);
   const body = await readBytes(c.req.raw, MAX_DELIVERY_BYTES);
   if (!body.ok) {
-    await auditRejectedDelivery(db, c.req.raw.headers, body.problem.message);
+    await auditRejectedDelivery(db, claims, body.problem.message);
     return refusal(body.problem);
   }
   const deps = { db, queue: c.env.FULFILMENT_QUEUE };
-  const result = await receiveShopifyWebhook(deps, c.env.SHOPIFY_WEBHOOK_SECRET, { body: body.value, headers: c.req.raw.headers });
+  const result = await receiveShopifyWebhook(deps, c.env.SHOPIFY_WEBHOOK_SECRET, { ...claims, body: body.value });
   return result.ok ? c.text(ACCEPTED[result.value], 200) : refusal(result.problem);
 });
 

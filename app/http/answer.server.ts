@@ -4,23 +4,8 @@ import { data } from "react-router";
 import type { Answer } from "~/lib/answer";
 import type { FieldErrors } from "~/lib/form-schema";
 import type { Problem, ProblemCode, Result } from "~/lib/result";
+import { problemHeaders, problemStatus } from "./problem-status.server";
 import type { Toast } from "~/lib/toast";
-
-const PROBLEM_STATUS: Record<ProblemCode, number> = {
-  invalid: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  "not-found": 404,
-  conflict: 409,
-  "too-large": 413,
-  "rate-limited": 429,
-  failed: 500,
-  unavailable: 503,
-};
-
-export function problemStatus(problem: Problem): number {
-  return PROBLEM_STATUS[problem.code];
-}
 
 /** Toast titles by problem code: a fixed title, or one chosen from the problem. Unlisted codes read "Error". */
 export type ProblemTitles = Partial<Record<ProblemCode, string | ((problem: Problem) => string)>>;
@@ -28,11 +13,6 @@ export type ProblemTitles = Partial<Record<ProblemCode, string | ((problem: Prob
 export function problemToast(problem: Problem, titles: ProblemTitles = {}): Toast {
   const title = titles[problem.code] ?? "Error";
   return { title: typeof title === "function" ? title(problem) : title, description: problem.message, variant: "destructive" };
-}
-
-/** Headers a problem implies: when to try again after a rate limit. */
-export function problemHeaders(problem: Problem): HeadersInit | undefined {
-  return problem.retryAfterSeconds ? { "Retry-After": String(problem.retryAfterSeconds) } : undefined;
 }
 
 export interface AnswerOptions<T> {

@@ -3,7 +3,7 @@
 // clears it. A viewer request from another page (one still loading as the browser leaves it,
 // another tab) leaves the toast where it is.
 import type { Toast } from "~/lib/toast";
-import { clearCookie, readCookie, serializeCookie } from "../server/platform/cookies.server";
+import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
 import { fromBase64, toBase64 } from "../server/platform/tokens.server";
 
 const TOAST_COOKIE = "__Host-toast";

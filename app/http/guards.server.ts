@@ -9,11 +9,12 @@ import { getViewer } from "../server/accounts/session.server";
 import { redirectWithToast } from "./flash-toast.server";
 import { forbidden } from "./refusals.server";
 import { rememberReturnPath } from "./sign-in-redirect.server";
+import { callerOf } from "./caller.server";
 
 export const viewerContext = createContext<Viewer>();
 
 export const requireUser: MiddlewareFunction<Response> = async ({ request, context }) => {
-  const viewer = await getViewer(app(context).db, request);
+  const viewer = await getViewer(app(context).db, callerOf(request));
   if (!viewer) {
     // Signing in brings the member back here (sign-in-redirect.server).
     throw redirectWithToast("/auth", { title: "Login Required", description: "Please log in to continue" }, { headers: { "Set-Cookie": rememberReturnPath(request) } });

@@ -1,5 +1,6 @@
 // The route edge of passkey ceremonies: the relying party a request is for, and the answer that
 // hands the browser its options together with the cookie naming the ceremony they belong to.
+import type { TokenChange } from "~/server/platform/caller.server";
 import type { RouterContextProvider } from "react-router";
 import { ok, type Result } from "~/lib/result";
 import { passkeySignInSchema } from "~/lib/schemas/passkeys";
@@ -7,19 +8,20 @@ import { relyingParty } from "../server/accounts/passkey-ceremonies.server";
 import { answer, answerInvalid, answerProblem, type ProblemTitles } from "./answer.server";
 import { app } from "./context.server";
 import { readSubmission } from "./submission.server";
+import { callerOf, tokenCookie } from "./caller.server";
 
 /** Who passkeys are made for and checked against on this request (decision 028). */
 export function relyingPartyFor(context: Readonly<RouterContextProvider>, request: Request) {
-  return relyingParty(app(context).env, request);
+  return relyingParty(app(context).env, callerOf(request));
 }
 
 /** The options of a ceremony the browser is about to run, with its cookie; or the problem. */
-export function answerCeremonyOptions<T>(result: Result<{ options: T; cookie: string }>, titles: ProblemTitles) {
+export function answerCeremonyOptions<T>(result: Result<{ options: T; token: TokenChange }>, titles: ProblemTitles) {
   if (!result.ok) return answerProblem(result.problem, { titles, intent: "options" });
   return answer(ok(result.value.options), {
     success: { title: "Waiting for your passkey" },
     intent: "options",
-    headers: { "Set-Cookie": result.value.cookie },
+    headers: { "Set-Cookie": tokenCookie(result.value.token) },
   });
 }
 

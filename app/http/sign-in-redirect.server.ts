@@ -5,8 +5,10 @@
 import type { Problem } from "~/lib/result";
 import { ACCOUNT_SUSPENDED } from "~/lib/schemas/auth";
 import type { Toast } from "~/lib/toast";
-import type { SignInCookie } from "../server/accounts/admission.server";
-import { clearCookie, readCookie, serializeCookie } from "../server/platform/cookies.server";
+import type { SignIn } from "../server/accounts/admission.server";
+import type { TokenChange } from "../server/platform/caller.server";
+import { tokenHeaders } from "./caller.server";
+import { clearCookie, readCookie, serializeCookie } from "./cookies.server";
 import { redirectWithToast } from "./flash-toast.server";
 
 const WELCOME_BACK: Toast = { title: "Welcome back!", description: "You've successfully logged in" };
@@ -48,10 +50,9 @@ function returnPath(request: Request): string | null {
   }
 }
 
-/** The redirect that sets the sign-in cookie, plus any `cookies` the step ends (state, challenge). */
-export function redirectAfterSignIn(request: Request, signIn: SignInCookie, cookies: string[] = []): Response {
-  const headers = new Headers();
-  for (const cookie of [...cookies, signIn.cookie]) headers.append("Set-Cookie", cookie);
+/** The redirect that sets the sign-in cookie, plus any `ended` tokens the step used up (state, challenge). */
+export function redirectAfterSignIn(request: Request, signIn: SignIn, ended: TokenChange[] = []): Response {
+  const headers = tokenHeaders([...ended, signIn.token]);
   if (signIn.secondFactor) {
     headers.set("Location", "/auth/2fa");
     return new Response(null, { status: 302, headers });

@@ -4,8 +4,8 @@
 import { data } from "react-router";
 import type * as v from "valibot";
 import { checkSubmission, type Submission } from "~/lib/form-schema";
-import { readFormFields } from "~/server/platform/request-body.server";
-import { problemStatus } from "./answer.server";
+import { readFormFields } from "~/http/request-body.server";
+import { problemStatus } from "./problem-status.server";
 
 /** The form's text fields, or the answer (thrown) for a body that is not a form we could have sent. */
 export async function readFields(request: Request): Promise<Record<string, string>> {

@@ -4,14 +4,15 @@
 // GET /api/checkout?cart=<id>&cart=<id>: which of the cart's checkouts were paid, and by which
 // order (decision 045). Cart ids are unguessable, so no sign-in is asked; the answer is private.
 import { data } from "react-router";
-import { problemStatus } from "~/http/answer.server";
+import { problemStatus } from "~/http/problem-status.server";
 import { app } from "~/http/context.server";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { getViewer } from "~/server/accounts/session.server";
 import { checkoutSchema, createCheckout, paidCarts, paidCartsSchema } from "~/server/catalogue/checkout.server";
-import { readJson } from "~/server/platform/request-body.server";
+import { readJson } from "~/http/request-body.server";
 import type { Route } from "./+types/checkout";
+import { callerOf } from "~/http/caller.server";
 
 // A cart that cannot become a checkout, whether its lines break the rules or the provider refuses
 // or fails, has always been answered 422; no problem code stands for that status.
@@ -23,7 +24,7 @@ function refusal(problem: Problem, status = problemStatus(problem)) {
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, catalogue } = app(context);
-  const viewer = await getViewer(db, request);
+  const viewer = await getViewer(db, callerOf(request));
   if (!viewer) return refusal({ code: "unauthenticated", message: "Please login to purchase" });
   const body = await readJson(request);
   if (!body.ok) return refusal(body.problem);

@@ -2,7 +2,7 @@
 // gets back the member's open one). It answers JSON: `{ ok: true, order }`, or
 // `{ ok: false, message }` with the problem's status.
 import { data } from "react-router";
-import { problemStatus } from "~/http/answer.server";
+import { problemStatus } from "~/http/problem-status.server";
 import { app } from "~/http/context.server";
 import { readSubmission } from "~/http/submission.server";
 import { type CryptoOrderAnswer, openCryptoOrderSchema } from "~/lib/crypto-orders";
@@ -10,10 +10,11 @@ import { getViewer } from "~/server/accounts/session.server";
 import { cryptoOrderView, openCryptoOrder } from "~/server/payments/crypto-orders.server";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
 import type { Route } from "./+types/crypto-orders";
+import { callerOf } from "~/http/caller.server";
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db, env, catalogue } = app(context);
-  const viewer = await getViewer(db, request);
+  const viewer = await getViewer(db, callerOf(request));
   if (!viewer) return data<CryptoOrderAnswer>({ ok: false, message: "Please login to purchase" }, { status: 401 });
   const submission = await readSubmission(request, openCryptoOrderSchema);
   const setup = cryptoSetup(env, db);

@@ -2,7 +2,7 @@
 // "spoofer" among the first ten. The same for everyone, so it is cached at the edge.
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
-import { PUBLIC_CACHE_CONTROL } from "~/server/platform/edge-cache.server";
+import { PUBLIC_CACHE_CONTROL } from "~/http/edge-cache.server";
 import type { Route } from "./+types/upsell";
 
 export async function loader({ context }: Route.LoaderArgs) {

@@ -7,10 +7,10 @@ import { answerCeremonyOptions, readPasskeySignIn } from "~/http/passkeys.server
 import { throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import type { Problem } from "~/lib/result";
-import { clearChallengeCookie } from "~/server/accounts/login-challenge.server";
-import { clearCeremonyCookie } from "~/server/accounts/passkey-ceremonies.server";
 import { completeChallengeWithPasskey, secondFactorOptions } from "~/server/accounts/passkey-sign-in.server";
 import type { Route } from "./+types/2fa.passkey";
+import { callerOf, tokenCookie } from "~/http/caller.server";
+import { forgetToken } from "~/server/platform/caller.server";
 
 const titles: ProblemTitles = {
   invalid: "Passkey Error",
@@ -27,8 +27,8 @@ const isGone = (problem: Problem) => (problem.code === "unauthenticated" && !pro
 
 function signInAgain(problem: Problem) {
   const headers = new Headers([
-    ["Set-Cookie", clearChallengeCookie()],
-    ["Set-Cookie", clearCeremonyCookie()],
+    ["Set-Cookie", tokenCookie(forgetToken("challenge"))],
+    ["Set-Cookie", tokenCookie(forgetToken("ceremony"))],
   ]);
   return redirectWithToast("/auth", problemToast(problem, titles), { headers });
 }
@@ -39,12 +39,12 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { form, rp } = read;
   const { db } = app(context);
   if (form.intent === "options") {
-    const options = await secondFactorOptions(db, rp, request);
+    const options = await secondFactorOptions(db, rp, callerOf(request));
     if (!options.ok && isGone(options.problem)) return signInAgain(options.problem);
     return answerCeremonyOptions(options, titles);
   }
-  const result = await completeChallengeWithPasskey(db, rp, request, form.response);
-  if (result.ok) return redirectAfterSignIn(request, result.value, [clearChallengeCookie(), clearCeremonyCookie()]);
+  const result = await completeChallengeWithPasskey(db, rp, callerOf(request), form.response);
+  if (result.ok) return redirectAfterSignIn(request, result.value, [forgetToken("challenge"), forgetToken("ceremony")]);
   if (isGone(result.problem)) return signInAgain(result.problem);
-  return answerProblem(result.problem, { titles, intent: form.intent, headers: { "Set-Cookie": clearCeremonyCookie() } });
+  return answerProblem(result.problem, { titles, intent: form.intent, headers: { "Set-Cookie": tokenCookie(forgetToken("ceremony")) } });
 }

@@ -8,7 +8,7 @@ import { OrDivider } from "~/components/ui/or-divider";
 import { BRAND } from "~/lib/brand";
 import { secondFactorSchema } from "~/lib/schemas/auth";
 import { PasskeySignInButton } from "./+shared/passkey-sign-in";
-import { challengedAccount, clearChallengeCookie, completeChallenge } from "~/server/accounts/login-challenge.server";
+import { challengedAccount, completeChallenge } from "~/server/accounts/login-challenge.server";
 import { hasPasskeys } from "~/server/accounts/passkeys.server";
 import { app } from "~/http/context.server";
 import { answerInvalid, answerProblem, type ProblemTitles, problemToast } from "~/http/answer.server";
@@ -17,6 +17,8 @@ import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/2fa";
+import { callerOf, tokenCookie } from "~/http/caller.server";
+import { forgetToken } from "~/server/platform/caller.server";
 
 export const meta: Route.MetaFunction = () => [{ title: `Two-factor authentication | ${BRAND}` }, { name: "robots", content: "noindex" }];
 
@@ -24,7 +26,7 @@ export const headers = passRetryAfter;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db } = app(context);
-  const userId = await challengedAccount(db, request);
+  const userId = await challengedAccount(db, callerOf(request));
   if (!userId) throw redirect("/auth");
   return { passkeys: await hasPasskeys(db, userId) };
 }
@@ -40,12 +42,12 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const submission = await readSubmission(request, secondFactorSchema);
   if (!submission.ok) return answerInvalid(submission, { titles });
-  const result = await completeChallenge(db, env.TOTP_ENCRYPTION_KEY, request, submission.value.code);
-  if (result.ok) return redirectAfterSignIn(request, result.value, [clearChallengeCookie()]);
+  const result = await completeChallenge(db, env.TOTP_ENCRYPTION_KEY, callerOf(request), submission.value.code);
+  if (result.ok) return redirectAfterSignIn(request, result.value, [forgetToken("challenge")]);
   const { problem } = result;
   // A sign-in that is gone, or refused (the account was suspended meanwhile), starts over.
   if ((problem.code === "unauthenticated" && !problem.field) || problem.code === "forbidden") {
-    return redirectWithToast("/auth", problemToast(problem, titles), { headers: { "Set-Cookie": clearChallengeCookie() } });
+    return redirectWithToast("/auth", problemToast(problem, titles), { headers: { "Set-Cookie": tokenCookie(forgetToken("challenge")) } });
   }
   return answerProblem(problem, { titles });
 }

@@ -1,7 +1,6 @@
 // GET /auth/discord/callback: Discord sends the browser back here, from a sign-in, from linking
 // Discord on the Security page, or from confirming a Discord registration's address.
-import { clearDiscordCookies, confirmWithDiscord, discordModeOf, finishDiscordLink, finishDiscordSignIn, isDiscordConfigured } from "~/server/accounts/discord.server";
-import { clearVerificationCookie, verificationTokenFrom } from "~/server/accounts/registration.server";
+import { confirmWithDiscord, discordModeOf, finishDiscordLink, finishDiscordSignIn, forgetDiscordRoundTrip, isDiscordConfigured } from "~/server/accounts/discord.server";
 import { getViewer } from "~/server/accounts/session.server";
 import { signInAs } from "~/server/accounts/sign-in.server";
 import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
@@ -15,6 +14,8 @@ import type { Problem } from "~/lib/result";
 import { ACCOUNT_SUSPENDED } from "~/lib/schemas/auth";
 import type { Toast } from "~/lib/toast";
 import type { Route } from "./+types/discord.callback";
+import { callerOf, tokenHeaders } from "~/http/caller.server";
+import { forgetToken, type TokenChange } from "~/server/platform/caller.server";
 
 const FAILED = "Discord sign-in failed";
 const SECURITY = "/dashboard/security";
@@ -22,25 +23,24 @@ const SECURITY = "/dashboard/security";
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   if (!isDiscordConfigured(env)) throw notFound();
-  const cleared = clearDiscordCookies();
-  const go = (to: string, toast: Toast, extra: string[] = []) => {
-    const headers = new Headers();
-    for (const cookie of [...cleared, ...extra]) headers.append("Set-Cookie", cookie);
-    return redirectWithToast(to, toast, { headers });
-  };
+  const caller = callerOf(request);
+  const { searchParams } = new URL(request.url);
+  const callback = { code: searchParams.get("code"), state: searchParams.get("state") };
+  const cleared = forgetDiscordRoundTrip();
+  const go = (to: string, toast: Toast, extra: TokenChange[] = []) => redirectWithToast(to, toast, { headers: tokenHeaders([...cleared, ...extra]) });
   const refuse = (problem: Problem) =>
     go("/auth", problemToast(problem, { unauthenticated: FAILED, conflict: "Account exists", forbidden: problem.message === ACCOUNT_SUSPENDED ? refusedSignInTitle : FAILED }));
-  const signIn = async (userId: string, extra: string[] = []) => {
-    const signedIn = await signInAs(db, userId, request);
+  const signIn = async (userId: string, extra: TokenChange[] = []) => {
+    const signedIn = await signInAs(db, userId, caller);
     return signedIn.ok ? redirectAfterSignIn(request, signedIn.value, [...cleared, ...extra]) : refuse(signedIn.problem);
   };
 
-  const mode = discordModeOf(request);
+  const mode = discordModeOf(caller);
   if (mode.kind === "link") {
     // Linked only to the member who started the link, if they are still the one signed in.
-    const viewer = await getViewer(db, request);
+    const viewer = await getViewer(db, caller);
     if (viewer?.id !== mode.userId) return go("/auth", { title: "Login Required", description: "Please log in as the member who started linking Discord" });
-    const linked = await finishDiscordLink(mailingDeps(context), env, request, viewer.id);
+    const linked = await finishDiscordLink(mailingDeps(context), env, caller, callback, viewer.id);
     // Into the shop's server with the roles the member's licences give (decision 064).
     if (linked.ok) await joinServerOnLink(linkDeps(context), viewer.id, linked.value);
     return linked.ok
@@ -48,14 +48,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       : go(SECURITY, problemToast(linked.problem, { conflict: "Not linked", unauthenticated: "Not linked" }));
   }
   if (mode.kind === "confirm") {
-    const confirmed = await confirmWithDiscord(db, env, request, verificationTokenFrom(request));
+    const confirmed = await confirmWithDiscord(db, env, caller, callback);
     if (!confirmed.ok) return go("/auth/verify", problemToast(confirmed.problem, { "not-found": "Verification Failed", forbidden: "Not confirmed", unauthenticated: FAILED }));
     // The mailbox and the Discord account are both proven: the address's keys join the account.
     await claimSubscriptions(db, confirmed.value.id, confirmed.value.email);
-    return signIn(confirmed.value.id, [clearVerificationCookie()]);
+    return signIn(confirmed.value.id, [forgetToken("verify")]);
   }
 
-  const result = await finishDiscordSignIn(mailingDeps(context), env, request);
+  const result = await finishDiscordSignIn(mailingDeps(context), env, caller, callback);
   if (!result.ok) return refuse(result.problem);
   if (result.value.kind === "confirm-email") {
     return go("/auth", {

@@ -11,13 +11,12 @@ import { discordStartSchema } from "~/lib/schemas/auth";
 import { type DiscordMode, isDiscordConfigured, mayLinkDiscord, startDiscordSignIn } from "~/server/accounts/discord.server";
 import { getViewer } from "~/server/accounts/session.server";
 import type { Route } from "./+types/discord";
+import { callerOf, tokenHeaders } from "~/http/caller.server";
 
 function toDiscord(request: Request, env: Env, mode?: DiscordMode) {
   if (!isDiscordConfigured(env)) throw notFound();
-  const { url, cookies } = startDiscordSignIn(env, new URL(request.url).origin, mode);
-  const headers = new Headers();
-  for (const cookie of cookies) headers.append("Set-Cookie", cookie);
-  return redirect(url, { headers });
+  const { url, tokens } = startDiscordSignIn(env, new URL(request.url).origin, mode);
+  return redirect(url, { headers: tokenHeaders(tokens) });
 }
 
 export function loader({ request, context }: Route.LoaderArgs) {
@@ -30,9 +29,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = await readSubmission(request, discordStartSchema);
   if (!form.ok) return redirectWithToast("/auth", problemToast(form.problem));
   if (form.value.intent === "confirm") return toDiscord(request, env, { kind: "confirm" });
-  const viewer = await getViewer(db, request);
+  const viewer = await getViewer(db, callerOf(request));
   if (!viewer) return redirectWithToast("/auth", { title: "Login Required", description: "Please log in to continue" });
-  const allowed = await mayLinkDiscord(db, request, viewer.id, form.value.password);
+  const allowed = await mayLinkDiscord(db, callerOf(request), viewer.id, form.value.password);
   if (!allowed.ok) return redirectWithToast("/dashboard/security", problemToast(allowed.problem, { unauthenticated: "Not linked", conflict: "Not linked", "rate-limited": "Too many attempts" }));
   return toDiscord(request, env, { kind: "link", userId: viewer.id });
 }

@@ -13,6 +13,7 @@ import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server"
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/forgot";
+import { callerOf } from "~/http/caller.server";
 
 export const meta: Route.MetaFunction = () => [
   { title: `Reset your password | ${BRAND}` },
@@ -27,7 +28,7 @@ const titles: ProblemTitles = { invalid: "Validation Error", ...throttledTitles 
 export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readSubmission(request, resetRequestSchema);
   if (!submission.ok) return answerInvalid(submission, { titles });
-  return answer(await requestPasswordReset(mailingDeps(context), request, submission.value), {
+  return answer(await requestPasswordReset(mailingDeps(context), callerOf(request), submission.value), {
     success: { title: "Check your email", description: "If an account matches, a link to reset its password is on its way." },
     titles,
   });

@@ -6,15 +6,18 @@ import { AuthPage, linkPageMeta, NewPasswordField, useAnsweredForm } from "./+sh
 import { KeyRound } from "~/components/icons";
 import { Button, buttonClass } from "~/components/ui/button";
 import { newPasswordSchema } from "~/lib/schemas/auth";
-import { checkResetLink, clearResetCookie, resetLinkCookie, resetPassword, resetTokenFrom } from "~/server/accounts/password-reset.server";
+import { checkResetLink, resetPassword } from "~/server/accounts/password-reset.server";
 import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
 import { app, mailingDeps, sessionDeps } from "~/http/context.server";
-import { answerInvalid, answerProblem, problemStatus, type ProblemTitles } from "~/http/answer.server";
+import { answerInvalid, answerProblem, type ProblemTitles } from "~/http/answer.server";
+import { problemStatus } from "~/http/problem-status.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { linkPageHeaders, NO_REFERRER } from "~/http/link-pages.server";
 import { throttledTitles } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/reset";
+import { callerOf, linkTokenCookie, tokenCookie } from "~/http/caller.server";
+import { forgetToken } from "~/server/platform/caller.server";
 
 export const meta: Route.MetaFunction = () => linkPageMeta("Choose a new password");
 
@@ -25,10 +28,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const fromLink = new URL(request.url).searchParams.get("token");
   if (fromLink !== null) {
     const link = await checkResetLink(db, fromLink);
-    const cookie = link.ok ? resetLinkCookie(fromLink, link.value.expiresAt) : clearResetCookie();
+    const cookie = link.ok ? linkTokenCookie("reset", fromLink, link.value.expiresAt) : tokenCookie(forgetToken("reset"));
     throw redirect("/auth/reset", { headers: { ...NO_REFERRER, "Set-Cookie": cookie } });
   }
-  const link = await checkResetLink(db, resetTokenFrom(request));
+  const link = await checkResetLink(db, callerOf(request).tokens.reset ?? null);
   if (!link.ok) return data({ username: null }, { status: problemStatus(link.problem) });
   return { username: link.value.username };
 }
@@ -39,10 +42,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readSubmission(request, newPasswordSchema);
   if (!submission.ok) return answerInvalid(submission, { titles });
   const deps = { ...mailingDeps(context), ...sessionDeps(context) };
-  const result = await resetPassword(deps, request, resetTokenFrom(request), submission.value.password);
+  const result = await resetPassword(deps, callerOf(request), callerOf(request).tokens.reset ?? null, submission.value.password);
   if (!result.ok) {
     const unusable = result.problem.code === "not-found";
-    return answerProblem(result.problem, { titles, headers: unusable ? { "Set-Cookie": clearResetCookie() } : undefined });
+    return answerProblem(result.problem, { titles, headers: unusable ? { "Set-Cookie": tokenCookie(forgetToken("reset")) } : undefined });
   }
   const reset = result.value;
   // The link went to the address and so proved it: keys bought with it now show as subscriptions.
@@ -50,7 +53,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirectWithToast(
     "/auth",
     { title: "Password Changed", description: "Your new password is set and every device was signed out. Log in with the new password." },
-    { headers: { "Set-Cookie": clearResetCookie() } },
+    { headers: { "Set-Cookie": tokenCookie(forgetToken("reset")) } },
   );
 }
 

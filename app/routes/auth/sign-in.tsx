@@ -24,6 +24,7 @@ import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/sign-in";
+import { callerOf } from "~/http/caller.server";
 
 export const meta: Route.MetaFunction = () => [
   { title: `Login or Sign Up | ${BRAND}` },
@@ -36,7 +37,7 @@ export const headers = passRetryAfter;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
-  if (await getViewer(db, request)) throw redirect("/");
+  if (await getViewer(db, callerOf(request))) throw redirect("/");
   return { discord: isDiscordConfigured(env), passkeys: relyingPartyFor(context, request).ok };
 }
 
@@ -55,17 +56,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = submission.value;
   switch (form.intent) {
     case "login": {
-      const result = await logIn(app(context).db, request, form);
+      const result = await logIn(app(context).db, callerOf(request), form);
       return result.ok ? redirectAfterSignIn(request, result.value) : answerProblem(result.problem, { titles, intent: form.intent });
     }
     case "signup":
-      return answer(await signUp(mailingDeps(context), request, form), {
+      return answer(await signUp(mailingDeps(context), callerOf(request), form), {
         success: { title: "Account Created!", description: "Please check your email to verify your account before logging in." },
         titles,
         intent: form.intent,
       });
     case "resend":
-      await resendVerification(mailingDeps(context), request, form);
+      await resendVerification(mailingDeps(context), callerOf(request), form);
       return answer(ok(), {
         success: { title: "Verification Email Sent", description: "If that address has an account waiting for verification, a new link is on its way." },
         intent: form.intent,

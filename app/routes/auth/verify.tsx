@@ -12,7 +12,7 @@ import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { confirmEmailSchema } from "~/lib/schemas/auth";
 import { isDiscordConfigured } from "~/server/accounts/discord.server";
-import { checkVerificationLink, clearVerificationCookie, confirmWithPassword, verificationLinkCookie, verificationTokenFrom } from "~/server/accounts/registration.server";
+import { checkVerificationLink, confirmWithPassword } from "~/server/accounts/registration.server";
 import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
 import { app } from "~/http/context.server";
 import { answerInvalid, answerProblem, problemToast } from "~/http/answer.server";
@@ -21,6 +21,8 @@ import { linkPageHeaders, NO_REFERRER } from "~/http/link-pages.server";
 import { throttledTitles } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/verify";
+import { callerOf, linkTokenCookie, tokenCookie } from "~/http/caller.server";
+import { forgetToken } from "~/server/platform/caller.server";
 
 const FAILED = { "not-found": "Verification Failed" };
 
@@ -33,10 +35,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const fromLink = new URL(request.url).searchParams.get("token");
   if (fromLink !== null) {
     const link = await checkVerificationLink(db, fromLink);
-    if (!link.ok) return redirectWithToast("/auth", problemToast(link.problem, FAILED), { headers: { ...NO_REFERRER, "Set-Cookie": clearVerificationCookie() } });
-    throw redirect("/auth/verify", { headers: { ...NO_REFERRER, "Set-Cookie": verificationLinkCookie(fromLink, link.value.expiresAt) } });
+    if (!link.ok) return redirectWithToast("/auth", problemToast(link.problem, FAILED), { headers: { ...NO_REFERRER, "Set-Cookie": tokenCookie(forgetToken("verify")) } });
+    throw redirect("/auth/verify", { headers: { ...NO_REFERRER, "Set-Cookie": linkTokenCookie("verify", fromLink, link.value.expiresAt) } });
   }
-  const link = await checkVerificationLink(db, verificationTokenFrom(request));
+  const link = await checkVerificationLink(db, callerOf(request).tokens.verify ?? null);
   if (!link.ok) return { account: null };
   const { id, username, email, withDiscord } = link.value;
   return { account: { id, username, email, withDiscord: withDiscord && isDiscordConfigured(app(context).env) } };
@@ -48,8 +50,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
   const submission = await readSubmission(request, confirmEmailSchema);
   if (!submission.ok) return answerInvalid(submission, { titles });
-  const verified = await confirmWithPassword(db, request, verificationTokenFrom(request), submission.value);
-  const cleared = { headers: { "Set-Cookie": clearVerificationCookie() } };
+  const verified = await confirmWithPassword(db, callerOf(request), callerOf(request).tokens.verify ?? null, submission.value);
+  const cleared = { headers: { "Set-Cookie": tokenCookie(forgetToken("verify")) } };
   if (!verified.ok && verified.problem.code !== "not-found") return answerProblem(verified.problem, { titles });
   if (!verified.ok) return redirectWithToast("/auth", problemToast(verified.problem, FAILED), cleared);
   // The owner of the mailbox confirmed it: keys bought with the address become this account's.

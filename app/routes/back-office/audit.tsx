@@ -9,7 +9,7 @@ import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { describedBy, Field, FieldError, inputClass } from "~/components/ui/field";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
-import { problemStatus } from "~/http/answer.server";
+import { problemStatus } from "~/http/problem-status.server";
 import { app } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
 import { actionGroup, actionLabel } from "~/lib/audit";

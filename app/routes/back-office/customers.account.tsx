@@ -17,7 +17,7 @@ import { formatUsd } from "~/lib/format";
 import type { Result } from "~/lib/result";
 import { type Capability, can, ROLE_LABEL } from "~/lib/roles";
 import { customerActionSchema, customerInputTitle } from "~/lib/schemas/customers";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { assignRole, banCustomer, endCustomerSessions, unbanCustomer } from "~/server/admin/customer-actions.server";
 import { customerAccount } from "~/server/admin/customers.server";
 import { memberRoleSync } from "~/server/hub/discord/role-setup.server";
@@ -26,6 +26,7 @@ import { DiscordRolesCard } from "./+shared/customers/discord-roles-card";
 import { creditBalance } from "~/server/payments/reseller-balance.server";
 import { resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/customers.account";
+import { callerOf } from "~/http/caller.server";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("customers.view")];
 
@@ -33,7 +34,7 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderD
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
-  const customer = await customerAccount(db, params.id, request, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS));
+  const customer = await customerAccount(db, params.id, callerOf(request), resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS));
   if (!customer) throw notFound("No such customer");
   const { role, id } = currentViewer(context);
   const allowed = (capability: Capability) => can(role, capability);

@@ -13,16 +13,18 @@ import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
 import { can } from "~/lib/roles";
-import { type LicenceChangeInput, licenceAdminSchema, licenceInputTitle, licenceLookupSchema } from "~/lib/schemas/licences";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { licenceAdminSchema, licenceInputTitle, licenceLookupSchema } from "~/lib/schemas/licences";
+import { clientAddress } from "~/http/caller.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { compensateLicences, recentCompensations } from "~/server/licences/compensation.server";
-import { licenceForAdmin, manageLicence, resetCooldownMs } from "~/server/licences/licences.server";
+import { type LicenceChange, licenceForAdmin, manageLicence, resetCooldownMs } from "~/server/licences/licences.server";
 import { LicenceLookup } from "./+shared/licence-lookup";
 import { CompensationCard } from "./+shared/licences/compensation-card";
 import { ActionsCards } from "./+shared/licences/licence-actions";
 import { LicenceCard } from "./+shared/licences/licence-card";
 import type { Route } from "./+types/licences";
+import { formatDuration } from "~/lib/format";
+import { type Toast } from "~/lib/toast";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("licences.reset")];
 
@@ -56,15 +58,27 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return { key, may, time, licence: key ? await licenceForAdmin(db, key, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)) : null, error: undefined };
 }
 
-const SUCCESS_TITLE: Record<LicenceChangeInput["intent"], string> = {
-  "reset-hwid": "PC reset",
-  "ban-key": "Key banned",
-  "unban-key": "Key unbanned",
-  "ban-hwid": "PC banned",
-  "unban-hwid": "PC unbanned",
-  pause: "Key paused",
-  resume: "Key resumed",
-};
+/** What each change means for the program, as the toast says it. */
+function changeToast(change: LicenceChange): Toast {
+  switch (change.intent) {
+    case "reset-hwid":
+      return { title: "PC reset", description: "PC reset: the next validation binds a new one" };
+    case "ban-key":
+      return { title: "Key banned", description: "Key banned: it answers BANNED from now on" };
+    case "unban-key":
+      return { title: "Key unbanned", description: "Key unbanned" };
+    case "ban-hwid":
+      return { title: "PC banned", description: "PC banned: every key answers BANNED on it" };
+    case "unban-hwid":
+      return { title: "PC unbanned", description: "PC unbanned" };
+    case "pause":
+      return { title: "Key paused", description: "Key paused: it answers SUSPENDED and its time stands still until it is resumed" };
+    case "resume": {
+      const moved = change.expiryMovedByMs;
+      return { title: "Key resumed", description: moved === null ? "Key resumed: its clock starts at its first use" : `Key resumed: its expiry moved out by ${formatDuration(moved)}` };
+    }
+  }
+}
 
 const titles: ProblemTitles = {
   invalid: licenceInputTitle,
@@ -86,7 +100,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     });
   }
   return answer(await manageLicence(db, viewer, form, clientAddress(request)), {
-    success: (message) => ({ title: SUCCESS_TITLE[form.intent], description: message }),
+    success: changeToast,
     titles,
     intent: form.intent,
   });

@@ -5,7 +5,7 @@ import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server"
 import { app } from "~/http/context.server";
 import { readStaffAction } from "~/http/staff-action.server";
 import { cryptoQueueSchema } from "~/lib/crypto-orders";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/payments/crypto-review.server";
 import type { Route } from "./+types/manage-codes.crypto-orders";
 

@@ -7,7 +7,7 @@ import { readStaffAction } from "~/http/staff-action.server";
 import type { Problem } from "~/lib/result";
 import { stockFormSchema } from "~/lib/schemas/stock";
 import type { Toast } from "~/lib/toast";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { removeAvailableCode, type Restocked, stockCodes } from "~/server/fulfilment/restock.server";
 import { setStockThreshold } from "~/server/fulfilment/stock-alerts.server";
 import type { Route } from "./+types/manage-codes.stock";

@@ -25,7 +25,7 @@ import { orderActionSchema } from "~/lib/schemas/orders";
 import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/admin/order-actions.server";
 import { orderDetail } from "~/server/admin/order-page.server";
 import { findOrder } from "~/server/admin/orders.server";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import type { Route } from "./+types/order";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("orders.view")];

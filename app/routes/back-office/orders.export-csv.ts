@@ -9,7 +9,7 @@ import { orderListSchema } from "~/lib/schemas/orders";
 import { exportOrders } from "~/server/admin/export.server";
 import { exportFilename } from "~/server/platform/csv.server";
 import { orderFilters } from "~/server/admin/orders.server";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import type { Route } from "./+types/orders.export-csv";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("export")];

@@ -8,7 +8,7 @@ import { checkForm } from "~/lib/form-schema";
 import { keyExportSchema } from "~/lib/schemas/orders";
 import { exportKeys } from "~/server/admin/export.server";
 import { exportFilename } from "~/server/platform/csv.server";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import type { Route } from "./+types/orders.keys-csv";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("export")];

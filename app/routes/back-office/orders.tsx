@@ -25,7 +25,7 @@ import { can } from "~/lib/roles";
 import { manualOrderSchema, orderListSchema } from "~/lib/schemas/orders";
 import { createManualOrder } from "~/server/admin/order-actions.server";
 import { listOrders, orderFilters, undeliveredOrders } from "~/server/admin/orders.server";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { allVariants } from "~/server/catalogue/catalogue.server";
 import type { Route } from "./+types/orders";
 

@@ -1,7 +1,6 @@
 // /checkout/demo/:id — the local stand-in for Shopify's hosted checkout (development and tests
 // only). Paying sends our own webhook endpoint the signed order Shopify would send; once paid, the
 // signed-in buyer who placed it sees the order's keys here as they are handed out.
-import { exports } from "cloudflare:workers";
 import { useEffect } from "react";
 import { Form, useNavigation } from "react-router";
 import { updateCart } from "~/components/cart/cart-store";
@@ -14,6 +13,7 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { answerProblem } from "~/http/answer.server";
 import { app } from "~/http/context.server";
+import { deliverToSelf } from "~/http/loopback.server";
 import { readSubmission } from "~/http/submission.server";
 import { notFound } from "~/http/refusals.server";
 import { cartTotal, checkoutPaid } from "~/lib/cart";
@@ -23,6 +23,7 @@ import { getViewer } from "~/server/accounts/session.server";
 import { DEMO_CHECKOUT_ENABLED, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
 import { type BuyerOrderKeys, keysOfOrder } from "~/server/fulfilment/buyer-order.server";
 import type { Route } from "./+types/checkout-demo";
+import { callerOf } from "~/http/caller.server";
 
 export const meta: Route.MetaFunction = () => [{ title: "Demo checkout" }, { name: "robots", content: "noindex" }];
 
@@ -32,7 +33,7 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   const checkout = await getDemoCheckout(db, params.id);
   if (!checkout) throw notFound();
   // The keys of the paid order, like the crypto tracker shows them: only to the signed-in buyer who placed it.
-  const viewer = checkout.orderId ? await getViewer(db, request) : null;
+  const viewer = checkout.orderId ? await getViewer(db, callerOf(request)) : null;
   const keys = checkout.orderId && viewer && viewer.id === checkout.userId ? await keysOfOrder(db, checkout.orderId) : null;
   return {
     lines: checkout.lines,
@@ -48,7 +49,7 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   const submission = await readSubmission(request, demoPaySchema);
   const result = submission.ok
-    ? await payDemoCheckout(db, env.SHOPIFY_WEBHOOK_SECRET, params.id, submission.value.email, (webhook) => exports.default.fetch(webhook), new URL(request.url).origin)
+    ? await payDemoCheckout(db, env.SHOPIFY_WEBHOOK_SECRET, params.id, submission.value.email, (webhook) => deliverToSelf(request, webhook))
     : submission;
   // The problem is shown in the page, next to the e-mail when it is about that; this page has no toasts.
   if (!result.ok) return answerProblem(result.problem);

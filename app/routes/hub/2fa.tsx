@@ -20,6 +20,7 @@ import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/2fa";
+import { callerOf } from "~/http/caller.server";
 
 export const meta: Route.MetaFunction = () => [{ title: `Two-Factor Authentication | ${BRAND}` }];
 
@@ -44,13 +45,13 @@ export async function action({ request, context }: Route.ActionArgs) {
         intent: form.intent,
       });
     case "confirm":
-      return answer(await confirmEnrolment(sessionDeps(context), env.TOTP_ENCRYPTION_KEY, viewer, request, form.code), {
+      return answer(await confirmEnrolment(sessionDeps(context), env.TOTP_ENCRYPTION_KEY, viewer, callerOf(request), form.code), {
         success: { title: "Two-factor authentication enabled", description: OTHER_SESSIONS_ENDED },
         titles: throttledTitles,
         intent: form.intent,
       });
     case "disable":
-      return answer(await disableTwoFactor(sessionDeps(context), env.TOTP_ENCRYPTION_KEY, viewer, request, form.code), {
+      return answer(await disableTwoFactor(sessionDeps(context), env.TOTP_ENCRYPTION_KEY, viewer, callerOf(request), form.code), {
         success: { title: "Two-factor authentication disabled", description: OTHER_SESSIONS_ENDED },
         titles: throttledTitles,
         intent: form.intent,

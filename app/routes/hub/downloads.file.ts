@@ -1,6 +1,6 @@
 // GET /dashboard/downloads/:id — the file itself, streamed from R2 after the session (dashboard
 // middleware) and, for subscription-only files, an active subscription have been checked.
-import { problemStatus } from "~/http/answer.server";
+import { problemStatus } from "~/http/problem-status.server";
 import { currentViewer } from "~/http/guards.server";
 import { contentDisposition, openDownload } from "~/server/hub/downloads.server";
 import { app } from "~/http/context.server";

@@ -20,7 +20,7 @@ import { formatFileSize } from "~/lib/format";
 import { ok } from "~/lib/result";
 import { MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE, uploadSchema } from "~/lib/schemas/downloads";
 import { activeFiles, downloadAccess, uploadFile } from "~/server/hub/downloads.server";
-import { MAX_FORM_BYTES, readForm } from "~/server/platform/request-body.server";
+import { MAX_FORM_BYTES, readForm } from "~/http/request-body.server";
 import type { Route } from "./+types/downloads";
 
 export const meta: Route.MetaFunction = () => [{ title: `Downloads | ${BRAND}` }];

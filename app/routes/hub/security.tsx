@@ -22,7 +22,7 @@ import { notFound } from "~/http/refusals.server";
 import { DiscordCard } from "./+shared/discord-card";
 import { listPasskeys } from "~/server/accounts/passkeys.server";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
-import { clearSessionCookie, listSessions } from "~/server/accounts/session.server";
+import { listSessions } from "~/server/accounts/session.server";
 import { answer, answerInvalid } from "~/http/answer.server";
 import { app, linkDeps, mailingDeps, sessionDeps } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
@@ -30,8 +30,9 @@ import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
 import { relyingPartyFor } from "~/http/passkeys.server";
 import { readSubmission } from "~/http/submission.server";
-import { clientAddress } from "~/server/accounts/throttle.server";
 import type { Route } from "./+types/security";
+import { callerOf, tokenCookie } from "~/http/caller.server";
+import { forgetToken } from "~/server/platform/caller.server";
 
 export const meta: Route.MetaFunction = () => [{ title: `Security | ${BRAND}` }];
 
@@ -41,7 +42,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const { id } = currentViewer(context);
   return {
-    sessions: await listSessions(db, id, request),
+    sessions: await listSessions(db, id, callerOf(request)),
     passkeys: await listPasskeys(db, id),
     passkeysAvailable: relyingPartyFor(context, request).ok,
     discord: await discordCardOf(db, env, id),
@@ -56,14 +57,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = submission.value;
   switch (form.intent) {
     case "end-session": {
-      const result = await endOneSession(deps, viewer, request, form.session);
+      const result = await endOneSession(deps, viewer, callerOf(request), form.session);
       if (result.ok && result.value.endedCurrent) {
-        return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": clearSessionCookie() } });
+        return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": tokenCookie(forgetToken("session")) } });
       }
       return answer(result, { success: { title: "Session ended", description: "That device is signed out." }, intent: form.intent });
     }
     case "end-other-sessions":
-      return answer(await endOtherSessions(deps, viewer, request), {
+      return answer(await endOtherSessions(deps, viewer, callerOf(request)), {
         success: ({ ended }) => ({
           title: "Signed out everywhere else",
           description: ended === 0 ? "No other device was signed in." : `${ended} other session${ended === 1 ? "" : "s"} ended.`,
@@ -73,8 +74,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "link-simulated-discord": {
       const { db, env } = app(context);
       if (isDiscordConfigured(env) || !discordSetup(env, db).simulated) throw notFound();
-      const allowed = await mayLinkDiscord(db, request, viewer.id, form.password);
-      const linked = allowed.ok ? await linkSimulatedDiscord(linkDeps(context), viewer, clientAddress(request)) : allowed;
+      const caller = callerOf(request);
+      const allowed = await mayLinkDiscord(db, caller, viewer.id, form.password);
+      const linked = allowed.ok ? await linkSimulatedDiscord(linkDeps(context), viewer, caller.ip) : allowed;
       return answer(linked, {
         success: { title: "Discord linked", description: "The simulated Discord account is linked; your roles follow in a moment." },
         titles: { unauthenticated: "Not linked", conflict: "Not linked", ...throttledTitles },
@@ -82,7 +84,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       });
     }
     case "unlink-discord": {
-      const unlinked = await unlinkDiscord(deps.db, viewer.id, clientAddress(request));
+      const unlinked = await unlinkDiscord(deps.db, viewer.id, callerOf(request).ip);
       // The roles the shop gave that Discord account are taken back now.
       if (unlinked.ok) await queueRoleSync(app(context).env.FULFILMENT_QUEUE, [viewer.id]);
       return answer(unlinked, {
@@ -92,7 +94,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       });
     }
     case "change-password":
-      return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, request, form), {
+      return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, callerOf(request), form), {
         success: { title: "Password changed", description: "Every other device has been signed out." },
         titles: { unauthenticated: "Wrong password", ...throttledTitles },
         intent: form.intent,

@@ -24,7 +24,7 @@ import { passRetryAfter } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import { orderOnItsWay } from "~/server/fulfilment/shopify-webhook.server";
 import { subscriptionsOf } from "~/server/fulfilment/subscriptions.server";
-import { clientAddress } from "~/server/accounts/throttle.server";
+import { clientAddress } from "~/http/caller.server";
 import { licencesOf, resetCooldownDays, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
 import type { Route } from "./+types/subscriptions";
 

@@ -4,7 +4,7 @@ import { useShop } from "~/components/shop";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
-import { publicPageHeaders } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/affiliate";
 
 export const headers = publicPageHeaders;

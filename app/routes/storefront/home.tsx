@@ -16,7 +16,7 @@ import type { Toast } from "~/lib/toast";
 import { CatalogueError } from "~/server/catalogue/catalogue.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
-import { publicPageHeaders } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/home";
 
 export const meta: Route.MetaFunction = ({ loaderData }) => {

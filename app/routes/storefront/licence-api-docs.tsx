@@ -2,7 +2,7 @@
 // docs/licence-api.md the repository holds (linked from the staff's Licences page).
 import licenceApi from "../../../docs/licence-api.md?raw";
 import { BRAND } from "~/lib/brand";
-import { publicPageHeaders } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders } from "~/http/edge-cache.server";
 import { renderMarkdown } from "~/server/platform/markdown.server";
 import type { Route } from "./+types/licence-api-docs";
 

@@ -16,7 +16,7 @@ import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
 import { notFound } from "~/http/refusals.server";
 import { productStatus } from "~/server/hub/status.server";
-import { publicPageHeaders } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/product";
 
 export const headers = publicPageHeaders;

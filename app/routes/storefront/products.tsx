@@ -5,7 +5,7 @@ import { BRAND } from "~/lib/brand";
 import { formatPrice } from "~/lib/plans";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
-import { publicPageHeaders } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/products";
 
 export const headers = publicPageHeaders;

@@ -1,5 +1,5 @@
 // /robots.txt: index the storefront, not the private areas.
-import { PUBLIC_CACHE_CONTROL } from "~/server/platform/edge-cache.server";
+import { PUBLIC_CACHE_CONTROL } from "~/http/edge-cache.server";
 import type { Route } from "./+types/robots";
 
 export function loader({ request }: Route.LoaderArgs) {

@@ -2,7 +2,7 @@
 import { escapeHtml } from "~/server/platform/html.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
-import { PUBLIC_CACHE_CONTROL } from "~/server/platform/edge-cache.server";
+import { PUBLIC_CACHE_CONTROL } from "~/http/edge-cache.server";
 import type { Route } from "./+types/sitemap";
 
 export async function loader({ request, context }: Route.LoaderArgs) {

@@ -20,8 +20,9 @@ import { PRODUCT_STATUS_BADGE, PRODUCT_STATUS_MEANING, PRODUCT_STATUSES } from "
 import { getViewer } from "~/server/accounts/session.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { latestStatusUpdates, postStatusUpdate, productStatuses, statusAuthor } from "~/server/hub/status.server";
-import { publicPageHeaders, purgePages } from "~/server/platform/edge-cache.server";
+import { publicPageHeaders, purgePages } from "~/http/edge-cache.server";
 import type { Route } from "./+types/status";
+import { callerOf } from "~/http/caller.server";
 
 export const headers = publicPageHeaders;
 
@@ -57,7 +58,7 @@ const titles: ProblemTitles = { unauthenticated: POST_FAILED, forbidden: POST_FA
 export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
   // Who is posting is settled before the form is read.
-  const author = statusAuthor(await getViewer(db, request));
+  const author = statusAuthor(await getViewer(db, callerOf(request)));
   if (!author.ok) return answerProblem(author.problem, { titles });
   const submission = await readSubmission(request, statusUpdateSchema);
   if (!submission.ok) return answerInvalid(submission, { titles });

@@ -9,11 +9,11 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { userRoles, users } from "../platform/db/schema.server";
 import { createSession } from "./session.server";
-import { clientAddress } from "./throttle.server";
+import type { Caller, TokenChange } from "../platform/caller.server";
 
-/** The cookie a proven identity gets: its session, or the challenge when a second factor is due. */
-export interface SignInCookie {
-  cookie: string;
+/** The token a proven identity gets: its session, or the challenge when a second factor is due. */
+export interface SignIn {
+  token: TokenChange;
   secondFactor: boolean;
 }
 
@@ -21,7 +21,7 @@ export interface SignInCookie {
  * Whether the account may sign in at all: `forbidden` (and an audit entry) when it is banned.
  * Answers the account's role, so the caller can tell a staff sign-in.
  */
-export async function admit(db: Db, userId: string, request: Request): Promise<Result<{ role: Role | null }>> {
+export async function admit(db: Db, userId: string, caller: Caller): Promise<Result<{ role: Role | null }>> {
   const row = await db
     .select({ bannedAt: users.bannedAt, role: userRoles.role })
     .from(users)
@@ -30,18 +30,18 @@ export async function admit(db: Db, userId: string, request: Request): Promise<R
     .get();
   if (!row) return fail("unauthenticated", "This account no longer exists.");
   if (row.bannedAt !== null) {
-    await audit(db, userId, "sign-in.banned", userId, {}, clientAddress(request));
+    await audit(db, userId, "sign-in.banned", userId, {}, caller.ip);
     return fail("forbidden", ACCOUNT_SUSPENDED);
   }
   return ok({ role: row.role });
 }
 
 /** Opens a session for a proven identity, unless the account is banned. Staff sign-ins are audited. */
-export async function openSession(db: Db, userId: string, request: Request, now = Date.now()): Promise<Result<SignInCookie>> {
-  const admitted = await admit(db, userId, request);
+export async function openSession(db: Db, userId: string, caller: Caller, now = Date.now()): Promise<Result<SignIn>> {
+  const admitted = await admit(db, userId, caller);
   if (!admitted.ok) return admitted;
-  const cookie = await createSession(db, userId, request, now);
+  const token = await createSession(db, userId, caller, now);
   const { role } = admitted.value;
-  if (role) await audit(db, userId, "staff.sign-in", userId, { role }, clientAddress(request));
-  return ok({ cookie, secondFactor: false });
+  if (role) await audit(db, userId, "staff.sign-in", userId, { role }, caller.ip);
+  return ok({ token, secondFactor: false });
 }

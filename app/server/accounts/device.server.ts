@@ -28,10 +28,3 @@ export function describeDevice(userAgent: string | null): string {
   if (browser && system) return `${browser} on ${system}`;
   return browser ?? system ?? "Unknown device";
 }
-
-/** Roughly where a request comes from, as Cloudflare located it ("Berlin, DE"), when it did. */
-export function placeOf(request: Request): string | null {
-  const cf = (request as { cf?: { city?: unknown; country?: unknown } }).cf;
-  const parts = [cf?.city, cf?.country].filter((part): part is string => typeof part === "string" && part !== "");
-  return parts.length > 0 ? parts.join(", ").slice(0, 100) : null;
-}

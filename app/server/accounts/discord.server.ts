@@ -1,4 +1,4 @@
-// Optional "Continue with Discord" (OAuth 2 with PKCE and a state cookie). This is the only module
+// Optional "Continue with Discord" (OAuth 2 with PKCE and a state the browser keeps). This is the only module
 // that knows arctic. A Discord account signs in to the account it is linked to. Discord's word on
 // an e-mail address proves nothing to the shop (decision 042): a Discord account that is not linked
 // yet opens a registration of its address, which works only once the one who holds the mailbox
@@ -10,7 +10,6 @@ import { and, eq, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit } from "../platform/audit.server";
-import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
 import { oauthAccounts, passkeys, profiles } from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
@@ -19,16 +18,15 @@ import { findByEmail, findById } from "./directory.server";
 import { openAccount } from "./open-account.server";
 import { verifyPassword } from "./password.server";
 import { checkVerificationLink, sendVerification, verifyEmail } from "./registration.server";
-import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
+import { attemptSucceeded, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
+import { type Caller, forgetToken, keepToken, type TokenChange } from "../platform/caller.server";
 
 export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECRET">;
 
-const STATE_COOKIE = "__Host-discord-state";
-const VERIFIER_COOKIE = "__Host-discord-verifier";
-// What the flow is for when it is not a sign-in: "link:<account id>" (the member who started it)
-// or "confirm" (an address, with the verification link's cookie).
-const MODE_COOKIE = "__Host-discord-mode";
-const COOKIE_SECONDS = 10 * 60;
+// The round trip's state, PKCE verifier and, when it is not a sign-in, what it is for
+// ("link:<account id>", the member who started it, or "confirm", an address with the verification
+// link's token) wait in the browser for ten minutes.
+const ROUND_TRIP_SECONDS = 10 * 60;
 const USER_ENDPOINT = "https://discord.com/api/users/@me";
 
 export function isDiscordConfigured(config: DiscordConfig): boolean {
@@ -41,21 +39,24 @@ const client = (config: DiscordConfig, origin: string) =>
 /** What a Discord round trip is for: signing in, linking it to a member, or confirming an address. */
 export type DiscordMode = { kind: "sign-in" } | { kind: "link"; userId: string } | { kind: "confirm" };
 
-/** Where to send the browser, and the cookies that tie the callback to this browser and say what it is for. */
-export function startDiscordSignIn(config: DiscordConfig, origin: string, mode: DiscordMode = { kind: "sign-in" }): { url: string; cookies: string[] } {
+/** Where to send the browser, and the tokens that tie the callback to this browser and say what it is for. */
+export function startDiscordSignIn(config: DiscordConfig, origin: string, mode: DiscordMode = { kind: "sign-in" }): { url: string; tokens: TokenChange[] } {
   const state = generateState();
   const verifier = generateCodeVerifier();
   // guilds.join: a member linked to the shop is added to its server with their roles (decision 064).
   const url = client(config, origin).createAuthorizationURL(state, verifier, ["identify", "email", "guilds.join"]);
-  const cookies = [serializeCookie(STATE_COOKIE, state, COOKIE_SECONDS), serializeCookie(VERIFIER_COOKIE, verifier, COOKIE_SECONDS)];
   const value = mode.kind === "link" ? `link:${mode.userId}` : mode.kind === "confirm" ? "confirm" : null;
-  cookies.push(value ? serializeCookie(MODE_COOKIE, value, COOKIE_SECONDS) : clearCookie(MODE_COOKIE));
-  return { url: url.toString(), cookies };
+  const tokens = [
+    keepToken("discordState", state, ROUND_TRIP_SECONDS),
+    keepToken("discordVerifier", verifier, ROUND_TRIP_SECONDS),
+    value ? keepToken("discordMode", value, ROUND_TRIP_SECONDS) : forgetToken("discordMode"),
+  ];
+  return { url: url.toString(), tokens };
 }
 
 /** What the round trip the callback finishes was started for (see `startDiscordSignIn`). */
-export function discordModeOf(request: Request): DiscordMode {
-  const value = readCookie(request, MODE_COOKIE) ?? "";
+export function discordModeOf(caller: Caller): DiscordMode {
+  const value = caller.tokens.discordMode ?? "";
   if (value === "confirm") return { kind: "confirm" };
   return value.startsWith("link:") ? { kind: "link", userId: value.slice("link:".length) } : { kind: "sign-in" };
 }
@@ -68,9 +69,15 @@ interface DiscordUser {
   avatar?: string | null;
 }
 
-/** The cookies that tie a callback to its browser, cleared: the callback uses them once, whatever its outcome. */
-export function clearDiscordCookies(): string[] {
-  return [clearCookie(STATE_COOKIE), clearCookie(VERIFIER_COOKIE), clearCookie(MODE_COOKIE)];
+/** The tokens that tie a callback to its browser, forgotten: the callback uses them once, whatever its outcome. */
+export function forgetDiscordRoundTrip(): TokenChange[] {
+  return [forgetToken("discordState"), forgetToken("discordVerifier"), forgetToken("discordMode")];
+}
+
+/** What Discord sent the browser back with: the authorisation code and the state it was given. */
+export interface DiscordCallback {
+  code: string | null;
+  state: string | null;
 }
 
 /** A username not taken yet, made from the Discord one. */
@@ -94,7 +101,7 @@ const linkedAccount = (db: Db, discordId: string) =>
     .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.providerUserId, discordId)))
     .get();
 
-async function accountFor(deps: MailingDeps, discordUser: DiscordUser, request: Request, now: number): Promise<Result<DiscordSignIn>> {
+async function accountFor(deps: MailingDeps, discordUser: DiscordUser, caller: Caller, now: number): Promise<Result<DiscordSignIn>> {
   const { db } = deps;
   const link = await linkedAccount(db, discordUser.id);
   // A registration that lapsed unverified is gone (findById does not find it), and its link with it.
@@ -116,28 +123,25 @@ async function accountFor(deps: MailingDeps, discordUser: DiscordUser, request: 
   // replaces it; the new one waits for the same confirmation.
   const avatarUrl = discordUser.avatar ? `https://cdn.discordapp.com/avatars/${discordUser.id}/${discordUser.avatar}.png?size=128` : null;
   const username = await freeUsername(db, discordUser.username);
-  const opened = await openAccount(db, { email, username, passwordHash: null, verifiedAt: null, avatarUrl }, { how: "discord", ip: clientAddress(request), now });
+  const opened = await openAccount(db, { email, username, passwordHash: null, verifiedAt: null, avatarUrl }, { how: "discord", ip: caller.ip, now });
   if (!opened.ok) return opened;
   await db
     .insert(oauthAccounts)
     .values({ provider: "discord", providerUserId: discordUser.id, providerUsername: discordUser.username, userId: opened.value.id, createdAt: now })
     .onConflictDoNothing();
-  await sendVerification(deps, { id: opened.value.id, email, username, createdAt: now }, new URL(request.url).origin, now);
+  await sendVerification(deps, { id: opened.value.id, email, username, createdAt: now }, caller.origin, now);
   return ok({ kind: "confirm-email", email });
 }
 
 /** The Discord account the callback's code stands for, once the state proves the callback is this browser's. */
-async function discordUserOf(config: DiscordConfig, request: Request): Promise<Result<DiscordUser & { accessToken: string }>> {
-  const url = new URL(request.url);
-  const state = url.searchParams.get("state");
-  const code = url.searchParams.get("code");
-  const expectedState = readCookie(request, STATE_COOKIE);
-  const verifier = readCookie(request, VERIFIER_COOKIE);
+async function discordUserOf(config: DiscordConfig, caller: Caller, { code, state }: DiscordCallback): Promise<Result<DiscordUser & { accessToken: string }>> {
+  const expectedState = caller.tokens.discordState;
+  const verifier = caller.tokens.discordVerifier;
   if (!state || !code || !expectedState || !verifier || state !== expectedState) {
     return fail("unauthenticated", "The sign-in link expired or did not come from this browser. Please try again.");
   }
   try {
-    const tokens = await client(config, url.origin).validateAuthorizationCode(code, verifier);
+    const tokens = await client(config, caller.origin).validateAuthorizationCode(code, verifier);
     const accessToken = tokens.accessToken();
     const response = await fetch(USER_ENDPOINT, { headers: { Authorization: `Bearer ${accessToken}` } });
     if (!response.ok) throw new Error(`Discord answered ${response.status}`);
@@ -151,11 +155,11 @@ async function discordUserOf(config: DiscordConfig, request: Request): Promise<R
 /**
  * Completes the sign-in Discord sent the browser back with: the linked account to sign in to, or
  * the address whose confirmation link was just mailed. Starting the session (`signInAs`) and
- * clearing the state cookies (`clearDiscordCookies`) are the caller's.
+ * forgetting the round trip (`forgetDiscordRoundTrip`) are the edge's.
  */
-export async function finishDiscordSignIn(deps: MailingDeps, config: DiscordConfig, request: Request, now = Date.now()): Promise<Result<DiscordSignIn>> {
-  const discordUser = await discordUserOf(config, request);
-  return discordUser.ok ? accountFor(deps, discordUser.value, request, now) : discordUser;
+export async function finishDiscordSignIn(deps: MailingDeps, config: DiscordConfig, caller: Caller, callback: DiscordCallback, now = Date.now()): Promise<Result<DiscordSignIn>> {
+  const discordUser = await discordUserOf(config, caller, callback);
+  return discordUser.ok ? accountFor(deps, discordUser.value, caller, now) : discordUser;
 }
 
 /**
@@ -163,11 +167,11 @@ export async function finishDiscordSignIn(deps: MailingDeps, config: DiscordConf
  * account has one), so a session left open somewhere is not enough to add a way in. An account
  * links one Discord account at a time.
  */
-export async function mayLinkDiscord(db: Db, request: Request, userId: string, password: string, now = Date.now()): Promise<Result> {
+export async function mayLinkDiscord(db: Db, caller: Caller, userId: string, password: string, now = Date.now()): Promise<Result> {
   if (await linkOf(db, userId)) return fail("conflict", "A Discord account is linked already: unlink it first.");
   const account = await findById(db, userId, now);
   if (!account?.passwordHash) return ok();
-  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), userId), now);
+  const reservation = await reserveAttempt(db, throttleKeys(caller.ip, userId), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "password attempts");
   if (!(await verifyPassword(password, account.passwordHash))) return fail("unauthenticated", "Wrong password", { field: "password" });
   await attemptSucceeded(db, reservation);
@@ -184,10 +188,10 @@ export interface DiscordLink {
  * Completes a link started on the Security page by `mode.userId`, if that member is still the one
  * signed in: the Discord account becomes a way into their account, audited and e-mailed to them.
  */
-export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, request: Request, userId: string, now = Date.now()): Promise<Result<DiscordLink>> {
-  const discordUser = await discordUserOf(config, request);
+export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, caller: Caller, callback: DiscordCallback, userId: string, now = Date.now()): Promise<Result<DiscordLink>> {
+  const discordUser = await discordUserOf(config, caller, callback);
   if (!discordUser.ok) return discordUser;
-  const linked = await recordDiscordLink(deps, userId, discordUser.value, clientAddress(request), now);
+  const linked = await recordDiscordLink(deps, userId, discordUser.value, caller.ip, now);
   return linked.ok ? ok({ discordId: discordUser.value.id, accessToken: discordUser.value.accessToken }) : linked;
 }
 
@@ -236,13 +240,14 @@ export async function unlinkDiscord(db: Db, userId: string, ip: string | null, n
 
 /**
  * Confirms the address of a registration that a Discord sign-in opened: the verification link's
- * cookie proves the mailbox, and the round trip proves the Discord account linked to it. Answers
+ * token proves the mailbox, and the round trip proves the Discord account linked to it. Answers
  * the account, verified, for the caller to claim the address's keys and sign it in.
  */
-export async function confirmWithDiscord(db: Db, config: DiscordConfig, request: Request, token: string | null, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+export async function confirmWithDiscord(db: Db, config: DiscordConfig, caller: Caller, callback: DiscordCallback, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+  const token = caller.tokens.verify ?? null;
   const registration = await checkVerificationLink(db, token, now);
   if (!registration.ok) return registration;
-  const discordUser = await discordUserOf(config, request);
+  const discordUser = await discordUserOf(config, caller, callback);
   if (!discordUser.ok) return discordUser;
   const link = await linkedAccount(db, discordUser.value.id);
   if (link?.userId !== registration.value.id) return fail("forbidden", "This is not the Discord account that signed up with this address.");

@@ -4,41 +4,36 @@
 // Five failed attempts end the challenge.
 import { eq, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
-import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { loginChallenges, users } from "../platform/db/schema.server";
-import { openSession, type SignInCookie } from "./admission.server";
-import { attemptSucceeded, clientAddress, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
+import { openSession, type SignIn } from "./admission.server";
+import { attemptSucceeded, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 import { verifySecondFactor } from "./two-factor.server";
+import { type Caller, keepToken, type TokenChange } from "../platform/caller.server";
 
-export const CHALLENGE_COOKIE = "__Host-2fa";
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 export const MAX_CHALLENGE_ATTEMPTS = 5;
 
-export async function startChallenge(db: Db, userId: string, now = Date.now()): Promise<string> {
+/** Starts the second step for `userId`: the challenge token the browser keeps meanwhile. */
+export async function startChallenge(db: Db, userId: string, now = Date.now()): Promise<TokenChange> {
   const token = randomToken();
   await db.delete(loginChallenges).where(eq(loginChallenges.userId, userId));
   await db.insert(loginChallenges).values({ id: await sha256Hex(token), userId, expiresAt: now + CHALLENGE_TTL_MS });
-  return serializeCookie(CHALLENGE_COOKIE, token, CHALLENGE_TTL_MS / 1000);
+  return keepToken("challenge", token, CHALLENGE_TTL_MS / 1000);
 }
 
-async function challengeFrom(db: Db, request: Request, now: number) {
-  const id = await tokenHash(readCookie(request, CHALLENGE_COOKIE));
+async function challengeFrom(db: Db, caller: Caller, now: number) {
+  const id = await tokenHash(caller.tokens.challenge ?? null);
   if (!id) return null;
   const row = await db.select().from(loginChallenges).where(eq(loginChallenges.id, id)).get();
   if (!row || row.expiresAt <= now || row.attempts >= MAX_CHALLENGE_ATTEMPTS) return null;
   return row;
 }
 
-/** Ends the challenge in the browser, once it has been passed or has to start over. */
-export function clearChallengeCookie(): string {
-  return clearCookie(CHALLENGE_COOKIE);
-}
-
 /** The account whose sign-in this browser's open challenge is waiting to finish, or null. */
-export async function challengedAccount(db: Db, request: Request, now = Date.now()): Promise<string | null> {
-  return (await challengeFrom(db, request, now))?.userId ?? null;
+export async function challengedAccount(db: Db, caller: Caller, now = Date.now()): Promise<string | null> {
+  return (await challengeFrom(db, caller, now))?.userId ?? null;
 }
 
 /**
@@ -49,16 +44,16 @@ export async function challengedAccount(db: Db, request: Request, now = Date.now
  */
 export async function completeChallengeWith(
   db: Db,
-  request: Request,
+  caller: Caller,
   check: (userId: string) => Promise<Result>,
   now = Date.now(),
-): Promise<Result<SignInCookie>> {
-  const challenge = await challengeFrom(db, request, now);
+): Promise<Result<SignIn>> {
+  const challenge = await challengeFrom(db, caller, now);
   const restart = fail("unauthenticated", "Your sign-in timed out or had too many wrong codes. Please log in again.");
   if (!challenge) return restart;
   // Codes are also limited per account across challenges: a new password sign-in starts a new
   // challenge but not a new allowance.
-  const reservation = await reserveAttempt(db, secondFactorKeys(clientAddress(request), challenge.userId), now);
+  const reservation = await reserveAttempt(db, secondFactorKeys(caller.ip, challenge.userId), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "wrong codes");
   // Count the attempt before checking, so parallel guesses cannot exceed the limit.
   const [counted] = await db
@@ -80,14 +75,14 @@ export async function completeChallengeWith(
   await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
   await attemptSucceeded(db, reservation, now);
   // An account banned while its sign-in waited for the second factor gets no session.
-  return openSession(db, challenge.userId, request, now);
+  return openSession(db, challenge.userId, caller, now);
 }
 
 /** Passes the challenge with a code from the authenticator app or a recovery code (field `code`). */
-export async function completeChallenge(db: Db, key: string, request: Request, code: string, now = Date.now()): Promise<Result<SignInCookie>> {
+export async function completeChallenge(db: Db, key: string, caller: Caller, code: string, now = Date.now()): Promise<Result<SignIn>> {
   return completeChallengeWith(
     db,
-    request,
+    caller,
     async (userId) => {
       const user = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).get();
       const right = user !== undefined && (await verifySecondFactor(db, key, userId, user.email, code, now));

@@ -1,23 +1,22 @@
 // Passkey ceremonies (WebAuthn, decision 028): the relying party the browser makes and checks
 // passkeys for, and each ceremony's challenge, used once, for five minutes at most, for one purpose
-// (and account, where known), stored under the SHA-256 of a token only the browser's cookie holds.
+// (and account, where known), stored under the SHA-256 of a token only the browser holds.
 import { eq, lte } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
-import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
 import { webauthnChallenges } from "../platform/db/schema.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
+import { type Caller, keepToken, type TokenChange } from "../platform/caller.server";
 
-export const CEREMONY_COOKIE = "__Host-webauthn";
 export const CEREMONY_TTL_MS = 5 * 60 * 1000;
 /** How long the browser keeps its prompt open; the ceremony outlives it, so a late answer still fits. */
 export const PROMPT_TIMEOUT_MS = 2 * 60 * 1000;
 
 type Purpose = (typeof webauthnChallenges.$inferSelect)["purpose"];
 
-/** A ceremony about to run in the browser: the options for its prompt and the cookie that names it. */
-export type CeremonyStart<Options> = Promise<Result<{ options: Options; cookie: string }>>;
+/** A ceremony about to run in the browser: the options for its prompt and the token that names it. */
+export type CeremonyStart<Options> = Promise<Result<{ options: Options; token: TokenChange }>>;
 
 /** The settings that name the site passkeys belong to (wrangler.toml [vars]). */
 export interface RelyingPartySettings {
@@ -37,16 +36,16 @@ const NOT_SET_UP = "Passkeys are not set up on this site yet.";
 
 /**
  * The relying party from the settings. Either setting alone is enough: the RP ID is the origin's
- * host, the origin is https on the RP ID. With neither, development (and tests) use the request's
+ * host, the origin is https on the RP ID. With neither, development (and tests) use the caller's
  * own origin, so any local port works; production refuses instead of guessing, because a passkey
  * made for a hostname someone happened to use (a preview URL) is bound to it for good.
  */
-export function relyingParty(settings: RelyingPartySettings, request: Request, production = import.meta.env.MODE === "production"): Result<RelyingParty> {
+export function relyingParty(settings: RelyingPartySettings, caller: Caller, production = import.meta.env.MODE === "production"): Result<RelyingParty> {
   const configuredId = settings.WEBAUTHN_RP_ID?.trim().toLowerCase() ?? "";
   const configuredOrigin = settings.WEBAUTHN_ORIGIN?.trim() ?? "";
   if (!configuredId && !configuredOrigin) {
     if (production) return fail("unavailable", NOT_SET_UP);
-    const url = new URL(request.url);
+    const url = new URL(caller.origin);
     return ok({ id: url.hostname, origin: url.origin, name: BRAND });
   }
   let origin: URL;
@@ -61,34 +60,29 @@ export function relyingParty(settings: RelyingPartySettings, request: Request, p
   return ok({ id, origin: origin.origin, name: BRAND });
 }
 
-function ceremonyIdFrom(request: Request): Promise<string | null> {
-  return tokenHash(readCookie(request, CEREMONY_COOKIE));
+function ceremonyIdFrom(caller: Caller): Promise<string | null> {
+  return tokenHash(caller.tokens.ceremony ?? null);
 }
 
-/** Stores a ceremony's challenge and returns the cookie that names it. A browser's previous ceremony ends. */
-export async function openCeremony(db: Db, request: Request, purpose: Purpose, userId: string | null, challenge: string, now: number): Promise<string> {
-  const previous = await ceremonyIdFrom(request);
+/** Stores a ceremony's challenge and returns the token that names it. A browser's previous ceremony ends. */
+export async function openCeremony(db: Db, caller: Caller, purpose: Purpose, userId: string | null, challenge: string, now: number): Promise<TokenChange> {
+  const previous = await ceremonyIdFrom(caller);
   if (previous) await db.delete(webauthnChallenges).where(eq(webauthnChallenges.id, previous));
   const token = randomToken();
   await db.insert(webauthnChallenges).values({ id: await sha256Hex(token), purpose, userId, challenge, expiresAt: now + CEREMONY_TTL_MS });
-  return serializeCookie(CEREMONY_COOKIE, token, CEREMONY_TTL_MS / 1000);
+  return keepToken("ceremony", token, CEREMONY_TTL_MS / 1000);
 }
 
 /**
  * The browser's ceremony, if it is open and for `purpose`. Taking it deletes it in the same
  * statement, so an answer (or a copy of it sent twice at once) is checked against it only once.
  */
-export async function takeCeremony(db: Db, request: Request, purpose: Purpose, now: number) {
-  const id = await ceremonyIdFrom(request);
+export async function takeCeremony(db: Db, caller: Caller, purpose: Purpose, now: number) {
+  const id = await ceremonyIdFrom(caller);
   if (!id) return null;
   const [row] = await db.delete(webauthnChallenges).where(eq(webauthnChallenges.id, id)).returning();
   if (!row || row.purpose !== purpose || row.expiresAt <= now) return null;
   return row;
-}
-
-/** Ends the ceremony in the browser once its answer has been used. */
-export function clearCeremonyCookie(): string {
-  return clearCookie(CEREMONY_COOKIE);
 }
 
 /** Housekeeping for the cron trigger: ceremonies nobody finished. */

@@ -13,10 +13,11 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { loginChallenges, passkeys, users } from "../platform/db/schema.server";
 import { fromBase64Url, toBase64Url } from "../platform/tokens.server";
-import { openSession, type SignInCookie } from "./admission.server";
+import { openSession, type SignIn } from "./admission.server";
 import { challengedAccount, completeChallengeWith } from "./login-challenge.server";
 import { type CeremonyStart, openCeremony, PROMPT_TIMEOUT_MS, refusal, type RelyingParty, takeCeremony, transportsOf } from "./passkey-ceremonies.server";
-import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
+import { attemptSucceeded, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
+import type { Caller } from "../platform/caller.server";
 
 /** The user handle an account's passkeys carry: its id, which says nothing about the member. */
 const userHandleOf = (userId: string) => toBase64Url(new TextEncoder().encode(userId));
@@ -38,7 +39,7 @@ async function verifyAssertion(
   response: PasskeyAssertion,
   challenge: string,
   requireUserVerification: boolean,
-  request: Request,
+  caller: Caller,
   now: number,
 ): Promise<Result> {
   let info;
@@ -66,20 +67,20 @@ async function verifyAssertion(
     .where(and(eq(passkeys.id, passkey.id), counter === 0 ? eq(passkeys.counter, 0) : lt(passkeys.counter, counter)))
     .returning({ id: passkeys.id });
   if (used.length === 0) {
-    await audit(db, passkey.userId, "passkey.counter-refused", passkey.userId, { passkey: passkey.id, counter, stored: passkey.counter }, clientAddress(request));
+    await audit(db, passkey.userId, "passkey.counter-refused", passkey.userId, { passkey: passkey.id, counter, stored: passkey.counter }, caller.ip);
     return fail("unauthenticated", CLONED);
   }
   return ok();
 }
 
 /** Options for signing in with a passkey alone: no allow list, the authenticator offers what it holds for this site. */
-export async function signInOptions(db: Db, rp: RelyingParty, request: Request, now = Date.now()): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
-  const ip = clientAddress(request);
+export async function signInOptions(db: Db, rp: RelyingParty, caller: Caller, now = Date.now()): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
+  const ip = caller.ip;
   // Each start stores a challenge for someone not yet known, so starts are limited per client too.
   const reservation = await reserveAttempt(db, [{ policy: "passkeyCeremonyFromClient", key: `passkey:${ip}` }], now);
   if (!reservation.ok) return throttled(reservation.waitMs, "passkey sign-in attempts");
   const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: "required", timeout: PROMPT_TIMEOUT_MS });
-  return ok({ options, cookie: await openCeremony(db, request, "sign-in", null, options.challenge, now) });
+  return ok({ options, token: await openCeremony(db, caller, "sign-in", null, options.challenge, now) });
 }
 
 const SIGN_IN_GONE = "The passkey sign-in took too long or was already used. Please try again.";
@@ -90,34 +91,34 @@ const UNKNOWN_PASSKEY = "This passkey is not registered here. It may have been r
  * PIN, a fingerprint), which makes it two factors, so no second step follows. Failures count
  * against the client like failed password sign-ins.
  */
-export async function signInWithPasskey(db: Db, rp: RelyingParty, request: Request, response: PasskeyAssertion, now = Date.now()): Promise<Result<SignInCookie>> {
-  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request)), now);
+export async function signInWithPasskey(db: Db, rp: RelyingParty, caller: Caller, response: PasskeyAssertion, now = Date.now()): Promise<Result<SignIn>> {
+  const reservation = await reserveAttempt(db, throttleKeys(caller.ip), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "failed sign-in attempts");
-  const ceremony = await takeCeremony(db, request, "sign-in", now);
+  const ceremony = await takeCeremony(db, caller, "sign-in", now);
   if (!ceremony) return fail("unauthenticated", SIGN_IN_GONE);
   const passkey = await db.select().from(passkeys).where(eq(passkeys.id, response.id)).get();
   // The authenticator also says whose passkey it thinks this is; both must agree.
   if (!passkey || (response.response.userHandle !== undefined && response.response.userHandle !== userHandleOf(passkey.userId))) {
     return fail("unauthenticated", UNKNOWN_PASSKEY);
   }
-  const verified = await verifyAssertion(db, rp, passkey, response, ceremony.challenge, true, request, now);
+  const verified = await verifyAssertion(db, rp, passkey, response, ceremony.challenge, true, caller, now);
   if (!verified.ok) return verified;
   const account = await db.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, passkey.userId)).get();
   if (!account?.verifiedAt) return fail("forbidden", "Please verify your email before logging in. Check your inbox for the link.");
   await attemptSucceeded(db, reservation, now);
   // A password sign-in left waiting for its second factor is over: this one is complete.
   await db.delete(loginChallenges).where(eq(loginChallenges.userId, passkey.userId));
-  const opened = await openSession(db, passkey.userId, request, now);
+  const opened = await openSession(db, passkey.userId, caller, now);
   if (!opened.ok) return opened;
-  await audit(db, passkey.userId, "passkey.sign-in", passkey.userId, { passkey: passkey.id }, clientAddress(request));
+  await audit(db, passkey.userId, "passkey.sign-in", passkey.userId, { passkey: passkey.id }, caller.ip);
   return opened;
 }
 
 const CHALLENGE_GONE = "Your sign-in timed out. Please log in again.";
 
 /** Options for the second step of a password sign-in: only the challenged account's passkeys will do. */
-export async function secondFactorOptions(db: Db, rp: RelyingParty, request: Request, now = Date.now()): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
-  const userId = await challengedAccount(db, request, now);
+export async function secondFactorOptions(db: Db, rp: RelyingParty, caller: Caller, now = Date.now()): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
+  const userId = await challengedAccount(db, caller, now);
   if (!userId) return fail("unauthenticated", CHALLENGE_GONE);
   const own = await db.select({ id: passkeys.id, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, userId));
   if (own.length === 0) return fail("not-found", "Your account has no passkeys. Enter a code from your authenticator app instead.");
@@ -128,7 +129,7 @@ export async function secondFactorOptions(db: Db, rp: RelyingParty, request: Req
     userVerification: "preferred",
     timeout: PROMPT_TIMEOUT_MS,
   });
-  return ok({ options, cookie: await openCeremony(db, request, "second-factor", userId, options.challenge, now) });
+  return ok({ options, token: await openCeremony(db, caller, "second-factor", userId, options.challenge, now) });
 }
 
 /**
@@ -139,20 +140,20 @@ export async function secondFactorOptions(db: Db, rp: RelyingParty, request: Req
 export async function completeChallengeWithPasskey(
   db: Db,
   rp: RelyingParty,
-  request: Request,
+  caller: Caller,
   response: PasskeyAssertion,
   now = Date.now(),
-): Promise<Result<SignInCookie>> {
+): Promise<Result<SignIn>> {
   return completeChallengeWith(
     db,
-    request,
+    caller,
     async (userId) => {
-      const ceremony = await takeCeremony(db, request, "second-factor", now);
+      const ceremony = await takeCeremony(db, caller, "second-factor", now);
       const passkey = await db.select().from(passkeys).where(and(eq(passkeys.id, response.id), eq(passkeys.userId, userId))).get();
       if (!ceremony || ceremony.userId !== userId || !passkey) return fail("unauthenticated", "That passkey did not work.", { field: "passkey" });
-      const verified = await verifyAssertion(db, rp, passkey, response, ceremony.challenge, false, request, now);
+      const verified = await verifyAssertion(db, rp, passkey, response, ceremony.challenge, false, caller, now);
       if (!verified.ok) return fail("unauthenticated", verified.problem.message, { field: "passkey" });
-      await audit(db, userId, "passkey.sign-in", userId, { passkey: passkey.id, step: "second-factor" }, clientAddress(request));
+      await audit(db, userId, "passkey.sign-in", userId, { passkey: passkey.id, step: "second-factor" }, caller.ip);
       return ok();
     },
     now,

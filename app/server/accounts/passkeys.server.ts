@@ -15,7 +15,7 @@ import type { Db } from "../platform/db/client.server";
 import { passkeys } from "../platform/db/schema.server";
 import { toBase64Url } from "../platform/tokens.server";
 import { type CeremonyStart, openCeremony, PROMPT_TIMEOUT_MS, refusal, type RelyingParty, takeCeremony, transportsOf } from "./passkey-ceremonies.server";
-import { clientAddress } from "./throttle.server";
+import type { Caller } from "../platform/caller.server";
 
 /** Enough for every device a member owns, few enough that an account's list stays a list. */
 export const MAX_PASSKEYS = 20;
@@ -70,7 +70,7 @@ function defaultName(aaguid: string, taken: string[]): string {
  * in without a username) with user verification (so it is two factors on its own), never one the
  * authenticator already holds for this account.
  */
-export async function registrationOptions(db: Db, rp: RelyingParty, viewer: Viewer, request: Request, now = Date.now()): CeremonyStart<PublicKeyCredentialCreationOptionsJSON> {
+export async function registrationOptions(db: Db, rp: RelyingParty, viewer: Viewer, caller: Caller, now = Date.now()): CeremonyStart<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await db.select({ id: passkeys.id, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, viewer.id));
   if (existing.length >= MAX_PASSKEYS) return fail("conflict", `You already have ${MAX_PASSKEYS} passkeys. Remove one before adding another.`);
   const options = await generateRegistrationOptions({
@@ -84,7 +84,7 @@ export async function registrationOptions(db: Db, rp: RelyingParty, viewer: View
     excludeCredentials: existing.map((c) => ({ id: c.id, transports: transportsOf(c.transports) })),
     authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
   });
-  return ok({ options, cookie: await openCeremony(db, request, "register", viewer.id, options.challenge, now) });
+  return ok({ options, token: await openCeremony(db, caller, "register", viewer.id, options.challenge, now) });
 }
 
 const SETUP_GONE = "Adding the passkey took too long or was already finished. Please try again.";
@@ -94,11 +94,11 @@ export async function registerPasskey(
   db: Db,
   rp: RelyingParty,
   viewer: Viewer,
-  request: Request,
+  caller: Caller,
   input: { name: string; response: PasskeyRegistration },
   now = Date.now(),
 ): Promise<Result<PasskeySummary>> {
-  const ceremony = await takeCeremony(db, request, "register", now);
+  const ceremony = await takeCeremony(db, caller, "register", now);
   if (!ceremony || ceremony.userId !== viewer.id) return fail("unauthenticated", SETUP_GONE);
   let info;
   try {
@@ -132,29 +132,29 @@ export async function registerPasskey(
   // A credential ID belongs to one account for good; the same authenticator answering twice is refused.
   const added = await db.insert(passkeys).values(row).onConflictDoNothing().returning(summary);
   if (added.length === 0) return fail("conflict", "This passkey is already registered.");
-  await audit(db, viewer.id, "passkey.add", viewer.id, { passkey: row.id, name: row.name }, clientAddress(request));
+  await audit(db, viewer.id, "passkey.add", viewer.id, { passkey: row.id, name: row.name }, caller.ip);
   return ok(added[0]!);
 }
 
 const NOT_YOURS = "That passkey is not on your account.";
 
-export async function renamePasskey(db: Db, viewer: Viewer, request: Request, id: string, name: string): Promise<Result<PasskeySummary>> {
+export async function renamePasskey(db: Db, viewer: Viewer, caller: Caller, id: string, name: string): Promise<Result<PasskeySummary>> {
   const before = await db.select({ name: passkeys.name }).from(passkeys).where(and(eq(passkeys.id, id), eq(passkeys.userId, viewer.id))).get();
   // Another member's passkey and one that does not exist answer alike.
   const [renamed] = before
     ? await db.update(passkeys).set({ name }).where(and(eq(passkeys.id, id), eq(passkeys.userId, viewer.id))).returning(summary)
     : [];
   if (!before || !renamed) return fail("not-found", NOT_YOURS, { field: "id" });
-  await audit(db, viewer.id, "passkey.rename", viewer.id, { passkey: id, from: before.name, to: name }, clientAddress(request));
+  await audit(db, viewer.id, "passkey.rename", viewer.id, { passkey: id, from: before.name, to: name }, caller.ip);
   return ok(renamed);
 }
 
-export async function removePasskey(db: Db, viewer: Viewer, request: Request, id: string): Promise<Result<{ name: string }>> {
+export async function removePasskey(db: Db, viewer: Viewer, caller: Caller, id: string): Promise<Result<{ name: string }>> {
   const [removed] = await db
     .delete(passkeys)
     .where(and(eq(passkeys.id, id), eq(passkeys.userId, viewer.id)))
     .returning({ name: passkeys.name });
   if (!removed) return fail("not-found", NOT_YOURS, { field: "id" });
-  await audit(db, viewer.id, "passkey.remove", viewer.id, { passkey: id, name: removed.name }, clientAddress(request));
+  await audit(db, viewer.id, "passkey.remove", viewer.id, { passkey: id, name: removed.name }, caller.ip);
   return ok(removed);
 }

@@ -8,7 +8,6 @@ import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ResetRequestInput } from "~/lib/schemas/auth";
 import { audit } from "../platform/audit.server";
-import { linkTokenCookie } from "../platform/cookies.server";
 import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, loginChallenges, oauthAccounts, passwordResetTokens, users, webauthnChallenges } from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
@@ -17,12 +16,10 @@ import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import { findByEmailOrUsername, findById } from "./directory.server";
 import { hashPassword } from "./password.server";
 import { endSessions, type SessionDeps } from "./session.server";
-import { clientAddress, reserveAttempt, type ThrottleKey, throttled } from "./throttle.server";
+import { reserveAttempt, type ThrottleKey, throttled } from "./throttle.server";
+import type { Caller } from "../platform/caller.server";
 
 export const RESET_LINK_TTL_MS = 30 * 60 * 1000;
-// Carries the token from the mailed address to the form, so that it is not left in the address
-// bar, the history, or the Referer of anything the page loads.
-const resetCookie = linkTokenCookie("__Host-reset");
 
 const unusable = () => fail("not-found", "This reset link is invalid or has expired. Please ask for a new one.");
 
@@ -32,9 +29,9 @@ const unusable = () => fail("not-found", "This reset link is invalid or has expi
  * account is looked up, and the link made and mailed, once the answer is decided, through
  * `waitUntil`. So the answer, and how long it takes, are the same for every name.
  */
-export async function requestPasswordReset(deps: MailingDeps, request: Request, input: ResetRequestInput, now = Date.now()): Promise<Result> {
+export async function requestPasswordReset(deps: MailingDeps, caller: Caller, input: ResetRequestInput, now = Date.now()): Promise<Result> {
   const name = input.emailOrUsername.toLowerCase();
-  const ip = clientAddress(request);
+  const ip = caller.ip;
   const keys: ThrottleKey[] = [
     { policy: "resetRequestFromClient", key: `reset-request:client:${ip}` },
     // Hashed: the table should not keep a list of the addresses people typed.
@@ -42,7 +39,7 @@ export async function requestPasswordReset(deps: MailingDeps, request: Request, 
   ];
   const reservation = await reserveAttempt(deps.db, keys, now);
   if (!reservation.ok) return throttled(reservation.waitMs, "reset requests");
-  const origin = new URL(request.url).origin;
+  const origin = caller.origin;
   deps.waitUntil(mailResetLink(deps, name, origin, ip, now).catch((error: unknown) => console.error("Password reset link not sent:", error)));
   return ok();
 }
@@ -90,19 +87,14 @@ export async function checkResetLink(db: Db, token: string | null, now = Date.no
   return link ? ok({ username: link.account.username, expiresAt: link.expiresAt }) : unusable();
 }
 
-/** The cookie that holds a link's token for the form, for as long as the link works. */
-export const resetLinkCookie = resetCookie.set;
-export const resetTokenFrom = resetCookie.read;
-export const clearResetCookie = resetCookie.clear;
-
 /** The statements that make sign-ins begun before a password change start over, with the new password. */
 export function signInsInProgress(db: Db, userId: string) {
   return [db.delete(loginChallenges).where(eq(loginChallenges.userId, userId)), db.delete(webauthnChallenges).where(eq(webauthnChallenges.userId, userId))] as const;
 }
 
 /** Tells the account's address that its password changed (`how` finishes the sentence), and what to do if that was not its owner. */
-export async function mailPasswordChanged(deps: MailingDeps, account: { email: string; username: string }, request: Request, how: string): Promise<void> {
-  const origin = new URL(request.url).origin;
+export async function mailPasswordChanged(deps: MailingDeps, account: { email: string; username: string }, caller: Caller, how: string): Promise<void> {
+  const origin = caller.origin;
   await sendMail(deps.db, deps.mail, deps.waitUntil, {
     to: account.email,
     subject: `Your ${BRAND} password was changed`,
@@ -130,13 +122,13 @@ export interface PasswordReset {
  */
 export async function resetPassword(
   deps: MailingDeps & SessionDeps,
-  request: Request,
+  caller: Caller,
   token: string | null,
   password: string,
   now = Date.now(),
 ): Promise<Result<PasswordReset>> {
   const { db } = deps;
-  const ip = clientAddress(request);
+  const ip = caller.ip;
   const link = await findLink(db, token, now);
   const keys: ThrottleKey[] = [{ policy: "resetLinkFromClient", key: `reset:client:${ip}` }];
   if (link) keys.push({ policy: "resetForAccount", key: `reset:account:${link.userId}` });
@@ -164,7 +156,7 @@ export async function resetPassword(
   ]);
   await endSessions(deps, link.userId, { all: true });
   const discord = unlinked.length > 0 ? " Discord was unlinked from it: link your own Discord account again on the Security page." : "";
-  await mailPasswordChanged(deps, link.account, request, `with a reset link sent to this address. Every device signed in to the account has been signed out.${discord}`);
+  await mailPasswordChanged(deps, link.account, caller, `with a reset link sent to this address. Every device signed in to the account has been signed out.${discord}`);
   await audit(db, link.userId, "password.reset", link.userId, { verifiedNow }, ip);
   return ok({ id: link.userId, email: link.account.email, verifiedNow });
 }

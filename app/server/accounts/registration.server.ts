@@ -11,11 +11,11 @@ import type { Db } from "../platform/db/client.server";
 import { emailVerificationTokens, users } from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
-import { linkTokenCookie } from "../platform/cookies.server";
 import { findByEmail, findById, isLiveAccount, REGISTRATION_TTL_MS } from "./directory.server";
 import { openAccount } from "./open-account.server";
 import { hashPassword, verifyPassword } from "./password.server";
-import { attemptSucceeded, clientAddress, reserveAttempt, type ThrottleKey, throttled, throttleKeys } from "./throttle.server";
+import { attemptSucceeded, reserveAttempt, type ThrottleKey, throttled, throttleKeys } from "./throttle.server";
+import type { Caller } from "../platform/caller.server";
 
 const RESEND_INTERVAL_MS = 60 * 1000;
 
@@ -54,23 +54,23 @@ export async function sendVerification(deps: MailingDeps, user: { id: string; em
  * Creates an unverified account and mails its verification link. An unverified account with the
  * same address is replaced (see open-account.server.ts); a verified one answers `conflict`.
  */
-export async function signUp(deps: MailingDeps, request: Request, input: SignupInput, now = Date.now()): Promise<Result> {
+export async function signUp(deps: MailingDeps, caller: Caller, input: SignupInput, now = Date.now()): Promise<Result> {
   const { username, email, password } = input;
   const { db } = deps;
 
-  const ip = clientAddress(request);
+  const ip = caller.ip;
   const signupKeys: ThrottleKey[] = [{ policy: "signupFromClient", key: `signup:${ip}` }];
   const reservation = await reserveAttempt(db, signupKeys, now);
   if (!reservation.ok) return throttled(reservation.waitMs, "sign-ups from this connection");
 
   const opened = await openAccount(db, { email, username, passwordHash: await hashPassword(password), verifiedAt: null }, { how: "sign-up", ip, now });
   if (!opened.ok) return opened;
-  await sendVerification(deps, { id: opened.value.id, email, username, createdAt: now }, new URL(request.url).origin, now);
+  await sendVerification(deps, { id: opened.value.id, email, username, createdAt: now }, caller.origin, now);
   return ok();
 }
 
 /** Sends a fresh verification link. Answers the same whether or not the address is known. */
-export async function resendVerification(deps: MailingDeps, request: Request, input: ResendInput, now = Date.now()): Promise<void> {
+export async function resendVerification(deps: MailingDeps, caller: Caller, input: ResendInput, now = Date.now()): Promise<void> {
   const { db } = deps;
   const account = await findByEmail(db, input.email, now);
   if (account && !account.verifiedAt) {
@@ -80,15 +80,9 @@ export async function resendVerification(deps: MailingDeps, request: Request, in
       .where(and(eq(emailVerificationTokens.userId, account.id), gt(emailVerificationTokens.createdAt, now - RESEND_INTERVAL_MS)))
       .orderBy(desc(emailVerificationTokens.createdAt))
       .get();
-    if (!recent) await sendVerification(deps, account, new URL(request.url).origin, now);
+    if (!recent) await sendVerification(deps, account, caller.origin, now);
   }
 }
-
-// Carries a verification link's token from the address bar to the confirmation form.
-const verifyCookie = linkTokenCookie("__Host-verify");
-export const verificationLinkCookie = verifyCookie.set;
-export const verificationTokenFrom = verifyCookie.read;
-export const clearVerificationCookie = verifyCookie.clear;
 
 const unusableLink = () => fail("not-found", "This link is invalid or has expired. Log in to request a new one.");
 
@@ -121,14 +115,14 @@ export async function checkVerificationLink(db: Db, token: string | null, now = 
 }
 
 /**
- * The Confirm button: the one who holds the mailbox (the link's cookie) and chose the password at
+ * The Confirm button: the one who holds the mailbox (the link's token) and chose the password at
  * sign-up confirms the account the page named. Wrong passwords count like failed sign-ins.
  */
-export async function confirmWithPassword(db: Db, request: Request, token: string | null, input: ConfirmEmailInput, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+export async function confirmWithPassword(db: Db, caller: Caller, token: string | null, input: ConfirmEmailInput, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
   const link = await checkVerificationLink(db, token, now);
   // The page named one account; a link swapped in meanwhile (another tab) confirms nothing.
   if (!link.ok || link.value.id !== input.account) return unusableLink();
-  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), link.value.id), now);
+  const reservation = await reserveAttempt(db, throttleKeys(caller.ip, link.value.id), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "confirmation attempts");
   const account = await findById(db, link.value.id, now);
   if (!account?.passwordHash || !(await verifyPassword(input.password, account.passwordHash))) {

@@ -11,21 +11,22 @@ import type { MailingDeps } from "../platform/mail.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { mailPasswordChanged, signInsInProgress } from "./password-reset.server";
 import { endSessions, type SessionDeps } from "./session.server";
-import { attemptSucceeded, clientAddress, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
+import { attemptSucceeded, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
+import type { Caller } from "../platform/caller.server";
 
 /** Ends one of the member's sessions; `endedCurrent` says whether it was the one asking. */
-export async function endOneSession(deps: SessionDeps, viewer: Viewer, request: Request, publicId: string): Promise<Result<{ endedCurrent: boolean }>> {
-  const { count, endedCurrent } = await endSessions(deps, viewer.id, { publicId }, request);
+export async function endOneSession(deps: SessionDeps, viewer: Viewer, caller: Caller, publicId: string): Promise<Result<{ endedCurrent: boolean }>> {
+  const { count, endedCurrent } = await endSessions(deps, viewer.id, { publicId }, caller);
   // Another account's session, or one already gone, answer alike.
   if (count === 0) return fail("not-found", "That session has already ended.");
-  await audit(deps.db, viewer.id, "session.end", viewer.id, { session: publicId }, clientAddress(request));
+  await audit(deps.db, viewer.id, "session.end", viewer.id, { session: publicId }, caller.ip);
   return ok({ endedCurrent });
 }
 
 /** Signs the member out everywhere but here. */
-export async function endOtherSessions(deps: SessionDeps, viewer: Viewer, request: Request): Promise<Result<{ ended: number }>> {
-  const { count: ended } = await endSessions(deps, viewer.id, { allBut: request });
-  await audit(deps.db, viewer.id, "session.end-others", viewer.id, { ended }, clientAddress(request));
+export async function endOtherSessions(deps: SessionDeps, viewer: Viewer, caller: Caller): Promise<Result<{ ended: number }>> {
+  const { count: ended } = await endSessions(deps, viewer.id, { allBut: caller });
+  await audit(deps.db, viewer.id, "session.end-others", viewer.id, { ended }, caller.ip);
   return ok({ ended });
 }
 
@@ -33,9 +34,9 @@ export async function endOtherSessions(deps: SessionDeps, viewer: Viewer, reques
  * A new password, given the current one. Wrong current passwords count against the same
  * allowance as failed sign-ins, so this form is no side door for guessing.
  */
-export async function changePassword(deps: SessionDeps & MailingDeps, viewer: Viewer, request: Request, input: PasswordChangeInput): Promise<Result> {
+export async function changePassword(deps: SessionDeps & MailingDeps, viewer: Viewer, caller: Caller, input: PasswordChangeInput): Promise<Result> {
   const { db } = deps;
-  const reservation = await reserveAttempt(db, throttleKeys(clientAddress(request), viewer.id));
+  const reservation = await reserveAttempt(db, throttleKeys(caller.ip, viewer.id));
   if (!reservation.ok) return throttled(reservation.waitMs, "failed password attempts");
   const account = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, viewer.id)).get();
   if (!account?.passwordHash) {
@@ -50,8 +51,8 @@ export async function changePassword(deps: SessionDeps & MailingDeps, viewer: Vi
     // A sign-in half done with the old password must not finish with its second factor.
     ...signInsInProgress(db, viewer.id),
   ]);
-  await signInChanged(deps, viewer, request, "password.change");
-  await mailPasswordChanged(deps, viewer, request, "from a signed-in device. Every other device signed in to the account has been signed out.");
+  await signInChanged(deps, viewer, caller, "password.change");
+  await mailPasswordChanged(deps, viewer, caller, "from a signed-in device. Every other device signed in to the account has been signed out.");
   return ok();
 }
 
@@ -60,7 +61,7 @@ export async function changePassword(deps: SessionDeps & MailingDeps, viewer: Vi
  * session ends, so a browser that was signed in before the change (perhaps someone else's) has to
  * sign in again under the new rule. The session that made the change stays.
  */
-export async function signInChanged(deps: SessionDeps, viewer: Viewer, request: Request, action: string): Promise<void> {
-  await audit(deps.db, viewer.id, action, viewer.id, {}, clientAddress(request));
-  await endSessions(deps, viewer.id, { allBut: request });
+export async function signInChanged(deps: SessionDeps, viewer: Viewer, caller: Caller, action: string): Promise<void> {
+  await audit(deps.db, viewer.id, action, viewer.id, {}, caller.ip);
+  await endSessions(deps, viewer.id, { allBut: caller });
 }

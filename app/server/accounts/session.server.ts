@@ -3,20 +3,19 @@
 // or when the member ends them (one, all but this one, or all of them: see `endSessions`).
 import { and, desc, eq, gt, isNull, lt, ne, or, type SQL } from "drizzle-orm";
 import type { Viewer } from "~/lib/viewer";
-import { clearCookie, readCookie, serializeCookie } from "../platform/cookies.server";
+import { type Caller, forgetToken, keepToken, type TokenChange } from "../platform/caller.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { profiles, sessions, userRoles, users } from "../platform/db/schema.server";
-import { describeDevice, placeOf } from "./device.server";
+import { describeDevice } from "./device.server";
 
-export const SESSION_COOKIE = "__Host-session";
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 60 * 60 * 1000;
 export const SESSION_IDLE_MS = 7 * 24 * 60 * 60 * 1000;
 // Sliding renewal writes at most once an hour per session, not on every request.
 const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
 
-/** Starts a fresh session (never reuses one) and returns the Set-Cookie header for it. */
-export async function createSession(db: Db, userId: string, request: Request, now = Date.now()): Promise<string> {
+/** Starts a fresh session (never reuses one) and returns the token the browser is to keep. */
+export async function createSession(db: Db, userId: string, caller: Caller, now = Date.now()): Promise<TokenChange> {
   const token = randomToken();
   await db.insert(sessions).values({
     id: await sha256Hex(token),
@@ -25,19 +24,19 @@ export async function createSession(db: Db, userId: string, request: Request, no
     createdAt: now,
     lastSeenAt: now,
     expiresAt: now + SESSION_ABSOLUTE_MS,
-    userAgent: request.headers.get("User-Agent")?.slice(0, 200) ?? null,
-    place: placeOf(request),
+    userAgent: caller.userAgent,
+    place: caller.place,
   });
-  return serializeCookie(SESSION_COOKIE, token, SESSION_ABSOLUTE_MS / 1000);
+  return keepToken("session", token, SESSION_ABSOLUTE_MS / 1000);
 }
 
-function sessionIdFrom(request: Request): Promise<string | null> {
-  return tokenHash(readCookie(request, SESSION_COOKIE));
+function sessionIdFrom(caller: Caller): Promise<string | null> {
+  return tokenHash(caller.tokens.session ?? null);
 }
 
-/** The signed-in account for this request and the public name of its session, or null. */
-export async function getSession(db: Db, request: Request, now = Date.now()): Promise<{ viewer: Viewer; publicId: string } | null> {
-  const id = await sessionIdFrom(request);
+/** The signed-in account of this caller and the public name of its session, or null. */
+export async function getSession(db: Db, caller: Caller, now = Date.now()): Promise<{ viewer: Viewer; publicId: string } | null> {
+  const id = await sessionIdFrom(caller);
   if (!id) return null;
   const row = await db
     .select({
@@ -71,9 +70,9 @@ export async function getSession(db: Db, request: Request, now = Date.now()): Pr
   };
 }
 
-/** The signed-in account for this request, or null. Expired sessions are deleted on sight. */
-export async function getViewer(db: Db, request: Request, now = Date.now()): Promise<Viewer | null> {
-  return (await getSession(db, request, now))?.viewer ?? null;
+/** The signed-in account of this caller, or null. Expired sessions are deleted on sight. */
+export async function getViewer(db: Db, caller: Caller, now = Date.now()): Promise<Viewer | null> {
+  return (await getSession(db, caller, now))?.viewer ?? null;
 }
 
 /**
@@ -90,8 +89,8 @@ export interface SessionDeps {
 /** Which of an account's sessions to end. */
 export type SessionSelection =
   | { all: true }
-  /** Every session but the one this request is signed in with. */
-  | { allBut: Request }
+  /** Every session but the one this caller is signed in with. */
+  | { allBut: Caller }
   | { publicId: string };
 
 /** Deletes the sessions `where` selects and tells whoever listens which ended. */
@@ -102,10 +101,10 @@ async function endWhere({ db, sessionsEnded }: SessionDeps, where: SQL | undefin
 }
 
 /**
- * Ends sessions of `userId` and answers how many ended, and whether the one `request` is signed in
+ * Ends sessions of `userId` and answers how many ended, and whether the one `caller` is signed in
  * with was among them. A session of another account is never touched.
  */
-export async function endSessions(deps: SessionDeps, userId: string, which: SessionSelection, request?: Request): Promise<{ count: number; endedCurrent: boolean }> {
+export async function endSessions(deps: SessionDeps, userId: string, which: SessionSelection, caller?: Caller): Promise<{ count: number; endedCurrent: boolean }> {
   const mine = eq(sessions.userId, userId);
   let where = mine;
   if ("allBut" in which) {
@@ -115,20 +114,15 @@ export async function endSessions(deps: SessionDeps, userId: string, which: Sess
     where = and(mine, eq(sessions.publicId, which.publicId))!;
   }
   const ended = await endWhere(deps, where);
-  const current = request ? await sessionIdFrom(request) : null;
+  const current = caller ? await sessionIdFrom(caller) : null;
   return { count: ended.length, endedCurrent: current !== null && ended.some((s) => s.id === current) };
 }
 
-/** The header that removes the session cookie from the browser. */
-export function clearSessionCookie(): string {
-  return clearCookie(SESSION_COOKIE);
-}
-
-/** Ends this request's session (if any) and returns the header that clears the cookie. */
-export async function destroySession(deps: SessionDeps, request: Request): Promise<string> {
-  const id = await sessionIdFrom(request);
+/** Ends the caller's session (if any); the browser is to forget its token. */
+export async function destroySession(deps: SessionDeps, caller: Caller): Promise<TokenChange> {
+  const id = await sessionIdFrom(caller);
   if (id) await endWhere(deps, eq(sessions.id, id));
-  return clearSessionCookie();
+  return forgetToken("session");
 }
 
 export interface SessionSummary {
@@ -138,13 +132,13 @@ export interface SessionSummary {
   place: string | null;
   createdAt: number;
   lastSeenAt: number;
-  /** The session this request is signed in with. */
+  /** The session the caller is signed in with. */
   current: boolean;
 }
 
 /** An account's live sessions, the most recently used first. */
-export async function listSessions(db: Db, userId: string, request: Request, now = Date.now()): Promise<SessionSummary[]> {
-  const current = await sessionIdFrom(request);
+export async function listSessions(db: Db, userId: string, caller: Caller, now = Date.now()): Promise<SessionSummary[]> {
+  const current = await sessionIdFrom(caller);
   const rows = await db
     .select()
     .from(sessions)

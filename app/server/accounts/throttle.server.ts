@@ -48,11 +48,6 @@ export const THROTTLE_POLICIES = {
 export type ThrottlePolicy = keyof typeof THROTTLE_POLICIES;
 export type ThrottleKey = { policy: ThrottlePolicy; key: string };
 
-/** The client an attempt comes from, as Cloudflare saw it. */
-export function clientAddress(request: Request): string {
-  return request.headers.get("CF-Connecting-IP") ?? "local";
-}
-
 export function throttleKeys(clientIp: string, accountId?: string): ThrottleKey[] {
   const keys: ThrottleKey[] = [{ policy: "client", key: `client:${clientIp}` }];
   if (accountId) {

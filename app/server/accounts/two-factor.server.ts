@@ -14,7 +14,8 @@ import { qrDataUrl } from "../platform/qr.server";
 import { recoveryCodes, totpFactors } from "../platform/db/schema.server";
 import { signInChanged } from "./security.server";
 import type { SessionDeps } from "./session.server";
-import { attemptSucceeded, clientAddress, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
+import { attemptSucceeded, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
+import type { Caller } from "../platform/caller.server";
 
 export const RECOVERY_CODE_COUNT = 10;
 const DRIFT_STEPS = 1;
@@ -107,8 +108,8 @@ const normaliseRecovery = (code: string) => code.replace(/[^A-Za-z0-9]/g, "").to
  * so neither is a way around the other. The attempt is counted before `check` runs; a right code
  * starts the account's count over, as at sign-in.
  */
-async function checkCodeThrottled(db: Db, request: Request, userId: string, check: () => Promise<boolean>, wrong: Result, now: number): Promise<Result> {
-  const reservation = await reserveAttempt(db, secondFactorKeys(clientAddress(request), userId), now);
+async function checkCodeThrottled(db: Db, caller: Caller, userId: string, check: () => Promise<boolean>, wrong: Result, now: number): Promise<Result> {
+  const reservation = await reserveAttempt(db, secondFactorKeys(caller.ip, userId), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "wrong codes");
   if (!(await check())) return wrong;
   await attemptSucceeded(db, reservation, now);
@@ -116,7 +117,7 @@ async function checkCodeThrottled(db: Db, request: Request, userId: string, chec
 }
 
 /** Confirms enrolment with a code from the app; turns 2FA on and returns the recovery codes. */
-export async function confirmEnrolment(deps: SessionDeps, key: string, viewer: Viewer, request: Request, code: string, now = Date.now()): Promise<Result<{ recoveryCodes: string[] }>> {
+export async function confirmEnrolment(deps: SessionDeps, key: string, viewer: Viewer, caller: Caller, code: string, now = Date.now()): Promise<Result<{ recoveryCodes: string[] }>> {
   const { db } = deps;
   const factor = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, viewer.id), eq(totpFactors.status, "pending"))).get();
   if (!factor) return fail("conflict", "Start again: open the setup first");
@@ -126,7 +127,7 @@ export async function confirmEnrolment(deps: SessionDeps, key: string, viewer: V
   const totp = totpFor(await openSecret(factor.secret, key), viewer.email);
   const checked = await checkCodeThrottled(
     db,
-    request,
+    caller,
     viewer.id,
     async () => {
       const step = matchingStep(totp, typed, now);
@@ -142,7 +143,7 @@ export async function confirmEnrolment(deps: SessionDeps, key: string, viewer: V
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id)),
     db.insert(recoveryCodes).values(await Promise.all(codes.map(async (c) => ({ userId: viewer.id, codeHash: await sha256Hex(normaliseRecovery(c)) })))),
   ]);
-  await signInChanged(deps, viewer, request, "2fa.enable");
+  await signInChanged(deps, viewer, caller, "2fa.enable");
   return ok({ recoveryCodes: codes });
 }
 
@@ -169,14 +170,14 @@ export async function verifySecondFactor(db: Db, key: string, userId: string, em
 }
 
 /** Turns 2FA off; it takes a current code from the app (not a recovery code). */
-export async function disableTwoFactor(deps: SessionDeps, key: string, viewer: Viewer, request: Request, code: string, now = Date.now()): Promise<Result> {
+export async function disableTwoFactor(deps: SessionDeps, key: string, viewer: Viewer, caller: Caller, code: string, now = Date.now()): Promise<Result> {
   const { db } = deps;
   const wrong = fail("invalid", "Enter a current code from your authenticator app", { field: "code" });
   if (!isAppCode(code.trim())) return wrong;
-  const checked = await checkCodeThrottled(db, request, viewer.id, () => verifySecondFactor(db, key, viewer.id, viewer.email, code, now), wrong, now);
+  const checked = await checkCodeThrottled(db, caller, viewer.id, () => verifySecondFactor(db, key, viewer.id, viewer.email, code, now), wrong, now);
   if (!checked.ok) return checked;
   await db.batch([db.delete(totpFactors).where(eq(totpFactors.userId, viewer.id)), db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id))]);
-  await signInChanged(deps, viewer, request, "2fa.disable");
+  await signInChanged(deps, viewer, caller, "2fa.disable");
   return ok();
 }
 

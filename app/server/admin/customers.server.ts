@@ -26,6 +26,7 @@ import {
   userRoles,
   users,
 } from "../platform/db/schema.server";
+import type { Caller } from "../platform/caller.server";
 
 export const CUSTOMERS_PER_PAGE = 25;
 /** A customer's page lists this many orders; the orders list filtered by e-mail has the rest. */
@@ -169,14 +170,14 @@ async function maskedLicences(db: Db, email: string, cooldownMs: number): Promis
 }
 
 /** Staff: everything about one account, or null when there is no such account. */
-export async function customerAccount(db: Db, id: string, request: Request, cooldownMs: number) {
+export async function customerAccount(db: Db, id: string, caller: Caller, cooldownMs: number) {
   const [profile] = await accounts(db, eq(users.id, id), 1);
   if (!profile) return null;
   const [orders, subscriptions, held, sessions, twoFactor, [passkeyCount], reseller] = await Promise.all([
     ordersOf(db, profile.email, id),
     subscriptionsOf(db, id),
     licencesOf(db, profile, cooldownMs),
-    listSessions(db, id, request),
+    listSessions(db, id, caller),
     twoFactorStatus(db, id),
     db.select({ n: sql<number>`count(*)` }).from(passkeys).where(eq(passkeys.userId, id)),
     resellerBalanceOf(db, id),

@@ -6,6 +6,7 @@ import { variantLabel } from "~/lib/plans";
 import demoCatalogue from "./demo-catalogue.json";
 import { sha256Hex } from "../platform/tokens.server";
 import { LIMITS, PRODUCT_BY_HANDLE_QUERY, PRODUCTS_QUERY } from "./queries.server";
+import { cachedJson } from "../platform/json-cache.server";
 
 interface Connection<T> {
   edges: { node: T }[];
@@ -126,17 +127,7 @@ async function cachedStorefrontRequest<T>(
   fetcher: typeof fetch,
 ): Promise<T> {
   const key = `https://catalogue.cache/${await sha256Hex(JSON.stringify([storefrontEndpoint(config), query, variables]))}`;
-  const cache = await caches.open("catalogue");
-  const hit = await cache.match(key);
-  if (hit) return (await hit.json()) as T;
-  const data = await storefrontRequest<T>(config, query, variables, fetcher);
-  await cache.put(
-    key,
-    new Response(JSON.stringify(data), {
-      headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${CATALOGUE_TTL_SECONDS}` },
-    }),
-  );
-  return data;
+  return cachedJson("catalogue", key, CATALOGUE_TTL_SECONDS, () => storefrontRequest<T>(config, query, variables, fetcher));
 }
 
 export function shopifyCatalogue(config: ShopifyConfig, fetcher: typeof fetch = fetch): Catalogue {

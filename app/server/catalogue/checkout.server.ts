@@ -186,17 +186,24 @@ export function demoOrderPayload(order: { id: number; number: number; email: str
   };
 }
 
+/** A signed webhook as Shopify would send it: where it goes on the shop, its headers and its body. */
+export interface SignedWebhook {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /**
  * Pays a demo checkout once and sends the signed `orders/create` webhook to the Worker's own
- * /webhooks/shopify endpoint through `deliver` (a loopback fetch into this Worker).
+ * /webhooks/shopify endpoint through `deliver` (a loopback fetch into this Worker), which answers
+ * the status the endpoint gave.
  */
 export async function payDemoCheckout(
   db: Db,
   secret: string,
   id: string,
   email: string,
-  deliver: (request: Request) => Promise<Response>,
-  origin: string,
+  deliver: (webhook: SignedWebhook) => Promise<number>,
 ): Promise<Result<{ orderNumber: number }>> {
   if (!secret) return fail("unavailable", "SHOPIFY_WEBHOOK_SECRET is not set, so the order webhook cannot be signed.");
   const now = Date.now();
@@ -220,21 +227,19 @@ export async function payDemoCheckout(
   const body = JSON.stringify(
     demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, cartToken: id, lines: JSON.parse(paid.lines) as DemoCheckoutLine[] }),
   );
-  const response = await deliver(
-    new Request(`${origin}/webhooks/shopify`, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        "X-Shopify-Topic": "orders/create",
-        "X-Shopify-Hmac-Sha256": await signWebhookBody(body, secret),
-        "X-Shopify-Shop-Domain": "demo-checkout.local",
-        "X-Shopify-API-Version": "2025-07",
-        "X-Shopify-Webhook-Id": crypto.randomUUID(),
-        "X-Shopify-Triggered-At": new Date(now).toISOString(),
-      },
-      body,
-    }),
-  );
-  if (!response.ok) return fail("failed", `The shop did not accept the order webhook (status ${response.status}).`);
+  const status = await deliver({
+    path: "/webhooks/shopify",
+    headers: {
+      "Content-Type": "application/json",
+      "X-Shopify-Topic": "orders/create",
+      "X-Shopify-Hmac-Sha256": await signWebhookBody(body, secret),
+      "X-Shopify-Shop-Domain": "demo-checkout.local",
+      "X-Shopify-API-Version": "2025-07",
+      "X-Shopify-Webhook-Id": crypto.randomUUID(),
+      "X-Shopify-Triggered-At": new Date(now).toISOString(),
+    },
+    body,
+  });
+  if (status < 200 || status > 299) return fail("failed", `The shop did not accept the order webhook (status ${status}).`);
   return ok({ orderNumber: paid.orderNumber! });
 }

@@ -25,9 +25,20 @@ export type DeliveryOutcome = "queued" | "already-processed" | "ignored";
  */
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
 
-export interface WebhookDelivery {
+/** What a delivery's sender claimed, read by the edge from its headers; only the body is signed. */
+export interface DeliveryClaims {
+  /** X-Shopify-Topic: which event Shopify says this is. */
+  topic: string;
+  /** X-Shopify-Hmac-Sha256: the body's signature. */
+  hmac: string | null;
+  /** X-Shopify-Webhook-Id: Shopify's name for the delivery, the same on every retry. */
+  webhookId: string | null;
+  /** The sender's address. */
+  ip: string | null;
+}
+
+export interface WebhookDelivery extends DeliveryClaims {
   body: ArrayBuffer;
-  headers: Headers;
 }
 
 const REJECTION_AUDIT_WINDOW_MS = 60_000;
@@ -37,11 +48,10 @@ const REJECTION_AUDIT_WINDOW_MS = 60_000;
  * subject, with the topic it claimed (untrusted: cleaned and cut short) and the sender's address;
  * at most once a minute per address. Nothing else is kept.
  */
-export async function auditRejectedDelivery(db: Db, headers: Headers, reason: string, now = Date.now()): Promise<void> {
-  const ip = headers.get("CF-Connecting-IP");
+export async function auditRejectedDelivery(db: Db, { ip, topic: claimed }: DeliveryClaims, reason: string, now = Date.now()): Promise<void> {
   // Anyone can send these: one entry per sender a minute, so they cannot flood the log.
   if ((await lastAuditedAt(db, "webhook.rejected", { ip }, now - REJECTION_AUDIT_WINDOW_MS)) !== undefined) return;
-  const topic = (headers.get("X-Shopify-Topic") ?? "").replace(/[^\w/.-]/g, "").slice(0, 60);
+  const topic = claimed.replace(/[^\w/.-]/g, "").slice(0, 60);
   await audit(db, null, "webhook.rejected", "shopify-webhook", { reason, topic }, ip);
 }
 
@@ -66,16 +76,15 @@ export async function receiveShopifyWebhook(
   delivery: WebhookDelivery,
   now = Date.now(),
 ): Promise<Result<DeliveryOutcome>> {
-  const { body, headers } = delivery;
+  const { body, topic } = delivery;
   const { db } = deps;
-  const topic = headers.get("X-Shopify-Topic") ?? "";
-  if (!(await verifyWebhookSignature(body, headers.get("X-Shopify-Hmac-Sha256"), secret))) {
-    await auditRejectedDelivery(db, headers, "Invalid signature");
+  if (!(await verifyWebhookSignature(body, delivery.hmac, secret))) {
+    await auditRejectedDelivery(db, delivery, "Invalid signature");
     return fail("unauthenticated", "Invalid signature");
   }
   const text = new TextDecoder().decode(body);
   // Shopify names every delivery; a retry carries the same name.
-  const deliveryId = headers.get("X-Shopify-Webhook-Id")?.slice(0, 100) || `body:${await sha256Hex(`${topic}\n${text}`)}`;
+  const deliveryId = delivery.webhookId?.slice(0, 100) || `body:${await sha256Hex(`${topic}\n${text}`)}`;
   const record = { id: deliveryId, topic: topic.slice(0, 100), receivedAt: now };
 
   if (!(HANDLED_TOPICS as readonly string[]).includes(topic)) {

@@ -173,7 +173,7 @@ export const auditLicence = (db: Db, actorId: string, action: string, row: { id:
  * Pauses a running (or not yet activated) licence: it answers SUSPENDED and its clock stands still
  * until it is resumed. One conditional statement, so a second click pauses nothing.
  */
-async function pauseLicence(db: Db, admin: Viewer, row: LicenceRow, reason: string, ip: string | null, now: number): Promise<Result<string>> {
+async function pauseLicence(db: Db, admin: Viewer, row: LicenceRow, reason: string, ip: string | null, now: number): Promise<Result<LicenceChange>> {
   if (row.pausedAt !== null) return fail("conflict", "This key is already paused");
   if (row.bannedAt !== null || row.revokedAt !== null) return fail("conflict", "A banned or revoked key cannot be paused");
   if (row.expiresAt !== null && row.expiresAt <= now) return fail("conflict", "This key has expired: there is no time left to keep");
@@ -184,14 +184,14 @@ async function pauseLicence(db: Db, admin: Viewer, row: LicenceRow, reason: stri
     .returning({ id: licences.id });
   if (paused.length === 0) return fail("conflict", "This key changed meanwhile; reload and try again");
   await auditLicence(db, admin.id, "licence.pause", row, { reason }, ip);
-  return ok("Key paused: it answers SUSPENDED and its time stands still until it is resumed");
+  return ok({ intent: "pause" });
 }
 
 /**
  * Resumes a paused licence: its expiry moves out by the time it was paused, and the owner's
  * subscription with it, in one transaction.
  */
-async function resumeLicence(db: Db, admin: Viewer, row: LicenceRow, ip: string | null, now: number): Promise<Result<string>> {
+async function resumeLicence(db: Db, admin: Viewer, row: LicenceRow, ip: string | null, now: number): Promise<Result<LicenceChange>> {
   if (row.pausedAt === null) return fail("conflict", "This key is not paused");
   const [resumed] = await db.batch([
     db
@@ -204,7 +204,7 @@ async function resumeLicence(db: Db, admin: Viewer, row: LicenceRow, ip: string 
   if (resumed.length === 0) return fail("conflict", "This key changed meanwhile; reload and try again");
   const pausedFor = now - row.pausedAt;
   await auditLicence(db, admin.id, "licence.resume", row, { pausedFor: formatDuration(pausedFor) }, ip);
-  return ok(row.expiresAt === null ? "Key resumed: its clock starts at its first use" : `Key resumed: its expiry moved out by ${formatDuration(pausedFor)}`);
+  return ok({ intent: "resume", expiryMovedByMs: row.expiresAt === null ? null : pausedFor });
 }
 
 /**
@@ -218,8 +218,14 @@ export function syncSubscriptionExpiry(db: Db, codeIds: SQL) {
     .where(sql`${userSubscriptions.productCodeId} in (${codeIds})`);
 }
 
+/**
+ * What a staff change to a licence did, for the edge to word: a resume says how far the expiry
+ * moved (null while the key has not been activated, its clock starting at its first use).
+ */
+export type LicenceChange = { intent: Exclude<LicenceChangeInput["intent"], "resume"> } | { intent: "resume"; expiryMovedByMs: number | null };
+
 /** Staff: resets (support and admins), bans, unbans, pauses and resumes (admins), each audited. */
-export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeInput, ip: string | null, now = Date.now()): Promise<Result<string>> {
+export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeInput, ip: string | null, now = Date.now()): Promise<Result<LicenceChange>> {
   if (!can(admin.role, STAFF_ACTIONS.licence[input.intent])) return fail("forbidden", "Your role may not do this to a licence");
   if (input.intent === "ban-hwid") {
     await db
@@ -227,13 +233,13 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeI
       .values({ hwid: input.hwid, reason: input.reason, bannedBy: admin.id, bannedAt: now })
       .onConflictDoUpdate({ target: bannedHwids.hwid, set: { reason: input.reason, bannedBy: admin.id, bannedAt: now } });
     await audit(db, admin.id, "licence.ban-hwid", input.hwid, { reason: input.reason }, ip);
-    return ok("PC banned: every key answers BANNED on it");
+    return ok({ intent: input.intent });
   }
   if (input.intent === "unban-hwid") {
     const removed = await db.delete(bannedHwids).where(eq(bannedHwids.hwid, input.hwid)).returning({ hwid: bannedHwids.hwid });
     if (removed.length === 0) return fail("conflict", "This PC is not banned");
     await audit(db, admin.id, "licence.unban-hwid", input.hwid, {}, ip);
-    return ok("PC unbanned");
+    return ok({ intent: input.intent });
   }
   const row = await db.select().from(licences).where(eq(licences.id, input.licenceId)).get();
   if (!row) return fail("not-found", "No such key");
@@ -243,7 +249,7 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeI
     if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
     if (!(await freePc(db, row, "admin", admin, undefined, now))) return fail("conflict", "This key changed meanwhile; reload and try again");
     await auditLicence(db, admin.id, "licence.reset-hwid", row, { previousHwid: row.hwid }, ip);
-    return ok("PC reset: the next validation binds a new one");
+    return ok({ intent: input.intent });
   }
   if (input.intent === "ban-key") {
     const banned = await db
@@ -253,7 +259,7 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeI
       .returning({ id: licences.id });
     if (banned.length === 0) return fail("conflict", "This key is already banned");
     await auditLicence(db, admin.id, "licence.ban", row, { reason: input.reason }, ip);
-    return ok("Key banned: it answers BANNED from now on");
+    return ok({ intent: input.intent });
   }
   const unbanned = await db
     .update(licences)
@@ -262,5 +268,5 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeI
     .returning({ id: licences.id });
   if (unbanned.length === 0) return fail("conflict", "This key is not banned");
   await auditLicence(db, admin.id, "licence.unban", row, {}, ip);
-  return ok("Key unbanned");
+  return ok({ intent: input.intent });
 }

@@ -1,8 +1,8 @@
 // The few calls of Discord's REST API (v10) the role sync makes, as a bot. Every answer is a value:
 // the body, or Discord's JSON error (`{code, message}`) with its HTTP status, and for a 429 how long
 // to wait (`retry_after` in the body, else the `Retry-After` header) and whether the limit is the
-// bot's global one. The transport is a `fetch`: the real one against DISCORD_API_URL, or the
-// simulated guild's handler in development and tests (decision 064).
+// bot's global one. The transport takes and gives plain values (decision 062): the Worker's fetch
+// against DISCORD_API_URL, or the simulated guild in development and tests (decision 064).
 
 export const DEFAULT_DISCORD_API_URL = "https://discord.com/api/v10";
 /** Discord's permission bits the sync needs: Manage Roles, or Administrator, which implies it. */
@@ -29,7 +29,26 @@ export type DiscordAnswer<T> =
   | { ok: true; value: T }
   | { ok: false; status: number; code: number; message: string; retryAfterSeconds?: number; global?: boolean };
 
-export type DiscordFetch = (request: Request) => Promise<Response>;
+/** One HTTP exchange as plain values (decision 062): what the transport sends, and what came back. */
+export interface DiscordCall {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+export interface DiscordReply {
+  status: number;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  body: string;
+}
+export type DiscordTransport = (call: DiscordCall) => Promise<DiscordReply>;
+
+/** The real transport: the Worker's fetch. */
+export const fetchTransport: DiscordTransport = async ({ method, url, headers, body }) => {
+  const answer = await fetch(url, { method, headers, body });
+  return { status: answer.status, headers: Object.fromEntries(answer.headers), body: await answer.text() };
+};
 
 export interface DiscordApi {
   me(): Promise<DiscordAnswer<{ id: string; username: string }>>;
@@ -42,41 +61,43 @@ export interface DiscordApi {
 }
 
 /** How long a 429 asks to wait: the body's `retry_after` (seconds, fractional), else the header. */
-function retryAfterOf(response: Response, body: { retry_after?: unknown }): number {
+function retryAfterOf(reply: DiscordReply, body: { retry_after?: unknown }): number {
   const fromBody = Number(body.retry_after);
-  const fromHeader = Number(response.headers.get("Retry-After"));
+  const fromHeader = Number(reply.headers["retry-after"]);
   const seconds = Number.isFinite(fromBody) && fromBody > 0 ? fromBody : Number.isFinite(fromHeader) && fromHeader > 0 ? fromHeader : 1;
   return Math.ceil(seconds);
 }
 
-export function discordApi(options: { baseUrl: string; token: string; fetch: DiscordFetch }): DiscordApi {
+export function discordApi(options: { baseUrl: string; token: string; transport: DiscordTransport }): DiscordApi {
   const base = options.baseUrl.replace(/\/+$/, "");
   async function call<T>(method: string, path: string, init: { body?: unknown; reason?: string } = {}): Promise<DiscordAnswer<T>> {
-    const headers = new Headers({ Authorization: `Bot ${options.token}`, "User-Agent": "DiscordBot (https://github.com, 1.0)" });
-    if (init.body !== undefined) headers.set("Content-Type", "application/json");
+    // Discord refuses bots without a "DiscordBot (url, version)" User-Agent; this is our request's, not a caller's.
+    // eslint-disable-next-line no-restricted-syntax
+    const headers: Record<string, string> = { Authorization: `Bot ${options.token}`, "User-Agent": "DiscordBot (https://github.com, 1.0)" };
+    if (init.body !== undefined) headers["Content-Type"] = "application/json";
     // The audit log entry Discord shows staff for the change.
-    if (init.reason) headers.set("X-Audit-Log-Reason", encodeURIComponent(init.reason));
-    let response: Response;
+    if (init.reason) headers["X-Audit-Log-Reason"] = encodeURIComponent(init.reason);
+    let reply: DiscordReply;
     try {
-      response = await options.fetch(new Request(`${base}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) }));
+      reply = await options.transport({ method, url: `${base}${path}`, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
     } catch (error) {
       return { ok: false, status: 0, code: 0, message: `Discord could not be reached: ${error instanceof Error ? error.message : String(error)}` };
     }
-    const text = await response.text();
+    const text = reply.body;
     let body: Record<string, unknown> = {};
     try {
       body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     } catch {
       // Cloudflare's own block page (error 1015) is HTML: it is a rate limit all the same.
     }
-    if (response.ok) return { ok: true, value: (text ? body : null) as T };
-    const message = typeof body.message === "string" ? body.message : `HTTP ${response.status}`;
+    if (reply.status >= 200 && reply.status < 300) return { ok: true, value: (text ? body : null) as T };
+    const message = typeof body.message === "string" ? body.message : `HTTP ${reply.status}`;
     const code = typeof body.code === "number" ? body.code : 0;
-    if (response.status === 429) {
-      const global = body.global === true || response.headers.get("X-RateLimit-Global") === "true";
-      return { ok: false, status: 429, code, message, retryAfterSeconds: retryAfterOf(response, body), global };
+    if (reply.status === 429) {
+      const global = body.global === true || reply.headers["x-ratelimit-global"] === "true";
+      return { ok: false, status: 429, code, message, retryAfterSeconds: retryAfterOf(reply, body), global };
     }
-    return { ok: false, status: response.status, code, message };
+    return { ok: false, status: reply.status, code, message };
   }
   const memberPath = (guildId: string, userId: string) => `/guilds/${encodeURIComponent(guildId)}/members/${encodeURIComponent(userId)}`;
   return {

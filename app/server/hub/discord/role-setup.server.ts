@@ -7,7 +7,7 @@ import { fail, ok, type Result } from "~/lib/result";
 import { audit } from "../../platform/audit.server";
 import type { Db } from "../../platform/db/client.server";
 import { discordRoleRules, discordRoleSync, discordSettings, oauthAccounts, users } from "../../platform/db/schema.server";
-import { DEFAULT_DISCORD_API_URL, type DiscordApi, discordApi } from "../../platform/discord-api.server";
+import { DEFAULT_DISCORD_API_URL, type DiscordApi, discordApi, fetchTransport } from "../../platform/discord-api.server";
 import { simulatedDiscord } from "./simulated-discord.server";
 
 /** Production builds never talk to the simulated guild. */
@@ -23,9 +23,9 @@ export interface DiscordSetup {
 
 export function discordSetup(env: DiscordEnv, db: Db): DiscordSetup {
   const token = env.DISCORD_BOT_TOKEN?.trim();
-  if (token) return { api: discordApi({ baseUrl: env.DISCORD_API_URL?.trim() || DEFAULT_DISCORD_API_URL, token, fetch: (request) => fetch(request) }), simulated: false };
+  if (token) return { api: discordApi({ baseUrl: env.DISCORD_API_URL?.trim() || DEFAULT_DISCORD_API_URL, token, transport: fetchTransport }), simulated: false };
   if (PRODUCTION) return { api: null, simulated: false };
-  return { api: discordApi({ baseUrl: "https://discord.simulated/api/v10", token: "simulated", fetch: simulatedDiscord(db) }), simulated: true };
+  return { api: discordApi({ baseUrl: "https://discord.simulated/api/v10", token: "simulated", transport: simulatedDiscord(db) }), simulated: true };
 }
 
 /**

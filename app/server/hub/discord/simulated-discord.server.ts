@@ -5,7 +5,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/client.server";
 import { simulatedDiscordFaults, simulatedDiscordMembers, simulatedDiscordRoles } from "../../platform/db/schema.server";
-import { DISCORD_ERRORS, type DiscordFetch, MANAGE_ROLES } from "../../platform/discord-api.server";
+import { DISCORD_ERRORS, type DiscordReply, type DiscordTransport, MANAGE_ROLES } from "../../platform/discord-api.server";
 
 export const SIMULATED_GUILD_ID = "1100000000000000001";
 export const SIMULATED_BOT_ID = "1100000000000000002";
@@ -38,14 +38,17 @@ export async function ensureSimulatedGuild(db: Db): Promise<void> {
   seeded.add(db);
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): DiscordReply => ({
+  status,
+  headers: { "content-type": "application/json", ...headers },
+  body: status === 204 ? "" : JSON.stringify(body),
+});
 const error = (status: number, code: number, message: string) => json(status, { code, message });
 
 const parseRoles = (text: string): string[] => JSON.parse(text) as string[];
 
 /** A 429 while the developer has asked for them, worded as Discord words it (body and headers). */
-async function rateLimited(db: Db): Promise<Response | null> {
+async function rateLimited(db: Db): Promise<DiscordReply | null> {
   const [fault] = await db
     .update(simulatedDiscordFaults)
     .set({ rateLimitedRequests: sql`${simulatedDiscordFaults.rateLimitedRequests} - 1`, requests: sql`${simulatedDiscordFaults.requests} + 1` })
@@ -57,13 +60,13 @@ async function rateLimited(db: Db): Promise<Response | null> {
   }
   const global = fault.global === 1;
   const headers: Record<string, string> = {
-    "Retry-After": String(fault.retryAfter),
-    "X-RateLimit-Limit": "10",
-    "X-RateLimit-Remaining": "0",
-    "X-RateLimit-Reset-After": String(fault.retryAfter),
-    "X-RateLimit-Scope": global ? "global" : "user",
+    "retry-after": String(fault.retryAfter),
+    "x-ratelimit-limit": "10",
+    "x-ratelimit-remaining": "0",
+    "x-ratelimit-reset-after": String(fault.retryAfter),
+    "x-ratelimit-scope": global ? "global" : "user",
   };
-  if (global) headers["X-RateLimit-Global"] = "true";
+  if (global) headers["x-ratelimit-global"] = "true";
   return json(429, { message: "You are being rate limited.", retry_after: fault.retryAfter, global, code: global ? 0 : undefined }, headers);
 }
 
@@ -88,7 +91,7 @@ const memberBody = (row: typeof simulatedDiscordMembers.$inferSelect) => ({
   mute: false,
 });
 
-async function mayHandOut(db: Db, roleIds: string[]): Promise<Response | null> {
+async function mayHandOut(db: Db, roleIds: string[]): Promise<DiscordReply | null> {
   const roles = await db.select().from(simulatedDiscordRoles);
   for (const id of roleIds) {
     if (!roles.some((role) => role.id === id)) return error(404, DISCORD_ERRORS.unknownRole, "Unknown Role");
@@ -98,7 +101,7 @@ async function mayHandOut(db: Db, roleIds: string[]): Promise<Response | null> {
   return !bot.manageRoles || tooHigh ? error(403, DISCORD_ERRORS.missingPermissions, "Missing Permissions") : null;
 }
 
-async function handle(db: Db, method: string, parts: string[], body: () => Promise<Record<string, unknown>>): Promise<Response> {
+async function handle(db: Db, method: string, parts: string[], body: () => Record<string, unknown>): Promise<DiscordReply> {
   if (method === "GET" && parts.join("/") === "users/@me") return json(200, { id: SIMULATED_BOT_ID, username: "Vertex Bot", bot: true });
   const [guilds, guildId, collection, userId, sub, roleId] = parts;
   if (guilds !== "guilds" || !guildId) return error(404, 0, "404: Not Found");
@@ -114,7 +117,7 @@ async function handle(db: Db, method: string, parts: string[], body: () => Promi
     if (method === "PUT") {
       // Already in the guild: Discord answers 204 and changes nothing.
       if (member) return json(204, null);
-      const { access_token: token, roles = [] } = (await body()) as { access_token?: unknown; roles?: unknown };
+      const { access_token: token, roles = [] } = body() as { access_token?: unknown; roles?: unknown };
       if (token !== simulatedAccessToken(userId)) return error(403, 50025, "Invalid OAuth2 access token");
       const roleIds = Array.isArray(roles) ? roles.map(String) : [];
       const refused = await mayHandOut(db, roleIds);
@@ -138,18 +141,18 @@ async function handle(db: Db, method: string, parts: string[], body: () => Promi
   return error(405, 0, "405: Method Not Allowed");
 }
 
-/** The simulated API as a `fetch`: any base URL, the path after `/api/v10`. */
-export function simulatedDiscord(db: Db): DiscordFetch {
-  return async (request) => {
+/** The simulated API as a transport: any base URL, the path after `/api/v10`. */
+export function simulatedDiscord(db: Db): DiscordTransport {
+  return async (call) => {
     await ensureSimulatedGuild(db);
-    if (!request.headers.get("Authorization")?.startsWith("Bot ")) return error(401, 0, "401: Unauthorized");
+    if (!call.headers.Authorization?.startsWith("Bot ")) return error(401, 0, "401: Unauthorized");
     const limited = await rateLimited(db);
     if (limited) return limited;
-    const path = new URL(request.url).pathname.replace(/^.*?\/api\/v\d+\//, "");
+    const path = new URL(call.url).pathname.replace(/^.*?\/api\/v\d+\//, "");
     const parts = path.split("/").map(decodeURIComponent);
-    return handle(db, request.method, parts, async () => {
+    return handle(db, call.method, parts, () => {
       try {
-        return (await request.json()) as Record<string, unknown>;
+        return call.body ? (JSON.parse(call.body) as Record<string, unknown>) : {};
       } catch {
         return {};
       }

@@ -1,6 +1,6 @@
 // Request and response hardening applied by the Worker to everything it serves.
 import { introHeadScript } from "~/lib/intro";
-import { toBase64 } from "./tokens.server";
+import { toBase64 } from "~/server/platform/tokens.server";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -1,0 +1,90 @@
+// The request, read once into the plain `Caller` that domain code takes, and the domain's token
+// changes written back as cookies. Every cookie the shop sets is HttpOnly, Secure, SameSite=Lax
+// and host-only (`__Host-`), under one name per token.
+import { type BrowserToken, type Caller, keepToken, type TokenChange } from "~/server/platform/caller.server";
+import { clearCookie, cookiesOf, serializeCookie } from "./cookies.server";
+
+const COOKIE_OF: Record<BrowserToken, string> = {
+  session: "__Host-session",
+  challenge: "__Host-2fa",
+  ceremony: "__Host-webauthn",
+  verify: "__Host-verify",
+  reset: "__Host-reset",
+  discordState: "__Host-discord-state",
+  discordVerifier: "__Host-discord-verifier",
+  discordMode: "__Host-discord-mode",
+};
+
+/** Roughly where a request comes from, as Cloudflare located it ("Berlin, DE"), when it did. */
+function placeOf(request: Request): string | null {
+  const cf = (request as { cf?: { city?: unknown; country?: unknown } }).cf;
+  const parts = [cf?.city, cf?.country].filter((part): part is string => typeof part === "string" && part !== "");
+  return parts.length > 0 ? parts.join(", ").slice(0, 100) : null;
+}
+
+/** The client's address as Cloudflare saw it ("local" in tests and scripts that name none). */
+export function clientAddress(request: Request): string {
+  return request.headers.get("CF-Connecting-IP") ?? "local";
+}
+
+/**
+ * What the per-client limit counts: an IPv4 address, or an IPv6 address's /64 (one subscriber's
+ * network, which hands its holder more addresses than any limit could count one by one).
+ */
+export function clientNetwork(address: string): string {
+  if (!address.includes(":")) return address;
+  const [head = "", tail] = address.split("::");
+  const groups = head ? head.split(":") : [];
+  if (tail !== undefined) {
+    const rest = tail ? tail.split(":") : [];
+    groups.push(...Array<string>(Math.max(0, 8 - groups.length - rest.length)).fill("0"), ...rest);
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((group) => (Number.parseInt(group, 16) || 0).toString(16))
+    .join(":")}::/64`;
+}
+
+const callers = new WeakMap<Request, Caller>();
+
+/** Who sent `request`, read once per request. */
+export function callerOf(request: Request): Caller {
+  let caller = callers.get(request);
+  if (!caller) {
+    const cookies = cookiesOf(request);
+    const tokens: Caller["tokens"] = {};
+    for (const [token, name] of Object.entries(COOKIE_OF) as [BrowserToken, string][]) {
+      const value = cookies.get(name);
+      if (value) tokens[token] = value;
+    }
+    caller = {
+      ip: clientAddress(request),
+      origin: new URL(request.url).origin,
+      userAgent: request.headers.get("User-Agent")?.slice(0, 200) ?? null,
+      place: placeOf(request),
+      tokens,
+    };
+    callers.set(request, caller);
+  }
+  return caller;
+}
+
+/** The Set-Cookie header that carries a token change to the browser. */
+export function tokenCookie({ token, value, seconds }: TokenChange): string {
+  return value === null ? clearCookie(COOKIE_OF[token]) : serializeCookie(COOKIE_OF[token], value, seconds);
+}
+
+/**
+ * The cookie that carries a mailed link's token (verification, password reset) from the address
+ * the link opened to the form that uses it, for as long as the link works: the token leaves the
+ * address bar, the history and every Referer at once.
+ */
+export function linkTokenCookie(token: "verify" | "reset", value: string, expiresAt: number, now = Date.now()): string {
+  return tokenCookie(keepToken(token, value, (expiresAt - now) / 1000));
+}
+
+/** Headers that carry every change to the browser, in order. */
+export function tokenHeaders(changes: TokenChange[], headers = new Headers()): Headers {
+  for (const change of changes) headers.append("Set-Cookie", tokenCookie(change));
+  return headers;
+}
