@@ -19,7 +19,7 @@ import type { MailingDeps } from "../platform/mail.server";
 import type { Db } from "../platform/db/client.server";
 import { audit } from "../platform/audit.server";
 import { MEMBERS_PER_RECONCILE, runReconcile } from "../hub/discord/reconcile.server";
-import { discordSetup } from "../hub/discord/role-setup.server";
+import { discordSetup, roleSettings } from "../hub/discord/role-setup.server";
 import { queueSyncForOrder, type RoleSyncDeps, syncMemberRoles } from "../hub/discord/role-sync.server";
 import { MAX_MANAGED_ROLES } from "~/lib/discord-roles";
 import { eq } from "drizzle-orm";
@@ -66,16 +66,17 @@ function jobKey(job: FulfilmentJob): string {
   }
 }
 
-async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps, job: FulfilmentJob): Promise<void> {
+async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enabled: () => Promise<boolean> }, job: FulfilmentJob): Promise<void> {
   const { db } = deps;
   switch (job.kind) {
     case "shopify-delivery":
       await processDelivery(deps, job.deliveryId);
       // A purchase, refund or cancellation changes the roles of the order's linked owners now.
+      if (!(await discord.enabled())) return;
       return queueSyncForOrder(discord, (await db.select({ orderId: webhookDeliveries.orderId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, job.deliveryId)).get())?.orderId);
     case "crypto-order":
       await settleCryptoOrder(deps, job);
-      return queueSyncForOrder(discord, job.orderNumber);
+      return (await discord.enabled()) ? queueSyncForOrder(discord, job.orderNumber) : undefined;
     case "chain-check":
       return runChainChecks({ db: deps.db, setup: cryptoSetup(env, deps.db), queue: env.FULFILMENT_QUEUE }, job.orderNumbers);
     case "compensation-mail":
@@ -113,7 +114,15 @@ const PUT_BACK_SECONDS = 2;
 export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
   const db = database(env.DB);
   const deps: MailingDeps = { db, mail: env, waitUntil };
-  const discord: RoleSyncDeps = { db, setup: discordSetup(env, db), queue: env.FULFILMENT_QUEUE, pause: { until: 0 } };
+  // Whether staff set up Discord roles, asked once per batch and only when a job needs to know.
+  let enabled: Promise<boolean> | undefined;
+  const discord = {
+    db,
+    setup: discordSetup(env, db),
+    queue: env.FULFILMENT_QUEUE,
+    pause: { until: 0 },
+    enabled: () => (enabled ??= roleSettings(db).then((settings) => Boolean(settings.guildId && settings.rules.length > 0))),
+  };
   let subrequestsLeft = SUBREQUESTS_PER_INVOCATION;
   for (const message of batch.messages) {
     const read = readJob(message);
