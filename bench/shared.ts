@@ -22,22 +22,44 @@ export function wranglerDev(args: string[], port: number, onLog?: (line: string)
   return child;
 }
 
+/** A floor Worker of bench/floors: the least a job must cost, on the same runtime as the app. */
+export interface Floor {
+  /** Its wrangler config. */
+  config: string;
+  port: number;
+  inspector: number;
+  /** Settings passed with --var (secrets the floor checks or signs with). */
+  vars?: Record<string, string>;
+  /** Where its D1 is persisted, if it has one. */
+  state?: string;
+}
+
+/** `wrangler dev` of a floor Worker; it is up once it answers anything (a floor refuses a bare GET). */
+export function serveFloor(floor: Floor) {
+  const vars = Object.entries(floor.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const child = wranglerDev(["-c", floor.config, "--inspector-port", String(floor.inspector), ...vars, ...(floor.state ? ["--persist-to", floor.state] : [])], floor.port);
+  const url = `http://127.0.0.1:${floor.port}`;
+  return { url, ready: () => waitFor(url, () => true), stop: () => child.kill("SIGTERM") };
+}
+
 /**
- * The production build (its D1 persisted in `state`) and the trivial Worker, each on its port,
- * each with its own inspector port; `ready` resolves once both answer, `stop` ends both.
+ * The production build (its D1 persisted in `state`), the trivial Worker and, given one, the job's
+ * floor Worker, each on its port, each with its own inspector port; `ready` resolves once all
+ * answer, `stop` ends them all.
  */
-export function serveWithTrivial(state: string, ports: { app: number; trivial: number; inspectors: number[] }) {
+export function serveWithTrivial(state: string, ports: { app: number; trivial: number; inspectors: number[] }, floor?: Floor) {
   const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(ports.inspectors[0])], ports.app);
-  const trivial = wranglerDev(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(ports.inspectors[1])], ports.trivial);
+  const [trivial, floorWorker] = [{ config: "bench/trivial.wrangler.toml", port: ports.trivial, inspector: ports.inspectors[1]! }, ...(floor ? [floor] : [])].map(serveFloor);
   const appUrl = `http://127.0.0.1:${ports.app}`;
-  const trivialUrl = `http://127.0.0.1:${ports.trivial}`;
   return {
     appUrl,
-    trivialUrl,
-    ready: () => Promise.all([waitFor(`${appUrl}/robots.txt`), waitFor(`${trivialUrl}/`)]),
+    trivialUrl: trivial!.url,
+    floorUrl: floorWorker?.url ?? "",
+    ready: () => Promise.all([waitFor(`${appUrl}/robots.txt`), trivial!.ready(), floorWorker?.ready()]),
     stop: () => {
       app.kill("SIGTERM");
-      trivial.kill("SIGTERM");
+      trivial!.stop();
+      floorWorker?.stop();
     },
   };
 }
@@ -56,7 +78,7 @@ export async function assertFree(port: number) {
 }
 
 /** A local secret from .dev.vars (the first `npm run dev` or `npm run typegen` writes them). */
-function secret(name: string): string {
+export function secret(name: string): string {
   const line = readFileSync(".dev.vars", "utf8").match(new RegExp(`^${name}=(.*)$`, "m"))?.[1];
   if (!line) throw new Error(`${name} is missing from .dev.vars (npm run typegen writes it)`);
   return line.replace(/^"(.*)"$/, "$1");
@@ -87,6 +109,9 @@ export function stockCodes(state: string, variant: { numericId: number; title: s
   wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
   wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", file]);
 }
+
+/** The ratio a / b to two decimals, as the goals are written ("0.8×"). */
+export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** Runs a wrangler command quietly and returns what it printed. */
 export function wrangler(args: string[]): string {
@@ -126,10 +151,11 @@ export async function waitForDeliveries(state: string, prefix: string, expected:
   }
 }
 
-export async function waitFor(url: string) {
+/** Waits until `url` gives an answer that `up` accepts (by default, a 2xx). */
+export async function waitFor(url: string, up = (response: Response) => response.ok) {
   for (let i = 0; i < 120; i++) {
     try {
-      if ((await fetch(url)).ok) return;
+      if (up(await fetch(url))) return;
     } catch {
       // not up yet
     }

@@ -7,7 +7,7 @@ import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { productCodes, shopifyOrders, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { verifyWebhookSignature } from "~/server/platform/shopify-hmac.server";
 import type { Result } from "~/lib/result";
-import { call, createAccount, db, deliver, nextId, ORIGIN, paidOrderPayload, pulledBody, signIn, type TestAccount, unique } from "./helpers";
+import { call, createAccount, db, deliver, handled, nextId, ORIGIN, paidOrderPayload, pulledBody, signIn, type TestAccount, unique } from "./helpers";
 
 let buyer: TestAccount;
 beforeAll(async () => {
@@ -174,6 +174,8 @@ describe("demo checkout", () => {
     expect(webhook.headers.get("X-Shopify-Topic")).toBe("orders/create");
     const body = await webhook.arrayBuffer();
     expect(await verifyWebhookSignature(body, webhook.headers.get("X-Shopify-Hmac-Sha256"), env.SHOPIFY_WEBHOOK_SECRET)).toBe(true);
+    // The webhook queues the signed body: the delivery is recorded by the queue's consumer.
+    await handled(webhook.headers.get("X-Shopify-Webhook-Id")!);
     const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhook.headers.get("X-Shopify-Webhook-Id")!)).get();
     expect(delivery?.topic).toBe("orders/create");
 

@@ -10,7 +10,7 @@ import { callerOf, clientNetwork } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
-import { database } from "~/server/platform/db/client.server";
+import { replicaDatabase } from "~/server/platform/db/client.server";
 import { readJson } from "~/http/request-body.server";
 import { openApiDocument } from "./openapi";
 
@@ -49,7 +49,9 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
   if (!signer.ok) return unavailable();
 
   const { key } = input.value;
-  const answer = await validateLicence(database(c.env.DB), input.value, {
+  // A stale replica is harmless here (decision 068): a bind is a conditional write on the primary,
+  // and a key that looked free but is taken is read again, fresh, in the same session.
+  const answer = await validateLicence(replicaDatabase(c.env.DB), input.value, {
     place: caller.place,
     leaseMs: offlineLeaseMs(c.env.LICENCE_OFFLINE_HOURS),
     recordCheck: (write) => c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),

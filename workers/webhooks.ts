@@ -1,8 +1,9 @@
 // Webhooks: a Hono app under /webhooks. Callers prove themselves with an HMAC signature instead
 // of a session, so these routes sit outside the CSRF check. The body is size-capped before the
 // signature is computed over it, so an oversized one costs neither memory nor hashing. The answer
-// waits for nothing but recording and queueing the delivery (Shopify allows 5 seconds): the keys
-// are handed out by the fulfilment queue's consumer (decision 031).
+// waits for nothing but the signature and one durable write, the queue message carrying the signed
+// body (Shopify allows 5 seconds): the fulfilment queue's consumer records the delivery and hands
+// out the keys (decisions 031, 067).
 import { Hono } from "hono";
 import { problemStatus } from "~/http/problem-status.server";
 import type { Problem } from "~/lib/result";

@@ -62,7 +62,7 @@ function isStorable(response: Response): boolean {
   return response.status === 200 && isPublic && maxAge > 0 && !response.headers.has("Set-Cookie");
 }
 
-async function store(cache: Cache, url: string, response: Response, now: number): Promise<void> {
+async function store(cache: () => Promise<Cache>, url: string, response: Response, now: number): Promise<void> {
   const cacheControl = response.headers.get("Cache-Control")!;
   const page: StoredPage = {
     body: new Uint8Array(await response.arrayBuffer()),
@@ -78,16 +78,16 @@ async function store(cache: Cache, url: string, response: Response, now: number)
   headers.set(ORIGINAL_CACHE_CONTROL, cacheControl);
   // The Cache API must keep the copy for the stale window as well.
   headers.set("Cache-Control", `public, max-age=${maxAge + swr}`);
-  await cache.put(url, new Response(page.body, { status: page.status, headers }));
+  await (await cache()).put(url, new Response(page.body, { status: page.status, headers }));
 }
 
-async function lookup(cache: Cache, url: string): Promise<StoredPage | null> {
+async function lookup(cache: () => Promise<Cache>, url: string): Promise<StoredPage | null> {
   const inMemory = memory.get(url);
   if (inMemory) {
     remember(url, inMemory);
     return inMemory;
   }
-  const hit = await cache.match(url);
+  const hit = await (await cache()).match(url);
   if (!hit) return null;
   const page: StoredPage = {
     body: new Uint8Array(await hit.arrayBuffer()),
@@ -115,7 +115,9 @@ export async function serveWithEdgeCache(
   now = Date.now(),
 ): Promise<Response> {
   if (request.method !== "GET") return render();
-  const cache = await caches.open("pages");
+  // Opened only when the isolate's memory does not have the page: a hit in memory costs no call.
+  let opened: Promise<Cache> | undefined;
+  const cache = () => (opened ??= caches.open("pages"));
   const url = new URL(request.url).toString();
   const page = await lookup(cache, url);
   if (page) {

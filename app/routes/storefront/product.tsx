@@ -14,6 +14,7 @@ import { upsellToOffer } from "~/lib/cart";
 import { formatPrice } from "~/lib/plans";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
+import { replicaDatabase } from "~/server/platform/db/client.server";
 import { notFound } from "~/http/refusals.server";
 import { productStatus } from "~/server/hub/status.server";
 import { publicPageHeaders } from "~/http/edge-cache.server";
@@ -42,8 +43,9 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     : null;
   // The coins the shop's wallets are set up for; none: no crypto checkout.
   const cryptoCoins = cryptoSetup(env, db).coins;
-  // The product's own status from the status page's posts, beside its badges (decision 046).
-  const { status } = await productStatus(db, product.id);
+  // The product's own status from the status page's posts, beside its badges (decision 046); the
+  // page is cached for a minute anyway, so the nearest replica may answer (decision 068).
+  const { status } = await productStatus(replicaDatabase(env.DB), product.id);
   return { product, upsell, cryptoCoins, status, url: new URL(request.url).origin + `/product/${product.handle}` };
 }
 

@@ -12,6 +12,7 @@ import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useViewer } from "~/components/viewer";
 import { answer, answerInvalid, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
+import { replicaDatabase } from "~/server/platform/db/client.server";
 import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
 import { ok } from "~/lib/result";
@@ -43,7 +44,8 @@ function statusProducts(context: Route.LoaderArgs["context"]) {
 }
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { db } = app(context);
+  // A public page cached for a minute: the nearest replica may answer its reads (decision 068).
+  const db = replicaDatabase(app(context).env.DB);
   const [updates, products] = await Promise.all([latestStatusUpdates(db), statusProducts(context)]);
   const statuses = await productStatuses(db, products.map((p) => p.id));
   return {

@@ -11,7 +11,7 @@ import type { Order } from "./order-lines.server";
 import { fulfilOrder, recordOrder } from "./orders.server";
 import { cancelOrder, recordRefund, type RefundedLine, storeRefund } from "./refunds.server";
 import { readShopifyBody } from "./shopify-payloads.server";
-import { FINISHED_OUTCOMES } from "./shopify-webhook.server";
+import { FINISHED_OUTCOMES, recordDelivery, type ShopifyDeliveryJob } from "./shopify-webhook.server";
 
 type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: string } | { rejected: string };
 
@@ -78,12 +78,15 @@ async function applyDelivery(deps: MailingDeps, json: unknown): Promise<Applied>
 }
 
 /**
- * The consumer's half: applies one recorded delivery and notes its outcome. A delivery handled
- * before is left alone; a payload we cannot read is rejected for good; a failure is noted on the
- * delivery and thrown, so the queue retries it (every step of applying it is idempotent).
+ * The consumer's half: records a delivery that came with its body (once: a retry carries the same
+ * id), applies it and notes its outcome. A delivery handled before is left alone; a payload we
+ * cannot read is rejected for good; a failure is noted on the delivery and thrown, so the queue
+ * retries it (every step of applying it is idempotent).
  */
-export async function processDelivery(deps: MailingDeps, deliveryId: string): Promise<void> {
+export async function processDelivery(deps: MailingDeps, job: Omit<ShopifyDeliveryJob, "kind">): Promise<void> {
   const { db } = deps;
+  const { deliveryId, delivered } = job;
+  if (delivered && !(await recordDelivery(db, { id: deliveryId, topic: delivered.topic, receivedAt: delivered.receivedAt }, delivered.payload))) return;
   const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
   // Only a delivery we recorded is ever queued: not finding it means the write is not visible
   // yet, so this is worth retrying.

@@ -1,6 +1,7 @@
-// Shopify order webhooks, the request's half (decision 031): the signature is checked, the
-// delivery recorded once (a retry carries the same id, and the first body stays) and queued, and
-// the answer goes back at once; the fulfilment queue applies it (shopify-consumer.server). Also
+// Shopify order webhooks, the request's half (decisions 031, 067): the signature is checked, the
+// signed body queued, and the answer goes back at once; the fulfilment queue records the delivery
+// once (a retry carries the same id, and the first body stays) and applies it
+// (shopify-consumer.server). Also
 // the deliveries' bookkeeping: stuck ones queued again, the admin's list, an order on its way.
 // Unsigned deliveries change nothing but an audit entry.
 import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
@@ -55,20 +56,60 @@ export async function auditRejectedDelivery(db: Db, { ip, topic: claimed }: Deli
   await audit(db, null, "webhook.rejected", "shopify-webhook", { reason, topic }, ip);
 }
 
-/** The queue message for one recorded delivery: the consumer reads its body from the row. */
+/**
+ * The queue message for one delivery. A signed body small enough for a message travels in it, and
+ * the consumer records the delivery; a larger one (or one the cron sends again) is recorded first
+ * and the consumer reads its body from the row.
+ */
 export interface ShopifyDeliveryJob {
   kind: "shopify-delivery";
   deliveryId: string;
+  delivered?: { topic: string; receivedAt: number; payload: string };
 }
 
 /** Outcomes after which a delivery is done with: never queued or applied again. */
 export const FINISHED_OUTCOMES = ["processed", "ignored", "rejected"];
 
 /**
- * The request path of a delivery (decision 031): check the signature, record the delivery once
- * (a retry carries the same id), queue it and answer. Nothing is parsed or applied here, so the
- * answer never waits for fulfilment. `unauthenticated` for a bad signature; `unavailable` when the
- * queue could not take it (Shopify retries, and the retry queues it again).
+ * The largest body carried in a queue message, in bytes. A message may hold 128 KB once
+ * serialised, and a string of characters beyond Latin-1 serialises at two bytes a character.
+ * Order payloads are a few kilobytes.
+ */
+export const INLINE_BODY_BYTES = 60 * 1024;
+
+interface DeliveryRecord {
+  id: string;
+  topic: string;
+  receivedAt: number;
+}
+
+/**
+ * Records a delivery with its body, once: a retry carries the same id. Returns whether it is still
+ * unhandled (newly recorded, still queued, or failing): a handled one is never applied again.
+ */
+export async function recordDelivery(db: Db, record: DeliveryRecord, payload: string): Promise<boolean> {
+  const unhandled = await db
+    .insert(webhookDeliveries)
+    .values({ ...record, outcome: "queued", payload })
+    // The first body stays: only the body is signed, not the id, so a different signed body sent
+    // under a pending delivery's id must not replace it.
+    .onConflictDoUpdate({
+      target: webhookDeliveries.id,
+      set: { payload: sql`coalesce(${webhookDeliveries.payload}, excluded.payload)` },
+      setWhere: notInArray(webhookDeliveries.outcome, FINISHED_OUTCOMES),
+    })
+    .returning({ id: webhookDeliveries.id })
+    .get();
+  return unhandled !== undefined;
+}
+
+/**
+ * The request path of a delivery (decisions 031, 067): check the signature and make the delivery
+ * durable with one write, then answer. The write is the queue message carrying the signed body;
+ * the consumer records the delivery, drops a retry of a handled one, and applies it. Only when the
+ * message cannot carry the body, or the queue refuses it, is the delivery written to D1 here (and
+ * the cron queues again what the queue did not take). `unauthenticated` for a bad signature;
+ * `unavailable` when the queue could not take it (Shopify retries, and the retry queues it again).
  */
 export async function receiveShopifyWebhook(
   deps: { db: Db; queue: JobQueue<ShopifyDeliveryJob> },
@@ -77,7 +118,7 @@ export async function receiveShopifyWebhook(
   now = Date.now(),
 ): Promise<Result<DeliveryOutcome>> {
   const { body, topic } = delivery;
-  const { db } = deps;
+  const { db, queue } = deps;
   if (!(await verifyWebhookSignature(body, delivery.hmac, secret))) {
     await auditRejectedDelivery(db, delivery, "Invalid signature");
     return fail("unauthenticated", "Invalid signature");
@@ -94,23 +135,20 @@ export async function receiveShopifyWebhook(
       .onConflictDoNothing();
     return ok("ignored");
   }
-  // A delivery seen before is queued again only while it is unhandled (still queued, or failing):
-  // its first message may never have been sent.
-  const unhandled = await db
-    .insert(webhookDeliveries)
-    .values({ ...record, outcome: "queued", payload: text })
-    // The first body stays: only the body is signed, not the id, so a different signed body sent
-    // under a pending delivery's id must not replace it.
-    .onConflictDoUpdate({
-      target: webhookDeliveries.id,
-      set: { payload: sql`coalesce(${webhookDeliveries.payload}, excluded.payload)` },
-      setWhere: notInArray(webhookDeliveries.outcome, FINISHED_OUTCOMES),
-    })
-    .returning({ id: webhookDeliveries.id })
-    .get();
-  if (!unhandled) return ok("already-processed");
+  if (body.byteLength <= INLINE_BODY_BYTES) {
+    try {
+      await queue.send({ kind: "shopify-delivery", deliveryId, delivered: { topic: record.topic, receivedAt: now, payload: text } });
+      return ok("queued");
+    } catch (error) {
+      console.error("Could not queue a webhook delivery:", error);
+    }
+    // Kept for the cron to queue again; Shopify is told to retry too.
+    return (await recordDelivery(db, record, text)) ? fail("unavailable", "Could not queue the delivery; please retry") : ok("already-processed");
+  }
+  // A seen delivery is queued again only while it is unhandled: its first message may be lost.
+  if (!(await recordDelivery(db, record, text))) return ok("already-processed");
   try {
-    await deps.queue.send({ kind: "shopify-delivery", deliveryId });
+    await queue.send({ kind: "shopify-delivery", deliveryId });
   } catch (error) {
     console.error("Could not queue a webhook delivery:", error);
     return fail("unavailable", "Could not queue the delivery; please retry");

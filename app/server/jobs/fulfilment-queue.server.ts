@@ -9,6 +9,7 @@
 import * as v from "valibot";
 import { fail, ok, type Result } from "~/lib/result";
 import { processDelivery } from "../fulfilment/shopify-consumer.server";
+import { INLINE_BODY_BYTES } from "../fulfilment/shopify-webhook.server";
 import { mailCompensation } from "../licences/compensation.server";
 import { settleCryptoOrder } from "../payments/crypto-settlement.server";
 import { cryptoSetup } from "../payments/crypto-setup.server";
@@ -28,7 +29,11 @@ import { webhookDeliveries } from "../platform/db/schema.server";
 export const FULFILMENT_DEAD_LETTERS = "keyshop-fulfilment-failed";
 
 const jobSchema = v.variant("kind", [
-  v.object({ kind: v.literal("shopify-delivery"), deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) }),
+  v.object({
+    kind: v.literal("shopify-delivery"),
+    deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+    delivered: v.optional(v.object({ topic: v.pipe(v.string(), v.maxLength(100)), receivedAt: v.number(), payload: v.pipe(v.string(), v.maxBytes(INLINE_BODY_BYTES * 3)) })),
+  }),
   v.object({ kind: v.literal("crypto-order"), orderNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),
   v.object({ kind: v.literal("chain-check"), orderNumbers: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(CHECKS_PER_MESSAGE)) }),
   v.object({ kind: v.literal("compensation-mail"), compensationId: v.pipe(v.string(), v.uuid()) }),
@@ -70,7 +75,7 @@ async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enable
   const { db } = deps;
   switch (job.kind) {
     case "shopify-delivery":
-      await processDelivery(deps, job.deliveryId);
+      await processDelivery(deps, job);
       // A purchase, refund or cancellation changes the roles of the order's linked owners now.
       if (!(await discord.enabled())) return;
       return queueSyncForOrder(discord, (await db.select({ orderId: webhookDeliveries.orderId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, job.deliveryId)).get())?.orderId);

@@ -2,10 +2,14 @@
 // base64 digest in X-Shopify-Hmac-Sha256.
 import { constantTimeEqual, fromBase64, toBase64 } from "./tokens.server";
 
-async function hmacKey(secret: string) {
-  return crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
+// The key is imported once per isolate (and again only if the secret changes).
+let imported: { secret: string; key: Promise<CryptoKey> } | undefined;
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  if (imported?.secret !== secret) {
+    imported = { secret, key: crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]) };
+  }
+  return imported.key;
 }
 
 export async function signWebhookBody(body: string, secret: string): Promise<string> {

@@ -15,6 +15,16 @@ export function database(d1: D1Database) {
 
 export type Db = ReturnType<typeof database>;
 
+/**
+ * The database through a D1 session whose first read may be answered by the nearest read replica
+ * (decision 068), for reads where a moment's staleness is harmless. Writes still go to the primary,
+ * and every later read in the session sees them. A session is one request's: never cached.
+ */
+export function replicaDatabase(d1: D1Database): Db {
+  // A session prepares and batches statements as the database does, which is all the builder uses.
+  return drizzle(d1.withSession("first-unconstrained") as unknown as D1Database);
+}
+
 /** D1 binds at most 100 parameters per statement, so multi-row inserts are cut to fit. */
 export const D1_MAX_BOUND_PARAMETERS = 100;
 
