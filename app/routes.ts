@@ -16,6 +16,7 @@ const devOnly =
           route("dev/mail", "routes/dev/mail.tsx"),
           route("dev/chain", "routes/dev/chain.tsx"),
           route("dev/clock", "routes/dev/clock.tsx"),
+          route("dev/discord", "routes/dev/discord.tsx"),
           route("checkout/demo/:id", "routes/dev/checkout-demo.tsx"),
         ]),
       ];
@@ -102,6 +103,7 @@ export default [
         route("legal", "routes/back-office/legal.tsx"),
         // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).
         route("affiliates", "routes/back-office/affiliates.tsx", [route("ledger.csv", "routes/back-office/affiliates.ledger-csv.ts")]),
+        route("discord", "routes/back-office/discord.tsx"),
       ]),
     ]),
   ]),

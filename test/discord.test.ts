@@ -69,7 +69,7 @@ describe("sign in with Discord", () => {
     expect(url.searchParams.get("client_id")).toBe("client-123");
     expect(url.searchParams.get("redirect_uri")).toBe(`${ORIGIN}/auth/discord/callback`);
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
-    expect(url.searchParams.get("scope")).toBe("identify email");
+    expect(url.searchParams.get("scope")).toBe("identify email guilds.join");
     expect(cookies.some((c) => c.startsWith(`__Host-discord-state=${state};`) && c.includes("HttpOnly"))).toBe(true);
   });
 

@@ -19,6 +19,7 @@ import {
   LayoutDashboard,
   Lock,
   LogOut,
+  MessageCircle,
   Package,
   ReceiptText,
   ScrollText,
@@ -51,6 +52,7 @@ const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/audit": ScrollText,
   "/dashboard/affiliates": BadgePercent,
   "/dashboard/legal": ScrollText,
+  "/dashboard/discord": MessageCircle,
 };
 
 /** What a staff page's shield says: who may open it, in words true for every viewer who sees it. */

@@ -4,6 +4,8 @@ import { createContext, type RouterContextProvider } from "react-router";
 import type { SessionDeps } from "../server/accounts/session.server";
 import type { Catalogue } from "../server/catalogue/catalogue.server";
 import { sessionDepsFor } from "../server/hub/chat-gateway.server";
+import { discordSetup } from "../server/hub/discord/role-setup.server";
+import type { LinkDeps } from "../server/hub/discord/role-link.server";
 import type { Db } from "../server/platform/db/client.server";
 import type { MailingDeps } from "../server/platform/mail.server";
 
@@ -31,4 +33,10 @@ export function mailingDeps(context: Readonly<RouterContextProvider>): MailingDe
 export function sessionDeps(context: Readonly<RouterContextProvider>): SessionDeps {
   const { db, env } = app(context);
   return sessionDepsFor(env, db);
+}
+
+/** What linking Discord needs beyond mail: the Discord API (or its simulated twin) and the queue. */
+export function linkDeps(context: Readonly<RouterContextProvider>): LinkDeps {
+  const { db, env } = app(context);
+  return { ...mailingDeps(context), setup: discordSetup(env, db), queue: env.FULFILMENT_QUEUE };
 }

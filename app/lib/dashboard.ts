@@ -15,6 +15,7 @@ export const STAFF_PAGES: readonly { to: string; label: string; capability: Capa
   { to: "/dashboard/entitlements", label: "Entitlements", capability: "entitlements.manage" },
   { to: "/dashboard/affiliates", label: "Affiliates", capability: "affiliates.view" },
   { to: "/dashboard/legal", label: "Legal Pages", capability: "legal.edit" },
+  { to: "/dashboard/discord", label: "Discord", capability: "discord.manage" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view" },
 ];
 

@@ -37,6 +37,8 @@ export const CAPABILITIES = {
   "entitlements.manage": ["admin"],
   // Deciding a member's request for a replacement key (approval revokes a key and hands out another).
   "replacements.decide": ["admin"],
+  // Discord roles that follow the licence: the guild, which role each plan grants, the health card.
+  "discord.manage": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -46,6 +46,8 @@ export const STAFF_ACTIONS = {
   legal: { save: "legal.edit" },
   // The affiliates page: decisions on affiliates, and crypto payouts sent.
   affiliates: { approve: "affiliates.manage", decline: "affiliates.manage", pause: "affiliates.manage", resume: "affiliates.manage", "mark-paid": "affiliates.manage" },
+  // The Discord page: the guild and the role rules.
+  discord: { "discord-guild": "discord.manage", "discord-rule-add": "discord.manage", "discord-rule-remove": "discord.manage" },
 } as const satisfies Record<string, Record<string, Capability>>;
 
 export type StaffForm = keyof typeof STAFF_ACTIONS;

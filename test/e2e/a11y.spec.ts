@@ -24,6 +24,8 @@ const PUBLIC_PAGES = [
   // Without a link: the page that says the link cannot be used.
   "/auth/reset",
   "/no-such-page",
+  // The simulated Discord's control panel (development only).
+  "/dev/discord",
 ];
 const HUB_PAGES = [
   "/dashboard",
@@ -49,6 +51,7 @@ const ADMIN_PAGES = [
   "/dashboard/replacements",
   "/dashboard/affiliates",
   "/dashboard/legal",
+  "/dashboard/discord",
 ];
 
 /** Opens `path` once it has hydrated and loaded its data, and returns axe's findings as lines. */

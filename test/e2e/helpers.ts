@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { type Browser, type BrowserContext, expect, type Locator, type Page } from "@playwright/test";
+import { signWebhookBody } from "../../app/server/platform/shopify-hmac.server";
 
 export function uniqueName(prefix: string): string {
   return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -133,4 +135,47 @@ export async function creditFromCustomerPage(admin: Page, username: string, amou
   await admin.getByLabel("Amount to credit (USD)").fill(amount);
   await admin.getByRole("button", { name: "Credit", exact: true }).click();
   await expect(admin.getByText("Balance credited")).toBeVisible();
+}
+
+/** The webhook secret the local shop checks signatures with (.dev.vars, made by `npm run dev`). */
+function webhookSecret(): string {
+  const line = readFileSync(".dev.vars", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("SHOPIFY_WEBHOOK_SECRET="));
+  return JSON.parse(line!.slice("SHOPIFY_WEBHOOK_SECRET=".length)) as string;
+}
+
+/** Sends Shopify's `topic` webhook for `payload`, signed as Shopify signs it. */
+async function sendWebhook(baseURL: string, topic: string, payload: unknown) {
+  const body = JSON.stringify(payload);
+  const response = await fetch(new URL("/webhooks/shopify", baseURL), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Shopify-Topic": topic, "X-Shopify-Webhook-Id": crypto.randomUUID(), "X-Shopify-Hmac-Sha256": await signWebhookBody(body, webhookSecret()) },
+    body,
+  });
+  expect(response.status).toBe(200);
+}
+
+/** The demo catalogue's weekly plan of Vertex Rust, as Shopify numbers it. */
+const WEEKLY_VARIANT = 4710000000001;
+
+/** A weekly plan bought by `email`, by a signed orders/paid webhook as Shopify sends it. */
+export async function buyWeeklyByWebhook(baseURL: string, email: string): Promise<{ orderId: number; lineId: number }> {
+  const orderId = Date.now();
+  const lineId = orderId + 1;
+  await sendWebhook(baseURL, "orders/paid", {
+    id: orderId,
+    name: `#${orderId % 100000}`,
+    email,
+    currency: "USD",
+    total_price: "29.99",
+    financial_status: "paid",
+    line_items: [{ id: lineId, variant_id: WEEKLY_VARIANT, quantity: 1, title: "Vertex Rust", variant_title: "1 Week", price: "29.99" }],
+  });
+  return { orderId, lineId };
+}
+
+/** That order refunded in full, by a signed refunds/create webhook. */
+export async function refundByWebhook(baseURL: string, order: { orderId: number; lineId: number }) {
+  await sendWebhook(baseURL, "refunds/create", { id: order.orderId + 2, order_id: order.orderId, refund_line_items: [{ line_item_id: order.lineId, quantity: 1 }] });
 }

@@ -6,39 +6,18 @@
 // (Debian's faketime, not an override in the program), and stopped by its heartbeat after a refund.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect, test } from "@playwright/test";
-import { signWebhookBody } from "../../app/server/platform/shopify-hmac.server";
-import { logIn, reloadUntilVisible, signUpAndLogIn, uniqueName } from "./helpers";
+import { buyWeeklyByWebhook, refundByWebhook, reloadUntilVisible, signUpAndLogIn, stockAsAdmin, uniqueName } from "./helpers";
 
-const WEEKLY_VARIANT = 4710000000001;
 // The example's heartbeat, in seconds: the SDK's shortest, so a refund shows within moments.
 const HEARTBEAT_SECONDS = "5";
 
 const work = mkdtempSync(join(tmpdir(), "vertex-sdk-e2e-"));
 const running: ChildProcess[] = [];
-
-/** The webhook secret the local shop checks signatures with (.dev.vars, made by `npm run dev`). */
-function webhookSecret(): string {
-  const line = readFileSync(".dev.vars", "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("SHOPIFY_WEBHOOK_SECRET="));
-  return JSON.parse(line!.slice("SHOPIFY_WEBHOOK_SECRET=".length)) as string;
-}
-
-/** Sends Shopify's `topic` webhook for `payload`, signed as Shopify signs it. */
-async function sendWebhook(baseURL: string, topic: string, payload: unknown) {
-  const body = JSON.stringify(payload);
-  const response = await fetch(new URL("/webhooks/shopify", baseURL), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Shopify-Topic": topic, "X-Shopify-Webhook-Id": crypto.randomUUID(), "X-Shopify-Hmac-Sha256": await signWebhookBody(body, webhookSecret()) },
-    body,
-  });
-  expect(response.status).toBe(200);
-}
 
 /** A PC: a folder for its lease file and a machine id of its own. */
 function pc(name: string) {
@@ -98,28 +77,11 @@ test("the C++ example activates a bought key, is refused on a second PC until a 
   test.setTimeout(240_000);
   const shop = baseURL!;
   // Stock a weekly code for the order (earlier runs may have sold the demo stock).
-  const admin = await browser.newPage();
-  await logIn(admin, "admin", "admin-demo-1");
-  await admin.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
-  await admin.getByLabel("Variant", { exact: true }).selectOption({ label: "Vertex Rust - 1 Week" });
-  await admin.getByLabel("Product Codes (one per line)").fill(`SDK-E2E-${uniqueName("k")}`);
-  await admin.getByRole("button", { name: "Add Codes" }).click();
-  await expect(admin.getByText(/Added 1 new code/)).toBeVisible();
-  await admin.close();
+  await stockAsAdmin(browser, "Vertex Rust - 1 Week", [`SDK-E2E-${uniqueName("k")}`]);
 
   // Bought by a signed order webhook, as Shopify sends it; the key shows on the buyer's hub.
   const member = await signUpAndLogIn(page, "sdk");
-  const orderId = Date.now();
-  const lineId = orderId + 1;
-  await sendWebhook(shop, "orders/paid", {
-    id: orderId,
-    name: `#${orderId % 100000}`,
-    email: member.email,
-    currency: "USD",
-    total_price: "29.99",
-    financial_status: "paid",
-    line_items: [{ id: lineId, variant_id: WEEKLY_VARIANT, quantity: 1, title: "Vertex Rust", variant_title: "1 Week", price: "29.99" }],
-  });
+  const order = await buyWeeklyByWebhook(shop, member.email);
   const card = page.locator("div.rounded-xl").filter({ hasText: "Vertex Rust — 1 Week" });
   await reloadUntilVisible(page, "/dashboard/subscriptions", card);
   const key = (await card.getByRole("button", { name: "Copy product key" }).locator("xpath=..").textContent())?.trim();
@@ -160,7 +122,7 @@ test("the C++ example activates a bought key, is refused on a second PC until a 
   expect(rolledBack.lines[0]).toBe("tampered rollback: The computer's clock was set back.");
 
   // A refund reaches the program still running on PC B through its heartbeat, and it stops.
-  await sendWebhook(shop, "refunds/create", { id: orderId + 2, order_id: orderId, refund_line_items: [{ line_item_id: lineId, quantity: 1 }] });
+  await refundByWebhook(shop, order);
   await moved.said(/^denied REVOKED: This licence was revoked/);
   expect(await moved.exited).toBe(1);
   // The refusal ended the lease: with the shop unreachable again, nothing brings the licence back.

@@ -65,3 +65,10 @@ test("the storefront downloads none of the back office's code", async ({ page })
   expect(scripts.length).toBeGreaterThan(0);
   expect(scripts).not.toContain(staffOnly[0]);
 });
+
+test("a production build has no development pages: no mailbox, simulated chain or simulated Discord", async ({ request }) => {
+  for (const path of ["/dev/mail", "/dev/chain", "/dev/discord"]) {
+    const response = await request.get(path);
+    expect([path, response.status()]).toEqual([path, 404]);
+  }
+});

@@ -101,6 +101,8 @@ export const securitySchema = v.variant(
     v.object({ intent: v.literal("end-other-sessions") }),
     v.object({ intent: v.literal("change-password"), currentPassword, newPassword: password }),
     v.object({ intent: v.literal("unlink-discord") }),
+    // Linking the simulated Discord of development: the password, as for the real one (decision 044).
+    v.object({ intent: v.literal("link-simulated-discord"), password: v.optional(v.string(), "") }),
   ],
   "Unknown request",
 );

@@ -4,7 +4,8 @@ import { confirmWithDiscord, discordModeOf, finishDiscordLink, finishDiscordSign
 import { getViewer } from "~/server/accounts/session.server";
 import { signInAs } from "~/server/accounts/sign-in.server";
 import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
-import { app, mailingDeps } from "~/http/context.server";
+import { app, linkDeps, mailingDeps } from "~/http/context.server";
+import { joinServerOnLink } from "~/server/hub/discord/role-link.server";
 import { problemToast } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";
@@ -40,6 +41,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     const viewer = await getViewer(db, caller);
     if (viewer?.id !== mode.userId) return go("/auth", { title: "Login Required", description: "Please log in as the member who started linking Discord" });
     const linked = await finishDiscordLink(mailingDeps(context), env, caller, callback, viewer.id);
+    // Into the shop's server with the roles the member's licences give (decision 064).
+    if (linked.ok) await joinServerOnLink(linkDeps(context), viewer.id, linked.value);
     return linked.ok
       ? go(SECURITY, { title: "Discord linked", description: "You can now log in with Discord too." })
       : go(SECURITY, problemToast(linked.problem, { conflict: "Not linked", unauthenticated: "Not linked" }));

@@ -20,6 +20,9 @@ import { customerActionSchema, customerInputTitle } from "~/lib/schemas/customer
 import { clientAddress } from "~/http/caller.server";
 import { assignRole, banCustomer, endCustomerSessions, unbanCustomer } from "~/server/admin/customer-actions.server";
 import { customerAccount } from "~/server/admin/customers.server";
+import { memberRoleSync } from "~/server/hub/discord/role-setup.server";
+import { queueRoleSync } from "~/server/hub/discord/role-sync.server";
+import { DiscordRolesCard } from "./+shared/customers/discord-roles-card";
 import { creditBalance } from "~/server/payments/reseller-balance.server";
 import { resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/customers.account";
@@ -37,7 +40,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const allowed = (capability: Capability) => can(role, capability);
   const may = { ban: allowed("customers.ban"), sessions: allowed("customers.sessions"), credit: allowed("balances.credit"), role: allowed("roles.assign") };
   // A fresh id for the credit form each time the page loads (also after each credit it makes).
-  return { ...customer, self: id === customer.profile.id, may, creditRequest: may.credit ? crypto.randomUUID() : null };
+  return { ...customer, discord: await memberRoleSync(db, params.id), self: id === customer.profile.id, may, creditRequest: may.credit ? crypto.randomUUID() : null };
 }
 
 const titles: ProblemTitles = { invalid: customerInputTitle, forbidden: "Not allowed", "not-found": "Not found", conflict: "Nothing changed" };
@@ -46,15 +49,22 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const submission = await readStaffAction(request, context, "customer", customerActionSchema);
   if (!submission.ok) return answerInvalid(submission, { titles });
   const { value: input, viewer } = submission;
-  const { db } = app(context);
+  const { db, env } = app(context);
   const actor = { viewer, ip: clientAddress(request) };
   const reply = <T,>(result: Result<T>, description: (value: T) => string, title: string) =>
     answer(result, { titles, intent: input.intent, success: (value) => ({ title, description: description(value) }) });
   switch (input.intent) {
-    case "ban":
-      return reply(await banCustomer(sessionDeps(context), actor, params.id, input.reason), ({ sessionsEnded }) => `Signed out of ${sessionsEnded} session(s); sign-in is refused.`, "Customer banned");
-    case "unban":
-      return reply(await unbanCustomer(db, actor, params.id), () => "They can sign in again.", "Ban lifted");
+    // Their Discord roles follow a ban (or its end) now rather than at the next sweep.
+    case "ban": {
+      const banned = await banCustomer(sessionDeps(context), actor, params.id, input.reason);
+      if (banned.ok) await queueRoleSync(env.FULFILMENT_QUEUE, [params.id]);
+      return reply(banned, ({ sessionsEnded }) => `Signed out of ${sessionsEnded} session(s); sign-in is refused.`, "Customer banned");
+    }
+    case "unban": {
+      const lifted = await unbanCustomer(db, actor, params.id);
+      if (lifted.ok) await queueRoleSync(env.FULFILMENT_QUEUE, [params.id]);
+      return reply(lifted, () => "They can sign in again.", "Ban lifted");
+    }
     case "end-sessions":
       return reply(await endCustomerSessions(sessionDeps(context), actor, params.id, input.session), ({ ended }) => `${ended} session(s) ended.`, "Signed out");
     case "credit":
@@ -76,6 +86,7 @@ export default function CustomerAccount({ loaderData }: Route.ComponentProps) {
       <CustomerOrdersCard orders={orders} moreOrders={moreOrders} email={profile.email} />
       <SubscriptionsCard subscriptions={subscriptions} />
       <CustomerLicencesCard licences={licences} />
+      <DiscordRolesCard discord={loaderData.discord} />
       <SessionsCard sessions={sessions} may={may} />
       <ResellerCard reseller={reseller} may={may} creditRequest={loaderData.creditRequest} />
     </div>

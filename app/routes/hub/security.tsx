@@ -14,12 +14,17 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
-import { discordSettingsOf, isDiscordConfigured, unlinkDiscord } from "~/server/accounts/discord.server";
+import { isDiscordConfigured, mayLinkDiscord, unlinkDiscord } from "~/server/accounts/discord.server";
+import { discordSetup } from "~/server/hub/discord/role-setup.server";
+import { discordCardOf, linkSimulatedDiscord } from "~/server/hub/discord/role-link.server";
+import { queueRoleSync } from "~/server/hub/discord/role-sync.server";
+import { notFound } from "~/http/refusals.server";
+import { DiscordCard } from "./+shared/discord-card";
 import { listPasskeys } from "~/server/accounts/passkeys.server";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
 import { listSessions } from "~/server/accounts/session.server";
 import { answer, answerInvalid } from "~/http/answer.server";
-import { app, mailingDeps, sessionDeps } from "~/http/context.server";
+import { app, linkDeps, mailingDeps, sessionDeps } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
@@ -40,7 +45,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     sessions: await listSessions(db, id, callerOf(request)),
     passkeys: await listPasskeys(db, id),
     passkeysAvailable: relyingPartyFor(context, request).ok,
-    discord: isDiscordConfigured(env) ? await discordSettingsOf(db, id) : null,
+    discord: await discordCardOf(db, env, id),
   };
 }
 
@@ -66,12 +71,28 @@ export async function action({ request, context }: Route.ActionArgs) {
         }),
         intent: form.intent,
       });
-    case "unlink-discord":
-      return answer(await unlinkDiscord(deps.db, viewer.id, callerOf(request).ip), {
+    case "link-simulated-discord": {
+      const { db, env } = app(context);
+      if (isDiscordConfigured(env) || !discordSetup(env, db).simulated) throw notFound();
+      const caller = callerOf(request);
+      const allowed = await mayLinkDiscord(db, caller, viewer.id, form.password);
+      const linked = allowed.ok ? await linkSimulatedDiscord(linkDeps(context), viewer, caller.ip) : allowed;
+      return answer(linked, {
+        success: { title: "Discord linked", description: "The simulated Discord account is linked; your roles follow in a moment." },
+        titles: { unauthenticated: "Not linked", conflict: "Not linked", ...throttledTitles },
+        intent: form.intent,
+      });
+    }
+    case "unlink-discord": {
+      const unlinked = await unlinkDiscord(deps.db, viewer.id, callerOf(request).ip);
+      // The roles the shop gave that Discord account are taken back now.
+      if (unlinked.ok) await queueRoleSync(app(context).env.FULFILMENT_QUEUE, [viewer.id]);
+      return answer(unlinked, {
         success: { title: "Discord unlinked", description: "That Discord account can no longer log in to yours." },
         titles: { conflict: "Not unlinked" },
         intent: form.intent,
       });
+    }
     case "change-password":
       return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, callerOf(request), form), {
         success: { title: "Password changed", description: "Every other device has been signed out." },
@@ -146,44 +167,6 @@ function PasswordCard() {
   );
 }
 
-/**
- * Discord: the linked account and a way to unlink it, or a form that leaves for Discord to link one
- * (a plain form, so the browser follows the redirect), with the password where the account has one.
- */
-function DiscordCard({ linked, askPassword }: { linked: string | null; askPassword: boolean }) {
-  const unlink = useFetcher<typeof action>();
-  useResultToast(unlink);
-  return (
-    <Card className="space-y-3">
-      <h2 className="font-bold">Discord</h2>
-      {linked ? (
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <p className="flex flex-wrap items-center gap-2 text-sm text-muted">
-            <Badge tone="green">Linked</Badge> <span className="font-semibold text-zinc-100">{linked}</span> can log in to your account.
-          </p>
-          <unlink.Form method="post">
-            <input type="hidden" name="intent" value="unlink-discord" />
-            <Button type="submit" variant="outline" disabled={unlink.state !== "idle"}>
-              {unlink.state !== "idle" ? "Unlinking..." : "Unlink Discord"}
-            </Button>
-          </unlink.Form>
-        </div>
-      ) : (
-        <>
-          <p className="text-sm text-muted">Link your Discord account to log in with it. Discord asks you to allow it; nothing is posted for you.</p>
-          <form method="post" action="/auth/discord" className="flex flex-col gap-3 sm:flex-row sm:items-end">
-            <input type="hidden" name="intent" value="link" />
-            {askPassword ? <Field label="Your password" name="password" type="password" autoComplete="current-password" required className="sm:flex-1" /> : <input type="hidden" name="password" value="" />}
-            <Button type="submit" variant="outline">
-              Link Discord
-            </Button>
-          </form>
-        </>
-      )}
-    </Card>
-  );
-}
-
 export default function Security({ loaderData }: Route.ComponentProps) {
   const { sessions, passkeys, passkeysAvailable, discord } = loaderData;
   const others = useFetcher<typeof action>();
@@ -218,7 +201,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
       </Card>
       <PasswordCard />
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
-      {discord ? <DiscordCard linked={discord.linked} askPassword={discord.askPassword} /> : null}
+      {discord ? <DiscordCard {...discord} /> : null}
     </div>
   );
 }

@@ -43,7 +43,8 @@ export type DiscordMode = { kind: "sign-in" } | { kind: "link"; userId: string }
 export function startDiscordSignIn(config: DiscordConfig, origin: string, mode: DiscordMode = { kind: "sign-in" }): { url: string; tokens: TokenChange[] } {
   const state = generateState();
   const verifier = generateCodeVerifier();
-  const url = client(config, origin).createAuthorizationURL(state, verifier, ["identify", "email"]);
+  // guilds.join: a member linked to the shop is added to its server with their roles (decision 064).
+  const url = client(config, origin).createAuthorizationURL(state, verifier, ["identify", "email", "guilds.join"]);
   const value = mode.kind === "link" ? `link:${mode.userId}` : mode.kind === "confirm" ? "confirm" : null;
   const tokens = [
     keepToken("discordState", state, ROUND_TRIP_SECONDS),
@@ -133,7 +134,7 @@ async function accountFor(deps: MailingDeps, discordUser: DiscordUser, caller: C
 }
 
 /** The Discord account the callback's code stands for, once the state proves the callback is this browser's. */
-async function discordUserOf(config: DiscordConfig, caller: Caller, { code, state }: DiscordCallback): Promise<Result<DiscordUser>> {
+async function discordUserOf(config: DiscordConfig, caller: Caller, { code, state }: DiscordCallback): Promise<Result<DiscordUser & { accessToken: string }>> {
   const expectedState = caller.tokens.discordState;
   const verifier = caller.tokens.discordVerifier;
   if (!state || !code || !expectedState || !verifier || state !== expectedState) {
@@ -141,9 +142,10 @@ async function discordUserOf(config: DiscordConfig, caller: Caller, { code, stat
   }
   try {
     const tokens = await client(config, caller.origin).validateAuthorizationCode(code, verifier);
-    const response = await fetch(USER_ENDPOINT, { headers: { Authorization: `Bearer ${tokens.accessToken()}` } });
+    const accessToken = tokens.accessToken();
+    const response = await fetch(USER_ENDPOINT, { headers: { Authorization: `Bearer ${accessToken}` } });
     if (!response.ok) throw new Error(`Discord answered ${response.status}`);
-    return ok((await response.json()) as DiscordUser);
+    return ok({ ...((await response.json()) as DiscordUser), accessToken });
   } catch (error) {
     console.error("Discord sign-in failed:", error);
     return fail("unauthenticated", "Discord did not confirm the sign-in. Please try again.");
@@ -176,15 +178,30 @@ export async function mayLinkDiscord(db: Db, caller: Caller, userId: string, pas
   return ok();
 }
 
+/** A linked Discord account, and the OAuth access token that may add it to the shop's server once. */
+export interface DiscordLink {
+  discordId: string;
+  accessToken: string;
+}
+
 /**
  * Completes a link started on the Security page by `mode.userId`, if that member is still the one
  * signed in: the Discord account becomes a way into their account, audited and e-mailed to them.
  */
-export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, caller: Caller, callback: DiscordCallback, userId: string, now = Date.now()): Promise<Result> {
-  const { db } = deps;
+export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, caller: Caller, callback: DiscordCallback, userId: string, now = Date.now()): Promise<Result<DiscordLink>> {
   const discordUser = await discordUserOf(config, caller, callback);
   if (!discordUser.ok) return discordUser;
-  const { id: discordId, username } = discordUser.value;
+  const linked = await recordDiscordLink(deps, userId, discordUser.value, caller.ip, now);
+  return linked.ok ? ok({ discordId: discordUser.value.id, accessToken: discordUser.value.accessToken }) : linked;
+}
+
+/**
+ * Links the Discord account `discordUser` to `userId` (who proved it is them first, decision 044),
+ * audited and e-mailed to them. The same account linked again is no change.
+ */
+export async function recordDiscordLink(deps: MailingDeps, userId: string, discordUser: Pick<DiscordUser, "id" | "username">, ip: string | null, now = Date.now()): Promise<Result> {
+  const { db } = deps;
+  const { id: discordId, username } = discordUser;
   const link = await linkedAccount(db, discordId);
   if (link?.userId === userId) return ok();
   if (link) return fail("conflict", "This Discord account is linked to another account.");
@@ -194,7 +211,7 @@ export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig
     .onConflictDoNothing()
     .returning({ userId: oauthAccounts.userId });
   if (inserted.length === 0) return fail("conflict", "This Discord account was linked at the same moment; reload the Security page.");
-  await audit(db, userId, "discord.link", userId, { discordId, username }, caller.ip);
+  await audit(db, userId, "discord.link", userId, { discordId, username }, ip);
   const account = await findById(db, userId, now);
   if (account) {
     await sendMail(db, deps.mail, deps.waitUntil, {

@@ -11,6 +11,8 @@ import { forgetIdleThrottles } from "../accounts/throttle.server";
 import { expireSubscriptions } from "../fulfilment/subscriptions.server";
 import { requeueStuckDeliveries } from "../fulfilment/shopify-webhook.server";
 import { sessionDepsFor } from "../hub/chat-gateway.server";
+import { checkGuildHealth, queueReconcile } from "../hub/discord/reconcile.server";
+import { discordSetup } from "../hub/discord/role-setup.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);
@@ -23,4 +25,7 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await expireSubscriptions(db, now);
   await requeueStuckDeliveries({ db, queue: env.FULFILMENT_QUEUE }, now);
   await queueChainChecks({ db, queue: env.FULFILMENT_QUEUE }, now);
+  // Discord roles: the reconcile sweep, and the health check that runs with it (decision 064).
+  await queueReconcile({ db, queue: env.FULFILMENT_QUEUE }, now);
+  await checkGuildHealth({ db, setup: discordSetup(env, db) }, now);
 }

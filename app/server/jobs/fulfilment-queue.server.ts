@@ -19,6 +19,12 @@ import { forgetFailures, markJobDead, noteFailedAttempt, resendDeadJob, retryDel
 import type { MailingDeps } from "../platform/mail.server";
 import type { Db } from "../platform/db/client.server";
 import { audit } from "../platform/audit.server";
+import { MEMBERS_PER_RECONCILE, runReconcile } from "../hub/discord/reconcile.server";
+import { discordSetup, roleSettings } from "../hub/discord/role-setup.server";
+import { queueSyncForOrder, type RoleSyncDeps, syncMemberRoles } from "../hub/discord/role-sync.server";
+import { MAX_MANAGED_ROLES } from "~/lib/discord-roles";
+import { eq } from "drizzle-orm";
+import { webhookDeliveries } from "../platform/db/schema.server";
 
 export const FULFILMENT_DEAD_LETTERS = "keyshop-fulfilment-failed";
 
@@ -31,6 +37,8 @@ const jobSchema = v.variant("kind", [
   v.object({ kind: v.literal("crypto-order"), orderNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),
   v.object({ kind: v.literal("chain-check"), orderNumbers: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(CHECKS_PER_MESSAGE)) }),
   v.object({ kind: v.literal("compensation-mail"), compensationId: v.pipe(v.string(), v.uuid()) }),
+  v.object({ kind: v.literal("discord-sync"), userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  v.object({ kind: v.literal("discord-reconcile"), userIds: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(MEMBERS_PER_RECONCILE)) }),
 ]);
 
 type FulfilmentJob = v.InferOutput<typeof jobSchema>;
@@ -56,43 +64,84 @@ function jobKey(job: FulfilmentJob): string {
       return `chain:${job.orderNumbers[0]}`;
     case "compensation-mail":
       return `compensation:${job.compensationId}`;
+    case "discord-sync":
+      return `discord:${job.userId}`;
+    case "discord-reconcile":
+      return `discord-reconcile:${job.userIds[0]}`;
   }
 }
 
-function run(env: Env, deps: MailingDeps, job: FulfilmentJob): Promise<void> {
+async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enabled: () => Promise<boolean> }, job: FulfilmentJob): Promise<void> {
+  const { db } = deps;
   switch (job.kind) {
     case "shopify-delivery":
-      return processDelivery(deps, job);
+      await processDelivery(deps, job);
+      // A purchase, refund or cancellation changes the roles of the order's linked owners now.
+      if (!(await discord.enabled())) return;
+      return queueSyncForOrder(discord, (await db.select({ orderId: webhookDeliveries.orderId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, job.deliveryId)).get())?.orderId);
     case "crypto-order":
-      return settleCryptoOrder(deps, job);
+      await settleCryptoOrder(deps, job);
+      return (await discord.enabled()) ? queueSyncForOrder(discord, job.orderNumber) : undefined;
     case "chain-check":
       return runChainChecks({ db: deps.db, setup: cryptoSetup(env, deps.db), queue: env.FULFILMENT_QUEUE }, job.orderNumbers);
     case "compensation-mail":
       return mailCompensation(deps, job.compensationId);
+    case "discord-sync":
+      return syncMemberRoles(discord, job.userId);
+    case "discord-reconcile":
+      return runReconcile(discord, job.userIds);
   }
 }
 
-/** How long a chain check put back for a later invocation waits before it runs. */
-const CHAIN_CHECK_PUT_BACK_SECONDS = 2;
+/**
+ * Workers allow 50 subrequests per invocation on the Free plan. The most requests to outside
+ * services a job may make: a chain check reads its addresses and two tip heights, a reconcile one
+ * member each, a role sync the member and each role it may change (at most MAX_MANAGED_ROLES).
+ */
+export const SUBREQUESTS_PER_INVOCATION = 50;
+function subrequestsOf(job: FulfilmentJob): number {
+  switch (job.kind) {
+    case "chain-check":
+      return CHECKS_PER_MESSAGE + 2;
+    case "discord-reconcile":
+      return job.userIds.length;
+    case "discord-sync":
+      return 1 + MAX_MANAGED_ROLES;
+    default:
+      return 0;
+  }
+}
+
+/** How long a job put back for a later invocation waits before it runs. */
+const PUT_BACK_SECONDS = 2;
 
 /** queue() for the fulfilment queue. */
 export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
   const db = database(env.DB);
   const deps: MailingDeps = { db, mail: env, waitUntil };
-  let chainChecked = false;
+  // Whether staff set up Discord roles, asked once per batch and only when a job needs to know.
+  let enabled: Promise<boolean> | undefined;
+  const discord = {
+    db,
+    setup: discordSetup(env, db),
+    queue: env.FULFILMENT_QUEUE,
+    pause: { until: 0 },
+    enabled: () => (enabled ??= roleSettings(db).then((settings) => Boolean(settings.guildId && settings.rules.length > 0))),
+  };
+  let subrequestsLeft = SUBREQUESTS_PER_INVOCATION;
   for (const message of batch.messages) {
     const read = readJob(message);
     const { key } = read;
     try {
       if ("problem" in read) throw new Error(read.problem);
-      // One chain check reads up to CHECKS_PER_MESSAGE addresses and two tip heights, close to
-      // the 50 subrequests a Free-plan invocation may make: a backlog that brings several into
-      // one batch runs the first and sends the others back, as new messages, for later batches.
-      if (read.job.kind === "chain-check" && chainChecked) {
-        await env.FULFILMENT_QUEUE.send(read.job, { delaySeconds: CHAIN_CHECK_PUT_BACK_SECONDS });
+      // A job that could take the invocation past its subrequests (a backlog bringing several
+      // chain checks or reconciles into one batch) is sent back, as a new message, for a later batch.
+      const subrequests = subrequestsOf(read.job);
+      if (subrequests > subrequestsLeft) {
+        await env.FULFILMENT_QUEUE.send(read.job, { delaySeconds: PUT_BACK_SECONDS });
       } else {
-        chainChecked ||= read.job.kind === "chain-check";
-        await run(env, deps, read.job);
+        subrequestsLeft -= subrequests;
+        await run(env, deps, discord, read.job);
       }
       // Only a job that failed before has a row to forget (one an admin sent again has none).
       if (message.attempts > 1) await forgetFailures(db, key);

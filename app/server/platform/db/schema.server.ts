@@ -366,6 +366,8 @@ export const licences = sqliteTable(
     uniqueIndex("licences_reseller_key").on(t.resellerKeyId),
     index("licences_owner").on(sql`lower(${t.ownerEmail})`),
     index("licences_hwid").on(t.hwid),
+    // The licences of an order, whose owners' Discord roles follow its payment or refund.
+    index("licences_order").on(t.orderId),
     check("licences_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`),
   ],
 );
@@ -1013,3 +1015,80 @@ export const legalPages = sqliteTable(
   },
   (t) => [check("legal_pages_slug", sql`${t.slug} in ('terms', 'refunds', 'privacy')`)],
 );
+
+// Discord roles that follow the licence (decisions 064 and 065). The guild the shop hands roles out
+// in, and what the cron's health check last found there.
+export const discordSettings = sqliteTable("discord_settings", {
+  // One row: the shop has one guild.
+  id: integer("id").primaryKey(),
+  guildId: text("guild_id").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+  // The last health check: when, and what staff must change (a JSON list; empty when all is well).
+  healthCheckedAt: integer("health_checked_at"),
+  healthProblems: text("health_problems"),
+});
+
+// Which Discord role an active licence grants: `grant` is "any" (every active licence) or a plan;
+// entitlements plug in as "entitlement:<name>".
+export const discordRoleRules = sqliteTable(
+  "discord_role_rules",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    grant: text("grant").notNull(),
+    roleId: text("role_id").notNull(),
+    // The role's name in Discord when the rule was made, for pages that do not ask Discord.
+    roleName: text("role_name"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("discord_role_rules_grant_role").on(t.grant, t.roleId)],
+);
+
+// Where each linked member's roles stand: the roles their licences justify (desired), what Discord
+// last said they have (actual), and the sync's retry state. Written only by the role sync.
+export const discordRoleSync = sqliteTable(
+  "discord_role_sync",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    discordId: text("discord_id").notNull(),
+    desiredRoles: text("desired_roles").notNull().default("[]"),
+    // Null until Discord has been asked.
+    actualRoles: text("actual_roles"),
+    state: text("state", { enum: ["pending", "synced", "not-in-guild", "retrying", "failed"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    // A retry parked past the queue's longest delay: the cron sends it when it is due.
+    nextAttemptAt: integer("next_attempt_at"),
+    lastError: text("last_error"),
+    lastSyncAt: integer("last_sync_at"),
+    // When the reconcile sweep last compared this member with Discord (oldest first).
+    checkedAt: integer("checked_at").notNull().default(0),
+  },
+  (t) => [index("discord_role_sync_checked").on(t.checkedAt), index("discord_role_sync_next_attempt").on(t.nextAttemptAt)],
+);
+
+// The simulated Discord guild of development and tests (decision 064): its roles, members and the
+// faults a developer provokes. Production builds never use these tables.
+export const simulatedDiscordRoles = sqliteTable("simulated_discord_roles", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  position: integer("position").notNull(),
+  permissions: text("permissions").notNull().default("0"),
+});
+
+export const simulatedDiscordMembers = sqliteTable("simulated_discord_members", {
+  userId: text("user_id").primaryKey(),
+  username: text("username").notNull(),
+  roles: text("roles").notNull().default("[]"),
+  joinedAt: integer("joined_at").notNull(),
+});
+
+export const simulatedDiscordFaults = sqliteTable("simulated_discord_faults", {
+  id: integer("id").primaryKey(),
+  // How many of the next requests are answered 429, and with what retry_after / global flag.
+  rateLimitedRequests: integer("rate_limited_requests").notNull().default(0),
+  retryAfterSeconds: integer("retry_after_seconds").notNull().default(5),
+  globalLimit: integer("global_limit").notNull().default(0),
+  // Every request the simulated API has answered, for the benchmark's subrequest count.
+  requests: integer("requests").notNull().default(0),
+});
