@@ -411,7 +411,7 @@ describe("licence answers are signed", () => {
         publicKey: signer.value.publicKey,
         fetch: async (request) => {
           const answer = (await (await exports.default.fetch(request)).json()) as LicenceAnswer;
-          // As the server will sign them once licences carry entitlements.
+          // The answer re-signed with the list the test chooses, whatever the key's plan includes.
           if (entitlements) Object.assign(answer.licence!, { entitlements });
           const { bytes, signature } = await signAnswer(signer.value, answer);
           return new Response(bytes, { headers: { "Licence-Signature": signature } });
