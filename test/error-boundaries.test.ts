@@ -36,6 +36,7 @@ describe("inside the dashboard the sidebar stays", () => {
     expect(text).toContain("Not found There is no such page in your dashboard.");
     expect(text).toContain("Back to the dashboard");
     expect(text).not.toContain("Something went wrong");
+    expect(html).toContain("<title>Page not found</title>");
   });
 
   it("answers a record that does not exist with 404 inside the shell, the staff links included", async () => {
@@ -113,6 +114,8 @@ describe("in the storefront the site's frame stays", () => {
     const html = await response.text();
     expect(html).not.toContain(SIDEBAR);
     expect(html).toContain("<footer");
+    // The page's own title is never asked for when its loader throws: the area names the 404.
+    expect(html).toContain("<title>Page not found</title>");
     expect(textOf(html)).toContain("Oops! Page not found Return to Home");
   });
 });

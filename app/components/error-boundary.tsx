@@ -3,7 +3,7 @@
 // 500 says something went wrong, with the reference the server logged it under; anything else is
 // shown by the message it carries.
 import type { ReactNode } from "react";
-import { type ErrorResponse, isRouteErrorResponse } from "react-router";
+import { type ErrorResponse, isRouteErrorResponse, type MetaDescriptor } from "react-router";
 import { AccessDenied, DASHBOARD, ErrorPage, HOME, NotFoundPage, type WayBack } from "./status-pages";
 
 export type StatusHandlers = Partial<Record<number, (error: ErrorResponse) => ReactNode>>;
@@ -17,6 +17,17 @@ export function thrownBody(error: ErrorResponse): { message?: string; reference?
 }
 
 const UNEXPECTED = "An unexpected error occurred. Please try again in a moment.";
+
+/**
+ * The document's title while an area's boundary stands in for a page: the page's own meta is not
+ * asked when its loader threw, so the area's layout names what is shown.
+ */
+export function errorMeta(error: unknown): MetaDescriptor[] {
+  if (!error) return [];
+  if (isRouteErrorResponse(error) && error.status === 404) return [{ title: "Page not found" }];
+  if (isRouteErrorResponse(error) && error.status === 403) return [{ title: "Access denied" }];
+  return [{ title: "Something went wrong" }];
+}
 
 export function GeneralErrorBoundary({ error, statusHandlers = {}, back = HOME }: { error: unknown; statusHandlers?: StatusHandlers; back?: WayBack }) {
   if (isRouteErrorResponse(error)) {

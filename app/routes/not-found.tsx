@@ -6,8 +6,6 @@ export function loader() {
   throw notFound();
 }
 
-export const meta = () => [{ title: "Page not found" }];
-
 // Never drawn (the loader always throws): a page, so that the area's error boundary answers.
 export default function NotFound() {
   return null;

@@ -106,6 +106,8 @@ for (const width of WIDTHS) {
     });
 
     test("public pages, signed out", async ({ page }) => {
+      // Fourteen pages, each loaded to network idle and scanned: more than one test's usual time.
+      test.slow();
       const found: string[] = [];
       for (const path of PUBLIC_PAGES) found.push(...(await violations(page, path, `visitor ${width}px`)));
       expect(found, found.join("\n")).toEqual([]);
