@@ -123,7 +123,8 @@ export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>,
   let enabled: Promise<boolean> | undefined;
   const discord = {
     db,
-    setup: discordSetup(env, db),
+    // One id per invocation on every Discord request, for an egress proxy to count them by.
+    setup: discordSetup(env, db, crypto.randomUUID()),
     queue: env.FULFILMENT_QUEUE,
     pause: { until: 0 },
     enabled: () => (enabled ??= roleSettings(db).then((settings) => Boolean(settings.guildId && settings.rules.length > 0))),

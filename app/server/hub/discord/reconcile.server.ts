@@ -3,7 +3,7 @@
 // every difference: a licence that ran out, a role removed by hand, a member who came back. The
 // health check (is the bot in the guild, may it manage roles, does it sit above them) runs with it.
 import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
-import { discordRoleSync, discordSettings, oauthAccounts, users } from "../../platform/db/schema.server";
+import { discordRoleReleases, discordRoleSync, discordSettings, oauthAccounts, users } from "../../platform/db/schema.server";
 import { ADMINISTRATOR, type DiscordRole, MANAGE_ROLES } from "../../platform/discord-api.server";
 import { desiredRolesJson, desiredRolesOf, managedRoles, roleSettings } from "./role-setup.server";
 import { failureOf, queueRoleSync, type RoleSyncDeps, syncFailed } from "./role-sync.server";
@@ -37,14 +37,19 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
     .where(and(isNotNull(discordRoleSync.nextAttemptAt), lte(discordRoleSync.nextAttemptAt, now)))
     .returning({ userId: discordRoleSync.userId });
   await queueRoleSync(queue, due.map((row) => row.userId));
-  // Licences that started or ended since (a purchase, an expiry, a refund, a ban), and links that
-  // ended or changed: synced now, without waiting for the member's turn to be compared.
+  // Licences that started or ended since (a purchase, an expiry, a refund, a ban), links that
+  // ended or changed, and Discord accounts released with roles to take back: synced now, without
+  // waiting for the member's turn to be compared.
   const changed = await db
     .select({ userId: discordRoleSync.userId })
     .from(discordRoleSync)
     .leftJoin(users, eq(users.id, discordRoleSync.userId))
     .leftJoin(oauthAccounts, and(eq(oauthAccounts.userId, discordRoleSync.userId), eq(oauthAccounts.provider, "discord")))
-    .where(sql`${discordRoleSync.state} != 'not-in-guild' and (${discordRoleSync.desiredRoles} != ${desiredRolesJson(now)} or ${oauthAccounts.providerUserId} is null or ${oauthAccounts.providerUserId} != ${discordRoleSync.discordId})`)
+    // Not those parked outside the server, nor those waiting for a retry (it syncs what is true then).
+    .where(
+      sql`${discordRoleSync.state} not in ('not-in-guild', 'retrying') and (${discordRoleSync.desiredRoles} != ${desiredRolesJson(now)} or ${oauthAccounts.providerUserId} is null
+        or ${oauthAccounts.providerUserId} != ${discordRoleSync.discordId} or exists (select 1 from ${discordRoleReleases} where ${discordRoleReleases.userId} = ${discordRoleSync.userId}))`,
+    )
     .limit(MEMBERS_PER_SWEEP);
   await queueRoleSync(queue, changed.map((row) => row.userId));
 
