@@ -380,6 +380,21 @@ describe("the reconcile sweep", () => {
     expect((await requestsSoFar()) - before).toBe(MEMBERS_PER_RECONCILE);
   });
 
+  it("runs ten syncs in one invocation when the rules hand out two roles: each costs one read and at most two calls", async () => {
+    const members = [];
+    for (let i = 0; i < 10; i++) members.push(await linkedMember());
+    const putBack = vi.spyOn(env.FULFILMENT_QUEUE, "send");
+    const before = await requestsSoFar();
+    await runQueue(
+      QUEUE,
+      members.map((member) => ({ kind: "discord-sync", userId: member.id })),
+    );
+    expect(putBack).not.toHaveBeenCalled();
+    putBack.mockRestore();
+    expect((await requestsSoFar()) - before).toBe(10);
+    for (const member of members) expect((await syncRow(member.id))?.state).toBe("synced");
+  });
+
   it("refuses a reconcile message over the bound", async () => {
     const result = await runQueue(QUEUE, [{ kind: "discord-reconcile", userIds: Array.from({ length: MEMBERS_PER_RECONCILE + 1 }, (_, i) => `user-${i}`) }]);
     expect(result.retryMessages).toHaveLength(1);
