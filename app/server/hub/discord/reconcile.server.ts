@@ -3,6 +3,7 @@
 // every difference: a licence that ran out, a role removed by hand, a member who came back. The
 // health check (is the bot in the guild, may it manage roles, does it sit above them) runs with it.
 import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import type { Db } from "../../platform/db/client.server";
 import { discordRoleReleases, discordRoleSync, discordSettings, oauthAccounts, users } from "../../platform/db/schema.server";
 import { ADMINISTRATOR, type DiscordRole, MANAGE_ROLES } from "../../platform/discord-api.server";
 import { desiredRolesJson, desiredRolesOf, managedRoles, roleSettings } from "./role-setup.server";
@@ -73,6 +74,9 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
   return { members: userIds.length, messages: messages.length };
 }
 
+/** A member's row once Discord said what they have. */
+const memberSeen = (db: Db, userId: string, values: Partial<typeof discordRoleSync.$inferInsert>) => db.update(discordRoleSync).set(values).where(eq(discordRoleSync.userId, userId));
+
 const sameRoles = (a: string[], b: string[]) => a.length === b.length && a.every((role) => b.includes(role));
 
 /** The job: each member of `userIds` read from Discord once; a sync queued for each difference. */
@@ -84,6 +88,7 @@ export async function runReconcile(deps: RoleSyncDeps, userIds: string[], now = 
   const desired = await desiredRolesOf(db, userIds, now);
   const managed = managedRoles(settings.rules);
   const toSync: string[] = [];
+  const seen: ReturnType<typeof memberSeen>[] = [];
   // A 429 on one member would meet the rest too: they wait, in a message of their own.
   let waitUntil = deps.pause.until;
   for (const [index, row] of rows.entries()) {
@@ -108,12 +113,12 @@ export async function runReconcile(deps: RoleSyncDeps, userIds: string[], now = 
     }
     const has = member.value.roles.filter((role) => managed.includes(role));
     const differs = !sameRoles(has, should) || row.state === "not-in-guild" || row.state === "pending";
-    await db
-      .update(discordRoleSync)
-      .set({ actualRoles: JSON.stringify(member.value.roles.toSorted()), desiredRoles: JSON.stringify(should), checkedAt: now, ...(differs ? { state: "pending" as const } : {}) })
-      .where(eq(discordRoleSync.userId, row.userId));
+    seen.push(memberSeen(db, row.userId, { actualRoles: JSON.stringify(member.value.roles.toSorted()), desiredRoles: JSON.stringify(should), checkedAt: now, ...(differs ? { state: "pending" as const } : {}) }));
     if (differs) toSync.push(row.userId);
   }
+  // What Discord said of each member, written in one round trip rather than one per member.
+  const [first, ...rest] = seen;
+  if (first) await db.batch([first, ...rest]);
   await queueRoleSync(deps.queue, toSync);
 }
 
