@@ -7,12 +7,11 @@
 // e-mail per order) and reports how long after the first request the last key e-mail was queued.
 // Checks the goal (acknowledgement p99 at most 1.3× the trivial Worker's) and writes the figures to
 // bench/results/fulfilment.json and into the README between the fulfilment bench markers.
-import { execFileSync } from "node:child_process";
 import { Agent, request } from "node:http";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertFree, orderPaidHeaders, publish, queryD1, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries } from "./shared.ts";
+import { buildApp, orderPaidHeaders, publish, queryD1, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries } from "./shared.ts";
 
 const ORDERS = 1000;
 const STOCK = 700;
@@ -188,12 +187,10 @@ function checkFulfilment(state: string) {
 }
 
 async function main() {
-  execFileSync("npm", ["run", "build"], { stdio: "inherit" });
-  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, DETACHED_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
+  const state = await buildApp("fulfilment", [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, DETACHED_PORT, ...INSPECTOR_PORTS]);
   const config = JSON.parse(readFileSync("build/server/wrangler.json", "utf8")) as { queues: { consumers?: unknown } };
   delete config.queues.consumers;
   writeFileSync(DETACHED_CONFIG, JSON.stringify(config));
-  const state = mkdtempSync(join(tmpdir(), "bench-fulfilment-"));
   stockCodes(state, { numericId: VARIANT, title: `${PRODUCT} - ${PLAN}` }, Array.from({ length: STOCK }, (_, k) => `BENCH-RUSH-${String(k).padStart(5, "0")}`));
   const floor = { config: "bench/floors/webhook-floor.wrangler.toml", port: FLOOR_PORT, inspector: INSPECTOR_PORTS[2]!, vars: { WEBHOOK_SECRET: secret("SHOPIFY_WEBHOOK_SECRET") } };
   const { appUrl, trivialUrl, floorUrl, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
