@@ -8,11 +8,11 @@
 // 1.3× the floor's) and writes the figures to bench/results/licences.json and into the README
 // between the licences bench markers.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { assertFree, orderPaidHeaders, publish, ratio, secret, serveWithTrivial, stockCodes, waitForDeliveries, wrangler } from "./shared.ts";
+import { assertFree, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries, wrangler } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -22,6 +22,11 @@ const TRIVIAL_PORT = 8792;
 const FLOOR_PORT = 8799;
 const INSPECTOR_PORTS = [8793, 8794, 8800];
 const FLOOR_CONFIG = "bench/floors/licence-floor.wrangler.toml";
+// The second pass: app and floor with their rate-limiting bindings swapped for a no-op
+// (bench/floors/unlimited.js), each from a configuration without `ratelimits`, on the same D1.
+const UNLIMITED_FLOOR_CONFIG = "bench/floors/licence-floor.unlimited.wrangler.toml";
+const UNLIMITED_APP_CONFIG = "build/server/wrangler.unlimited.json";
+const UNLIMITED_PORTS = { app: 9101, floor: 9103, inspectors: [9102, 9104] };
 // The per-key limit is 60 calls in a wall-clock minute. Each known key gets one activation, then
 // two of every 3 × KEYS measured calls: 600 keys stay under the limit even through a whole minute
 // at 850 calls a second, more than the trivial Worker serves here.
@@ -119,6 +124,38 @@ async function activateKeys(url: string) {
 }
 
 /**
+ * The production build as served, but entered through a module that hands it no-op rate limiters
+ * (bench/floors/unlimited.js, copied next to the build), from a configuration without `ratelimits`.
+ */
+function writeUnlimitedApp() {
+  const config = JSON.parse(readFileSync("build/server/wrangler.json", "utf8")) as { main: string; ratelimits?: { name: string }[] };
+  const names = (config.ratelimits ?? []).map((binding) => binding.name);
+  copyFileSync("bench/floors/unlimited.js", "build/server/unlimited.js");
+  writeFileSync(
+    "build/server/unlimited-entry.js",
+    `import worker from "./${config.main}";\nimport { unlimited } from "./unlimited.js";\nexport * from "./${config.main}";\nexport default unlimited(worker, ${JSON.stringify(names)});\n`,
+  );
+  writeFileSync(UNLIMITED_APP_CONFIG, JSON.stringify({ ...config, main: "unlimited-entry.js", ratelimits: [] }));
+}
+
+/** Floor, app, floor with no-op rate limiters, on the same D1 and keys as the first pass. */
+async function measureUnlimited(state: string) {
+  writeUnlimitedApp();
+  const floor = serveFloor({ config: UNLIMITED_FLOOR_CONFIG, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
+  const app = serveFloor({ config: UNLIMITED_APP_CONFIG, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
+  try {
+    await Promise.all([floor.ready(), app.ready()]);
+    const before = await measure(floor.url);
+    const validate = await measure(app.url);
+    const after = await measure(floor.url);
+    return { floor: [before, after], validate };
+  } finally {
+    app.stop();
+    floor.stop();
+  }
+}
+
+/**
  * The same requests go to the trivial Worker (which ignores them), so both rows pay the same
  * load-generator cost per request and differ only in what the Worker does.
  */
@@ -153,7 +190,7 @@ async function measure(url: string): Promise<Omit<Row, "name"> & Tally> {
 
 async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
-  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
+  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS, UNLIMITED_PORTS.app, UNLIMITED_PORTS.floor, ...UNLIMITED_PORTS.inspectors]) await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-licences-"));
   stockCodes(state, { numericId: VARIANT, title: "Vertex Rust - 30 Days" }, Array.from({ length: KEYS }, (_, k) => keyOf(k)));
   seedFloor(state);
@@ -206,6 +243,19 @@ async function main() {
     };
     for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal}: ${value} (goal ${target})`);
 
+    // The same comparison with both rate limiters a no-op: how much of each row the local
+    // rate-limit simulation takes. The first pass's servers hold the D1 files: they go first.
+    stop();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const noLimits = await measureUnlimited(state);
+    const [before, after] = noLimits.floor as [Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>];
+    const unlimitedRows: Row[] = [
+      { name: "licence floor, rate limits a no-op (mean of a run before and after the app's)", rps: Math.round((before.rps + after.rps) / 2), p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2 },
+      { name: `POST ${VALIDATE} (mix), rate limits a no-op`, rps: noLimits.validate.rps, p50: noLimits.validate.p50, p99: noLimits.validate.p99 },
+    ];
+    const [unlimitedFloor, unlimitedApp] = unlimitedRows as [Row, Row];
+    console.log("rate limits a no-op", noLimits, `throughput ${ratio(unlimitedApp.rps, unlimitedFloor.rps)}× the floor's`);
+
     const results = {
       date: new Date().toISOString().slice(0, 10),
       machine: `${cpus().length} CPU cores, Node ${process.version}, wrangler dev (local workerd)`,
@@ -213,6 +263,7 @@ async function main() {
       seconds: DURATION,
       load,
       runs,
+      unlimited: { rows: unlimitedRows, runs: noLimits },
       answers: validate.codes,
       statuses: validate.statuses,
       goals,
@@ -223,6 +274,12 @@ async function main() {
       ...load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, floorRow.rps)}× | ${ratio(r.p99, floorRow.p99)}× |`),
       "",
       `Goals: throughput ${goals.throughput.target}: ${goals.throughput.pass ? "pass" : "**fail**"} (${goals.throughput.value}); p99 ${goals.p99.target}: ${goals.p99.pass ? "pass" : "**fail**"} (${goals.p99.value}).`,
+      "",
+      "The same run with both rate-limiting bindings swapped for a no-op in app and floor alike (a bench-only entry and configuration without `ratelimits`; same D1, same keys):",
+      "",
+      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor (no-op) | p99 vs floor (no-op) |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+      ...unlimitedRows.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, unlimitedFloor.rps)}× | ${ratio(r.p99, unlimitedFloor.p99)}× |`),
       "",
       `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per row (autocannon), ${results.machine}; the app's answers: ${CODES.map((code) => `${validate.codes[code] ?? 0} ${code}`).join(", ")}, every one 200 (no 429).`,
     ].join("\n");
