@@ -42,6 +42,8 @@ interface Row {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU of the Worker's processes (wrangler, workerd and its local simulations) per answered call, ms. */
+  cpu: number;
 }
 
 interface Tally {
@@ -145,9 +147,9 @@ async function measureUnlimited(state: string) {
   const app = serveFloor({ config: UNLIMITED_APP_CONFIG, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
   try {
     await Promise.all([floor.ready(), app.ready()]);
-    const before = await measure(floor.url);
-    const validate = await measure(app.url);
-    const after = await measure(floor.url);
+    const before = await measure(floor.url, floor.cpu);
+    const validate = await measure(app.url, app.cpu);
+    const after = await measure(floor.url, floor.cpu);
     return { floor: [before, after], validate };
   } finally {
     app.stop();
@@ -155,12 +157,18 @@ async function measureUnlimited(state: string) {
   }
 }
 
+/** A baseline's row: the mean of its run before and its run after the app's. */
+function meanOf(name: string, a: Omit<Row, "name">, b: Omit<Row, "name">): Row {
+  return { name, rps: Math.round((a.rps + b.rps) / 2), p50: (a.p50 + b.p50) / 2, p99: (a.p99 + b.p99) / 2, cpu: Math.round(((a.cpu + b.cpu) / 2) * 100) / 100 };
+}
+
 /**
  * The same requests go to the trivial Worker (which ignores them), so both rows pay the same
  * load-generator cost per request and differ only in what the Worker does.
  */
-async function measure(url: string): Promise<Omit<Row, "name"> & Tally> {
+async function measure(url: string, cpu: () => number): Promise<Omit<Row, "name"> & Tally> {
   const tally: Tally = { statuses: {}, codes: {} };
+  const cpuBefore = cpu();
   let first = -1;
   const result = await autocannon({
     url,
@@ -185,7 +193,8 @@ async function measure(url: string): Promise<Omit<Row, "name"> & Tally> {
   });
   // A 429 means the bench measured its own rate limits, not the API: the figures are void.
   if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx (${JSON.stringify(tally.statuses)}), ${result.errors} errors`);
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, ...tally };
+  const cpuMs = Math.round(((cpu() - cpuBefore) * 1000 * 100) / result.requests.total) / 100;
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpu: cpuMs, ...tally };
 }
 
 async function main() {
@@ -195,7 +204,7 @@ async function main() {
   stockCodes(state, { numericId: VARIANT, title: "Vertex Rust - 30 Days" }, Array.from({ length: KEYS }, (_, k) => keyOf(k)));
   seedFloor(state);
   const floor = { config: FLOOR_CONFIG, port: FLOOR_PORT, inspector: INSPECTOR_PORTS[2]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state };
-  const { appUrl, trivialUrl, floorUrl, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
+  const { appUrl, trivialUrl, floorUrl, cpu, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
   try {
     await ready();
     let started = performance.now();
@@ -212,15 +221,15 @@ async function main() {
     // Trivial, floor, app, floor, trivial: the machine's state drifts, so each baseline is the mean
     // of a run before and a run after the app's.
     const runs: Record<string, Awaited<ReturnType<typeof measure>>[]> = { trivial: [], floor: [] };
-    for (const [name, url] of [["trivial", trivialUrl], ["floor", floorUrl]] as const) runs[name]!.push(await measure(url));
-    const validate = await measure(appUrl);
+    for (const [name, url] of [["trivial", trivialUrl], ["floor", floorUrl]] as const) runs[name]!.push(await measure(url, cpu[name]));
+    const validate = await measure(appUrl, cpu.app);
     console.log("validate", validate);
-    for (const [name, url] of [["floor", floorUrl], ["trivial", trivialUrl]] as const) runs[name]!.push(await measure(url));
+    for (const [name, url] of [["floor", floorUrl], ["trivial", trivialUrl]] as const) runs[name]!.push(await measure(url, cpu[name]));
     const mean = (name: string, label: string): Row => {
       const [a, b] = runs[name]!;
       if (!a || !b) throw new Error(`${name}: two runs expected`);
       console.log(name, a, b);
-      return { name: label, rps: Math.round((a.rps + b.rps) / 2), p50: (a.p50 + b.p50) / 2, p99: (a.p99 + b.p99) / 2 };
+      return meanOf(label, a, b);
     };
 
     const measured = Object.values(validate.codes).reduce((a, b) => a + b, 0);
@@ -232,7 +241,7 @@ async function main() {
     const load: Row[] = [
       mean("trivial", "trivial Worker (mean of first and last run)"),
       mean("floor", "licence floor (mean of a run before and after the app's)"),
-      { name: `POST ${VALIDATE} (mix)`, rps: validate.rps, p50: validate.p50, p99: validate.p99 },
+      { name: `POST ${VALIDATE} (mix)`, rps: validate.rps, p50: validate.p50, p99: validate.p99, cpu: validate.cpu },
     ];
     const [trivial, floorRow, app] = load as [Row, Row, Row];
     const throughput = ratio(app.rps, floorRow.rps);
@@ -250,8 +259,8 @@ async function main() {
     const noLimits = await measureUnlimited(state);
     const [before, after] = noLimits.floor as [Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>];
     const unlimitedRows: Row[] = [
-      { name: "licence floor, rate limits a no-op (mean of a run before and after the app's)", rps: Math.round((before.rps + after.rps) / 2), p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2 },
-      { name: `POST ${VALIDATE} (mix), rate limits a no-op`, rps: noLimits.validate.rps, p50: noLimits.validate.p50, p99: noLimits.validate.p99 },
+      meanOf("licence floor, rate limits a no-op (mean of a run before and after the app's)", before, after),
+      { name: `POST ${VALIDATE} (mix), rate limits a no-op`, rps: noLimits.validate.rps, p50: noLimits.validate.p50, p99: noLimits.validate.p99, cpu: noLimits.validate.cpu },
     ];
     const [unlimitedFloor, unlimitedApp] = unlimitedRows as [Row, Row];
     console.log("rate limits a no-op", noLimits, `throughput ${ratio(unlimitedApp.rps, unlimitedFloor.rps)}× the floor's`);
@@ -269,17 +278,17 @@ async function main() {
       goals,
     };
     const markdown = [
-      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor | p99 vs floor |",
-      "|---|---:|---:|---:|---:|---:|---:|",
-      ...load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, floorRow.rps)}× | ${ratio(r.p99, floorRow.p99)}× |`),
+      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor | p99 vs floor | Worker CPU ms per call | CPU vs floor |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, floorRow.rps)}× | ${ratio(r.p99, floorRow.p99)}× | ${r.cpu} | ${ratio(r.cpu, floorRow.cpu)}× |`),
       "",
       `Goals: throughput ${goals.throughput.target}: ${goals.throughput.pass ? "pass" : "**fail**"} (${goals.throughput.value}); p99 ${goals.p99.target}: ${goals.p99.pass ? "pass" : "**fail**"} (${goals.p99.value}).`,
       "",
       "The same run with both rate-limiting bindings swapped for a no-op in app and floor alike (a bench-only entry and configuration without `ratelimits`; same D1, same keys):",
       "",
-      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor (no-op) | p99 vs floor (no-op) |",
-      "|---|---:|---:|---:|---:|---:|---:|",
-      ...unlimitedRows.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, unlimitedFloor.rps)}× | ${ratio(r.p99, unlimitedFloor.p99)}× |`),
+      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor (no-op) | p99 vs floor (no-op) | Worker CPU ms per call | CPU vs floor (no-op) |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...unlimitedRows.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, unlimitedFloor.rps)}× | ${ratio(r.p99, unlimitedFloor.p99)}× | ${r.cpu} | ${ratio(r.cpu, unlimitedFloor.cpu)}× |`),
       "",
       `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per row (autocannon), ${results.machine}; the app's answers: ${CODES.map((code) => `${validate.codes[code] ?? 0} ${code}`).join(", ")}, every one 200 (no 429).`,
     ].join("\n");

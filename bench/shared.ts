@@ -3,7 +3,7 @@
 // markers).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -50,7 +50,8 @@ function processTree(pid: number): number[] {
  * around a burst barely moves with the load other processes put on the machine.
  */
 export function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
+  // Linux only: elsewhere there is no /proc, and the figure is left empty.
+  if (pid === undefined || !existsSync("/proc")) return Number.NaN;
   const ticks = processTree(pid).reduce((sum, id) => {
     const fields = statFields(id);
     return fields.length > 12 ? sum + Number(fields[11]) + Number(fields[12]) : sum;
