@@ -3,7 +3,7 @@
 // markers).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,44 @@ export function wranglerDev(args: string[], port: number, onLog?: (line: string)
   });
   if (onLog) createInterface({ input: child.stdout! }).on("line", (line) => onLog(stripVTControlCharacters(line)));
   return child;
+}
+
+/** The fields of /proc/<pid>/stat after the command's name (the state is field 0), or none if it ended. */
+function statFields(pid: number | string): string[] {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return [];
+  }
+}
+
+/** The processes `pid` started, itself included, from /proc (Linux). */
+function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    const parent = /^\d+$/.test(entry) ? statFields(entry)[1] : undefined;
+    if (parent !== undefined) children.set(Number(parent), [...(children.get(Number(parent)) ?? []), Number(entry)]);
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
+}
+
+/**
+ * CPU seconds (user + system) that `pid` and every process it started have used so far: wrangler
+ * and the workerd serving the Worker with its local simulations. Unlike a latency, the difference
+ * around a burst barely moves with the load other processes put on the machine.
+ */
+export function cpuSeconds(pid: number | undefined): number {
+  // Linux only: elsewhere there is no /proc, and the figure is left empty.
+  if (pid === undefined || !existsSync("/proc")) return Number.NaN;
+  const ticks = processTree(pid).reduce((sum, id) => {
+    const fields = statFields(id);
+    return fields.length > 12 ? sum + Number(fields[11]) + Number(fields[12]) : sum;
+  }, 0);
+  // Linux reports these in clock ticks of 1/100 s.
+  return ticks / 100;
 }
 
 /** A floor Worker of bench/floors: the least a job must cost, on the same runtime as the app. */
@@ -45,7 +83,7 @@ const varArgs = (vars: Record<string, string> = {}) => Object.entries(vars).flat
 export function serveFloor(floor: Floor) {
   const child = wranglerDev(["-c", floor.config, "--inspector-port", String(floor.inspector), ...varArgs(floor.vars), ...(floor.state ? ["--persist-to", floor.state] : [])], floor.port);
   const url = `http://127.0.0.1:${floor.port}`;
-  return { url, ready: () => waitFor(url, () => true), stop: () => child.kill("SIGTERM") };
+  return { url, ready: () => waitFor(url, () => true), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
 }
 
 /** A batch the fulfilment queue delivered, as wrangler logs it once the handler returned. */
@@ -71,7 +109,7 @@ export function serveApp(state: string, options: { port: number; inspector: numb
   const url = `http://127.0.0.1:${options.port}`;
   /** Whether the server is gone (it crashed, or something ended it): a bench waiting on it would wait in vain. */
   const gone = () => child.exitCode !== null || child.signalCode !== null;
-  return { url, batches, gone, ready: () => waitFor(`${url}/robots.txt`), stop: () => child.kill("SIGTERM") };
+  return { url, batches, gone, ready: () => waitFor(`${url}/robots.txt`), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
 }
 
 /**
@@ -86,6 +124,7 @@ export function serveWithTrivial(state: string, ports: { app: number; trivial: n
     appUrl: app.url,
     trivialUrl: trivial!.url,
     floorUrl: floorWorker?.url ?? "",
+    cpu: { app: app.cpu, trivial: trivial!.cpu, floor: () => floorWorker?.cpu() ?? Number.NaN },
     ready: () => Promise.all([app.ready(), trivial!.ready(), floorWorker?.ready()]),
     stop: () => {
       app.stop();
