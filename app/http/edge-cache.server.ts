@@ -74,7 +74,6 @@ function isStorable(response: Response): boolean {
 }
 
 async function store(cache: () => Promise<Cache>, url: string, response: Response, now: number): Promise<void> {
-  if (isOlderThanPurge(url, now)) return;
   const cacheControl = response.headers.get("Cache-Control")!;
   const page: StoredPage = {
     body: new Uint8Array(await response.arrayBuffer()),
@@ -83,6 +82,8 @@ async function store(cache: () => Promise<Cache>, url: string, response: Respons
     cacheControl,
     storedAt: now,
   };
+  // Checked after the body is read, with nothing awaited before it is remembered.
+  if (isOlderThanPurge(url, now)) return;
   remember(url, page);
   const { maxAge, swr } = directives(cacheControl);
   const headers = new Headers(page.headers);
@@ -95,7 +96,7 @@ async function store(cache: () => Promise<Cache>, url: string, response: Respons
 
 async function lookup(cache: () => Promise<Cache>, url: string): Promise<StoredPage | null> {
   const inMemory = memory.get(url);
-  if (inMemory) {
+  if (inMemory && !isOlderThanPurge(url, inMemory.storedAt)) {
     remember(url, inMemory);
     return inMemory;
   }
