@@ -46,7 +46,7 @@ export function Reviews({ handle, summary }: { handle: string; summary: ReviewSu
           Customer Reviews
         </h2>
         {average !== null ? (
-          <p className="flex items-center gap-2 text-sm" data-testid="review-average">
+          <p className="flex items-center gap-2 text-sm" data-testid="review-average" data-average={average} data-count={count}>
             <Stars rating={average} /> <span className="font-bold">{average.toFixed(1)}/5</span>{" "}
             <span className="text-muted">
               from {count} {plural(count, "review", "reviews")}
