@@ -23,7 +23,7 @@ import type { ProductSale } from "~/lib/reviews";
 /** Paid orders of the product in the last 24 hours, counted on the server; absent below staff's threshold. */
 function RecentPurchasers({ count }: { count: number }) {
   return (
-    <p className="flex items-center gap-2 text-sm text-accent-soft" data-testid="recent-purchasers">
+    <p className="flex items-center gap-2 text-sm text-accent-soft" data-testid="recent-purchasers" data-count={count}>
       <Flame className="size-4" aria-hidden />
       <span>
         Bought <span className="font-bold tabular-nums">{formatCount(count)}</span> times in the last 24 hours
