@@ -13,6 +13,8 @@ const PUBLIC_PAGES = [
   "/",
   "/products",
   "/product/vertex-rust",
+  // A product without reviews or a sale: the empty state.
+  "/product/vertex-hwid-spoofer",
   "/status",
   "/support",
   "/affiliate",
@@ -51,6 +53,8 @@ const ADMIN_PAGES = [
   "/dashboard/replacements",
   "/dashboard/affiliates",
   "/dashboard/legal",
+  "/dashboard/reviews",
+  "/dashboard/promotions",
   "/dashboard/discord",
 ];
 

@@ -57,7 +57,7 @@ export function Reviews({ handle, summary }: { handle: string; summary: ReviewSu
       {shown.length === 0 ? (
         <p className="mt-4 rounded-xl border border-dashed border-line p-6 text-sm text-muted">No reviews yet. Reviews come only from buyers who have used their key for at least a day.</p>
       ) : (
-        <div className="mt-4 grid gap-4 md:grid-cols-2">
+        <div className="mt-4 grid gap-4 md:grid-cols-2" data-testid="review-list">
           {shown.map((review) => (
             <ReviewCard key={review.id} review={review} />
           ))}
