@@ -42,3 +42,7 @@ export interface ProductSale {
   label: string;
   endsAt: number;
 }
+
+/** The back office's views of the reviews. */
+export const REVIEW_FILTERS = ["all", "shown", "hidden"] as const;
+export type ReviewFilter = (typeof REVIEW_FILTERS)[number];

@@ -3,13 +3,12 @@
 // whose cached copy must go.
 import { and, desc, eq, isNotNull, isNull, type SQL } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
+import type { ReviewFilter } from "~/lib/reviews";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { productReviews, profiles, users } from "../platform/db/schema.server";
 
-export const REVIEW_FILTERS = ["all", "shown", "hidden"] as const;
-export type ReviewFilter = (typeof REVIEW_FILTERS)[number];
 const LIST_LIMIT = 200;
 
 const FILTER: Record<ReviewFilter, SQL | undefined> = {
