@@ -16,7 +16,7 @@ import { moderateReviewSchema } from "~/lib/schemas/reviews";
 import { REVIEW_FILTERS, type ReviewFilter } from "~/lib/reviews";
 import { moderateReview, reviewsForStaff, type StaffReview } from "~/server/admin/review-moderation.server";
 import { Stars } from "~/components/stars";
-import { HideReviewForm, UnhideReviewButton } from "./+shared/reviews/review-actions";
+import { ReviewModeration } from "./+shared/reviews/review-actions";
 import type { Route } from "./+types/reviews";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("reviews.moderate")];
@@ -61,17 +61,15 @@ function ReviewItem({ review }: { review: StaffReview }) {
         {review.updatedAt > review.createdAt ? " · edited" : ""}
       </p>
       <p className="mt-2 whitespace-pre-line wrap-anywhere">{review.body}</p>
-      <div className="mt-3">
+      <div className="mt-3 flex flex-wrap items-center justify-between gap-2">
         {review.hiddenAt !== null ? (
-          <div className="flex flex-wrap items-center justify-between gap-2">
-            <p className="text-muted">
-              Hidden <LocalTime ms={review.hiddenAt} />: {review.hiddenReason}
-            </p>
-            <UnhideReviewButton review={review.id} />
-          </div>
-        ) : (
-          <HideReviewForm review={review.id} />
-        )}
+          <p className="text-muted">
+            Hidden <LocalTime ms={review.hiddenAt} />: {review.hiddenReason}
+          </p>
+        ) : null}
+        <div className={review.hiddenAt !== null ? "" : "w-full"}>
+          <ReviewModeration review={review.id} hidden={review.hiddenAt !== null} />
+        </div>
       </div>
     </li>
   );
