@@ -103,9 +103,9 @@ describe("reviews from verified buyers", () => {
     const member = await buyer();
     const cookie = member.later(1);
     for (const [form, message] of [
-      [{ rating: "6", body: "Nice tool overall, would buy again." }, "Choose from 1 to 5 stars"],
-      [{ rating: "0", body: "Nice tool overall, would buy again." }, "Choose from 1 to 5 stars"],
-      [{ rating: "4.5", body: "Nice tool overall, would buy again." }, "Choose from 1 to 5 stars"],
+      [{ rating: "6", body: "Nice tool overall, would buy again." }, "Choose a rating from 1 to 5 stars"],
+      [{ rating: "0", body: "Nice tool overall, would buy again." }, "Choose a rating from 1 to 5 stars"],
+      [{ rating: "4.5", body: "Nice tool overall, would buy again." }, "Choose a rating from 1 to 5 stars"],
       [{ rating: "5", body: "short" }, "at least 10 characters"],
       [{ rating: "5", body: "x".repeat(2001) }, "under 2000 characters"],
       [{ rating: "5", body: "Nice tool overall, would buy again.", product: "../etc" }, "Unknown product"],

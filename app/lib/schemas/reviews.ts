@@ -13,7 +13,7 @@ export const saveReviewSchema = v.object({
   rating: v.pipe(
     text(),
     v.trim(),
-    v.regex(/^[1-5]$/, "Choose from 1 to 5 stars"),
+    v.regex(/^[1-5]$/, "Choose a rating from 1 to 5 stars"),
     v.transform((value) => Number(value)),
   ),
   body: v.pipe(

@@ -5,7 +5,7 @@ import { useEffect, useId } from "react";
 import { Link, useFetcher, useRevalidator } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { FieldNotes } from "~/components/ui/field";
+import { FieldNotes, TextAreaField } from "~/components/ui/field";
 import { LocalTime } from "~/components/local-time";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useViewer } from "~/components/viewer";
@@ -43,7 +43,6 @@ export function ReviewForm({ handle }: { handle: string }) {
   const send = useFetcher<Answer>();
   const revalidator = useRevalidator();
   const { formRef, onSubmit, errors, busy } = useFetcherForm(send, saveReviewSchema, { title: "Please check your review" });
-  const bodyId = useId();
   const { load } = standing;
   const signedIn = viewer !== null;
 
@@ -89,22 +88,15 @@ export function ReviewForm({ handle }: { handle: string }) {
         <input type="hidden" name="intent" value="save" />
         <input type="hidden" name="product" value={handle} />
         <StarsInput defaultValue={own?.rating} error={errors.rating} />
-        <div className="space-y-1.5">
-          <label htmlFor={bodyId} className="block text-sm font-medium text-zinc-200">
-            Your review
-          </label>
-          <textarea
-            id={bodyId}
-            name="body"
-            rows={4}
-            maxLength={REVIEW_MAX_LENGTH}
-            defaultValue={own?.body}
-            className="w-full rounded-md border border-line bg-panel-2 p-3 text-sm text-zinc-100 focus:border-accent focus:outline-none aria-invalid:border-red-500"
-            aria-invalid={errors.body ? true : undefined}
-            aria-describedby={`${bodyId}-hint${errors.body ? ` ${bodyId}-error` : ""}`}
-          />
-          <FieldNotes id={bodyId} hint="What did it do for you? Other buyers read this before they buy." error={errors.body} />
-        </div>
+        <TextAreaField
+          label="Your review"
+          name="body"
+          rows={4}
+          maxLength={REVIEW_MAX_LENGTH}
+          defaultValue={own?.body}
+          hint="What did it do for you? Other buyers read this before they buy."
+          error={errors.body}
+        />
         <Button type="submit" disabled={busy}>
           {busy ? "Saving..." : own ? "Save changes" : "Post review"}
         </Button>

@@ -55,7 +55,7 @@ export function Reviews({ handle, summary }: { handle: string; summary: ReviewSu
         ) : null}
       </div>
       {shown.length === 0 ? (
-        <p className="mt-4 rounded-xl border border-dashed border-line p-6 text-sm text-muted">No reviews yet. Reviews come only from buyers who have used their key for at least a day.</p>
+        <p className="mt-4 rounded-xl border border-dashed border-line p-6 text-sm text-muted">No reviews yet.</p>
       ) : (
         <div className="mt-4 grid gap-4 md:grid-cols-2" data-testid="review-list">
           {shown.map((review) => (

@@ -37,9 +37,12 @@ export function SaleCountdown({ sale }: { sale: ProductSale }) {
           {now === null ? (
             <LocalTime ms={sale.endsAt} format="datetime" />
           ) : (
-            <span className="font-mono tabular-nums" role="timer" aria-live="off" aria-label={`in ${formatLeft(sale.endsAt - now)}`}>
-              in {formatLeft(sale.endsAt - now)}
-            </span>
+            <>
+              in{" "}
+              <span className="font-mono tabular-nums" role="timer" aria-live="off">
+                {formatLeft(sale.endsAt - now)}
+              </span>
+            </>
           )}
         </p>
       </div>
