@@ -53,6 +53,7 @@ export default [
   route("api/upsell", "routes/api/upsell.ts"),
   route("api/checkout", "routes/api/checkout.ts"),
   route("api/crypto-orders", "routes/api/crypto-orders.ts"),
+  route("api/reviews", "routes/api/reviews.ts"),
   ...prefix("dashboard", [
     // The shell: the sidebar, and the sign-in guard every dashboard loader and action runs behind.
     layout("routes/hub/shell.tsx", [
@@ -101,6 +102,8 @@ export default [
         route("audit", "routes/back-office/audit.tsx"),
         route("sales", "routes/back-office/sales.tsx"),
         route("legal", "routes/back-office/legal.tsx"),
+        route("reviews", "routes/back-office/reviews.tsx"),
+        route("promotions", "routes/back-office/promotions.tsx"),
         // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).
         route("affiliates", "routes/back-office/affiliates.tsx", [route("ledger.csv", "routes/back-office/affiliates.ledger-csv.ts")]),
         route("discord", "routes/back-office/discord.tsx"),

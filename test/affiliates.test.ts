@@ -296,6 +296,33 @@ describe("the hold", () => {
     expect(await balancesOf(db, creator.account.id, Date.now() + HOLD_MS + 60_000)).toMatchObject({ pending: 0, available: 0 });
   });
 
+  it("voids only the refunded units' share when part of the order is refunded, and the rest with the rest", async () => {
+    const creator = await approvedAffiliate();
+    const variant = nextId();
+    await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: "Vertex Rust - 30 Days" }, `LIC-${variant}-A\nLIC-${variant}-B`);
+    const paid = paidOrderPayload({ variant, variantTitle: "30 Days", price: "89.99", quantity: 2 });
+    const order = { ...paid, total_price: "161.98", note_attributes: [{ name: "affiliate", value: creator.code }], discount_codes: [{ code: creator.code, amount: "18.00", type: "percentage" }] };
+    await deliver("orders/paid", order);
+    const [commission] = await commissionsOf(creator.account.id);
+    expect(commission).toMatchObject({ orderCents: 16198, amountCents: 3239 });
+    const line = order.line_items[0]!.id;
+
+    // One of the two units: half the commission goes, once however often the refund arrives.
+    const first = { id: nextId(), order_id: order.id, refund_line_items: [{ line_item_id: line, quantity: 1 }] };
+    await deliver("refunds/create", first);
+    await deliver("refunds/create", first);
+    expect((await voidsOf(creator.account.id)).map((v) => v.amountCents)).toEqual([-1620]);
+    expect(await balancesOf(db, creator.account.id)).toMatchObject({ pending: 1619, available: 0 });
+    expect(await balancesOf(db, creator.account.id, Date.now() + HOLD_MS + 60_000)).toMatchObject({ pending: 0, available: 1619 });
+
+    // The other unit: the rest, and never more than the commission.
+    await deliver("refunds/create", { id: nextId(), order_id: order.id, refund_line_items: [{ line_item_id: line, quantity: 1 }] });
+    expect((await voidsOf(creator.account.id)).map((v) => v.amountCents)).toEqual([-1620, -1619]);
+    expect(await balancesOf(db, creator.account.id, Date.now() + HOLD_MS + 60_000)).toMatchObject({ pending: 0, available: 0 });
+    await cancelOrder(db, String(order.id));
+    expect(await voidsOf(creator.account.id)).toHaveLength(2);
+  });
+
   it("voids it when the order is cancelled, or its key revoked by staff, within the hold", async () => {
     const cancelled = await approvedAffiliate();
     const order = await referredCardOrder(cancelled.code);

@@ -22,6 +22,20 @@ const MEMORY_MAX_BYTES = 16 * 1024 * 1024;
  */
 export const publicPageHeaders: HeadersFunction = () => ({ "Cache-Control": PUBLIC_CACHE_CONTROL });
 
+/**
+ * The public Cache-Control of a page whose content changes by itself at `changesAt` (a sale that
+ * ends): no copy, fresh or stale, is kept past that moment.
+ */
+export function publicCacheControlUntil(changesAt: number | null, now = Date.now()): string {
+  const left = changesAt === null ? Infinity : Math.floor((changesAt - now) / 1000);
+  if (left >= PAGE_MAX_AGE + PAGE_STALE_WHILE_REVALIDATE) return PUBLIC_CACHE_CONTROL;
+  const maxAge = Math.max(1, Math.min(PAGE_MAX_AGE, left));
+  return `public, max-age=${maxAge}, stale-while-revalidate=${Math.max(0, left - maxAge)}`;
+}
+
+/** A route module's `headers` export for public pages whose loader chose the Cache-Control (with `publicCacheControlUntil`). */
+export const loaderCacheHeaders: HeadersFunction = ({ loaderHeaders }) => ({ "Cache-Control": loaderHeaders.get("Cache-Control") ?? PUBLIC_CACHE_CONTROL });
+
 interface StoredPage {
   body: Uint8Array<ArrayBuffer>;
   status: number;
@@ -151,6 +165,9 @@ export async function serveWithEdgeCache(
   headers.set("X-Cache", "MISS");
   return new Response(response.body, { status: response.status, headers });
 }
+
+/** A page's paths in the cache: its document and the data its client-side navigations fetch. */
+export const pageAndData = (path: string) => [path, `${path}.data`];
 
 /** Drops cached copies of pages whose content just changed (in this location's cache). */
 export async function purgePages(origin: string, paths: string[]): Promise<void> {

@@ -14,6 +14,8 @@ export const STAFF_PAGES: readonly { to: string; label: string; capability: Capa
   { to: "/dashboard/releases", label: "Releases", capability: "releases.manage" },
   { to: "/dashboard/entitlements", label: "Entitlements", capability: "entitlements.manage" },
   { to: "/dashboard/affiliates", label: "Affiliates", capability: "affiliates.view" },
+  { to: "/dashboard/reviews", label: "Reviews", capability: "reviews.moderate" },
+  { to: "/dashboard/promotions", label: "Promotions", capability: "promotions.manage" },
   { to: "/dashboard/legal", label: "Legal Pages", capability: "legal.edit" },
   { to: "/dashboard/discord", label: "Discord", capability: "discord.manage" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view" },

@@ -28,6 +28,10 @@ export const CAPABILITIES = {
   // decline and pause affiliates and mark crypto payouts paid.
   "affiliates.view": ["admin", "support"],
   "affiliates.manage": ["admin"],
+  // Product reviews: support and admins hide one with a reason, or show it again.
+  "reviews.moderate": ["admin", "support"],
+  // The product page's social proof: the recent-purchasers threshold and product sales.
+  "promotions.manage": ["admin"],
   // The Terms of Service, Refund Policy and Privacy Policy.
   "legal.edit": ["admin"],
   "export": ["admin"],

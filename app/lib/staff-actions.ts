@@ -42,6 +42,10 @@ export const STAFF_ACTIONS = {
   entitlement: { save: "entitlements.manage" },
   // The Replacements page: a member's request for a key banned in game, approved or declined.
   replacement: { approve: "replacements.decide", decline: "replacements.decide" },
+  // The Reviews page: hiding a review with a reason, or showing it again.
+  reviews: { hide: "reviews.moderate", unhide: "reviews.moderate" },
+  // The Promotions page: the recent-purchasers threshold and each product's sale.
+  promotions: { threshold: "promotions.manage", sale: "promotions.manage", "end-sale": "promotions.manage" },
   // The legal pages' editor.
   legal: { save: "legal.edit" },
   // The affiliates page: decisions on affiliates, and crypto payouts sent.

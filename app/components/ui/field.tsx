@@ -1,6 +1,6 @@
 // A labelled input. The label is always tied to its control for screen readers; a field's error
 // is shown under it and announced with it (aria-invalid, aria-describedby).
-import { type InputHTMLAttributes, type ReactNode, useId } from "react";
+import { type InputHTMLAttributes, type ReactNode, type TextareaHTMLAttributes, useId } from "react";
 
 export const inputClass =
   "h-10 w-full rounded-md border border-line bg-panel-2 px-3 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-accent focus:outline-none disabled:opacity-50 aria-invalid:border-red-500";
@@ -30,6 +30,28 @@ export function Field({
   return (
     <Labelled id={id} label={label} hint={hint} error={error} className={className}>
       <input id={id} className={inputClass} {...describedBy(id, { hint, error })} {...props} />
+    </Labelled>
+  );
+}
+
+/** A labelled multi-line text box (`monospace` for source such as Markdown). */
+export function TextAreaField({
+  label,
+  hint,
+  error,
+  monospace = false,
+  className = "",
+  ...props
+}: TextareaHTMLAttributes<HTMLTextAreaElement> & { label: string; hint?: string; error?: string; monospace?: boolean }) {
+  const id = useId();
+  return (
+    <Labelled id={id} label={label} hint={hint} error={error} className={className}>
+      <textarea
+        id={id}
+        className={`w-full rounded-md border border-line bg-panel-2 p-3 text-sm text-zinc-100 focus:border-accent focus:outline-none aria-invalid:border-red-500 ${monospace ? "font-mono" : ""}`}
+        {...describedBy(id, { hint, error })}
+        {...props}
+      />
     </Labelled>
   );
 }

@@ -4,7 +4,8 @@ import { Gallery } from "./+shared/product/gallery";
 import { BuyBox } from "./+shared/product/buy-box";
 import { cryptoSetup } from "~/server/payments/crypto-setup.server";
 import { useCartState } from "~/components/cart/cart-store";
-import { DemoVideos, RATING, REVIEWS, Reviews, WhatYouGet } from "./+shared/product/product-content";
+import { DemoVideos, WhatYouGet } from "./+shared/product/product-content";
+import { Reviews } from "./+shared/product/reviews";
 import { MessageCircle } from "~/components/icons";
 import { useShop } from "~/components/shop";
 import { buttonClass } from "~/components/ui/button";
@@ -17,10 +18,13 @@ import { app } from "~/http/context.server";
 import { replicaDatabase } from "~/server/platform/db/client.server";
 import { notFound } from "~/http/refusals.server";
 import { productStatus } from "~/server/hub/status.server";
-import { publicPageHeaders } from "~/http/edge-cache.server";
+import { loaderCacheHeaders, publicCacheControlUntil } from "~/http/edge-cache.server";
+import { productReviewSummary } from "~/server/catalogue/reviews.server";
+import { productPromotions } from "~/server/catalogue/promotions.server";
 import type { Route } from "./+types/product";
 
-export const headers = publicPageHeaders;
+// A running sale's end bounds how long the page may be kept, so no copy shows the box after it.
+export const headers = loaderCacheHeaders;
 
 export async function loader({ params, request, context }: Route.LoaderArgs) {
   const { catalogue, db, env } = app(context);
@@ -45,13 +49,21 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   const cryptoCoins = cryptoSetup(env, db).coins;
   // The product's own status from the status page's posts, beside its badges (decision 046); the
   // page is cached for a minute anyway, so the nearest replica may answer (decision 068).
-  const { status } = await productStatus(replicaDatabase(env.DB), product.id);
-  return { product, upsell, cryptoCoins, status, url: new URL(request.url).origin + `/product/${product.handle}` };
+  // Reviews and social proof come from the primary: a change purges the page and must show at once.
+  const [{ status }, reviews, promotions] = await Promise.all([
+    productStatus(replicaDatabase(env.DB), product.id),
+    productReviewSummary(db, product.id),
+    productPromotions(db, product),
+  ]);
+  return data(
+    { product, upsell, cryptoCoins, status, reviews, promotions, url: new URL(request.url).origin + `/product/${product.handle}` },
+    { headers: { "Cache-Control": publicCacheControlUntil(promotions.sale?.endsAt ?? null) } },
+  );
 }
 
 export const meta: Route.MetaFunction = ({ loaderData }) => {
   if (!loaderData) return [{ title: `Product not found | ${BRAND}` }];
-  const { product, url } = loaderData;
+  const { product, url, reviews } = loaderData;
   const description = product.description.slice(0, 160);
   const image = product.images[0]?.url;
   const absolute = (path: string) => new URL(path, url).toString();
@@ -73,7 +85,8 @@ export const meta: Route.MetaFunction = ({ loaderData }) => {
         description: product.description,
         image: product.images.map((i) => absolute(i.url)),
         brand: { "@type": "Brand", name: BRAND },
-        aggregateRating: { "@type": "AggregateRating", ratingValue: RATING, reviewCount: REVIEWS.length },
+        // Only real reviews rate the product, and none means no rating at all.
+        ...(reviews.count > 0 ? { aggregateRating: { "@type": "AggregateRating", ratingValue: reviews.average, reviewCount: reviews.count, bestRating: 5, worstRating: 1 } } : {}),
         offers: product.variants.map((variant) => ({
           "@type": "Offer",
           name: variant.title,
@@ -96,7 +109,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       <div className="grid grid-cols-1 gap-10 lg:grid-cols-2">
         <Gallery images={product.images} title={product.title} />
         <div className="space-y-6">
-          <BuyBox key={product.id} product={product} cryptoCoins={loaderData.cryptoCoins} status={loaderData.status} />
+          <BuyBox key={product.id} product={product} cryptoCoins={loaderData.cryptoCoins} status={loaderData.status} promotions={loaderData.promotions} />
           {upsell ? (
             <Card padding="p-4" className="flex items-center gap-4">
               {upsell.imageUrl ? <img src={upsell.imageUrl} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" /> : null}
@@ -123,7 +136,7 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       </section>
       <WhatYouGet />
       <DemoVideos />
-      <Reviews />
+      <Reviews handle={product.handle} summary={loaderData.reviews} />
     </div>
   );
 }

@@ -22,7 +22,7 @@ import { PRODUCT_STATUS_BADGE, PRODUCT_STATUS_MEANING, PRODUCT_STATUSES } from "
 import { getViewer } from "~/server/accounts/session.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { latestStatusUpdates, postStatusUpdate, productStatuses, statusAuthor } from "~/server/hub/status.server";
-import { publicPageHeaders, purgePages } from "~/http/edge-cache.server";
+import { pageAndData, publicPageHeaders, purgePages } from "~/http/edge-cache.server";
 import type { Route } from "./+types/status";
 import { callerOf } from "~/http/caller.server";
 
@@ -69,7 +69,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!posted.ok) return answerProblem(posted.problem, { titles });
   const { product } = posted.value;
   // The product page shows its product's status beside its badges, so it is purged with the status page.
-  const pages = ["/status", "/status.data", ...(product ? [`/product/${product.handle}`, `/product/${product.handle}.data`] : [])];
+  const pages = [...pageAndData("/status"), ...(product ? pageAndData(`/product/${product.handle}`) : [])];
   await purgePages(new URL(request.url).origin, pages);
   return answer(ok(), { success: { title: "Status update posted successfully!" } });
 }

@@ -43,6 +43,8 @@ export const THROTTLE_POLICIES = {
   // Passkey sign-ins started without an account (each stores a challenge): 30 from one client
   // before it waits a quarter of an hour. Finishing one is a sign-in attempt like any other.
   passkeyCeremonyFromClient: { lockouts: [...Array<number>(29).fill(0), 15 * MINUTE] },
+  // Writing, editing and deleting product reviews: twenty an hour per account, then an hour's wait.
+  reviewWritesForAccount: { lockouts: [...Array<number>(19).fill(0), 60 * MINUTE] },
 } satisfies Record<string, Policy>;
 
 export type ThrottlePolicy = keyof typeof THROTTLE_POLICIES;

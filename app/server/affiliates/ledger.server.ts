@@ -51,12 +51,18 @@ export async function recordCommission(db: Db, by: { code: string } | { id: stri
 }
 
 
+/** What is left of a commission row after its voids so far (a partial refund voids only its share). */
+const unvoided = sql<number>`(${affiliateLedger.amountCents} + coalesce((select sum(v.amount_cents) from affiliate_ledger v where v.kind = 'void' and v.order_key = ${affiliateLedger.orderKey}), 0))`;
+
 /**
- * The commission of an order (a card order's id, or a crypto order's number) is voided while it is
+ * Voids of the commission of an order (a card order's id, or a crypto order's number) while it is
  * still held, when `when` holds: a statement for the batch that refunds, cancels or revokes, so
- * both happen together. A void is unique per commission, so it happens once, whoever repeats it.
+ * both happen together. `share` of the commission (what a partial refund gave back of the order,
+ * from 0 to 1), never more than is left of it; without one, all that is left. Each void is unique
+ * by its reference (the commission's id, with the refund's for a share), so it happens once,
+ * whoever repeats it.
  */
-export const voidCommissionOf = (db: Db, orderId: string, now: number, when?: SQL) =>
+export const voidCommissionOf = (db: Db, orderId: string, now: number, when?: SQL, part?: { refundId: string; share: number }) =>
   db
     .insert(affiliateLedger)
     .select(
@@ -66,19 +72,22 @@ export const voidCommissionOf = (db: Db, orderId: string, now: number, when?: SQ
           id: sql<number>`null`.as("id"),
           affiliateId: affiliateLedger.affiliateId,
           kind: sql<"void">`'void'`.as("kind"),
-          amountCents: sql<number>`-${affiliateLedger.amountCents}`.as("amount_cents"),
+          amountCents: (part && part.share < 1
+            ? sql<number>`-min(cast(round(${affiliateLedger.amountCents} * ${part.share}) as integer), ${unvoided})`
+            : sql<number>`-${unvoided}`
+          ).as("amount_cents"),
           availableAt: affiliateLedger.availableAt,
           orderKey: affiliateLedger.orderKey,
           orderCents: sql<null>`null`.as("order_cents"),
           buyerEmail: affiliateLedger.buyerEmail,
-          reference: sql<string>`cast(${affiliateLedger.id} as text)`.as("reference"),
+          reference: (part ? sql<string>`cast(${affiliateLedger.id} as text) || ':refund:' || ${part.refundId}` : sql<string>`cast(${affiliateLedger.id} as text)`).as("reference"),
           payoutAddress: sql<null>`null`.as("payout_address"),
           payoutTransaction: sql<null>`null`.as("payout_transaction"),
           paidAt: sql<null>`null`.as("paid_at"),
           createdAt: sql<number>`${now}`.as("created_at"),
         })
         .from(affiliateLedger)
-        .where(and(eq(affiliateLedger.kind, "commission"), inArray(affiliateLedger.orderKey, [`shopify:${orderId}`, `crypto:${orderId}`]), gt(affiliateLedger.availableAt, now), when)),
+        .where(and(eq(affiliateLedger.kind, "commission"), inArray(affiliateLedger.orderKey, [`shopify:${orderId}`, `crypto:${orderId}`]), gt(affiliateLedger.availableAt, now), sql`${unvoided} > 0`, when)),
     )
     .onConflictDoNothing();
 

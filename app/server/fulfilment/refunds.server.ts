@@ -60,6 +60,7 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
   if (!refund || refund.appliedAt) return { state: "already-applied" };
   const { orderId } = refund;
   const lines = JSON.parse(refund.lineItems) as RefundedLine[];
+  const share = await refundedShare(db, orderId, lines);
   // Every statement below acts only if the first one claimed the refund for this run, and D1 runs
   // a batch as one transaction: the refund is applied entirely, exactly once, or not at all.
   const token = crypto.randomUUID();
@@ -86,8 +87,9 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
     ...perLine,
     ...keysStopWorking(db, orderId, now),
     db.update(shopifyOrders).set({ refundedAt: now }).where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
-    // A refund of units voids the affiliate's commission on the order, while it is still held.
-    voidCommissionOf(db, orderId, now, and(claimed, sql`${lines.length} > 0`)),
+    // A refund of units voids the affiliate's commission on the order while it is still held: the
+    // refunded units' share of it.
+    voidCommissionOf(db, orderId, now, and(claimed, sql`${lines.length} > 0`), { refundId, share }),
   ]);
   const changed = results.slice(0, perLine.length) as unknown[][];
   return {
@@ -95,6 +97,19 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
     revoked: changed.filter((_, i) => i % 2 === 0).flat() as RevokedKey[],
     cancelled: changed.filter((_, i) => i % 2 === 1).reduce((n, rows) => n + rows.length, 0),
   };
+}
+
+/** What share of the order's value (its lines' price times quantity) the refunded units are, at most all of it. */
+async function refundedShare(db: Db, orderId: string, refunded: RefundedLine[]): Promise<number> {
+  const order = await db.select({ lineItems: shopifyOrders.lineItems }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
+  const lines = JSON.parse(order?.lineItems ?? "[]") as { id: string | number; quantity: number; price: string }[];
+  const value = (line: { quantity: number; price: string }, quantity = line.quantity) => quantity * Number(line.price);
+  const total = lines.reduce((sum, line) => sum + value(line), 0);
+  const back = refunded.reduce((sum, r) => {
+    const line = lines.find((l) => String(l.id) === String(r.lineId));
+    return line ? sum + value(line, Math.min(r.quantity, line.quantity)) : sum;
+  }, 0);
+  return total > 0 && Number.isFinite(back / total) ? Math.min(1, back / total) : 1;
 }
 
 /**

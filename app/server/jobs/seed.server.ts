@@ -1,5 +1,6 @@
 // Demo data for local development: two accounts, stock for every demo variant, a few status
-// updates, one downloadable file and the simulated Discord server with its role rules. Every insert is keyed, so running it again changes nothing.
+// updates, one downloadable file, the simulated Discord server with its role rules, and the demo
+// reviews and sale. Every insert is keyed, so running it again changes nothing.
 // Only the development build calls this; production never contains demo accounts.
 import { sql } from "drizzle-orm";
 import demoCatalogue from "../catalogue/demo-catalogue.json";
@@ -8,6 +9,7 @@ import { downloadableFiles, profiles, statusUpdates, userRoles, users } from "..
 import { hashPassword } from "../accounts/password.server";
 import { storeCodes } from "../fulfilment/keys/stock.server";
 import { seedSimulatedDiscord } from "../hub/discord/dev-discord.server";
+import { seedDemoReviews } from "./demo-reviews.server";
 
 export const DEMO_ACCOUNTS = [
   { id: "00000000-0000-4000-8000-000000000001", email: "admin@example.com", username: "admin", password: "admin-demo-1", admin: true },
@@ -53,6 +55,7 @@ export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): 
   );
   for (const group of chunksOf(codes, 5)) await storeCodes(db, group);
   await seedSimulatedDiscord(db, now);
+  await seedDemoReviews(db, now);
 
   await db
     .insert(statusUpdates)

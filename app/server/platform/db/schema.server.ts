@@ -578,6 +578,7 @@ export const cryptoOrders = sqliteTable(
     index("crypto_orders_review").on(t.review),
     index("crypto_orders_email").on(sql`lower(${t.customerEmail})`),
     index("crypto_orders_created").on(t.createdAt),
+    index("crypto_orders_paid").on(t.variantId, t.paidAt),
     // An address is never handed to two orders.
     uniqueIndex("crypto_orders_address").on(t.cryptoType, t.walletAddress).where(sql`${t.addressIndex} is not null`),
     // One payment pays for one order: a transaction ID cannot be submitted for a second order
@@ -688,6 +689,8 @@ export const shopifyOrders = sqliteTable(
   (t) => [
     index("shopify_orders_email").on(sql`lower(${t.email})`),
     index("shopify_orders_received").on(t.receivedAt),
+    // The product page's "bought in the last 24 hours": orders by the time they were paid.
+    index("shopify_orders_paid").on(t.paidAt),
     index("shopify_orders_name").on(t.name),
     index("shopify_orders_cart").on(t.cartToken),
   ],
@@ -1106,3 +1109,57 @@ export const simulatedDiscordFaults = sqliteTable("simulated_discord_faults", {
   // Every request the simulated API has answered, for the benchmark's subrequest count.
   requests: integer("requests").notNull().default(0),
 });
+
+// Reviews from verified buyers (decision 074): one per member and product (the catalogue's product
+// GID), written only while the member holds a key for the product that was activated at least a day
+// before. Staff hide a review with a reason (and may show it again); a hidden review leaves the
+// product page and its average. The handle is the product page's address when it was written, the
+// page whose cached copy a change drops.
+export const productReviews = sqliteTable(
+  "product_reviews",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    productId: text("product_id").notNull(),
+    productHandle: text("product_handle").notNull(),
+    productTitle: text("product_title").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    rating: integer("rating").notNull(),
+    body: text("body").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    hiddenAt: integer("hidden_at"),
+    hiddenReason: text("hidden_reason"),
+    hiddenBy: text("hidden_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    uniqueIndex("product_reviews_member").on(t.productId, t.userId),
+    index("product_reviews_product").on(t.productId, t.hiddenAt, t.createdAt),
+    index("product_reviews_created").on(t.createdAt),
+    check("product_reviews_rating", sql`${t.rating} between 1 and 5`),
+  ],
+);
+
+// A sale staff set on a product (decision 075): the words the product page's sale box shows and
+// the real time it ends. The box is gone once it has ended.
+export const productSales = sqliteTable("product_sales", {
+  productId: text("product_id").primaryKey(),
+  label: text("label").notNull(),
+  endsAt: integer("ends_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+  updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
+});
+
+// The storefront's social-proof settings, one row: how many paid orders of a product in the last
+// 24 hours it takes before the product page says so (decision 075).
+export const storefrontSettings = sqliteTable(
+  "storefront_settings",
+  {
+    id: integer("id").primaryKey(),
+    recentPurchasersThreshold: integer("recent_purchasers_threshold").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [check("storefront_settings_one_row", sql`${t.id} = 1`), check("storefront_settings_threshold", sql`${t.recentPurchasersThreshold} >= 1`)],
+);

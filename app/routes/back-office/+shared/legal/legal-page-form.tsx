@@ -3,7 +3,7 @@
 import { useFetcher } from "react-router";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { FieldNotes } from "~/components/ui/field";
+import { TextAreaField } from "~/components/ui/field";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { formatDate } from "~/lib/format";
 import { LEGAL_PAGES, type LegalSlug } from "~/lib/legal";
@@ -13,7 +13,6 @@ export function LegalPageForm({ slug, markdown, updatedAt, edited }: { slug: Leg
   const fetcher = useFetcher();
   const { onSubmit, errors, busy } = useFetcherForm(fetcher, legalEditSchema, { title: "Please check the page" });
   const { title, path } = LEGAL_PAGES[slug];
-  const id = `legal-${slug}`;
   return (
     <Card>
       <div className="flex flex-wrap items-baseline justify-between gap-2">
@@ -26,19 +25,15 @@ export function LegalPageForm({ slug, markdown, updatedAt, edited }: { slug: Leg
       <fetcher.Form method="post" className="mt-4 space-y-3" onSubmit={onSubmit} noValidate>
         <input type="hidden" name="intent" value="save" />
         <input type="hidden" name="page" value={slug} />
-        <label htmlFor={id} className="block text-sm font-medium text-zinc-200">
-          {title} (Markdown)
-        </label>
-        <textarea
-          id={id}
+        <TextAreaField
+          label={`${title} (Markdown)`}
           name="markdown"
           rows={14}
+          monospace
           defaultValue={markdown}
-          className="w-full rounded-md border border-line bg-panel-2 p-3 font-mono text-sm text-zinc-100 focus:border-accent focus:outline-none aria-invalid:border-red-500"
-          aria-invalid={errors.markdown ? true : undefined}
-          aria-describedby={`${id}-hint${errors.markdown ? ` ${id}-error` : ""}`}
+          hint="Markdown: # headings, **bold**, - lists, [links](https://…). HTML is shown as text."
+          error={errors.markdown}
         />
-        <FieldNotes id={id} hint="Markdown: # headings, **bold**, - lists, [links](https://…). HTML is shown as text." error={errors.markdown} />
         <Button type="submit" disabled={busy}>
           {busy ? "Saving..." : `Save ${title}`}
         </Button>

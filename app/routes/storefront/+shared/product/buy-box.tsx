@@ -1,6 +1,6 @@
 // The product page's purchase column: variants, price, badges and the buy buttons, with the
 // login check and the checkout-information dialog in front of every purchase.
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import type { CartItem } from "~/lib/cart";
 import type { Product, ProductVariant } from "~/lib/catalogue";
@@ -17,16 +17,16 @@ import { CryptoDialog } from "./crypto-dialog";
 import type { CryptoCoin } from "~/lib/crypto-orders";
 import { LEGAL_PAGES } from "~/lib/legal";
 import { SaleCountdown } from "./sale-countdown";
+import { formatCount } from "~/lib/format";
+import type { ProductSale } from "~/lib/reviews";
 
-function RecentPurchasers() {
-  // Random per visit (10-59), so chosen in the browser; the width is reserved to avoid a shift.
-  const [count, setCount] = useState<number | null>(null);
-  useEffect(() => setCount(10 + Math.floor(Math.random() * 50)), []);
+/** Paid orders of the product in the last 24 hours, counted on the server; absent below staff's threshold. */
+function RecentPurchasers({ count }: { count: number }) {
   return (
-    <p className="flex items-center gap-2 text-sm text-accent-soft">
+    <p className="flex items-center gap-2 text-sm text-accent-soft" data-testid="recent-purchasers" data-count={count}>
       <Flame className="size-4" aria-hidden />
       <span>
-        <span className="inline-block w-[2ch] text-right font-bold tabular-nums">{count ?? ""}</span> people bought this in the last 24 hours
+        Bought <span className="font-bold tabular-nums">{formatCount(count)}</span> times in the last 24 hours
       </span>
     </p>
   );
@@ -68,7 +68,17 @@ function cartItemFor(product: Product, variant: ProductVariant): CartItem {
   };
 }
 
-export function BuyBox({ product, cryptoCoins, status: productStatus }: { product: Product; cryptoCoins: readonly CryptoCoin[]; status: ProductStatus }) {
+export function BuyBox({
+  product,
+  cryptoCoins,
+  status: productStatus,
+  promotions,
+}: {
+  product: Product;
+  cryptoCoins: readonly CryptoCoin[];
+  status: ProductStatus;
+  promotions: { recentPurchasers: number | null; sale: ProductSale | null };
+}) {
   const [variant, setVariant] = useState<ProductVariant | undefined>(product.variants[0]);
   const [pending, setPending] = useState<"add" | "buy" | null>(null);
   const [payingCrypto, setPayingCrypto] = useState(false);
@@ -109,7 +119,7 @@ export function BuyBox({ product, cryptoCoins, status: productStatus }: { produc
 
   return (
     <div className="space-y-6">
-      <RecentPurchasers />
+      {promotions.recentPurchasers !== null ? <RecentPurchasers count={promotions.recentPurchasers} /> : null}
       <div>
         <h1 className="text-3xl font-black sm:text-4xl">{product.title}</h1>
         <p className="mt-3 text-3xl font-black text-accent" aria-live="polite">
@@ -191,7 +201,7 @@ export function BuyBox({ product, cryptoCoins, status: productStatus }: { produc
         </Button>
       ) : null}
 
-      <SaleCountdown />
+      {promotions.sale ? <SaleCountdown sale={promotions.sale} /> : null}
       {variant && cryptoCoins.length > 0 ? <CryptoDialog variant={variant} coins={cryptoCoins} open={payingCrypto} onClose={() => setPayingCrypto(false)} /> : null}
 
       <Dialog

@@ -1,6 +1,5 @@
-// The product page's fixed content: what you get, customer reviews and demo videos.
+// The product page's fixed content: what you get and demo videos.
 import { PlayCircle } from "~/components/icons";
-import { Card } from "~/components/ui/card";
 
 const FEATURES: { name: string; items: string[] }[] = [
   { name: "Aimbot", items: ["Smooth aim with adjustable FOV", "Bone selection: head, chest or pelvis", "Visibility checks", "Projectile drop prediction"] },
@@ -38,58 +37,6 @@ export function WhatYouGet() {
               ))}
             </ul>
           </details>
-        ))}
-      </div>
-    </section>
-  );
-}
-
-export const REVIEWS = [
-  { name: "Jake M.", rating: 5, date: "2 days ago", text: "Set up in five minutes. ESP is clean and the aim feels natural, nobody on the server suspected a thing." },
-  { name: "Sofia R.", rating: 5, date: "4 days ago", text: "Key arrived instantly by e-mail. Support walked me through the loader on Discord at 2am." },
-  { name: "Tom K.", rating: 5, date: "1 week ago", text: "Best recoil control I've used. No frame drops at all on a GTX 1660." },
-  { name: "Lukas B.", rating: 4, date: "1 week ago", text: "Great features, the menu took me a bit to learn. Configs from the community helped a lot." },
-  { name: "Emma W.", rating: 5, date: "2 weeks ago", text: "Weekly plan was perfect for wipe day. Upgraded to monthly right after." },
-  { name: "Daniel P.", rating: 5, date: "2 weeks ago", text: "Updated within hours of the last patch. That's what you pay for." },
-  { name: "Noah F.", rating: 5, date: "3 weeks ago", text: "Loot ESP alone is worth it. Found three stashes in my first hour." },
-  { name: "Mia S.", rating: 5, date: "3 weeks ago", text: "Clean code, no crashes. Stream-proof overlay works as advertised." },
-  { name: "Oliver H.", rating: 5, date: "1 month ago", text: "Replacement key came within the hour when I got flagged on day one. Solid warranty." },
-  { name: "Ava L.", rating: 5, date: "1 month ago", text: "Lifetime plan paid for itself. The team keeps adding features." },
-];
-
-export const RATING = "4.9";
-
-// Text stars rather than icons: ten reviews would otherwise carry fifty SVGs.
-function Stars({ rating }: { rating: number }) {
-  return (
-    <span role="img" aria-label={`${rating} out of 5 stars`} className="tracking-tight text-accent">
-      {"★".repeat(rating)}
-      <span className="text-line">{"★".repeat(5 - rating)}</span>
-    </span>
-  );
-}
-
-export function Reviews() {
-  return (
-    <section aria-labelledby="reviews">
-      <div className="flex flex-wrap items-end justify-between gap-2">
-        <h2 id="reviews" className="text-xl font-bold">
-          Customer Reviews
-        </h2>
-        <p className="flex items-center gap-2 text-sm">
-          <Stars rating={5} /> <span className="font-bold">{RATING}/5</span> <span className="text-muted">from {REVIEWS.length} reviews</span>
-        </p>
-      </div>
-      <div className="mt-4 grid gap-4 md:grid-cols-2">
-        {REVIEWS.map((review) => (
-          <Card key={review.name} padding="p-5">
-            <div className="flex items-center justify-between">
-              <p className="font-semibold">{review.name}</p>
-              <Stars rating={review.rating} />
-            </div>
-            <p className="mt-2 text-sm text-muted">{review.text}</p>
-            <p className="mt-3 text-xs text-muted">Verified purchase · {review.date}</p>
-          </Card>
         ))}
       </div>
     </section>

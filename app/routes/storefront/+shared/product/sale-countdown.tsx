@@ -1,38 +1,51 @@
-// The "20% OFF — sale ends soon" box: a countdown from 7:23 and a claimed-stock bar.
+// The sale box: staff's words for the sale and a countdown to the real time it ends (decision 075).
+// The page is cached for everyone, so the server writes the end as a date and the browser counts
+// down once it has hydrated; at the end the box goes (and no cached copy outlives it).
 import { useEffect, useState } from "react";
 import { Clock } from "~/components/icons";
+import { LocalTime } from "~/components/local-time";
+import type { ProductSale } from "~/lib/reviews";
 
-const START_SECONDS = 7 * 60 + 23;
-const STOCK = 30;
+const pad = (n: number) => String(n).padStart(2, "0");
 
-export function SaleCountdown() {
-  const [left, setLeft] = useState(START_SECONDS);
-  // Random per visit, so it is chosen in the browser (the page itself is cached for everyone).
-  const [claimed, setClaimed] = useState<number | null>(null);
+/** "2d 04:05:06", "04:05:06" or "5:06" left. */
+function formatLeft(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (days > 0) return `${days}d ${pad(hours)}:${pad(minutes)}:${pad(seconds)}`;
+  if (hours > 0) return `${hours}:${pad(minutes)}:${pad(seconds)}`;
+  return `${minutes}:${pad(seconds)}`;
+}
+
+export function SaleCountdown({ sale }: { sale: ProductSale }) {
+  const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
-    setClaimed(8 + Math.floor(Math.random() * 20));
-    const timer = setInterval(() => setLeft((s) => (s > 0 ? s - 1 : 0)), 1000);
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
   }, []);
-  const minutes = Math.floor(left / 60);
-  const seconds = String(left % 60).padStart(2, "0");
+  if (now !== null && now >= sale.endsAt) return null;
   return (
-    <div className="rounded-xl border border-red-500/40 bg-red-500/10 p-4">
-      <div className="flex items-center justify-between">
-        <p className="text-lg font-black text-red-400">20% OFF</p>
+    <div className="rounded-xl border border-red-500/40 bg-red-500/10 p-4" data-testid="sale-box">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="text-lg font-black text-red-400">{sale.label}</p>
         <p className="flex items-center gap-1.5 text-sm font-semibold">
-          <Clock className="size-4" aria-hidden /> Sale ends soon:{" "}
-          <span className="font-mono tabular-nums" role="timer" aria-live="off">
-            {minutes}:{seconds}
-          </span>
+          <Clock className="size-4" aria-hidden /> Sale ends{" "}
+          {now === null ? (
+            <LocalTime ms={sale.endsAt} format="datetime" />
+          ) : (
+            <>
+              in{" "}
+              <span className="font-mono tabular-nums" role="timer" aria-live="off">
+                {formatLeft(sale.endsAt - now)}
+              </span>
+            </>
+          )}
         </p>
       </div>
-      <div className="mt-3 h-2 overflow-hidden rounded bg-black/30" aria-hidden>
-        <div className="h-full bg-red-500 transition-[width]" style={{ width: `${((claimed ?? 0) / STOCK) * 100}%` }} />
-      </div>
-      <p className="mt-1 text-xs text-muted">
-        <span className="inline-block w-[2ch] text-right tabular-nums">{claimed ?? ""}</span>/{STOCK} claimed at this price
-      </p>
     </div>
   );
 }

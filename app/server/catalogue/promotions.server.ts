@@ -1,0 +1,101 @@
+// The product page's social proof, only as true as the data (decision 075): how many paid orders
+// included the product in the last 24 hours (said only from a threshold staff set), and the sale
+// staff set on it with the real time it ends (gone once it has ended). Staff's changes are audited.
+import { and, eq, gt, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import { DAY_MS } from "~/lib/affiliates";
+import { DEFAULT_RECENT_PURCHASERS_THRESHOLD, type ProductSale } from "~/lib/reviews";
+import { fail, ok, type Result } from "~/lib/result";
+import type { Viewer } from "~/lib/viewer";
+import { audit } from "../platform/audit.server";
+import type { Db } from "../platform/db/client.server";
+import { cryptoOrders, productSales, shopifyOrders, storefrontSettings } from "../platform/db/schema.server";
+
+/** Paid orders in the last 24 hours with a line for one of `variantIds`, card and crypto alike; refunded or cancelled ones do not count. */
+export async function paidOrdersInLastDay(db: Db, variantIds: readonly string[], now = Date.now()): Promise<number> {
+  if (variantIds.length === 0) return 0;
+  const since = now - DAY_MS;
+  const ids = JSON.stringify(variantIds);
+  const [card, crypto] = await Promise.all([
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(shopifyOrders)
+      .where(
+        and(
+          gt(shopifyOrders.paidAt, since),
+          isNull(shopifyOrders.refundedAt),
+          isNull(shopifyOrders.cancelledAt),
+          sql`exists (select 1 from json_each(${shopifyOrders.lineItems}) line where json_extract(line.value, '$.variantId') in (select value from json_each(${ids})))`,
+        ),
+      )
+      .get(),
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(cryptoOrders)
+      .where(and(inArray(cryptoOrders.variantId, [...variantIds]), gt(cryptoOrders.paidAt, since), eq(cryptoOrders.purpose, "key"), notInArray(cryptoOrders.status, ["cancelled"])))
+      .get(),
+  ]);
+  return (card?.n ?? 0) + (crypto?.n ?? 0);
+}
+
+export async function recentPurchasersThreshold(db: Db): Promise<number> {
+  const row = await db.select({ threshold: storefrontSettings.recentPurchasersThreshold }).from(storefrontSettings).where(eq(storefrontSettings.id, 1)).get();
+  return row?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;
+}
+
+/** The product's sale while it runs, else null. */
+export async function runningSale(db: Db, productId: string, now = Date.now()): Promise<ProductSale | null> {
+  const row = await db
+    .select({ label: productSales.label, endsAt: productSales.endsAt })
+    .from(productSales)
+    .where(and(eq(productSales.productId, productId), gt(productSales.endsAt, now)))
+    .get();
+  return row ?? null;
+}
+
+/** What the product page may claim: recent purchasers (null below the threshold) and the running sale. */
+export async function productPromotions(db: Db, product: { id: string; variants: readonly { id: string }[] }, now = Date.now()) {
+  const [purchasers, threshold, sale] = await Promise.all([
+    paidOrdersInLastDay(
+      db,
+      product.variants.map((v) => v.id),
+      now,
+    ),
+    recentPurchasersThreshold(db),
+    runningSale(db, product.id, now),
+  ]);
+  return { recentPurchasers: purchasers >= threshold ? purchasers : null, sale };
+}
+
+/** Staff: every product's sale (running or ended), by product id. */
+export async function productSaleList(db: Db) {
+  return db.select({ productId: productSales.productId, label: productSales.label, endsAt: productSales.endsAt }).from(productSales);
+}
+
+/** Staff: the recent-purchasers threshold; audited. */
+export async function setRecentPurchasersThreshold(db: Db, staff: Viewer, threshold: number, ip: string | null, now = Date.now()): Promise<Result<{ threshold: number }>> {
+  await db
+    .insert(storefrontSettings)
+    .values({ id: 1, recentPurchasersThreshold: threshold, updatedAt: now, updatedBy: staff.id })
+    .onConflictDoUpdate({ target: storefrontSettings.id, set: { recentPurchasersThreshold: threshold, updatedAt: now, updatedBy: staff.id } });
+  await audit(db, staff.id, "storefront.recent-purchasers", "storefront", { threshold }, ip);
+  return ok({ threshold });
+}
+
+/** Staff: sets (or replaces) the sale on a product, which must end in the future; audited. */
+export async function setProductSale(db: Db, staff: Viewer, productId: string, sale: ProductSale, ip: string | null, now = Date.now()): Promise<Result<ProductSale>> {
+  if (sale.endsAt <= now) return fail("invalid", "The sale must end in the future", { field: "endsAt" });
+  await db
+    .insert(productSales)
+    .values({ productId, ...sale, updatedAt: now, updatedBy: staff.id })
+    .onConflictDoUpdate({ target: productSales.productId, set: { ...sale, updatedAt: now, updatedBy: staff.id } });
+  await audit(db, staff.id, "storefront.sale", `product:${productId}`, { ...sale }, ip);
+  return ok(sale);
+}
+
+/** Staff: ends a product's sale now; audited. */
+export async function endProductSale(db: Db, staff: Viewer, productId: string, ip: string | null): Promise<Result> {
+  const gone = await db.delete(productSales).where(eq(productSales.productId, productId)).returning({ productId: productSales.productId }).get();
+  if (!gone) return fail("not-found", "This product has no sale");
+  await audit(db, staff.id, "storefront.sale-end", `product:${productId}`, {}, ip);
+  return ok();
+}
