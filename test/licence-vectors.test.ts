@@ -269,15 +269,15 @@ async function vectors() {
   ];
 
   // Releases: the newest per channel that each licence may have, and what an SDK must refuse.
-  const stableFor = (key: string) => ({ ...request(key), channel: "stable" as const });
-  const betaFor = (key: string) => ({ ...request(key), channel: "beta" as const });
+  const stableFor = (key: string) => ({ ...request(key), channel: "stable" as ReleaseChannel });
+  const betaFor = (key: string) => ({ ...request(key), channel: "beta" as ReleaseChannel });
   await storeReleases("stable");
   const noBetaYet = await releaseAnswerFor(signer, "beta", { key: "VECTOR-MONTHLY-ENDS-SOON" });
   await storeReleases("beta");
   const weeklyStable = await releaseAnswerFor(signer, "stable", { key: "VECTOR-WEEKLY-ACTIVE" });
   const monthlyBeta = await releaseAnswerFor(signer, "beta", { key: "VECTOR-MONTHLY-ENDS-SOON" });
   const offered = (signed: Signed) => {
-    const release = (signed.answer as { release: { version: string; channel: string; size: number; sha256: string; url: string; urlExpiresAt: string } | null }).release;
+    const release = (signed.answer as unknown as { release: { version: string; channel: string; size: number; sha256: string; url: string; urlExpiresAt: string } | null }).release;
     if (!release) throw new Error("no release offered");
     return { version: release.version, channel: release.channel, size: release.size, sha256: release.sha256, url: release.url, urlExpiresAt: release.urlExpiresAt };
   };
