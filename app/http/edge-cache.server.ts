@@ -34,6 +34,17 @@ interface StoredPage {
 const memory = new Map<string, StoredPage>();
 let memoryBytes = 0;
 
+// When each page was last purged here. A render that began before the purge may still be on its
+// way into the cache (stored in the background); its copy is older than the change and is
+// neither stored nor served.
+const purgedAt = new Map<string, number>();
+const PURGE_MEMORY_ENTRIES = 1000;
+
+function isOlderThanPurge(url: string, renderedAt: number) {
+  const purged = purgedAt.get(url);
+  return purged !== undefined && renderedAt <= purged;
+}
+
 function forget(url: string) {
   const old = memory.get(url);
   if (!old) return;
@@ -63,6 +74,7 @@ function isStorable(response: Response): boolean {
 }
 
 async function store(cache: () => Promise<Cache>, url: string, response: Response, now: number): Promise<void> {
+  if (isOlderThanPurge(url, now)) return;
   const cacheControl = response.headers.get("Cache-Control")!;
   const page: StoredPage = {
     body: new Uint8Array(await response.arrayBuffer()),
@@ -96,6 +108,7 @@ async function lookup(cache: () => Promise<Cache>, url: string): Promise<StoredP
     cacheControl: hit.headers.get(ORIGINAL_CACHE_CONTROL) ?? PUBLIC_CACHE_CONTROL,
     storedAt: Number(hit.headers.get(STORED_AT)),
   };
+  if (isOlderThanPurge(url, page.storedAt)) return null;
   remember(url, page);
   return page;
 }
@@ -125,7 +138,8 @@ export async function serveWithEdgeCache(
     const { maxAge, swr } = directives(page.cacheControl);
     if (age <= maxAge * 1000) return respond(page, age, "HIT");
     if (age <= (maxAge + swr) * 1000) {
-      ctx.waitUntil(render().then((fresh) => (isStorable(fresh) ? store(cache, url, fresh, Date.now()) : undefined)));
+      const renderedAt = Date.now();
+      ctx.waitUntil(render().then((fresh) => (isStorable(fresh) ? store(cache, url, fresh, renderedAt) : undefined)));
       return respond(page, age, "STALE");
     }
   }
@@ -139,10 +153,14 @@ export async function serveWithEdgeCache(
 
 /** Drops cached copies of pages whose content just changed (in this location's cache). */
 export async function purgePages(origin: string, paths: string[]): Promise<void> {
+  const now = Date.now();
   const cache = await caches.open("pages");
   await Promise.all(
     paths.map((path) => {
       const url = new URL(path, origin).toString();
+      purgedAt.delete(url);
+      purgedAt.set(url, now);
+      if (purgedAt.size > PURGE_MEMORY_ENTRIES) purgedAt.delete(purgedAt.keys().next().value!);
       forget(url);
       return cache.delete(url);
     }),
