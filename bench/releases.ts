@@ -3,7 +3,7 @@
 // through the Releases page's multipart endpoints in its real 8 MiB parts (generated part by part:
 // the bench never holds the file either), publishes it, then downloads it whole and again with a
 // Range resume from the middle, checking the SHA-256 end to end. Meanwhile it samples the memory
-// (VmRSS, and VmHWM at the end) of the app's workerd process, and reports the peak above the idle
+// (VmRSS, and VmHWM at the end) of the app's workerd processes (wrangler's proxy and the runtime), and reports the peak above the idle
 // baseline in parts, and the throughput. Goal: the peak never more than a few parts (decision 056).
 // Writes bench/results/releases.json and the README between the releases bench markers; removes
 // the local D1 and R2 (the 1 GiB object) afterwards.
@@ -71,7 +71,10 @@ function sampler(pids: number[]) {
     peaks[phase] = Math.max(peaks[phase] ?? 0, rss);
   }, SAMPLE_MS);
   return {
-    phase: (name: string) => void (phase = name),
+    phase: (name: string) => {
+      phase = name;
+      console.log(`${new Date().toISOString().slice(11, 19)} ${name}`);
+    },
     stop: () => {
       clearInterval(timer);
       return peaks;
@@ -203,7 +206,7 @@ async function main() {
       "",
       `Upload (${PARTS} parts of 8 MiB, one at a time, then the join and the streamed SHA-256): ${results.uploadMiBps} MiB/s; download: ${results.downloadMiBps} MiB/s; the whole download and the one resumed with \`Range\` at 40 % both hash to the uploaded file's SHA-256. Goal: the peak above idle never more than ${GOAL_PARTS} parts — ${results.pass ? "met" : "**missed**"}. workerd's high-water mark (VmHWM, start-up included): ${results.hwmMiB} MiB.`,
       "",
-      `Measured ${results.date}, memory sampled every ${SAMPLE_MS} ms from /proc of the app's workerd process; ${results.machine}.`,
+      `Measured ${results.date}, memory sampled every ${SAMPLE_MS} ms from /proc of the two workerd processes wrangler starts for the app (its proxy and the runtime), summed; ${results.machine}.`,
     ].join("\n");
     publish("releases", results, markdown);
     if (!results.pass) process.exitCode = 1;
