@@ -146,16 +146,8 @@ std::string iso(std::int64_t ms) {
  *  downloads go through the platform's transport (libcurl). */
 class ReleaseShop final : public Transport {
 public:
-    ReleaseShop(const std::string& seed_hex, std::string url, std::string sha256, std::size_t size) : url_(std::move(url)), sha256_(std::move(sha256)), size_(size) {
-        unsigned char seed[32];
-        sodium_hex2bin(seed, sizeof seed, seed_hex.c_str(), seed_hex.size(), nullptr, nullptr, nullptr);
-        crypto_sign_seed_keypair(public_key_, secret_key_, seed);
-    }
-    std::string public_key_base64() const {
-        char out[sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_ORIGINAL)];
-        sodium_bin2base64(out, sizeof out, public_key_, 32, sodium_base64_VARIANT_ORIGINAL);
-        return out;
-    }
+    ReleaseShop(const std::string& seed_hex, std::string url, std::string sha256, std::size_t size) : url_(std::move(url)), sha256_(std::move(sha256)), size_(size), signer_(seed_hex) {}
+    std::string public_key_base64() const { return signer_.public_key_base64(); }
     std::string entitlements = "\"config-library\"";
     std::string last_url;
     std::string last_request;
@@ -175,11 +167,7 @@ public:
                                    ",\"nonce\":" + json::quote(request->find("nonce")->string) + ",\"issuedAt\":\"" + iso(now) +
                                    "\",\"ttl\":600,\"licence\":{\"product\":\"Vertex Rust\",\"plan\":\"weekly\",\"activatedAt\":null,\"expiresAt\":null,\"entitlements\":[" + entitlements +
                                    "]},\"lease\":{\"until\":\"" + iso(now + 3600000) + "\"},\"channel\":" + json::quote(channel) + ",\"release\":" + release + "}";
-        unsigned char signature[crypto_sign_BYTES];
-        crypto_sign_detached(signature, nullptr, reinterpret_cast<const unsigned char*>(answer.data()), answer.size(), secret_key_);
-        char encoded[sodium_base64_ENCODED_LEN(crypto_sign_BYTES, sodium_base64_VARIANT_ORIGINAL)];
-        sodium_bin2base64(encoded, sizeof encoded, signature, sizeof signature, sodium_base64_VARIANT_ORIGINAL);
-        return HttpResponse{200, answer, encoded, 0};
+        return HttpResponse{200, answer, signer_.sign(answer), 0};
     }
 
     DownloadStatus get(const std::string& url, std::int64_t from, DownloadSink& sink, std::chrono::milliseconds stall) override {
@@ -191,8 +179,7 @@ private:
     std::string url_;
     std::string sha256_;
     std::size_t size_;
-    unsigned char public_key_[crypto_sign_PUBLICKEYBYTES];
-    unsigned char secret_key_[crypto_sign_SECRETKEYBYTES];
+    testing::TestSigner signer_;
 };
 
 }  // namespace
