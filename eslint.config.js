@@ -86,7 +86,7 @@ const TABLES = { group: ["**/platform/db/schema.server", "**/platform/db/chat-sc
 const NO_ROUTES = "Components take a route's data through their props: no imports of route modules (app/root, app/routes).";
 
 export default tseslint.config(
-  { ignores: ["build/", ".react-router/", ".wrangler/", "node_modules/", "worker-configuration.d.ts", "migrations/", "public/", "test-results/", "playwright-report/"] },
+  { ignores: ["build/", ".react-router/", "**/.wrangler/", "node_modules/", "worker-configuration.d.ts", "migrations/", "public/", "test-results/", "playwright-report/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

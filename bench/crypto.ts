@@ -6,16 +6,14 @@
 // ones found paid, none of the others moved) and counts the explorer requests of each queue
 // invocation, which Workers limits (50 subrequests per invocation on the Free plan). Writes
 // bench/results/crypto.json and the README between the crypto bench markers.
-import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpus } from "node:os";
 import { HDKey } from "@scure/bip32";
 import { NETWORK, p2wpkh } from "@scure/btc-signer";
 import { startEsploraStub } from "../test/esplora-stub.ts";
-import { assertFree, publish, queryD1, stockCodes, waitFor, wrangler, wranglerDev } from "./shared.ts";
+import { buildApp, FREE_SUBREQUESTS, codesStatement, publish, queryD1, type QueueBatch, seedD1, serveApp, triggerCron } from "./shared.ts";
 
 const ORDERS = 500;
 /** Every PAID_EVERY-th order is paid in full and confirmed before the cron runs. */
@@ -25,12 +23,9 @@ const PAID = ORDERS / PAID_EVERY;
 const CHECKS_PER_MESSAGE = 40;
 /** One address read per order and one tip height per coin. */
 const REQUESTS_PER_MESSAGE_BOUND = CHECKS_PER_MESSAGE + 2;
-/** Subrequests to the internet one Worker invocation may make on the Workers Free plan. */
-const FREE_SUBREQUESTS = 50;
 const VARIANT = 7_300_000_201;
 const PRODUCT = "Vertex Rust";
 const PLAN = "30 Days";
-const CRON = "*/5 * * * *";
 const STUB_PORT = 8801;
 const RECORDER_PORT = 8802;
 const APP_PORT = 8803;
@@ -40,7 +35,6 @@ const TIMEOUT_MS = 5 * 60_000;
 const QUIET_MS = 3_000;
 /** How much later than the batch it reports wrangler's log line may arrive. */
 const LOG_SLACK_MS = 100;
-const FULFILMENT_QUEUE = "keyshop-fulfilment";
 
 type Coin = "BTC" | "LTC";
 
@@ -64,14 +58,6 @@ interface ExplorerRequest {
   /** The address whose transactions were read; null for the tip height. */
   address: string | null;
   status: number;
-}
-
-/** A batch the fulfilment queue delivered, as wrangler logs it once the handler returned. */
-interface Batch {
-  loggedAt: number;
-  ms: number;
-  acked: number;
-  size: number;
 }
 
 interface OrderRow {
@@ -133,7 +119,7 @@ function benchOrders(): BenchOrder[] {
  * open orders straight into the database, as the crypto dialog would have left them.
  */
 function seed(state: string, orders: BenchOrder[]) {
-  stockCodes(state, { numericId: VARIANT, title: `${PRODUCT} - ${PLAN}` }, Array.from({ length: PAID }, (_, k) => `BENCH-CRYPTO-${String(k).padStart(4, "0")}`));
+  const stock = codesStatement({ numericId: VARIANT, title: `${PRODUCT} - ${PLAN}` }, Array.from({ length: PAID }, (_, k) => `BENCH-CRYPTO-${String(k).padStart(4, "0")}`));
   const now = Date.now();
   const expiresAt = now + 30 * 60_000;
   const userId = "bench-crypto-buyer";
@@ -142,9 +128,7 @@ function seed(state: string, orders: BenchOrder[]) {
     (o) =>
       `insert into crypto_orders (id, order_number, user_id, purpose, status, product_title, variant_title, variant_id, customer_email, amount_cents, currency, crypto_type, wallet_address, wallet_account, address_index, amount_units, rate_cents, rate_is_demo, expires_at, created_at, updated_at) values ('${o.orderNumber.toLowerCase()}', '${o.orderNumber}', '${userId}', 'key', 'pending', '${PRODUCT}', '${PLAN}', 'gid://shopify/ProductVariant/${VARIANT}', '${email}', ${o.amountCents}, 'USD', '${o.coin}', '${o.address}', '${o.account}', ${o.addressIndex}, ${o.amountUnits}, ${o.rateCents}, 0, ${expiresAt}, ${now}, ${now});`,
   );
-  const file = join(state, "orders.sql");
-  writeFileSync(file, [`insert into users (id, email, created_at) values ('${userId}', '${email}', ${now});`, ...rows].join("\n"));
-  wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", file]);
+  seedD1(state, "orders", [stock, `insert into users (id, email, created_at) values ('${userId}', '${email}', ${now});`, ...rows]);
 }
 
 async function control(stubUrl: string, action: "pay" | "mine", body: Record<string, unknown>) {
@@ -246,7 +230,7 @@ function messagesOf(rows: OrderRow[], requests: ExplorerRequest[]): Message[] {
  * at the end, after its duration) no later than the message started. The handler runs a batch's
  * messages one after another, so a message belongs to the batch running when it started.
  */
-function invocationsOf(messages: Message[], batches: Batch[]) {
+function invocationsOf(messages: Message[], batches: QueueBatch[]) {
   const invocations = batches.map((b) => ({ startedAt: b.loggedAt - b.ms, ms: b.ms, size: b.size, acked: b.acked, messages: [] as Message[] }));
   for (const message of messages) {
     const invocation = invocations.filter((i) => i.startedAt - LOG_SLACK_MS <= message.startedAt).at(-1);
@@ -296,36 +280,25 @@ function checkResult(orders: BenchOrder[], rows: OrderRow[], requests: ExplorerR
 }
 
 async function main() {
-  execFileSync("npm", ["run", "build"], { stdio: "inherit" });
-  for (const port of [STUB_PORT, RECORDER_PORT, APP_PORT, INSPECTOR_PORT]) await assertFree(port);
-  const state = mkdtempSync(join(tmpdir(), "bench-crypto-"));
+  const state = await buildApp("crypto", [STUB_PORT, RECORDER_PORT, APP_PORT, INSPECTOR_PORT]);
   const orders = benchOrders();
   seed(state, orders);
 
   const stub = await startEsploraStub(STUB_PORT);
   const recorder = await startRecorder(RECORDER_PORT, stub.url);
-  const batches: Batch[] = [];
-  const onLog = (line: string) => {
-    const batch = line.match(new RegExp(`QUEUE ${FULFILMENT_QUEUE} (\\d+)/(\\d+) \\((\\d+)ms\\)`));
-    if (batch) batches.push({ loggedAt: Date.now(), acked: Number(batch[1]), size: Number(batch[2]), ms: Number(batch[3]) });
-  };
   // A production build watches the public explorers unless told otherwise; here it watches the recorder.
-  const explorers = COINS.map((coin) => ["--var", `CRYPTO_${coin}_EXPLORER_URL:http://127.0.0.1:${RECORDER_PORT}/${NET[coin]}`]).flat();
-  const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORT), ...explorers], APP_PORT, onLog);
-  const appUrl = `http://127.0.0.1:${APP_PORT}`;
+  const explorers = Object.fromEntries(COINS.map((coin) => [`CRYPTO_${coin}_EXPLORER_URL`, `http://127.0.0.1:${RECORDER_PORT}/${NET[coin]}`]));
+  const app = serveApp(state, { port: APP_PORT, inspector: INSPECTOR_PORT, vars: explorers, logBatches: true });
   try {
     for (const o of orders.filter((o) => o.paid)) {
       await control(stub.url, "pay", { net: o.net, address: o.address, units: o.amountUnits });
       await control(stub.url, "mine", { net: o.net, address: o.address, blocks: 1 });
     }
-    await waitFor(`${appUrl}/robots.txt`);
+    await app.ready();
     if (recorder.requests.length > 0) throw new Error(`the Worker read the chain ${recorder.requests.length} time(s) before the cron ran`);
 
-    // wrangler dev runs the Worker's scheduled() handler for this path (the build is not bundled
-    // by wrangler, so --test-scheduled's /__scheduled does not exist here).
     const triggeredAt = Date.now();
-    const trigger = await fetch(`${appUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent(CRON)}`);
-    if (!trigger.ok) throw new Error(`the scheduled trigger answered ${trigger.status}: ${await trigger.text()}`);
+    await triggerCron(app.url);
     const deadline = triggeredAt + TIMEOUT_MS;
     await waitForChecks(recorder.requests, deadline);
     await waitForSettlement(state, deadline);
@@ -340,7 +313,7 @@ async function main() {
       requests,
     );
     const checks = checkResult(orders, rows, requests, messages, failed!.n);
-    const invocations = invocationsOf(messages, batches);
+    const invocations = invocationsOf(messages, app.batches);
 
     const perMessage = messages.map((m) => ({
       startMs: m.startedAt - triggeredAt,
@@ -413,7 +386,7 @@ async function main() {
     ].join("\n");
     publish("crypto", results, markdown);
   } finally {
-    app.kill("SIGTERM");
+    app.stop();
     await recorder.close();
     await stub.close();
     rmSync(state, { recursive: true, force: true });

@@ -8,11 +8,11 @@
 // 1.3× the floor's) and writes the figures to bench/results/licences.json and into the README
 // between the licences bench markers.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { assertFree, orderPaidHeaders, publish, ratio, secret, serveWithTrivial, stockCodes, waitForDeliveries, wrangler } from "./shared.ts";
+import { assertFree, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries, wrangler } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -22,6 +22,11 @@ const TRIVIAL_PORT = 8792;
 const FLOOR_PORT = 8799;
 const INSPECTOR_PORTS = [8793, 8794, 8800];
 const FLOOR_CONFIG = "bench/floors/licence-floor.wrangler.toml";
+// The second pass: app and floor with their rate-limiting bindings swapped for a no-op
+// (bench/floors/unlimited.js), each from a configuration without `ratelimits`, on the same D1.
+const UNLIMITED_FLOOR_CONFIG = "bench/floors/licence-floor.unlimited.wrangler.toml";
+const UNLIMITED_APP_CONFIG = "build/server/wrangler.unlimited.json";
+const UNLIMITED_PORTS = { app: 9101, floor: 9103, inspectors: [9102, 9104] };
 // The per-key limit is 60 calls in a wall-clock minute. Each known key gets one activation, then
 // two of every 3 × KEYS measured calls: 600 keys stay under the limit even through a whole minute
 // at 850 calls a second, more than the trivial Worker serves here.
@@ -37,6 +42,8 @@ interface Row {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU of the Worker's processes (wrangler, workerd and its local simulations) per answered call, ms. */
+  cpu: number;
 }
 
 interface Tally {
@@ -119,11 +126,49 @@ async function activateKeys(url: string) {
 }
 
 /**
+ * The production build as served, but entered through a module that hands it no-op rate limiters
+ * (bench/floors/unlimited.js, copied next to the build), from a configuration without `ratelimits`.
+ */
+function writeUnlimitedApp() {
+  const config = JSON.parse(readFileSync("build/server/wrangler.json", "utf8")) as { main: string; ratelimits?: { name: string }[] };
+  const names = (config.ratelimits ?? []).map((binding) => binding.name);
+  copyFileSync("bench/floors/unlimited.js", "build/server/unlimited.js");
+  writeFileSync(
+    "build/server/unlimited-entry.js",
+    `import worker from "./${config.main}";\nimport { unlimited } from "./unlimited.js";\nexport * from "./${config.main}";\nexport default unlimited(worker, ${JSON.stringify(names)});\n`,
+  );
+  writeFileSync(UNLIMITED_APP_CONFIG, JSON.stringify({ ...config, main: "unlimited-entry.js", ratelimits: [] }));
+}
+
+/** Floor, app, floor with no-op rate limiters, on the same D1 and keys as the first pass. */
+async function measureUnlimited(state: string) {
+  writeUnlimitedApp();
+  const floor = serveFloor({ config: UNLIMITED_FLOOR_CONFIG, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
+  const app = serveFloor({ config: UNLIMITED_APP_CONFIG, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
+  try {
+    await Promise.all([floor.ready(), app.ready()]);
+    const before = await measure(floor.url, floor.cpu);
+    const validate = await measure(app.url, app.cpu);
+    const after = await measure(floor.url, floor.cpu);
+    return { floor: [before, after], validate };
+  } finally {
+    app.stop();
+    floor.stop();
+  }
+}
+
+/** A baseline's row: the mean of its run before and its run after the app's. */
+function meanOf(name: string, a: Omit<Row, "name">, b: Omit<Row, "name">): Row {
+  return { name, rps: Math.round((a.rps + b.rps) / 2), p50: (a.p50 + b.p50) / 2, p99: (a.p99 + b.p99) / 2, cpu: Math.round(((a.cpu + b.cpu) / 2) * 100) / 100 };
+}
+
+/**
  * The same requests go to the trivial Worker (which ignores them), so both rows pay the same
  * load-generator cost per request and differ only in what the Worker does.
  */
-async function measure(url: string): Promise<Omit<Row, "name"> & Tally> {
+async function measure(url: string, cpu: () => number): Promise<Omit<Row, "name"> & Tally> {
   const tally: Tally = { statuses: {}, codes: {} };
+  const cpuBefore = cpu();
   let first = -1;
   const result = await autocannon({
     url,
@@ -148,17 +193,18 @@ async function measure(url: string): Promise<Omit<Row, "name"> & Tally> {
   });
   // A 429 means the bench measured its own rate limits, not the API: the figures are void.
   if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx (${JSON.stringify(tally.statuses)}), ${result.errors} errors`);
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, ...tally };
+  const cpuMs = Math.round(((cpu() - cpuBefore) * 1000 * 100) / result.requests.total) / 100;
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpu: cpuMs, ...tally };
 }
 
 async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
-  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
+  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS, UNLIMITED_PORTS.app, UNLIMITED_PORTS.floor, ...UNLIMITED_PORTS.inspectors]) await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-licences-"));
   stockCodes(state, { numericId: VARIANT, title: "Vertex Rust - 30 Days" }, Array.from({ length: KEYS }, (_, k) => keyOf(k)));
   seedFloor(state);
   const floor = { config: FLOOR_CONFIG, port: FLOOR_PORT, inspector: INSPECTOR_PORTS[2]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state };
-  const { appUrl, trivialUrl, floorUrl, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
+  const { appUrl, trivialUrl, floorUrl, cpu, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
   try {
     await ready();
     let started = performance.now();
@@ -175,15 +221,15 @@ async function main() {
     // Trivial, floor, app, floor, trivial: the machine's state drifts, so each baseline is the mean
     // of a run before and a run after the app's.
     const runs: Record<string, Awaited<ReturnType<typeof measure>>[]> = { trivial: [], floor: [] };
-    for (const [name, url] of [["trivial", trivialUrl], ["floor", floorUrl]] as const) runs[name]!.push(await measure(url));
-    const validate = await measure(appUrl);
+    for (const [name, url] of [["trivial", trivialUrl], ["floor", floorUrl]] as const) runs[name]!.push(await measure(url, cpu[name]));
+    const validate = await measure(appUrl, cpu.app);
     console.log("validate", validate);
-    for (const [name, url] of [["floor", floorUrl], ["trivial", trivialUrl]] as const) runs[name]!.push(await measure(url));
+    for (const [name, url] of [["floor", floorUrl], ["trivial", trivialUrl]] as const) runs[name]!.push(await measure(url, cpu[name]));
     const mean = (name: string, label: string): Row => {
       const [a, b] = runs[name]!;
       if (!a || !b) throw new Error(`${name}: two runs expected`);
       console.log(name, a, b);
-      return { name: label, rps: Math.round((a.rps + b.rps) / 2), p50: (a.p50 + b.p50) / 2, p99: (a.p99 + b.p99) / 2 };
+      return meanOf(label, a, b);
     };
 
     const measured = Object.values(validate.codes).reduce((a, b) => a + b, 0);
@@ -195,7 +241,7 @@ async function main() {
     const load: Row[] = [
       mean("trivial", "trivial Worker (mean of first and last run)"),
       mean("floor", "licence floor (mean of a run before and after the app's)"),
-      { name: `POST ${VALIDATE} (mix)`, rps: validate.rps, p50: validate.p50, p99: validate.p99 },
+      { name: `POST ${VALIDATE} (mix)`, rps: validate.rps, p50: validate.p50, p99: validate.p99, cpu: validate.cpu },
     ];
     const [trivial, floorRow, app] = load as [Row, Row, Row];
     const throughput = ratio(app.rps, floorRow.rps);
@@ -206,6 +252,19 @@ async function main() {
     };
     for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal}: ${value} (goal ${target})`);
 
+    // The same comparison with both rate limiters a no-op: how much of each row the local
+    // rate-limit simulation takes. The first pass's servers hold the D1 files: they go first.
+    stop();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const noLimits = await measureUnlimited(state);
+    const [before, after] = noLimits.floor as [Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>];
+    const unlimitedRows: Row[] = [
+      meanOf("licence floor, rate limits a no-op (mean of a run before and after the app's)", before, after),
+      { name: `POST ${VALIDATE} (mix), rate limits a no-op`, rps: noLimits.validate.rps, p50: noLimits.validate.p50, p99: noLimits.validate.p99, cpu: noLimits.validate.cpu },
+    ];
+    const [unlimitedFloor, unlimitedApp] = unlimitedRows as [Row, Row];
+    console.log("rate limits a no-op", noLimits, `throughput ${ratio(unlimitedApp.rps, unlimitedFloor.rps)}× the floor's`);
+
     const results = {
       date: new Date().toISOString().slice(0, 10),
       machine: `${cpus().length} CPU cores, Node ${process.version}, wrangler dev (local workerd)`,
@@ -213,16 +272,23 @@ async function main() {
       seconds: DURATION,
       load,
       runs,
+      unlimited: { rows: unlimitedRows, runs: noLimits },
       answers: validate.codes,
       statuses: validate.statuses,
       goals,
     };
     const markdown = [
-      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor | p99 vs floor |",
-      "|---|---:|---:|---:|---:|---:|---:|",
-      ...load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, floorRow.rps)}× | ${ratio(r.p99, floorRow.p99)}× |`),
+      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor | p99 vs floor | Worker CPU ms per call | CPU vs floor |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, floorRow.rps)}× | ${ratio(r.p99, floorRow.p99)}× | ${r.cpu} | ${ratio(r.cpu, floorRow.cpu)}× |`),
       "",
       `Goals: throughput ${goals.throughput.target}: ${goals.throughput.pass ? "pass" : "**fail**"} (${goals.throughput.value}); p99 ${goals.p99.target}: ${goals.p99.pass ? "pass" : "**fail**"} (${goals.p99.value}).`,
+      "",
+      "The same run with both rate-limiting bindings swapped for a no-op in app and floor alike (a bench-only entry and configuration without `ratelimits`; same D1, same keys):",
+      "",
+      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor (no-op) | p99 vs floor (no-op) | Worker CPU ms per call | CPU vs floor (no-op) |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...unlimitedRows.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, unlimitedFloor.rps)}× | ${ratio(r.p99, unlimitedFloor.p99)}× | ${r.cpu} | ${ratio(r.cpu, unlimitedFloor.cpu)}× |`),
       "",
       `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per row (autocannon), ${results.machine}; the app's answers: ${CODES.map((code) => `${validate.codes[code] ?? 0} ${code}`).join(", ")}, every one 200 (no 429).`,
     ].join("\n");

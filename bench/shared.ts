@@ -3,8 +3,9 @@
 // markers).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { stripVTControlCharacters } from "node:util";
@@ -22,6 +23,44 @@ export function wranglerDev(args: string[], port: number, onLog?: (line: string)
   return child;
 }
 
+/** The fields of /proc/<pid>/stat after the command's name (the state is field 0), or none if it ended. */
+function statFields(pid: number | string): string[] {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return [];
+  }
+}
+
+/** The processes `pid` started, itself included, from /proc (Linux). */
+function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    const parent = /^\d+$/.test(entry) ? statFields(entry)[1] : undefined;
+    if (parent !== undefined) children.set(Number(parent), [...(children.get(Number(parent)) ?? []), Number(entry)]);
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
+}
+
+/**
+ * CPU seconds (user + system) that `pid` and every process it started have used so far: wrangler
+ * and the workerd serving the Worker with its local simulations. Unlike a latency, the difference
+ * around a burst barely moves with the load other processes put on the machine.
+ */
+export function cpuSeconds(pid: number | undefined): number {
+  // Linux only: elsewhere there is no /proc, and the figure is left empty.
+  if (pid === undefined || !existsSync("/proc")) return Number.NaN;
+  const ticks = processTree(pid).reduce((sum, id) => {
+    const fields = statFields(id);
+    return fields.length > 12 ? sum + Number(fields[11]) + Number(fields[12]) : sum;
+  }, 0);
+  // Linux reports these in clock ticks of 1/100 s.
+  return ticks / 100;
+}
+
 /** A floor Worker of bench/floors: the least a job must cost, on the same runtime as the app. */
 export interface Floor {
   /** Its wrangler config. */
@@ -34,12 +73,43 @@ export interface Floor {
   state?: string;
 }
 
+/** Subrequests to the internet one Worker invocation may make on the Workers Free plan. */
+export const FREE_SUBREQUESTS = 50;
+
+/** Settings as wrangler's --var arguments. */
+const varArgs = (vars: Record<string, string> = {}) => Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+
 /** `wrangler dev` of a floor Worker; it is up once it answers anything (a floor refuses a bare GET). */
 export function serveFloor(floor: Floor) {
-  const vars = Object.entries(floor.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  const child = wranglerDev(["-c", floor.config, "--inspector-port", String(floor.inspector), ...vars, ...(floor.state ? ["--persist-to", floor.state] : [])], floor.port);
+  const child = wranglerDev(["-c", floor.config, "--inspector-port", String(floor.inspector), ...varArgs(floor.vars), ...(floor.state ? ["--persist-to", floor.state] : [])], floor.port);
   const url = `http://127.0.0.1:${floor.port}`;
-  return { url, ready: () => waitFor(url, () => true), stop: () => child.kill("SIGTERM") };
+  return { url, ready: () => waitFor(url, () => true), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
+}
+
+/** A batch the fulfilment queue delivered, as wrangler logs it once the handler returned. */
+export interface QueueBatch {
+  loggedAt: number;
+  ms: number;
+  acked: number;
+  size: number;
+}
+
+/**
+ * The production build on 127.0.0.1:`port`, its D1 persisted in `state`, with `vars` (--var). With
+ * `logBatches`, `batches` fills with the fulfilment queue's batches as wrangler logs them.
+ */
+export function serveApp(state: string, options: { port: number; inspector: number; vars?: Record<string, string>; logBatches?: boolean }) {
+  const batches: QueueBatch[] = [];
+  const onLog = (line: string) => {
+    const batch = line.match(/QUEUE keyshop-fulfilment (\d+)\/(\d+) \((\d+)ms\)/);
+    if (batch) batches.push({ loggedAt: Date.now(), acked: Number(batch[1]), size: Number(batch[2]), ms: Number(batch[3]) });
+  };
+  const args = ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(options.inspector), ...varArgs(options.vars)];
+  const child = wranglerDev(args, options.port, options.logBatches ? onLog : undefined);
+  const url = `http://127.0.0.1:${options.port}`;
+  /** Whether the server is gone (it crashed, or something ended it): a bench waiting on it would wait in vain. */
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  return { url, batches, gone, ready: () => waitFor(`${url}/robots.txt`), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
 }
 
 /**
@@ -48,20 +118,39 @@ export function serveFloor(floor: Floor) {
  * answer, `stop` ends them all.
  */
 export function serveWithTrivial(state: string, ports: { app: number; trivial: number; inspectors: number[] }, floor?: Floor) {
-  const app = wranglerDev(["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(ports.inspectors[0])], ports.app);
+  const app = serveApp(state, { port: ports.app, inspector: ports.inspectors[0]! });
   const [trivial, floorWorker] = [{ config: "bench/trivial.wrangler.toml", port: ports.trivial, inspector: ports.inspectors[1]! }, ...(floor ? [floor] : [])].map(serveFloor);
-  const appUrl = `http://127.0.0.1:${ports.app}`;
   return {
-    appUrl,
+    appUrl: app.url,
     trivialUrl: trivial!.url,
     floorUrl: floorWorker?.url ?? "",
-    ready: () => Promise.all([waitFor(`${appUrl}/robots.txt`), trivial!.ready(), floorWorker?.ready()]),
+    cpu: { app: app.cpu, trivial: trivial!.cpu, floor: () => floorWorker?.cpu() ?? Number.NaN },
+    ready: () => Promise.all([app.ready(), trivial!.ready(), floorWorker?.ready()]),
     stop: () => {
-      app.kill("SIGTERM");
+      app.stop();
       trivial!.stop();
       floorWorker?.stop();
     },
   };
+}
+
+/**
+ * Builds the app, fails when something already answers on one of `ports` (it would be measured
+ * instead of this build), and answers a fresh directory for the bench's local D1.
+ */
+export async function buildApp(name: string, ports: number[]): Promise<string> {
+  execFileSync("npm", ["run", "build"], { stdio: "inherit" });
+  for (const port of ports) await assertFree(port);
+  return mkdtempSync(join(tmpdir(), `bench-${name}-`));
+}
+
+/**
+ * Runs the Worker's scheduled() handler for `cron`: wrangler dev's path for it (the build is not
+ * bundled by wrangler, so --test-scheduled's /__scheduled does not exist here).
+ */
+export async function triggerCron(appUrl: string, cron = "*/5 * * * *") {
+  const trigger = await fetch(`${appUrl}/cdn-cgi/local/scheduled?cron=${encodeURIComponent(cron)}`);
+  if (!trigger.ok) throw new Error(`the scheduled trigger answered ${trigger.status}: ${await trigger.text()}`);
 }
 
 /** Fails when something already answers on `port`: it would be measured instead of this build. */
@@ -95,17 +184,27 @@ export function orderPaidHeaders(body: string, deliveryId: string): Record<strin
 }
 
 /**
- * Migrates the local D1 persisted in `state` and stocks `codes` for one variant, straight into the
- * database (stocking through the admin page would need a signed-in admin and its form).
+ * The statement that stocks `codes` for one variant, straight into the database (stocking through
+ * the admin page would need a signed-in admin and its form).
  */
-export function stockCodes(state: string, variant: { numericId: number; title: string }, codes: string[]) {
+export function codesStatement(variant: { numericId: number; title: string }, codes: string[]): string {
   const now = Date.now();
-  const rows = codes.map(
-    (code) =>
-      `insert into product_codes (variant_id, variant_title, code, is_used, created_at) values ('gid://shopify/ProductVariant/${variant.numericId}', '${variant.title}', '${code}', 0, ${now});`,
-  );
-  const file = join(state, "stock.sql");
-  writeFileSync(file, rows.join("\n"));
+  const rows = codes.map((code) => `('gid://shopify/ProductVariant/${variant.numericId}', '${variant.title}', '${code}', 0, ${now})`);
+  return `insert into product_codes (variant_id, variant_title, code, is_used, created_at) values ${rows.join(", ")};`;
+}
+
+/** Migrates the local D1 persisted in `state` and stocks `codes` for one variant. */
+export function stockCodes(state: string, variant: { numericId: number; title: string }, codes: string[]) {
+  seedD1(state, "stock", [codesStatement(variant, codes)]);
+}
+
+/**
+ * Migrates the local D1 persisted in `state` and runs `statements` in it (written to `<name>.sql`
+ * there): the rows the bench starts from.
+ */
+export function seedD1(state: string, name: string, statements: string[]) {
+  const file = join(state, `${name}.sql`);
+  writeFileSync(file, statements.join("\n"));
   wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
   wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", file]);
 }
@@ -115,7 +214,8 @@ export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** Runs a wrangler command quietly and returns what it printed. */
 export function wrangler(args: string[]): string {
-  return execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, CI: "true" } });
+  // A seed file's run answers a result per statement: more than execFileSync's default buffer.
+  return execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, CI: "true" }, maxBuffer: 256 * 1024 * 1024 });
 }
 
 /**

@@ -4,9 +4,11 @@
 import { eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { setBotRoleLow, simulatedGuild } from "~/server/hub/discord/dev-discord.server";
+import { checkGuildHealth } from "~/server/hub/discord/reconcile.server";
 import { simulatedDiscordIdOf } from "~/server/hub/discord/role-link.server";
+import { discordSetup } from "~/server/hub/discord/role-setup.server";
 import { SIMULATED_GUILD_ID, SIMULATED_ROLES } from "~/server/hub/discord/simulated-discord.server";
-import { auditLog, discordRoleRules, oauthAccounts } from "~/server/platform/db/schema.server";
+import { auditLog, discordRoleRules, oauthAccounts, simulatedDiscordRoles } from "~/server/platform/db/schema.server";
 import { boughtKey, call, createAccount, db, signIn, unique } from "./helpers";
 
 const PAGE = "/dashboard/discord";
@@ -55,6 +57,34 @@ describe("the back office's Discord page", () => {
     expect((await call(PAGE, { form: { intent: "discord-rule-remove", ruleId: String(rule!.id) }, cookie: admin })).status).toBe(404);
   });
 
+  it("says on the health card what to change for each way the bot cannot do its job", async () => {
+    await call(PAGE, { form: { intent: "discord-rule-add", grant: "any", roleId: SIMULATED_ROLES.subscriber }, cookie: admin });
+    // Manage Roles taken from the bot's role.
+    await db.update(simulatedDiscordRoles).set({ permissions: "0" }).where(eq(simulatedDiscordRoles.name, "Vertex Bot"));
+    try {
+      expect(await text(await call(PAGE, { cookie: admin }))).toContain("The bot&#x27;s roles lack Manage Roles: give &quot;Vertex Bot&quot; that permission");
+    } finally {
+      await db.update(simulatedDiscordRoles).set({ permissions: String(1n << 28n) }).where(eq(simulatedDiscordRoles.name, "Vertex Bot"));
+    }
+    // A rule's role deleted in Discord.
+    await db.insert(discordRoleRules).values({ grant: "monthly", roleId: "1100000000000000555", roleName: "Gone", createdAt: Date.now() });
+    expect(await text(await call(PAGE, { cookie: admin }))).toContain("The role 1100000000000000555 no longer exists in the guild");
+    await db.delete(discordRoleRules).where(eq(discordRoleRules.roleId, "1100000000000000555"));
+    // A server the bot is not in.
+    expect((await call(PAGE, { form: { intent: "discord-guild", guildId: "1100000000000000444" }, cookie: admin })).status).toBe(200);
+    expect(await text(await call(PAGE, { cookie: admin }))).toContain("is not in the guild 1100000000000000444 (10004): invite it to the server with the Manage Roles permission");
+  });
+
+  it("says on the health card when Discord refuses the bot token", async () => {
+    const fetchSpy = vi.spyOn(globalThis, "fetch").mockResolvedValue(Response.json({ message: "401: Unauthorized", code: 0 }, { status: 401 }));
+    try {
+      const health = await checkGuildHealth({ db, setup: discordSetup({ DISCORD_BOT_TOKEN: "stale-token" }, db) });
+      expect(health?.problems).toEqual([expect.stringContaining("Discord refused the bot token (401): set DISCORD_BOT_TOKEN")]);
+    } finally {
+      fetchSpy.mockRestore();
+    }
+  });
+
   it("says on the health card what to change when the bot's role is too low", async () => {
     await call(PAGE, { form: { intent: "discord-rule-add", grant: "any", roleId: SIMULATED_ROLES.subscriber }, cookie: admin });
     expect(await text(await call(PAGE, { cookie: admin }))).toContain("Working");
@@ -85,8 +115,13 @@ describe("a member links Discord", () => {
     await vi.waitFor(async () => expect(await text(await call("/dashboard/security", { cookie }))).toContain("Your roles are up to date."), { timeout: 15_000 });
     const page = await text(await call("/dashboard/security", { cookie }));
     expect(page).toContain("Subscriber");
-    // The staff's view of the same customer.
+    // The staff's view of the same customer: the link, the roles it should have and has, the last sync.
     const customer = await text(await call(`/dashboard/customers/${member.id}`, { cookie: admin }));
-    expect(customer).toContain("In step");
+    const discordCard = customer.slice(customer.indexOf("<h2 class=\"font-bold\">Discord</h2>"));
+    expect(discordCard).toContain(member.username);
+    expect(discordCard).toContain(discordId);
+    expect(discordCard).toContain("In step");
+    expect(discordCard).toMatch(/Should have<\/dt><dd[^>]*><span[^>]*>Subscriber<\/span><\/dd><dt[^>]*>Has \(last seen\)<\/dt><dd[^>]*><span[^>]*>Subscriber<\/span>/);
+    expect(discordCard).not.toMatch(/Last sync<\/dt><dd[^>]*>never/);
   });
 });

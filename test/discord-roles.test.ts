@@ -7,9 +7,11 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { joinGuild, leaveGuild, rateLimitNext, removeRoleByHand, setBotRoleLow, simulatedGuild } from "~/server/hub/discord/dev-discord.server";
 import { checkGuildHealth, MEMBERS_PER_RECONCILE, queueReconcile } from "~/server/hub/discord/reconcile.server";
 import { addRoleRule, discordSetup, roleSettings, saveGuild } from "~/server/hub/discord/role-setup.server";
+import { simulatedDiscordIdOf } from "~/server/hub/discord/role-link.server";
 import { SIMULATED_GUILD_ID, SIMULATED_ROLES } from "~/server/hub/discord/simulated-discord.server";
+import { recordDiscordLink } from "~/server/accounts/discord.server";
 import { retryDeadJob } from "~/server/jobs/fulfilment-queue.server";
-import { auditLog, discordRoleRules, discordRoleSync, discordSettings, failedJobs, licences, oauthAccounts, simulatedDiscordFaults } from "~/server/platform/db/schema.server";
+import { auditLog, discordRoleReleases, discordRoleRules, discordRoleSync, discordSettings, failedJobs, licences, oauthAccounts, productCodes, simulatedDiscordFaults } from "~/server/platform/db/schema.server";
 import { deadJobs } from "~/server/platform/job-queue.server";
 import { boughtKey, call, createAccount, db, deliver, nextId, runQueue, signIn, type TestAccount } from "./helpers";
 
@@ -108,6 +110,25 @@ describe("roles follow the licence", () => {
     for (const member of [expired, revoked, banned]) await expectRoles(member.discordId, []);
   }, 60_000);
 
+  it("takes the roles back when staff revoke the key, ban it, or the order is cancelled", async () => {
+    const [revoked, banned, cancelled] = [await linkedMember(), await linkedMember(), await linkedMember()];
+    const bought = new Map<string, Awaited<ReturnType<typeof boughtKey>>>();
+    for (const member of [revoked, banned, cancelled]) {
+      bought.set(member.id, await boughtKey("30 Days", member.email));
+      await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
+    }
+    const cookie = await signIn(staff);
+    const code = await db.select({ id: productCodes.id }).from(productCodes).where(eq(productCodes.code, bought.get(revoked.id)!.key)).get();
+    const revoking = await call(`/dashboard/orders/shopify/${bought.get(revoked.id)!.orderId}`, { form: { intent: "revoke", key: `c${code!.id}`, reason: "Chargeback" }, cookie });
+    expect(revoking.status).toBe(200);
+    const licence = await db.select({ id: licences.id }).from(licences).where(eq(licences.key, bought.get(banned.id)!.key)).get();
+    expect((await call("/dashboard/licences", { form: { intent: "ban-key", licenceId: String(licence!.id), reason: "Cheating" }, cookie })).status).toBe(200);
+    const order = bought.get(cancelled.id)!.order;
+    await deliver("orders/cancelled", { ...order, cancelled_at: new Date().toISOString() });
+    await queueReconcile({ db, queue: env.FULFILMENT_QUEUE });
+    for (const member of [revoked, banned, cancelled]) await expectRoles(member.discordId, []);
+  }, 60_000);
+
   it("puts back a role someone removed by hand", async () => {
     const member = await linkedMember();
     await boughtKey("30 Days", member.email);
@@ -135,6 +156,96 @@ describe("roles follow the licence", () => {
     await sync(member.id);
     expect(await rolesInGuild(member.discordId)).toEqual([]);
     expect(await syncRow(member.id)).toBeUndefined();
+  });
+});
+
+describe("a member who links another Discord account", () => {
+  const unlinkPage = (cookie: string) => call("/dashboard/security", { form: { intent: "unlink-discord" }, cookie });
+  const removalsFrom = async (userId: string, discordId: string) =>
+    (await db.select({ detail: auditLog.detail }).from(auditLog).where(sql`${auditLog.action} = 'discord.role.remove' and ${auditLog.subject} = ${userId}`)).filter(
+      (entry) => (JSON.parse(entry.detail ?? "{}") as { discordId?: string }).discordId === discordId,
+    );
+  const releasesOf = (userId: string) => db.select().from(discordRoleReleases).where(eq(discordRoleReleases.userId, userId));
+
+  it("takes the shop's roles back from the account linked before, audited, and gives them to the new one", async () => {
+    const member = await linkedMember();
+    const cookie = await signIn(member);
+    await boughtKey("30 Days", member.email);
+    await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
+    expect((await unlinkPage(cookie)).status).toBe(200);
+    expect((await call("/dashboard/security", { form: { intent: "link-simulated-discord", password: member.password }, cookie })).status).toBe(200);
+    const next = await simulatedDiscordIdOf(member.id);
+    await expectRoles(next, [SUBSCRIBER, VIP]);
+    await expectRoles(member.discordId, []);
+    await vi.waitFor(async () => expect(await removalsFrom(member.id, member.discordId)).toHaveLength(2));
+    await vi.waitFor(async () => expect(await syncRow(member.id)).toMatchObject({ discordId: next, state: "synced" }));
+    expect(await releasesOf(member.id)).toEqual([]);
+  });
+
+  it("releases the old account when the link changed before any sync ran, one job per account, and a replay changes nothing", async () => {
+    const member = await linkedMember();
+    await boughtKey("30 Days", member.email);
+    await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
+    await vi.waitFor(async () => expect((await syncRow(member.id))?.state).toBe("synced"));
+    // Unlinked and linked to another account with no sync in between.
+    const next = discordId();
+    await joinGuild(db, next, member.username);
+    await db.delete(oauthAccounts).where(eq(oauthAccounts.userId, member.id));
+    await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: next, providerUsername: "next", userId: member.id, createdAt: Date.now() });
+    const sent = vi.spyOn(env.FULFILMENT_QUEUE, "sendBatch");
+    await sync(member.id);
+    // This job took the old account's two roles and sent the new account's sync as a job of its own.
+    expect(await rolesInGuild(member.discordId)).toEqual([]);
+    expect(sent.mock.calls.flatMap(([messages]) => [...messages].map((message) => message.body))).toEqual([{ kind: "discord-sync", userId: member.id }]);
+    sent.mockRestore();
+    await expectRoles(next, [SUBSCRIBER, VIP]);
+    await vi.waitFor(async () => expect(await syncRow(member.id)).toMatchObject({ discordId: next, state: "synced" }));
+    expect(await removalsFrom(member.id, member.discordId)).toHaveLength(2);
+    const audits = (await db.select().from(auditLog).where(eq(auditLog.subject, member.id))).length;
+    await sync(member.id);
+    await sync(member.id);
+    expect(await rolesInGuild(member.discordId)).toEqual([]);
+    expect(await rolesInGuild(next)).toEqual([SUBSCRIBER, VIP].toSorted());
+    expect((await db.select().from(auditLog).where(eq(auditLog.subject, member.id))).length).toBe(audits);
+  });
+
+  it("waits out a 429 on the old account without losing the release, and the sweep finishes it", async () => {
+    const member = await linkedMember();
+    await boughtKey("1 Week", member.email);
+    await expectRoles(member.discordId, [SUBSCRIBER]);
+    const next = discordId();
+    await db.delete(oauthAccounts).where(eq(oauthAccounts.userId, member.id));
+    await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: next, providerUsername: "next", userId: member.id, createdAt: Date.now() });
+    await rateLimitNext(db, 1, 3600, false);
+    await sync(member.id);
+    expect(await rolesInGuild(member.discordId)).toEqual([SUBSCRIBER]);
+    expect(await releasesOf(member.id)).toEqual([expect.objectContaining({ discordId: member.discordId })]);
+    const row = await syncRow(member.id);
+    expect(row).toMatchObject({ state: "retrying", attempts: 0, nextAttemptAt: expect.any(Number) });
+    await queueReconcile({ db, queue: env.FULFILMENT_QUEUE }, row!.nextAttemptAt! + 1);
+    await expectRoles(member.discordId, []);
+    await vi.waitFor(async () => expect(await releasesOf(member.id)).toEqual([]));
+  });
+
+  it("links a Discord account to one shop account only, and never takes roles the member who links it next is owed", async () => {
+    const first = await linkedMember();
+    const second = await createAccount();
+    await boughtKey("1 Week", first.email);
+    await boughtKey("30 Days", second.email);
+    await expectRoles(first.discordId, [SUBSCRIBER]);
+    const deps = { db, mail: env, waitUntil: () => {} };
+    expect(await recordDiscordLink(deps, second.id, { id: first.discordId, username: "taken" }, null)).toMatchObject({ ok: false, problem: { code: "conflict" } });
+    await expect(db.insert(oauthAccounts).values({ provider: "discord", providerUserId: first.discordId, providerUsername: "taken", userId: second.id, createdAt: Date.now() })).rejects.toThrow();
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, second.id))).toEqual([]);
+    expect(await rolesInGuild(first.discordId)).toEqual([SUBSCRIBER]);
+
+    // The first member lets the account go and the second links it before the first one's sync runs.
+    await db.delete(oauthAccounts).where(eq(oauthAccounts.userId, first.id));
+    expect((await recordDiscordLink(deps, second.id, { id: first.discordId, username: "taken" }, null)).ok).toBe(true);
+    await sync(first.id);
+    expect(await syncRow(first.id)).toBeUndefined();
+    await expectRoles(first.discordId, [SUBSCRIBER, VIP]);
+    expect(await removalsFrom(first.id, first.discordId)).toEqual([]);
   });
 });
 
@@ -269,6 +380,21 @@ describe("the reconcile sweep", () => {
     expect((await requestsSoFar()) - before).toBe(MEMBERS_PER_RECONCILE);
   });
 
+  it("runs ten syncs in one invocation when the rules hand out two roles: each costs one read and at most two calls", async () => {
+    const members = [];
+    for (let i = 0; i < 10; i++) members.push(await linkedMember());
+    const putBack = vi.spyOn(env.FULFILMENT_QUEUE, "send");
+    const before = await requestsSoFar();
+    await runQueue(
+      QUEUE,
+      members.map((member) => ({ kind: "discord-sync", userId: member.id })),
+    );
+    expect(putBack).not.toHaveBeenCalled();
+    putBack.mockRestore();
+    expect((await requestsSoFar()) - before).toBe(10);
+    for (const member of members) expect((await syncRow(member.id))?.state).toBe("synced");
+  });
+
   it("refuses a reconcile message over the bound", async () => {
     const result = await runQueue(QUEUE, [{ kind: "discord-reconcile", userIds: Array.from({ length: MEMBERS_PER_RECONCILE + 1 }, (_, i) => `user-${i}`) }]);
     expect(result.retryMessages).toHaveLength(1);
@@ -297,7 +423,7 @@ describe("the real adapter", () => {
       return answers.shift()!;
     });
     try {
-      const { api, simulated } = discordSetup({ DISCORD_BOT_TOKEN: "bot-token", DISCORD_API_URL: "https://egress.example/discord/api/v10/" }, db);
+      const { api, simulated } = discordSetup({ DISCORD_BOT_TOKEN: "bot-token", DISCORD_API_URL: "https://egress.example/discord/api/v10/" }, db, "invocation-7");
       expect(simulated).toBe(false);
       expect(await api!.member("10", "20")).toMatchObject({ ok: false, status: 429, retryAfterSeconds: 3, global: false });
       expect(await api!.addRole("10", "20", "30", "An active licence grants this role")).toMatchObject({ ok: false, status: 429, retryAfterSeconds: 60 });
@@ -309,7 +435,7 @@ describe("the real adapter", () => {
         "DELETE https://egress.example/discord/api/v10/guilds/10/members/20/roles/30",
         "GET https://egress.example/discord/api/v10/guilds/10/members/20",
       ]);
-      expect(seen.every((call) => call.headers.Authorization === "Bot bot-token")).toBe(true);
+      expect(seen.every((call) => call.headers.Authorization === "Bot bot-token" && call.headers["X-Invocation-Id"] === "invocation-7")).toBe(true);
       expect(seen[1]!.headers["X-Audit-Log-Reason"]).toBe(encodeURIComponent("An active licence grants this role"));
     } finally {
       fetchSpy.mockRestore();

@@ -157,6 +157,11 @@ for (const width of WIDTHS) {
       for (const path of [...ADMIN_PAGES, `/dashboard/licences?key=${await generatedKey(page)}`]) {
         found.push(...(await violations(page, path, `admin ${width}px`)));
       }
+      // A customer's page, with its Discord card (the link, the roles it should have and has).
+      await page.goto("/dashboard/customers?q=member", { waitUntil: "networkidle" });
+      await page.getByRole("link", { name: "member", exact: true }).first().click();
+      await expect(page.getByRole("heading", { name: "Discord" })).toBeVisible();
+      found.push(...(await scan(page, "/dashboard/customers/<member>", `admin ${width}px`)));
       expect(found, found.join("\n")).toEqual([]);
     });
   });

@@ -6,6 +6,7 @@ import { LocalTime } from "~/components/local-time";
 import { Badge, type BadgeTone } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { EmptyState } from "~/components/ui/empty-state";
 import { Field } from "~/components/ui/field";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { answer, answerInvalid } from "~/http/answer.server";
@@ -111,10 +112,9 @@ export default function Replacements({ loaderData }: Route.ComponentProps) {
       <h1 className="text-3xl font-black">Replacements</h1>
       <p className="text-sm text-muted">Keys banned in game within 48 hours of activation, once per key. Approving revokes the key and e-mails a new one of the same plan.</p>
       {requests.length === 0 ? (
-        <Card className="text-center">
-          <p className="font-semibold">No requests</p>
-          <p className="mt-1 text-sm text-muted">Members ask from their subscription card.</p>
-        </Card>
+        <EmptyState className="text-center" title="No requests">
+          Members ask from their subscription card.
+        </EmptyState>
       ) : (
         <div className="space-y-3">
           {requests.map((request) => (

@@ -13,6 +13,7 @@ import { useRecheckWhile } from "~/components/use-recheck";
 import { Badge, type BadgeTone } from "~/components/ui/badge";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { EmptyState } from "~/components/ui/empty-state";
 import { BRAND } from "~/lib/brand";
 import { ownerCanReset } from "~/lib/licences";
 import { variantLabel } from "~/lib/plans";
@@ -171,16 +172,14 @@ export default function Subscriptions({ loaderData }: Route.ComponentProps) {
           Current Plan
         </h2>
         {onItsWay ? (
-          <Card className="mt-3" role="status">
-            <p className="font-semibold">Your order is being fulfilled</p>
-            <p className="mt-1 text-sm text-muted">Your key appears here in a moment, and is e-mailed to you.</p>
-          </Card>
+          <EmptyState className="mt-3" role="status" title="Your order is being fulfilled">
+            Your key appears here in a moment, and is e-mailed to you.
+          </EmptyState>
         ) : null}
         {active.length === 0 && !onItsWay ? (
-          <Card className="mt-3">
-            <p className="font-semibold">No Active Plan</p>
-            <p className="mt-1 text-sm text-muted">Pick a plan below to get started.</p>
-          </Card>
+          <EmptyState className="mt-3" title="No Active Plan">
+            Pick a plan below to get started.
+          </EmptyState>
         ) : (
           <div className="mt-3 space-y-3">
             {active.map((s) => (

@@ -7,6 +7,7 @@ import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
+import { EmptyState } from "~/components/ui/empty-state";
 import { describedBy, Field, FieldError, inputClass, SelectField } from "~/components/ui/field";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useViewer } from "~/components/viewer";
@@ -177,9 +178,7 @@ export default function Status({ loaderData }: Route.ComponentProps) {
           Products
         </h2>
         {products.length === 0 ? (
-          <Card>
-            <p className="text-muted">No products to show right now.</p>
-          </Card>
+          <EmptyState title="No products to show right now." />
         ) : (
           <ul className="grid gap-4 sm:grid-cols-2">
             {products.map((product) => (

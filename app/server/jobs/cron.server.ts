@@ -27,5 +27,5 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await queueChainChecks({ db, queue: env.FULFILMENT_QUEUE }, now);
   // Discord roles: the reconcile sweep, and the health check that runs with it (decision 064).
   await queueReconcile({ db, queue: env.FULFILMENT_QUEUE }, now);
-  await checkGuildHealth({ db, setup: discordSetup(env, db) }, now);
+  await checkGuildHealth({ db, setup: discordSetup(env, db, crypto.randomUUID()) }, now);
 }

@@ -20,9 +20,8 @@ import type { MailingDeps } from "../platform/mail.server";
 import type { Db } from "../platform/db/client.server";
 import { audit } from "../platform/audit.server";
 import { MEMBERS_PER_RECONCILE, runReconcile } from "../hub/discord/reconcile.server";
-import { discordSetup, roleSettings } from "../hub/discord/role-setup.server";
+import { discordSetup, managedRoles, type RoleSettings, roleSettings } from "../hub/discord/role-setup.server";
 import { queueSyncForOrder, type RoleSyncDeps, syncMemberRoles } from "../hub/discord/role-sync.server";
-import { MAX_MANAGED_ROLES } from "~/lib/discord-roles";
 import { eq } from "drizzle-orm";
 import { webhookDeliveries } from "../platform/db/schema.server";
 
@@ -96,17 +95,18 @@ async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enable
 /**
  * Workers allow 50 subrequests per invocation on the Free plan. The most requests to outside
  * services a job may make: a chain check reads its addresses and two tip heights, a reconcile one
- * member each, a role sync the member and each role it may change (at most MAX_MANAGED_ROLES).
+ * member each, a role sync the member and each role the rules hand out (`managedRoles`, at most
+ * MAX_MANAGED_ROLES), which it may add or remove.
  */
 export const SUBREQUESTS_PER_INVOCATION = 50;
-function subrequestsOf(job: FulfilmentJob): number {
+function subrequestsOf(job: FulfilmentJob, managedRoles: number): number {
   switch (job.kind) {
     case "chain-check":
       return CHECKS_PER_MESSAGE + 2;
     case "discord-reconcile":
       return job.userIds.length;
     case "discord-sync":
-      return 1 + MAX_MANAGED_ROLES;
+      return 1 + managedRoles;
     default:
       return 0;
   }
@@ -119,14 +119,16 @@ const PUT_BACK_SECONDS = 2;
 export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
   const db = database(env.DB);
   const deps: MailingDeps = { db, mail: env, waitUntil };
-  // Whether staff set up Discord roles, asked once per batch and only when a job needs to know.
-  let enabled: Promise<boolean> | undefined;
+  // The Discord role settings, read once per batch and only when a job needs them.
+  let settings: Promise<RoleSettings> | undefined;
+  const discordSettings = () => (settings ??= roleSettings(db));
   const discord = {
     db,
-    setup: discordSetup(env, db),
+    // One id per invocation on every Discord request, for an egress proxy to count them by.
+    setup: discordSetup(env, db, crypto.randomUUID()),
     queue: env.FULFILMENT_QUEUE,
     pause: { until: 0 },
-    enabled: () => (enabled ??= roleSettings(db).then((settings) => Boolean(settings.guildId && settings.rules.length > 0))),
+    enabled: () => discordSettings().then(({ guildId, rules }) => Boolean(guildId && rules.length > 0)),
   };
   let subrequestsLeft = SUBREQUESTS_PER_INVOCATION;
   for (const message of batch.messages) {
@@ -136,7 +138,7 @@ export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>,
       if ("problem" in read) throw new Error(read.problem);
       // A job that could take the invocation past its subrequests (a backlog bringing several
       // chain checks or reconciles into one batch) is sent back, as a new message, for a later batch.
-      const subrequests = subrequestsOf(read.job);
+      const subrequests = subrequestsOf(read.job, read.job.kind === "discord-sync" ? managedRoles((await discordSettings()).rules).length : 0);
       if (subrequests > subrequestsLeft) {
         await env.FULFILMENT_QUEUE.send(read.job, { delaySeconds: PUT_BACK_SECONDS });
       } else {

@@ -68,13 +68,19 @@ function retryAfterOf(reply: DiscordReply, body: { retry_after?: unknown }): num
   return Math.ceil(seconds);
 }
 
-export function discordApi(options: { baseUrl: string; token: string; transport: DiscordTransport }): DiscordApi {
+/**
+ * `invocation`: an id of the Worker invocation making the requests, sent with each one
+ * (`X-Invocation-Id`), so an egress proxy behind DISCORD_API_URL can trace and count the requests
+ * of each invocation against the subrequest limit. Discord ignores it.
+ */
+export function discordApi(options: { baseUrl: string; token: string; transport: DiscordTransport; invocation?: string }): DiscordApi {
   const base = options.baseUrl.replace(/\/+$/, "");
   async function call<T>(method: string, path: string, init: { body?: unknown; reason?: string } = {}): Promise<DiscordAnswer<T>> {
     // Discord refuses bots without a "DiscordBot (url, version)" User-Agent; this is our request's, not a caller's.
     // eslint-disable-next-line no-restricted-syntax
     const headers: Record<string, string> = { Authorization: `Bot ${options.token}`, "User-Agent": "DiscordBot (https://github.com, 1.0)" };
     if (init.body !== undefined) headers["Content-Type"] = "application/json";
+    if (options.invocation) headers["X-Invocation-Id"] = options.invocation;
     // The audit log entry Discord shows staff for the change.
     if (init.reason) headers["X-Audit-Log-Reason"] = encodeURIComponent(init.reason);
     let reply: DiscordReply;

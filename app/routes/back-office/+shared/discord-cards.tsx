@@ -144,7 +144,7 @@ export function RulesCard({ rules, roles }: { rules: { id: number; grant: string
           ))}
         </ul>
       )}
-      <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="grid gap-3 sm:grid-cols-[1fr_1fr_auto] sm:items-end">
+      <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="grid gap-3 sm:grid-cols-2 sm:items-end">
         <input type="hidden" name="intent" value="discord-rule-add" />
         <SelectField label="Granted by" name="grant" required placeholder="Choose..." options={ROLE_GRANTS.map((grant) => ({ value: grant, label: GRANT_LABELS[grant] }))} error={errors.grant} />
         {roles.length > 0 ? (
@@ -159,7 +159,8 @@ export function RulesCard({ rules, roles }: { rules: { id: number; grant: string
         ) : (
           <Field label="Role id" name="roleId" inputMode="numeric" autoComplete="off" required error={errors.roleId} hint="Discord could not list the roles: paste the role's id" />
         )}
-        <Button type="submit" disabled={busy}>
+        {/* The card is half the page wide from lg up: the button goes below the two choices. */}
+        <Button type="submit" disabled={busy} className="sm:col-span-2 sm:justify-self-end">
           {busy ? "Adding..." : "Add rule"}
         </Button>
       </fetcher.Form>

@@ -3,7 +3,8 @@
 // every difference: a licence that ran out, a role removed by hand, a member who came back. The
 // health check (is the bot in the guild, may it manage roles, does it sit above them) runs with it.
 import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
-import { discordRoleSync, discordSettings, oauthAccounts, users } from "../../platform/db/schema.server";
+import type { Db } from "../../platform/db/client.server";
+import { discordRoleReleases, discordRoleSync, discordSettings, oauthAccounts, users } from "../../platform/db/schema.server";
 import { ADMINISTRATOR, type DiscordRole, MANAGE_ROLES } from "../../platform/discord-api.server";
 import { desiredRolesJson, desiredRolesOf, managedRoles, roleSettings } from "./role-setup.server";
 import { failureOf, queueRoleSync, type RoleSyncDeps, syncFailed } from "./role-sync.server";
@@ -37,14 +38,19 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
     .where(and(isNotNull(discordRoleSync.nextAttemptAt), lte(discordRoleSync.nextAttemptAt, now)))
     .returning({ userId: discordRoleSync.userId });
   await queueRoleSync(queue, due.map((row) => row.userId));
-  // Licences that started or ended since (a purchase, an expiry, a refund, a ban), and links that
-  // ended or changed: synced now, without waiting for the member's turn to be compared.
+  // Licences that started or ended since (a purchase, an expiry, a refund, a ban), links that
+  // ended or changed, and Discord accounts released with roles to take back: synced now, without
+  // waiting for the member's turn to be compared.
   const changed = await db
     .select({ userId: discordRoleSync.userId })
     .from(discordRoleSync)
     .leftJoin(users, eq(users.id, discordRoleSync.userId))
     .leftJoin(oauthAccounts, and(eq(oauthAccounts.userId, discordRoleSync.userId), eq(oauthAccounts.provider, "discord")))
-    .where(sql`${discordRoleSync.state} != 'not-in-guild' and (${discordRoleSync.desiredRoles} != ${desiredRolesJson(now)} or ${oauthAccounts.providerUserId} is null or ${oauthAccounts.providerUserId} != ${discordRoleSync.discordId})`)
+    // Not those parked outside the server, nor those waiting for a retry (it syncs what is true then).
+    .where(
+      sql`${discordRoleSync.state} not in ('not-in-guild', 'retrying') and (${discordRoleSync.desiredRoles} != ${desiredRolesJson(now)} or ${oauthAccounts.providerUserId} is null
+        or ${oauthAccounts.providerUserId} != ${discordRoleSync.discordId} or exists (select 1 from ${discordRoleReleases} where ${discordRoleReleases.userId} = ${discordRoleSync.userId}))`,
+    )
     .limit(MEMBERS_PER_SWEEP);
   await queueRoleSync(queue, changed.map((row) => row.userId));
 
@@ -68,6 +74,9 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
   return { members: userIds.length, messages: messages.length };
 }
 
+/** A member's row once Discord said what they have. */
+const memberSeen = (db: Db, userId: string, values: Partial<typeof discordRoleSync.$inferInsert>) => db.update(discordRoleSync).set(values).where(eq(discordRoleSync.userId, userId));
+
 const sameRoles = (a: string[], b: string[]) => a.length === b.length && a.every((role) => b.includes(role));
 
 /** The job: each member of `userIds` read from Discord once; a sync queued for each difference. */
@@ -79,6 +88,7 @@ export async function runReconcile(deps: RoleSyncDeps, userIds: string[], now = 
   const desired = await desiredRolesOf(db, userIds, now);
   const managed = managedRoles(settings.rules);
   const toSync: string[] = [];
+  const seen: ReturnType<typeof memberSeen>[] = [];
   // A 429 on one member would meet the rest too: they wait, in a message of their own.
   let waitUntil = deps.pause.until;
   for (const [index, row] of rows.entries()) {
@@ -103,12 +113,12 @@ export async function runReconcile(deps: RoleSyncDeps, userIds: string[], now = 
     }
     const has = member.value.roles.filter((role) => managed.includes(role));
     const differs = !sameRoles(has, should) || row.state === "not-in-guild" || row.state === "pending";
-    await db
-      .update(discordRoleSync)
-      .set({ actualRoles: JSON.stringify(member.value.roles.toSorted()), desiredRoles: JSON.stringify(should), checkedAt: now, ...(differs ? { state: "pending" as const } : {}) })
-      .where(eq(discordRoleSync.userId, row.userId));
+    seen.push(memberSeen(db, row.userId, { actualRoles: JSON.stringify(member.value.roles.toSorted()), desiredRoles: JSON.stringify(should), checkedAt: now, ...(differs ? { state: "pending" as const } : {}) }));
     if (differs) toSync.push(row.userId);
   }
+  // What Discord said of each member, written in one round trip rather than one per member.
+  const [first, ...rest] = seen;
+  if (first) await db.batch([first, ...rest]);
   await queueRoleSync(deps.queue, toSync);
 }
 

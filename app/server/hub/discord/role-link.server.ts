@@ -7,7 +7,7 @@ import type { MailingDeps } from "../../platform/mail.server";
 import { type DiscordLink, discordSettingsOf, isDiscordConfigured, recordDiscordLink } from "../../accounts/discord.server";
 import type { Db } from "../../platform/db/client.server";
 import { type DiscordEnv, type DiscordSetup, desiredRolesOf, discordSetup, memberRoleSync, roleSettings } from "./role-setup.server";
-import { queueRoleSync } from "./role-sync.server";
+import { followLink, queueRoleSync } from "./role-sync.server";
 import { simulatedAccessToken } from "./simulated-discord.server";
 import type { Result } from "~/lib/result";
 
@@ -21,6 +21,8 @@ export async function joinServerOnLink(deps: LinkDeps, userId: string, link: Dis
   const { db, setup } = deps;
   const settings = await roleSettings(db);
   if (!setup.api || !settings.guildId || settings.rules.length === 0) return;
+  // A Discord account linked before is released: the sync takes the shop's roles back from it.
+  await followLink(db, userId, link.discordId, now);
   const roles = (await desiredRolesOf(db, [userId], now)).get(userId) ?? [];
   const added = await setup.api.addMember(settings.guildId, link.discordId, link.accessToken, roles);
   // 201 with the member: added with the roles. 204 (already a member) or a failure: the sync decides.

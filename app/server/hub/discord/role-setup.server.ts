@@ -21,9 +21,10 @@ export interface DiscordSetup {
   simulated: boolean;
 }
 
-export function discordSetup(env: DiscordEnv, db: Db): DiscordSetup {
+/** `invocation`: the id of the queue or cron invocation, sent with each request (see `discordApi`). */
+export function discordSetup(env: DiscordEnv, db: Db, invocation?: string): DiscordSetup {
   const token = env.DISCORD_BOT_TOKEN?.trim();
-  if (token) return { api: discordApi({ baseUrl: env.DISCORD_API_URL?.trim() || DEFAULT_DISCORD_API_URL, token, transport: fetchTransport }), simulated: false };
+  if (token) return { api: discordApi({ baseUrl: env.DISCORD_API_URL?.trim() || DEFAULT_DISCORD_API_URL, token, transport: fetchTransport, invocation }), simulated: false };
   if (PRODUCTION) return { api: null, simulated: false };
   return { api: discordApi({ baseUrl: "https://discord.simulated/api/v10", token: "simulated", transport: simulatedDiscord(db) }), simulated: true };
 }

@@ -5,10 +5,10 @@
 // invocation wait for a global limit), a member who left is parked until the reconcile sweep finds
 // them back, missing permissions become a health alert for staff, and anything else is retried
 // after 1 min, 5 min, 30 min, 2 h and 12 h before it joins the failed jobs with a Retry button.
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import { audit } from "../../platform/audit.server";
 import type { Db } from "../../platform/db/client.server";
-import { discordRoleSync, discordSettings, licences, oauthAccounts, users } from "../../platform/db/schema.server";
+import { discordRoleReleases, discordRoleSync, discordSettings, licences, oauthAccounts, users } from "../../platform/db/schema.server";
 import { DISCORD_ERRORS, type DiscordAnswer } from "../../platform/discord-api.server";
 import { forgetFailures, markJobDead } from "../../platform/job-queue.server";
 import { type DiscordSetup, desiredRolesOf, discordLinkOf, managedRoles, roleSettings } from "./role-setup.server";
@@ -103,57 +103,126 @@ export async function syncFailed(deps: RoleSyncDeps, row: Pick<SyncRow, "userId"
   await db.update(discordRoleSync).set({ state: "retrying", attempts, nextAttemptAt, lastError: failure.message }).where(eq(discordRoleSync.userId, userId));
 }
 
-/** The member's sync row, made when they first need one (a new link) and following a changed link. */
-async function syncRowFor(db: Db, userId: string, discordId: string): Promise<SyncRow> {
-  const [row] = await db
-    .insert(discordRoleSync)
-    .values({ userId, discordId })
-    .onConflictDoUpdate({ target: discordRoleSync.userId, set: { discordId } })
-    .returning();
+/**
+ * The member's sync row follows their link: made when they first need one, and when the link names
+ * another Discord account than the row did, that account is released (its shop roles go at the next
+ * sync) and the row starts over for the new one.
+ */
+export async function followLink(db: Db, userId: string, discordId: string, now: number): Promise<SyncRow> {
+  const [, , [row]] = await db.batch([
+    // Linked back to an account it had released: nothing to take back from it.
+    db.delete(discordRoleReleases).where(and(eq(discordRoleReleases.userId, userId), eq(discordRoleReleases.discordId, discordId))),
+    db
+      .insert(discordRoleReleases)
+      .select(
+        db
+          .select({ userId: discordRoleSync.userId, discordId: discordRoleSync.discordId, createdAt: sql<number>`${now}`.as("created_at") })
+          .from(discordRoleSync)
+          .where(and(eq(discordRoleSync.userId, userId), ne(discordRoleSync.discordId, discordId))),
+      )
+      .onConflictDoNothing(),
+    db
+      .insert(discordRoleSync)
+      .values({ userId, discordId })
+      .onConflictDoUpdate({
+        target: discordRoleSync.userId,
+        set: {
+          discordId,
+          state: sql`case when ${discordRoleSync.discordId} = ${discordId} then ${discordRoleSync.state} else 'pending' end`,
+          actualRoles: sql`case when ${discordRoleSync.discordId} = ${discordId} then ${discordRoleSync.actualRoles} else null end`,
+        },
+      })
+      .returning(),
+  ]);
   return row!;
 }
 
 /**
- * The job: one member's managed roles made what their licences justify now. A member who unlinked
- * Discord loses the roles the shop gave, and their row goes.
+ * Takes the managed roles the shop gave `discordId` back (a Discord account the member no longer
+ * links). One that has left the server has none left to take; one now linked to another member
+ * keeps what that member's own sync says. False when Discord refused, the failure recorded.
+ */
+async function takeBackRoles(deps: RoleSyncDeps, row: SyncRow, discordId: string, managed: string[], guildId: string, now: number): Promise<boolean> {
+  const { db, setup } = deps;
+  const holder = await db.select({ userId: oauthAccounts.userId }).from(oauthAccounts).where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.providerUserId, discordId))).get();
+  if (holder) {
+    await queueRoleSync(deps.queue, [holder.userId]);
+    return true;
+  }
+  const member = await setup.api!.member(guildId, discordId);
+  const refused = async (answer: Extract<DiscordAnswer<unknown>, { ok: false }>) => {
+    const failure = failureOf(answer);
+    if (failure.kind === "not-in-guild") return true;
+    await syncFailed(deps, row, failure, now);
+    return false;
+  };
+  if (!member.ok) return refused(member);
+  for (const roleId of managed.filter((role) => member.value.roles.includes(role))) {
+    const answer = await setup.api!.removeRole(guildId, discordId, roleId, "The member unlinked this Discord account from the shop");
+    if (!answer.ok) return refused(answer);
+    await audit(db, null, "discord.role.remove", row.userId, { discordId, roleId, unlinked: true });
+  }
+  return true;
+}
+
+/**
+ * The job: one member's managed roles made what their licences justify now. Discord accounts the
+ * member no longer links lose the roles the shop gave them first, one account per job (each job
+ * stays within its subrequests), the rest in follow-up jobs; a member who unlinked has no row left
+ * once that is done.
  */
 export async function syncMemberRoles(deps: RoleSyncDeps, userId: string, now = Date.now()): Promise<void> {
   const { db, setup } = deps;
   const settings = await roleSettings(db);
   if (!setup.api || !settings.guildId || settings.rules.length === 0) return;
   const link = await discordLinkOf(db, userId);
-  const existing = await syncRowOf(db, userId);
-  const discordId = link?.discordId ?? existing?.discordId;
-  if (!discordId) return;
-  const row = link ? await syncRowFor(db, userId, discordId) : existing!;
+  const row = link ? await followLink(db, userId, link.discordId, now) : await syncRowOf(db, userId);
+  if (!row) return;
   const desired = link ? ((await desiredRolesOf(db, [userId], now)).get(userId) ?? []) : [];
   await db.update(discordRoleSync).set({ desiredRoles: json(desired) }).where(eq(discordRoleSync.userId, userId));
   if (deps.pause.until > now) return syncFailed(deps, row, { kind: "rate-limited", seconds: Math.ceil((deps.pause.until - now) / 1000), global: true }, now);
+  const managed = managedRoles(settings.rules);
 
-  const member = await setup.api.member(settings.guildId, discordId);
+  const release = await db.select({ discordId: discordRoleReleases.discordId }).from(discordRoleReleases).where(eq(discordRoleReleases.userId, userId)).orderBy(discordRoleReleases.createdAt).get();
+  if (release || !link) {
+    const discordId = release?.discordId ?? row.discordId;
+    if (!(await takeBackRoles(deps, row, discordId, managed, settings.guildId, now))) return;
+    if (release) {
+      await db.batch([
+        db.delete(discordRoleReleases).where(and(eq(discordRoleReleases.userId, userId), eq(discordRoleReleases.discordId, discordId))),
+        db
+          .update(discordRoleSync)
+          .set({ attempts: 0, nextAttemptAt: null, lastError: null, state: sql`case when ${discordRoleSync.state} in ('retrying', 'failed') then 'pending' else ${discordRoleSync.state} end` })
+          .where(eq(discordRoleSync.userId, userId)),
+      ]);
+      // The next released account, or the linked one, in a job of its own.
+      await queueRoleSync(deps.queue, [userId]);
+    } else {
+      await db.delete(discordRoleSync).where(eq(discordRoleSync.userId, userId));
+    }
+    if (row.attempts > 0 || row.state === "failed") await forgetFailures(db, syncJobKey(userId));
+    return;
+  }
+
+  const member = await setup.api.member(settings.guildId, link.discordId);
   if (!member.ok) return syncFailed(deps, row, failureOf(member), now);
   const held = new Set(member.value.roles);
-  const managed = managedRoles(settings.rules);
   const changes = [
     ...desired.filter((role) => !held.has(role)).map((roleId) => ({ roleId, add: true })),
     ...managed.filter((role) => held.has(role) && !desired.includes(role)).map((roleId) => ({ roleId, add: false })),
   ];
   for (const { roleId, add } of changes) {
     const reason = add ? "An active licence grants this role" : "No active licence grants this role any more";
-    const answer = add ? await setup.api.addRole(settings.guildId, discordId, roleId, reason) : await setup.api.removeRole(settings.guildId, discordId, roleId, reason);
+    const answer = add ? await setup.api.addRole(settings.guildId, link.discordId, roleId, reason) : await setup.api.removeRole(settings.guildId, link.discordId, roleId, reason);
     if (!answer.ok) return syncFailed(deps, row, failureOf(answer), now);
     if (add) held.add(roleId);
     else held.delete(roleId);
-    await audit(db, null, add ? "discord.role.grant" : "discord.role.remove", userId, { discordId, roleId });
+    await audit(db, null, add ? "discord.role.grant" : "discord.role.remove", userId, { discordId: link.discordId, roleId });
   }
-  if (!link) {
-    await db.delete(discordRoleSync).where(eq(discordRoleSync.userId, userId));
-  } else {
-    await db
-      .update(discordRoleSync)
-      .set({ actualRoles: json([...held]), state: "synced", attempts: 0, nextAttemptAt: null, lastError: null, lastSyncAt: now, checkedAt: now })
-      .where(eq(discordRoleSync.userId, userId));
-  }
+  await db
+    .update(discordRoleSync)
+    .set({ actualRoles: json([...held]), state: "synced", attempts: 0, nextAttemptAt: null, lastError: null, lastSyncAt: now, checkedAt: now })
+    .where(eq(discordRoleSync.userId, userId));
   if (row.attempts > 0 || row.state === "failed") await forgetFailures(db, syncJobKey(userId));
 }
 

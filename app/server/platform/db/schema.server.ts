@@ -1067,6 +1067,20 @@ export const discordRoleSync = sqliteTable(
   (t) => [index("discord_role_sync_checked").on(t.checkedAt), index("discord_role_sync_next_attempt").on(t.nextAttemptAt)],
 );
 
+// Discord accounts a member linked before and no longer does (they unlinked, or linked another
+// account): the role sync takes back the roles the shop gave each one, then forgets the row.
+export const discordRoleReleases = sqliteTable(
+  "discord_role_releases",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    discordId: text("discord_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.discordId] })],
+);
+
 // The simulated Discord guild of development and tests (decision 064): its roles, members and the
 // faults a developer provokes. Production builds never use these tables.
 export const simulatedDiscordRoles = sqliteTable("simulated_discord_roles", {
