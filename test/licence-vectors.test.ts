@@ -5,10 +5,12 @@
 // (`npx vitest run -u test/licence-vectors.test.ts`) and every SDK passes them again.
 import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
+import type { ReleaseChannel } from "~/lib/releases";
 import type { ValidateLicenceInput } from "~/lib/schemas/licences";
+import { latestReleaseAnswer } from "~/server/hub/release-links.server";
 import { licenceSigner, type LicenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
-import { licences } from "~/server/platform/db/schema.server";
+import { licences, releases } from "~/server/platform/db/schema.server";
 import { toBase64 } from "~/server/platform/tokens.server";
 import { db } from "./helpers";
 
@@ -65,6 +67,29 @@ async function storeRows() {
   }
 }
 
+/** The published releases behind the release cases (the beta one is published after the "none yet" case). */
+const RELEASE_ROWS = [
+  { id: "00000000-0000-4000-8000-00000000a140", version: "1.4.0", channel: "stable", sha256: "5f2b5a8c3d7e9f1a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3e5f70", size: 73_400_320 },
+  { id: "00000000-0000-4000-8000-00000000a132", version: "1.3.2", channel: "stable", sha256: "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9", size: 71_303_168 },
+  { id: "00000000-0000-4000-8000-00000000b150", version: "1.5.0-beta.2", channel: "beta", sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", size: 75_497_472 },
+] as const;
+const SHOP = "https://shop.example";
+
+async function storeReleases(channel: ReleaseChannel) {
+  for (const row of RELEASE_ROWS.filter((release) => release.channel === channel)) {
+    await db.delete(releases).where(eq(releases.id, row.id));
+    await db.insert(releases).values({
+      ...row,
+      notes: `**${row.version}**: faster start-up.`,
+      fileName: `Vertex Setup ${row.version}.exe`,
+      objectKey: `releases/vectors/${row.id}`,
+      state: "published",
+      createdAt: ISSUED - 3 * DAY,
+      publishedAt: ISSUED - (row.version === "1.3.2" ? 2 : 1) * DAY,
+    });
+  }
+}
+
 interface Signed {
   answer: LicenceAnswer;
   body: string;
@@ -87,11 +112,17 @@ async function answerFor(signer: LicenceSigner, input: Partial<ValidateLicenceIn
   return sign(signer, answer.value);
 }
 
+/** What the API answers to releases/latest, at the vectors' clock, for one request. */
+async function releaseAnswerFor(signer: LicenceSigner, channel: ReleaseChannel, input: Partial<ValidateLicenceInput> & { key: string }): Promise<Signed> {
+  const validation = await answerFor(signer, input);
+  return sign(signer, await latestReleaseAnswer(db, signer, SHOP, validation.answer, channel, ISSUED));
+}
+
 type Expect =
   | { outcome: "valid"; code: "VALID"; offline: boolean }
   | { outcome: "denied"; code: string }
   | { outcome: "offline"; reason: "unreachable" | "rate-limited" | "server-error" | "unexpected-status" | "no-lease" | "lease-expired" }
-  | { outcome: "tampered"; reason: "signature" | "nonce" | "key" | "hwid" | "stale" | "rollback" };
+  | { outcome: "tampered"; reason: "signature" | "nonce" | "key" | "hwid" | "stale" | "rollback" | "channel" };
 
 interface Clock {
   /** The local wall clock when the SDK decides. */
@@ -237,6 +268,52 @@ async function vectors() {
     offline("a wall clock that drifted back by less than two minutes", weeklyRequest, stored(weekly), clock(ISSUED + 10 * HOUR, ISSUED, -90), validOffline),
   ];
 
+  // Releases: the newest per channel that each licence may have, and what an SDK must refuse.
+  const stableFor = (key: string) => ({ ...request(key), channel: "stable" as ReleaseChannel });
+  const betaFor = (key: string) => ({ ...request(key), channel: "beta" as ReleaseChannel });
+  await storeReleases("stable");
+  const noBetaYet = await releaseAnswerFor(signer, "beta", { key: "VECTOR-MONTHLY-ENDS-SOON" });
+  await storeReleases("beta");
+  const weeklyStable = await releaseAnswerFor(signer, "stable", { key: "VECTOR-WEEKLY-ACTIVE" });
+  const monthlyBeta = await releaseAnswerFor(signer, "beta", { key: "VECTOR-MONTHLY-ENDS-SOON" });
+  const offered = (signed: Signed) => {
+    const release = (signed.answer as unknown as { release: { version: string; channel: string; size: number; sha256: string; url: string; urlExpiresAt: string } | null }).release;
+    if (!release) throw new Error("no release offered");
+    return { version: release.version, channel: release.channel, size: release.size, sha256: release.sha256, url: release.url, urlExpiresAt: release.urlExpiresAt };
+  };
+  const release = (name: string, req: ReturnType<typeof stableFor>, response: Parameters<typeof online>[2], licence: Expect, outcome: { error: string | null; release?: ReturnType<typeof offered> }) => ({
+    ...online(name, req, response, now, licence),
+    kind: "release" as const,
+    expect: { ...licence, error: outcome.error, release: outcome.release ?? null },
+  });
+  const releaseTampered = (reason: "signature" | "nonce" | "channel") => ({ outcome: "tampered", reason }) as const;
+  const weeklySha = offered(weeklyStable).sha256;
+  const releaseCases = [
+    release("the newest stable release for a weekly key", stableFor("VECTOR-WEEKLY-ACTIVE"), ok200(weeklyStable), valid, { error: null, release: offered(weeklyStable) }),
+    release("the newest beta release for a monthly key (its plan includes beta)", betaFor("VECTOR-MONTHLY-ENDS-SOON"), ok200(monthlyBeta), valid, { error: null, release: offered(monthlyBeta) }),
+    release("the beta channel asked with a weekly key (its plan does not include beta)", betaFor("VECTOR-WEEKLY-ACTIVE"), ok200(await releaseAnswerFor(signer, "beta", { key: "VECTOR-WEEKLY-ACTIVE" })), valid, {
+      error: "channel-not-allowed",
+    }),
+    release("nothing published on the beta channel yet", betaFor("VECTOR-MONTHLY-ENDS-SOON"), ok200(noBetaYet), valid, { error: "no-release" }),
+    release("a signed REVOKED answer offers no release", stableFor("VECTOR-REVOKED"), ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-REVOKED" })), { outcome: "denied", code: "REVOKED" }, {
+      error: "denied",
+    }),
+    release("a release answer with its sha256 edited", stableFor("VECTOR-WEEKLY-ACTIVE"), edited(weeklyStable, weeklySha, `${weeklySha.slice(0, -1)}1`), releaseTampered("signature"), { error: "tampered" }),
+    release("a release answer with its download link edited", stableFor("VECTOR-WEEKLY-ACTIVE"), edited(weeklyStable, "a140/download", "a132/download"), releaseTampered("signature"), { error: "tampered" }),
+    release("a release answer with its size edited", stableFor("VECTOR-WEEKLY-ACTIVE"), edited(weeklyStable, '"size":73400320', '"size":73400321'), releaseTampered("signature"), { error: "tampered" }),
+    release("a genuine stable answer, with this call's nonce, to a beta request", betaFor("VECTOR-MONTHLY-ENDS-SOON"), ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-MONTHLY-ENDS-SOON" })), releaseTampered("channel"), {
+      error: "tampered",
+    }),
+    release("a genuine validation answer, with this call's nonce, passed off as a release answer", stableFor("VECTOR-WEEKLY-ACTIVE"), ok200(weekly), releaseTampered("channel"), { error: "tampered" }),
+    release("a genuine release answer to another call (a replay)", stableFor("VECTOR-WEEKLY-ACTIVE"), ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-WEEKLY-ACTIVE", nonce: OTHER_NONCE })), releaseTampered("nonce"), {
+      error: "tampered",
+    }),
+    release("no network", stableFor("VECTOR-WEEKLY-ACTIVE"), { network: "unreachable" }, { outcome: "offline", reason: "unreachable" }, { error: "offline" }),
+    release("rate limited (429)", stableFor("VECTOR-WEEKLY-ACTIVE"), { status: 429, body: '{"error":{"code":"RATE_LIMITED","message":"Too many requests; try again in a minute"}}' }, { outcome: "offline", reason: "rate-limited" }, {
+      error: "offline",
+    }),
+  ];
+
   return {
     description:
       "Conformance vectors for licence SDKs, generated by the server's own answer and signing code. Each case gives what the SDK sent or checks (request), what came back (online: response) or what it had stored (offline: stored), its clocks, and what it must conclude (expect).",
@@ -248,6 +325,9 @@ async function vectors() {
     },
     rules: RULES,
     cases: await Promise.all(cases),
+    releaseDescription:
+      "POST /api/v1/releases/latest: the request also names a channel; the answer is judged as an online case, then its channel must be the one asked (tampered, reason channel, otherwise), then it offers a release or an error: no-release, channel-not-allowed (the channel's entitlement is not in licence.entitlements), or the licence's own outcome (denied, offline, tampered).",
+    releaseCases,
   };
 }
 

@@ -575,10 +575,13 @@ describe("licence API limits and contract", () => {
     const doc = (await (await exports.default.fetch(`${ORIGIN}/api/v1/openapi.json`)).json()) as {
       openapi: string;
       paths: Record<string, unknown>;
-      components: { schemas: { Validation: { required: string[]; properties: { code: { enum: string[] }; lease: unknown } } } };
+      components: { schemas: { Validation: { required: string[]; properties: { code: { enum: string[] }; lease: unknown } }; LatestRelease: unknown } };
     };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(["/licences/validate", "/licences/signing-key"]);
+    expect(Object.keys(doc.paths)).toEqual(["/licences/validate", "/releases/latest", "/releases/{id}/download", "/licences/signing-key"]);
+    // The auto-update's contract: the signed release with its checksum and link, and the download's Range, HEAD and refusals.
+    const releases = JSON.stringify({ latest: doc.paths["/releases/latest"], download: doc.paths["/releases/{id}/download"], schema: doc.components.schemas.LatestRelease });
+    for (const word of ['"sha256"', '"urlExpiresAt"', '"206"', '"416"', '"403"', '"head"', "X-Checksum-SHA256", '"stable","beta"']) expect(releases).toContain(word);
     expect(doc.components.schemas.Validation.properties.code.enum).toEqual(["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "SUSPENDED", "REVOKED", "BANNED", "HWID_MISMATCH"]);
     // The signed offline lease is part of the contract, as SDKs read it.
     expect(doc.components.schemas.Validation.required).toContain("lease");

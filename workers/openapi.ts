@@ -1,7 +1,9 @@
 // The licence API's contract as an OpenAPI 3.1 document, served at /api/v1/openapi.json. Codes,
-// plans, the re-check interval and the device name's rule come from the code that uses them; the
-// limits stated are wrangler.toml's [[ratelimits]] bindings.
+// plans, channels, the re-check interval, the download link's life and the device name's rule come
+// from the code that uses them; the limits stated are wrangler.toml's [[ratelimits]] bindings.
 import { LICENCE_PLANS } from "~/lib/plans";
+import { RELEASE_CHANNELS } from "~/lib/releases";
+import { DOWNLOAD_LINK_SECONDS } from "~/server/hub/release-links.server";
 import { MAX_DEVICE_LENGTH } from "~/lib/schemas/licences";
 import { LICENCE_CODES, RECHECK_SECONDS } from "~/server/licences/validation.server";
 
@@ -13,7 +15,7 @@ const errorBody = {
       type: "object",
       required: ["code", "message"],
       properties: {
-        code: { type: "string", enum: ["INVALID_REQUEST", "REQUEST_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "NOT_FOUND", "METHOD_NOT_ALLOWED"] },
+        code: { type: "string", enum: ["INVALID_REQUEST", "REQUEST_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "NOT_FOUND", "FORBIDDEN", "METHOD_NOT_ALLOWED"] },
         message: { type: "string" },
         field: { type: "string", description: "The request field the problem is about, for INVALID_REQUEST." },
       },
@@ -25,6 +27,35 @@ const problem = (description: string, headers?: Record<string, unknown>) => ({
   description,
   ...(headers ? { headers } : {}),
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
+
+/** A signed answer and the refusals every signed POST shares. */
+const signedResponses = (schema: string) => ({
+  "200": {
+    description: "The verdict, signed",
+    headers: {
+      "Licence-Signature": { required: true, schema: { type: "string" }, description: "Base64 Ed25519 signature of the exact response body bytes." },
+    },
+    content: { "application/json": { schema: { $ref: schema } } },
+  },
+  "400": problem("The body is not JSON, or a field breaks its rule"),
+  "413": problem("The body is larger than 64 KB"),
+  "429": problem("Rate limited", { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait." } }),
+  "503": problem("Licence checks are not configured on this server"),
+});
+
+const downloadHeaders = {
+  "Content-Length": { schema: { type: "integer" } },
+  "Accept-Ranges": { schema: { const: "bytes" } },
+  ETag: { schema: { type: "string" } },
+  "X-Checksum-SHA256": { schema: { type: "string" }, description: "The whole file's SHA-256 in hex, whatever range is sent." },
+  "Repr-Digest": { schema: { type: "string" }, description: "RFC 9530: sha-256=:<base64>: of the whole file." },
+};
+
+const download = (description: string, extra: Record<string, unknown> = {}) => ({
+  description,
+  headers: { ...downloadHeaders, ...extra },
+  content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
 });
 
 export function openApiDocument(origin: string) {
@@ -45,43 +76,55 @@ export function openApiDocument(origin: string) {
           summary: "Check a key on this PC; the first valid call activates it",
           description:
             "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys, PCs or owners' accounts BANNED, keys staff paused SUSPENDED (their clock stands still until resumed), keys past `expiresAt` EXPIRED.",
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/ValidateRequest" } } } },
+          responses: signedResponses("#/components/schemas/Validation"),
+        },
+      },
+      "/releases/latest": {
+        post: {
+          operationId: "latestRelease",
+          summary: "The newest release this licence may have on a channel (the program's auto-update)",
+          description:
+            "Runs validate's checks and limits (it activates a new key as validate does) and answers the same signed body with `channel` and `release`. `release` is null unless the answer is VALID and the licence includes what the newest published release on the channel needs: the beta channel needs the `beta` entitlement, a release may need one more. A release staff yanked is never offered. Verify the answer as validate's, then that `channel` is the one asked, before trusting `release`.",
           requestBody: {
             required: true,
             content: {
               "application/json": {
                 schema: {
-                  type: "object",
-                  required: ["key", "hwid", "nonce"],
-                  additionalProperties: true,
-                  properties: {
-                    key: { type: "string", minLength: 1, maxLength: 200 },
-                    hwid: { type: "string", minLength: 16, maxLength: 256, pattern: "^[\\x20-\\x7e]*$", description: "The PC's hardware id: 16 to 256 printable ASCII characters." },
-                    nonce: { type: "string", minLength: 16, maxLength: 64, pattern: "^[\\x20-\\x7e]*$", description: "Chosen fresh by the client for every call; echoed in the signed answer." },
-                    activate: { type: "boolean", default: true, description: "false only looks: a key never used answers NOT_ACTIVATED instead of binding this PC." },
-                    device: {
-                      type: "string",
-                      maxLength: MAX_DEVICE_LENGTH,
-                      pattern: "^[\\x20-\\x7e]*$",
-                      description: "Optional name of the PC (its computer name), shown to the key's owner in the hub beside the bound PC. Trimmed; blank means none.",
-                    },
-                  },
+                  allOf: [
+                    { $ref: "#/components/schemas/ValidateRequest" },
+                    { type: "object", properties: { channel: { type: "string", enum: RELEASE_CHANNELS, default: "stable" } } },
+                  ],
                 },
               },
             },
           },
+          responses: signedResponses("#/components/schemas/LatestRelease"),
+        },
+      },
+      "/releases/{id}/download": {
+        parameters: [
+          { name: "id", in: "path", required: true, schema: { type: "string" } },
+          { name: "expires", in: "query", required: true, schema: { type: "integer" }, description: "When the link stops working, ms since the epoch." },
+          { name: "signature", in: "query", required: true, schema: { type: "string" }, description: "The shop's Ed25519 signature of the release and the expiry (base64url)." },
+        ],
+        get: {
+          operationId: "downloadRelease",
+          summary: "A release's bytes, by the signed link in a releases/latest answer (no session)",
+          description: `The link works for ${DOWNLOAD_LINK_SECONDS / 60} minutes. Send \`Range: bytes=N-\` to resume (206 with Content-Range; a range past the end answers 416). Hash what you saved and compare it with the signed answer's sha256 before running it.`,
+          parameters: [{ name: "Range", in: "header", required: false, schema: { type: "string", example: "bytes=1048576-" } }],
           responses: {
-            "200": {
-              description: "The verdict, signed",
-              headers: {
-                "Licence-Signature": { required: true, schema: { type: "string" }, description: "Base64 Ed25519 signature of the exact response body bytes." },
-              },
-              content: { "application/json": { schema: { $ref: "#/components/schemas/Validation" } } },
-            },
-            "400": problem("The body is not JSON, or a field breaks its rule"),
-            "413": problem("The body is larger than 64 KB"),
-            "429": problem("Rate limited", { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait." } }),
-            "503": problem("Licence checks are not configured on this server"),
+            "200": download("The whole file"),
+            "206": download("The range asked for", { "Content-Range": { schema: { type: "string" }, description: "bytes first-last/size" } }),
+            "403": problem("The link's signature is not the shop's, or it has expired (FORBIDDEN): ask releases/latest again"),
+            "404": problem("No such release, or staff yanked it since (NOT_FOUND)"),
+            "416": { description: "The range starts past the end of the file", headers: { "Content-Range": { schema: { type: "string" }, description: "bytes */size" } } },
           },
+        },
+        head: {
+          operationId: "releaseHead",
+          summary: "The download's headers (size, checksum) without its bytes",
+          responses: { "200": { description: "As GET, without a body", headers: downloadHeaders }, "403": { description: "As GET" }, "404": { description: "As GET" } },
         },
       },
       "/licences/signing-key": {
@@ -109,6 +152,56 @@ export function openApiDocument(origin: string) {
     components: {
       schemas: {
         Error: errorBody,
+        ValidateRequest: {
+                  type: "object",
+                  required: ["key", "hwid", "nonce"],
+                  additionalProperties: true,
+                  properties: {
+                    key: { type: "string", minLength: 1, maxLength: 200 },
+                    hwid: { type: "string", minLength: 16, maxLength: 256, pattern: "^[\\x20-\\x7e]*$", description: "The PC's hardware id: 16 to 256 printable ASCII characters." },
+                    nonce: { type: "string", minLength: 16, maxLength: 64, pattern: "^[\\x20-\\x7e]*$", description: "Chosen fresh by the client for every call; echoed in the signed answer." },
+                    activate: { type: "boolean", default: true, description: "false only looks: a key never used answers NOT_ACTIVATED instead of binding this PC." },
+                    device: {
+                      type: "string",
+                      maxLength: MAX_DEVICE_LENGTH,
+                      pattern: "^[\\x20-\\x7e]*$",
+                      description: "Optional name of the PC (its computer name), shown to the key's owner in the hub beside the bound PC. Trimmed; blank means none.",
+                    },
+                  },
+        },
+        LatestRelease: {
+          allOf: [
+            { $ref: "#/components/schemas/Validation" },
+            {
+              type: "object",
+              required: ["channel", "release"],
+              properties: {
+                channel: { type: "string", enum: RELEASE_CHANNELS, description: "The channel asked about: check it, so an answer about another channel cannot pass for yours." },
+                release: {
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      required: ["version", "channel", "notes", "fileName", "size", "sha256", "publishedAt", "url", "urlExpiresAt"],
+                      properties: {
+                        version: { type: "string", description: "Semantic version; the newest on the channel that the licence may have." },
+                        channel: { type: "string", enum: RELEASE_CHANNELS },
+                        notes: { type: "string", description: "Release notes, Markdown." },
+                        fileName: { type: "string" },
+                        size: { type: "integer", minimum: 0 },
+                        sha256: { type: "string", pattern: "^[0-9a-f]{64}$", description: "The file's SHA-256 in hex: compare the bytes you saved with it." },
+                        publishedAt: { type: "string", format: "date-time" },
+                        url: { type: "string", format: "uri", description: `A signed download link, no session needed, valid ${DOWNLOAD_LINK_SECONDS / 60} minutes.` },
+                        urlExpiresAt: { type: "string", format: "date-time" },
+                      },
+                    },
+                  ],
+                  description: "null when the licence is not VALID, its plan lacks the channel's (or the release's) entitlement, or nothing is published on the channel.",
+                },
+              },
+            },
+          ],
+        },
         Validation: {
           type: "object",
           required: ["valid", "code", "key", "hwid", "nonce", "issuedAt", "ttl", "licence", "lease"],

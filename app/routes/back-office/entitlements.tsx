@@ -54,10 +54,8 @@ function EntitlementForm({ entitlement }: { entitlement?: Row }) {
         <Field label="Name" name="name" required maxLength={40} placeholder="beta" error={errors.name} />
       )}
       <Field label="Words on plan cards" name="label" required maxLength={60} defaultValue={entitlement?.label} error={errors.label} />
-      <Button type="submit" disabled={busy} aria-label={entitlement ? `Save ${entitlement.name}` : "Add entitlement"}>
-        {entitlement ? "Save" : "Add"}
-      </Button>
-      <fieldset className="flex flex-wrap gap-x-4 gap-y-1 text-sm sm:col-span-3">
+      {/* After the plans it saves (on a phone, and for the keyboard); beside the words from sm up. */}
+      <fieldset className="flex flex-wrap gap-x-4 gap-y-1 text-sm sm:col-span-3 sm:row-start-2">
         <legend className="sr-only">Plans that include {entitlement?.label ?? "it"}</legend>
         {LICENCE_PLANS.map((plan) => (
           <label key={plan} className="flex items-center gap-2">
@@ -66,6 +64,9 @@ function EntitlementForm({ entitlement }: { entitlement?: Row }) {
           </label>
         ))}
       </fieldset>
+      <Button type="submit" disabled={busy} aria-label={entitlement ? `Save ${entitlement.name}` : "Add entitlement"} className="sm:col-start-3 sm:row-start-1">
+        {entitlement ? "Save" : "Add"}
+      </Button>
     </fetcher.Form>
   );
 }

@@ -1,6 +1,7 @@
-// The client around the verifier: asks the shop with a fresh nonce, keeps the newest signed time
-// and the wall/monotonic anchor that the clock rules measure from, stores each VALID answer as the
-// lease and drops it on any signed refusal, and runs the optional heartbeat.
+// The client around the verifier: asks the shop with a fresh nonce (a check, or the newest release),
+// keeps the newest signed time and the wall/monotonic anchor that the clock rules measure from,
+// stores each VALID answer as the lease and drops it on any signed refusal, and runs the optional
+// heartbeat.
 #include <sodium.h>
 
 #include <condition_variable>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "download.hpp"
 #include "json.hpp"
 #include "vertex/licence.hpp"
 
@@ -37,9 +39,9 @@ std::int64_t milliseconds(std::chrono::system_clock::time_point at) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
 }
 
-std::string validate_url(std::string base) {
+std::string api_url(std::string base, std::string_view endpoint) {
     while (!base.empty() && base.back() == '/') base.pop_back();
-    return base + "/api/v1/licences/validate";
+    return base + "/api/v1/" + std::string(endpoint);
 }
 
 std::shared_ptr<LeaseStore> store_for(const Config& config) {
@@ -59,6 +61,8 @@ struct Client::State {
           store(store_for(config)) {}
 
     Result ask(const std::string& key);
+    HttpResponse call(std::string_view endpoint, const Question& sent, const std::string& extra) const;
+    bool trust(const Result& judged, const HttpResponse& response);
     ClockReading read_clock() const;
 
     Config config;
@@ -102,30 +106,50 @@ Result Client::check(const std::string& key) {
     return *state_->latest;
 }
 
-Result Client::State::ask(const std::string& key) {
-    const Question sent{key, hwid, fresh_nonce()};
+/** POSTs what every call sends (key, PC, nonce, device name) and `extra` members to `endpoint`. */
+HttpResponse Client::State::call(std::string_view endpoint, const Question& sent, const std::string& extra) const {
     std::string body = "{\"key\":" + json::quote(sent.key) + ",\"hwid\":" + json::quote(sent.hwid) + ",\"nonce\":" + json::quote(sent.nonce);
     if (!config.device.empty()) body += ",\"device\":" + json::quote(config.device);
-    body += "}";
+    body += extra + "}";
+    return transport->post_json(api_url(config.base_url, endpoint), body, config.timeout);
+}
 
-    const HttpResponse response = transport->post_json(validate_url(config.base_url), body, config.timeout);
+/** After a judged answer: a genuine one moves the trusted time and the lease; false for any other. */
+bool Client::State::trust(const Result& judged, const HttpResponse& response) {
+    if (judged.outcome != Outcome::valid && judged.outcome != Outcome::denied) return false;
+    // A genuine answer: the shop's time is now the program's, and drift is measured from here.
+    trusted_ms = std::max(trusted_ms.value_or(judged.issued_at_ms), judged.issued_at_ms);
+    anchor_wall = std::chrono::system_clock::now();
+    anchor_monotonic = std::chrono::steady_clock::now();
+    // Only the latest VALID answer may stand in offline: any signed refusal ends the lease.
+    if (judged.outcome == Outcome::valid) store->write(StoredLease{response.body, response.signature});
+    else store->clear();
+    return true;
+}
+
+Result Client::State::ask(const std::string& key) {
+    const Question sent{key, hwid, fresh_nonce()};
+    const HttpResponse response = call("licences/validate", sent, {});
     Result judged = verifier.judge_answer(sent, response, read_clock());
-    if (judged.outcome == Outcome::valid || judged.outcome == Outcome::denied) {
-        // A genuine answer: the shop's time is now the program's, and drift is measured from here.
-        trusted_ms = std::max(trusted_ms.value_or(judged.issued_at_ms), judged.issued_at_ms);
-        anchor_wall = std::chrono::system_clock::now();
-        anchor_monotonic = std::chrono::steady_clock::now();
-        // Only the latest VALID answer may stand in offline: any signed refusal ends the lease.
-        if (judged.outcome == Outcome::valid) store->write(StoredLease{response.body, response.signature});
-        else store->clear();
-        return judged;
-    }
-    if (judged.outcome == Outcome::tampered) return judged;
+    if (trust(judged, response) || judged.outcome == Outcome::tampered) return judged;
 
     Result leased = verifier.judge_lease(sent, store->read(), read_clock());
     if (leased.outcome != Outcome::offline) return leased;
     judged.message += " " + leased.message;
     return judged;
+}
+
+LatestRelease Client::latest_release(const std::string& key, const std::string& channel) {
+    const std::lock_guard<std::mutex> lock(state_->mutex);
+    const Question sent{key, state_->hwid, fresh_nonce()};
+    const HttpResponse response = state_->call("releases/latest", sent, ",\"channel\":" + json::quote(channel));
+    LatestRelease answer = state_->verifier.judge_release(sent, channel, response, state_->read_clock());
+    state_->trust(answer.licence, response);
+    return answer;
+}
+
+DownloadResult Client::download_release(const Release& release, const std::filesystem::path& path) {
+    return vertex::licence::download_release(*state_->transport, release, path, state_->config.timeout);
 }
 
 void Client::start_heartbeat(std::string key, std::function<void(const Result&)> on_change, std::optional<std::chrono::seconds> interval) {

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <sodium.h>
+
 #include "json.hpp"
 
 namespace vertex::licence::testing {
@@ -30,6 +32,33 @@ public:
 private:
     int passed_ = 0;
     int failed_ = 0;
+};
+
+/** The shop's signing key from a seed (the vectors' published test seed): what test shops sign with. */
+class TestSigner {
+public:
+    explicit TestSigner(const std::string& seed_hex) {
+        unsigned char seed[32];
+        sodium_hex2bin(seed, sizeof seed, seed_hex.c_str(), seed_hex.size(), nullptr, nullptr, nullptr);
+        crypto_sign_seed_keypair(public_key_, secret_key_, seed);
+    }
+    std::string public_key_base64() const {
+        char out[sodium_base64_ENCODED_LEN(crypto_sign_PUBLICKEYBYTES, sodium_base64_VARIANT_ORIGINAL)];
+        sodium_bin2base64(out, sizeof out, public_key_, sizeof public_key_, sodium_base64_VARIANT_ORIGINAL);
+        return out;
+    }
+    /** The base64 Ed25519 signature of `body`'s exact bytes, as the Licence-Signature header carries it. */
+    std::string sign(const std::string& body) const {
+        unsigned char signature[crypto_sign_BYTES];
+        crypto_sign_detached(signature, nullptr, reinterpret_cast<const unsigned char*>(body.data()), body.size(), secret_key_);
+        char encoded[sodium_base64_ENCODED_LEN(crypto_sign_BYTES, sodium_base64_VARIANT_ORIGINAL)];
+        sodium_bin2base64(encoded, sizeof encoded, signature, sizeof signature, sodium_base64_VARIANT_ORIGINAL);
+        return encoded;
+    }
+
+private:
+    unsigned char public_key_[crypto_sign_PUBLICKEYBYTES];
+    unsigned char secret_key_[crypto_sign_SECRETKEYBYTES];
 };
 
 inline json::Value read_vectors(const char* path) {

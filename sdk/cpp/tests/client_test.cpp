@@ -33,17 +33,9 @@ std::int64_t now_ms() {
 /** The shop, as far as the client can tell: answers signed with the test key, as the server writes them. */
 class TestShop final : public Transport {
 public:
-    explicit TestShop(const std::string& seed_hex) {
-        unsigned char seed[32];
-        sodium_hex2bin(seed, sizeof seed, seed_hex.c_str(), seed_hex.size(), nullptr, nullptr, nullptr);
-        crypto_sign_seed_keypair(public_key_, secret_key_, seed);
-    }
+    explicit TestShop(const std::string& seed_hex) : signer_(seed_hex) {}
 
-    std::string public_key_base64() const {
-        char out[sodium_base64_ENCODED_LEN(32, sodium_base64_VARIANT_ORIGINAL)];
-        sodium_bin2base64(out, sizeof out, public_key_, 32, sodium_base64_VARIANT_ORIGINAL);
-        return out;
-    }
+    std::string public_key_base64() const { return signer_.public_key_base64(); }
 
     // What the shop answers next: a code, or no answer at all.
     std::atomic<bool> reachable{true};
@@ -67,11 +59,7 @@ public:
                              ",\"licence\":{\"product\":\"Vertex Rust\",\"plan\":\"weekly\",\"activatedAt\":\"" + iso(now - 3600000) + "\",\"expiresAt\":\"" +
                              iso(now + 6 * 86400000LL) + "\"" + (entitlements.empty() ? "" : ",\"entitlements\":[" + entitlements + "]") + "}" +
                              ",\"lease\":" + (valid ? "{\"until\":\"" + iso(now + 72 * 3600000LL) + "\"}" : "null") + "}";
-        unsigned char signature[crypto_sign_BYTES];
-        crypto_sign_detached(signature, nullptr, reinterpret_cast<const unsigned char*>(answer.data()), answer.size(), secret_key_);
-        char encoded[sodium_base64_ENCODED_LEN(crypto_sign_BYTES, sodium_base64_VARIANT_ORIGINAL)];
-        sodium_bin2base64(encoded, sizeof encoded, signature, sizeof signature, sodium_base64_VARIANT_ORIGINAL);
-        HttpResponse response{200, tamper ? tamper(answer) : answer, encoded, 0};
+        HttpResponse response{200, tamper ? tamper(answer) : answer, signer_.sign(answer), 0};
         last_response = response;
         return response;
     }
@@ -80,8 +68,7 @@ public:
 
 private:
     std::mutex mutex_;
-    unsigned char public_key_[crypto_sign_PUBLICKEYBYTES];
-    unsigned char secret_key_[crypto_sign_SECRETKEYBYTES];
+    testing::TestSigner signer_;
 };
 
 /** Replays one recorded answer to every call. */

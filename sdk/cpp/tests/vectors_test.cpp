@@ -1,5 +1,6 @@
 // The C++ verifier against every case of the shared conformance vectors (sdk/vectors), the same
-// cases the TypeScript client and the server's own suite check.
+// cases the TypeScript client and the server's own suite check: licence checks, offline leases,
+// and the answers to releases/latest.
 #include <cmath>
 
 #include "check.hpp"
@@ -22,6 +23,43 @@ std::int64_t ms_of(const std::string& iso) {
     return *ms;
 }
 
+ClockReading reading_of(const json::Value& vector) {
+    const json::Value& clock = *vector.find("clock");
+    ClockReading reading;
+    reading.now_ms = ms_of(text(clock, "now"));
+    if (clock.find("trustedTime")->is_string()) reading.trusted_ms = ms_of(text(clock, "trustedTime"));
+    reading.drift_ms = static_cast<std::int64_t>(std::llround(clock.find("driftSeconds")->number * 1000));
+    return reading;
+}
+
+HttpResponse response_of(const json::Value& vector) {
+    const json::Value& response = *vector.find("response");
+    HttpResponse http;
+    if (!response.find("network")) {
+        http.status = static_cast<int>(response.find("status")->number);
+        http.body = text(response, "body");
+        if (response.find("signature")->is_string()) http.signature = text(response, "signature");
+    }
+    return http;
+}
+
+/** Whether `result` is the conclusion `expect` states (outcome, and code, reason, offline when given). */
+bool concludes(const Result& result, const json::Value& expect) {
+    bool ok = to_string(result.outcome) == text(expect, "outcome");
+    if (const json::Value* code = expect.find("code")) ok = ok && result.code == code->string;
+    if (const json::Value* reason = expect.find("reason")) ok = ok && result.reason == reason->string;
+    if (const json::Value* from_lease = expect.find("offline")) ok = ok && result.from_lease == from_lease->boolean;
+    return ok;
+}
+
+/** Whether the release offered is the one `expected` states (null: none). */
+bool offers(const std::optional<Release>& release, const json::Value& expected) {
+    if (expected.type == json::Value::Type::null) return !release;
+    return release && release->version == text(expected, "version") && release->channel == text(expected, "channel") &&
+           release->size == static_cast<std::int64_t>(expected.find("size")->number) && release->sha256 == text(expected, "sha256") &&
+           release->url == text(expected, "url") && release->url_expires_at_ms == ms_of(text(expected, "urlExpiresAt"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,36 +75,32 @@ int main(int argc, char** argv) {
         const Verifier verifier(text(vectors, "publicKey"), product ? product->string : std::string());
         const Question question{text(request, "key"), text(request, "hwid"), text(request, "nonce")};
 
-        const json::Value& clock = *vector.find("clock");
-        ClockReading reading;
-        reading.now_ms = ms_of(text(clock, "now"));
-        if (clock.find("trustedTime")->is_string()) reading.trusted_ms = ms_of(text(clock, "trustedTime"));
-        reading.drift_ms = static_cast<std::int64_t>(std::llround(clock.find("driftSeconds")->number * 1000));
-
+        const ClockReading reading = reading_of(vector);
         Result result;
         if (text(vector, "kind") == "online") {
-            const json::Value& response = *vector.find("response");
-            HttpResponse http;
-            if (!response.find("network")) {
-                http.status = static_cast<int>(response.find("status")->number);
-                http.body = text(response, "body");
-                if (response.find("signature")->is_string()) http.signature = text(response, "signature");
-            }
-            result = verifier.judge_answer(question, http, reading);
+            result = verifier.judge_answer(question, response_of(vector), reading);
         } else {
             const json::Value& stored = *vector.find("stored");
             std::optional<StoredLease> lease;
             if (stored.type == json::Value::Type::object) lease = StoredLease{text(stored, "body"), text(stored, "signature")};
             result = verifier.judge_lease(question, lease, reading);
         }
-
-        const json::Value& expect = *vector.find("expect");
-        bool ok = to_string(result.outcome) == text(expect, "outcome");
-        if (const json::Value* code = expect.find("code")) ok = ok && result.code == code->string;
-        if (const json::Value* reason = expect.find("reason")) ok = ok && result.reason == reason->string;
-        if (const json::Value* from_lease = expect.find("offline")) ok = ok && result.from_lease == from_lease->boolean;
-        tally.expect(ok, name + " (got " + std::string(to_string(result.outcome)) + " " + result.code + result.reason + ")");
+        tally.expect(concludes(result, *vector.find("expect")), name + " (got " + std::string(to_string(result.outcome)) + " " + result.code + result.reason + ")");
     }
+    int releases = 0;
+    for (const json::Value& vector : vectors.find("releaseCases")->array) {
+        ++releases;
+        const json::Value& request = *vector.find("request");
+        const Verifier verifier(text(vectors, "publicKey"));
+        const Question question{text(request, "key"), text(request, "hwid"), text(request, "nonce")};
+        const LatestRelease answer = verifier.judge_release(question, text(request, "channel"), response_of(vector), reading_of(vector));
+        const json::Value& expect = *vector.find("expect");
+        const json::Value* error = expect.find("error");
+        const bool ok = concludes(answer.licence, expect) && answer.error == (error->is_string() ? error->string : std::string()) && offers(answer.release, *expect.find("release")) &&
+                        answer.ok() == (error->type == json::Value::Type::null);
+        tally.expect(ok, "release: " + text(vector, "name") + " (got " + std::string(to_string(answer.licence.outcome)) + " " + answer.licence.reason + " " + answer.error + ")");
+    }
+    tally.expect(releases >= 10, "the vectors file holds its release cases");
     tally.expect(seen >= 40, "the vectors file holds its cases");
     return tally.finish();
 }

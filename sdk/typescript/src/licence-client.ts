@@ -2,7 +2,9 @@
 // Web standards only (fetch, Web Crypto's Ed25519), so it runs in Node 22+, Deno, Bun and browsers.
 // Nothing in an answer is believed before its signature (over the exact body bytes, with the public
 // key built into the program), nonce, key and PC are checked; a VALID answer's signed lease then
-// lets the program work offline, but only while the clock has not been set back.
+// lets the program work offline, but only while the clock has not been set back. The same checks
+// judge the answer to releases/latest, the program's auto-update (./releases.ts).
+import { type LatestReleaseResult, type ReleaseChannel, releaseVerdict } from "./releases";
 
 export type LicenceCode = "VALID" | "NOT_FOUND" | "NOT_ACTIVATED" | "EXPIRED" | "SUSPENDED" | "REVOKED" | "BANNED" | "HWID_MISMATCH";
 
@@ -21,7 +23,7 @@ export interface LicenceAnswer {
 }
 
 /** Why an answer (or a stored lease) was refused as an attack, not as a network problem. */
-export type TamperReason = "signature" | "nonce" | "key" | "hwid" | "stale" | "rollback";
+export type TamperReason = "signature" | "nonce" | "key" | "hwid" | "stale" | "rollback" | "channel";
 /** Why no signed verdict arrived, or why the stored lease could not stand in for one. */
 export type OfflineReason = "unreachable" | "rate-limited" | "server-error" | "unexpected-status" | "no-lease" | "lease-expired";
 
@@ -172,6 +174,11 @@ export class LicenceVerifier {
     return this.verdict(answer, false);
   }
 
+  /** Judges the answer to releases/latest for `channel`: judgeAnswer's checks, the channel echoed, the release offered. */
+  async judgeRelease(sent: { key: string; hwid: string; nonce: string }, channel: ReleaseChannel, response: SignedResponse | UnsignedFailure, clock: ClockReading): Promise<LatestReleaseResult> {
+    return releaseVerdict(await this.judgeAnswer(sent, response, clock), channel, (message) => tampered("channel", message));
+  }
+
   /** Judges the stored lease for `asked`, when no signed verdict could be had. */
   async judgeLease(asked: { key: string; hwid: string }, stored: StoredLease | null, clock: ClockReading): Promise<CheckResult> {
     if (!stored) return offline("no-lease", "No offline lease is stored.");
@@ -251,11 +258,11 @@ export class LicenceClient {
     return { now, trustedTime: this.trustedTime, driftMs: now - this.anchor.wall - (performance.now() - this.anchor.monotonic) };
   }
 
-  private async call(sent: { key: string; hwid: string; nonce: string }): Promise<SignedResponse | UnsignedFailure> {
-    const request = new Request(new URL("/api/v1/licences/validate", this.options.baseUrl), {
+  private async call(endpoint: string, sent: { key: string; hwid: string; nonce: string }, extra: Record<string, string> = {}): Promise<SignedResponse | UnsignedFailure> {
+    const request = new Request(new URL(`/api/v1/${endpoint}`, this.options.baseUrl), {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ ...sent, ...(this.options.device ? { device: this.options.device } : {}) }),
+      body: JSON.stringify({ ...sent, ...(this.options.device ? { device: this.options.device } : {}), ...extra }),
     });
     try {
       const response = await (this.options.fetch ?? fetch)(request);
@@ -270,24 +277,37 @@ export class LicenceClient {
     }
   }
 
+  /** After a judged answer: a genuine one moves the trusted time and the lease; false for any other. */
+  private async trust(judged: CheckResult, response: SignedResponse | UnsignedFailure): Promise<boolean> {
+    if (!("answer" in judged) || !("signature" in response)) return false;
+    // A genuine answer: the shop's time is now the program's, and the drift is measured from here.
+    this.trustedTime = Math.max(this.trustedTime ?? 0, Date.parse(judged.answer.issuedAt));
+    this.anchor = { wall: Date.now(), monotonic: performance.now() };
+    // Only the latest VALID answer may stand in offline: any other verdict ends the lease.
+    if (judged.outcome === "valid") await this.store.write({ body: new TextDecoder().decode(response.body), signature: response.signature ?? "" });
+    else await this.store.clear();
+    return true;
+  }
+
   /** Checks `key` on the PC `hwid` (16 to 256 printable characters). */
   async check(key: string, hwid: string): Promise<CheckResult> {
     const verifier = await this.verifier;
     const sent = { key, hwid, nonce: freshNonce() };
-    const response = await this.call(sent);
+    const response = await this.call("licences/validate", sent);
     const judged = await verifier.judgeAnswer(sent, response, this.clock());
-    if ("answer" in judged && "signature" in response) {
-      // A genuine answer: the shop's time is now the program's, and the drift is measured from here.
-      this.trustedTime = Math.max(this.trustedTime ?? 0, Date.parse(judged.answer.issuedAt));
-      this.anchor = { wall: Date.now(), monotonic: performance.now() };
-      // Only the latest VALID answer may stand in offline: any other verdict ends the lease.
-      if (judged.outcome === "valid") await this.store.write({ body: new TextDecoder().decode(response.body), signature: response.signature ?? "" });
-      else await this.store.clear();
-      return judged;
-    }
-    if (judged.outcome !== "offline") return judged;
+    if ((await this.trust(judged, response)) || judged.outcome !== "offline") return judged;
     const leased = await verifier.judgeLease(sent, await this.store.read(), this.clock());
     if (leased.outcome !== "offline") return leased;
     return { ...judged, message: `${judged.message} ${leased.message}` };
+  }
+
+  /** The newest release `key` may have on `channel`, from a signed answer checked as check() checks its own (never from the lease). */
+  async latestRelease(key: string, hwid: string, channel: ReleaseChannel = "stable"): Promise<LatestReleaseResult> {
+    const verifier = await this.verifier;
+    const sent = { key, hwid, nonce: freshNonce() };
+    const response = await this.call("releases/latest", sent, { channel });
+    const judged = await verifier.judgeRelease(sent, channel, response, this.clock());
+    await this.trust(judged.licence, response);
+    return judged;
   }
 }

@@ -1,11 +1,14 @@
-// The TypeScript client against the shared conformance vectors: every case, as every SDK runs them.
+// The TypeScript client against the shared conformance vectors: every case, as every SDK runs them,
+// the answers to releases/latest included.
 import { describe, expect, it } from "vitest";
 import vectors from "../../vectors/licence-vectors.json";
-import { type CheckResult, type ClockReading, LicenceVerifier } from "../src/licence-client";
+import { type CheckResult, type ClockReading, LicenceVerifier, type SignedResponse, type UnsignedFailure } from "../src/licence-client";
+import type { ReleaseChannel } from "../src/releases";
 
 type Case = (typeof vectors.cases)[number];
+type ReleaseCase = (typeof vectors.releaseCases)[number];
 
-const clockOf = ({ clock }: Case): ClockReading => ({
+const clockOf = ({ clock }: Pick<Case, "clock">): ClockReading => ({
   now: Date.parse(clock.now),
   trustedTime: clock.trustedTime === null ? null : Date.parse(clock.trustedTime),
   driftMs: clock.driftSeconds * 1000,
@@ -19,6 +22,12 @@ async function judge(vector: Case): Promise<CheckResult> {
   if ("network" in response) return verifier.judgeAnswer(vector.request, { status: null, body: "" }, clockOf(vector));
   if (response.status !== 200) return verifier.judgeAnswer(vector.request, { status: response.status, body: response.body }, clockOf(vector));
   return verifier.judgeAnswer(vector.request, { body: new TextEncoder().encode(response.body), signature: response.signature }, clockOf(vector));
+}
+
+function responseOf(response: ReleaseCase["response"]): SignedResponse | UnsignedFailure {
+  if ("network" in response) return { status: null, body: "" };
+  if (response.status !== 200) return { status: response.status, body: response.body };
+  return { body: new TextEncoder().encode(response.body), signature: response.signature };
 }
 
 /** The fields of a result that the vectors state. */
@@ -40,5 +49,18 @@ describe("the licence conformance vectors", () => {
 
   it.each(vectors.cases.map((c) => [c.name, c] as const))("%s", async (_name, vector) => {
     expect(conclusion(await judge(vector))).toEqual(vector.expect);
+  });
+});
+
+describe("the release conformance vectors", () => {
+  it("hold offered releases and every refusal", () => {
+    expect(new Set(vectors.releaseCases.map((c) => c.expect.error))).toEqual(new Set([null, "channel-not-allowed", "no-release", "denied", "tampered", "offline"]));
+  });
+
+  it.each(vectors.releaseCases.map((c) => [c.name, c] as const))("%s", async (_name, vector) => {
+    const verifier = await LicenceVerifier.create(vectors.publicKey);
+    const judged = await verifier.judgeRelease(vector.request, vector.request.channel as ReleaseChannel, responseOf(vector.response), clockOf(vector));
+    const offered = judged.release && { version: judged.release.version, channel: judged.release.channel, size: judged.release.size, sha256: judged.release.sha256, url: judged.release.url, urlExpiresAt: judged.release.urlExpiresAt };
+    expect({ ...conclusion(judged.licence), error: judged.error, release: offered }).toEqual(vector.expect);
   });
 });

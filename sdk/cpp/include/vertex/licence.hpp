@@ -65,11 +65,32 @@ struct HttpResponse {
     std::int64_t retry_after_seconds = 0;
 };
 
+/** Where a download's bytes go as they arrive, never gathered in memory. */
+class DownloadSink {
+public:
+    virtual ~DownloadSink() = default;
+    /** Before the first byte: the status, and for a 206 where its bytes start (Content-Range);
+     *  false stops the transfer (a status the sink does not take). */
+    virtual bool begin(int status, std::int64_t first_byte) = 0;
+    /** The next bytes; false stops the transfer. */
+    virtual bool write(const char* data, std::size_t size) = 0;
+};
+
+/** How a download ended: status 0 when no answer came; complete when every byte arrived. */
+struct DownloadStatus {
+    int status = 0;
+    bool complete = false;
+};
+
 /** How the SDK reaches the shop. The default is libcurl (Linux, macOS) or WinHTTP (Windows). */
 class Transport {
 public:
     virtual ~Transport() = default;
     virtual HttpResponse post_json(const std::string& url, const std::string& body, std::chrono::milliseconds timeout) = 0;
+    /** GETs `url` into `sink`, from byte `from` (a `Range` request when above 0). `stall` ends a
+     *  transfer that receives nothing for that long (a large file may take far longer in all).
+     *  A transport that cannot download (a program's own, for checks only) answers status 0. */
+    virtual DownloadStatus get(const std::string& url, std::int64_t from, DownloadSink& sink, std::chrono::milliseconds stall);
 };
 
 /** The platform's transport: WinHTTP on Windows, libcurl elsewhere. */
@@ -124,6 +145,57 @@ struct Question {
     std::string nonce;
 };
 
+/** A release the shop offers this licence: from a verified answer, so every field is the shop's. */
+struct Release {
+    std::string version;
+    std::string channel;
+    /** Release notes, Markdown. */
+    std::string notes;
+    std::string file_name;
+    std::int64_t size = 0;
+    /** The file's SHA-256, 64 lowercase hex digits: what download_release checks the bytes against. */
+    std::string sha256;
+    std::int64_t published_at_ms = 0;
+    /** A download link signed by the shop, needing no session, until url_expires_at_ms. */
+    std::string url;
+    std::int64_t url_expires_at_ms = 0;
+};
+
+/** The answer to "what is the newest release on this channel for my licence?". */
+struct LatestRelease {
+    /** The licence's verdict, checked exactly as check() checks it (never from the lease: an
+     *  update needs the shop). */
+    Result licence;
+    /** Set when the licence is valid and the shop offers a release on the channel. */
+    std::optional<Release> release;
+    /** Empty with a release; otherwise no-release (nothing published on the channel for this
+     *  licence), channel-not-allowed (the plan does not include it), denied, offline, tampered
+     *  (the licence's own verdict: see `licence`), or malformed (a signed answer without a usable release). */
+    std::string error;
+    /** A short sentence for the program's user. */
+    std::string message;
+
+    bool ok() const { return release.has_value(); }
+};
+
+/** The entitlement a channel needs ("beta" needs "beta"; "stable" none). */
+std::string_view channel_entitlement(std::string_view channel);
+
+/** How download_release ended. */
+struct DownloadResult {
+    /** Empty on success; otherwise unreachable (no answer, or cut off: the partial file is kept for
+     *  a resume), status (an HTTP refusal, e.g. 403 for an expired link), too-large, checksum (the
+     *  bytes are not the signed SHA-256: nothing is left at the path), or io (the disk). */
+    std::string error;
+    std::string message;
+    /** The HTTP status of the last request, or 0. */
+    int status = 0;
+    /** Bytes already on disk from an earlier attempt, asked for again only from there. */
+    std::int64_t resumed_from = 0;
+
+    bool ok() const { return error.empty(); }
+};
+
 /**
  * The checks alone, with no network, storage or clock of their own: given what was asked, what
  * came back (or what was stored) and the clocks, what the program must conclude. The client
@@ -136,6 +208,9 @@ public:
 
     Result judge_answer(const Question& sent, const HttpResponse& response, const ClockReading& clock) const;
     Result judge_lease(const Question& asked, const std::optional<StoredLease>& stored, const ClockReading& clock) const;
+    /** The answer to releases/latest for `channel`: judge_answer's checks, then the channel echoed
+     *  (another channel's answer is tampered, reason "channel"), then the release it offers. */
+    LatestRelease judge_release(const Question& sent, std::string_view channel, const HttpResponse& response, const ClockReading& clock) const;
 
 private:
     std::array<unsigned char, 32> public_key_{};
@@ -184,6 +259,18 @@ public:
 
     /** Checks `key` on this PC. Safe to call from any thread. */
     Result check(const std::string& key);
+
+    /** The newest release `key` may have on `channel` ("stable" or "beta"), from a signed answer
+     *  checked as check() checks its own. Safe to call from any thread. */
+    LatestRelease latest_release(const std::string& key, const std::string& channel = "stable");
+
+    /**
+     * Downloads `release` to `path`: streamed to `path` + ".part" and hashed as it arrives (never
+     * whole in memory), renamed into place only when its SHA-256 is the signed one, removed when it
+     * is not. A ".part" left by a download cut off is resumed with `Range`. An existing file at
+     * `path` is replaced only by a verified one.
+     */
+    DownloadResult download_release(const Release& release, const std::filesystem::path& path);
 
     /**
      * Re-checks `key` in the background at the interval the server suggests (or `interval`, no

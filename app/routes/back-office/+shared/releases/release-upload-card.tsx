@@ -11,7 +11,7 @@ import { Field, SelectField } from "~/components/ui/field";
 import { FileField } from "~/components/ui/file-field";
 import { formatFileSize } from "~/lib/format";
 import { formIssues } from "~/lib/form-schema";
-import { MAX_RELEASE_BYTES, startReleaseSchema } from "~/lib/schemas/releases";
+import { MAX_RELEASE_BYTES, PART_BYTES, startReleaseSchema } from "~/lib/schemas/releases";
 import { UploadError, uploadRelease } from "./upload-parts";
 
 const UPLOAD_FAILED = "Upload failed";
@@ -60,7 +60,7 @@ export function ReleaseUploadCard({ entitlements }: { entitlements: { name: stri
         <Upload className="size-5 text-accent" aria-hidden /> Upload a release
       </h2>
       <form method="post" onSubmit={onSubmit} noValidate className="mt-4 grid gap-4 sm:grid-cols-2">
-        <FileField label="File" name="file" required className="sm:col-span-2" hint={`Up to ${formatFileSize(MAX_RELEASE_BYTES)}, sent in parts.`} error={shown.fileName ?? shown.size} />
+        <FileField label="File" name="file" required className="sm:col-span-2" hint={`Up to ${MAX_RELEASE_BYTES / 1024 ** 3} GB, sent in parts of ${PART_BYTES / 1024 ** 2} MB.`} error={shown.fileName ?? shown.size} />
         <Field label="Version" name="version" required maxLength={64} placeholder="1.4.0" error={shown.version} />
         <SelectField
           label="Channel"

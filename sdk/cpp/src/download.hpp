@@ -1,0 +1,14 @@
+// The release download behind Client::download_release, apart from the client so that it can be
+// driven with any transport.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+
+#include "vertex/licence.hpp"
+
+namespace vertex::licence {
+
+DownloadResult download_release(Transport& transport, const Release& release, const std::filesystem::path& path, std::chrono::milliseconds stall);
+
+}  // namespace vertex::licence
