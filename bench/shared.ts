@@ -39,7 +39,7 @@ export function serveFloor(floor: Floor) {
   const vars = Object.entries(floor.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const child = wranglerDev(["-c", floor.config, "--inspector-port", String(floor.inspector), ...vars, ...(floor.state ? ["--persist-to", floor.state] : [])], floor.port);
   const url = `http://127.0.0.1:${floor.port}`;
-  return { url, ready: () => waitFor(url, () => true), stop: () => child.kill("SIGTERM") };
+  return { url, pid: child.pid, ready: () => waitFor(url, () => true), stop: () => child.kill("SIGTERM") };
 }
 
 /**
