@@ -83,7 +83,7 @@ const varArgs = (vars: Record<string, string> = {}) => Object.entries(vars).flat
 export function serveFloor(floor: Floor) {
   const child = wranglerDev(["-c", floor.config, "--inspector-port", String(floor.inspector), ...varArgs(floor.vars), ...(floor.state ? ["--persist-to", floor.state] : [])], floor.port);
   const url = `http://127.0.0.1:${floor.port}`;
-  return { url, ready: () => waitFor(url, () => true), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
+  return { url, pid: child.pid, ready: () => waitFor(url, () => true), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
 }
 
 /** A batch the fulfilment queue delivered, as wrangler logs it once the handler returned. */
@@ -109,7 +109,7 @@ export function serveApp(state: string, options: { port: number; inspector: numb
   const url = `http://127.0.0.1:${options.port}`;
   /** Whether the server is gone (it crashed, or something ended it): a bench waiting on it would wait in vain. */
   const gone = () => child.exitCode !== null || child.signalCode !== null;
-  return { url, batches, gone, ready: () => waitFor(`${url}/robots.txt`), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
+  return { url, pid: child.pid, batches, gone, ready: () => waitFor(`${url}/robots.txt`), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
 }
 
 /**
