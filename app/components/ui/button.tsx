@@ -9,7 +9,7 @@ const VARIANTS: Record<ButtonVariant, string> = {
   secondary: "bg-panel-2 text-zinc-100 hover:bg-line",
   ghost: "text-zinc-300 hover:bg-panel-2 hover:text-white",
   outline: "border border-line text-zinc-100 hover:border-accent hover:text-white",
-  danger: "bg-red-600 text-white hover:bg-red-500",
+  danger: "bg-red-600 text-white hover:bg-red-700",
 };
 
 const SIZES: Record<ButtonSize, string> = {
