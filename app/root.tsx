@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { lazy, type ReactNode, Suspense } from "react";
 import {
   isRouteErrorResponse,
   Links,
@@ -11,7 +11,6 @@ import { CartProvider } from "~/components/cart/cart-context";
 import { CartDrawer } from "~/components/cart/cart-drawer";
 import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
-import { DashboardShell } from "~/components/dashboard-shell";
 import { DashboardErrorBoundary, GeneralErrorBoundary, thrownBody } from "~/components/error-boundary";
 import { AccessDenied, NotFoundPage } from "~/components/status-pages";
 import { type ShopSettings, useShop } from "~/components/shop";
@@ -23,6 +22,9 @@ import type { Route } from "./+types/root";
 import { asDashboardShell } from "~/lib/dashboard";
 import { STYLESHEET_INLINED } from "~/lib/stylesheet";
 import stylesheet from "./app.css?url";
+
+// Drawn here only around a refused staff page; the dashboard's own layout imports it as usual.
+const DashboardShell = lazy(() => import("~/components/dashboard-shell").then((module) => ({ default: module.DashboardShell })));
 
 export async function loader({ context }: Route.LoaderArgs): Promise<ShopSettings> {
   // Public and identical for every visitor: nothing here may depend on the session.
@@ -96,9 +98,11 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const shell = isRouteErrorResponse(error) ? asDashboardShell(thrownBody(error).shell) : null;
   if (shell) {
     return (
-      <DashboardShell {...shell}>
-        <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />
-      </DashboardShell>
+      <Suspense>
+        <DashboardShell {...shell}>
+          <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />
+        </DashboardShell>
+      </Suspense>
     );
   }
   return <GeneralErrorBoundary error={error} statusHandlers={{ 403: () => <AccessDenied />, 404: () => <NotFoundPage /> }} />;

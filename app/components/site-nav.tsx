@@ -1,12 +1,15 @@
 // The fixed navigation bar at the top of every page.
 import { Menu, X } from "~/components/icons";
-import { type RefObject, useEffect, useRef, useState } from "react";
+import { lazy, type RefObject, Suspense, useEffect, useRef, useState } from "react";
 import { Link, NavLink } from "react-router";
 import { BRAND } from "~/lib/brand";
-import { AvatarMenu } from "./avatar-menu";
 import { CartButton } from "./cart/cart-drawer";
 import { buttonClass } from "./ui/button";
 import { useViewer } from "./viewer";
+
+// Only signed-in visitors see the menu, and only once the browser has asked who they are: its code
+// is fetched then, not with every public page.
+const AvatarMenu = lazy(() => import("./avatar-menu").then((module) => ({ default: module.AvatarMenu })));
 
 /**
  * Tells the toasts where they may sit over this bar: between its links (from 768 px up) and its
@@ -66,7 +69,9 @@ export function SiteNav({ productsHref }: { productsHref: string }) {
               // As wide as Login and Sign Up, which most visitors of a public page see.
               <span className="h-9 w-9 animate-pulse rounded-full bg-panel-2 sm:w-40" aria-hidden />
             ) : viewer ? (
-              <AvatarMenu viewer={viewer} />
+              <Suspense fallback={<span className="size-9 animate-pulse rounded-full bg-panel-2" aria-hidden />}>
+                <AvatarMenu viewer={viewer} />
+              </Suspense>
             ) : (
               <>
                 <Link to="/auth" className={buttonClass("ghost", "sm", "px-2 sm:px-3")}>

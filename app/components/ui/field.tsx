@@ -1,9 +1,7 @@
 // A labelled input. The label is always tied to its control for screen readers; a field's error
 // is shown under it and announced with it (aria-invalid, aria-describedby).
 import { type InputHTMLAttributes, type ReactNode, type TextareaHTMLAttributes, useId } from "react";
-
-export const inputClass =
-  "h-10 w-full rounded-md border border-line bg-panel-2 px-3 text-sm text-zinc-100 placeholder:text-zinc-500 focus:border-accent focus:outline-none disabled:opacity-50 aria-invalid:border-red-500";
+import { inputClass } from "./input-class";
 
 /** The ids and attributes that tie a control to its hint and error. */
 export function describedBy(id: string, { hint, error }: { hint?: string; error?: string }) {

@@ -6,7 +6,7 @@ import { LocalTime } from "~/components/local-time";
 import { useToast } from "~/components/toaster";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { inputClass } from "~/components/ui/field";
+import { inputClass } from "~/components/ui/input-class";
 
 type Connection = { state: "connecting" } | { state: "open" } | { state: "waiting"; retryAt: number } | { state: "signed-out" };
 

@@ -2,7 +2,7 @@
 // carries the other card's filters along, so filtering one list leaves the other as it was.
 import type { ReactNode } from "react";
 import { Form, useSearchParams, useSubmit } from "react-router";
-import { inputClass } from "~/components/ui/field";
+import { inputClass } from "~/components/ui/input-class";
 
 export type VariantOption = { id: string; title: string };
 

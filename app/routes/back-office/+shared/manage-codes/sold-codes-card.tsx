@@ -6,7 +6,7 @@ import { LocalTime } from "~/components/local-time";
 import { OrderRef } from "~/components/order-ref";
 import { Badge } from "~/components/ui/badge";
 import { Card } from "~/components/ui/card";
-import { inputClass } from "~/components/ui/field";
+import { inputClass } from "~/components/ui/input-class";
 import { FilterForm, VariantFilter, type VariantOption } from "./code-filters";
 import { ScrollList } from "./scroll-list";
 

@@ -11,7 +11,7 @@ import { Bitcoin, CheckCircle, Flame, ShieldCheck, ShoppingCart, Zap } from "~/c
 import { useToast } from "~/components/toaster";
 import { Button } from "~/components/ui/button";
 import { Dialog } from "~/components/ui/dialog";
-import { inputClass } from "~/components/ui/field";
+import { inputClass } from "~/components/ui/input-class";
 import { useViewer } from "~/components/viewer";
 import { CryptoDialog } from "./crypto-dialog";
 import type { CryptoCoin } from "~/lib/crypto-orders";
