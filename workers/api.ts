@@ -10,7 +10,7 @@ import type { Problem } from "~/lib/result";
 import { validateLicenceSchema } from "~/lib/schemas/licences";
 import { latestReleaseSchema } from "~/lib/schemas/releases";
 import { latestReleaseAnswer, releaseByLink } from "~/server/hub/release-links.server";
-import { callerOf, clientNetwork } from "~/http/caller.server";
+import { clientAddress, clientNetwork, placeOf } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
@@ -47,8 +47,7 @@ export const api = new Hono<{ Bindings: Env }>();
  */
 async function checkedLicence<S extends typeof validateLicenceSchema | typeof latestReleaseSchema>(c: Context<{ Bindings: Env }>, schema: S) {
   const request = c.req.raw;
-  const caller = callerOf(request);
-  if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientNetwork(caller.ip) })).success) return rateLimited();
+  if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientNetwork(clientAddress(request)) })).success) return rateLimited();
   const body = await readJson(request);
   if (!body.ok) return error({ ...body.problem, code: body.problem.code === "too-large" ? "too-large" : "invalid", message: "The body must be a JSON object of at most 64 KB" });
   const input = checkForm(schema, body.value);
@@ -60,7 +59,7 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
   // A stale replica is harmless here (decision 068): a bind is a conditional write on the primary,
   // and a key that looked free but is taken is read again, fresh, in the same session.
   const answer = await validateLicence(replicaDatabase(c.env.DB), input.value, {
-    place: caller.place,
+    locate: () => placeOf(request),
     leaseMs: offlineLeaseMs(c.env.LICENCE_OFFLINE_HOURS),
     recordCheck: (write) => c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
     admit: async (boundPc) => (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success,

@@ -15,8 +15,12 @@ const COOKIE_OF: Record<BrowserToken, string> = {
   discordMode: "__Host-discord-mode",
 };
 
-/** Roughly where a request comes from, as Cloudflare located it ("Berlin, DE"), when it did. */
-function placeOf(request: Request): string | null {
+/**
+ * Roughly where a request comes from, as Cloudflare located it ("Berlin, DE"), when it did. The
+ * runtime builds `request.cf` from its serialised form when it is first read, which costs more than
+ * a licence check's own work: callers read it only when they keep the place.
+ */
+export function placeOf(request: Request): string | null {
   const cf = (request as { cf?: { city?: unknown; country?: unknown } }).cf;
   const parts = [cf?.city, cf?.country].filter((part): part is string => typeof part === "string" && part !== "");
   return parts.length > 0 ? parts.join(", ").slice(0, 100) : null;
@@ -57,11 +61,16 @@ export function callerOf(request: Request): Caller {
       const value = cookies.get(name);
       if (value) tokens[token] = value;
     }
+    let place: string | null | undefined;
     caller = {
       ip: clientAddress(request),
       origin: new URL(request.url).origin,
       userAgent: request.headers.get("User-Agent")?.slice(0, 200) ?? null,
-      place: placeOf(request),
+      // Read when a session or a check records it, not for every request.
+      get place() {
+        if (place === undefined) place = placeOf(request);
+        return place;
+      },
       tokens,
     };
     callers.set(request, caller);

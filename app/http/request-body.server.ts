@@ -47,16 +47,19 @@ function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, onOver
  * declared Content-Length is trusted as an upper bound because the runtime frames the body by it:
  * the stream ends there. Only a body of undeclared length needs counting as it is read.
  */
-async function readBody<T>(request: Request, maxBytes: number, read: (body: Response) => Promise<T>, messages: BodyMessages): Promise<Result<T>> {
-  const tooLarge = fail("too-large", messages.tooLarge);
+async function readBody<T>(request: Request, maxBytes: number, read: (body: Request | Response) => Promise<T>, messages: BodyMessages): Promise<Result<T>> {
   const declared = request.headers.get("Content-Length");
-  if (Number(declared ?? 0) > maxBytes) return tooLarge;
+  if (Number(declared ?? 0) > maxBytes) return fail("too-large", messages.tooLarge);
   let overflowed = false;
-  const stream = declared === null && request.body ? cappedStream(request.body, maxBytes, () => (overflowed = true)) : request.body;
+  // A body of declared length is read as it is; only one without is read through the counter.
+  const body =
+    declared === null && request.body
+      ? new Response(cappedStream(request.body, maxBytes, () => (overflowed = true)), { headers: { "Content-Type": request.headers.get("Content-Type") ?? "" } })
+      : request;
   try {
-    return ok(await read(new Response(stream, { headers: { "Content-Type": request.headers.get("Content-Type") ?? "" } })));
+    return ok(await read(body));
   } catch {
-    return overflowed ? tooLarge : fail("invalid", messages.unreadable);
+    return fail(overflowed ? "too-large" : "invalid", overflowed ? messages.tooLarge : messages.unreadable);
   }
 }
 
