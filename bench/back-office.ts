@@ -7,11 +7,11 @@
 // of the 50,000 rows arrived. Checks the goals (p95 under 200 ms) and writes the figures to
 // bench/results/back-office.json and into the README between the back-office bench markers.
 import { execFileSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertFree, publish, queryD1, serveWithTrivial, wrangler } from "./shared.ts";
+import { adminSession, assertFree, publish, queryD1, serveWithTrivial, wrangler } from "./shared.ts";
 
 const ACCOUNTS = 20_000;
 const CODES = 100_000;
@@ -44,7 +44,7 @@ const txidOf = (n: number) => createHash("sha256").update(`bench-tx-${n}`).diges
  * table. Card orders 1..38,000 and crypto orders each hold the code with the same number; the
  * first 30,000 card orders belong to accounts, the rest to buyers without one.
  */
-function seedSql(adminSession: string, now: number): string {
+function seedSql(admin: string[], now: number): string {
   const spread = `(${now} - (n * 37) % (60 * ${DAY}))`;
   const variant = (expr: string) => `case ${expr} % 4 ${VARIANTS.map((v, i) => `when ${i} then '${v.id}'`).join(" ")} end`;
   const variantTitle = (expr: string) => `case ${expr} % 4 ${VARIANTS.map((v, i) => `when ${i} then '${v.title}'`).join(" ")} end`;
@@ -52,10 +52,7 @@ function seedSql(adminSession: string, now: number): string {
   return [
     `${series(ACCOUNTS)} insert into users (id, email, password_hash, email_verified_at, created_at) select 'bench-user-' || n, 'buyer' || n || '@bench.test', null, ${now}, ${now} - n * 60000 from s;`,
     `${series(ACCOUNTS)} insert into profiles (id, username, created_at) select 'bench-user-' || n, 'buyer' || n, ${now} - n * 60000 from s;`,
-    `insert into users (id, email, password_hash, email_verified_at, created_at) values ('bench-admin', 'admin@bench.test', null, ${now}, ${now});`,
-    `insert into profiles (id, username, created_at) values ('bench-admin', 'benchadmin', ${now});`,
-    `insert into user_roles (user_id, role) values ('bench-admin', 'admin');`,
-    `insert into sessions (id, public_id, user_id, created_at, last_seen_at, expires_at) values ('${adminSession}', 'bench-session', 'bench-admin', ${now}, ${now}, ${now + 30 * DAY});`,
+    ...admin,
     // Codes: 1..46,000 sold (card orders, then crypto orders), the rest available.
     `${series(CODES)} insert into product_codes (id, variant_id, variant_title, code, is_used, used_at, customer_email, order_id, order_line_id, unit_index, created_at)
       select n, ${variant("n")}, ${variantTitle("n")}, 'BENCH-KEY-' || substr('000000' || n, -6),
@@ -156,10 +153,10 @@ async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
   for (const port of [APP_PORT, TRIVIAL_PORT, ...INSPECTOR_PORTS]) await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-back-office-"));
-  const token = randomBytes(32).toString("base64url");
-  const cookie = `__Host-session=${token}`;
+  const now = Date.now();
+  const { statements, cookie } = adminSession(now, 30);
   const seedFile = join(state, "seed.sql");
-  writeFileSync(seedFile, seedSql(createHash("sha256").update(token).digest("hex"), Date.now()));
+  writeFileSync(seedFile, seedSql(statements, now));
   wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
   let started = performance.now();
   wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", seedFile]);

@@ -13,7 +13,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { buildApp, publish, seedD1, serveApp, serveFloor } from "./shared.ts";
+import { adminSession, buildApp, publish, seedD1, serveApp, serveFloor } from "./shared.ts";
 
 const PART = 8 * 1024 ** 2;
 const PARTS = Number(process.env.BENCH_RELEASE_PARTS ?? 128);
@@ -24,7 +24,6 @@ const INSPECTOR_PORT = 8861;
 const FLOOR_PORT = 8862;
 const FLOOR_INSPECTOR_PORT = 8863;
 const SAMPLE_MS = 50;
-const DAY = 86_400_000;
 const MiB = 1024 ** 2;
 
 /** Part n of the file: one random 8 MiB block with the part's number written into its start. */
@@ -234,15 +233,8 @@ function floorTarget(base: string, pids: number[]): Target {
 
 async function main() {
   const state = await buildApp("releases", [APP_PORT, INSPECTOR_PORT, FLOOR_PORT, FLOOR_INSPECTOR_PORT]);
-  const token = randomBytes(32).toString("base64url");
-  const cookie = `__Host-session=${token}`;
-  const now = Date.now();
-  seedD1(state, "seed", [
-    `insert into users (id, email, password_hash, email_verified_at, created_at) values ('bench-admin', 'admin@bench.test', null, ${now}, ${now});`,
-    `insert into profiles (id, username, created_at) values ('bench-admin', 'benchadmin', ${now});`,
-    `insert into user_roles (user_id, role) values ('bench-admin', 'admin');`,
-    `insert into sessions (id, public_id, user_id, created_at, last_seen_at, expires_at) values ('${createHash("sha256").update(token).digest("hex")}', 'bench-session', 'bench-admin', ${now}, ${now}, ${now + DAY});`,
-  ]);
+  const { statements, cookie } = adminSession(Date.now(), 1);
+  seedD1(state, "seed", statements);
   const app = serveApp(state, { port: APP_PORT, inspector: INSPECTOR_PORT });
   const floor = serveFloor({ config: "bench/floors/release-floor.wrangler.toml", port: FLOOR_PORT, inspector: FLOOR_INSPECTOR_PORT, state: join(state, "floor") });
   const base = app.url;

@@ -2,7 +2,7 @@
 // and a place for the figures (bench/results/<name>.json and the README between the <name> bench
 // markers).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { createHmac } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -210,6 +210,24 @@ export function seedD1(state: string, name: string, statements: string[]) {
 }
 
 /** The ratio a / b to two decimals, as the goals are written ("0.8×"). */
+/**
+ * A signed-in admin for a bench that drives staff pages: the statements that create the account
+ * and its session (valid for `days`), and the cookie that presents it.
+ */
+export function adminSession(now: number, days: number): { statements: string[]; cookie: string } {
+  const token = randomBytes(32).toString("base64url");
+  const day = 24 * 60 * 60 * 1000;
+  return {
+    cookie: `__Host-session=${token}`,
+    statements: [
+      `insert into users (id, email, password_hash, email_verified_at, created_at) values ('bench-admin', 'admin@bench.test', null, ${now}, ${now});`,
+      `insert into profiles (id, username, created_at) values ('bench-admin', 'benchadmin', ${now});`,
+      `insert into user_roles (user_id, role) values ('bench-admin', 'admin');`,
+      `insert into sessions (id, public_id, user_id, created_at, last_seen_at, expires_at) values ('${createHash("sha256").update(token).digest("hex")}', 'bench-session', 'bench-admin', ${now}, ${now}, ${now + days * day});`,
+    ],
+  };
+}
+
 export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** Runs a wrangler command quietly and returns what it printed. */
