@@ -54,9 +54,9 @@ export default {
     // Machine callers first: they prove themselves by signature or key, not by session or origin.
     if (pathname.startsWith("/webhooks/")) return webhooks.fetch(request, env, ctx);
     if (pathname.startsWith(API_PREFIX)) return api.fetch(request, env, ctx);
-    const nonce = createNonce();
-    const csp = { nonce, scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV };
-    if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), csp);
+    // A page's policy and nonce are made when it is rendered: a cached copy is served with its own.
+    const policy = async () => ({ nonce: createNonce(), scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV });
+    if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), await policy());
 
     const db = database(env.DB);
     if (pathname === CHAT_PATH) return connectToChat(request, env, db);
@@ -69,9 +69,12 @@ export default {
       await seeded;
     }
 
-    const context = new RouterContextProvider();
-    context.set(appContext, { env, ctx, db, catalogue: catalogueFor(env), nonce });
-    const render = async () => withSecurityHeaders(forFirstPaint(await handleRequest(request, context)), csp, request.method);
+    const render = async () => {
+      const csp = await policy();
+      const context = new RouterContextProvider();
+      context.set(appContext, { env, ctx, db, catalogue: catalogueFor(env), nonce: csp.nonce });
+      return withSecurityHeaders(forFirstPaint(await handleRequest(request, context)), csp, request.method);
+    };
     // Development always renders fresh; elsewhere public pages are served from the edge cache
     // unless EDGE_CACHE is "off".
     const edgeCache = import.meta.env.MODE !== "development" && env.EDGE_CACHE !== "off";

@@ -9,10 +9,11 @@ export const PAGE_MAX_AGE = 60;
 export const PAGE_STALE_WHILE_REVALIDATE = 600;
 export const PUBLIC_CACHE_CONTROL = `public, max-age=${PAGE_MAX_AGE}, stale-while-revalidate=${PAGE_STALE_WHILE_REVALIDATE}`;
 
-// Bookkeeping headers on Cache API copies (lower case, as Headers iterates them).
+// Bookkeeping headers on Cache API copies, and those a served copy is given afresh (lower case, as
+// Headers iterates them).
 const STORED_AT = "x-edge-stored-at";
 const ORIGINAL_CACHE_CONTROL = "x-edge-cache-control";
-const INTERNAL_HEADERS = [STORED_AT, ORIGINAL_CACHE_CONTROL, "cache-control"];
+const INTERNAL_HEADERS = [STORED_AT, ORIGINAL_CACHE_CONTROL, "cache-control", "age", "x-cache"];
 const MEMORY_MAX_ENTRIES = 200;
 const MEMORY_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -41,6 +42,9 @@ interface StoredPage {
   status: number;
   headers: [string, string][];
   cacheControl: string;
+  /** `cacheControl`'s lifetimes in seconds, read once when the copy is kept, not at every hit. */
+  maxAge: number;
+  swr: number;
   storedAt: number;
 }
 
@@ -89,17 +93,19 @@ function isStorable(response: Response): boolean {
 
 async function store(cache: () => Promise<Cache>, url: string, response: Response, now: number): Promise<void> {
   const cacheControl = response.headers.get("Cache-Control")!;
+  const { maxAge, swr } = directives(cacheControl);
   const page: StoredPage = {
     body: new Uint8Array(await response.arrayBuffer()),
     status: response.status,
     headers: [...response.headers].filter(([name]) => !INTERNAL_HEADERS.includes(name)),
     cacheControl,
+    maxAge,
+    swr,
     storedAt: now,
   };
   // Checked after the body is read, with nothing awaited before it is remembered.
   if (isOlderThanPurge(url, now)) return;
   remember(url, page);
-  const { maxAge, swr } = directives(cacheControl);
   const headers = new Headers(page.headers);
   headers.set(STORED_AT, String(now));
   headers.set(ORIGINAL_CACHE_CONTROL, cacheControl);
@@ -116,11 +122,15 @@ async function lookup(cache: () => Promise<Cache>, url: string): Promise<StoredP
   }
   const hit = await (await cache()).match(url);
   if (!hit) return null;
+  const cacheControl = hit.headers.get(ORIGINAL_CACHE_CONTROL) ?? PUBLIC_CACHE_CONTROL;
+  const { maxAge, swr } = directives(cacheControl);
   const page: StoredPage = {
     body: new Uint8Array(await hit.arrayBuffer()),
     status: hit.status,
     headers: [...hit.headers].filter(([name]) => !INTERNAL_HEADERS.includes(name)),
-    cacheControl: hit.headers.get(ORIGINAL_CACHE_CONTROL) ?? PUBLIC_CACHE_CONTROL,
+    cacheControl,
+    maxAge,
+    swr,
     storedAt: Number(hit.headers.get(STORED_AT)),
   };
   if (isOlderThanPurge(url, page.storedAt)) return null;
@@ -129,10 +139,8 @@ async function lookup(cache: () => Promise<Cache>, url: string): Promise<StoredP
 }
 
 function respond(page: StoredPage, age: number, state: "HIT" | "STALE"): Response {
-  const headers = new Headers(page.headers);
-  headers.set("Cache-Control", page.cacheControl);
-  headers.set("Age", String(Math.max(0, Math.floor(age / 1000))));
-  headers.set("X-Cache", state);
+  // The kept headers carry no Cache-Control, Age or X-Cache of their own (INTERNAL_HEADERS).
+  const headers: [string, string][] = [...page.headers, ["Cache-Control", page.cacheControl], ["Age", String(Math.max(0, Math.floor(age / 1000)))], ["X-Cache", state]];
   return new Response(page.body, { status: page.status, headers });
 }
 
@@ -150,7 +158,7 @@ export async function serveWithEdgeCache(
   const page = await lookup(cache, url);
   if (page) {
     const age = now - page.storedAt;
-    const { maxAge, swr } = directives(page.cacheControl);
+    const { maxAge, swr } = page;
     if (age <= maxAge * 1000) return respond(page, age, "HIT");
     if (age <= (maxAge + swr) * 1000) {
       const renderedAt = Date.now();
