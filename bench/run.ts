@@ -3,7 +3,7 @@
 //   - requests/s and p50/p99 latency for "/" and a product page, served from the Worker's page
 //     cache, rendered on every request (EDGE_CACHE=off), and as cache misses (render + cache
 //     write), next to a trivial Worker and the page floor (bench/floors/page-floor.js, answering
-//     the cached home page's own bytes and headers from memory) served by the same runtime, bare
+//     each cached page's own bytes and headers from memory) served by the same runtime, bare
 //     and behind the static-asset router as the app is (page-floor.assets.wrangler.toml);
 //   - the gzip size of the JavaScript a browser downloads for the home page, hydration included;
 //   - Lighthouse (mobile) performance and CLS for "/" and the product page, in Debian's Chromium.
@@ -27,12 +27,16 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const servers: ChildProcess[] = [];
 const GOALS = { cachedVsFloor: 0.8, homeJsKB: 125 };
 // Written here from the app's own answer before the page floor starts; never committed.
-const PAGE_FLOOR = { body: "bench/floors/page-floor.html", headers: "bench/floors/page-floor.json" };
+const PAGE_FLOOR = { home: "bench/floors/page-floor.html", product: "bench/floors/page-floor.product.html", headers: "bench/floors/page-floor.json" };
 // Per connection, not per answer: the floor's runtime sets them itself.
 const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length", "date"];
 
 interface Row {
   name: string;
+  /** The page measured; none for the trivial Worker. */
+  path?: string;
+  /** Set on the floors' rows: served bare, or behind the static-asset router as the app is. */
+  floor?: "bare" | "routed";
   rps: number;
   p50: number;
   p99: number;
@@ -70,13 +74,10 @@ async function measure(url: string, path: string, unique = false): Promise<Omit<
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
-/**
- * The cached home page's bytes and headers as autocannon gets them (no Accept-Encoding), written
- * for the page floor to answer from memory.
- */
-async function capturePage(url: string) {
-  const { headers, body } = await new Promise<{ headers: Record<string, string>; body: Buffer }>((resolve, reject) => {
-    request(`${url}/`, (res) => {
+/** A cached page's bytes and headers as autocannon gets them (no Accept-Encoding). */
+function capture(url: string) {
+  return new Promise<{ headers: Record<string, string>; body: Buffer }>((resolve, reject) => {
+    request(url, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () => resolve({ headers: res.headers as Record<string, string>, body: Buffer.concat(chunks) }));
@@ -85,9 +86,19 @@ async function capturePage(url: string) {
       .on("error", reject)
       .end();
   });
-  writeFileSync(PAGE_FLOOR.body, body);
-  writeFileSync(PAGE_FLOOR.headers, JSON.stringify(Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.includes(name)))));
-  return body.byteLength;
+}
+
+/**
+ * The cached home and product pages, written for the page floor to answer from memory: each path
+ * its own bytes and headers.
+ */
+async function capturePages(url: string) {
+  const [home, product] = [await capture(`${url}/`), await capture(url + PRODUCT)];
+  const kept = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.includes(name)));
+  writeFileSync(PAGE_FLOOR.home, home.body);
+  writeFileSync(PAGE_FLOOR.product, product.body);
+  writeFileSync(PAGE_FLOOR.headers, JSON.stringify({ productPath: PRODUCT, home: kept(home.headers), product: kept(product.headers) }));
+  return { home: home.body.byteLength, product: product.body.byteLength };
 }
 
 /** The JavaScript a browser downloads for "/" until the network is idle (hydration included), gzipped. */
@@ -151,15 +162,18 @@ async function audit(url: string) {
 }
 
 function table(results: Results) {
-  const [trivial, floor, routedFloor] = results.load as [Row, Row, Row];
+  const trivial = results.load[0]!;
+  // Each page's rows are compared with the floors' rows for the same path: the same bytes.
+  const floorOf = (r: Row, routed: boolean) => results.load.find((f) => f.path === r.path && f.floor === (routed ? "routed" : "bare"))!;
   const cached = results.load.filter((r) => r.name.endsWith(" cached"));
   const pass = (ok: boolean) => (ok ? "pass" : "**fail**");
+  const versus = (r: Row, routed: boolean) => (r.path ? `${ratio(r.rps, floorOf(r, routed).rps)}×` : "");
   const rows = [
-    "| scenario | req/s | p50 ms | p99 ms | vs trivial | vs page floor | vs page floor behind the router |",
+    "| scenario | req/s | p50 ms | p99 ms | vs trivial | vs page floor (same page) | vs page floor behind the router (same page) |",
     "|---|---:|---:|---:|---:|---:|---:|",
-    ...results.load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, floor.rps)}× | ${ratio(r.rps, routedFloor.rps)}× |`),
+    ...results.load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${versus(r, false)} | ${versus(r, true)} |`),
     "",
-    `Goals: cached pages ≥ ${GOALS.cachedVsFloor}× the page floor's req/s: ${cached.map((r) => `${r.name.replace(" cached", "")} ${ratio(r.rps, floor.rps)}× (${pass(ratio(r.rps, floor.rps) >= GOALS.cachedVsFloor)}; ${ratio(r.rps, routedFloor.rps)}× the floor behind the local asset router)`).join(", ")}; home page JavaScript as a browser downloads it ≤ ${GOALS.homeJsKB} KB gzip: ${results.js.gzipKB} KB in ${results.js.files} files (${pass(results.js.gzipKB <= GOALS.homeJsKB)}).`,
+    `Goals: cached pages ≥ ${GOALS.cachedVsFloor}× the page floor's req/s for the same page: ${cached.map((r) => `${r.path} ${ratio(r.rps, floorOf(r, false).rps)}× (${pass(ratio(r.rps, floorOf(r, false).rps) >= GOALS.cachedVsFloor)}; ${ratio(r.rps, floorOf(r, true).rps)}× the floor behind the local asset router)`).join(", ")}; home page JavaScript as a browser downloads it ≤ ${GOALS.homeJsKB} KB gzip: ${results.js.gzipKB} KB in ${results.js.files} files (${pass(results.js.gzipKB <= GOALS.homeJsKB)}).`,
     "",
     `| Lighthouse (mobile, median of ${AUDIT_RUNS}) | performance | runs | CLS | LCP ms | TBT ms |`,
     "|---|---:|---:|---:|---:|---:|",
@@ -183,7 +197,7 @@ async function main() {
     await Promise.all([waitFor(`${cached.url}/`), waitFor(`${fresh.url}/`), waitFor(`${trivial.url}/`)]);
     // Warm every path once so no row pays for first-request compilation.
     for (const url of [cached.url, fresh.url]) for (const path of ["/", PRODUCT]) await fetch(url + path).then((r) => r.text());
-    const pageBytes = await capturePage(cached.url);
+    const pageBytes = await capturePages(cached.url);
     const floor = serveFloor({ config: "bench/floors/page-floor.wrangler.toml", port: 4184, inspector: 9304 });
     const routedFloor = serveFloor({ config: "bench/floors/page-floor.assets.wrangler.toml", port: 4185, inspector: 9305 });
     floorStop = () => {
@@ -191,26 +205,29 @@ async function main() {
       routedFloor.stop();
     };
     await Promise.all([floor.ready(), routedFloor.ready()]);
-    console.log(`page floor answers the cached home page's ${pageBytes} bytes`);
+    console.log(`page floor answers the cached pages' bytes: / ${pageBytes.home}, ${PRODUCT} ${pageBytes.product}`);
 
     const load: Row[] = [];
-    const run = async (name: string, url: string, path: string, unique = false) => {
-      const row = { name, ...(await measure(url, path, unique)) };
-      load.push(row);
-      console.log(row);
+    const run = async (row: Omit<Row, "rps" | "p50" | "p99">, url: string, unique = false) => {
+      const measured = { ...row, ...(await measure(url, row.path ?? "/", unique)) };
+      load.push(measured);
+      console.log(measured);
     };
-    await run("trivial Worker (mean of first and last run)", trivial.url, "/");
-    await run("page floor: the cached / bytes from memory (mean of first and last run)", floor.url, "/");
-    await run("page floor behind the static-asset router, as the app is served (mean of first and last run)", routedFloor.url, "/");
-    await run("/ cached", cached.url, "/");
-    await run("/ uncached (rendered every request)", fresh.url, "/");
-    await run("/ cache miss (render + cache write)", cached.url, "/", true);
-    await run(`${PRODUCT} cached`, cached.url, PRODUCT);
-    await run(`${PRODUCT} uncached (rendered every request)`, fresh.url, PRODUCT);
-    await run(`${PRODUCT} cache miss (render + cache write)`, cached.url, PRODUCT, true);
-    // The baselines again at the end, averaged with the first: the machine's state drifts.
-    for (const [row, url] of [[load[0]!, trivial.url], [load[1]!, floor.url], [load[2]!, routedFloor.url]] as const) {
-      const again = await measure(url, "/");
+    // The baselines: measured first and again at the end, and averaged, since the machine's state drifts.
+    const baselines: [Omit<Row, "rps" | "p50" | "p99">, string][] = [[{ name: "trivial Worker (mean of first and last run)" }, trivial.url]];
+    for (const path of ["/", PRODUCT]) {
+      baselines.push([{ name: `page floor: the cached ${path} bytes from memory (mean of first and last run)`, path, floor: "bare" }, floor.url]);
+      baselines.push([{ name: `page floor behind the static-asset router, as the app is served: ${path} (mean of first and last run)`, path, floor: "routed" }, routedFloor.url]);
+    }
+    for (const [row, url] of baselines) await run(row, url);
+    for (const path of ["/", PRODUCT]) {
+      await run({ name: `${path} cached`, path }, cached.url);
+      await run({ name: `${path} uncached (rendered every request)`, path }, fresh.url);
+      await run({ name: `${path} cache miss (render + cache write)`, path }, cached.url, true);
+    }
+    for (const [i, [, url]] of baselines.entries()) {
+      const row = load[i]!;
+      const again = await measure(url, row.path ?? "/");
       Object.assign(row, { rps: Math.round((row.rps + again.rps) / 2), p50: (row.p50 + again.p50) / 2, p99: (row.p99 + again.p99) / 2 });
     }
 
