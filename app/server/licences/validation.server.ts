@@ -89,7 +89,7 @@ export const ownerBanned = sql<number>`exists (select 1 from ${users} where lowe
 
 // The check's one read, written once per isolate: drizzle builds its SQL from the schema, and each
 // check only binds its key and PC and runs it on its own D1 session. Building and mapping the query
-// through the ORM on every check cost about a tenth of the check's CPU (decision 076).
+// through the ORM on every check cost about a tenth of the check's CPU (decision 077).
 const licenceSelection = {
   ...getTableColumns(licences),
   hwidBanned: sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${sql.placeholder("hwid")})`,
