@@ -1,4 +1,4 @@
-import { lazy, type ReactNode, Suspense } from "react";
+import { type ReactNode, Suspense } from "react";
 import {
   isRouteErrorResponse,
   Links,
@@ -15,6 +15,7 @@ import { DashboardErrorBoundary, GeneralErrorBoundary, thrownBody } from "~/comp
 import { AccessDenied, NotFoundPage } from "~/components/status-pages";
 import { type ShopSettings, useShop } from "~/components/shop";
 import { IntroHeadScript, ScrollRestorer } from "~/components/document-scripts";
+import { lazyComponent } from "~/components/lazy";
 import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
@@ -24,7 +25,7 @@ import { STYLESHEET_INLINED } from "~/lib/stylesheet";
 import stylesheet from "./app.css?url";
 
 // Drawn here only around a refused staff page; the dashboard's own layout imports it as usual.
-const DashboardShell = lazy(() => import("~/components/dashboard-shell").then((module) => ({ default: module.DashboardShell })));
+const DashboardShell = lazyComponent(() => import("~/components/dashboard-shell").then((module) => module.DashboardShell));
 
 export async function loader({ context }: Route.LoaderArgs): Promise<ShopSettings> {
   // Public and identical for every visitor: nothing here may depend on the session.
@@ -97,11 +98,11 @@ export default function App() {
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const shell = isRouteErrorResponse(error) ? asDashboardShell(thrownBody(error).shell) : null;
   if (shell) {
+    const refusal = <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />;
     return (
-      <Suspense>
-        <DashboardShell {...shell}>
-          <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />
-        </DashboardShell>
+      // The calm message alone until the shell's code is there (on the server, one step later).
+      <Suspense fallback={refusal}>
+        <DashboardShell {...shell}>{refusal}</DashboardShell>
       </Suspense>
     );
   }

@@ -1,15 +1,16 @@
 // The fixed navigation bar at the top of every page.
 import { Menu, X } from "~/components/icons";
-import { lazy, type RefObject, Suspense, useEffect, useRef, useState } from "react";
+import { type RefObject, Suspense, useEffect, useRef, useState } from "react";
 import { Link, NavLink } from "react-router";
 import { BRAND } from "~/lib/brand";
 import { CartButton } from "./cart/cart-drawer";
+import { lazyComponent } from "./lazy";
 import { buttonClass } from "./ui/button";
 import { useViewer } from "./viewer";
 
 // Only signed-in visitors see the menu, and only once the browser has asked who they are: its code
 // is fetched then, not with every public page.
-const AvatarMenu = lazy(() => import("./avatar-menu").then((module) => ({ default: module.AvatarMenu })));
+const AvatarMenu = lazyComponent(() => import("./avatar-menu").then((module) => module.AvatarMenu));
 
 /**
  * Tells the toasts where they may sit over this bar: between its links (from 768 px up) and its

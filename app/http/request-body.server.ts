@@ -48,8 +48,10 @@ function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, onOver
  * the stream ends there. Only a body of undeclared length needs counting as it is read.
  */
 async function readBody<T>(request: Request, maxBytes: number, read: (body: Request | Response) => Promise<T>, messages: BodyMessages): Promise<Result<T>> {
-  const declared = request.headers.get("Content-Length");
-  if (Number(declared ?? 0) > maxBytes) return fail("too-large", messages.tooLarge);
+  // Anything but digits is no length at all, and the body is counted as it is read.
+  const length = request.headers.get("Content-Length");
+  const declared = length !== null && /^\d+$/.test(length) ? Number(length) : null;
+  if ((declared ?? 0) > maxBytes) return fail("too-large", messages.tooLarge);
   let overflowed = false;
   // A body of declared length is read as it is; only one without is read through the counter.
   const body =

@@ -66,6 +66,37 @@ test("the storefront downloads none of the back office's code", async ({ page })
   expect(scripts).not.toContain(staffOnly[0]);
 });
 
+test("the cart's panel is fetched on demand, and a chunk that fails to arrive reloads the page once", async ({ page }) => {
+  const panelChunk = /\/assets\/cart-panel-[\w-]+\.js$/;
+  const fetched: string[] = [];
+  page.on("request", (request) => {
+    if (panelChunk.test(new URL(request.url()).pathname)) fetched.push(request.url());
+  });
+  // Until the page has been loaded a second time, every request for the panel's code is dropped.
+  let loads = 0;
+  let dropped = 0;
+  page.on("load", () => loads++);
+  await page.route(panelChunk, (route) => {
+    if (loads >= 2) return route.continue();
+    dropped++;
+    return route.abort("connectionreset");
+  });
+
+  await page.goto("/");
+  await hydrated(page);
+  expect(fetched).toEqual([]);
+
+  // The click fetches the panel, which fails: the page loads afresh instead of breaking.
+  await page.evaluate(() => Object.assign(window, { beforeTheReload: true }));
+  await page.getByRole("button", { name: "Open cart, 0 items" }).click();
+  await page.waitForFunction(() => !("beforeTheReload" in window));
+  await hydrated(page);
+  await page.getByRole("button", { name: "Open cart, 0 items" }).click();
+  await expect(page.getByRole("dialog", { name: "Shopping Cart" })).toBeVisible();
+  expect(dropped).toBeGreaterThan(0);
+  expect(fetched.length).toBeGreaterThan(dropped);
+});
+
 test("a production build has no development pages: no mailbox, simulated chain or simulated Discord", async ({ request }) => {
   for (const path of ["/dev/mail", "/dev/chain", "/dev/discord"]) {
     const response = await request.get(path);

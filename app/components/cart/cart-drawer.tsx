@@ -1,12 +1,15 @@
 // The cart drawer: slides in from the right with the lines, a recommended add-on and checkout;
 // and the navigation's cart button that opens it.
-import { lazy, Suspense, useEffect, useState } from "react";
+import { Suspense, useEffect, useState } from "react";
 import { itemCount } from "~/lib/cart";
 import { ShoppingCart } from "../icons";
+import { lazyComponent } from "../lazy";
 import { useCart } from "./cart-context";
 
 const loadPanel = () => import("./cart-panel");
-const CartPanel = lazy(loadPanel);
+const CartPanel = lazyComponent(() => loadPanel().then((module) => module.default));
+// Fetched ahead of the click; a failure here is met again, and handled, when the panel is drawn.
+const preloadPanel = () => void loadPanel().catch(() => undefined);
 
 /** Rendered only once the cart has been opened: until then there is nothing to show. */
 export function CartDrawer() {
@@ -30,8 +33,8 @@ export function CartButton() {
       type="button"
       onClick={() => setOpen(true)}
       // Fetched as the pointer or focus arrives, so the panel is there by the click.
-      onPointerEnter={loadPanel}
-      onFocus={loadPanel}
+      onPointerEnter={preloadPanel}
+      onFocus={preloadPanel}
       className="relative rounded-md p-1.5 text-zinc-300 hover:text-white sm:p-2"
       aria-label={`Open cart, ${count} item${count === 1 ? "" : "s"}`}
     >

@@ -1,0 +1,24 @@
+// Components fetched when first needed. A chunk that does not arrive (a dropped connection, or a
+// page opened before a deploy asking for a file that is gone) must not take the page down with it:
+// the page is loaded afresh once, as React Router does for a route's module, and only a second
+// failure reaches the error boundary.
+import { type ComponentType, lazy } from "react";
+
+const RELOADED = "lazy-chunk-reloaded";
+
+/** `React.lazy` for a component fetched on demand, reloading the page once if its chunk fails. */
+export function lazyComponent<P extends object>(load: () => Promise<ComponentType<P>>) {
+  return lazy(async () => {
+    try {
+      const component = await load();
+      if (typeof window !== "undefined") sessionStorage.removeItem(RELOADED);
+      return { default: component };
+    } catch (error) {
+      if (typeof window === "undefined" || sessionStorage.getItem(RELOADED)) throw error;
+      sessionStorage.setItem(RELOADED, "1");
+      window.location.reload();
+      // Nothing to draw meanwhile: the page is on its way again.
+      return new Promise<never>(() => undefined);
+    }
+  });
+}
