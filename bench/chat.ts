@@ -34,7 +34,7 @@ function seedMembers(state: string): Member[] {
     return [
       `insert into users (id, email, password_hash, email_verified_at, created_at) values ('${m.id}', 'bench${i}@example.test', null, ${now}, ${now});`,
       `insert into profiles (id, username, created_at) values ('${m.id}', 'bench${i}', ${now});`,
-      `insert into sessions (id, user_id, created_at, last_seen_at, expires_at) values ('${hash}', '${m.id}', ${now}, ${now}, ${now + 86_400_000});`,
+      `insert into sessions (id, public_id, user_id, created_at, last_seen_at, expires_at) values ('${hash}', 'bench-session-${i}', '${m.id}', ${now}, ${now}, ${now + 86_400_000});`,
     ].join("\n");
   });
   const file = join(state, "seed.sql");
