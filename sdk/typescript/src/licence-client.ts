@@ -4,7 +4,7 @@
 // key built into the program), nonce, key and PC are checked; a VALID answer's signed lease then
 // lets the program work offline, but only while the clock has not been set back. The same checks
 // judge the answer to releases/latest, the program's auto-update (./releases.ts).
-import { type LatestReleaseResult, type ReleaseChannel, releaseVerdict } from "./releases";
+import { type LatestReleaseResult, type ReleaseChannel, releaseVerdict } from "./releases.ts";
 
 export type LicenceCode = "VALID" | "NOT_FOUND" | "NOT_ACTIVATED" | "EXPIRED" | "SUSPENDED" | "REVOKED" | "BANNED" | "HWID_MISMATCH";
 

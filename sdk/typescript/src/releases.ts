@@ -4,7 +4,7 @@
 // file, in Node), never gathered in memory; a download cut off resumes with `Range`.
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import type { CheckResult } from "./licence-client";
+import type { CheckResult } from "./licence-client.ts";
 
 export type ReleaseChannel = "stable" | "beta";
 
