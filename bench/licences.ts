@@ -8,11 +8,11 @@
 // 1.3× the floor's) and writes the figures to bench/results/licences.json and into the README
 // between the licences bench markers.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { assertFree, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries, wrangler } from "./shared.ts";
+import { assertFree, builtConfig, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries, wrangler, wrappedBuild } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -25,7 +25,6 @@ const FLOOR_CONFIG = "bench/floors/licence-floor.wrangler.toml";
 // The second pass: app and floor with their rate-limiting bindings swapped for a no-op
 // (bench/floors/unlimited.js), each from a configuration without `ratelimits`, on the same D1.
 const UNLIMITED_FLOOR_CONFIG = "bench/floors/licence-floor.unlimited.wrangler.toml";
-const UNLIMITED_APP_CONFIG = "build/server/wrangler.unlimited.json";
 const UNLIMITED_PORTS = { app: 9101, floor: 9103, inspectors: [9102, 9104] };
 // The per-key limit is 60 calls in a wall-clock minute. Each known key gets one activation, then
 // two of every 3 × KEYS measured calls: 600 keys stay under the limit even through a whole minute
@@ -129,22 +128,16 @@ async function activateKeys(url: string) {
  * The production build as served, but entered through a module that hands it no-op rate limiters
  * (bench/floors/unlimited.js, copied next to the build), from a configuration without `ratelimits`.
  */
-function writeUnlimitedApp() {
-  const config = JSON.parse(readFileSync("build/server/wrangler.json", "utf8")) as { main: string; ratelimits?: { name: string }[] };
-  const names = (config.ratelimits ?? []).map((binding) => binding.name);
-  copyFileSync("bench/floors/unlimited.js", "build/server/unlimited.js");
-  writeFileSync(
-    "build/server/unlimited-entry.js",
-    `import worker from "./${config.main}";\nimport { unlimited } from "./unlimited.js";\nexport * from "./${config.main}";\nexport default unlimited(worker, ${JSON.stringify(names)});\n`,
-  );
-  writeFileSync(UNLIMITED_APP_CONFIG, JSON.stringify({ ...config, main: "unlimited-entry.js", ratelimits: [] }));
+function writeUnlimitedApp(): string {
+  const names = (builtConfig().ratelimits ?? []).map((binding) => binding.name);
+  return wrappedBuild("unlimited", "unlimited", "unlimited", [names], (config) => ({ ...config, ratelimits: [] }));
 }
 
 /** Floor, app, floor with no-op rate limiters, on the same D1 and keys as the first pass. */
 async function measureUnlimited(state: string) {
-  writeUnlimitedApp();
+  const appConfig = writeUnlimitedApp();
   const floor = serveFloor({ config: UNLIMITED_FLOOR_CONFIG, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
-  const app = serveFloor({ config: UNLIMITED_APP_CONFIG, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
+  const app = serveFloor({ config: appConfig, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
   try {
     await Promise.all([floor.ready(), app.ready()]);
     const before = await measure(floor.url, floor.cpu);

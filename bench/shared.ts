@@ -3,7 +3,7 @@
 // markers).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,6 +84,33 @@ export function serveFloor(floor: Floor) {
   const child = wranglerDev(["-c", floor.config, "--inspector-port", String(floor.inspector), ...varArgs(floor.vars), ...(floor.state ? ["--persist-to", floor.state] : [])], floor.port);
   const url = `http://127.0.0.1:${floor.port}`;
   return { url, pid: child.pid, ready: () => waitFor(url, () => true), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
+}
+
+/** The production build's wrangler configuration, as the build wrote it. */
+export interface BuiltConfig {
+  main: string;
+  ratelimits?: { name: string }[];
+  assets?: unknown;
+  [setting: string]: unknown;
+}
+
+export const builtConfig = () => JSON.parse(readFileSync("build/server/wrangler.json", "utf8")) as BuiltConfig;
+
+/**
+ * The production build served through a bench-only entry: `bench/floors/<module>.js` is copied
+ * next to the build, and its export `wrapper` wraps the build's default export (called with the
+ * export and `args`), from the build's configuration as `configure` changes it. The app's own code
+ * is unchanged. Returns the configuration's path, `build/server/wrangler.<name>.json`.
+ */
+export function wrappedBuild(name: string, module: string, wrapper: string, args: unknown[], configure: (config: BuiltConfig) => BuiltConfig): string {
+  const config = builtConfig();
+  copyFileSync(`bench/floors/${module}.js`, `build/server/${module}.js`);
+  const entry = `${name}-entry.js`;
+  const wrapped = [`import worker from "./${config.main}";`, `import { ${wrapper} } from "./${module}.js";`, `export * from "./${config.main}";`, `export default ${wrapper}(${["worker", ...args.map((arg) => JSON.stringify(arg))].join(", ")});`];
+  writeFileSync(`build/server/${entry}`, `${wrapped.join("\n")}\n`);
+  const path = `build/server/wrangler.${name}.json`;
+  writeFileSync(path, JSON.stringify({ ...configure(config), main: entry }));
+  return path;
 }
 
 /** A batch the fulfilment queue delivered, as wrangler logs it once the handler returned. */
