@@ -9,7 +9,7 @@
 //   - Lighthouse (mobile) performance and CLS for "/" and the product page, in Debian's Chromium.
 // Results go to bench/results/storefront.json and into the README between the bench markers.
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -192,7 +192,10 @@ async function main() {
   let floorStop = () => {};
   try {
     const cached = start("app", ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", "9301"], 4181);
-    const fresh = start("app, edge cache off", ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", "9302", "--var", "EDGE_CACHE:off"], 4182);
+    // Its own copy of the migrated D1: two processes on one SQLite file lock each other out.
+    const freshState = join(state, "edge-cache-off");
+    cpSync(join(state, "v3"), join(freshState, "v3"), { recursive: true });
+    const fresh = start("app, edge cache off", ["-c", "build/server/wrangler.json", "--persist-to", freshState, "--inspector-port", "9302", "--var", "EDGE_CACHE:off"], 4182);
     const trivial = start("trivial", ["-c", "bench/trivial.wrangler.toml", "--inspector-port", "9303"], 4183);
     await Promise.all([waitFor(`${cached.url}/`), waitFor(`${fresh.url}/`), waitFor(`${trivial.url}/`)]);
     // Warm every path once so no row pays for first-request compilation.
@@ -212,6 +215,7 @@ async function main() {
       const measured = { ...row, ...(await measure(url, row.path ?? "/", unique)) };
       load.push(measured);
       console.log(measured);
+      return measured;
     };
     // The baselines: measured first and again at the end, and averaged, since the machine's state drifts.
     const baselines: [Omit<Row, "rps" | "p50" | "p99">, string][] = [[{ name: "trivial Worker (mean of first and last run)" }, trivial.url]];
@@ -219,14 +223,14 @@ async function main() {
       baselines.push([{ name: `page floor: the cached ${path} bytes from memory (mean of first and last run)`, path, floor: "bare" }, floor.url]);
       baselines.push([{ name: `page floor behind the static-asset router, as the app is served: ${path} (mean of first and last run)`, path, floor: "routed" }, routedFloor.url]);
     }
-    for (const [row, url] of baselines) await run(row, url);
+    const measuredBaselines: [Row, string][] = [];
+    for (const [row, url] of baselines) measuredBaselines.push([await run(row, url), url]);
     for (const path of ["/", PRODUCT]) {
       await run({ name: `${path} cached`, path }, cached.url);
       await run({ name: `${path} uncached (rendered every request)`, path }, fresh.url);
       await run({ name: `${path} cache miss (render + cache write)`, path }, cached.url, true);
     }
-    for (const [i, [, url]] of baselines.entries()) {
-      const row = load[i]!;
+    for (const [row, url] of measuredBaselines) {
       const again = await measure(url, row.path ?? "/");
       Object.assign(row, { rps: Math.round((row.rps + again.rps) / 2), p50: (row.p50 + again.p50) / 2, p99: (row.p99 + again.p99) / 2 });
     }

@@ -45,11 +45,15 @@ describe("sign-up validation", () => {
     it(`refuses a ${name} with the form's message, next to its field`, async () => {
       const form = { intent: "signup", ...valid(), ...override };
       expect(checkForm(authSchema, form)).toEqual({ ok: false, problem: { code: "invalid", message, field } });
-      const response = await call("/auth", { form, ip: unique("ip") });
+      // Where the sign-up form posts to.
+      const response = await call("/auth?mode=signup", { form, ip: unique("ip") });
       expect(response.status).toBe(400);
       const body = await response.text();
       expect(body).toContain("Validation Error");
       expect(body).toContain(message);
+      // The page the form's plain POST gets back (sent before scripts ran) marks that field, and only it.
+      expect(body).toMatch(new RegExp(`<input[^>]*aria-invalid="true"[^>]*name="${field}"`));
+      expect(body.match(/<input[^>]*aria-invalid="true"/g)).toHaveLength(1);
     });
   }
 

@@ -31,11 +31,14 @@ const serverBuild = () => import("virtual:react-router/server-build").then(withE
 // Handed a function, React Router derives its routes from the build again for every request: what
 // development needs (an edit takes effect at once), and a fifth of an uncached page's CPU anywhere
 // else. So outside development the build is loaded and derived once, on the first page request.
-const developmentHandler = createRequestHandler(serverBuild, import.meta.env.MODE);
+let developmentHandler: RequestHandler | undefined;
 let builtHandler: Promise<RequestHandler> | undefined;
 
 function handleRequest(request: Request, context: RouterContextProvider): Promise<Response> {
-  if (import.meta.env.DEV) return developmentHandler(request, context);
+  if (import.meta.env.DEV) {
+    developmentHandler ??= createRequestHandler(serverBuild, import.meta.env.MODE);
+    return developmentHandler(request, context);
+  }
   builtHandler ??= serverBuild().then(
     (build) => createRequestHandler(build, import.meta.env.MODE),
     (error: unknown) => {

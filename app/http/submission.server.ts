@@ -14,7 +14,16 @@ export async function readFields(request: Request): Promise<Record<string, strin
   return fields.value;
 }
 
-/** The form checked with `schema`: its output, or the first problem and every field's message. */
+/** Longer than any intent of ours: a refused form's intent is echoed only for matching, never shown. */
+const MAX_INTENT_LENGTH = 50;
+
+/**
+ * The form checked with `schema`: its output, or the first problem, every field's message and the
+ * intent the form was sent with, so a page with several forms shows the answer on the one sent
+ * (a form sent before the page's scripts ran is checked only here).
+ */
 export async function readSubmission<S extends v.GenericSchema>(request: Request, schema: S): Promise<Submission<v.InferOutput<S>>> {
-  return checkSubmission(schema, await readFields(request));
+  const fields = await readFields(request);
+  const checked = checkSubmission(schema, fields);
+  return checked.ok || !fields.intent ? checked : { ...checked, intent: fields.intent.slice(0, MAX_INTENT_LENGTH) };
 }

@@ -6,7 +6,8 @@ import { fail, type Problem, type Result } from "./result";
 export type FieldErrors = Record<string, string>;
 
 /** A form's verdict: its output, or the first problem (for the toast) with every field's message. */
-export type Submission<T> = { ok: true; value: T } | { ok: false; problem: Problem; fieldErrors: FieldErrors };
+/** A checked form. A refused one also names the `intent` it was sent with: which of a page's forms it was. */
+export type Submission<T> = { ok: true; value: T } | { ok: false; problem: Problem; fieldErrors: FieldErrors; intent?: string };
 
 function fieldOf(issue: v.BaseIssue<unknown>): string | undefined {
   const key = issue.path?.[0]?.key;

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { confirmFromMailbox, linkFromMailbox, logIn, signUp, uniqueName } from "./helpers";
 
 test("sign up, verify from the mailbox, log in, see the dashboard, log out", async ({ page }) => {
@@ -50,6 +50,41 @@ test("sign up, verify from the mailbox, log in, see the dashboard, log out", asy
 
   await page.goto("/dashboard");
   await expect(page).toHaveURL(/\/auth$/);
+});
+
+/** Fills the sign-up form with a username the schema refuses. */
+async function fillShortUsername(page: Page) {
+  const username = uniqueName("e2e");
+  await page.getByLabel("Username").fill("ab");
+  await page.getByLabel("Email").fill(`${username}@example.test`);
+  await page.getByLabel("Password").fill("e2e-password-1");
+}
+
+test.describe("without scripts", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("the server's answer to a sign-up marks the field it is about", async ({ page }) => {
+    await page.goto("/auth?mode=signup");
+    await fillShortUsername(page);
+    await page.getByRole("button", { name: "Create Account" }).click();
+    await expect(page.getByLabel("Username")).toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByLabel("Username")).toHaveAccessibleDescription("Username must be at least 3 characters");
+    await expect(page.getByLabel("Email")).not.toHaveAttribute("aria-invalid", "true");
+  });
+});
+
+test("a sign-up sent before scripts ran keeps its field marked once they run", async ({ page }) => {
+  // The form page's scripts never arrive, so the form is sent as a plain POST; the answer's page gets them.
+  let scripts = false;
+  await page.route("**/*", (route) => (!scripts && route.request().resourceType() === "script" ? route.abort() : route.continue()));
+  await page.goto("/auth?mode=signup");
+  await fillShortUsername(page);
+  scripts = true;
+  await page.getByRole("button", { name: "Create Account" }).click();
+  // The toast is shown by script: the answer's page has hydrated.
+  await expect(page.getByRole("list", { name: "Notifications" }).getByText("Username must be at least 3 characters")).toBeVisible();
+  await expect(page.getByLabel("Username")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByLabel("Username")).toHaveAccessibleDescription("Username must be at least 3 characters");
 });
 
 test("a member who opens an admin page is told so and sent back to the dashboard", async ({ page }) => {

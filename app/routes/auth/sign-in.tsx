@@ -99,11 +99,14 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
     if (result.intent === "signup" && result.ok) setSearchParams({}, { replace: true });
   }, [result, toast, setSearchParams]);
 
-  // A form's messages belong to the mode they were shown in.
-  useEffect(() => {
+  // A form's messages belong to the mode they were shown in: switching modes clears them (not the
+  // first render, which may carry the server's answer to a form sent before scripts ran).
+  const [formsMode, setFormsMode] = useState(mode);
+  if (mode !== formsMode) {
+    setFormsMode(mode);
     clearLogin();
     clearSignup();
-  }, [mode, clearLogin, clearSignup]);
+  }
 
   const unverified = result?.intent === "login" && !result.ok && result.problem.code === "forbidden" && result.problem.message !== ACCOUNT_SUSPENDED;
   const showResend = mode === "login" && (unverified || result?.intent === "resend");
