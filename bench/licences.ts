@@ -34,6 +34,9 @@ const UNITS_PER_ORDER = 50;
 const VARIANT = 7_100_000_001;
 const CODES = ["VALID", "HWID_MISMATCH", "NOT_FOUND"] as const;
 const GOALS = { throughput: 0.8, p99: 1.3 };
+// One run of 10 s moves by more than the goals' margins from one run to the next (0.72× to 0.82× for
+// the same build): every Worker is run this many times, in turns, and each row is the median.
+const ROUNDS = 3;
 const SALE_DELIVERY = "bench-order-";
 
 interface Row {
@@ -133,26 +136,54 @@ function writeUnlimitedApp(): string {
   return wrappedBuild("unlimited", "unlimited", "unlimited", [names], (config) => ({ ...config, ratelimits: [] }));
 }
 
-/** Floor, app, floor with no-op rate limiters, on the same D1 and keys as the first pass. */
+/** Floor and app with no-op rate limiters, in turns, on the same D1 and keys as the first pass. */
 async function measureUnlimited(state: string) {
   const appConfig = writeUnlimitedApp();
   const floor = serveFloor({ config: UNLIMITED_FLOOR_CONFIG, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
   const app = serveFloor({ config: appConfig, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
   try {
     await Promise.all([floor.ready(), app.ready()]);
-    const before = await measure(floor.url, floor.cpu);
-    const validate = await measure(app.url, app.cpu);
-    const after = await measure(floor.url, floor.cpu);
-    return { floor: [before, after], validate };
+    return await inTurns([
+      ["floor", floor.url, floor.cpu],
+      ["app", app.url, app.cpu],
+    ]);
   } finally {
     app.stop();
     floor.stop();
   }
 }
 
-/** A baseline's row: the mean of its run before and its run after the app's. */
-function meanOf(name: string, a: Omit<Row, "name">, b: Omit<Row, "name">): Row {
-  return { name, rps: Math.round((a.rps + b.rps) / 2), p50: (a.p50 + b.p50) / 2, p99: (a.p99 + b.p99) / 2, cpu: Math.round(((a.cpu + b.cpu) / 2) * 100) / 100 };
+/** A Worker's row: the median of its runs, figure by figure. */
+function medianOf(name: string, runs: Omit<Row, "name">[]): Row {
+  const median = (figure: (run: Omit<Row, "name">) => number) => [...runs.map(figure)].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
+  return { name, rps: median((r) => r.rps), p50: median((r) => r.p50), p99: median((r) => r.p99), cpu: median((r) => r.cpu) };
+}
+
+type Run = Awaited<ReturnType<typeof measure>>;
+
+/**
+ * ROUNDS runs of each Worker, taken in turns (the order reversed every other round), so a drift of
+ * the machine's state falls on every row alike: runs by name.
+ */
+async function inTurns(workers: [name: string, url: string, cpu: () => number][]): Promise<Record<string, Run[]>> {
+  const runs: Record<string, Run[]> = Object.fromEntries(workers.map(([name]) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, url, cpu] of round % 2 === 0 ? workers : [...workers].reverse()) runs[name]!.push(await measure(url, cpu));
+  }
+  return runs;
+}
+
+/** The answers and statuses of several runs, added up. */
+function tallied(runs: Run[]): Tally {
+  const add = (into: Record<string, number>, from: Record<string, number>) => {
+    for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
+  };
+  const tally: Tally = { statuses: {}, codes: {} };
+  for (const run of runs) {
+    add(tally.statuses, run.statuses);
+    add(tally.codes, run.codes);
+  }
+  return tally;
 }
 
 /**
@@ -211,19 +242,14 @@ async function main() {
     await activateKeys(floorUrl);
     console.log(`${KEYS} keys activated in the app and in the floor in ${Math.round(performance.now() - started)} ms`);
 
-    // Trivial, floor, app, floor, trivial: the machine's state drifts, so each baseline is the mean
-    // of a run before and a run after the app's.
-    const runs: Record<string, Awaited<ReturnType<typeof measure>>[]> = { trivial: [], floor: [] };
-    for (const [name, url] of [["trivial", trivialUrl], ["floor", floorUrl]] as const) runs[name]!.push(await measure(url, cpu[name]));
-    const validate = await measure(appUrl, cpu.app);
-    console.log("validate", validate);
-    for (const [name, url] of [["floor", floorUrl], ["trivial", trivialUrl]] as const) runs[name]!.push(await measure(url, cpu[name]));
-    const mean = (name: string, label: string): Row => {
-      const [a, b] = runs[name]!;
-      if (!a || !b) throw new Error(`${name}: two runs expected`);
-      console.log(name, a, b);
-      return meanOf(label, a, b);
-    };
+    // The machine's state drifts: each Worker's row is the median of ROUNDS runs, taken in turns.
+    const runs = await inTurns([
+      ["trivial", trivialUrl, cpu.trivial],
+      ["floor", floorUrl, cpu.floor],
+      ["app", appUrl, cpu.app],
+    ]);
+    for (const [name, list] of Object.entries(runs)) console.log(name, list);
+    const validate = tallied(runs.app!);
 
     const measured = Object.values(validate.codes).reduce((a, b) => a + b, 0);
     const stray = Object.keys(validate.codes).filter((code) => !(CODES as readonly string[]).includes(code));
@@ -232,9 +258,9 @@ async function main() {
     if (CODES.some((code) => !floorCodes.includes(code))) throw new Error(`the floor did not answer the same mix: ${JSON.stringify(runs.floor!.map((r) => r.codes))}`);
 
     const load: Row[] = [
-      mean("trivial", "trivial Worker (mean of first and last run)"),
-      mean("floor", "licence floor (mean of a run before and after the app's)"),
-      { name: `POST ${VALIDATE} (mix)`, rps: validate.rps, p50: validate.p50, p99: validate.p99, cpu: validate.cpu },
+      medianOf(`trivial Worker (median of ${ROUNDS} runs)`, runs.trivial!),
+      medianOf(`licence floor (median of ${ROUNDS} runs)`, runs.floor!),
+      medianOf(`POST ${VALIDATE} (mix; median of ${ROUNDS} runs)`, runs.app!),
     ];
     const [trivial, floorRow, app] = load as [Row, Row, Row];
     const throughput = ratio(app.rps, floorRow.rps);
@@ -250,10 +276,9 @@ async function main() {
     stop();
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const noLimits = await measureUnlimited(state);
-    const [before, after] = noLimits.floor as [Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>];
     const unlimitedRows: Row[] = [
-      meanOf("licence floor, rate limits a no-op (mean of a run before and after the app's)", before, after),
-      { name: `POST ${VALIDATE} (mix), rate limits a no-op`, rps: noLimits.validate.rps, p50: noLimits.validate.p50, p99: noLimits.validate.p99, cpu: noLimits.validate.cpu },
+      medianOf(`licence floor, rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.floor!),
+      medianOf(`POST ${VALIDATE} (mix), rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.app!),
     ];
     const [unlimitedFloor, unlimitedApp] = unlimitedRows as [Row, Row];
     console.log("rate limits a no-op", noLimits, `throughput ${ratio(unlimitedApp.rps, unlimitedFloor.rps)}× the floor's`);
@@ -283,7 +308,7 @@ async function main() {
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
       ...unlimitedRows.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, unlimitedFloor.rps)}× | ${ratio(r.p99, unlimitedFloor.p99)}× | ${r.cpu} | ${ratio(r.cpu, unlimitedFloor.cpu)}× |`),
       "",
-      `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per row (autocannon), ${results.machine}; the app's answers: ${CODES.map((code) => `${validate.codes[code] ?? 0} ${code}`).join(", ")}, every one 200 (no 429).`,
+      `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per run (autocannon), ${ROUNDS} runs per row taken in turns, ${results.machine}; the app's answers over its runs: ${CODES.map((code) => `${validate.codes[code] ?? 0} ${code}`).join(", ")}, every one 200 (no 429).`,
     ].join("\n");
     publish("licences", results, markdown);
   } finally {

@@ -22,6 +22,8 @@ import { publish, ratio, serveFloor, waitFor, wrangler, wranglerDev } from "./sh
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
+// Runs per row, taken in turns; each row is the median of its runs.
+const ROUNDS = 3;
 const PRODUCT = "/product/vertex-rust";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const servers: ChildProcess[] = [];
@@ -179,7 +181,7 @@ function table(results: Results) {
     "|---|---:|---:|---:|---:|---:|",
     ...results.lighthouse.map((l) => `| ${l.page} | ${l.performance} | ${l.runs} | ${l.cls} | ${l.lcpMs} | ${l.tbtMs} |`),
     "",
-    `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per row (autocannon), ${results.machine}.`,
+    `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per run (autocannon), ${ROUNDS} runs per row taken in turns, ${results.machine}.`,
   ];
   return rows.join("\n");
 }
@@ -210,30 +212,35 @@ async function main() {
     await Promise.all([floor.ready(), routedFloor.ready()]);
     console.log(`page floor answers the cached pages' bytes: / ${pageBytes.home}, ${PRODUCT} ${pageBytes.product}`);
 
-    const load: Row[] = [];
-    const run = async (row: Omit<Row, "rps" | "p50" | "p99">, url: string, unique = false) => {
-      const measured = { ...row, ...(await measure(url, row.path ?? "/", unique)) };
-      load.push(measured);
-      console.log(measured);
-      return measured;
-    };
-    // The baselines: measured first and again at the end, and averaged, since the machine's state drifts.
-    const baselines: [Omit<Row, "rps" | "p50" | "p99">, string][] = [[{ name: "trivial Worker (mean of first and last run)" }, trivial.url]];
+    // The machine's state drifts and one run moves by more than the goals' margins: every row is
+    // measured ROUNDS times, the rows taken in turns (the order reversed every other round), and
+    // each row gives the median of its runs, figure by figure.
+    const rows: [Omit<Row, "rps" | "p50" | "p99">, string, boolean][] = [[{ name: `trivial Worker (median of ${ROUNDS} runs)` }, trivial.url, false]];
     for (const path of ["/", PRODUCT]) {
-      baselines.push([{ name: `page floor: the cached ${path} bytes from memory (mean of first and last run)`, path, floor: "bare" }, floor.url]);
-      baselines.push([{ name: `page floor behind the static-asset router, as the app is served: ${path} (mean of first and last run)`, path, floor: "routed" }, routedFloor.url]);
+      rows.push([{ name: `page floor: the cached ${path} bytes from memory (median of ${ROUNDS} runs)`, path, floor: "bare" }, floor.url, false]);
+      rows.push([{ name: `page floor behind the static-asset router, as the app is served: ${path} (median of ${ROUNDS} runs)`, path, floor: "routed" }, routedFloor.url, false]);
     }
-    const measuredBaselines: [Row, string][] = [];
-    for (const [row, url] of baselines) measuredBaselines.push([await run(row, url), url]);
     for (const path of ["/", PRODUCT]) {
-      await run({ name: `${path} cached`, path }, cached.url);
-      await run({ name: `${path} uncached (rendered every request)`, path }, fresh.url);
-      await run({ name: `${path} cache miss (render + cache write)`, path }, cached.url, true);
+      rows.push([{ name: `${path} cached`, path }, cached.url, false]);
+      rows.push([{ name: `${path} uncached (rendered every request)`, path }, fresh.url, false]);
+      rows.push([{ name: `${path} cache miss (render + cache write)`, path }, cached.url, true]);
     }
-    for (const [row, url] of measuredBaselines) {
-      const again = await measure(url, row.path ?? "/");
-      Object.assign(row, { rps: Math.round((row.rps + again.rps) / 2), p50: (row.p50 + again.p50) / 2, p99: (row.p99 + again.p99) / 2 });
+    const runs = rows.map((): Omit<Row, "name">[] => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = rows.map((_, i) => i);
+      for (const i of round % 2 === 0 ? order : order.reverse()) {
+        const [row, url, unique] = rows[i]!;
+        runs[i]!.push(await measure(url, row.path ?? "/", unique));
+        console.log(row.name, runs[i]!.at(-1));
+      }
     }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const load: Row[] = rows.map(([row], i) => ({
+      ...row,
+      rps: median(runs[i]!.map((r) => r.rps)),
+      p50: median(runs[i]!.map((r) => r.p50)),
+      p99: median(runs[i]!.map((r) => r.p99)),
+    }));
 
     const js = await homeJavaScript(cached.url);
     const audits = [];
