@@ -1,6 +1,6 @@
 // The fixed navigation bar at the top of every page.
 import { Menu, X } from "~/components/icons";
-import { type RefObject, Suspense, useEffect, useRef, useState } from "react";
+import { type RefObject, Suspense, useEffect, useMemo, useRef, useState } from "react";
 import { Link, NavLink } from "react-router";
 import { BRAND } from "~/lib/brand";
 import { CartButton } from "./cart/cart-drawer";
@@ -12,35 +12,46 @@ import { useViewer } from "./viewer";
 // is fetched then, not with every public page.
 const AvatarMenu = lazyComponent(() => import("./avatar-menu").then((module) => module.AvatarMenu));
 
+/** Narrower than this, a toast's words stack one under another: it goes under the bar instead. */
+const MIN_TOAST_LANE_PX = 288;
+
 /**
- * Tells the toasts where they may sit over this bar: between its links (from 768 px up) and its
- * buttons, which they never cover (CSS variables the toaster reads; see toaster.tsx).
+ * Tells the toasts where they may sit over this bar: between its brand and links and its buttons,
+ * which they never cover; where that gap is too narrow to read a toast in (phones), under the bar,
+ * across the page (CSS variables the toaster reads; see toaster.tsx).
  */
-function useToastLane(links: RefObject<HTMLElement | null>, buttons: RefObject<HTMLElement | null>) {
+function useToastLane(start: RefObject<HTMLElement | null>[], buttons: RefObject<HTMLElement | null>) {
   useEffect(() => {
     const root = document.documentElement;
     const place = () => {
-      // Links hidden on phones measure 0: the lane then starts at the bar's left edge.
-      root.style.setProperty("--toast-lane-left", `${Math.round(links.current?.getBoundingClientRect().right ?? 0)}px`);
-      root.style.setProperty("--toast-lane-right", `${Math.round(window.innerWidth - (buttons.current?.getBoundingClientRect().left ?? window.innerWidth))}px`);
+      // Links hidden on phones measure 0: the lane then starts after the brand.
+      const left = Math.round(Math.max(0, ...start.map((ref) => ref.current?.getBoundingClientRect().right ?? 0)));
+      const right = Math.round(window.innerWidth - (buttons.current?.getBoundingClientRect().left ?? window.innerWidth));
+      const roomy = window.innerWidth - left - right >= MIN_TOAST_LANE_PX;
+      const bar = buttons.current?.closest("header")?.getBoundingClientRect().bottom ?? 0;
+      root.style.setProperty("--toast-lane-left", `${roomy ? left : 0}px`);
+      root.style.setProperty("--toast-lane-right", `${roomy ? right : 0}px`);
+      root.style.setProperty("--toast-lane-top", `${roomy ? 0 : Math.round(bar)}px`);
     };
     place();
     const observer = new ResizeObserver(place);
-    for (const element of [links.current, buttons.current]) if (element) observer.observe(element);
+    for (const element of [...start.map((ref) => ref.current), buttons.current]) if (element) observer.observe(element);
     window.addEventListener("resize", place);
     return () => {
       observer.disconnect();
       window.removeEventListener("resize", place);
     };
-  }, [links, buttons]);
+  }, [start, buttons]);
 }
 
 export function SiteNav({ productsHref }: { productsHref: string }) {
   const { status, viewer } = useViewer();
   const [menuOpen, setMenuOpen] = useState(false);
+  const brandRef = useRef<HTMLAnchorElement>(null);
   const linksRef = useRef<HTMLDivElement>(null);
   const buttonsRef = useRef<HTMLDivElement>(null);
-  useToastLane(linksRef, buttonsRef);
+  const laneStart = useMemo(() => [brandRef, linksRef], []);
+  useToastLane(laneStart, buttonsRef);
   const links = [
     { to: productsHref, label: "Products" },
     { to: "/status", label: "Status" },
@@ -52,7 +63,7 @@ export function SiteNav({ productsHref }: { productsHref: string }) {
   return (
     <header className="fixed inset-x-0 top-0 z-50 h-16 border-b border-line/70 bg-surface/85 backdrop-blur">
       <nav aria-label="Main" className="mx-auto flex h-full max-w-7xl items-center gap-2 px-4">
-        <Link to="/" className="mr-1 text-lg font-black tracking-tight text-white sm:mr-2 sm:text-xl">
+        <Link ref={brandRef} to="/" className="mr-1 text-lg font-black tracking-tight text-white sm:mr-2 sm:text-xl">
           {BRAND.toUpperCase()}
           <span className="text-accent">.</span>
         </Link>

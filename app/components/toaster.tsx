@@ -1,8 +1,9 @@
 // Toast notifications: a polite live region, each toast closing itself after a while. There is
 // at most one toast of each kind (success, error): a newer one replaces the older, so they never
 // pile up. They sit over the fixed navigation bar at the top of the page, which holds no form, in
-// the lane between its links and its buttons (the bar measures it: site-nav.tsx), so they cover
-// none of the page's forms, lists or codes, nor the cart and account buttons; while a dialog
+// the lane between its brand and links and its buttons (the bar measures it: site-nav.tsx), so they
+// cover none of the page's forms, lists or codes, nor the cart and account buttons; where that lane
+// is too narrow to read a toast in (phones), just under the bar, across the page; while a dialog
 // offers them a place of its own (the cart drawer, a confirmation), they appear there, in the
 // flow, so they never cover its actions and stay inside the modal for assistive technology.
 import { X } from "~/components/icons";
@@ -43,7 +44,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
       className={
         host
           ? "flex flex-col gap-2 px-5 pb-3 empty:hidden"
-          : "pointer-events-none fixed top-0 right-[var(--toast-lane-right,0px)] left-[var(--toast-lane-left,0px)] z-[100] flex flex-col items-end gap-1 p-1.5 sm:p-2"
+          : "pointer-events-none fixed top-[var(--toast-lane-top,0px)] right-[var(--toast-lane-right,0px)] left-[var(--toast-lane-left,0px)] z-[100] flex flex-col items-end gap-1 p-1.5 sm:p-2"
       }
     >
       {toasts.map((toast) => (

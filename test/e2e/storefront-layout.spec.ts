@@ -82,6 +82,23 @@ test("the hero's video fades in once its player reports that it plays", async ({
 });
 
 for (const size of WIDTHS) {
+  test(`${size.name}: a toast over the page is wide enough to read and covers neither the brand nor the bar's buttons`, async ({ page }) => {
+    await page.setViewportSize(size);
+    await page.goto("/auth?mode=signup");
+    await page.getByLabel("Username").fill("ab");
+    await page.getByRole("button", { name: "Create Account" }).click();
+    const toast = page.getByRole("list", { name: "Notifications" }).getByRole("alert").filter({ hasText: "Username must be at least 3 characters" });
+    await expect(toast).toBeVisible();
+    const bar = page.getByRole("navigation", { name: "Main" });
+    const toastBox = await box(toast);
+    // A lane narrower than this stacks the toast's words one under another.
+    expect(toastBox.width).toBeGreaterThanOrEqual(Math.min(280, size.width - 24));
+    for (const part of [bar.getByRole("link", { name: /^VERTEX/ }), bar.getByRole("link", { name: "Login" }), bar.getByRole("link", { name: "Sign Up" }), bar.getByRole("button", { name: /^Open cart/ })]) {
+      await expect(part).toBeVisible();
+      expect(overlap(toastBox, await box(part))).toBe(false);
+    }
+  });
+
   test(`${size.name}: toasts never cover the cart's actions, and the add-on is offered only until it is in the cart`, async ({ page }) => {
     await page.setViewportSize(size);
     const drawer = await openCartWithMainProduct(page);
