@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { assertFree, builtConfig, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries, wrangler, wrappedBuild } from "./shared.ts";
+import { assertFree, builtConfig, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, stopAndWait, waitForDeliveries, wrangler, wrappedBuild } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -139,10 +139,12 @@ function writeUnlimitedApp(): string {
 /** Floor and app with no-op rate limiters, in turns, on the same D1 and keys as the first pass. */
 async function measureUnlimited(state: string) {
   const appConfig = writeUnlimitedApp();
+  // One after the other: two processes opening one SQLite file at once lock each other out.
   const floor = serveFloor({ config: UNLIMITED_FLOOR_CONFIG, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
+  await floor.ready();
   const app = serveFloor({ config: appConfig, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
   try {
-    await Promise.all([floor.ready(), app.ready()]);
+    await app.ready();
     return await inTurns([
       ["floor", floor.url, floor.cpu],
       ["app", app.url, app.cpu],
@@ -228,7 +230,7 @@ async function main() {
   stockCodes(state, { numericId: VARIANT, title: "Vertex Rust - 30 Days" }, Array.from({ length: KEYS }, (_, k) => keyOf(k)));
   seedFloor(state);
   const floor = { config: FLOOR_CONFIG, port: FLOOR_PORT, inspector: INSPECTOR_PORTS[2]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state };
-  const { appUrl, trivialUrl, floorUrl, cpu, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
+  const { appUrl, trivialUrl, floorUrl, cpu, pids, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
   try {
     await ready();
     let started = performance.now();
@@ -273,8 +275,7 @@ async function main() {
 
     // The same comparison with both rate limiters a no-op: how much of each row the local
     // rate-limit simulation takes. The first pass's servers hold the D1 files: they go first.
-    stop();
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await stopAndWait(pids, stop);
     const noLimits = await measureUnlimited(state);
     const unlimitedRows: Row[] = [
       medianOf(`licence floor, rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.floor!),

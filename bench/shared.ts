@@ -46,6 +46,18 @@ function processTree(pid: number): number[] {
 }
 
 /**
+ * Stops servers with `stop` and waits (at most `timeoutMs`) until every process they ran, those
+ * they started included, has exited: a server still closing its D1 files would lock out the next
+ * one to open them.
+ */
+export async function stopAndWait(roots: (number | undefined)[], stop: () => void, timeoutMs = 30_000) {
+  const pids = existsSync("/proc") ? roots.flatMap((pid) => (pid === undefined ? [] : processTree(pid))) : [];
+  stop();
+  const deadline = Date.now() + timeoutMs;
+  while (pids.some((pid) => existsSync(`/proc/${pid}`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+/**
  * CPU seconds (user + system) that `pid` and every process it started have used so far: wrangler
  * and the workerd serving the Worker with its local simulations. Unlike a latency, the difference
  * around a burst barely moves with the load other processes put on the machine.
@@ -152,6 +164,7 @@ export function serveWithTrivial(state: string, ports: { app: number; trivial: n
     trivialUrl: trivial!.url,
     floorUrl: floorWorker?.url ?? "",
     cpu: { app: app.cpu, trivial: trivial!.cpu, floor: () => floorWorker?.cpu() ?? Number.NaN },
+    pids: [app.pid, trivial!.pid, floorWorker?.pid],
     ready: () => Promise.all([app.ready(), trivial!.ready(), floorWorker?.ready()]),
     stop: () => {
       app.stop();
