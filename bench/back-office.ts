@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { adminSession, assertFree, publish, queryD1, serveWithTrivial, wrangler } from "./shared.ts";
+import { adminSession, assertFree, percentile, publish, queryD1, serveWithTrivial, wrangler } from "./shared.ts";
 
 const ACCOUNTS = 20_000;
 const CODES = 100_000;
@@ -102,10 +102,6 @@ const SCENARIOS: Scenario[] = [
   { name: "customers: search by e-mail", path: (i) => `/dashboard/customers?q=${encodeURIComponent(email((i * 6007) % ACCOUNTS + 1))}`, expect: (i) => email((i * 6007) % ACCOUNTS + 1) },
   { name: "customer page", path: (i) => `/dashboard/customers/${userId((i * 3001) % ACCOUNTS + 1)}`, expect: (i) => email((i * 3001) % ACCOUNTS + 1) },
 ];
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 async function timed(url: string, cookie: string): Promise<{ ms: number; status: number; body: string }> {
   const started = performance.now();

@@ -13,7 +13,7 @@ import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp, orderPaidHeaders, publish, queryD1, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries, wrappedBuild } from "./shared.ts";
+import { buildApp, median, orderPaidHeaders, percentile, publish, queryD1, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries, wrappedBuild } from "./shared.ts";
 
 const ORDERS = 1000;
 const STOCK = 700;
@@ -80,10 +80,6 @@ const orderId = (round: number, i: number) => 7_400_000_000 + round * ORDERS + i
 const emailOf = (round: number, i: number) => `rush-buyer-${round}-${String(i).padStart(4, "0")}@example.test`;
 const variantOf = (round: number) => VARIANT + round;
 const round = (ms: number) => Math.round(ms * 10) / 10;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 /** One round's paid orders: one per buyer, one unit of the round's variant each, signed as Shopify signs it. */
 function orderWebhooks(round: number): Webhook[] {
@@ -152,8 +148,6 @@ async function burst(url: string, webhooks: Webhook[], cpu: () => number): Promi
     cpu: cpuUsed,
   };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** One Worker's bursts as a row: the median burst's figures, the CPU over all of them. */
 function row(name: string, bursts: Burst[]): Row {

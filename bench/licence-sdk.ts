@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type ClockReading, LicenceVerifier } from "../sdk/typescript/src/licence-client.ts";
-import { publish } from "./shared.ts";
+import { median, publish } from "./shared.ts";
 
 const VECTORS = resolve("sdk/vectors/licence-vectors.json");
 const RUNS = 5;
@@ -21,7 +21,6 @@ interface Timing {
   leaseMicroseconds: number;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const round = (value: number) => Math.round(value * 10) / 10;
 
 /** The compiler CMake chose, as it recorded it ("GNU 12.2.0"). */

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { assertFree, builtConfig, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, stopAndWait, waitForDeliveries, wrangler, wrappedBuild } from "./shared.ts";
+import { assertFree, builtConfig, median, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, stopAndWait, waitForDeliveries, wrangler, wrappedBuild } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -157,8 +157,8 @@ async function measureUnlimited(state: string) {
 
 /** A Worker's row: the median of its runs, figure by figure. */
 function medianOf(name: string, runs: Omit<Row, "name">[]): Row {
-  const median = (figure: (run: Omit<Row, "name">) => number) => [...runs.map(figure)].sort((a, b) => a - b)[Math.floor(runs.length / 2)]!;
-  return { name, rps: median((r) => r.rps), p50: median((r) => r.p50), p99: median((r) => r.p99), cpu: median((r) => r.cpu) };
+  const of = (figure: (run: Omit<Row, "name">) => number) => median(runs.map(figure));
+  return { name, rps: of((r) => r.rps), p50: of((r) => r.p50), p99: of((r) => r.p99), cpu: of((r) => r.cpu) };
 }
 
 type Run = Awaited<ReturnType<typeof measure>>;

@@ -18,7 +18,7 @@ import autocannon from "autocannon";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { chromium } from "@playwright/test";
-import { publish, ratio, serveFloor, waitFor, wrangler, wranglerDev } from "./shared.ts";
+import { median, publish, ratio, serveFloor, waitFor, wrangler, wranglerDev } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -234,7 +234,6 @@ async function main() {
         console.log(row.name, runs[i]!.at(-1));
       }
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const load: Row[] = rows.map(([row], i) => ({
       ...row,
       rps: median(runs[i]!.map((r) => r.rps)),

@@ -270,6 +270,14 @@ export function adminSession(now: number, days: number): { statements: string[];
 
 export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
+/** The middle value (the upper one of an even count). */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** The nearest-rank `p`th percentile of values sorted ascending. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
 /** Runs a wrangler command quietly and returns what it printed. */
 export function wrangler(args: string[]): string {
   // A seed file's run answers a result per statement: more than execFileSync's default buffer.
