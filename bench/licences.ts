@@ -3,10 +3,11 @@
 // queue) and activates them, then measures, in one run,
 // POST /api/v1/licences/validate for an even mix of valid, mismatched and unknown keys next to a
 // trivial Worker and the licence floor (bench/floors/licence-floor.js: two rate-limit calls, one
-// indexed D1 read of the same keys, a bind when free, an Ed25519 signature), all served by the
-// same runtime. Checks the goals (at least 0.8× the floor's answered checks a second, p99 at most
-// 1.3× the floor's) and writes the figures to bench/results/licences.json and into the README
-// between the licences bench markers.
+// indexed D1 read of the same keys, a bind when free, an Ed25519 signature), served bare and behind
+// the static-asset router as the app is, all by the same runtime. Then app and floor again with the
+// local rate-limit simulation a no-op in both, behind the router and without it. Checks the goals
+// (at least 0.8× the floor's answered checks a second, p99 at most 1.3× the floor's) and writes the
+// figures to bench/results/licences.json and into the README between the licences bench markers.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -22,9 +23,13 @@ const TRIVIAL_PORT = 8792;
 const FLOOR_PORT = 8799;
 const INSPECTOR_PORTS = [8793, 8794, 8800];
 const FLOOR_CONFIG = "bench/floors/licence-floor.wrangler.toml";
+// The floor behind the static-asset router, as the app is served, with a D1 of its own.
+const ROUTED_FLOOR = { config: "bench/floors/licence-floor.assets.wrangler.toml", port: 8801, inspector: 8802 };
 // The second pass: app and floor with their rate-limiting bindings swapped for a no-op
 // (bench/floors/unlimited.js), each from a configuration without `ratelimits`, on the same D1.
 const UNLIMITED_FLOOR_CONFIG = "bench/floors/licence-floor.unlimited.wrangler.toml";
+// The same floor behind the static-asset router, as the app is served (its own `run_worker_first`).
+const ROUTED_UNLIMITED_FLOOR_CONFIG = "bench/floors/licence-floor.unlimited.assets.wrangler.toml";
 const UNLIMITED_PORTS = { app: 9101, floor: 9103, inspectors: [9102, 9104] };
 // The per-key limit is 60 calls in a wall-clock minute. Each known key gets one activation, then
 // two of every 3 × KEYS measured calls: 600 keys stay under the limit even through a whole minute
@@ -35,8 +40,9 @@ const VARIANT = 7_100_000_001;
 const CODES = ["VALID", "HWID_MISMATCH", "NOT_FOUND"] as const;
 const GOALS = { throughput: 0.8, p99: 1.3 };
 // One run of 10 s moves by more than the goals' margins from one run to the next (0.72× to 0.82× for
-// the same build): every Worker is run this many times, in turns, and each row is the median.
-const ROUNDS = 3;
+// the same build), and so did the median of three (0.79× to 0.92× with the local costs out): every
+// Worker is run this many times, in turns, and each row is the median.
+const ROUNDS = 5;
 const SALE_DELIVERY = "bench-order-";
 
 interface Row {
@@ -101,10 +107,10 @@ async function sellKeys(url: string) {
 }
 
 /** The floor's table of the same keys, free to bind, with the one index its read needs (the key). */
-function seedFloor(state: string) {
+function seedFloor(state: string, config: string) {
   const rows = Array.from({ length: KEYS }, (_, k) => `('${keyOf(k)}', '30 Days')`).join(", ");
   wrangler([
-    "d1", "execute", "DB", "--local", "--persist-to", state, "-c", FLOOR_CONFIG, "--command",
+    "d1", "execute", "DB", "--local", "--persist-to", state, "-c", config, "--command",
     `create table licences (key text primary key, hwid text, plan text not null, activated_at integer, expires_at integer); insert into licences (key, plan) values ${rows};`,
   ]);
 }
@@ -129,30 +135,46 @@ async function activateKeys(url: string) {
 
 /**
  * The production build as served, but entered through a module that hands it no-op rate limiters
- * (bench/floors/unlimited.js, copied next to the build), from a configuration without `ratelimits`.
+ * (bench/floors/unlimited.js, copied next to the build), from a configuration without `ratelimits`;
+ * behind the static-asset router as deployed, or with `router` false from one without `assets`.
  */
-function writeUnlimitedApp(): string {
+function writeUnlimitedApp(router: boolean): string {
   const names = (builtConfig().ratelimits ?? []).map((binding) => binding.name);
-  return wrappedBuild("unlimited", "unlimited", "unlimited", [names], (config) => ({ ...config, ratelimits: [] }));
+  return wrappedBuild(router ? "unlimited" : "unlimited-bare", "unlimited", "unlimited", [names], ({ assets, ...config }) => ({
+    ...config,
+    ...(router ? { assets } : {}),
+    ratelimits: [],
+  }));
 }
 
-/** Floor and app with no-op rate limiters, in turns, on the same D1 and keys as the first pass. */
+/**
+ * The second pass: floor and app with no-op rate limiters, on the same D1 and keys as the first,
+ * first both behind the static-asset router (the app as deployed), then both without it. Each
+ * phase's pair is measured in turns; the app is compared only with the floor of its own phase.
+ */
 async function measureUnlimited(state: string) {
-  const appConfig = writeUnlimitedApp();
-  // One after the other: two processes opening one SQLite file at once lock each other out.
-  const floor = serveFloor({ config: UNLIMITED_FLOOR_CONFIG, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
-  await floor.ready();
-  const app = serveFloor({ config: appConfig, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
-  try {
-    await app.ready();
-    return await inTurns([
-      ["floor", floor.url, floor.cpu],
-      ["app", app.url, app.cpu],
-    ]);
-  } finally {
-    app.stop();
-    floor.stop();
+  const phases = { routed: [ROUTED_UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(true)], bare: [UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(false)] } as const;
+  const runs: Partial<Record<keyof typeof phases, Record<string, Run[]>>> = {};
+  for (const [phase, [floorConfig, appConfig]] of Object.entries(phases) as [keyof typeof phases, readonly [string, string]][]) {
+    // One after the other: two processes opening one SQLite file at once lock each other out.
+    const floor = serveFloor({ config: floorConfig, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
+    await floor.ready();
+    const app = serveFloor({ config: appConfig, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
+    try {
+      await app.ready();
+      runs[phase] = await inTurns([
+        ["floor", floor.url, floor.cpu],
+        ["app", app.url, app.cpu],
+      ]);
+    } finally {
+      // The next phase's servers open the same D1 files and ports.
+      await stopAndWait([app.pid, floor.pid], () => {
+        app.stop();
+        floor.stop();
+      });
+    }
   }
+  return runs as Record<keyof typeof phases, Record<string, Run[]>>;
 }
 
 /** A Worker's row: the median of its runs, figure by figure. */
@@ -223,16 +245,40 @@ async function measure(url: string, cpu: () => number): Promise<Omit<Row, "name"
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpu: cpuMs, ...tally };
 }
 
+/** The goals, for the app's row against the floor's. */
+function goalsOf(app: Row, floor: Row) {
+  const throughput = ratio(app.rps, floor.rps);
+  const p99 = ratio(app.p99, floor.p99);
+  return {
+    throughput: { target: `≥ ${GOALS.throughput}× the floor's req/s`, value: `${throughput}×`, pass: throughput >= GOALS.throughput },
+    p99: { target: `≤ ${GOALS.p99}× the floor's p99`, value: `${p99}× (${app.p99} ms against ${floor.p99} ms)`, pass: p99 <= GOALS.p99 },
+  };
+}
+
+const verdictOf = (goal: { pass: boolean; value: string }) => `${goal.pass ? "pass" : "**fail**"} (${goal.value})`;
+
 async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
-  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS, UNLIMITED_PORTS.app, UNLIMITED_PORTS.floor, ...UNLIMITED_PORTS.inspectors]) await assertFree(port);
+  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS, ROUTED_FLOOR.port, ROUTED_FLOOR.inspector, UNLIMITED_PORTS.app, UNLIMITED_PORTS.floor, ...UNLIMITED_PORTS.inspectors]) await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-licences-"));
   stockCodes(state, { numericId: VARIANT, title: "Vertex Rust - 30 Days" }, Array.from({ length: KEYS }, (_, k) => keyOf(k)));
-  seedFloor(state);
-  const floor = { config: FLOOR_CONFIG, port: FLOOR_PORT, inspector: INSPECTOR_PORTS[2]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state };
-  const { appUrl, trivialUrl, floorUrl, cpu, pids, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
+  seedFloor(state, FLOOR_CONFIG);
+  seedFloor(state, ROUTED_FLOOR.config);
+  const vars = { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") };
+  const floor = { config: FLOOR_CONFIG, port: FLOOR_PORT, inspector: INSPECTOR_PORTS[2]!, vars, state };
+  const served = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
+  const { appUrl, trivialUrl, floorUrl, cpu } = served;
+  // Started once the others are up: two processes opening their files in one state directory at
+  // once lock each other out.
+  let routedFloor: ReturnType<typeof serveFloor> | undefined;
+  const stop = () => {
+    served.stop();
+    routedFloor?.stop();
+  };
   try {
-    await ready();
+    await served.ready();
+    routedFloor = serveFloor({ ...ROUTED_FLOOR, vars, state });
+    await routedFloor.ready();
     let started = performance.now();
     await sellKeys(appUrl);
     // The webhook only queues an order: its keys exist once the queue's consumer has handled it.
@@ -242,12 +288,14 @@ async function main() {
     started = performance.now();
     await activateKeys(appUrl);
     await activateKeys(floorUrl);
-    console.log(`${KEYS} keys activated in the app and in the floor in ${Math.round(performance.now() - started)} ms`);
+    await activateKeys(routedFloor.url);
+    console.log(`${KEYS} keys activated in the app and in both floors in ${Math.round(performance.now() - started)} ms`);
 
     // The machine's state drifts: each Worker's row is the median of ROUNDS runs, taken in turns.
     const runs = await inTurns([
       ["trivial", trivialUrl, cpu.trivial],
       ["floor", floorUrl, cpu.floor],
+      ["routed floor", routedFloor.url, routedFloor.cpu],
       ["app", appUrl, cpu.app],
     ]);
     for (const [name, list] of Object.entries(runs)) console.log(name, list);
@@ -256,33 +304,46 @@ async function main() {
     const measured = Object.values(validate.codes).reduce((a, b) => a + b, 0);
     const stray = Object.keys(validate.codes).filter((code) => !(CODES as readonly string[]).includes(code));
     if (stray.length > 0 || CODES.some((code) => (validate.codes[code] ?? 0) < measured / 4)) throw new Error(`unexpected mix of answers: ${JSON.stringify(validate.codes)}`);
-    const floorCodes = runs.floor!.flatMap((r) => Object.keys(r.codes));
-    if (CODES.some((code) => !floorCodes.includes(code))) throw new Error(`the floor did not answer the same mix: ${JSON.stringify(runs.floor!.map((r) => r.codes))}`);
+    for (const name of ["floor", "routed floor"]) {
+      const floorCodes = runs[name]!.flatMap((r) => Object.keys(r.codes));
+      if (CODES.some((code) => !floorCodes.includes(code))) throw new Error(`the ${name} did not answer the same mix: ${JSON.stringify(runs[name]!.map((r) => r.codes))}`);
+    }
 
     const load: Row[] = [
       medianOf(`trivial Worker (median of ${ROUNDS} runs)`, runs.trivial!),
       medianOf(`licence floor (median of ${ROUNDS} runs)`, runs.floor!),
+      medianOf(`licence floor behind the static-asset router, as the app is served (median of ${ROUNDS} runs)`, runs["routed floor"]!),
       medianOf(`POST ${VALIDATE} (mix; median of ${ROUNDS} runs)`, runs.app!),
     ];
-    const [trivial, floorRow, app] = load as [Row, Row, Row];
-    const throughput = ratio(app.rps, floorRow.rps);
-    const p99 = ratio(app.p99, floorRow.p99);
-    const goals = {
-      throughput: { target: `≥ ${GOALS.throughput}× the floor's req/s`, value: `${throughput}×`, pass: throughput >= GOALS.throughput },
-      p99: { target: `≤ ${GOALS.p99}× the floor's p99`, value: `${p99}× (${app.p99} ms against ${floorRow.p99} ms)`, pass: p99 <= GOALS.p99 },
-    };
+    const [trivial, floorRow, routedFloorRow, app] = load as [Row, Row, Row, Row];
+    const goals = goalsOf(app, floorRow);
+    const routedGoals = goalsOf(app, routedFloorRow);
     for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal}: ${value} (goal ${target})`);
+    for (const [goal, { target, value, pass }] of Object.entries(routedGoals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal} against the floor behind the router: ${value} (goal ${target})`);
 
-    // The same comparison with both rate limiters a no-op: how much of each row the local
-    // rate-limit simulation takes. The first pass's servers hold the D1 files: they go first.
-    await stopAndWait(pids, stop);
+    // The same comparison with both rate limiters a no-op, behind the asset router and without it:
+    // how much of each row those two local simulations take. The first pass's servers hold the D1
+    // files: they go first.
+    await stopAndWait([...served.pids, routedFloor.pid], stop);
     const noLimits = await measureUnlimited(state);
-    const unlimitedRows: Row[] = [
-      medianOf(`licence floor, rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.floor!),
-      medianOf(`POST ${VALIDATE} (mix), rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.app!),
-    ];
-    const [unlimitedFloor, unlimitedApp] = unlimitedRows as [Row, Row];
-    console.log("rate limits a no-op", noLimits, `throughput ${ratio(unlimitedApp.rps, unlimitedFloor.rps)}× the floor's`);
+    const unlimitedPairs = [
+      [
+        medianOf(`licence floor behind the asset router, rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.routed.floor!),
+        medianOf(`POST ${VALIDATE} (mix) as deployed, rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.routed.app!),
+      ],
+      [
+        medianOf(`licence floor, rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.bare.floor!),
+        medianOf(`POST ${VALIDATE} (mix) without the asset router, rate limits a no-op (median of ${ROUNDS} runs)`, noLimits.bare.app!),
+      ],
+    ] as const;
+    // Each app row against the floor served the same way.
+    const unlimitedRows = unlimitedPairs.flatMap(([floorOf, appOf]) => [
+      { row: floorOf, floor: floorOf },
+      { row: appOf, floor: floorOf },
+    ]);
+    const [bareFloor, bareApp] = unlimitedPairs[1];
+    const localGoals = goalsOf(bareApp, bareFloor);
+    for (const [goal, { target, value, pass }] of Object.entries(localGoals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal} without the local rate limits and asset router: ${value} (goal ${target})`);
 
     const results = {
       date: new Date().toISOString().slice(0, 10),
@@ -291,23 +352,30 @@ async function main() {
       seconds: DURATION,
       load,
       runs,
-      unlimited: { rows: unlimitedRows, runs: noLimits },
+      unlimited: { rows: unlimitedRows.map(({ row }) => row), runs: noLimits },
       answers: validate.codes,
       statuses: validate.statuses,
       goals,
+      goalsAgainstTheFloorBehindTheRouter: routedGoals,
+      goalsWithoutLocalSimulations: localGoals,
     };
     const markdown = [
-      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor | p99 vs floor | Worker CPU ms per call | CPU vs floor |",
+      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor | p99 vs floor | req/s vs floor behind the router | p99 vs floor behind the router | Worker CPU ms per call | CPU vs floor |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...load.map(
+        (r) =>
+          `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, floorRow.rps)}× | ${ratio(r.p99, floorRow.p99)}× | ${ratio(r.rps, routedFloorRow.rps)}× | ${ratio(r.p99, routedFloorRow.p99)}× | ${r.cpu} | ${ratio(r.cpu, floorRow.cpu)}× |`,
+      ),
+      "",
+      `Goals: throughput ${goals.throughput.target}: ${verdictOf(goals.throughput)}; p99 ${goals.p99.target}: ${verdictOf(goals.p99)}. Against the floor served as the app is, behind the local static-asset router: throughput ${verdictOf(routedGoals.throughput)}; p99 ${verdictOf(routedGoals.p99)}.`,
+      "",
+      "The same run with both rate-limiting bindings swapped for a no-op in app and floor alike (a bench-only entry and configuration without `ratelimits`; same D1, same keys), first both behind the static-asset router, then both without it; each row is compared with the floor served the same way:",
+      "",
+      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor (same serving) | p99 vs floor (same serving) | Worker CPU ms per call | CPU vs floor (same serving) |",
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, floorRow.rps)}× | ${ratio(r.p99, floorRow.p99)}× | ${r.cpu} | ${ratio(r.cpu, floorRow.cpu)}× |`),
+      ...unlimitedRows.map(({ row: r, floor: f }) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, f.rps)}× | ${ratio(r.p99, f.p99)}× | ${r.cpu} | ${ratio(r.cpu, f.cpu)}× |`),
       "",
-      `Goals: throughput ${goals.throughput.target}: ${goals.throughput.pass ? "pass" : "**fail**"} (${goals.throughput.value}); p99 ${goals.p99.target}: ${goals.p99.pass ? "pass" : "**fail**"} (${goals.p99.value}).`,
-      "",
-      "The same run with both rate-limiting bindings swapped for a no-op in app and floor alike (a bench-only entry and configuration without `ratelimits`; same D1, same keys):",
-      "",
-      "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor (no-op) | p99 vs floor (no-op) | Worker CPU ms per call | CPU vs floor (no-op) |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...unlimitedRows.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, unlimitedFloor.rps)}× | ${ratio(r.p99, unlimitedFloor.p99)}× | ${r.cpu} | ${ratio(r.cpu, unlimitedFloor.cpu)}× |`),
+      `Goals with the local rate limits and asset router taken out of both: throughput ${verdictOf(localGoals.throughput)}; p99 ${verdictOf(localGoals.p99)}.`,
       "",
       `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per run (autocannon), ${ROUNDS} runs per row taken in turns, ${results.machine}; the app's answers over its runs: ${CODES.map((code) => `${validate.codes[code] ?? 0} ${code}`).join(", ")}, every one 200 (no 429).`,
     ].join("\n");
