@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { assertFree, builtConfig, median, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, stopAndWait, waitForDeliveries, wrangler, wrappedBuild } from "./shared.ts";
+import { assertFree, builtConfig, inTurns, medians, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, stopAndWait, waitForDeliveries, wrangler, wrappedBuild } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -153,16 +153,14 @@ function writeUnlimitedApp(router: boolean): string {
  * phase's pair is measured in turns; the app is compared only with the floor of its own phase.
  */
 async function measureUnlimited(state: string) {
-  const phases = { routed: [ROUTED_UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(true)], bare: [UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(false)] } as const;
-  const runs: Partial<Record<keyof typeof phases, Record<string, Run[]>>> = {};
-  for (const [phase, [floorConfig, appConfig]] of Object.entries(phases) as [keyof typeof phases, readonly [string, string]][]) {
+  const phase = async (floorConfig: string, appConfig: string) => {
     // One after the other: two processes opening one SQLite file at once lock each other out.
     const floor = serveFloor({ config: floorConfig, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
     await floor.ready();
     const app = serveFloor({ config: appConfig, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
     try {
       await app.ready();
-      runs[phase] = await inTurns([
+      return await runsByName([
         ["floor", floor.url, floor.cpu],
         ["app", app.url, app.cpu],
       ]);
@@ -173,28 +171,19 @@ async function measureUnlimited(state: string) {
         floor.stop();
       });
     }
-  }
-  return runs as Record<keyof typeof phases, Record<string, Run[]>>;
+  };
+  return { routed: await phase(ROUTED_UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(true)), bare: await phase(UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(false)) };
 }
 
 /** A Worker's row: the median of its runs, figure by figure. */
-function medianOf(name: string, runs: Omit<Row, "name">[]): Row {
-  const of = (figure: (run: Omit<Row, "name">) => number) => median(runs.map(figure));
-  return { name, rps: of((r) => r.rps), p50: of((r) => r.p50), p99: of((r) => r.p99), cpu: of((r) => r.cpu) };
-}
+const medianOf = (name: string, runs: Omit<Row, "name">[]): Row => ({ name, ...medians(runs, ["rps", "p50", "p99", "cpu"]) });
 
 type Run = Awaited<ReturnType<typeof measure>>;
 
-/**
- * ROUNDS runs of each Worker, taken in turns (the order reversed every other round), so a drift of
- * the machine's state falls on every row alike: runs by name.
- */
-async function inTurns(workers: [name: string, url: string, cpu: () => number][]): Promise<Record<string, Run[]>> {
-  const runs: Record<string, Run[]> = Object.fromEntries(workers.map(([name]) => [name, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, url, cpu] of round % 2 === 0 ? workers : [...workers].reverse()) runs[name]!.push(await measure(url, cpu));
-  }
-  return runs;
+/** ROUNDS runs of each Worker, taken in turns (inTurns): runs by name. */
+async function runsByName(workers: [name: string, url: string, cpu: () => number][]): Promise<Record<string, Run[]>> {
+  const runs = await inTurns(workers, ROUNDS, ([, url, cpu]) => measure(url, cpu));
+  return Object.fromEntries(workers.map(([name], i) => [name, runs[i]!]));
 }
 
 /** The answers and statuses of several runs, added up. */
@@ -257,6 +246,11 @@ function goalsOf(app: Row, floor: Row) {
 
 const verdictOf = (goal: { pass: boolean; value: string }) => `${goal.pass ? "pass" : "**fail**"} (${goal.value})`;
 
+/** Prints each goal's verdict, `against` saying which comparison it is. */
+function printGoals(goals: ReturnType<typeof goalsOf>, against: string) {
+  for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal} ${against}: ${value} (goal ${target})`);
+}
+
 async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
   for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS, ROUTED_FLOOR.port, ROUTED_FLOOR.inspector, UNLIMITED_PORTS.app, UNLIMITED_PORTS.floor, ...UNLIMITED_PORTS.inspectors]) await assertFree(port);
@@ -292,7 +286,7 @@ async function main() {
     console.log(`${KEYS} keys activated in the app and in both floors in ${Math.round(performance.now() - started)} ms`);
 
     // The machine's state drifts: each Worker's row is the median of ROUNDS runs, taken in turns.
-    const runs = await inTurns([
+    const runs = await runsByName([
       ["trivial", trivialUrl, cpu.trivial],
       ["floor", floorUrl, cpu.floor],
       ["routed floor", routedFloor.url, routedFloor.cpu],
@@ -318,8 +312,8 @@ async function main() {
     const [trivial, floorRow, routedFloorRow, app] = load as [Row, Row, Row, Row];
     const goals = goalsOf(app, floorRow);
     const routedGoals = goalsOf(app, routedFloorRow);
-    for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal}: ${value} (goal ${target})`);
-    for (const [goal, { target, value, pass }] of Object.entries(routedGoals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal} against the floor behind the router: ${value} (goal ${target})`);
+    printGoals(goals, "against the floor");
+    printGoals(routedGoals, "against the floor behind the router");
 
     // The same comparison with both rate limiters a no-op, behind the asset router and without it:
     // how much of each row those two local simulations take. The first pass's servers hold the D1
@@ -343,7 +337,7 @@ async function main() {
     ]);
     const [bareFloor, bareApp] = unlimitedPairs[1];
     const localGoals = goalsOf(bareApp, bareFloor);
-    for (const [goal, { target, value, pass }] of Object.entries(localGoals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal} without the local rate limits and asset router: ${value} (goal ${target})`);
+    printGoals(localGoals, "without the local rate limits and asset router");
 
     const results = {
       date: new Date().toISOString().slice(0, 10),

@@ -18,7 +18,7 @@ import autocannon from "autocannon";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { chromium } from "@playwright/test";
-import { median, publish, ratio, serveFloor, waitFor, wrangler, wranglerDev } from "./shared.ts";
+import { inTurns, medians, publish, ratio, serveFloor, waitFor, wrangler, wranglerDev } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -225,21 +225,12 @@ async function main() {
       rows.push([{ name: `${path} uncached (rendered every request)`, path }, fresh.url, false]);
       rows.push([{ name: `${path} cache miss (render + cache write)`, path }, cached.url, true]);
     }
-    const runs = rows.map((): Omit<Row, "name">[] => []);
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = rows.map((_, i) => i);
-      for (const i of round % 2 === 0 ? order : order.reverse()) {
-        const [row, url, unique] = rows[i]!;
-        runs[i]!.push(await measure(url, row.path ?? "/", unique));
-        console.log(row.name, runs[i]!.at(-1));
-      }
-    }
-    const load: Row[] = rows.map(([row], i) => ({
-      ...row,
-      rps: median(runs[i]!.map((r) => r.rps)),
-      p50: median(runs[i]!.map((r) => r.p50)),
-      p99: median(runs[i]!.map((r) => r.p99)),
-    }));
+    const runs = await inTurns(rows, ROUNDS, async ([row, url, unique]) => {
+      const measured = await measure(url, row.path ?? "/", unique);
+      console.log(row.name, measured);
+      return measured;
+    });
+    const load: Row[] = rows.map(([row], i) => ({ ...row, ...medians(runs[i]!, ["rps", "p50", "p99"]) }));
 
     const js = await homeJavaScript(cached.url);
     const audits = [];

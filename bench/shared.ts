@@ -273,6 +273,24 @@ export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 /** The middle value (the upper one of an even count). */
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** Each figure's median over `runs`, figure by figure. */
+export function medians<K extends string>(runs: Record<K, number>[], figures: readonly K[]): Record<K, number> {
+  return Object.fromEntries(figures.map((figure) => [figure, median(runs.map((run) => run[figure]))])) as Record<K, number>;
+}
+
+/**
+ * `rounds` runs of each item, taken in turns (the order reversed every other round), so a drift of
+ * the machine's state falls on every item alike: each item's runs, in the items' order.
+ */
+export async function inTurns<T, R>(items: readonly T[], rounds: number, run: (item: T) => Promise<R>): Promise<R[][]> {
+  const runs = items.map((): R[] => []);
+  const order = items.map((_, i) => i);
+  for (let round = 0; round < rounds; round++) {
+    for (const i of round % 2 === 0 ? order : [...order].reverse()) runs[i]!.push(await run(items[i]!));
+  }
+  return runs;
+}
+
 /** The nearest-rank `p`th percentile of values sorted ascending. */
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
