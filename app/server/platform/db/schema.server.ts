@@ -12,6 +12,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+import { AFFILIATE_STATES } from "../../../lib/affiliates";
 import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
 import { RELEASE_CHANNELS } from "../../../lib/releases";
@@ -928,7 +929,7 @@ export const orderIndex = sqliteView("order_index", {
 // commission and discount rates), decline or pause. The code is the affiliate's choice, unique
 // whatever its case; `shopifyDiscountCode` names the Shopify discount the card checkout applies
 // (the code itself when staff name none).
-export const AFFILIATE_STATES = ["pending", "approved", "declined", "paused"] as const;
+export { AFFILIATE_STATES };
 
 export const affiliates = sqliteTable(
   "affiliates",
@@ -946,6 +947,8 @@ export const affiliates = sqliteTable(
     shopifyDiscountCode: text("shopify_discount_code"),
     appliedAt: integer("applied_at").notNull(),
     decidedAt: integer("decided_at"),
+    // Who took the latest staff decision (the one a decision arriving second is told about).
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
   },
   (t) => [
     uniqueIndex("affiliates_code").on(sql`lower(${t.code})`),
