@@ -132,12 +132,12 @@ export async function replaceKey(
   return ok({ variantTitle: old.variantTitle });
 }
 
-/** Cancels a crypto order that is not complete (the payments domain's rule), audited under the order. */
-export async function cancelOrderFromPage(db: Db, actor: Actor, order: OrderRow, reason: string): Promise<Result> {
+/** Cancels a crypto order that is not complete, as the page showed it (the payments domain's rule), audited under the order. */
+export async function cancelOrderFromPage(db: Db, actor: Actor, order: OrderRow, input: { reason: string; seen: number }): Promise<Result> {
   if (order.source !== "crypto") return fail("conflict", "Only crypto orders are cancelled here; Shopify orders are cancelled in Shopify");
   const row = await db.select({ id: cryptoOrders.id }).from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.reference)).get();
   if (!row) return fail("not-found", "No such order");
-  const cancelled = await cancelCryptoOrder(db, actor.viewer, row.id, { reason, ip: actor.ip });
+  const cancelled = await cancelCryptoOrder(db, actor.viewer, row.id, { reason: input.reason, seen: input.seen, ip: actor.ip });
   return cancelled.ok ? ok() : cancelled;
 }
 
