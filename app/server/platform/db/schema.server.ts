@@ -1132,16 +1132,31 @@ export const productReviews = sqliteTable(
     body: text("body").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-    hiddenAt: integer("hidden_at"),
-    hiddenReason: text("hidden_reason"),
-    hiddenBy: text("hidden_by").references(() => users.id, { onDelete: "set null" }),
   },
   (t) => [
     uniqueIndex("product_reviews_member").on(t.productId, t.userId),
-    index("product_reviews_product").on(t.productId, t.hiddenAt, t.createdAt),
+    index("product_reviews_product").on(t.productId, t.createdAt),
     index("product_reviews_created").on(t.createdAt),
     check("product_reviews_rating", sql`${t.rating} between 1 and 5`),
   ],
+);
+
+// Staff's decision to hide a member's review of a product (decision 083). It belongs to the
+// (product, member) pair, not to the review row its author may delete: a hidden review stays hidden,
+// edited or posted again, until staff show it again (which deletes this row). Written only by the
+// back office's moderation (admin/review-moderation.server.ts); read wherever reviews are shown.
+export const reviewModeration = sqliteTable(
+  "review_moderation",
+  {
+    productId: text("product_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    hiddenBy: text("hidden_by").references(() => users.id, { onDelete: "set null" }),
+    hiddenAt: integer("hidden_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.userId] })],
 );
 
 // A sale staff set on a product (decision 075): the words the product page's sale box shows and
