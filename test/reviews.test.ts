@@ -172,7 +172,8 @@ describe("reviews from verified buyers", () => {
   it("keep a hidden review hidden when its author edits it, or deletes it and posts it again, until staff show it; the author sees why", async () => {
     const author = await buyer();
     const cookie = author.later(1);
-    const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    const supportAccount = await createAccount({ role: "support" });
+    const support = await signIn(supportAccount, unique("ip"));
     const before = await rating();
     const abuse = unique("Abuse ");
     expect((await review(cookie, { rating: "1", body: `${abuse} insults the staff.` })).status).toBe(200);
@@ -200,6 +201,7 @@ describe("reviews from verified buyers", () => {
     const staffPage = await (await call("/dashboard/reviews?show=hidden", { cookie: support })).text();
     expect(staffPage).toContain(again);
     expect(staffPage).toContain("Insults other members");
+    expect(staffPage).toContain(` by ${supportAccount.email}`);
     expect(await (await call("/dashboard/reviews?show=shown", { cookie: support })).text()).not.toContain(again);
 
     // Staff show it again: it returns to the page and its average.

@@ -4,6 +4,7 @@
 // edited, or deleted and posted again, a hidden review stays hidden until staff show it. Each
 // change is one conditional statement, audited, and names the product page whose cached copy must go.
 import { and, desc, eq, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ReviewFilter } from "~/lib/reviews";
 import type { Viewer } from "~/lib/viewer";
@@ -18,6 +19,8 @@ const FILTER: Record<ReviewFilter, SQL | undefined> = {
   shown: isNull(reviewModeration.productId),
   hidden: isNotNull(reviewModeration.productId),
 };
+
+const moderator = alias(users, "moderator");
 
 const moderationOfReview = and(eq(reviewModeration.productId, productReviews.productId), eq(reviewModeration.userId, productReviews.userId));
 
@@ -36,11 +39,13 @@ export async function reviewsForStaff(db: Db, filter: ReviewFilter) {
       updatedAt: productReviews.updatedAt,
       hiddenAt: reviewModeration.hiddenAt,
       hiddenReason: reviewModeration.reason,
+      hiddenBy: moderator.email,
     })
     .from(productReviews)
     .innerJoin(users, eq(users.id, productReviews.userId))
     .leftJoin(profiles, eq(profiles.id, productReviews.userId))
     .leftJoin(reviewModeration, moderationOfReview)
+    .leftJoin(moderator, eq(moderator.id, reviewModeration.hiddenBy))
     .where(FILTER[filter])
     .orderBy(desc(productReviews.createdAt), desc(productReviews.id))
     .limit(LIST_LIMIT);
