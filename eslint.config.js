@@ -39,6 +39,12 @@ const OWNED_TABLES = [
     owner: ["app/server/affiliates/ledger.server.ts"],
     message: "Affiliate money moves only as rows written by app/server/affiliates/ledger.server.ts (decision 060): call it instead.",
   },
+  {
+    variables: ["reviewModeration"],
+    tables: ["review_moderation"],
+    owner: ["app/server/admin/review-moderation.server.ts"],
+    message: "Staff's hiding of reviews is written only by app/server/admin/review-moderation.server.ts (decision 083): call it instead.",
+  },
 ];
 const WRITE = String.raw`(insert\s+(or\s+\w+\s+)?into|update|delete\s+from)`;
 /** no-restricted-syntax entries that refuse writes to one owned table group. */

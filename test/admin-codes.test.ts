@@ -322,23 +322,74 @@ describe("fulfilling crypto orders", () => {
   it("can cancel an order", async () => {
     const order = await submittedOrder();
     const cookie = await adminCookie();
-    const response = await post({ intent: "cancel", orderId: order.id }, cookie);
+    const response = await post({ intent: "cancel", orderId: order.id, seen: String(order.updatedAt) }, cookie);
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).toContain("Order cancelled");
     expect(text).toContain(`Order ${order.orderNumber} was cancelled`);
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("cancelled");
     // Once cancelled, it can be neither cancelled again nor fulfilled.
-    const again = await post({ intent: "cancel", orderId: order.id }, cookie);
+    const again = await post({ intent: "cancel", orderId: order.id, seen: String(order.updatedAt) }, cookie);
     expect(again.status).toBe(409);
-    expect(await again.text()).toContain("Completed or cancelled orders cannot be cancelled");
+    expect(await again.text()).toContain(`Order ${order.orderNumber} was already cancelled by`);
     expect((await post({ intent: "fulfil", orderId: order.id, code: "LATE", source: "manual" }, cookie)).status).toBe(409);
+  });
+
+  describe("decided by two admins", () => {
+    const decisions = (orderNumber: string) => db.select().from(auditLog).where(and(eq(auditLog.subject, `crypto:${orderNumber}`), like(auditLog.action, "crypto-order.%"))).all();
+    const anAdmin = async () => {
+      const account = await createAccount({ admin: true });
+      return { account, cookie: await signIn(account, unique("ip")) };
+    };
+
+    it("refuses a cancel sent from a page that showed the order before another admin fulfilled it, naming them; the key still goes out", async () => {
+      const order = await submittedOrder();
+      const [first, second] = [await anAdmin(), await anAdmin()];
+      const code = `ONCE-${unique("o").toUpperCase()}`;
+      expect((await post({ intent: "fulfil", orderId: order.id, code, source: "manual" }, first.cookie)).status).toBe(200);
+      const late = await post({ intent: "cancel", orderId: order.id, seen: String(order.updatedAt) }, second.cookie);
+      expect(late.status).toBe(409);
+      expect(await late.text()).toContain(`Order ${order.orderNumber} was already fulfilled by ${first.account.email}`);
+      await cryptoKeySent(order.id);
+      expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "complete", productCode: code });
+      expect((await decisions(order.orderNumber)).map((row) => row.action)).toEqual(["crypto-order.fulfil"]);
+      expect(await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, order.customerEmail))).toHaveLength(1);
+    });
+
+    it("refuses a fulfilment after another admin cancelled, naming them, and hands out nothing", async () => {
+      const order = await submittedOrder();
+      const [first, second] = [await anAdmin(), await anAdmin()];
+      expect((await post({ intent: "cancel", orderId: order.id, seen: String(order.updatedAt) }, first.cookie)).status).toBe(200);
+      const late = await post({ intent: "fulfil", orderId: order.id, source: "stock" }, second.cookie);
+      expect(late.status).toBe(409);
+      expect(await late.text()).toContain(`Order ${order.orderNumber} was already cancelled by ${first.account.email}`);
+      expect((await decisions(order.orderNumber)).map((row) => row.action)).toEqual(["crypto-order.cancel"]);
+      expect(await db.select().from(productCodes).where(eq(productCodes.orderId, order.orderNumber))).toHaveLength(0);
+    });
+
+    it("at the same moment: exactly one of a fulfilment and a cancel takes effect", async () => {
+      const order = await submittedOrder();
+      const [first, second] = [await anAdmin(), await anAdmin()];
+      const code = `RACE2-${unique("o").toUpperCase()}`;
+      const [fulfilled, cancelled] = await Promise.all([
+        post({ intent: "fulfil", orderId: order.id, code, source: "manual" }, first.cookie),
+        post({ intent: "cancel", orderId: order.id, seen: String(order.updatedAt) }, second.cookie),
+      ]);
+      expect([fulfilled.status, cancelled.status].sort()).toEqual([200, 409]);
+      expect(await decisions(order.orderNumber)).toHaveLength(1);
+      if (fulfilled.status === 200) {
+        await cryptoKeySent(order.id);
+        expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("complete");
+      } else {
+        expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("cancelled");
+      }
+    });
   });
 
   it("refuses to cancel an order that does not exist or whose id is malformed", async () => {
     const cookie = await adminCookie();
-    expect((await post({ intent: "cancel", orderId: crypto.randomUUID() }, cookie)).status).toBe(409);
-    const malformed = await post({ intent: "cancel", orderId: "1e3" }, cookie);
+    expect((await post({ intent: "cancel", orderId: crypto.randomUUID(), seen: "1" }, cookie)).status).toBe(409);
+    const malformed = await post({ intent: "cancel", orderId: "1e3", seen: "1" }, cookie);
     expect(malformed.status).toBe(400);
     expect(await malformed.text()).toContain("Unknown order");
   });

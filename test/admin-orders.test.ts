@@ -385,14 +385,15 @@ describe("cancelling a crypto order", () => {
   it("cancels an open crypto order (admin), audited under the order; a completed one is refused", async () => {
     const cookie = await staff("admin");
     const { orderNumber } = await cryptoOrder();
-    const response = await call(orderUrl("crypto", orderNumber), { form: { intent: "cancel", reason: "Buyer asked" }, cookie });
+    const seen = async (number: string) => String((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, number)).get())!.updatedAt);
+    const response = await call(orderUrl("crypto", orderNumber), { form: { intent: "cancel", reason: "Buyer asked", seen: await seen(orderNumber) }, cookie });
     expect(response.status).toBe(200);
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, orderNumber)).get())!.status).toBe("cancelled");
     // One entry, under the order, with the reason.
     const entries = await db.select().from(auditLog).where(and(like(auditLog.action, "%cancel%"), eq(auditLog.subject, `crypto:${orderNumber}`)));
     expect(entries.map((e) => [e.action, JSON.parse(e.detail ?? "{}").reason])).toEqual([["crypto-order.cancel", "Buyer asked"]]);
     const done = await cryptoOrder({ status: "complete" });
-    expect((await call(orderUrl("crypto", done.orderNumber), { form: { intent: "cancel", reason: "" }, cookie })).status).toBe(409);
+    expect((await call(orderUrl("crypto", done.orderNumber), { form: { intent: "cancel", reason: "", seen: await seen(done.orderNumber) }, cookie })).status).toBe(409);
   });
 });
 

@@ -3,13 +3,13 @@
 // demo checkout's discount) and crypto orders (the discounted quote), self-referral refused, the
 // commission's hold, its void on refund, cancellation or revocation within it and its release
 // after it, and withdrawal to the reseller balance exactly once under concurrency.
-import { and, eq } from "drizzle-orm";
+import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { HOLD_MS } from "~/lib/affiliates";
 import { balancesOf, recordCommission } from "~/server/affiliates/ledger.server";
 import { cancelOrder } from "~/server/fulfilment/refunds.server";
 import { addCodes } from "~/server/fulfilment/keys/stock.server";
-import { affiliateClicks, affiliateLedger, affiliates, cryptoOrders, demoCheckouts, productCodes, resellerAccounts, resellerLedger } from "~/server/platform/db/schema.server";
+import { affiliateClicks, affiliateLedger, auditLog, affiliates, cryptoOrders, demoCheckouts, productCodes, resellerAccounts, resellerLedger } from "~/server/platform/db/schema.server";
 import { env } from "cloudflare:workers";
 import { call, cookieFrom, createAccount, cryptoKeySent, db, deliver, nextId, paidOrderPayload, runQueue, signIn, type TestAccount, transactionId, unique } from "./helpers";
 
@@ -46,7 +46,7 @@ async function approvedAffiliate(rates: { commissionRate?: string; discountRate?
   const who = await member();
   const code = `Cr_${unique("").slice(-14)}`;
   expect((await hub(who, application(code))).status).toBe(200);
-  const approved = await staffAct(await anAdmin(), { intent: "approve", affiliate: who.account.id, commissionRate: rates.commissionRate ?? "", discountRate: rates.discountRate ?? "", shopifyDiscountCode: "" });
+  const approved = await staffAct(await anAdmin(), { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: rates.commissionRate ?? "", discountRate: rates.discountRate ?? "", shopifyDiscountCode: "" });
   expect(approved.status).toBe(200);
   return { ...who, code };
 }
@@ -118,13 +118,75 @@ describe("applying and approval", () => {
     expect((await affiliateRow(who.account.id))?.status).toBe("pending");
 
     const boss = await anAdmin();
-    expect((await staffAct(boss, { intent: "approve", affiliate: who.account.id, commissionRate: "101", discountRate: "" })).status).toBe(400);
-    expect((await staffAct(boss, { intent: "approve", affiliate: who.account.id, commissionRate: "25", discountRate: "15", shopifyDiscountCode: "SHOPCODE" })).status).toBe(200);
+    expect((await staffAct(boss, { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "101", discountRate: "" })).status).toBe(400);
+    expect((await staffAct(boss, { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "25", discountRate: "15", shopifyDiscountCode: "SHOPCODE" })).status).toBe(200);
     expect(await affiliateRow(who.account.id)).toMatchObject({ status: "approved", commissionRate: 25, discountRate: 15, shopifyDiscountCode: "SHOPCODE" });
     // Declining is for applications only.
-    expect((await staffAct(boss, { intent: "decline", affiliate: who.account.id })).status).toBe(409);
-    expect((await staffAct(boss, { intent: "pause", affiliate: who.account.id })).status).toBe(200);
+    expect((await staffAct(boss, { intent: "decline", from: "approved", affiliate: who.account.id })).status).toBe(409);
+    expect((await staffAct(boss, { intent: "pause", from: "approved", affiliate: who.account.id })).status).toBe(200);
     expect(await follow(code)).toBeNull();
+  });
+});
+
+describe("two staff deciding one affiliate", () => {
+  const decisionsAudited = (id: string) => db.select().from(auditLog).where(and(eq(auditLog.subject, id), like(auditLog.action, "affiliate.%"))).all();
+
+  it("one after the other: a decision made on a state another admin has already changed is refused with who changed it, and changes nothing", async () => {
+    const who = await member();
+    await hub(who, application(`Cr_${unique("").slice(-14)}`));
+    const first = await anAdmin();
+    const secondAccount = await createAccount({ admin: true });
+    const second = { account: secondAccount, cookie: await signIn(secondAccount, unique("ip")) };
+    // Both saw a pending application; one declines it, then the other's approval arrives.
+    expect((await staffAct(first, { intent: "decline", from: "pending", affiliate: who.account.id })).status).toBe(200);
+    const late = await staffAct(second, { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "30", discountRate: "", shopifyDiscountCode: "" });
+    expect(late.status).toBe(409);
+    expect(await late.text()).toContain(`This affiliate was already declined by ${first.account.email}`);
+    expect(await affiliateRow(who.account.id)).toMatchObject({ status: "declined", decidedBy: first.account.id });
+    expect((await decisionsAudited(who.account.id)).map((row) => row.action)).toEqual(["affiliate.decline"]);
+
+    // Approved later by a deliberate second look; then one pauses while the other saves new rates.
+    expect((await staffAct(second, { intent: "approve", from: "declined", affiliate: who.account.id, commissionRate: "30", discountRate: "", shopifyDiscountCode: "" })).status).toBe(200);
+    expect((await staffAct(first, { intent: "pause", from: "approved", affiliate: who.account.id })).status).toBe(200);
+    const rates = await staffAct(second, { intent: "approve", from: "approved", affiliate: who.account.id, commissionRate: "50", discountRate: "", shopifyDiscountCode: "" });
+    expect(rates.status).toBe(409);
+    expect(await rates.text()).toContain(`This affiliate was already paused by ${first.account.email}`);
+    expect(await affiliateRow(who.account.id)).toMatchObject({ status: "paused", commissionRate: 30 });
+    expect((await decisionsAudited(who.account.id)).map((row) => row.action)).toEqual(["affiliate.decline", "affiliate.approve", "affiliate.pause"]);
+  });
+
+  it("at the same moment: exactly one of an approval and a decline takes effect, audited once", async () => {
+    const who = await member();
+    await hub(who, application(`Cr_${unique("").slice(-14)}`));
+    const secondAccount = await createAccount({ admin: true });
+    const second = { account: secondAccount, cookie: await signIn(secondAccount, unique("ip")) };
+    const [approved, declined] = await Promise.all([
+      staffAct(await anAdmin(), { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "", discountRate: "", shopifyDiscountCode: "" }),
+      staffAct(second, { intent: "decline", from: "pending", affiliate: who.account.id }),
+    ]);
+    expect([approved.status, declined.status].sort()).toEqual([200, 409]);
+    const row = await affiliateRow(who.account.id);
+    expect(row?.status).toBe(approved.status === 200 ? "approved" : "declined");
+    expect(await decisionsAudited(who.account.id)).toHaveLength(1);
+  });
+
+  it("a payout marked paid by two admins at once is paid once, with the winner's transaction", async () => {
+    const creator = await approvedAffiliate({ commissionRate: "100" });
+    await releasedCommission(creator, 8000);
+    expect((await hub(creator, { intent: "payout", request: requestId(), amount: "60.00", address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq" })).status).toBe(200);
+    const [payout] = await db.select().from(affiliateLedger).where(and(eq(affiliateLedger.affiliateId, creator.account.id), eq(affiliateLedger.kind, "payout"))).all();
+    const secondAccount = await createAccount({ admin: true });
+    const second = { account: secondAccount, cookie: await signIn(secondAccount, unique("ip")) };
+    const [one, two] = [transactionId(), transactionId()];
+    const answers = await Promise.all([
+      staffAct(await anAdmin(), { intent: "mark-paid", payout: String(payout!.id), transaction: one }),
+      staffAct(second, { intent: "mark-paid", payout: String(payout!.id), transaction: two }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const paid = await db.select().from(affiliateLedger).where(eq(affiliateLedger.id, payout!.id)).get();
+    expect(paid?.payoutTransaction).toBe(answers[0]!.status === 200 ? one : two);
+    expect(await db.select().from(auditLog).where(and(eq(auditLog.subject, creator.account.id), eq(auditLog.action, "affiliate.payout-paid"))).all()).toHaveLength(1);
+    expect(await balancesOf(db, creator.account.id)).toMatchObject({ requested: 0, paidOut: 6000 });
   });
 });
 
@@ -228,7 +290,7 @@ describe("commission on card orders", () => {
 
   it("earns nothing for a paused affiliate's code or an order in another currency", async () => {
     const paused = await approvedAffiliate();
-    await staffAct(await anAdmin(), { intent: "pause", affiliate: paused.account.id });
+    expect((await staffAct(await anAdmin(), { intent: "pause", from: "approved", affiliate: paused.account.id })).status).toBe(200);
     await referredCardOrder(paused.code);
     expect(await commissionsOf(paused.account.id)).toHaveLength(0);
 

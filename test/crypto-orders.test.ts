@@ -265,7 +265,7 @@ describe("crypto orders on chain", () => {
     expect(short.html).toContain("The quote ran out with 0.0001 BTC of 0.0008999 BTC received");
     const adminCookie = await admin();
     expect(await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text()).toContain("Underpaid, expired");
-    expect((await adminQueue({ intent: "cancel", orderId: order.id }, adminCookie)).status).toBe(200);
+    expect((await adminQueue({ intent: "cancel", orderId: order.id, seen: String((await row(order.orderNumber)).updatedAt) }, adminCookie)).status).toBe(200);
     expect(await row(order.orderNumber)).toMatchObject({ status: "cancelled", review: null });
   });
 
@@ -451,7 +451,7 @@ describe("crypto orders on chain", () => {
     // Paid, then cancelled by an admin before its settlement job ran.
     await db.update(cryptoOrders).set({ paidAt: Date.now(), status: "processing" }).where(eq(cryptoOrders.orderNumber, orderNumber));
     const order = await row(orderNumber);
-    expect((await adminQueue({ intent: "cancel", orderId: order.id }, await admin())).status).toBe(200);
+    expect((await adminQueue({ intent: "cancel", orderId: order.id, seen: String(order.updatedAt) }, await admin())).status).toBe(200);
     await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber, code: null }]);
     expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get())?.balanceCents ?? 0).toBe(0);
     expect(await db.select().from(resellerLedger).where(eq(resellerLedger.userId, account.id)).all()).toHaveLength(0);

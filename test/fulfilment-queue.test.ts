@@ -275,7 +275,8 @@ describe("fulfilment queue: the consumer", () => {
     expect(broken.retryMessages).toHaveLength(1);
     expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: true, orderId: orderNumber });
 
-    const cancelled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "cancel", orderId: order.id }, cookie: admin });
+    const seen = (await db.select({ updatedAt: cryptoOrders.updatedAt }).from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())!.updatedAt;
+    const cancelled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "cancel", orderId: order.id, seen: String(seen) }, cookie: admin });
     expect(cancelled.status).toBe(200);
     expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: false, orderId: null });
     expect(await db.select().from(licences).where(eq(licences.key, `CB-${orderNumber}`))).toHaveLength(0);

@@ -4,7 +4,7 @@
 // average at once, however the page was cached.
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, productReviews } from "~/server/platform/db/schema.server";
+import { auditLog, productReviews, reviewModeration } from "~/server/platform/db/schema.server";
 import { isUniqueViolation } from "~/server/platform/db/client.server";
 import { boughtKey, call, createAccount, db, deliver, hwid, nextId, signIn, unique, validate } from "./helpers";
 
@@ -25,6 +25,13 @@ const review = (cookie: string, form: Record<string, string>) => call("/api/revi
 const remove = (cookie: string) => call("/api/reviews", { form: { intent: "delete", product: PRODUCT.handle }, cookie });
 const reviewsOf = (userId: string) => db.select().from(productReviews).where(and(eq(productReviews.productId, PRODUCT.id), eq(productReviews.userId, userId))).all();
 const page = async () => (await call(PAGE)).text();
+const moderationOf = (userId: string) => db.select().from(reviewModeration).where(and(eq(reviewModeration.productId, PRODUCT.id), eq(reviewModeration.userId, userId))).get();
+const moderate = (cookie: string, form: Record<string, string>) => call("/dashboard/reviews", { form, cookie });
+/** Every review the public surfaces show: the product page and the next pages of "show more". */
+async function publicText() {
+  const more = (await (await call(`/api/reviews?product=${PRODUCT.handle}&offset=0`)).json()) as { more: { body: string }[] };
+  return (await page()) + JSON.stringify(more.more);
+}
 
 /** The product page's stated average and count, and its JSON-LD rating. */
 async function rating() {
@@ -55,9 +62,10 @@ describe("reviews from verified buyers", () => {
     for (const who of [stranger, unused.later(5), fresh.session]) expect(await standing(who)).not.toMatchObject({ kind: "may-review" });
     expect(await reviewsOf(fresh.account.id)).toHaveLength(0);
 
-    expect(await standing(fresh.later(1))).toEqual({ kind: "may-review", own: null });
+    expect(await standing(fresh.later(1))).toEqual({ kind: "may-review", own: null, hidden: null });
     expect((await review(fresh.later(1), text)).status).toBe(200);
-    expect(await reviewsOf(fresh.account.id)).toMatchObject([{ rating: 5, body: text.body, hiddenAt: null }]);
+    expect(await reviewsOf(fresh.account.id)).toMatchObject([{ rating: 5, body: text.body }]);
+    expect(await moderationOf(fresh.account.id)).toBeUndefined();
     expect(await standing()).toEqual({ kind: "signed-out" });
     expect((await call("/api/reviews", { form: { intent: "save", product: PRODUCT.handle, ...text } })).status).toBe(401);
   });
@@ -69,7 +77,7 @@ describe("reviews from verified buyers", () => {
     expect((await review(cookie, { rating: "4", body: "Better after the update, the menu is clearer now." })).status).toBe(200);
     const rows = await reviewsOf(member.account.id);
     expect(rows).toMatchObject([{ rating: 4, body: "Better after the update, the menu is clearer now." }]);
-    expect(await standing(cookie)).toEqual({ kind: "may-review", own: { rating: 4, body: "Better after the update, the menu is clearer now.", hidden: false } });
+    expect(await standing(cookie)).toEqual({ kind: "may-review", own: { rating: 4, body: "Better after the update, the menu is clearer now." }, hidden: null });
     const now = Date.now();
     await expect(
       db.insert(productReviews).values({ productId: PRODUCT.id, productHandle: PRODUCT.handle, productTitle: "Vertex Rust", userId: member.account.id, rating: 1, body: "A second review", createdAt: now, updatedAt: now }),
@@ -151,7 +159,7 @@ describe("reviews from verified buyers", () => {
     expect(Number(hidden.average)).toBeGreaterThan(Number(both.average));
     expect(await db.select().from(auditLog).where(eq(auditLog.subject, `review:${row!.id}`)).all()).toMatchObject([{ action: "review.hide" }]);
     // Its author still sees it, marked hidden; staff see it in the list.
-    expect(await standing(second.later(1))).toMatchObject({ kind: "may-review", own: { hidden: true } });
+    expect(await standing(second.later(1))).toMatchObject({ kind: "may-review", own: { rating: 1 }, hidden: { reason: "Not about the product" } });
     expect(await (await call("/dashboard/reviews?show=hidden", { cookie: support })).text()).toContain(complaint);
     expect((await call("/dashboard/reviews", { form: { intent: "hide", review: String(row!.id), reason: "Twice" }, cookie: support })).status).toBe(409);
 
@@ -159,6 +167,66 @@ describe("reviews from verified buyers", () => {
     const shown = await rating();
     expect(shown.html).toContain(complaint);
     expect(shown.count).toBe(both.count);
+  });
+
+  it("keep a hidden review hidden when its author edits it, or deletes it and posts it again, until staff show it; the author sees why", async () => {
+    const author = await buyer();
+    const cookie = author.later(1);
+    const supportAccount = await createAccount({ role: "support" });
+    const support = await signIn(supportAccount, unique("ip"));
+    const before = await rating();
+    const abuse = unique("Abuse ");
+    expect((await review(cookie, { rating: "1", body: `${abuse} insults the staff.` })).status).toBe(200);
+    const [first] = await reviewsOf(author.account.id);
+    expect((await moderate(support, { intent: "hide", review: String(first!.id), reason: "Insults other members" })).status).toBe(200);
+    expect(await publicText()).not.toContain(abuse);
+
+    // Edited: still hidden, and its author is told so and why.
+    const edited = unique("Edited ");
+    expect((await review(cookie, { rating: "2", body: `${edited} still insults the staff.` })).status).toBe(200);
+    expect(await publicText()).not.toContain(edited);
+    expect(await standing(cookie)).toMatchObject({ kind: "may-review", own: { rating: 2 }, hidden: { reason: "Insults other members" } });
+
+    // Deleted and posted again: the new review is hidden as the old one was.
+    expect((await remove(cookie)).status).toBe(200);
+    expect(await standing(cookie)).toMatchObject({ kind: "may-review", own: null, hidden: { reason: "Insults other members" } });
+    const again = unique("Again ");
+    expect((await review(cookie, { rating: "1", body: `${again} posted once more.` })).status).toBe(200);
+    const reposted = await rating();
+    expect(reposted.html).not.toContain(again);
+    expect(await publicText()).not.toContain(again);
+    expect(reposted.count).toBe(before.count);
+    expect(reposted.average).toBe(before.average);
+    expect(await standing(cookie)).toMatchObject({ own: { rating: 1 }, hidden: { reason: "Insults other members" } });
+    const staffPage = await (await call("/dashboard/reviews?show=hidden", { cookie: support })).text();
+    expect(staffPage).toContain(again);
+    expect(staffPage).toContain("Insults other members");
+    expect(staffPage).toContain(` by ${supportAccount.email}`);
+    expect(await (await call("/dashboard/reviews?show=shown", { cookie: support })).text()).not.toContain(again);
+
+    // Staff show it again: it returns to the page and its average.
+    const [second] = await reviewsOf(author.account.id);
+    expect((await moderate(support, { intent: "unhide", review: String(second!.id) })).status).toBe(200);
+    const shown = await rating();
+    expect(shown.html).toContain(again);
+    expect(shown.count).toBe(before.count + 1);
+    expect(await standing(cookie)).toMatchObject({ own: { rating: 1 }, hidden: null });
+  });
+
+  it("take one hide when two staff hide a review at once: one answer 409, one audit entry, the winner's reason", async () => {
+    const author = await buyer();
+    expect((await review(author.later(1), { rating: "2", body: "Two moderators will look at this one." })).status).toBe(200);
+    const [row] = await reviewsOf(author.account.id);
+    const [one, two] = [await createAccount({ role: "support" }), await createAccount({ admin: true })];
+    const answers = await Promise.all([
+      moderate(await signIn(one, unique("ip")), { intent: "hide", review: String(row!.id), reason: "First reason" }),
+      moderate(await signIn(two, unique("ip")), { intent: "hide", review: String(row!.id), reason: "Second reason" }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const [winner, reason] = answers[0]!.status === 200 ? [one, "First reason"] : [two, "Second reason"];
+    expect(await answers.find((a) => a.status === 409)!.text()).toContain(`This review was already hidden by ${winner.email}`);
+    expect(await db.select().from(auditLog).where(eq(auditLog.subject, `review:${row!.id}`)).all()).toMatchObject([{ action: "review.hide", actorUserId: winner.id }]);
+    expect(await moderationOf(author.account.id)).toMatchObject({ reason, hiddenBy: winner.id });
   });
 
   it("say honestly that a product has no reviews yet, with no rating in its JSON-LD", async () => {

@@ -6,6 +6,9 @@ export const REFERRAL_DAYS = 30;
 /** A commission waits this long before it can be withdrawn; a refund or cancellation within it voids it. */
 export const HOLD_DAYS = 30;
 export const HOLD_MS = HOLD_DAYS * DAY_MS;
+/** An affiliate's states: applied, approved, declined, or paused by staff. */
+export const AFFILIATE_STATES = ["pending", "approved", "declined", "paused"] as const;
+export type AffiliateState = (typeof AFFILIATE_STATES)[number];
 export const DEFAULT_COMMISSION_RATE = 20;
 export const DEFAULT_DISCOUNT_RATE = 10;
 /** The smallest crypto payout staff send (a withdrawal to the reseller balance has none). */

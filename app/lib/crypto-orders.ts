@@ -119,7 +119,10 @@ export const fulfilCryptoOrderSchema = v.variant("source", [
   v.object({ intent: v.literal("fulfil"), orderId, source: v.literal("stock") }),
 ]);
 
-export const cancelCryptoOrderSchema = v.object({ intent: v.literal("cancel"), orderId });
+/** When the order last changed, as the admin's page showed it: a cancel is taken only on that view (decision 083). */
+export const seenSchema = v.pipe(text(), v.regex(/^\d{1,15}$/, "Reload the page and try again"), v.transform(Number));
+
+export const cancelCryptoOrderSchema = v.object({ intent: v.literal("cancel"), orderId, seen: seenSchema });
 
 // An overpaid order was settled, and the admin has dealt with the difference.
 export const resolveCryptoOrderSchema = v.object({ intent: v.literal("resolve"), orderId });

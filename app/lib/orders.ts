@@ -100,6 +100,8 @@ export interface CryptoEvidence {
   walletAddress: string;
   transactionId: string | null;
   payments: { txid: string; units: number; height: number | null }[];
+  /** When the order last changed: a cancel is taken only on the order as the page showed it. */
+  updatedAt: number;
 }
 
 /** An e-mail to the buyer that could not be delivered to the address the order holds. */

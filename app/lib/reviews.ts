@@ -35,7 +35,13 @@ export type ReviewStanding =
   | { kind: "no-licence" }
   | { kind: "not-activated" }
   | { kind: "too-soon"; from: number }
-  | { kind: "may-review"; own: { rating: number; body: string; hidden: boolean } | null };
+  | { kind: "may-review"; own: { rating: number; body: string } | null; hidden: ReviewHidden | null };
+
+/** Staff hid the member's review of the product: why, and when. It holds until staff show it again. */
+export interface ReviewHidden {
+  reason: string;
+  at: number;
+}
 
 /** The product page's sale box: staff's words and the real time it ends. */
 export interface ProductSale {

@@ -68,5 +68,7 @@ test("a buyer who used their key for a day reviews the product, and staff hide t
   await page.goto("/product/vertex-rust", { waitUntil: "networkidle" });
   await expect(page.getByTestId("review-list").getByText(words)).toHaveCount(0);
   expect(await rating(page)).toEqual(before);
-  await expect(page.getByText("Our staff have hidden your review")).toBeVisible();
+  const notice = page.getByTestId("review-hidden");
+  await expect(notice.getByText("Your review is hidden by our staff")).toBeVisible();
+  await expect(notice.getByText("Reason: Support request, not a review")).toBeVisible();
 });

@@ -1,7 +1,7 @@
 // The affiliate programme's forms: a member's application, withdrawals and payout requests in the
 // hub, and staff decisions in the back office. Checked in the browser and again on the server.
 import * as v from "valibot";
-import { DEFAULT_COMMISSION_RATE, DEFAULT_DISCOUNT_RATE, MIN_PAYOUT_CENTS } from "../affiliates";
+import { AFFILIATE_STATES, DEFAULT_COMMISSION_RATE, DEFAULT_DISCOUNT_RATE, MIN_PAYOUT_CENTS } from "../affiliates";
 
 const text = () => v.optional(v.string(), "");
 const INVALID_CODE = "Use 3 to 24 letters, digits, - or _";
@@ -53,10 +53,13 @@ const rate = (fallback: number) =>
   );
 
 const affiliate = v.pipe(text(), v.uuid("Unknown affiliate"));
+// The state the member of staff saw: the decision is taken only if it is still that (decision 083).
+const from = v.picklist(AFFILIATE_STATES, "Reload the page and try again");
 
 export const approveSchema = v.object({
   intent: v.literal("approve"),
   affiliate,
+  from,
   commissionRate: rate(DEFAULT_COMMISSION_RATE),
   discountRate: rate(DEFAULT_DISCOUNT_RATE),
   // The Shopify discount code the card checkout applies; empty: the affiliate's own code.
@@ -67,9 +70,9 @@ export const staffAffiliateSchema = v.variant(
   "intent",
   [
     approveSchema,
-    v.object({ intent: v.literal("decline"), affiliate }),
-    v.object({ intent: v.literal("pause"), affiliate }),
-    v.object({ intent: v.literal("resume"), affiliate }),
+    v.object({ intent: v.literal("decline"), affiliate, from }),
+    v.object({ intent: v.literal("pause"), affiliate, from }),
+    v.object({ intent: v.literal("resume"), affiliate, from }),
     v.object({
       intent: v.literal("mark-paid"),
       payout: v.pipe(text(), v.regex(/^\d{1,15}$/, "Unknown payout"), v.transform(Number)),

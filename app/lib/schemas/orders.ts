@@ -2,6 +2,7 @@
 // actions, a manual order, and the key export's filters. Checked in the browser and on the server.
 import * as v from "valibot";
 import { isVariantGid } from "../catalogue";
+import { seenSchema } from "../crypto-orders";
 import { ORDER_SOURCES, ORDER_STATES } from "../orders";
 
 const text = () => v.optional(v.string(), "");
@@ -45,7 +46,7 @@ export const orderActionSchema = v.variant(
     }),
     v.object({ intent: v.literal("revoke"), key: keyRef, reason }),
     v.object({ intent: v.literal("replace"), key: keyRef, reason }),
-    v.object({ intent: v.literal("cancel"), reason: v.pipe(text(), v.trim(), v.maxLength(200, "Keep the reason under 200 characters")) }),
+    v.object({ intent: v.literal("cancel"), reason: v.pipe(text(), v.trim(), v.maxLength(200, "Keep the reason under 200 characters")), seen: seenSchema }),
   ],
   "Unknown request",
 );

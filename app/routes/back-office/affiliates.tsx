@@ -68,11 +68,11 @@ function Decisions({ row }: { row: Row }) {
   const rates = row.status === "pending" || row.status === "declined" ? null : row;
   return (
     <div className="space-y-2">
-      <ApproveForm affiliate={row.userId} code={row.code} rates={rates} />
+      <ApproveForm affiliate={row.userId} from={row.status} code={row.code} rates={rates} />
       <div className="flex flex-wrap gap-2">
-        {row.status === "pending" ? <DecisionButton affiliate={row.userId} intent="decline">Decline</DecisionButton> : null}
-        {row.status === "approved" ? <DecisionButton affiliate={row.userId} intent="pause">Pause</DecisionButton> : null}
-        {row.status === "paused" ? <DecisionButton affiliate={row.userId} intent="resume">Resume</DecisionButton> : null}
+        {row.status === "pending" ? <DecisionButton affiliate={row.userId} from={row.status} intent="decline">Decline</DecisionButton> : null}
+        {row.status === "approved" ? <DecisionButton affiliate={row.userId} from={row.status} intent="pause">Pause</DecisionButton> : null}
+        {row.status === "paused" ? <DecisionButton affiliate={row.userId} from={row.status} intent="resume">Resume</DecisionButton> : null}
       </div>
     </div>
   );

@@ -34,8 +34,9 @@ export async function action({ request, context }: Route.ActionArgs) {
       success: ({ orderNumber }) => ({ title: "Marked as handled", description: `Order ${orderNumber} left the queue` }),
     });
   }
-  return answer(await cancelCryptoOrder(app(context).db, admin, form.orderId, { ip: clientAddress(request) }), {
+  return answer(await cancelCryptoOrder(app(context).db, admin, form.orderId, { seen: form.seen, ip: clientAddress(request) }), {
     intent: "cancel",
+    titles: { conflict: "Not cancelled" },
     success: ({ orderNumber }) => ({ title: "Order cancelled", description: `Order ${orderNumber} was cancelled` }),
   });
 }

@@ -82,6 +82,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       payments: JSON.parse(order.payments) as SeenPayment[],
       transactionId: order.transactionId,
       createdAt: order.createdAt,
+      updatedAt: order.updatedAt,
     })),
     // What keeps crypto payments (or a coin) off, for the admin to fix.
     cryptoProblems: cryptoSetup(env, db).problems,

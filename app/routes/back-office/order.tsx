@@ -78,7 +78,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         success: ({ variantTitle }) => ({ title: "Key replaced", description: `A new ${variantTitle} key was e-mailed to ${order.email}` }),
       });
     case "cancel":
-      return answer(await cancelOrderFromPage(deps.db, actor, order, form.reason), { intent, titles, success: { title: "Order cancelled", description: `Order ${order.number} was cancelled` } });
+      return answer(await cancelOrderFromPage(deps.db, actor, order, form), { intent, titles, success: { title: "Order cancelled", description: `Order ${order.number} was cancelled` } });
   }
 }
 
@@ -141,7 +141,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
         {canResend || (canManage && cancellable) ? (
           <div className="mt-4 flex flex-wrap gap-4 border-t border-line pt-4">
             {canResend ? <ResendButton /> : null}
-            {canManage && cancellable ? <CancelOrderButton number={order.number} /> : null}
+            {canManage && cancellable && crypto ? <CancelOrderButton number={order.number} seen={crypto.updatedAt} /> : null}
           </div>
         ) : null}
       </Card>

@@ -1,5 +1,6 @@
 // /dashboard/reviews: every product review, newest first (?show=all|shown|hidden), with its
-// author; support and admins hide one with a reason or show it again, audited. A change drops the
+// author; support and admins hide one with a reason or show it again, audited (the hiding holds the
+// member's review of the product, whatever they post: decision 083). A change drops the
 // product page's cached copy, so it leaves (or returns to) the page and its average at once.
 import { Link } from "react-router";
 import { LocalTime } from "~/components/local-time";
@@ -64,7 +65,8 @@ function ReviewItem({ review }: { review: StaffReview }) {
       <div className="mt-3 flex flex-wrap items-center justify-between gap-2">
         {review.hiddenAt !== null ? (
           <p className="text-muted">
-            Hidden <LocalTime ms={review.hiddenAt} />: {review.hiddenReason}
+            Hidden <LocalTime ms={review.hiddenAt} />
+            {review.hiddenBy ? ` by ${review.hiddenBy}` : ""}: {review.hiddenReason}
           </p>
         ) : null}
         <div className={review.hiddenAt !== null ? "" : "w-full"}>
@@ -81,7 +83,7 @@ export default function Reviews({ loaderData }: Route.ComponentProps) {
     <div className="space-y-8">
       <div>
         <h1 className="text-3xl font-black">Reviews</h1>
-        <p className="mt-2 max-w-2xl text-sm text-muted">Reviews come only from members whose key for the product was activated at least a day before. A hidden review leaves the product page and its average; its author still sees it, marked hidden.</p>
+        <p className="mt-2 max-w-2xl text-sm text-muted">Reviews come only from members whose key for the product was activated at least a day before. A hidden review leaves the product page and its average, and stays hidden if its author edits it or deletes it and posts again, until it is shown again; its author sees it marked hidden, with the reason.</p>
       </div>
       <nav aria-label="Filter reviews" className="flex flex-wrap gap-2">
         {REVIEW_FILTERS.map((f) => (

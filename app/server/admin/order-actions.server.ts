@@ -8,7 +8,7 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { ManualOrderInput } from "~/lib/schemas/orders";
 import type { Viewer } from "~/lib/viewer";
 import { allVariants, type Catalogue } from "../catalogue/catalogue.server";
-import { claimForManualOrder, claimReplacement } from "../fulfilment/keys/claim.server";
+import { claimForManualOrder, claimReplacement, type DecisionTaken } from "../fulfilment/keys/claim.server";
 import { type MailedKey, mailKeys, mailKeysStopped } from "../fulfilment/keys/mail.server";
 import { revokeOneKey } from "../fulfilment/keys/revoke.server";
 import { keysFollowAddress, manualSale, recordSale, replacementSale } from "../fulfilment/keys/sale.server";
@@ -103,16 +103,24 @@ export async function revokeKey(deps: MailingDeps, actor: Actor, order: OrderRow
  * Replaces a key: a fresh code of the same variant as a new unit of the same order line, and the
  * old key revoked, in one transaction (`claimReplacement`: with no stock nothing changes, and of
  * two replaces of the same key only one succeeds). The new key is sold on the old one's line and
- * mailed.
+ * mailed. A staff `decision` the replacement carries out is won in the same transaction.
  */
-export async function replaceKey(deps: MailingDeps, actor: Actor, order: OrderRow, ref: string, reason: string, now = Date.now()): Promise<Result<{ variantTitle: string }>> {
+export async function replaceKey(
+  deps: MailingDeps,
+  actor: Actor,
+  order: OrderRow,
+  ref: string,
+  reason: string,
+  now = Date.now(),
+  decision?: DecisionTaken,
+): Promise<Result<{ variantTitle: string }>> {
   const { db } = deps;
   const found = await keyOf(db, order, ref);
   if (!found.ok) return found;
   const orderId = codeOrderId(order.source, order.reference);
   if (found.value.codeId === null || orderId === null) return fail("conflict", "A reseller's key can be revoked, not replaced");
   if (order.state === "cancelled") return fail("conflict", `Order ${order.number} is cancelled`);
-  const replaced = await claimReplacement(db, orderId, found.value.codeId, now);
+  const replaced = await claimReplacement(db, orderId, found.value.codeId, now, decision);
   if (!replaced.ok) return replaced;
   const { old, fresh } = replaced.value;
   await checkLowStock(deps, { id: old.variantId, title: old.variantTitle }, now);
@@ -124,12 +132,12 @@ export async function replaceKey(deps: MailingDeps, actor: Actor, order: OrderRo
   return ok({ variantTitle: old.variantTitle });
 }
 
-/** Cancels a crypto order that is not complete (the payments domain's rule), audited under the order. */
-export async function cancelOrderFromPage(db: Db, actor: Actor, order: OrderRow, reason: string): Promise<Result> {
+/** Cancels a crypto order that is not complete, as the page showed it (the payments domain's rule), audited under the order. */
+export async function cancelOrderFromPage(db: Db, actor: Actor, order: OrderRow, input: { reason: string; seen: number }): Promise<Result> {
   if (order.source !== "crypto") return fail("conflict", "Only crypto orders are cancelled here; Shopify orders are cancelled in Shopify");
   const row = await db.select({ id: cryptoOrders.id }).from(cryptoOrders).where(eq(cryptoOrders.orderNumber, order.reference)).get();
   if (!row) return fail("not-found", "No such order");
-  const cancelled = await cancelCryptoOrder(db, actor.viewer, row.id, { reason, ip: actor.ip });
+  const cancelled = await cancelCryptoOrder(db, actor.viewer, row.id, { reason: input.reason, seen: input.seen, ip: actor.ip });
   return cancelled.ok ? ok() : cancelled;
 }
 

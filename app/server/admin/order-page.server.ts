@@ -139,6 +139,7 @@ export async function orderDetail(db: Db, source: OrderSource, reference: string
       walletAddress: c.walletAddress,
       transactionId: c.transactionId,
       payments: JSON.parse(c.payments) as CryptoEvidence["payments"],
+      updatedAt: c.updatedAt,
     };
     detail.cancellable = c.status !== "complete" && c.status !== "cancelled";
   } else if (source === "reseller") {

@@ -1,21 +1,28 @@
 // The back office's reviews: every review with its author, newest first, and staff hiding one with
-// a reason or showing it again (decision 074). Each change is audited and names the product page
-// whose cached copy must go.
+// a reason or showing it again (decisions 074 and 083). The decision is kept per member and product
+// (review_moderation), written only here, so it holds whatever the author does to the review row:
+// edited, or deleted and posted again, a hidden review stays hidden until staff show it. Each
+// change is one conditional statement, audited, and names the product page whose cached copy must go.
 import { and, desc, eq, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ReviewFilter } from "~/lib/reviews";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { productReviews, profiles, users } from "../platform/db/schema.server";
+import { productReviews, profiles, reviewModeration, users } from "../platform/db/schema.server";
 
 const LIST_LIMIT = 200;
 
 const FILTER: Record<ReviewFilter, SQL | undefined> = {
   all: undefined,
-  shown: isNull(productReviews.hiddenAt),
-  hidden: isNotNull(productReviews.hiddenAt),
+  shown: isNull(reviewModeration.productId),
+  hidden: isNotNull(reviewModeration.productId),
 };
+
+const moderator = alias(users, "moderator");
+
+const moderationOfReview = and(eq(reviewModeration.productId, productReviews.productId), eq(reviewModeration.userId, productReviews.userId));
 
 /** Staff: the newest reviews (up to 200) under the filter. */
 export async function reviewsForStaff(db: Db, filter: ReviewFilter) {
@@ -30,12 +37,15 @@ export async function reviewsForStaff(db: Db, filter: ReviewFilter) {
       body: productReviews.body,
       createdAt: productReviews.createdAt,
       updatedAt: productReviews.updatedAt,
-      hiddenAt: productReviews.hiddenAt,
-      hiddenReason: productReviews.hiddenReason,
+      hiddenAt: reviewModeration.hiddenAt,
+      hiddenReason: reviewModeration.reason,
+      hiddenBy: moderator.email,
     })
     .from(productReviews)
     .innerJoin(users, eq(users.id, productReviews.userId))
     .leftJoin(profiles, eq(profiles.id, productReviews.userId))
+    .leftJoin(reviewModeration, moderationOfReview)
+    .leftJoin(moderator, eq(moderator.id, reviewModeration.hiddenBy))
     .where(FILTER[filter])
     .orderBy(desc(productReviews.createdAt), desc(productReviews.id))
     .limit(LIST_LIMIT);
@@ -43,7 +53,10 @@ export async function reviewsForStaff(db: Db, filter: ReviewFilter) {
 
 export type StaffReview = Awaited<ReturnType<typeof reviewsForStaff>>[number];
 
-/** Staff: hides a shown review with a reason, or shows a hidden one again; audited. Answers the product page to refresh. */
+/**
+ * Staff: hides a shown review with a reason, or shows a hidden one again; audited. Answers the
+ * product page to refresh. Of two staff acting at once, one changes it; the other is told.
+ */
 export async function moderateReview(
   db: Db,
   staff: Viewer,
@@ -51,18 +64,27 @@ export async function moderateReview(
   ip: string | null,
   now = Date.now(),
 ): Promise<Result<{ productHandle: string }>> {
-  const hiding = input.intent === "hide";
-  // One conditional statement: of two staff acting at once, one changes the review.
-  const changed = await db
-    .update(productReviews)
-    .set(hiding ? { hiddenAt: now, hiddenReason: input.reason, hiddenBy: staff.id } : { hiddenAt: null, hiddenReason: null, hiddenBy: null })
-    .where(and(eq(productReviews.id, input.review), hiding ? isNull(productReviews.hiddenAt) : isNotNull(productReviews.hiddenAt)))
-    .returning({ productHandle: productReviews.productHandle })
+  const review = await db
+    .select({ productId: productReviews.productId, userId: productReviews.userId, productHandle: productReviews.productHandle })
+    .from(productReviews)
+    .where(eq(productReviews.id, input.review))
     .get();
-  if (!changed) {
-    const exists = await db.select({ id: productReviews.id }).from(productReviews).where(eq(productReviews.id, input.review)).get();
-    return exists ? fail("conflict", hiding ? "This review is already hidden" : "This review is already shown") : fail("not-found", "No such review");
+  if (!review) return fail("not-found", "No such review");
+  const pair = and(eq(reviewModeration.productId, review.productId), eq(reviewModeration.userId, review.userId));
+  if (input.intent === "hide") {
+    const [hidden] = await db
+      .insert(reviewModeration)
+      .values({ productId: review.productId, userId: review.userId, reason: input.reason, hiddenBy: staff.id, hiddenAt: now })
+      .onConflictDoNothing()
+      .returning({ at: reviewModeration.hiddenAt });
+    if (!hidden) {
+      const first = await db.select({ by: users.email }).from(reviewModeration).leftJoin(users, eq(users.id, reviewModeration.hiddenBy)).where(pair).get();
+      return fail("conflict", first ? `This review was already hidden by ${first.by ?? "another member of staff"}` : "This review changed meanwhile; reload and try again");
+    }
+  } else {
+    const [shown] = await db.delete(reviewModeration).where(pair).returning({ at: reviewModeration.hiddenAt });
+    if (!shown) return fail("conflict", "This review is already shown");
   }
-  await audit(db, staff.id, `review.${input.intent}`, `review:${input.review}`, hiding ? { reason: input.reason } : {}, ip);
-  return ok(changed);
+  await audit(db, staff.id, `review.${input.intent}`, `review:${input.review}`, input.intent === "hide" ? { reason: input.reason } : {}, ip);
+  return ok({ productHandle: review.productHandle });
 }

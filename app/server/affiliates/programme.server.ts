@@ -2,16 +2,16 @@
 // (setting the commission and discount), decline or pause them, and a code (whatever its case)
 // names the affiliate a referral belongs to. Only an approved affiliate's code refers anyone, and
 // nobody is referred by their own (decision 058).
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
+import type { AffiliateState } from "~/lib/affiliates";
 import type { ApplyInput, StaffAffiliateInput } from "~/lib/schemas/affiliates";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
-import { type AFFILIATE_STATES, affiliateClicks, affiliates, users } from "../platform/db/schema.server";
+import { affiliateClicks, affiliates, users } from "../platform/db/schema.server";
 
 export type Affiliate = typeof affiliates.$inferSelect;
-type AffiliateState = (typeof AFFILIATE_STATES)[number];
 
 /** What a purchase carries when a referral applies: whose it is, and the buyer's discount. */
 export interface Referral {
@@ -52,25 +52,44 @@ const TRANSITIONS: Record<Decision["intent"], { from: AffiliateState[]; to: Affi
   resume: { from: ["paused"], to: "approved" },
 };
 
-/** Staff: approve (with the rates), decline, pause or resume an affiliate; audited. */
+/**
+ * Staff: approve (with the rates), decline, pause or resume an affiliate; audited. The decision is
+ * taken only from the state the member of staff saw (`from`), in one conditional statement
+ * (decision 083): of two staff deciding at once, or one deciding on a page another has since
+ * changed, one wins and the other is told who decided.
+ */
 export async function decideAffiliate(db: Db, staff: Viewer, input: Decision, ip: string | null, now = Date.now()): Promise<Result<Affiliate>> {
   const { from, to } = TRANSITIONS[input.intent];
   const rates =
     input.intent === "approve"
       ? { commissionRate: input.commissionRate, discountRate: input.discountRate, shopifyDiscountCode: input.shopifyDiscountCode || null }
       : {};
-  const changed = await db
-    .update(affiliates)
-    .set({ status: to, decidedAt: now, ...rates })
-    .where(and(eq(affiliates.userId, input.affiliate), inArray(affiliates.status, from)))
-    .returning()
-    .get();
-  if (!changed) {
-    const existing = await affiliateOf(db, input.affiliate);
-    return existing ? fail("conflict", `This affiliate is ${existing.status}: it cannot be done now`) : fail("not-found", "No such affiliate");
-  }
+  const changed = from.includes(input.from)
+    ? await db
+        .update(affiliates)
+        .set({ status: to, decidedAt: now, decidedBy: staff.id, ...rates })
+        .where(and(eq(affiliates.userId, input.affiliate), eq(affiliates.status, input.from)))
+        .returning()
+        .get()
+    : undefined;
+  if (!changed) return decidedAlready(db, input);
   await audit(db, staff.id, `affiliate.${input.intent}`, changed.userId, { code: changed.code, ...rates }, ip);
   return ok(changed);
+}
+
+/** Why a decision changed nothing: the affiliate is no longer in the state it was taken on (and who moved it), or cannot be decided so. */
+async function decidedAlready(db: Db, input: Decision): Promise<Result<never>> {
+  const existing = await db
+    .select({ status: affiliates.status, decider: users.email })
+    .from(affiliates)
+    .leftJoin(users, eq(users.id, affiliates.decidedBy))
+    .where(eq(affiliates.userId, input.affiliate))
+    .get();
+  if (!existing) return fail("not-found", "No such affiliate");
+  if (existing.status !== input.from && existing.status !== "pending") {
+    return fail("conflict", `This affiliate was already ${existing.status} by ${existing.decider ?? "another member of staff"}: reload to see it`);
+  }
+  return fail("conflict", `This affiliate is ${existing.status}: it cannot be done now`);
 }
 
 /** The approved affiliate a code (whatever its case) or an id names, with their e-mail. */

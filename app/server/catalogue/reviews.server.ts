@@ -1,7 +1,8 @@
 // Reviews from verified buyers (decision 074). A member may review a product while they hold a key
 // for it that was sold to them (not a reseller's key, not revoked) and activated at least a day
 // before; one review per member and product, which they may edit or delete. The product page
-// shows the reviews staff have not hidden, their count and their average.
+// shows the reviews staff have not hidden, their count and their average. Staff's hiding belongs to
+// the member and product, so a review edited, or deleted and posted again, stays hidden (083).
 import { and, count, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Product } from "~/lib/catalogue";
 import { type PublicReview, REVIEW_AFTER_ACTIVATION_MS, REVIEWS_PAGE_SIZE, type ReviewStanding, type ReviewSummary } from "~/lib/reviews";
@@ -10,14 +11,17 @@ import type { SaveReviewInput } from "~/lib/schemas/reviews";
 import type { Viewer } from "~/lib/viewer";
 import { reserveAttempt, throttled } from "../accounts/throttle.server";
 import type { Db } from "../platform/db/client.server";
-import { licences, productReviews, profiles } from "../platform/db/schema.server";
+import { licences, productReviews, profiles, reviewModeration } from "../platform/db/schema.server";
 
 export type ReviewedProduct = Pick<Product, "id" | "handle" | "title">;
 
 /** How far into a product's reviews "show more" may reach. */
 const MAX_OFFSET = 10_000;
 
-const shown = (productId: string) => and(eq(productReviews.productId, productId), isNull(productReviews.hiddenAt));
+/** Staff's hiding of a member's review of a product: it holds whatever review row the member writes (decision 083). */
+const hiddenByStaff = sql`exists (select 1 from ${reviewModeration} where ${reviewModeration.productId} = ${productReviews.productId} and ${reviewModeration.userId} = ${productReviews.userId})`;
+
+const shown = (productId: string) => and(eq(productReviews.productId, productId), sql`not ${hiddenByStaff}`);
 
 /** The shown reviews' count and average (one decimal), and the newest `limit` from `offset`. */
 export async function productReviewSummary(db: Db, productId: string, offset = 0, limit = REVIEWS_PAGE_SIZE): Promise<ReviewSummary> {
@@ -75,12 +79,19 @@ export async function reviewStanding(db: Db, viewer: Viewer, product: ReviewedPr
   if (activations.length === 0) return { kind: "not-activated" };
   const from = Math.min(...activations) + REVIEW_AFTER_ACTIVATION_MS;
   if (from > now) return { kind: "too-soon", from };
-  const own = await db
-    .select({ rating: productReviews.rating, body: productReviews.body, hiddenAt: productReviews.hiddenAt })
-    .from(productReviews)
-    .where(and(eq(productReviews.productId, product.id), eq(productReviews.userId, viewer.id)))
-    .get();
-  return { kind: "may-review", own: own ? { rating: own.rating, body: own.body, hidden: own.hiddenAt !== null } : null };
+  const [own, hidden] = await Promise.all([
+    db
+      .select({ rating: productReviews.rating, body: productReviews.body })
+      .from(productReviews)
+      .where(and(eq(productReviews.productId, product.id), eq(productReviews.userId, viewer.id)))
+      .get(),
+    db
+      .select({ reason: reviewModeration.reason, at: reviewModeration.hiddenAt })
+      .from(reviewModeration)
+      .where(and(eq(reviewModeration.productId, product.id), eq(reviewModeration.userId, viewer.id)))
+      .get(),
+  ]);
+  return { kind: "may-review", own: own ?? null, hidden: hidden ?? null };
 }
 
 const REFUSALS: Record<Exclude<ReviewStanding["kind"], "may-review">, string> = {
@@ -96,7 +107,7 @@ async function withinBudget(db: Db, viewer: Viewer, now: number): Promise<Result
   return reservation.ok ? ok() : throttled(reservation.waitMs, "review changes");
 }
 
-/** Writes the member's review of the product, or replaces their earlier one; staff's hiding stays. */
+/** Writes the member's review of the product, or replaces their earlier one; staff's hiding (kept per member and product) stays. */
 export async function saveReview(db: Db, viewer: Viewer, product: ReviewedProduct, input: Omit<SaveReviewInput, "intent" | "product">, now = Date.now()): Promise<Result<{ created: boolean }>> {
   const standing = await reviewStanding(db, viewer, product, now);
   if (standing.kind !== "may-review") return fail("forbidden", REFUSALS[standing.kind]);

@@ -4,6 +4,7 @@
 // index on the unit: order, line, unit index), not application locks, because D1 has no
 // interactive transactions (decisions 013 and 052).
 import { and, eq, max, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { fail, ok, type Result } from "~/lib/result";
 import { type Db, isUniqueViolation } from "../../platform/db/client.server";
 import { backorders, licences, manualOrders, productCodes, shopifyOrders, users } from "../../platform/db/schema.server";
@@ -151,12 +152,24 @@ export async function claimNamedCode(db: Db, unit: OrderUnit, named: { code: str
 }
 
 /**
- * Revokes a key and hands out a fresh code of the same variant as a new unit of the same order
- * line, in one transaction: the new code is claimed only while the old key still works, and the
- * old key is revoked only if the new unit exists. So with no stock nothing changes, and of two
- * replaces of the same key only one succeeds.
+ * A staff decision a replacement carries out (an approved replacement request), taken in the same
+ * transaction as the key: `claim` wins it (one conditional statement), `won` says in SQL that this
+ * transaction did, and `undo(nothingMoved)` gives it back when no key moved (no stock, or the key
+ * was revoked meanwhile). So the decision and the key change together or not at all.
  */
-export async function claimReplacement(db: Db, orderId: string, codeId: number, now: number): Promise<Result<{ old: CodeRow; fresh: CodeRow }>> {
+export interface DecisionTaken {
+  claim: BatchItem<"sqlite">;
+  won: SQL;
+  undo: (nothingMoved: SQL) => BatchItem<"sqlite">;
+}
+
+/**
+ * Revokes a key and hands out a fresh code of the same variant as a new unit of the same order
+ * line, in one transaction: the new code is claimed only while the old key still works (and the
+ * `decision`, if any, was won), and the old key is revoked only if the new unit exists. So with no
+ * stock nothing changes, and of two replaces of the same key only one succeeds.
+ */
+export async function claimReplacement(db: Db, orderId: string, codeId: number, now: number, decision?: DecisionTaken): Promise<Result<{ old: CodeRow; fresh: CodeRow }>> {
   const old = (await db.select().from(productCodes).where(eq(productCodes.id, codeId)).get())!;
   if (old.revokedAt !== null) return fail("conflict", "This key is already revoked");
   const line = old.orderLineId ?? "manual";
@@ -167,13 +180,19 @@ export async function claimReplacement(db: Db, orderId: string, codeId: number, 
   const unitIndex = (last?.n ?? -1) + 1;
   const oldStillWorks = sql`exists (select 1 from ${productCodes} where ${productCodes.id} = ${old.id} and ${productCodes.revokedAt} is null)`;
   const newUnitExists = sql`exists (select 1 from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.orderLineId} = ${line} and ${productCodes.unitIndex} = ${unitIndex})`;
+  const moves = [
+    claimOldestFree(db, old.variantId, { email: old.customerEmail, orderId, lineId: line, unitIndex }, now, and(oldStillWorks, decision?.won)),
+    revokeCode(db, old.id, now, newUnitExists),
+    ...keysStopWorking(db, orderId, now),
+  ] as const;
   let claimed: CodeRow[];
   try {
-    [claimed] = await db.batch([
-      claimOldestFree(db, old.variantId, { email: old.customerEmail, orderId, lineId: line, unitIndex }, now, oldStillWorks),
-      revokeCode(db, old.id, now, newUnitExists),
-      ...keysStopWorking(db, orderId, now),
-    ]);
+    if (decision) {
+      const [, fresh] = await db.batch([decision.claim, ...moves, decision.undo(sql`not ${newUnitExists}`)]);
+      claimed = fresh;
+    } else {
+      [claimed] = await db.batch(moves);
+    }
   } catch (error) {
     // Another replace on the same line took the same unit at the same moment: nothing was written.
     if (isUniqueViolation(error)) return fail("conflict", "The key was changed at the same moment; reload and try again");

@@ -12,6 +12,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+import { AFFILIATE_STATES } from "../../../lib/affiliates";
 import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
 import { RELEASE_CHANNELS } from "../../../lib/releases";
@@ -928,7 +929,7 @@ export const orderIndex = sqliteView("order_index", {
 // commission and discount rates), decline or pause. The code is the affiliate's choice, unique
 // whatever its case; `shopifyDiscountCode` names the Shopify discount the card checkout applies
 // (the code itself when staff name none).
-export const AFFILIATE_STATES = ["pending", "approved", "declined", "paused"] as const;
+export { AFFILIATE_STATES };
 
 export const affiliates = sqliteTable(
   "affiliates",
@@ -946,6 +947,8 @@ export const affiliates = sqliteTable(
     shopifyDiscountCode: text("shopify_discount_code"),
     appliedAt: integer("applied_at").notNull(),
     decidedAt: integer("decided_at"),
+    // Who took the latest staff decision (the one a decision arriving second is told about).
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
   },
   (t) => [
     uniqueIndex("affiliates_code").on(sql`lower(${t.code})`),
@@ -1129,16 +1132,31 @@ export const productReviews = sqliteTable(
     body: text("body").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-    hiddenAt: integer("hidden_at"),
-    hiddenReason: text("hidden_reason"),
-    hiddenBy: text("hidden_by").references(() => users.id, { onDelete: "set null" }),
   },
   (t) => [
     uniqueIndex("product_reviews_member").on(t.productId, t.userId),
-    index("product_reviews_product").on(t.productId, t.hiddenAt, t.createdAt),
+    index("product_reviews_product").on(t.productId, t.createdAt),
     index("product_reviews_created").on(t.createdAt),
     check("product_reviews_rating", sql`${t.rating} between 1 and 5`),
   ],
+);
+
+// Staff's decision to hide a member's review of a product (decision 083). It belongs to the
+// (product, member) pair, not to the review row its author may delete: a hidden review stays hidden,
+// edited or posted again, until staff show it again (which deletes this row). Written only by the
+// back office's moderation (admin/review-moderation.server.ts); read wherever reviews are shown.
+export const reviewModeration = sqliteTable(
+  "review_moderation",
+  {
+    productId: text("product_id").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    hiddenBy: text("hidden_by").references(() => users.id, { onDelete: "set null" }),
+    hiddenAt: integer("hidden_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.userId] })],
 );
 
 // A sale staff set on a product (decision 075): the words the product page's sale box shows and

@@ -44,6 +44,8 @@ export interface QueuedCryptoOrder {
   payments: { txid: string; units: number; height: number | null }[];
   transactionId: string | null;
   createdAt: number;
+  /** When it last changed: a cancel is taken only on the order as this page showed it. */
+  updatedAt: number;
 }
 
 /** The shared fetcher's answer, but only in the row that sent the request. */
@@ -202,7 +204,7 @@ function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedCryp
       <ConfirmedAction
         fetcher={fetcher}
         action={ACTION}
-        fields={{ intent: "cancel", orderId: order.id }}
+        fields={{ intent: "cancel", orderId: order.id, seen: String(order.updatedAt) }}
         title={`Cancel order ${order.orderNumber}?`}
         cost={`The order closes for good: no ${order.purpose === "top-up" ? "top-up is credited" : "key is handed out"} for it, even if more money arrives. Refund the buyer by hand first: the shop cannot send coins back.`}
         confirmLabel="Cancel order"

@@ -130,13 +130,13 @@ export function ResendButton() {
 }
 
 /** Cancels the order, with an optional reason for the timeline, after a confirmation. */
-export function CancelOrderButton({ number }: { number: string }) {
+export function CancelOrderButton({ number, seen }: { number: string; seen: number }) {
   const fetcher = useFetcher<Answer>();
   useResultToast(fetcher);
   return (
     <ConfirmedAction
       fetcher={fetcher}
-      fields={{ intent: "cancel" }}
+      fields={{ intent: "cancel", seen: String(seen) }}
       title={`Cancel order ${number}?`}
       cost="The order closes for good: no key is handed out for it, even if a payment arrives later. A key it already holds goes back to stock. Refund the buyer by hand first."
       confirmLabel="Cancel order"

@@ -1,5 +1,5 @@
 // The visitor's part in a product's reviews: the form for a member who may review (their own
-// review to edit or delete), or why they may not yet. Asked of the private /api/reviews once the
+// review to edit or delete, and staff's hiding of it with the reason), or why they may not yet. Asked of the private /api/reviews once the
 // page has loaded; the server checks every rule again when the form is sent.
 import { useEffect, useId } from "react";
 import { Link, useFetcher, useRevalidator } from "react-router";
@@ -10,7 +10,7 @@ import { LocalTime } from "~/components/local-time";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useViewer } from "~/components/viewer";
 import type { Answer } from "~/lib/answer";
-import { REVIEW_MAX_LENGTH, type ReviewStanding } from "~/lib/reviews";
+import { REVIEW_MAX_LENGTH, type ReviewHidden, type ReviewStanding } from "~/lib/reviews";
 import { saveReviewSchema } from "~/lib/schemas/reviews";
 
 const WHY_NOT: Record<Exclude<ReviewStanding["kind"], "may-review" | "too-soon">, string> = {
@@ -34,6 +34,21 @@ function StarsInput({ defaultValue, error }: { defaultValue: number | undefined;
       </div>
       <FieldNotes id={id} error={error} />
     </fieldset>
+  );
+}
+
+/** Staff hid the member's review: they see it here, with the reason, and that it holds whatever they post. */
+function HiddenNotice({ hidden, posted }: { hidden: ReviewHidden; posted: boolean }) {
+  return (
+    <div className="mt-3 rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-3 text-sm text-yellow-100" data-testid="review-hidden">
+      <p className="font-semibold">
+        {posted ? "Your review is hidden" : "Your review was hidden"} by our staff (<LocalTime ms={hidden.at} />)
+      </p>
+      <p className="mt-1 wrap-anywhere">Reason: {hidden.reason}</p>
+      <p className="mt-1 text-yellow-100/80">
+        It is not shown on this page or counted in its rating, and a review you edit or post again stays hidden until our staff show it again. Contact support if you think this is a mistake.
+      </p>
+    </div>
   );
 }
 
@@ -79,11 +94,11 @@ export function ReviewForm({ handle }: { handle: string }) {
       </p>
     );
   }
-  const { own } = current;
+  const { own, hidden } = current;
   return (
     <Card className="mt-6">
       <h3 className="font-bold">{own ? "Your review" : "Review this product"}</h3>
-      {own?.hidden ? <p className="mt-1 text-sm text-yellow-300">Our staff have hidden your review from the product page. You can still edit or delete it.</p> : null}
+      {hidden ? <HiddenNotice hidden={hidden} posted={own !== null} /> : null}
       <send.Form ref={formRef} method="post" action="/api/reviews" className="mt-4 space-y-4" onSubmit={onSubmit} noValidate key={own ? `${own.rating}:${own.body}` : "new"}>
         <input type="hidden" name="intent" value="save" />
         <input type="hidden" name="product" value={handle} />
