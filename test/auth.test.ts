@@ -315,6 +315,27 @@ describe("returning to the page asked for", () => {
     // A broken cookie is no destination either.
     expect((await login(account, "__Host-return-to=%E0%A4%A")).headers.get("Location")).toBe("/");
   });
+
+  it("goes home when the path, once its dot segments are resolved, would name another host", async () => {
+    const account = await createAccount();
+    const forgeries = ["/.//evil.example", "/./\\evil.example", "/%2e//evil.example", "/%2E%2E//evil.example", "/a/..//evil.example", "/a/%2e%2e//evil.example/x?y=1", "/.\\/evil.example", "/./%09/evil.example", "/.//%2fevil.example", "/./%5Cevil.example"];
+    for (const forged of forgeries) {
+      const response = await login(account, `__Host-return-to=${encodeURIComponent(forged)}`);
+      const location = response.headers.get("Location") ?? "";
+      // Wherever it goes, a browser reads it as a path on this site.
+      expect(new URL(location, ORIGIN).origin, forged).toBe(ORIGIN);
+      expect(location, forged).toMatch(/^\/(?![/\\])/);
+    }
+    // The same, remembered by a signed-out visit: a dashboard URL whose dot segments climb out of it.
+    for (const visit of ["/dashboard/..//evil.example", "/dashboard/%2e%2e//evil.example", "/dashboard/./..//evil.example", "/dashboard/x/...data"]) {
+      const asked = await call(visit);
+      const remembered = cookieFrom(asked, "__Host-return-to");
+      if (!remembered) continue;
+      const location = (await login(account, remembered)).headers.get("Location") ?? "";
+      expect(new URL(location, ORIGIN).origin, visit).toBe(ORIGIN);
+      expect(location, visit).toMatch(/^\/(?![/\\])/);
+    }
+  });
 });
 
 describe("sign-in throttling", () => {

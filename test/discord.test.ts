@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { auditLog, oauthAccounts, passwordResetTokens, profiles, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
+import { auditLog, discordRoleReleases, discordRoleSync, oauthAccounts, passwordResetTokens, profiles, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
 import { type DiscordConfig, finishDiscordSignIn, forgetDiscordRoundTrip, startDiscordSignIn } from "~/server/accounts/discord.server";
 import worker from "../workers/app";
 import { signInAs } from "~/server/accounts/sign-in.server";
@@ -282,6 +282,41 @@ describe("linking Discord from the Security page", () => {
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, third.id))).toHaveLength(0);
   });
 
+  it("links one Discord account to a member, however many round trips were started in other browsers", async () => {
+    const member = await createAccount();
+    // Two browsers, each signed in and each past the password, both leave for Discord before either
+    // comes back; then they come back one after the other, and two more at the same moment.
+    const browsers = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const session = await signIn(member, unique("ip"));
+        return { session, start: await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }) };
+      }),
+    );
+    const [first, second, ...racing] = browsers;
+    discordAnswers({ id: unique("d"), username: "first-discord", email: `${unique("a")}@example.test`, verified: true });
+    expect((await roundTrip(first!.start, [first!.session])).headers.get("Location")).toBe("/dashboard/security");
+    vi.restoreAllMocks();
+    discordAnswers({ id: unique("d"), username: "second-discord", email: `${unique("b")}@example.test`, verified: true });
+    const refused = await roundTrip(second!.start, [second!.session]);
+    expect(refused.headers.get("Location")).toBe("/dashboard/security");
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, member.id))).toEqual([expect.objectContaining({ providerUsername: "first-discord" })]);
+
+    // Unlinked, two links finishing at the same moment still leave one.
+    await configured("/dashboard/security", { ...form({ intent: "unlink-discord" }), cookie: first!.session });
+    vi.restoreAllMocks();
+    let calls = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes("/oauth2/token")) return Response.json({ access_token: "token-abc", token_type: "Bearer", expires_in: 3600 });
+      calls += 1;
+      return Response.json({ id: `race-${calls}-${member.id}`, username: `racer-${calls}`, email: `${unique("r")}@example.test`, verified: true });
+    });
+    await Promise.all(racing.map((browser) => roundTrip(browser.start, [browser.session])));
+    expect(calls).toBe(2);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, member.id))).toHaveLength(1);
+    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "discord.link"), eq(auditLog.subject, member.id)))).toHaveLength(2);
+  });
+
   it("needs a signed-in member to start", async () => {
     const start = await configured("/auth/discord", form({ intent: "link", password: "x" }));
     expect(start.headers.get("Location")).toBe("/auth");
@@ -299,5 +334,29 @@ describe("linking Discord from the Security page", () => {
     const refused = await configured("/dashboard/security", { ...form({ intent: "unlink-discord" }), cookie });
     expect(refused.status).toBe(409);
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toHaveLength(1);
+  });
+});
+
+describe("the migration that makes one Discord link per account", () => {
+  it("keeps the link made first (the one the Security page showed) and releases the others' roles", async () => {
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("one_discord_link_each.sql"))!;
+    // The table as it was before: no unique index, and a member with two Discord logins.
+    await env.DB.batch([env.DB.prepare("DROP INDEX `oauth_accounts_user_provider`"), env.DB.prepare("CREATE INDEX `oauth_accounts_user` ON `oauth_accounts` (`user_id`)")]);
+    const member = await createAccount();
+    const single = await createAccount();
+    const [shown, hidden, alone] = [unique("d"), unique("d"), unique("d")];
+    await db.insert(oauthAccounts).values([
+      { provider: "discord", providerUserId: shown, providerUsername: "shown", userId: member.id, createdAt: 1 },
+      { provider: "discord", providerUserId: hidden, providerUsername: "hidden", userId: member.id, createdAt: 2 },
+      { provider: "discord", providerUserId: alone, providerUsername: "alone", userId: single.id, createdAt: 3 },
+    ]);
+    await db.insert(discordRoleSync).values({ userId: member.id, discordId: hidden });
+    for (const query of migration.queries) await env.DB.prepare(query).run();
+
+    expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, member.id))).map((l) => l.providerUsername)).toEqual(["shown"]);
+    expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, single.id))).map((l) => l.providerUsername)).toEqual(["alone"]);
+    expect((await db.select().from(discordRoleReleases).where(eq(discordRoleReleases.userId, member.id))).map((r) => r.discordId)).toEqual([hidden]);
+    // From now on the database itself refuses a second link.
+    await expect(db.insert(oauthAccounts).values({ provider: "discord", providerUserId: unique("d"), userId: single.id, createdAt: 4 })).rejects.toThrow();
   });
 });

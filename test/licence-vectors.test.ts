@@ -214,6 +214,11 @@ async function vectors() {
         ["VECTOR-NEVER-USED", { activate: false }, "NOT_ACTIVATED"],
       ] as const
     ).map(async ([key, extra, code]) => online(`a signed ${code} answer`, request(key), ok200(await answerFor(signer, { key, ...extra })), now, { outcome: "denied", code })),
+    // Only the bound PC reads a stopped licence's terms: another PC gets the code with licence null.
+    online("a signed EXPIRED answer to a PC the key is not bound to (licence null)", request("VECTOR-EXPIRED", OTHER_HWID), ok200(await answerFor(signer, { key: "VECTOR-EXPIRED", hwid: OTHER_HWID })), now, {
+      outcome: "denied",
+      code: "EXPIRED",
+    }),
     online("a signed HWID_MISMATCH answer (the key is bound to another PC)", request("VECTOR-WEEKLY-ACTIVE", OTHER_HWID), ok200(await answerFor(signer, { key: "VECTOR-WEEKLY-ACTIVE", hwid: OTHER_HWID })), now, {
       outcome: "denied",
       code: "HWID_MISMATCH",

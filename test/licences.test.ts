@@ -189,6 +189,36 @@ describe("licence validation: the rules", () => {
     expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.hwid).toBeNull();
   });
 
+  it("tells only the bound PC the terms of an expired, revoked or paused licence; any other PC gets the code alone", async () => {
+    const stopped = { EXPIRED: { expiresAt: Date.now() - 60_000 }, REVOKED: { revokedAt: Date.now() }, SUSPENDED: { pausedAt: Date.now() } } as const;
+    for (const [code, change] of Object.entries(stopped)) {
+      const { key } = await boughtKey("1 Week");
+      const pc = hwid();
+      expect((await validate({ key, hwid: pc, nonce: nonce() })).json.code).toBe("VALID");
+      await db.update(licences).set(change).where(eq(licences.key, key));
+      const owner = await validate({ key, hwid: pc, nonce: nonce() });
+      expect(owner.json, code).toMatchObject({ valid: false, code, licence: { product: "Vertex Rust", plan: "weekly", entitlements: ["config-library"] } });
+      for (const activate of [true, false]) {
+        const stranger = await validate({ key, hwid: hwid(), nonce: nonce(), activate });
+        expect(stranger.json, code).toMatchObject({ valid: false, code, licence: null, lease: null });
+        expect(stranger.text, code).not.toContain("Vertex Rust");
+      }
+      // The auto-update's answer carries the same verdict, with the same terms or none.
+      const update = await exports.default.fetch(
+        new Request(`${ORIGIN}/api/v1/releases/latest`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "CF-Connecting-IP": "203.0.113.77" },
+          body: JSON.stringify({ key, hwid: hwid(), nonce: nonce().replaceAll("-", "") }),
+        }),
+      );
+      expect(await update.json(), code).toMatchObject({ code, licence: null, release: null });
+    }
+    // A key revoked before any PC used it is nobody's PC's: its terms go to no one.
+    const cancelled = await boughtKey();
+    await deliver("orders/cancelled", { ...cancelled.order, cancelled_at: new Date().toISOString() });
+    expect((await validate({ key: cancelled.key, hwid: hwid(), nonce: nonce() })).json).toMatchObject({ code: "REVOKED", licence: null });
+  });
+
   it("answers REVOKED once the order is refunded, and for every key of a cancelled order", async () => {
     const refunded = await boughtKey();
     const pc = hwid();

@@ -31,6 +31,10 @@ it("seeds the demo data once, however often it runs", async () => {
     expect(await verifyPassword(account.password, user!.passwordHash!)).toBe(true);
   }
   expect(first.codes).toBeGreaterThanOrEqual(25);
+  // Stocked as staff stock a variant: by the name buyers read, never Shopify's "Default Title".
+  const labels = (await db.selectDistinct({ title: productCodes.variantTitle }).from(productCodes)).map((c) => c.title);
+  expect(labels).toContain("Vertex Rust - Lifetime");
+  expect(labels.filter((title) => title.includes("Default Title"))).toEqual([]);
   expect(first.updates).toBeGreaterThanOrEqual(3);
   const file = await db.select().from(downloadableFiles).get();
   const object = await env.DOWNLOADS.get(file!.filePath);

@@ -77,12 +77,13 @@ describe("status page", () => {
     expect(html).toContain("Jan 01, 2026 at 09:18");
   });
 
-  it("refuses a post from a signed-out visitor (401) and from a member (403)", async () => {
+  it("refuses a post from a signed-out visitor (401), and from a member or support, whose role lacks status.post (403)", async () => {
     const before = await db.select().from(statusUpdates).orderBy(desc(statusUpdates.id)).get();
     expect((await call("/status", { form: { title: "Hacked", description: "x" } })).status).toBe(401);
-    const member = await createAccount();
-    const refused = await call("/status", { form: { title: "Hacked", description: "x" }, cookie: await signIn(member, unique("ip")) });
-    expect(refused.status).toBe(403);
+    for (const account of [await createAccount(), await createAccount({ role: "support" })]) {
+      const refused = await call("/status", { form: { title: "Hacked", description: "x" }, cookie: await signIn(account, unique("ip")) });
+      expect(refused.status).toBe(403);
+    }
     expect((await db.select().from(statusUpdates).orderBy(desc(statusUpdates.id)).get())?.id).toBe(before?.id);
   });
 

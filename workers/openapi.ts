@@ -237,7 +237,7 @@ export function openApiDocument(origin: string) {
                   },
                 },
               ],
-              description: "The key's terms; null for NOT_FOUND, HWID_MISMATCH and BANNED.",
+              description: "The key's terms, for the PC the key is bound to only (and, while no PC is, in a NOT_ACTIVATED answer). null for NOT_FOUND, HWID_MISMATCH and BANNED, and for an EXPIRED, REVOKED or SUSPENDED answer to any PC but the bound one: a caller that only knows the key learns the code and nothing more.",
             },
             lease: {
               oneOf: [

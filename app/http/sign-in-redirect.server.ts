@@ -15,17 +15,22 @@ const WELCOME_BACK: Toast = { title: "Welcome back!", description: "You've succe
 const RETURN_COOKIE = "__Host-return-to";
 const RETURN_MAX_AGE_SECONDS = 15 * 60;
 
+/** A path a browser reads as another host: "//host" or "/\\host" (backslashes count as slashes). */
+const namesAnotherHost = (path: string) => /^[/\\][/\\]/.test(path);
+
 /**
- * A path on this site, or null: it must start with one slash (not "//" or "/\", which browsers
- * read as another host) and stay on the same origin once resolved. Only its path and query are kept.
+ * A path on this site, or null. The check is made on the path as the browser will use it, once
+ * its dot segments are resolved ("/.//evil.example" resolves to "//evil.example", another host),
+ * and again on what is sent. Only its path and query are kept.
  */
 function safeReturnPath(value: string | null): string | null {
-  const controlCharacter = [...value ?? ""].some((c) => c.charCodeAt(0) < 0x20);
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\") || controlCharacter) return null;
+  const controlCharacter = [...value ?? ""].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  if (!value || !value.startsWith("/") || namesAnotherHost(value) || controlCharacter) return null;
   const base = "https://same.site";
   try {
     const url = new URL(value, base);
-    return url.origin === base ? `${url.pathname}${url.search}` : null;
+    const path = `${url.pathname}${url.search}`;
+    return url.origin === base && !namesAnotherHost(path) ? path : null;
   } catch {
     return null;
   }

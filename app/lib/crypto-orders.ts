@@ -62,6 +62,8 @@ export interface CryptoOrderView extends PaymentDetails {
   variantTitle: string;
   transactionId: string | null;
   productCode: string | null;
+  // A complete order's key kept from staff reading someone else's order (see the order's page).
+  keyHeldBack: boolean;
   createdAt: number;
   updatedAt: number;
 }

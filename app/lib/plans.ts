@@ -54,6 +54,14 @@ export function variantLabel(title: string): string {
   return /default/i.test(title) ? "Lifetime" : title;
 }
 
+/**
+ * A key's label as stored with it (`product_codes.variant_title`) and shown on every list, e-mail
+ * and export: "Vertex Rust - Lifetime", never Shopify's "Default Title" (decision 085).
+ */
+export function codeLabel(productTitle: string, variantTitle: string): string {
+  return `${productTitle} - ${variantLabel(variantTitle)}`;
+}
+
 export const isBestValue = (title: string) => isMonthlyTitle(title);
 
 /** Plan-card price: "$30/mo" in USD, no decimals; other currencies keep their code. */

@@ -5,6 +5,9 @@ export const ROLES = ["admin", "support"] as const;
 export type Role = (typeof ROLES)[number];
 
 export const CAPABILITIES = {
+  // Entering the back office at all: its layout refuses anyone else before any page's own check,
+  // so a page whose check was forgotten still shows a member nothing (decision 084).
+  "back-office.enter": ["admin", "support"],
   // Orders, customers and the audit log: reading them, revealing a key (audited).
   "orders.view": ["admin", "support"],
   "customers.view": ["admin", "support"],
@@ -14,8 +17,10 @@ export const CAPABILITIES = {
   "licences.reset": ["admin", "support"],
   // Revoking and replacing keys, cancelling crypto orders, handing out a key by hand.
   "orders.manage": ["admin"],
-  // Stock (add, delete, thresholds), crypto fulfilment, failed jobs, uploads, status posts.
+  // Stock (add, delete, thresholds), crypto fulfilment, failed jobs, uploads.
   "stock.manage": ["admin"],
+  // Posting on the public status page, which may set a product's status (Undetected, Detected…).
+  "status.post": ["admin"],
   "licences.ban": ["admin"],
   // Pausing and resuming a licence; adding time to every active licence of a product.
   "licences.time": ["admin"],

@@ -1,5 +1,6 @@
-// /dashboard/crypto-tracker: look up a crypto order by number (only your own; admins see all),
-// see how to pay it and what the chain shows, and collect the key once the order is complete.
+// /dashboard/crypto-tracker: look up a crypto order by number (only your own; staff with orders.view
+// read any, without its key), see how to pay it and what the chain shows, and collect the key once
+// the order is complete.
 // While the order waits for its payment, the page loads again every few seconds, and each load
 // asks the chain (at most once per 10 s per order, however many trackers are open).
 import { useEffect } from "react";
@@ -39,8 +40,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const found = lookup.ok ? await findOrderFor(db, viewer, lookup.value.order) : lookup;
   if (!found.ok) return { recent: await recent(), lookup: { ok: false as const, problem: found.problem } };
   const setup = cryptoSetup(env, db);
-  const order = await checkOrder({ db, setup, queue: env.FULFILMENT_QUEUE }, found.value, { byBuyer: true });
-  return { recent: await recent(), lookup: { ok: true as const, order: cryptoOrderView(order, setup) } };
+  const order = await checkOrder({ db, setup, queue: env.FULFILMENT_QUEUE }, found.value.order, { byBuyer: true });
+  return { recent: await recent(), lookup: { ok: true as const, order: cryptoOrderView(order, setup, { forBuyer: found.value.buyer }) } };
 }
 
 export default function CryptoTracker({ loaderData }: Route.ComponentProps) {

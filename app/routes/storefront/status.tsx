@@ -1,6 +1,6 @@
 // /status: each product's current status (Undetected, Updating, Detected or Down) and the latest
-// updates. Admins post updates here, and a post may set one product's status (decision 046); the
-// form shows for admins only, and the server refuses a post from anyone else.
+// updates. Staff whose role has `status.post` (admins) post updates here, and a post may set one
+// product's status (decision 046); the form shows only to them, and the server refuses anyone else.
 import { useFetcher } from "react-router";
 import { Activity, AlertTriangle, Wrench } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
@@ -18,6 +18,7 @@ import { replicaDatabase } from "~/server/platform/db/client.server";
 import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
 import { ok } from "~/lib/result";
+import { can } from "~/lib/roles";
 import { STATUS_TYPES, statusUpdateSchema } from "~/lib/schemas/status";
 import { PRODUCT_STATUS_BADGE, PRODUCT_STATUS_MEANING, PRODUCT_STATUSES } from "~/lib/status";
 import { getViewer } from "~/server/accounts/session.server";
@@ -189,7 +190,7 @@ export default function Status({ loaderData }: Route.ComponentProps) {
         )}
       </section>
 
-      {viewer?.isAdmin ? <PostUpdateForm products={products} /> : null}
+      {can(viewer?.role, "status.post") ? <PostUpdateForm products={products} /> : null}
 
       <section aria-labelledby="recent">
         <h2 id="recent" className="text-xl font-bold">

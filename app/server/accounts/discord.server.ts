@@ -28,6 +28,7 @@ export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECR
 // link's token) wait in the browser for ten minutes.
 const ROUND_TRIP_SECONDS = 10 * 60;
 const USER_ENDPOINT = "https://discord.com/api/users/@me";
+const ALREADY_LINKED = "A Discord account is linked already: unlink it first.";
 
 export function isDiscordConfigured(config: DiscordConfig): boolean {
   return Boolean(config.DISCORD_CLIENT_ID && config.DISCORD_CLIENT_SECRET);
@@ -168,7 +169,7 @@ export async function finishDiscordSignIn(deps: MailingDeps, config: DiscordConf
  * links one Discord account at a time.
  */
 export async function mayLinkDiscord(db: Db, caller: Caller, userId: string, password: string, now = Date.now()): Promise<Result> {
-  if (await linkOf(db, userId)) return fail("conflict", "A Discord account is linked already: unlink it first.");
+  if (await linkOf(db, userId)) return fail("conflict", ALREADY_LINKED);
   const account = await findById(db, userId, now);
   if (!account?.passwordHash) return ok();
   const reservation = await reserveAttempt(db, throttleKeys(caller.ip, userId), now);
@@ -197,7 +198,8 @@ export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig
 
 /**
  * Links the Discord account `discordUser` to `userId` (who proved it is them first, decision 044),
- * audited and e-mailed to them. The same account linked again is no change.
+ * audited and e-mailed to them. The same account linked again is no change. Checked again here,
+ * when the round trip comes back: a link started in another browser may have finished meanwhile.
  */
 export async function recordDiscordLink(deps: MailingDeps, userId: string, discordUser: Pick<DiscordUser, "id" | "username">, ip: string | null, now = Date.now()): Promise<Result> {
   const { db } = deps;
@@ -205,12 +207,14 @@ export async function recordDiscordLink(deps: MailingDeps, userId: string, disco
   const link = await linkedAccount(db, discordId);
   if (link?.userId === userId) return ok();
   if (link) return fail("conflict", "This Discord account is linked to another account.");
+  if (await linkOf(db, userId)) return fail("conflict", ALREADY_LINKED);
+  // Two links finishing at once: the unique indexes let one insert in, whichever it is.
   const inserted = await db
     .insert(oauthAccounts)
     .values({ provider: "discord", providerUserId: discordId, providerUsername: username, userId, createdAt: now })
     .onConflictDoNothing()
     .returning({ userId: oauthAccounts.userId });
-  if (inserted.length === 0) return fail("conflict", "This Discord account was linked at the same moment; reload the Security page.");
+  if (inserted.length === 0) return fail("conflict", "Another Discord link finished at the same moment; reload the Security page.");
   await audit(db, userId, "discord.link", userId, { discordId, username }, ip);
   const account = await findById(db, userId, now);
   if (account) {

@@ -2,7 +2,7 @@
 // otherwise from the demo catalogue in the repository. Both speak the Storefront API's shape,
 // so one normaliser turns either into the app's `Product`.
 import type { Money, Product } from "~/lib/catalogue";
-import { variantLabel } from "~/lib/plans";
+import { codeLabel, variantLabel } from "~/lib/plans";
 import demoCatalogue from "./demo-catalogue.json";
 import { sha256Hex } from "../platform/tokens.server";
 import { LIMITS, PRODUCT_BY_HANDLE_QUERY, PRODUCTS_QUERY } from "./queries.server";
@@ -182,6 +182,6 @@ export function catalogueFor(config: ShopifyConfig, fetcher: typeof fetch = fetc
 export async function allVariants(catalogue: Catalogue) {
   const products = await catalogue.listProducts({ first: LIMITS.adminProducts, variantsFirst: LIMITS.listVariants });
   return products.flatMap((product) =>
-    product.variants.map((variant) => ({ product, variant, title: `${product.title} - ${variant.title}` })),
+    product.variants.map((variant) => ({ product, variant, title: codeLabel(product.title, variant.title) })),
   );
 }

@@ -2,6 +2,7 @@
 // the buyer gets one e-mail with all the keys. Every step is safe to repeat: Shopify retries
 // deliveries and sends several topics per order.
 import { eq, sql } from "drizzle-orm";
+import { codeLabel } from "~/lib/plans";
 import { shopifyOrders } from "../platform/db/schema.server";
 import type { Db } from "../platform/db/client.server";
 import type { MailingDeps } from "../platform/mail.server";
@@ -95,7 +96,7 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
     for (const unit of units(order, line)) {
       const assignment = await claimCode(db, unit, { now });
       if (assignment.kind === "out-of-stock") {
-        if (await backorderUnit(db, unit, `${line.title} - ${line.variantTitle}`, now)) newBackorders++;
+        if (await backorderUnit(db, unit, codeLabel(line.title, line.variantTitle), now)) newBackorders++;
         outcome.backordered++;
         continue;
       }
@@ -112,7 +113,7 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
   await mailOrderKeys(deps, order, now);
   if (newBackorders > 0) await mailBackorderAlert(deps, order, newBackorders);
   // Once per variant, after all its units: a shortage alerts once per order, not once per key.
-  const variants = new Map(order.lines.flatMap((line) => (line.variantId ? [[line.variantId, `${line.title} - ${line.variantTitle}`] as const] : [])));
+  const variants = new Map(order.lines.flatMap((line) => (line.variantId ? [[line.variantId, codeLabel(line.title, line.variantTitle)] as const] : [])));
   for (const [id, title] of variants) await checkLowStock(deps, { id, title }, now);
   return outcome;
 }

@@ -1,9 +1,10 @@
-// Status updates: the public list, each product's current status, and the admin's post. A
+// Status updates: the public list, each product's current status, and staff's post. A
 // product's status is the one its latest post set (decision 046), so it can never disagree with
 // the posts the status page lists.
 import { and, desc, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Product } from "~/lib/catalogue";
 import { fail, ok, type Result } from "~/lib/result";
+import { can } from "~/lib/roles";
 import type { StatusUpdateInput } from "~/lib/schemas/status";
 import { DEFAULT_PRODUCT_STATUS, type ProductStatus } from "~/lib/status";
 import type { Viewer } from "~/lib/viewer";
@@ -53,10 +54,10 @@ export async function productStatus(db: Db, productId: string): Promise<ProductS
   return (await productStatuses(db, [productId])).get(productId)!;
 }
 
-/** Who may post an update: a signed-in admin. The page is public, so anyone can try. */
+/** Who may post an update: a signed-in account whose role has `status.post`. The page is public, so anyone can try. */
 export function statusAuthor(viewer: Viewer | null): Result<Viewer> {
   if (!viewer) return fail("unauthenticated", "Please log in to continue");
-  if (!viewer.isAdmin) return fail("forbidden", "You don't have permission to post status updates");
+  if (!can(viewer.role, "status.post")) return fail("forbidden", "You don't have permission to post status updates");
   return ok(viewer);
 }
 

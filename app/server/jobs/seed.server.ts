@@ -3,7 +3,7 @@
 // reviews and sale. Every insert is keyed, so running it again changes nothing.
 // Only the development build calls this; production never contains demo accounts.
 import { sql } from "drizzle-orm";
-import demoCatalogue from "../catalogue/demo-catalogue.json";
+import { allVariants, demoCatalogueAdapter } from "../catalogue/catalogue.server";
 import { chunksOf, type Db } from "../platform/db/client.server";
 import { downloadableFiles, profiles, statusUpdates, userRoles, users } from "../platform/db/schema.server";
 import { hashPassword } from "../accounts/password.server";
@@ -42,16 +42,16 @@ export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): 
     }
   }
 
-  const codes = demoCatalogue.products.edges.flatMap(({ node: product }) =>
-    product.variants.edges.flatMap(({ node: variant }, v) =>
-      Array.from({ length: 5 }, (_, i) => ({
-        variantId: variant.id,
-        variantTitle: `${product.title} - ${variant.title}`,
-        // Unique across the shop: a code is a licence key.
-        code: `DEMO-${product.handle.toUpperCase()}-${v + 1}${String(i + 1).padStart(3, "0")}`,
-        createdAt: now,
-      })),
-    ),
+  // Through the catalogue, as staff stock it: each variant's label is the one buyers read
+  // ("Lifetime", not Shopify's "Default Title").
+  const codes = (await allVariants(demoCatalogueAdapter())).flatMap(({ product, variant, title }) =>
+    Array.from({ length: 5 }, (_, i) => ({
+      variantId: variant.id,
+      variantTitle: title,
+      // Unique across the shop: a code is a licence key.
+      code: `DEMO-${product.handle.toUpperCase()}-${product.variants.indexOf(variant) + 1}${String(i + 1).padStart(3, "0")}`,
+      createdAt: now,
+    })),
   );
   for (const group of chunksOf(codes, 5)) await storeCodes(db, group);
   await seedSimulatedDiscord(db, now);

@@ -194,8 +194,12 @@ export async function validateLicence(
     );
   }
   const secondsLeft = row?.expiresAt ? Math.floor((row.expiresAt - now) / 1000) : RECHECK_SECONDS;
-  // The licence's terms are for whoever may use it: not for a PC it is not bound to, nor a banned one.
-  const shown = row && code !== "HWID_MISMATCH" && code !== "BANNED" ? row : undefined;
+  // The licence's terms (product, plan, dates, entitlements) are its own PC's to read: a key can be
+  // read off a screen or a shared config, and whoever knows it must not learn from an EXPIRED,
+  // REVOKED or SUSPENDED answer what it was for. A key no PC is bound to shows them only while it
+  // is free to bind (NOT_ACTIVATED): whoever holds it then may take it, and learns nothing more.
+  const ownPc = row?.hwid != null ? row.hwid === input.hwid : code === "NOT_ACTIVATED";
+  const shown = row && ownPc && code !== "BANNED" ? row : undefined;
   return ok({
     valid,
     code,

@@ -8,6 +8,7 @@ import { and, count, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { type CryptoCoin, type OpenCryptoOrderInput, paymentUri } from "~/lib/crypto-orders";
 import type { TopUpInput } from "~/lib/schemas/reseller";
 import { fail, ok, type Result } from "~/lib/result";
+import { can } from "~/lib/roles";
 import type { Viewer } from "~/lib/viewer";
 import { discounted } from "~/lib/schemas/reseller";
 import { referralFor } from "../affiliates/programme.server";
@@ -73,8 +74,12 @@ function overpayment(order: CryptoOrder) {
   return { units: over, cents: order.rateCents === null ? null : Math.round((over * order.rateCents) / 100_000_000), handled: order.review !== "overpaid" };
 }
 
-/** What the buyer may see of an order (no internal ids, no other member's data). */
-export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "confirmations">, now = Date.now()) {
+/**
+ * What the buyer may see of an order (no internal ids, no other member's data). `forBuyer` false:
+ * staff reading someone else's order, who see all of it but the key (they reveal that on the
+ * order's page, where the reveal is audited).
+ */
+export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "confirmations">, { now = Date.now(), forBuyer = true } = {}) {
   const open = (order.status === "pending" || order.status === "underpaid") && order.expiresAt !== null && order.expiresAt > now;
   const dueUnits = order.amountUnits === null ? null : Math.max(order.amountUnits - order.receivedUnits, 0);
   const uri = open && dueUnits ? paymentUri(order.cryptoType, order.walletAddress, dueUnits) : null;
@@ -104,7 +109,8 @@ export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "c
     productTitle: order.productTitle,
     variantTitle: order.variantTitle,
     transactionId: order.transactionId,
-    productCode: order.status === "complete" ? order.productCode : null,
+    productCode: order.status === "complete" && forBuyer ? order.productCode : null,
+    keyHeldBack: order.status === "complete" && !forBuyer && order.productCode !== null,
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
   };
@@ -269,12 +275,16 @@ export function openTopUp(deps: InvoiceDeps, viewer: Viewer, { amount, coin }: P
   return openInvoice(deps, viewer, purchase, coin, now);
 }
 
-/** The order behind a number, if the viewer may see it: its owner, or an admin. */
-export async function findOrderFor(db: Db, viewer: Viewer, orderNumber: string): Promise<Result<CryptoOrder>> {
+/**
+ * The order behind a number, if the viewer may see it: its buyer, or staff who may read orders
+ * (`orders.view`, as on the back office's order page). `buyer` says which.
+ */
+export async function findOrderFor(db: Db, viewer: Viewer, orderNumber: string): Promise<Result<{ order: CryptoOrder; buyer: boolean }>> {
   const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, orderNumber)).get();
+  const buyer = order?.userId === viewer.id;
   // Someone else's order answers exactly like a missing one.
-  if (!order || (order.userId !== viewer.id && !viewer.isAdmin)) return fail("not-found", "No order found with this order number");
-  return ok(order);
+  if (!order || (!buyer && !can(viewer.role, "orders.view"))) return fail("not-found", "No order found with this order number");
+  return ok({ order, buyer });
 }
 
 export function ordersOf(db: Db, userId: string) {

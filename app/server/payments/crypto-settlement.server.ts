@@ -3,6 +3,7 @@
 // top-up is credited through the reseller balance's owner. Each step is repeatable, so a run that
 // broke halfway, or two at once, end the same.
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { codeLabel } from "~/lib/plans";
 import { recordCommission } from "../affiliates/ledger.server";
 import { claimCode, claimNamedCode, codeOfUnit, type OrderUnit, releaseUnit } from "../fulfilment/keys/claim.server";
 import { mailCryptoKey } from "../fulfilment/keys/mail.server";
@@ -53,7 +54,7 @@ export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, 
     const claimed =
       job.code === null
         ? await claimCode(db, unit, { now })
-        : await claimNamedCode(db, unit, { code: job.code, variantTitle: `${order.productTitle} - ${order.variantTitle}` }, now);
+        : await claimNamedCode(db, unit, { code: job.code, variantTitle: codeLabel(order.productTitle, order.variantTitle) }, now);
     if (claimed.kind === "out-of-stock") throw new Error(`No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
     if (claimed.kind === "taken") throw new Error(`The code typed in for order ${order.orderNumber} has already been sold`);
     key = claimed.code;

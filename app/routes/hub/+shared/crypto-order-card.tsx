@@ -192,6 +192,14 @@ export function CryptoOrderCard({ order }: { order: CryptoOrderView }) {
                 <Copy className="size-4" aria-hidden />
               </button>
             </p>
+          ) : order.keyHeldBack ? (
+            <p className="mt-2 text-sm text-muted">
+              Shown to the buyer only.{" "}
+              <Link to={`/dashboard/orders/crypto/${encodeURIComponent(order.orderNumber)}`} className="text-accent underline">
+                Reveal it on the order's page
+              </Link>{" "}
+              (recorded in the audit log).
+            </p>
           ) : (
             <p className="mt-2 text-muted">Processing...</p>
           )

@@ -188,7 +188,9 @@ export const oauthAccounts = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.provider, t.providerUserId] }), index("oauth_accounts_user").on(t.userId)],
+  // One shop account per provider account (the key), and one provider account per shop account:
+  // a second link is refused here even when two round trips finish at the same moment.
+  (t) => [primaryKey({ columns: [t.provider, t.providerUserId] }), uniqueIndex("oauth_accounts_user_provider").on(t.userId, t.provider)],
 );
 
 // Failed sign-in counters, one row per account and one per client address.
