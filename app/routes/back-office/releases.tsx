@@ -1,6 +1,7 @@
-// /dashboard/releases: staff upload the program's releases (in parts, straight into R2), see each
-// one's SHA-256, and publish, yank or discard them. Capability releases.manage, checked by this
-// page's middleware for the page and the upload steps nested under it.
+// /dashboard/releases, the one place downloads are uploaded: staff upload each product's releases
+// (in parts, straight into R2), see each one's SHA-256, and publish, yank or discard them.
+// Capability releases.manage, checked by this page's middleware for the page and the upload steps
+// nested under it.
 import { useFetcher } from "react-router";
 import { Package } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
@@ -74,7 +75,7 @@ function ReleaseRow({ release }: { release: Row }) {
         <Badge tone={STATE_TONE[release.state]}>{release.state}</Badge>
         {release.entitlement ? <Badge tone="gray">needs {release.entitlement}</Badge> : null}
       </div>
-      <p className="mt-1 text-xs break-all text-muted">
+      <p className="mt-1 text-xs wrap-anywhere text-muted">
         {release.fileName} · {formatFileSize(release.size)} · <LocalTime ms={release.publishedAt ?? release.createdAt} format="datetime" />
       </p>
       {release.sha256 ? <p className="mt-1 font-mono text-xs break-all">SHA-256 {release.sha256}</p> : null}

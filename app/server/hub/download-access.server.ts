@@ -3,8 +3,7 @@
 // have a release of a product only while they hold a live licence of that product whose
 // entitlements include everything the release needs; staff by the releases.manage capability.
 import { eq, getTableColumns, type SQL, sql } from "drizzle-orm";
-import type { LicencePlan } from "~/lib/plans";
-import { LICENCE_PLANS } from "~/lib/plans";
+import { LICENCE_PLANS, type LicencePlan } from "~/lib/plans";
 import { type Locked, lockedReason, releaseNeeds, SUBSCRIPTION_REQUIRED } from "~/lib/releases";
 import { can } from "~/lib/roles";
 import type { Viewer } from "~/lib/viewer";

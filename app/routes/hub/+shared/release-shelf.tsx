@@ -64,7 +64,7 @@ export function ReleaseShelf({ shelf }: { shelf: ChannelShelf }) {
             <Badge tone="orange">v{latest.version}</Badge>
             <Badge tone="green">latest</Badge>
           </div>
-          <p className="mt-1 text-xs break-all text-muted">
+          <p className="mt-1 text-xs wrap-anywhere text-muted">
             {latest.fileName} · {formatFileSize(latest.size)}
             {latest.publishedAt ? (
               <>
