@@ -18,6 +18,8 @@ export default defineConfig(async () => {
             "keyshop-fulfilment": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: "keyshop-fulfilment-failed" },
             "keyshop-fulfilment-failed": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5 },
           },
+          // A second, empty database for tests that run migrations step by step over old rows.
+          d1Databases: ["MIGRATION_DB"],
           bindings: {
             TEST_MIGRATIONS: migrations,
             SHOPIFY_STUB_URL: inject("shopifyStubUrl"),

@@ -61,7 +61,6 @@ export default [
         index("routes/hub/index.tsx"),
         route("subscriptions", "routes/hub/subscriptions.tsx"),
         route("downloads", "routes/hub/downloads.tsx"),
-        route("downloads/:id", "routes/hub/downloads.file.ts"),
         route("downloads/releases/:id", "routes/hub/downloads.release.ts"),
         route("resell", "routes/hub/resell.tsx"),
         route("resell/keys.csv", "routes/hub/resell.keys-csv.ts"),

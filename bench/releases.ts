@@ -184,7 +184,7 @@ function appTarget(base: string, cookie: string, pids: number[]): Target {
       const response = await fetch(`${base}/dashboard/releases/uploads`, {
         method: "POST",
         headers,
-        body: new URLSearchParams({ intent: "start", version: `9.${Date.now() % 1000}.0`, channel: "stable", notes: "Bench", entitlement: "", fileName: "bench.bin", size: String(SIZE), contentType: "application/octet-stream" }),
+        body: new URLSearchParams({ intent: "start", product: "Vertex Rust", version: `9.${Date.now() % 1000}.0`, channel: "stable", notes: "Bench", entitlement: "", fileName: "bench.bin", size: String(SIZE), contentType: "application/octet-stream" }),
       });
       const started = (await response.json()) as { ok: boolean; value: { id: string; partBytes: number } };
       if (!started.ok || started.value.partBytes !== PART) throw new Error(`start: ${JSON.stringify(started)}`);

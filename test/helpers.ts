@@ -252,12 +252,12 @@ export function paidOrderPayload(line: { variant: number; variantTitle: string; 
   };
 }
 
-/** A key sold through a signed Shopify order webhook, as the shop sells them. */
-export async function boughtKey(variantTitle = "1 Week", email = `${unique("buyer")}@example.test`) {
+/** A key of `product` sold through a signed Shopify order webhook, as the shop sells them. */
+export async function boughtKey(variantTitle = "1 Week", email = `${unique("buyer")}@example.test`, product = "Vertex Rust") {
   const variant = nextId();
   const code = `LIC-${variant}`;
-  await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: `Vertex Rust - ${variantTitle}` }, code);
-  const order = paidOrderPayload({ variant, variantTitle, price: "29.99" }, { email });
+  await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: `${product} - ${variantTitle}` }, code);
+  const order = paidOrderPayload({ variant, variantTitle, title: product, price: "29.99" }, { email });
   await deliver("orders/paid", order);
   return { key: code, email, orderId: order.id, lineId: order.line_items[0]!.id, order };
 }

@@ -3,6 +3,7 @@
 // with a published test key. Ed25519 is deterministic, so the file must come out byte for byte as
 // committed: when the server's answers change, this test fails until the vectors are regenerated
 // (`npx vitest run -u test/licence-vectors.test.ts`) and every SDK passes them again.
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
 import type { ReleaseChannel } from "~/lib/releases";
@@ -80,6 +81,7 @@ async function storeReleases(channel: ReleaseChannel) {
     await db.delete(releases).where(eq(releases.id, row.id));
     await db.insert(releases).values({
       ...row,
+      product: "Vertex Rust",
       notes: `**${row.version}**: faster start-up.`,
       fileName: `Vertex Setup ${row.version}.exe`,
       objectKey: `releases/vectors/${row.id}`,
@@ -115,7 +117,7 @@ async function answerFor(signer: LicenceSigner, input: Partial<ValidateLicenceIn
 /** What the API answers to releases/latest, at the vectors' clock, for one request. */
 async function releaseAnswerFor(signer: LicenceSigner, channel: ReleaseChannel, input: Partial<ValidateLicenceInput> & { key: string }): Promise<Signed> {
   const validation = await answerFor(signer, input);
-  return sign(signer, await latestReleaseAnswer(db, signer, SHOP, validation.answer, channel, ISSUED));
+  return sign(signer, await latestReleaseAnswer(db, env.DOWNLOADS, signer, SHOP, validation.answer, channel, ISSUED));
 }
 
 type Expect =

@@ -7,73 +7,18 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PART_BYTES } from "~/lib/schemas/releases";
 import { auditLog, licences, planEntitlements, releases } from "~/server/platform/db/schema.server";
 import { boughtKey, createAccount, db, hwid, ORIGIN, signIn, type TestAccount, unique, validate } from "./helpers";
-
-const hex = async (bytes: Uint8Array<ArrayBuffer>) => Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
-
-/** A request through the Worker as our own page's script sends it (same origin, signed in). */
-function send(path: string, init: { method: string; cookie: string; body?: BodyInit; headers?: Record<string, string> }) {
-  const headers = new Headers({ Origin: ORIGIN, Cookie: init.cookie, "CF-Connecting-IP": "198.51.100.7", Accept: "application/json", ...init.headers });
-  return exports.default.fetch(new Request(`${ORIGIN}${path}`, { method: init.method, headers, body: init.body }));
-}
-
-const form = (fields: Record<string, string>) => new URLSearchParams(fields);
+import { bytesOf, change, finish, form, hex, latest, published, putPart, send, startUpload } from "./release-helpers";
 
 let admin: string;
 beforeAll(async () => {
   admin = await signIn(await createAccount({ admin: true }), unique("ip"));
 }, 60_000);
 
-function bytesOf(size: number, seed: number): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(size);
-  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed) & 0xff;
-  return bytes;
-}
-
-async function startUpload(fields: { version: string; channel?: string; entitlement?: string; size: number; fileName?: string }, cookie = admin) {
-  const response = await send("/dashboard/releases/uploads", {
-    method: "POST",
-    cookie,
-    body: form({ intent: "start", version: fields.version, channel: fields.channel ?? "stable", notes: "**Faster** start-up", entitlement: fields.entitlement ?? "", fileName: fields.fileName ?? "Vertex Setup.exe", size: String(fields.size), contentType: "application/octet-stream" }),
-  });
-  return {
-    response,
-    json: (await response.json()) as { ok: boolean; value: { id: string; parts: number; partBytes: number }; problem?: { field?: string; message: string }; fieldErrors?: Record<string, string> },
-  };
-}
-
-const putPart = (id: string, n: number, bytes: Uint8Array<ArrayBuffer>, cookie = admin) =>
-  send(`/dashboard/releases/uploads/${id}?part=${n}`, { method: "PUT", cookie, body: bytes, headers: { "Content-Length": String(bytes.byteLength) } });
-
-const finish = (id: string, cookie = admin) => send(`/dashboard/releases/uploads/${id}`, { method: "POST", cookie });
-
-const change = (intent: "publish" | "yank" | "discard", releaseId: string, cookie = admin) =>
-  send("/dashboard/releases", { method: "POST", cookie, body: form({ intent, releaseId }), headers: { Accept: "*/*" } });
-
-/** A one-part release, uploaded, finished and (unless told) published through the Worker. */
-async function published(version: string, options: { channel?: string; entitlement?: string; publish?: boolean } = {}) {
-  const bytes = bytesOf(4096 + Math.floor(Math.random() * 512), version.length);
-  const { json } = await startUpload({ version, size: bytes.byteLength, ...options });
-  expect(json.ok).toBe(true);
-  expect((await putPart(json.value.id, 1, bytes)).status).toBe(200);
-  expect((await finish(json.value.id)).status).toBe(200);
-  if (options.publish !== false) expect((await change("publish", json.value.id)).status).toBe(200);
-  return { id: json.value.id, bytes };
-}
-
 async function member(variantTitle: "1 Week" | "30 Days"): Promise<{ account: TestAccount; cookie: string; key: string }> {
   const account = await createAccount();
   const { key } = await boughtKey(variantTitle, account.email);
   return { account, cookie: await signIn(account, unique("ip")), key };
 }
-
-const latest = (key: string, pc: string, channel?: string) =>
-  exports.default.fetch(
-    new Request(`${ORIGIN}/api/v1/releases/latest`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` },
-      body: JSON.stringify({ key, hwid: pc, nonce: crypto.randomUUID().replaceAll("-", ""), ...(channel ? { channel } : {}) }),
-    }),
-  );
 
 describe("entitlements", () => {
   it("are copied from the plan at the sale, kept when the plan changes later, and signed into the answer (the offline lease)", async () => {
@@ -149,40 +94,60 @@ describe("entitlements", () => {
 });
 
 describe("release uploads in parts", () => {
+  it("are the one upload form, on the Releases page, with the catalogue's products to pick from", async () => {
+    const page = await (await send("/dashboard/releases", { method: "GET", cookie: admin, headers: { Accept: "text/html" } })).text();
+    expect(page).toMatch(/<select[^>]*name="product"/);
+    for (const product of ["Vertex Rust", "Vertex HWID Spoofer"]) expect(page).toContain(`<option value="${product}">${product}</option>`);
+    // The downloads page has no upload form of its own any more.
+    const downloads = await (await send("/dashboard/downloads", { method: "GET", cookie: admin, headers: { Accept: "text/html" } })).text();
+    expect(downloads).not.toContain("Publish a new version");
+    expect((await send("/dashboard/downloads", { method: "POST", cookie: admin, body: form({ version: "1.0.0" }) })).status).toBe(405);
+  });
+
   it("takes a 2-part file through the Worker, resumable, and records the SHA-256 of the bytes stored", async () => {
     const bytes = bytesOf(PART_BYTES + 123_457, 7);
-    const { json } = await startUpload({ version: "0.9.0", size: bytes.byteLength });
+    const { json } = await startUpload({ version: "0.9.0", size: bytes.byteLength }, admin);
     expect(json.value.parts).toBe(2);
     const { id } = json.value;
-    expect((await putPart(id, 1, bytes.slice(0, PART_BYTES))).status).toBe(200);
+    expect((await putPart(id, 1, bytes.slice(0, PART_BYTES), admin)).status).toBe(200);
     // A dropped connection: the page asks where the upload stands and sends only what is missing.
     const progress = (await (await send(`/dashboard/releases/uploads/${id}`, { method: "GET", cookie: admin })).json()) as { value: { parts: number[]; total: number } };
     expect(progress.value).toMatchObject({ parts: [1], total: 2 });
     // Finishing early is refused, and nothing is lost.
-    expect((await finish(id)).status).toBe(409);
-    expect((await putPart(id, 2, bytes.slice(PART_BYTES))).status).toBe(200);
-    const done = (await (await finish(id)).json()) as { value: { sha256: string; size: number } };
+    expect((await finish(id, admin)).status).toBe(409);
+    expect((await putPart(id, 2, bytes.slice(PART_BYTES), admin)).status).toBe(200);
+    const done = (await (await finish(id, admin)).json()) as { value: { sha256: string; size: number } };
     expect(done.value).toEqual({ sha256: await hex(bytes), size: bytes.byteLength });
     const row = await db.select().from(releases).where(eq(releases.id, id)).get();
     expect([row?.state, row?.sha256, row?.uploadId]).toEqual(["ready", await hex(bytes), null]);
     const stored = await env.DOWNLOADS.get(row!.objectKey);
     expect(await hex(new Uint8Array(await stored!.arrayBuffer()))).toBe(await hex(bytes));
     // A finished upload takes no more parts.
-    expect((await putPart(id, 2, bytes.slice(PART_BYTES))).status).toBe(409);
+    expect((await putPart(id, 2, bytes.slice(PART_BYTES), admin)).status).toBe(409);
   });
 
   it("refuses parts of the wrong size or number, a version already on the channel, and anyone but staff who manage releases", async () => {
-    const { json } = await startUpload({ version: "0.9.1", size: PART_BYTES + 10 });
+    const { json } = await startUpload({ version: "0.9.1", size: PART_BYTES + 10 }, admin);
     const { id } = json.value;
-    expect((await putPart(id, 1, bytesOf(1000, 1))).status).toBe(400);
-    expect((await putPart(id, 3, bytesOf(10, 1))).status).toBe(400);
-    expect((await putPart(id, 0, bytesOf(10, 1))).status).toBe(400);
+    expect((await putPart(id, 1, bytesOf(1000, 1), admin)).status).toBe(400);
+    expect((await putPart(id, 3, bytesOf(10, 1), admin)).status).toBe(400);
+    expect((await putPart(id, 0, bytesOf(10, 1), admin)).status).toBe(400);
     expect((await send(`/dashboard/releases/uploads/${id}`, { method: "DELETE", cookie: admin })).status).toBe(405);
-    const again = await startUpload({ version: "0.9.1", size: 10 });
-    expect([again.response.status, again.json.problem]).toEqual([409, { code: "conflict", field: "version", message: "Version 0.9.1 is already on the stable channel" }]);
-    const bad = await startUpload({ version: "v1", size: 3 * 1024 ** 3 });
+    const again = await startUpload({ version: "0.9.1", size: 10 }, admin);
+    expect([again.response.status, again.json.problem]).toEqual([409, { code: "conflict", field: "version", message: "Version 0.9.1 of Vertex Rust is already on the stable channel" }]);
+    const bad = await startUpload({ version: "v1", size: 3 * 1024 ** 3 }, admin);
     expect(bad.response.status).toBe(400);
     expect(Object.keys(bad.json.fieldErrors ?? {}).sort()).toEqual(["size", "version"]);
+    // A version is unique per product and channel: another product may have its own 0.9.1.
+    const spoofer = await startUpload({ version: "0.9.1", size: 10, product: "Vertex HWID Spoofer" }, admin);
+    expect(spoofer.response.status).toBe(200);
+    expect((await db.select({ product: releases.product }).from(releases).where(eq(releases.id, spoofer.json.value.id)).get())?.product).toBe("Vertex HWID Spoofer");
+    expect((await change("discard", spoofer.json.value.id, admin)).status).toBe(200);
+    // The product is one the catalogue sells.
+    for (const product of ["", "Vertex Fortnite"]) {
+      const unknown = await startUpload({ version: "0.9.2", size: 10, product }, admin);
+      expect([unknown.response.status, unknown.json.problem?.field ?? Object.keys(unknown.json.fieldErrors ?? {})[0]]).toEqual([400, "product"]);
+    }
 
     const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
     const { cookie } = await member("30 Days");
@@ -192,14 +157,14 @@ describe("release uploads in parts", () => {
       expect((await finish(id, who)).status).toBe(403);
       expect((await change("discard", id, who)).status).toBe(403);
     }
-    expect((await change("discard", id)).status).toBe(200);
+    expect((await change("discard", id, admin)).status).toBe(200);
     expect(await db.select().from(releases).where(eq(releases.id, id)).get()).toBeUndefined();
   });
 });
 
 describe("release downloads", () => {
   it("serve the whole file, a Range (206) or 416, and HEAD, with the checksum in headers", async () => {
-    const { id, bytes } = await published("0.5.0");
+    const { id, bytes } = await published(admin, "0.5.0");
     const { cookie } = await member("1 Week");
     const path = `/dashboard/downloads/releases/${id}`;
     const whole = await send(path, { method: "GET", cookie });
@@ -226,8 +191,8 @@ describe("release downloads", () => {
   });
 
   it("refuse a beta release to a weekly key (403) and leave it out of its latest; a monthly key gets it, signed, with a working link", async () => {
-    const stable = await published("100.0.0");
-    const beta = await published("100.1.0-beta.1", { channel: "beta" });
+    const stable = await published(admin, "100.0.0");
+    const beta = await published(admin, "100.1.0-beta.1", { channel: "beta" });
     const weekly = await member("1 Week");
     const monthly = await member("30 Days");
     expect((await send(`/dashboard/downloads/releases/${beta.id}`, { method: "GET", cookie: weekly.cookie })).status).toBe(403);
@@ -263,19 +228,19 @@ describe("release downloads", () => {
     const { key } = await member("30 Days");
     const pc = hwid();
     const version = async () => ((await (await latest(key, pc)).json()) as { release: { version: string } | null }).release?.version;
-    await published("200.10.0");
-    const newest = await published("200.9.0");
+    await published(admin, "200.10.0");
+    const newest = await published(admin, "200.9.0");
     expect(await version()).toBe("200.10.0");
-    const higher = await published("200.11.0");
+    const higher = await published(admin, "200.11.0");
     expect(await version()).toBe("200.11.0");
-    expect((await change("yank", higher.id)).status).toBe(200);
+    expect((await change("yank", higher.id, admin)).status).toBe(200);
     expect(await version()).toBe("200.10.0");
     expect((await db.select({ state: releases.state }).from(releases).where(eq(releases.id, higher.id)).get())?.state).toBe("yanked");
     expect((await send(`/dashboard/downloads/releases/${higher.id}`, { method: "GET", cookie: admin })).status).toBe(404);
     // Yanking twice, or publishing a published one, changes nothing.
-    expect((await change("yank", higher.id)).status).toBe(409);
-    expect((await change("publish", newest.id)).status).toBe(409);
-    expect((await change("publish", higher.id)).status).toBe(200);
+    expect((await change("yank", higher.id, admin)).status).toBe(409);
+    expect((await change("publish", newest.id, admin)).status).toBe(409);
+    expect((await change("publish", higher.id, admin)).status).toBe(200);
     expect(await version()).toBe("200.11.0");
   });
 });

@@ -2,10 +2,11 @@ import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { expect, it } from "vitest";
-import { downloadableFiles, productCodes, profiles, statusUpdates, userRoles, users } from "~/server/platform/db/schema.server";
+import { productCodes, profiles, releases, statusUpdates, userRoles, users } from "~/server/platform/db/schema.server";
 import { verifyPassword } from "~/server/accounts/password.server";
 import { DEMO_ACCOUNTS, seedDemoData } from "~/server/jobs/seed.server";
-import { db } from "./helpers";
+import { boughtKey, db, hwid } from "./helpers";
+import { hex, offerFor } from "./release-helpers";
 
 async function counts() {
   const count = async (table: SQLiteTable) => (await db.select({ n: sql<number>`count(*)` }).from(table).get())!.n;
@@ -15,7 +16,7 @@ async function counts() {
     roles: await count(userRoles),
     codes: await count(productCodes),
     updates: await count(statusUpdates),
-    files: await count(downloadableFiles),
+    releases: await count(releases),
   };
 }
 
@@ -36,7 +37,26 @@ it("seeds the demo data once, however often it runs", async () => {
   expect(labels).toContain("Vertex Rust - Lifetime");
   expect(labels.filter((title) => title.includes("Default Title"))).toEqual([]);
   expect(first.updates).toBeGreaterThanOrEqual(3);
-  const file = await db.select().from(downloadableFiles).get();
-  const object = await env.DOWNLOADS.get(file!.filePath);
-  expect(object?.size).toBe(file!.fileSize);
+});
+
+it("seeds a stable and a beta release of the demo product, published with their checksums, that its plans get", async () => {
+  await seedDemoData(db, env.DOWNLOADS);
+  const seeded = await db.select().from(releases);
+  expect(seeded.map((release) => [release.product, release.channel, release.state]).sort()).toEqual([
+    ["Vertex Rust", "beta", "published"],
+    ["Vertex Rust", "stable", "published"],
+  ]);
+  for (const release of seeded) {
+    const object = await env.DOWNLOADS.get(release.objectKey);
+    const bytes = new Uint8Array(await object!.arrayBuffer());
+    expect([release.size, release.sha256]).toEqual([bytes.byteLength, await hex(bytes)]);
+  }
+  // The SDK's `update` works out of the box: a weekly key gets the stable build, a monthly one the beta too.
+  const [stable, beta] = ["stable", "beta"].map((channel) => seeded.find((release) => release.channel === channel)!);
+  const weekly = await boughtKey("1 Week");
+  const pc = hwid();
+  expect(await offerFor(weekly.key, pc)).toMatchObject({ version: stable!.version, sha256: stable!.sha256 });
+  expect(await offerFor(weekly.key, pc, "beta")).toBeNull();
+  const monthly = await boughtKey("30 Days");
+  expect(await offerFor(monthly.key, hwid(), "beta")).toMatchObject({ version: beta!.version, sha256: beta!.sha256 });
 });

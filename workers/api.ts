@@ -1,7 +1,8 @@
 // The public licence API: a Hono app under /api/v1, called by the shop's loader, not by browsers.
-// No session, no page rendering, no catalogue: each call is rate-limited (per client address, then
-// per key, by Cloudflare's rate-limiting bindings), read, checked in one D1 query, and answered
-// with JSON whose exact bytes are signed with the shop's Ed25519 key (decision 030).
+// No session, no page rendering, no catalogue (but for the plans a refused download names): each
+// call is rate-limited (per client address, then per key, by Cloudflare's rate-limiting bindings),
+// read, checked in one D1 query, and answered with JSON whose exact bytes are signed with the
+// shop's Ed25519 key (decision 030).
 import { type Context, Hono } from "hono";
 import type * as v from "valibot";
 import { releaseResponse } from "~/http/release-download.server";
@@ -9,6 +10,7 @@ import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { validateLicenceSchema } from "~/lib/schemas/licences";
 import { latestReleaseSchema } from "~/lib/schemas/releases";
+import { catalogueFor } from "~/server/catalogue/catalogue.server";
 import { latestReleaseAnswer, releaseByLink } from "~/server/hub/release-links.server";
 import { clientAddress, clientNetwork, placeOf } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
@@ -83,15 +85,18 @@ api.post(`${API_PREFIX}releases/latest`, async (c) => {
   const checked = await checkedLicence(c, latestReleaseSchema);
   if (checked instanceof Response) return checked;
   const { signer, answer, input } = checked;
-  return signed(signer, await latestReleaseAnswer(database(c.env.DB), signer, new URL(c.req.url).origin, answer, input.channel));
+  return signed(signer, await latestReleaseAnswer(database(c.env.DB), c.env.DOWNLOADS, signer, new URL(c.req.url).origin, answer, input.channel));
 });
 
-// A signed link from releases/latest: no session, no key; the link itself is the proof.
+// A signed link from releases/latest: no session, no key; the link proves which licence it was
+// issued for, and the download rule judges that licence again now (decision 082).
 api.on(["GET", "HEAD"], `${API_PREFIX}releases/:id/download`, async (c) => {
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
   if (!signer.ok) return unavailable();
-  const url = new URL(c.req.url);
-  const release = await releaseByLink(database(c.env.DB), signer.value, c.req.param("id"), { expires: url.searchParams.get("expires"), signature: url.searchParams.get("signature") });
+  const { searchParams } = new URL(c.req.url);
+  const link = { licence: searchParams.get("licence"), expires: searchParams.get("expires"), signature: searchParams.get("signature") };
+  // The catalogue is read only to name, in a refusal, the plans that would allow the download.
+  const release = await releaseByLink(database(c.env.DB), c.env.DOWNLOADS, signer.value, catalogueFor(c.env), c.req.param("id"), link);
   if (!release.ok) {
     const status = release.problem.code === "forbidden" ? 403 : 404;
     return Response.json({ error: { code: status === 403 ? "FORBIDDEN" : "NOT_FOUND", message: release.problem.message } }, { status, headers: HEADERS });

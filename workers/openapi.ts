@@ -105,8 +105,9 @@ export function openApiDocument(origin: string) {
       "/releases/{id}/download": {
         parameters: [
           { name: "id", in: "path", required: true, schema: { type: "string" } },
+          { name: "licence", in: "query", required: true, schema: { type: "integer" }, description: "The licence the link was issued for; every use checks it may still have the release." },
           { name: "expires", in: "query", required: true, schema: { type: "integer" }, description: "When the link stops working, ms since the epoch." },
-          { name: "signature", in: "query", required: true, schema: { type: "string" }, description: "The shop's Ed25519 signature of the release and the expiry (base64url)." },
+          { name: "signature", in: "query", required: true, schema: { type: "string" }, description: "The shop's Ed25519 signature of the release, the licence and the expiry (base64url)." },
         ],
         get: {
           operationId: "downloadRelease",
@@ -116,7 +117,7 @@ export function openApiDocument(origin: string) {
           responses: {
             "200": download("The whole file"),
             "206": download("The range asked for", { "Content-Range": { schema: { type: "string" }, description: "bytes first-last/size" } }),
-            "403": problem("The link's signature is not the shop's, or it has expired (FORBIDDEN): ask releases/latest again"),
+            "403": problem("The link's signature is not the shop's, it has expired, or its licence may no longer have the release: expired, revoked, refunded, banned, paused or without an entitlement it needs (FORBIDDEN; the message says what is missing): ask releases/latest again"),
             "404": problem("No such release, or staff yanked it since (NOT_FOUND)"),
             "416": { description: "The range starts past the end of the file", headers: { "Content-Range": { schema: { type: "string" }, description: "bytes */size" } } },
           },

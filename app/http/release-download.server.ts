@@ -2,9 +2,14 @@
 // with the same headers and no body, streamed from R2 and never buffered. The SHA-256 travels as
 // `Repr-Digest` (RFC 9530: the digest of the whole file, whatever range is sent) and, for tools
 // that predate it, `X-Checksum-SHA256` in hex, as members see it on the page (decision 056).
-import { contentDisposition } from "~/server/hub/downloads.server";
 import { type Release, releaseObject } from "~/server/hub/releases.server";
 import { fromHex, toBase64 } from "~/server/platform/tokens.server";
+
+/** `attachment` with a safe ASCII fallback name and the real name for browsers that read RFC 5987. */
+export function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
 
 type ByteRange = { offset: number; length: number };
 

@@ -128,13 +128,13 @@ test("reseller keys are labelled cards on a phone and a table on a wide screen",
 
 test("the upload form's file picker is a labelled, keyboard-reachable button that shows the chosen file", async ({ page }) => {
   await logIn(page, "admin", "admin-demo-1");
-  await page.goto("/dashboard/downloads", { waitUntil: "networkidle" });
+  await page.goto("/dashboard/releases", { waitUntil: "networkidle" });
   const input = page.getByLabel("File", { exact: true });
   await expect(input).toHaveAttribute("type", "file");
   await expect(page.getByText("No file chosen")).toBeVisible();
 
   // Reached with the keyboard, the picker shows a focus ring on its button.
-  await page.getByRole("heading", { name: "Publish a new version" }).click();
+  await page.getByRole("heading", { name: "Upload a release" }).click();
   await page.keyboard.press("Tab");
   await expect(input).toBeFocused();
   const ring = await page.getByText("Choose file").evaluate((el) => getComputedStyle(el).outlineStyle);

@@ -13,6 +13,8 @@ export const MAX_PARTS = Math.ceil(MAX_RELEASE_BYTES / PART_BYTES);
 const channel = v.picklist(RELEASE_CHANNELS, "Choose stable or beta");
 
 export const startReleaseSchema = v.object({
+  // A product of the catalogue, by title (as licences name theirs); the server checks it is one.
+  product: v.pipe(v.optional(v.string(), ""), v.trim(), v.minLength(1, "Choose a product"), v.maxLength(200, "Choose a product")),
   version: v.pipe(v.optional(v.string(), ""), v.trim(), v.check(isSemver, "Enter a semantic version such as 1.4.0 or 2.0.0-beta.1")),
   channel,
   notes: v.pipe(v.optional(v.string(), ""), v.trim(), v.maxLength(20_000, "Release notes are at most 20,000 characters")),

@@ -1,15 +1,16 @@
 // GET or HEAD /dashboard/downloads/releases/:id — a release's file, streamed from R2 (a `Range`
-// resumes a download) to a member whose licences include what the release needs.
+// resumes a download), to whoever the one download rule lets have it (decision 082).
 import { problemStatus } from "~/http/problem-status.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { releaseResponse } from "~/http/release-download.server";
-import { downloadableRelease, releaseAccess } from "~/server/hub/releases.server";
+import { downloaderOf } from "~/server/hub/download-access.server";
+import { openRelease } from "~/server/hub/releases.server";
 import type { Route } from "./+types/downloads.release";
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
-  const { db, env } = app(context);
-  const release = await downloadableRelease(db, await releaseAccess(db, currentViewer(context)), params.id);
+  const { db, env, catalogue } = app(context);
+  const release = await openRelease(db, env.DOWNLOADS, await downloaderOf(db, currentViewer(context)), params.id, catalogue);
   // A file link is followed, not fetched by the page: a refusal is a plain-text answer.
   if (!release.ok) {
     return new Response(release.problem.message, {

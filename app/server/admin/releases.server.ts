@@ -10,7 +10,7 @@ import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { type Db, refusedBy } from "../platform/db/client.server";
 import { releases } from "../platform/db/schema.server";
-import { toHex } from "../platform/tokens.server";
+import { objectDigest } from "../hub/releases.server";
 
 type Release = typeof releases.$inferSelect;
 
@@ -21,8 +21,19 @@ const partLength = (size: number, n: number) => Math.min(PART_BYTES, size - (n -
 /** Every release, newest first, for the staff's page. */
 export const allReleases = (db: Db) => db.select().from(releases).orderBy(desc(releases.createdAt));
 
-/** Opens the multipart upload of a new release; its row says `uploading` until it is finished. */
-export async function startRelease(db: Db, bucket: R2Bucket, admin: Viewer, input: StartReleaseInput, now = Date.now()): Promise<Result<{ id: string; partBytes: number; parts: number }>> {
+/**
+ * Opens the multipart upload of a new release of one of `products` (the catalogue's, by title); its
+ * row says `uploading` until it is finished.
+ */
+export async function startRelease(
+  db: Db,
+  bucket: R2Bucket,
+  admin: Viewer,
+  input: StartReleaseInput,
+  products: ReadonlySet<string>,
+  now = Date.now(),
+): Promise<Result<{ id: string; partBytes: number; parts: number }>> {
+  if (!products.has(input.product)) return fail("invalid", "Choose a product the shop sells", { field: "product" });
   const id = crypto.randomUUID();
   const fileName = input.fileName.replace(/[/\\]/g, "_");
   const objectKey = `releases/${id}/${fileName}`;
@@ -31,6 +42,7 @@ export async function startRelease(db: Db, bucket: R2Bucket, admin: Viewer, inpu
   try {
     await db.insert(releases).values({
       id,
+      product: input.product,
       version: input.version,
       channel: input.channel,
       notes: input.notes,
@@ -45,7 +57,9 @@ export async function startRelease(db: Db, bucket: R2Bucket, admin: Viewer, inpu
     });
   } catch (error) {
     await upload.abort();
-    if (refusedBy(error, "releases.channel, releases.version")) return fail("conflict", `Version ${input.version} is already on the ${input.channel} channel`, { field: "version" });
+    if (refusedBy(error, "releases.product, releases.channel, releases.version")) {
+      return fail("conflict", `Version ${input.version} of ${input.product} is already on the ${input.channel} channel`, { field: "version" });
+    }
     if (refusedBy(error, "FOREIGN KEY")) return fail("invalid", "No such entitlement", { field: "entitlement" });
     throw error;
   }
@@ -101,16 +115,6 @@ export async function storePart(db: Db, bucket: R2Bucket, id: string, n: number,
   return ok({ stored: Object.keys(row.parts).length });
 }
 
-/** The SHA-256 of a stored object, read as a stream: memory stays flat whatever its size. */
-async function objectSha256(bucket: R2Bucket, key: string): Promise<string | null> {
-  const object = await bucket.get(key);
-  if (!object) return null;
-  // Workers' native streaming digest (the DOM's Crypto type, merged in here, does not list it).
-  const digest = new (crypto as Crypto & { DigestStream: typeof DigestStream }).DigestStream("SHA-256");
-  await object.body.pipeTo(digest);
-  return toHex(new Uint8Array(await digest.digest));
-}
-
 /** Joins the parts into the file and records its SHA-256; the release is then ready to publish. */
 export async function finishRelease(db: Db, bucket: R2Bucket, admin: Viewer, id: string): Promise<Result<{ sha256: string; size: number }>> {
   const release = await uploading(db, id);
@@ -121,10 +125,10 @@ export async function finishRelease(db: Db, bucket: R2Bucket, admin: Viewer, id:
   if (missing.length > 0) return fail("conflict", `Parts still missing: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? "..." : ""}`);
   const object = await bucket.resumeMultipartUpload(objectKey, uploadId).complete(Object.entries(parts).map(([n, etag]) => ({ partNumber: Number(n), etag })));
   if (object.size !== size) return fail("invalid", `The file stored is ${object.size} bytes, not the ${size} announced`);
-  const sha256 = await objectSha256(bucket, objectKey);
+  const sha256 = (await objectDigest(bucket, objectKey))?.sha256;
   if (!sha256) return fail("failed", "The stored file could not be read back; try finishing again");
   await db.update(releases).set({ state: "ready", uploadId: null, sha256 }).where(and(eq(releases.id, id), eq(releases.state, "uploading")));
-  await audit(db, admin.id, "release.upload", `${channel} ${version}`, { size, sha256 });
+  await audit(db, admin.id, "release.upload", `${release.value.product} ${channel} ${version}`, { size, sha256 });
   return ok({ sha256, size });
 }
 
@@ -134,15 +138,15 @@ const TRANSITIONS = {
 } as const;
 
 /** Publishes a finished release (or one yanked before) or yanks a published one: one conditional update. */
-export async function changeRelease(db: Db, admin: Viewer, id: string, change: keyof typeof TRANSITIONS, now = Date.now()): Promise<Result<{ version: string; channel: string }>> {
+export async function changeRelease(db: Db, admin: Viewer, id: string, change: keyof typeof TRANSITIONS, now = Date.now()): Promise<Result<{ product: string; version: string; channel: string }>> {
   const { from, to } = TRANSITIONS[change];
   const [row] = await db
     .update(releases)
     .set(to === "published" ? { state: to, publishedAt: now, yankedAt: null } : { state: to, yankedAt: now })
     .where(and(eq(releases.id, id), inArray(releases.state, [...from])))
-    .returning({ version: releases.version, channel: releases.channel });
+    .returning({ product: releases.product, version: releases.version, channel: releases.channel });
   if (!row) return fail("conflict", change === "publish" ? "Only a finished or yanked release can be published" : "Only a published release can be yanked");
-  await audit(db, admin.id, TRANSITIONS[change].audit, `${row.channel} ${row.version}`);
+  await audit(db, admin.id, TRANSITIONS[change].audit, `${row.product} ${row.channel} ${row.version}`);
   return ok(row);
 }
 
@@ -152,6 +156,6 @@ export async function discardRelease(db: Db, bucket: R2Bucket, admin: Viewer, id
   if (!row) return fail("conflict", "Only an unpublished release can be discarded");
   if (row.uploadId) await bucket.resumeMultipartUpload(row.objectKey, row.uploadId).abort();
   else await bucket.delete(row.objectKey);
-  await audit(db, admin.id, "release.discard", `${row.channel} ${row.version}`);
+  await audit(db, admin.id, "release.discard", `${row.product} ${row.channel} ${row.version}`);
   return ok({ version: row.version });
 }

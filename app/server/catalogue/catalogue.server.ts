@@ -2,7 +2,7 @@
 // otherwise from the demo catalogue in the repository. Both speak the Storefront API's shape,
 // so one normaliser turns either into the app's `Product`.
 import type { Money, Product } from "~/lib/catalogue";
-import { codeLabel, variantLabel } from "~/lib/plans";
+import { codeLabel, LICENCE_PLANS, type LicencePlan, planOf, variantLabel } from "~/lib/plans";
 import demoCatalogue from "./demo-catalogue.json";
 import { sha256Hex } from "../platform/tokens.server";
 import { LIMITS, PRODUCT_BY_HANDLE_QUERY, PRODUCTS_QUERY } from "./queries.server";
@@ -184,4 +184,14 @@ export async function allVariants(catalogue: Catalogue) {
   return products.flatMap((product) =>
     product.variants.map((variant) => ({ product, variant, title: codeLabel(product.title, variant.title) })),
   );
+}
+
+/** Each product the shop sells, by title (as licences name it), with the plans its variants sell. */
+export async function plansByProduct(catalogue: Catalogue): Promise<Map<string, LicencePlan[]>> {
+  const plans = new Map<string, LicencePlan[]>();
+  for (const { product, variant } of await allVariants(catalogue)) {
+    const sold = new Set([...(plans.get(product.title) ?? []), planOf(variant.title)]);
+    plans.set(product.title, LICENCE_PLANS.filter((plan) => sold.has(plan)));
+  }
+  return plans;
 }

@@ -124,19 +124,3 @@ export async function subscriptionsOf(db: Db, userId: string) {
     .orderBy(desc(userSubscriptions.purchaseDate));
 }
 
-/** True when the member holds an active subscription that has not run out. */
-export async function hasActiveSubscription(db: Db, userId: string, now = Date.now()): Promise<boolean> {
-  const row = await db
-    .select({ id: userSubscriptions.id })
-    .from(userSubscriptions)
-    .where(
-      and(
-        eq(userSubscriptions.userId, userId),
-        eq(userSubscriptions.status, "active"),
-        sql`(${userSubscriptions.expiryDate} is null or ${userSubscriptions.expiryDate} > ${now})`,
-      ),
-    )
-    .get();
-  return Boolean(row);
-}
-

@@ -1,69 +1,77 @@
-// Releases as members and their programs get them: what a member's licences entitle them to, the
-// newest published release per channel they may use, and the bytes (streamed from R2, whole or a
-// range). Beta builds need the `beta` entitlement; a release may need one more (decision 055).
-import { and, eq, isNull, or, gt, sql } from "drizzle-orm";
-import { LICENCE_PLANS } from "~/lib/plans";
-import { type ChannelShelf, RELEASE_CHANNELS, type ReleaseChannel, type ReleaseView, releaseNeeds } from "~/lib/releases";
+// Releases as members and their programs get them: per product and channel, the newest published
+// release and the older ones, each locked or not by the one download rule (download-access.server),
+// the newest one a licence may have, and a release opened for download with its SHA-256 (computed
+// from the stored object the first time, for releases moved from the old downloads list).
+import { and, eq, isNull } from "drizzle-orm";
+import type { LicencePlan } from "~/lib/plans";
+import { type ChannelShelf, RELEASE_CHANNELS, type ReleaseChannel, type ReleaseView } from "~/lib/releases";
 import { fail, ok, type Result } from "~/lib/result";
 import { compareSemver } from "~/lib/semver";
-import type { Viewer } from "~/lib/viewer";
+import { type Catalogue, plansByProduct } from "../catalogue/catalogue.server";
 import { listEntitlements } from "../catalogue/entitlements.server";
 import type { Db } from "../platform/db/client.server";
-import { licences, releases } from "../platform/db/schema.server";
+import { releases } from "../platform/db/schema.server";
 import { renderMarkdown } from "../platform/markdown.server";
+import { toHex } from "../platform/tokens.server";
+import { type Downloader, lackFor, lockedFor, refusalMessage, visibleTo } from "./download-access.server";
 
 export type Release = typeof releases.$inferSelect;
 
-/** What a member may have: everything (staff who publish), or what their live licences grant. */
-export type ReleaseAccess = { kind: "staff" } | { kind: "member"; entitlements: ReadonlySet<string> };
+/** The SHA-256 and size of a stored object, read as a stream: memory stays flat whatever its size. */
+export async function objectDigest(bucket: R2Bucket, key: string): Promise<{ sha256: string; size: number } | null> {
+  const object = await bucket.get(key);
+  if (!object) return null;
+  // Workers' native streaming digest (the DOM's Crypto type, merged in here, does not list it).
+  const digest = new (crypto as Crypto & { DigestStream: typeof DigestStream }).DigestStream("SHA-256");
+  await object.body.pipeTo(digest);
+  return { sha256: toHex(new Uint8Array(await digest.digest)), size: object.size };
+}
 
 /**
- * The entitlements of the member's licences that still run (not revoked, banned, paused or
- * expired; a key not yet activated counts, it was bought): their union.
+ * `release` with its SHA-256, so that no release is served or offered without one. A release moved
+ * from the old downloads list has none (nor, perhaps, a size): the stored object is hashed once and
+ * both are kept by one conditional update; of two requests racing, both measured the same bytes.
+ * Null when the object is missing.
  */
-export async function releaseAccess(db: Db, viewer: Viewer, now = Date.now()): Promise<ReleaseAccess> {
-  if (viewer.isAdmin) return { kind: "staff" };
-  const rows = await db
-    .select({ entitlements: licences.entitlements })
-    .from(licences)
-    .where(
-      and(
-        sql`lower(${licences.ownerEmail}) = lower(${viewer.email})`,
-        isNull(licences.revokedAt),
-        isNull(licences.bannedAt),
-        isNull(licences.pausedAt),
-        or(isNull(licences.expiresAt), gt(licences.expiresAt, now)),
-      ),
-    );
-  return { kind: "member", entitlements: new Set(rows.flatMap((row) => row.entitlements)) };
+async function withChecksum(db: Db, bucket: R2Bucket, release: Release): Promise<Release | null> {
+  if (release.sha256) return release;
+  const measured = await objectDigest(bucket, release.objectKey);
+  if (!measured) return null;
+  await db.update(releases).set(measured).where(and(eq(releases.id, release.id), isNull(releases.sha256)));
+  return { ...release, ...measured };
 }
 
-/** What `release` needs that `access` lacks; empty when it may be downloaded. */
-export function missingFor(access: ReleaseAccess, release: Pick<Release, "channel" | "entitlement">): string[] {
-  if (access.kind === "staff") return [];
-  return releaseNeeds(release).filter((name) => !access.entitlements.has(name));
-}
-
-/** Published releases, newest version first within each channel. */
-export async function publishedReleases(db: Db): Promise<Release[]> {
+/** Published releases of every product, newest version first within each product's channel. */
+async function publishedReleases(db: Db): Promise<Release[]> {
   const rows = await db.select().from(releases).where(eq(releases.state, "published"));
-  return rows.sort((a, b) => a.channel.localeCompare(b.channel) || compareSemver(b.version, a.version));
+  // Versions that differ only in build metadata rank alike (moved files): the newer publication first.
+  const newestFirst = (a: Release, b: Release) => compareSemver(b.version, a.version) || (b.publishedAt ?? 0) - (a.publishedAt ?? 0);
+  return rows.sort((a, b) => a.product.localeCompare(b.product) || a.channel.localeCompare(b.channel) || newestFirst(a, b));
 }
 
-/** The newest published release on `channel` that a licence granting `granted` may have. */
-export async function latestReleaseFor(db: Db, granted: readonly string[], channel: ReleaseChannel): Promise<Release | undefined> {
-  const access: ReleaseAccess = { kind: "member", entitlements: new Set(granted) };
-  return (await publishedReleases(db)).find((release) => release.channel === channel && missingFor(access, release).length === 0);
+/** The newest published release of `product` on `channel` that `downloader` may have, with its checksum. */
+export async function latestReleaseFor(db: Db, bucket: R2Bucket, downloader: Downloader, product: string, channel: ReleaseChannel): Promise<Release | null> {
+  const newest = (await publishedReleases(db)).find((release) => release.product === product && release.channel === channel && lackFor(downloader, release) === null);
+  return newest ? withChecksum(db, bucket, newest) : null;
 }
 
-/** A published release `access` may download (staff may also fetch one not yet published, to check it). */
-export async function downloadableRelease(db: Db, access: ReleaseAccess, id: string): Promise<Result<Release>> {
+/** What to buy, per product, from the catalogue; the rule itself never needs it, so a catalogue failure only names fewer plans. */
+const productPlans = (catalogue: Catalogue) => plansByProduct(catalogue).catch(() => new Map<string, LicencePlan[]>());
+
+/**
+ * The release `id` opened for `downloader` by the one rule, with its checksum: not found unless it
+ * may be seen, refused (saying what is missing and what to buy) unless the rule allows it.
+ */
+export async function openRelease(db: Db, bucket: R2Bucket, downloader: Downloader, id: string, catalogue: Catalogue): Promise<Result<Release>> {
   const release = await db.select().from(releases).where(eq(releases.id, id)).get();
-  const visible = release && (release.state === "published" || (access.kind === "staff" && release.state === "ready"));
-  if (!visible) return fail("not-found", "Release not found");
-  const missing = missingFor(access, release);
-  if (missing.length > 0) return fail("forbidden", `Your plan does not include ${missing.join(", ")}`);
-  return ok(release);
+  if (!release || !visibleTo(downloader, release)) return fail("not-found", "Release not found");
+  const lack = lackFor(downloader, release);
+  if (lack) {
+    const [defined, plans] = await Promise.all([listEntitlements(db), productPlans(catalogue)]);
+    return fail("forbidden", refusalMessage(lockedFor(lack, defined, plans.get(release.product))));
+  }
+  const checked = await withChecksum(db, bucket, release);
+  return checked ? ok(checked) : fail("not-found", "Release file missing");
 }
 
 /** The bytes asked for: the whole object, or `range`; only its metadata for a HEAD. */
@@ -73,15 +81,15 @@ export async function releaseObject(bucket: R2Bucket, release: Release, range: {
 }
 
 /**
- * The downloads page's releases: per channel, the newest published version and the older ones,
- * each locked or not for `access`, a locked one naming the plans that would unlock it.
+ * The downloads page's releases: per product and channel, the newest published version and the
+ * older ones, each with its checksum, locked or not for `downloader`; a locked one says what is
+ * missing and the product's plans that include it.
  */
-export async function releaseShelves(db: Db, access: ReleaseAccess): Promise<ChannelShelf[]> {
-  const [published, defined] = await Promise.all([publishedReleases(db), listEntitlements(db)]);
-  const byName = new Map(defined.map((entitlement) => [entitlement.name, entitlement]));
+export async function releaseShelves(db: Db, bucket: R2Bucket, downloader: Downloader, catalogue: Catalogue): Promise<ChannelShelf[]> {
+  const [listed, defined, plans] = await Promise.all([publishedReleases(db), listEntitlements(db), productPlans(catalogue)]);
+  const published = (await Promise.all(listed.map((release) => withChecksum(db, bucket, release)))).filter((release) => release !== null);
   const view = (release: Release): ReleaseView => {
-    const missing = missingFor(access, release);
-    const plans = LICENCE_PLANS.filter((plan) => missing.every((name) => byName.get(name)?.plans.includes(plan)));
+    const lack = lackFor(downloader, release);
     return {
       id: release.id,
       version: release.version,
@@ -90,11 +98,14 @@ export async function releaseShelves(db: Db, access: ReleaseAccess): Promise<Cha
       size: release.size,
       sha256: release.sha256,
       publishedAt: release.publishedAt,
-      locked: missing.length === 0 ? null : { needs: missing.map((name) => byName.get(name)?.label ?? name), plans },
+      locked: lack ? lockedFor(lack, defined, plans.get(release.product)) : null,
     };
   };
-  return RELEASE_CHANNELS.flatMap((channel) => {
-    const [latest, ...older] = published.filter((release) => release.channel === channel).map(view);
-    return latest ? [{ channel, latest, older }] : [];
-  });
+  const products = [...new Set(published.map((release) => release.product))];
+  return products.flatMap((product) =>
+    RELEASE_CHANNELS.flatMap((channel) => {
+      const [latest, ...older] = published.filter((release) => release.product === product && release.channel === channel).map(view);
+      return latest ? [{ product, channel, latest, older }] : [];
+    }),
+  );
 }

@@ -1,11 +1,12 @@
 // Demo data for local development: two accounts, stock for every demo variant, a few status
-// updates, one downloadable file, the simulated Discord server with its role rules, and the demo
-// reviews and sale. Every insert is keyed, so running it again changes nothing.
+// updates, a stable and a beta release of the demo product, the simulated Discord server with its
+// role rules, and the demo reviews and sale. Every insert is keyed, so running it again changes nothing.
 // Only the development build calls this; production never contains demo accounts.
 import { sql } from "drizzle-orm";
 import { allVariants, demoCatalogueAdapter } from "../catalogue/catalogue.server";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { downloadableFiles, profiles, statusUpdates, userRoles, users } from "../platform/db/schema.server";
+import { profiles, releases, statusUpdates, userRoles, users } from "../platform/db/schema.server";
+import { sha256Hex } from "../platform/tokens.server";
 import { hashPassword } from "../accounts/password.server";
 import { storeCodes } from "../fulfilment/keys/stock.server";
 import { seedSimulatedDiscord } from "../hub/discord/dev-discord.server";
@@ -16,13 +17,27 @@ export const DEMO_ACCOUNTS = [
   { id: "00000000-0000-4000-8000-000000000002", email: "member@example.com", username: "member", password: "member-demo-1", admin: false },
 ] as const;
 
-const DEMO_FILE = {
-  id: "00000000-0000-4000-8000-0000000000f1",
-  key: "vertex-loader/1.0.0/vertex-loader-demo.txt",
-  name: "vertex-loader-demo.txt",
-  contentType: "text/plain; charset=utf-8",
-  body: "Vertex Loader (demo build)\n\nThis file stands in for the real loader in local development.\n",
-};
+// The demo product's releases, small text files standing in for the loader: stable for every plan,
+// beta for the plans with Beta Access. The stable one keeps the id and object of the single file the
+// old downloads list was seeded with, which the migration to releases moved to the same place.
+const DEMO_RELEASES = [
+  {
+    id: "00000000-0000-4000-8000-0000000000f1",
+    channel: "stable",
+    version: "1.0.0",
+    key: "vertex-loader/1.0.0/vertex-loader-demo.txt",
+    body: "Vertex Loader (demo build)\n\nThis file stands in for the real loader in local development.\n",
+    notes: "Loader for Vertex Rust. Run it as administrator before starting the game.",
+  },
+  {
+    id: "00000000-0000-4000-8000-0000000000f2",
+    channel: "beta",
+    version: "1.1.0-beta.1",
+    key: "vertex-loader/1.1.0-beta.1/vertex-loader-demo.txt",
+    body: "Vertex Loader 1.1.0-beta.1 (demo build)\n\nThis file stands in for the next loader's beta in local development.\n",
+    notes: "**Beta:** the next loader, for members with Beta Access.\n\n- Faster start-up\n- New overlay settings",
+  },
+] as const;
 
 const STATUS_UPDATES = [
   { id: 1, title: "Vertex Rust updated for the latest game patch", description: "Offsets refreshed after this week's Rust update. Restart the loader to pick up the new build.", type: "update" as const, daysAgo: 1 },
@@ -62,22 +77,26 @@ export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): 
     .values(STATUS_UPDATES.map(({ daysAgo, ...u }) => ({ ...u, createdAt: now - daysAgo * 86_400_000 })))
     .onConflictDoNothing();
 
-  if (!(await bucket.head(DEMO_FILE.key))) {
-    await bucket.put(DEMO_FILE.key, DEMO_FILE.body, { httpMetadata: { contentType: DEMO_FILE.contentType } });
+  for (const release of DEMO_RELEASES) {
+    const bytes = new TextEncoder().encode(release.body);
+    if (!(await bucket.head(release.key))) await bucket.put(release.key, bytes, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
+    await db
+      .insert(releases)
+      .values({
+        id: release.id,
+        product: "Vertex Rust",
+        version: release.version,
+        channel: release.channel,
+        notes: release.notes,
+        fileName: "vertex-loader-demo.txt",
+        objectKey: release.key,
+        contentType: "text/plain; charset=utf-8",
+        size: bytes.byteLength,
+        sha256: await sha256Hex(release.body),
+        state: "published",
+        createdAt: now,
+        publishedAt: now,
+      })
+      .onConflictDoNothing();
   }
-  await db
-    .insert(downloadableFiles)
-    .values({
-      id: DEMO_FILE.id,
-      fileName: DEMO_FILE.name,
-      filePath: DEMO_FILE.key,
-      fileSize: new TextEncoder().encode(DEMO_FILE.body).byteLength,
-      contentType: DEMO_FILE.contentType,
-      version: "1.0.0",
-      description: "Loader for Vertex Rust. Run it as administrator before starting the game.",
-      requiresSubscription: true,
-      isActive: true,
-      createdAt: now,
-    })
-    .onConflictDoNothing();
 }

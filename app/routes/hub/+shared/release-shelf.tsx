@@ -1,15 +1,15 @@
-// The downloads page's releases: per channel the latest version with its notes and SHA-256, older
-// versions below. A release the member's plan does not include is shown locked, with the plans
-// that include it and a way to get one.
+// The downloads page's releases: per product and channel the latest version with its notes and
+// SHA-256, older versions below. A release the member may not have is shown locked, saying what
+// they lack and the plans that include it, with a way to get one.
 import { Link } from "react-router";
 import { Download, Lock } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
+import { useToast } from "~/components/toaster";
 import { Badge } from "~/components/ui/badge";
 import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { formatFileSize } from "~/lib/format";
-import { PLAN_NAME } from "~/lib/plans";
-import type { ChannelShelf, ReleaseView } from "~/lib/releases";
+import { type ChannelShelf, lockedReason, type ReleaseView } from "~/lib/releases";
 
 const NOTES = "text-sm text-zinc-300 [&_a]:text-accent [&_a]:underline [&_code]:font-mono [&_li]:mt-1 [&_p]:mt-2 [&_ul]:mt-2 [&_ul]:list-disc [&_ul]:pl-5 [&_h2]:mt-3 [&_h2]:font-bold [&_h3]:mt-3 [&_h3]:font-semibold";
 const CHANNEL_TITLE = { stable: "Stable", beta: "Beta" } as const;
@@ -23,14 +23,13 @@ function Checksum({ sha256 }: { sha256: string | null }) {
 }
 
 function GetRelease({ release, label }: { release: ReleaseView; label: string }) {
+  const { toast } = useToast();
   if (release.locked) {
-    const { needs, plans } = release.locked;
-    const included = plans.length > 0 ? `, included in the ${plans.map((plan) => PLAN_NAME[plan]).join(" and ")} plan${plans.length > 1 ? "s" : ""}` : "";
     return (
-      <div className="flex flex-col gap-2 sm:items-end">
-        <p className="flex items-center gap-1.5 text-sm text-yellow-200">
-          <Lock className="size-4 shrink-0" aria-hidden />
-          {`Needs ${needs.join(" and ")}${included}`}
+      <div className="flex flex-col gap-2 sm:max-w-xs sm:items-end">
+        <p className="flex items-start gap-1.5 text-sm text-yellow-200 sm:text-right">
+          <Lock className="mt-0.5 size-4 shrink-0" aria-hidden />
+          {lockedReason(release.locked)}
         </p>
         <Link to="/dashboard/subscriptions" className={buttonClass("outline", "sm")}>
           See plans
@@ -39,35 +38,45 @@ function GetRelease({ release, label }: { release: ReleaseView; label: string })
     );
   }
   return (
-    <a href={`/dashboard/downloads/releases/${release.id}`} download className={buttonClass("primary", "md")} aria-label={label}>
+    <a
+      href={`/dashboard/downloads/releases/${release.id}`}
+      download
+      className={buttonClass("primary", "md")}
+      aria-label={label}
+      onClick={() => toast({ title: "Download started successfully!" })}
+    >
       <Download className="size-4" aria-hidden /> Download
     </a>
   );
 }
 
 export function ReleaseShelf({ shelf }: { shelf: ChannelShelf }) {
-  const { channel, latest, older } = shelf;
+  const { product, channel, latest, older } = shelf;
+  const name = `${product} ${CHANNEL_TITLE[channel]}`;
   return (
     <Card>
       <div className="flex flex-col gap-4 sm:flex-row sm:items-start">
         <div className="min-w-0 flex-1">
           <div className="flex flex-wrap items-center gap-2">
-            <h2 className="text-lg font-bold">{CHANNEL_TITLE[channel]}</h2>
+            <h2 className="text-lg font-bold">
+              {product} <span className="font-semibold text-muted">· {CHANNEL_TITLE[channel]}</span>
+            </h2>
             <Badge tone="orange">v{latest.version}</Badge>
             <Badge tone="green">latest</Badge>
           </div>
-          <p className="mt-1 text-xs text-muted">
+          <p className="mt-1 text-xs wrap-anywhere text-muted">
             {latest.fileName} · {formatFileSize(latest.size)}
             {latest.publishedAt ? (
               <>
                 {" "}
                 · <LocalTime ms={latest.publishedAt} />
               </>
-            ) : null}
+            ) : null}{" "}
+            · Requires Active Subscription
           </p>
           <Checksum sha256={latest.sha256} />
         </div>
-        <GetRelease release={latest} label={`Download ${CHANNEL_TITLE[channel]} ${latest.version}`} />
+        <GetRelease release={latest} label={`Download ${name} ${latest.version}`} />
       </div>
       {latest.notesHtml ? <div className={`mt-3 ${NOTES}`} dangerouslySetInnerHTML={{ __html: latest.notesHtml }} /> : null}
       {older.length > 0 ? (
@@ -77,12 +86,12 @@ export function ReleaseShelf({ shelf }: { shelf: ChannelShelf }) {
             {older.map((release) => (
               <li key={release.id} className="flex flex-col gap-2 border-t border-line pt-3 sm:flex-row sm:items-start">
                 <div className="min-w-0 flex-1">
-                  <p className="text-sm font-semibold">
+                  <p className="text-sm font-semibold break-all">
                     v{release.version} <span className="font-normal text-muted">· {formatFileSize(release.size)}</span>
                   </p>
                   <Checksum sha256={release.sha256} />
                 </div>
-                <GetRelease release={release} label={`Download ${CHANNEL_TITLE[channel]} ${release.version}`} />
+                <GetRelease release={release} label={`Download ${name} ${release.version}`} />
               </li>
             ))}
           </ul>

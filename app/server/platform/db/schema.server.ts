@@ -407,6 +407,9 @@ export const releases = sqliteTable(
   "releases",
   {
     id: text("id").primaryKey(),
+    // The catalogue product it is a build of, by title, as licences name theirs (`licences.product`):
+    // only a live licence of this product may have it (decision 082).
+    product: text("product").notNull(),
     version: text("version").notNull(),
     channel: text("channel", { enum: RELEASE_CHANNELS }).notNull(),
     notes: text("notes").notNull().default(""),
@@ -428,8 +431,8 @@ export const releases = sqliteTable(
     yankedAt: integer("yanked_at"),
   },
   (t) => [
-    uniqueIndex("releases_channel_version").on(t.channel, t.version),
-    index("releases_state").on(t.state, t.channel),
+    uniqueIndex("releases_product_channel_version").on(t.product, t.channel, t.version),
+    index("releases_state").on(t.state, t.product, t.channel),
     check("releases_channel", sql`${t.channel} in ('stable', 'beta')`),
     check("releases_state_names", sql`${t.state} in ('uploading', 'ready', 'published', 'yanked')`),
   ],
@@ -619,24 +622,6 @@ export const simulatedTips = sqliteTable("simulated_tips", {
   coin: text("coin", { enum: ["BTC", "LTC"] }).primaryKey(),
   height: integer("height").notNull(),
 });
-
-export const downloadableFiles = sqliteTable(
-  "downloadable_files",
-  {
-    id: text("id").primaryKey(),
-    fileName: text("file_name").notNull(),
-    // Object key in the R2 bucket `downloads`.
-    filePath: text("file_path").notNull().unique(),
-    fileSize: integer("file_size"),
-    contentType: text("content_type").notNull().default("application/octet-stream"),
-    version: text("version").notNull(),
-    description: text("description"),
-    requiresSubscription: integer("requires_subscription", { mode: "boolean" }).notNull().default(true),
-    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
-    createdAt: integer("created_at").notNull(),
-  },
-  (t) => [index("downloadable_files_active").on(t.isActive, t.createdAt)],
-);
 
 export const statusUpdates = sqliteTable(
   "status_updates",

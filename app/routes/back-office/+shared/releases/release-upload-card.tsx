@@ -1,4 +1,4 @@
-// "Upload a release": the form (version, channel, notes, the entitlement it needs, the file), then
+// "Upload a release": the form (product, version, channel, notes, the entitlement it needs, the file), then
 // the file sent in parts with a progress bar. A dropped connection is retried part by part; after
 // a reload, choosing the same file again carries on from the parts already stored.
 import { type FormEvent, useState } from "react";
@@ -16,7 +16,7 @@ import { UploadError, uploadRelease } from "./upload-parts";
 
 const UPLOAD_FAILED = "Upload failed";
 
-export function ReleaseUploadCard({ entitlements }: { entitlements: { name: string; label: string }[] }) {
+export function ReleaseUploadCard({ products, entitlements }: { products: string[]; entitlements: { name: string; label: string }[] }) {
   const { toast } = useToast();
   const revalidator = useRevalidator();
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -61,6 +61,15 @@ export function ReleaseUploadCard({ entitlements }: { entitlements: { name: stri
       </h2>
       <form method="post" onSubmit={onSubmit} noValidate className="mt-4 grid gap-4 sm:grid-cols-2">
         <FileField label="File" name="file" required className="sm:col-span-2" hint={`Up to ${MAX_RELEASE_BYTES / 1024 ** 3} GB, sent in parts of ${PART_BYTES / 1024 ** 2} MB.`} error={shown.fileName ?? shown.size} />
+        <SelectField
+          label="Product"
+          name="product"
+          required
+          defaultValue={products.length === 1 ? products[0] : ""}
+          placeholder="Choose a product..."
+          options={products.map((product) => ({ value: product, label: product }))}
+          error={shown.product}
+        />
         <Field label="Version" name="version" required maxLength={64} placeholder="1.4.0" error={shown.version} />
         <SelectField
           label="Channel"
