@@ -396,7 +396,7 @@ const totp = (secret: string) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromB
 /** A member with the authenticator app on, enrolled a minute ago so the next code is fresh. */
 async function enrolledMember() {
   const account = await createAccount();
-  const viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null, isAdmin: false };
+  const viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null };
   const at = Date.now() - 60_000;
   const started = await startEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer, at);
   if (!started.ok) throw new Error(started.problem.message);

@@ -31,7 +31,7 @@ const audits = (userId: string, action: string) =>
   db.select().from(auditLog).where(and(eq(auditLog.actorUserId, userId), eq(auditLog.action, action))).all();
 
 function viewerOf(account: TestAccount): Viewer {
-  return { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null, isAdmin: false };
+  return { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null };
 }
 
 describe("adding a passkey", () => {

@@ -21,7 +21,7 @@ function codeAt(secret: string, timestamp: number) {
 
 async function enrolled(now = Date.now()) {
   const account = await createAccount();
-  const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null, isAdmin: false };
+  const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null };
   const started = await startEnrolment(db, KEY, viewer, now);
   if (!started.ok) throw new Error(started.problem.message);
   const confirmed = await confirmEnrolment(deps, KEY, viewer, from(), codeAt(started.value.secret, now), now);
@@ -37,7 +37,7 @@ async function passwordStep(account: { email: string; password: string }, ip = u
 describe("two-factor enrolment", () => {
   it("turns on only after a valid code, with ten recovery codes, and keeps the secret encrypted", async () => {
     const account = await createAccount();
-    const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null, isAdmin: false };
+    const viewer: Viewer = { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null };
     const started = await startEnrolment(db, KEY, viewer);
     if (!started.ok) throw new Error(started.problem.message);
     const { secret, qrDataUrl } = started.value;
@@ -303,7 +303,7 @@ describe("turning two-factor authentication on or off signs out the other sessio
     const [a, b] = [await signIn(account, ipA), await signIn(account, ipB)];
     expect([await dashboardFor(a), await dashboardFor(b)]).toEqual(["200", "200"]);
     // The page shows the new secret through a fetcher; here it is taken from the same function.
-    const started = await startEnrolment(db, KEY, { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null, isAdmin: false });
+    const started = await startEnrolment(db, KEY, { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null });
     if (!started.ok) throw new Error(started.problem.message);
     const enabled = await settings(a, ipA, { intent: "confirm", code: codeAt(started.value.secret, Date.now()) });
     expect(enabled.status).toBe(200);

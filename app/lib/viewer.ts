@@ -6,9 +6,9 @@ export interface Viewer {
   email: string;
   username: string;
   avatarUrl: string | null;
-  // Staff have a role (admin or support); members have none. isAdmin is role === "admin".
+  // Staff have a role (admin or support); members have none. What a role may do is a capability
+  // (app/lib/roles.ts), never a check of the role's name.
   role: Role | null;
-  isAdmin: boolean;
 }
 
 /** The avatar's fallback letter: the e-mail's first letter in upper case, else "U". */

@@ -65,7 +65,7 @@ export async function getSession(db: Db, caller: Caller, now = Date.now()): Prom
     await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, id));
   }
   return {
-    viewer: { id: row.userId, email: row.email, username: row.username, avatarUrl: row.avatarUrl, role: row.role, isAdmin: row.role === "admin" },
+    viewer: { id: row.userId, email: row.email, username: row.username, avatarUrl: row.avatarUrl, role: row.role },
     publicId: row.publicId,
   };
 }
