@@ -2,8 +2,8 @@
 // what each kind of record is found by, where a direct hit leads, what a role may not see, and odd
 // input answered without a failure.
 import { describe, expect, it } from "vitest";
-import { cryptoOrders, manualOrders, shopifyOrders } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, db, nextId, signIn, unique } from "./helpers";
+import { manualOrders, shopifyOrders } from "~/server/platform/db/schema.server";
+import { boughtKey, call, createAccount, cryptoOrder, db, nextId, signIn, unique } from "./helpers";
 
 const SEARCH = "/dashboard/search";
 
@@ -23,29 +23,6 @@ async function shopifyOrder(email = `${unique("buyer")}@example.test`) {
   const id = String(nextId());
   await db.insert(shopifyOrders).values({ id, name: `#${id}`, email, currency: "USD", totalPrice: "29.99", lineItems: "[]", receivedAt: Date.now(), paidAt: Date.now() });
   return id;
-}
-
-async function cryptoOrder() {
-  const account = await createAccount();
-  const orderNumber = `CRYPTO-${unique("Q").toUpperCase()}`;
-  const now = Date.now();
-  await db.insert(cryptoOrders).values({
-    id: crypto.randomUUID(),
-    orderNumber,
-    userId: account.id,
-    status: "pending",
-    productTitle: "Vertex HWID Spoofer",
-    variantTitle: "30 Days",
-    variantId: "gid://shopify/ProductVariant/4710000000004",
-    customerEmail: account.email,
-    amountCents: 8999,
-    currency: "USD",
-    cryptoType: "BTC",
-    walletAddress: `bc1q${unique("addr")}`,
-    createdAt: now,
-    updatedAt: now,
-  });
-  return orderNumber;
 }
 
 describe("who may use the quick jump", () => {
@@ -81,7 +58,7 @@ describe("what the quick jump finds", () => {
   it("finds an order by the number people quote and jumps straight to it: Shopify (#1001 or 1001), crypto (any case), a manual order", async () => {
     const cookie = await staff("support");
     const shopify = await shopifyOrder();
-    const crypto = await cryptoOrder();
+    const { orderNumber: crypto } = await cryptoOrder();
     const manual = await db.insert(manualOrders).values({ email: `${unique("m")}@example.test`, variantId: "v", variantTitle: "Vertex Rust - 1 Week", reason: "goodwill", createdAt: Date.now() }).returning({ id: manualOrders.id }).get();
     const cases: [string, string][] = [
       [`#${shopify}`, `/dashboard/orders/shopify/${shopify}`],

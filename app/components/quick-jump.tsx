@@ -157,12 +157,15 @@ export function QuickJump({ kinds, reveal }: { kinds: readonly RecordKind[]; rev
           aria-keyshortcuts="/ Control+K Meta+K"
           className={`${inputClass} pr-9 pl-9`}
         />
-        <kbd aria-hidden className="pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded border border-line px-1.5 font-mono text-xs text-muted">
-          /
-        </kbd>
+        {/* The shortcut, shown where a keyboard is likely, and out of the way of the box's own clear button. */}
+        {value ? null : (
+          <kbd aria-hidden className="pointer-events-none absolute top-1/2 right-2 hidden -translate-y-1/2 rounded border border-line px-1.5 font-mono text-xs text-muted lg:block">
+            /
+          </kbd>
+        )}
       </div>
       <p id={`${id}-hint`} className="sr-only">
-        Finds {quickJumpAsks(kinds)}, or a page by its name. Press slash or Control K to come back here from any page.
+        Finds {quickJumpAsks(kinds)}. Press slash or Control K to come back here from any page.
       </p>
       <p role="status" className="sr-only">
         {status}

@@ -2,7 +2,7 @@
 // capability each needs, and what the shell shows a viewer. The shell's loader hands it to the
 // page; a refused staff page carries it in its 403 (app/http/refusals.server.ts), so the sidebar
 // stays around the refusal. A new staff page is one entry in STAFF_PAGES, naming its group.
-import { isRecordKind, type QuickJumpHit, quickJumpKindsFor, type RecordKind } from "./quick-jump";
+import { isRecordKind, QUICK_JUMP_LIMIT, type QuickJumpHit, quickJumpKindsFor, type RecordKind } from "./quick-jump";
 import { can, type Capability, type Role } from "./roles";
 import type { Viewer } from "./viewer";
 
@@ -94,6 +94,7 @@ export function pagesMatching(role: Role | null, q: string): QuickJumpHit[] {
   if (words === "") return [];
   return [...HUB_PAGES.map((page) => ({ page, group: "Your hub" })), ...staffPagesFor(role).map((page) => ({ page, group: groupLabel(page.group) }))]
     .filter(({ page }) => page.label.toLowerCase().includes(words))
+    .slice(0, QUICK_JUMP_LIMIT)
     .map(({ page, group }) => ({ kind: "page", label: page.label, detail: group, href: page.to, exact: page.label.toLowerCase() === words }));
 }
 

@@ -12,10 +12,10 @@ export const QUICK_JUMP_LIMIT = 5;
 
 /** The records it finds, each only for a role that may open that record's page. */
 export const RECORD_KINDS = [
-  { kind: "order", capability: "orders.view", heading: "Orders", asks: "an order number" },
-  { kind: "customer", capability: "customers.view", heading: "Customers", asks: "an e-mail or username" },
-  { kind: "licence", capability: "licences.reset", heading: "Licences", asks: "a key" },
-] as const satisfies readonly { kind: string; capability: Capability; heading: string; asks: string }[];
+  { kind: "order", capability: "orders.view", heading: "Orders", asks: ["an order number"] },
+  { kind: "customer", capability: "customers.view", heading: "Customers", asks: ["an e-mail", "a username"] },
+  { kind: "licence", capability: "licences.reset", heading: "Licences", asks: ["a key"] },
+] as const satisfies readonly { kind: string; capability: Capability; heading: string; asks: readonly string[] }[];
 export type RecordKind = (typeof RECORD_KINDS)[number]["kind"];
 export type QuickJumpKind = RecordKind | "page";
 
@@ -29,10 +29,10 @@ export function isRecordKind(value: string): value is RecordKind {
   return RECORD_KINDS.some((kind) => kind.kind === value);
 }
 
-/** What the box asks for, in words true for the viewer: "an order number, an e-mail or username or a key". */
+/** What the box finds, in words true for the viewer: "an order number, an e-mail, a username, a key or a page's name". */
 export function quickJumpAsks(kinds: readonly RecordKind[]): string {
-  const asks = RECORD_KINDS.filter((kind) => kinds.includes(kind.kind)).map((kind) => kind.asks);
-  return asks.length > 1 ? `${asks.slice(0, -1).join(", ")} or ${asks.at(-1)}` : (asks[0] ?? "a page's name");
+  const asks = [...RECORD_KINDS.filter((kind) => kinds.includes(kind.kind)).flatMap((kind) => kind.asks), "a page's name"];
+  return asks.length > 1 ? `${asks.slice(0, -1).join(", ")} or ${asks.at(-1)}` : asks[0]!;
 }
 
 /** What one query found of each kind asked (null for a kind not asked), a few of each. */

@@ -2,12 +2,11 @@
 // orders by the number people quote, customers by e-mail or username, licences by key, and the
 // dashboard's pages by name, each kind only for a role that may open it. A query that names one
 // record exactly opens it at once; the box in the sidebar asks with list=1 and never jumps.
-import { data, Form, Link, redirect } from "react-router";
+import { data, Link, redirect } from "react-router";
 import { quickJumpSections } from "./+shared/quick-jump-sections";
+import { SearchForm } from "./+shared/search-form";
 import { Search } from "~/components/icons";
-import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field } from "~/components/ui/field";
 import { useSearching } from "~/components/use-searching";
 import { app } from "~/http/context.server";
 import { currentViewer, requireAnyCapability } from "~/http/guards.server";
@@ -50,23 +49,15 @@ export default function QuickJumpResults({ loaderData }: Route.ComponentProps) {
         SEARCH <Search className="size-6 text-accent" aria-hidden />
       </h1>
       <Card>
-        <Form method="get" role="search" aria-label="Search the back office" className="flex flex-col gap-3 sm:flex-row sm:items-end">
-          <Field
-            label="Find an order, a customer, a licence or a page"
-            name="q"
-            type="search"
-            defaultValue={q}
-            maxLength={200}
-            autoComplete="off"
-            spellCheck={false}
-            hint={`Type ${quickJumpAsks(kinds)}. A number, e-mail, username or key that names one record opens it.`}
-            error={error ?? undefined}
-            className="sm:flex-1"
-          />
-          <Button type="submit" disabled={searching} className="sm:mb-6">
-            <Search className="size-4" aria-hidden /> {searching ? "Searching..." : "Search"}
-          </Button>
-        </Form>
+        <SearchForm
+          searching={searching}
+          label="Find an order, a customer, a licence or a page"
+          defaultValue={q}
+          maxLength={200}
+          spellCheck={false}
+          hint={`Type ${quickJumpAsks(kinds)}. A number, e-mail, username or key that names one record opens it.`}
+          error={error ?? undefined}
+        />
       </Card>
       {q && !error ? (
         <div aria-busy={searching} className="space-y-6">
