@@ -14,7 +14,7 @@ export function SearchForm({
   ...input
 }: InputHTMLAttributes<HTMLInputElement> & { searching: boolean; label: string; hint: string; error?: string }) {
   return (
-    <Form method="get" role="search" aria-label={label} className="flex flex-col gap-3 sm:flex-row sm:items-end">
+    <Form method="get" role="search" className="flex flex-col gap-3 sm:flex-row sm:items-end">
       <Field label={label} name="q" type="search" autoComplete="off" hint={hint} error={error} className="sm:flex-1" {...input} />
       <Button type="submit" disabled={searching} className="sm:mb-6">
         <Search className="size-4" aria-hidden /> {searching ? "Searching..." : "Search"}
