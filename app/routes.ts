@@ -106,6 +106,8 @@ export default [
         // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).
         route("affiliates", "routes/back-office/affiliates.tsx", [route("ledger.csv", "routes/back-office/affiliates.ledger-csv.ts")]),
         route("discord", "routes/back-office/discord.tsx"),
+        // The quick jump's results: orders, customers and licences, each for the roles that may see them.
+        route("search", "routes/back-office/search.tsx"),
       ]),
     ]),
   ]),

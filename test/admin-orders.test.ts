@@ -13,7 +13,7 @@ import {
   shopifyOrders,
   userSubscriptions,
 } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, db, deliver, hwid, nextId, signIn, transactionId, unique, validate } from "./helpers";
+import { boughtKey, call, createAccount, cryptoOrder, db, deliver, hwid, nextId, signIn, transactionId, unique, validate } from "./helpers";
 
 const VARIANT = "gid://shopify/ProductVariant/4710000000004"; // Vertex HWID Spoofer - 30 Days (demo catalogue)
 const VARIANT_TITLE = "Vertex HWID Spoofer - 30 Days";
@@ -43,30 +43,6 @@ async function shopifyOrder(values: Partial<typeof shopifyOrders.$inferInsert> =
   const id = String(nextId());
   await db.insert(shopifyOrders).values({ id, name: `#${id}`, email: `${unique("buyer")}@example.test`, currency: "USD", totalPrice: "29.99", lineItems: "[]", receivedAt: Date.now(), paidAt: Date.now(), ...values });
   return id;
-}
-
-async function cryptoOrder(values: Partial<typeof cryptoOrders.$inferInsert> = {}) {
-  const account = await createAccount();
-  const orderNumber = `CRYPTO-${unique("T").toUpperCase()}`;
-  const now = Date.now();
-  await db.insert(cryptoOrders).values({
-    id: crypto.randomUUID(),
-    orderNumber,
-    userId: account.id,
-    status: "pending",
-    productTitle: "Vertex HWID Spoofer",
-    variantTitle: "30 Days",
-    variantId: VARIANT,
-    customerEmail: account.email,
-    amountCents: 8999,
-    currency: "USD",
-    cryptoType: "BTC",
-    walletAddress: `bc1q${unique("addr")}`,
-    createdAt: now,
-    updatedAt: now,
-    ...values,
-  });
-  return { orderNumber, account };
 }
 
 const orderUrl = (source: string, reference: string) => `/dashboard/orders/${source}/${encodeURIComponent(reference)}`;

@@ -5,7 +5,7 @@ import { database } from "~/server/platform/db/client.server";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { vi } from "vitest";
 import worker from "../workers/app";
-import { mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users, webhookDeliveries } from "~/server/platform/db/schema.server";
+import { cryptoOrders, mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { hashPassword } from "~/server/accounts/password.server";
 import { addCodes } from "~/server/fulfilment/keys/stock.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
@@ -162,6 +162,31 @@ export async function soldKey(email: string): Promise<number> {
     .returning({ id: productCodes.id })
     .get();
   return code.id;
+}
+
+/** A pending crypto order of the demo spoofer's 30-day plan, by a fresh account, as stored before any payment. */
+export async function cryptoOrder(values: Partial<typeof cryptoOrders.$inferInsert> = {}) {
+  const account = await createAccount();
+  const orderNumber = `CRYPTO-${unique("T").toUpperCase()}`;
+  const now = Date.now();
+  await db.insert(cryptoOrders).values({
+    id: crypto.randomUUID(),
+    orderNumber,
+    userId: account.id,
+    status: "pending",
+    productTitle: "Vertex HWID Spoofer",
+    variantTitle: "30 Days",
+    variantId: "gid://shopify/ProductVariant/4710000000004",
+    customerEmail: account.email,
+    amountCents: 8999,
+    currency: "USD",
+    cryptoType: "BTC",
+    walletAddress: `bc1q${unique("addr")}`,
+    createdAt: now,
+    updatedAt: now,
+    ...values,
+  });
+  return { orderNumber, account };
 }
 
 /** The newest message to `to` whose subject contains `subject`, if any. */

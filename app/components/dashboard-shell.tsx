@@ -1,9 +1,11 @@
 // The dashboard's shell: sidebar navigation around every /dashboard page, the hub's and the back
-// office's. The shell route draws it around its pages; the root error boundary draws it around a
-// refused staff page, from the shell the refusal carries.
-import { type ReactNode, useEffect, useRef, useState } from "react";
+// office's (its pages in groups, app/lib/dashboard.ts), with the staff's quick jump above it. The
+// shell route draws it around its pages; the root error boundary draws it around a refused staff
+// page, from the shell the refusal carries.
+import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
 import { Form, NavLink, useLocation } from "react-router";
-import { type DashboardShell as DashboardShellData, STAFF_PAGES } from "~/lib/dashboard";
+import { type DashboardShell as DashboardShellData, HUB_PAGES, isCurrentPage, staffNavigation } from "~/lib/dashboard";
+import { QUICK_JUMP_PATH } from "~/lib/quick-jump";
 import { CAPABILITIES, type Capability, type Role, ROLE_LABEL } from "~/lib/roles";
 import {
   BadgeCheck,
@@ -14,6 +16,7 @@ import {
   CreditCard,
   Download,
   FileKey,
+  Handshake,
   History,
   KeyRound,
   LayoutDashboard,
@@ -21,25 +24,30 @@ import {
   LogOut,
   MessageCircle,
   Package,
+  Percent,
   ReceiptText,
   ScrollText,
+  Search,
   Shield,
   ShieldCheck,
+  Star,
   Store,
   Users,
 } from "./icons";
+import { QuickJump } from "./quick-jump";
 
-const LINKS = [
-  { to: "/dashboard", label: "Dashboard", icon: LayoutDashboard, end: true },
-  { to: "/dashboard/subscriptions", label: "Subscriptions", icon: CreditCard },
-  { to: "/dashboard/downloads", label: "Downloads", icon: Download },
-  { to: "/dashboard/resell", label: "Resell Panel", icon: Store },
-  { to: "/dashboard/crypto-tracker", label: "Crypto Tracker", icon: Bitcoin },
-  { to: "/dashboard/affiliate", label: "Affiliate", icon: BadgePercent },
-  { to: "/dashboard/2fa", label: "Two-Factor Auth", icon: KeyRound },
-  { to: "/dashboard/security", label: "Security", icon: Lock },
-];
+const HUB_ICON: Record<string, typeof Shield> = {
+  "/dashboard": LayoutDashboard,
+  "/dashboard/subscriptions": CreditCard,
+  "/dashboard/downloads": Download,
+  "/dashboard/resell": Store,
+  "/dashboard/crypto-tracker": Bitcoin,
+  "/dashboard/affiliate": BadgePercent,
+  "/dashboard/2fa": KeyRound,
+  "/dashboard/security": Lock,
+};
 
+// A page without an icon of its own here gets the shield: a new page needs only its entry in STAFF_PAGES.
 const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/orders": ReceiptText,
   "/dashboard/customers": Users,
@@ -49,8 +57,10 @@ const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/replacements": History,
   "/dashboard/releases": Package,
   "/dashboard/entitlements": BadgeCheck,
+  "/dashboard/promotions": Percent,
+  "/dashboard/reviews": Star,
   "/dashboard/audit": ScrollText,
-  "/dashboard/affiliates": BadgePercent,
+  "/dashboard/affiliates": Handshake,
   "/dashboard/legal": ScrollText,
   "/dashboard/discord": MessageCircle,
 };
@@ -75,26 +85,61 @@ function useFoldedMenu() {
   useEffect(() => {
     if (!open) return;
     const onKey = (event: KeyboardEvent) => {
-      if (event.key !== "Escape") return;
+      // A control inside the menu that used Escape itself (the quick jump's list) says so.
+      if (event.key !== "Escape" || event.defaultPrevented) return;
       setOpen(false);
       buttonRef.current?.focus();
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
   }, [open]);
-  return { open, toggle: () => setOpen((v) => !v), buttonRef };
+  return { open, toggle: () => setOpen((v) => !v), show: useCallback(() => setOpen(true), []), buttonRef };
 }
 
+/**
+ * Which staff groups are open: the current page's group opens whenever the page changes; the others
+ * stay as the viewer left them.
+ */
+function useOpenGroups(currentGroup: string | undefined) {
+  const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set(currentGroup ? [currentGroup] : []));
+  useEffect(() => {
+    if (currentGroup) setOpen((groups) => (groups.has(currentGroup) ? groups : new Set([...groups, currentGroup])));
+  }, [currentGroup]);
+  const toggled = (group: string, isOpen: boolean) =>
+    setOpen((groups) => (groups.has(group) === isOpen ? groups : new Set(isOpen ? [...groups, group] : [...groups].filter((g) => g !== group))));
+  return { open, toggled };
+}
+
+/** Keeps the current page's link in view inside the sidebar's own scrolling list (and the phone's menu once it opens). */
+function useCurrentLinkInView(pathname: string, openGroups: ReadonlySet<string>, menuOpen: boolean) {
+  const listRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const list = listRef.current;
+    const link = list?.querySelector('[aria-current="page"]');
+    if (!list || !link || list.scrollHeight <= list.clientHeight) return;
+    const box = list.getBoundingClientRect();
+    const at = link.getBoundingClientRect();
+    if (at.top < box.top || at.bottom > box.bottom) list.scrollTop += at.top - box.top - (box.height - at.height) / 2;
+  }, [pathname, openGroups, menuOpen]);
+  return listRef;
+}
+
+const linkClass = ({ isActive }: { isActive: boolean }) =>
+  `flex items-center gap-3 rounded-md px-3 py-2.5 text-sm font-medium transition-colors lg:py-1.5 ${
+    isActive ? "bg-accent/15 text-accent" : "text-zinc-300 hover:bg-panel-2 hover:text-white"
+  }`;
+
 /** The sidebar (a folded menu on small screens) around a dashboard page. */
-export function DashboardShell({ email, staffLinks, children }: DashboardShellData & { children: ReactNode }) {
+export function DashboardShell({ email, staffLinks, quickJump, children }: DashboardShellData & { children: ReactNode }) {
   const menu = useFoldedMenu();
   const { pathname } = useLocation();
-  const staff = STAFF_PAGES.filter(({ to }) => staffLinks.includes(to)).map((page) => ({ ...page, icon: STAFF_ICON[page.to] ?? Shield }));
-  const current = [...LINKS, ...staff].find(({ to, end }: { to: string; end?: boolean }) => (end ? pathname === to : pathname === to || pathname.startsWith(`${to}/`)));
-  const linkClass = ({ isActive }: { isActive: boolean }) =>
-    `flex items-center gap-3 rounded-md px-3 py-2.5 text-sm font-medium transition-colors lg:py-2 ${
-      isActive ? "bg-accent/15 text-accent" : "text-zinc-300 hover:bg-panel-2 hover:text-white"
-    }`;
+  const groups = staffNavigation(staffLinks);
+  const currentStaff = groups.flatMap((group) => group.pages).find((page) => isCurrentPage(page, pathname));
+  const current = HUB_PAGES.find((page) => isCurrentPage(page, pathname)) ?? currentStaff;
+  const CurrentIcon = current ? (HUB_ICON[current.to] ?? STAFF_ICON[current.to] ?? Shield) : pathname === QUICK_JUMP_PATH ? Search : null;
+  const { open, toggled } = useOpenGroups(currentStaff?.group);
+  const listRef = useCurrentLinkInView(pathname, open, menu.open);
+  const id = useId();
   return (
     <div className="mx-auto flex min-h-[calc(100dvh-4rem)] max-w-7xl flex-col lg:flex-row">
       <aside className="border-b border-line lg:sticky lg:top-16 lg:flex lg:h-[calc(100dvh-4rem)] lg:w-64 lg:shrink-0 lg:flex-col lg:border-r lg:border-b-0">
@@ -106,38 +151,66 @@ export function DashboardShell({ email, staffLinks, children }: DashboardShellDa
           onClick={menu.toggle}
           className="flex w-full items-center gap-3 px-4 py-3 text-left text-sm font-semibold lg:hidden"
         >
-          {current ? <current.icon className="size-4 text-accent" aria-hidden /> : null}
+          {CurrentIcon ? <CurrentIcon className="size-4 text-accent" aria-hidden /> : null}
           <span className="min-w-0 flex-1 truncate">
             <span className="sr-only">Dashboard menu, </span>
-            {current?.label ?? "Dashboard"}
+            {current?.label ?? (pathname === QUICK_JUMP_PATH ? "Search" : "Dashboard")}
           </span>
           <ChevronDown className={`size-4 text-muted transition-transform ${menu.open ? "rotate-180" : ""}`} aria-hidden />
         </button>
-        <div id={NAV_ID} className={`${menu.open ? "flex" : "hidden"} flex-col border-t border-line lg:flex lg:flex-1 lg:border-t-0`}>
-          <nav aria-label="Dashboard" className="flex flex-col gap-1 p-3 lg:flex-1 lg:overflow-y-auto">
-            {LINKS.map(({ to, label, icon: Icon, end }) => (
-              <NavLink key={to} to={to} end={end} className={linkClass}>
-                <Icon className="size-4" aria-hidden /> {label}
-              </NavLink>
-            ))}
-            {staff.length > 0 ? (
-              <p className="mt-3 px-3 text-xs font-semibold tracking-wider text-muted uppercase" aria-hidden>
-                Staff
-              </p>
-            ) : null}
-            {staff.map(({ to, label, icon: Icon, capability }) => (
-              <NavLink key={to} to={to} className={linkClass}>
-                <Icon className="size-4" aria-hidden /> {label}
-                <ShieldCheck className="ml-auto size-4 text-accent" aria-label={staffBadge(capability)} />
-              </NavLink>
+        {/* On a phone the open menu is as tall as the window under the bar and its button at most;
+            beside the page, the sidebar is the window's height. Either way only the list of pages
+            scrolls (a flex child scrolls only with min-height 0), so the account's e-mail and
+            Logout stay in view. */}
+        <div
+          id={NAV_ID}
+          className={`${menu.open ? "flex" : "hidden"} max-h-[calc(100dvh-7rem)] min-h-0 flex-col border-t border-line lg:flex lg:max-h-none lg:flex-1 lg:border-t-0`}
+        >
+          {quickJump.length > 0 ? <QuickJump kinds={quickJump} reveal={menu.show} /> : null}
+          <nav ref={listRef} aria-label="Dashboard" className="scroll-shadows min-h-0 flex-1 overflow-y-auto overscroll-contain p-3">
+            <ul aria-label="Your hub" className="flex flex-col gap-1">
+              {HUB_PAGES.map(({ to, label, end }) => {
+                const Icon = HUB_ICON[to] ?? LayoutDashboard;
+                return (
+                  <li key={to}>
+                    <NavLink to={to} end={end} className={linkClass}>
+                      <Icon className="size-4" aria-hidden /> {label}
+                    </NavLink>
+                  </li>
+                );
+              })}
+            </ul>
+            {groups.length > 0 ? <hr className="my-3 border-line" /> : null}
+            {groups.map((group) => (
+              <details key={group.id} open={open.has(group.id)} onToggle={(event) => toggled(group.id, event.currentTarget.open)} className="group mt-1">
+                <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md px-3 py-2 text-xs lg:py-1.5 font-semibold tracking-wider text-muted uppercase hover:text-white [&::-webkit-details-marker]:hidden">
+                  <span id={`${id}-${group.id}`} className="flex-1">
+                    {group.label}
+                  </span>
+                  <ChevronDown className="size-4 transition-transform group-open:rotate-180" aria-hidden />
+                </summary>
+                <ul aria-labelledby={`${id}-${group.id}`} className="flex flex-col gap-1 pb-1">
+                  {group.pages.map(({ to, label, capability }) => {
+                    const Icon = STAFF_ICON[to] ?? Shield;
+                    return (
+                      <li key={to}>
+                        <NavLink to={to} className={linkClass}>
+                          <Icon className="size-4" aria-hidden /> {label}
+                          <ShieldCheck className="ml-auto size-4 text-accent" aria-label={staffBadge(capability)} />
+                        </NavLink>
+                      </li>
+                    );
+                  })}
+                </ul>
+              </details>
             ))}
           </nav>
-          <div className="border-t border-line p-4">
-            <p className="truncate text-xs text-muted" title={email}>
+          <div className="shrink-0 border-t border-line px-4 py-2">
+            <p className="truncate px-3 text-xs text-muted" title={email}>
               {email}
             </p>
-            <Form method="post" action="/auth/logout" className="mt-2">
-              <button type="submit" className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-sm text-zinc-300 hover:bg-panel-2 hover:text-white">
+            <Form method="post" action="/auth/logout" className="mt-1">
+              <button type="submit" className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-sm text-zinc-300 hover:bg-panel-2 hover:text-white lg:py-1.5">
                 <LogOut className="size-4" aria-hidden /> Logout
               </button>
             </Form>

@@ -47,6 +47,7 @@ export { default as ShieldAlert } from "lucide-react/icons/shield-alert";
 export { default as ShieldCheck } from "lucide-react/icons/shield-check";
 export { default as ShoppingCart } from "lucide-react/icons/shopping-cart";
 export { default as Smartphone } from "lucide-react/icons/smartphone";
+export { default as Star } from "lucide-react/icons/star";
 export { default as Store } from "lucide-react/icons/store";
 export { default as Trash2 } from "lucide-react/icons/trash-2";
 export { default as Upload } from "lucide-react/icons/upload";

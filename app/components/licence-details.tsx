@@ -4,7 +4,7 @@
 import { type ReactNode, useId } from "react";
 import { useFetcher } from "react-router";
 import { formatDuration } from "~/lib/format";
-import { firstUseText, type LicenceView, notActivatedText, pausedTimeLeft } from "~/lib/licences";
+import { firstUseText, LICENCE_STATE_LABEL, type LicenceView, notActivatedText, pausedTimeLeft } from "~/lib/licences";
 import { RotateCcw } from "./icons";
 import { LocalTime } from "./local-time";
 import { Badge, type BadgeTone } from "./ui/badge";
@@ -28,7 +28,7 @@ export function LicenceStateBadge({ licence }: { licence: Pick<LicenceView, "sta
         </span>
       )
     ) : (
-      { "not-activated": "Not activated", paused: "Paused", expired: "Expired", revoked: "Revoked", banned: "Banned" }[state]
+      LICENCE_STATE_LABEL[state]
     );
   return <Badge tone={STATE_TONE[state]}>{label}</Badge>;
 }

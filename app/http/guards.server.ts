@@ -29,6 +29,14 @@ export function requireCapability(capability: Capability): MiddlewareFunction<Re
   };
 }
 
+/** Runs after `requireUser`: 403 unless the viewer's role has at least one of `capabilities` (a page whose parts each need their own). */
+export function requireAnyCapability(...capabilities: Capability[]): MiddlewareFunction<Response> {
+  return ({ context }) => {
+    const viewer = context.get(viewerContext);
+    if (!capabilities.some((capability) => can(viewer.role, capability))) throw forbidden(dashboardShell(viewer));
+  };
+}
+
 /**
  * 403 unless the viewer's role has every capability named (the staff action pipeline checks an
  * intent's this way). The refusal carries the dashboard's shell, which the page is drawn in.

@@ -4,6 +4,15 @@ import { type LicencePlan, PLAN_TERM } from "./plans";
 
 export type LicenceState = "not-activated" | "active" | "paused" | "expired" | "revoked" | "banned";
 
+export const LICENCE_STATE_LABEL: Record<LicenceState, string> = {
+  "not-activated": "Not activated",
+  active: "Active",
+  paused: "Paused",
+  expired: "Expired",
+  revoked: "Revoked",
+  banned: "Banned",
+};
+
 export interface LicenceView {
   id: number;
   key: string;

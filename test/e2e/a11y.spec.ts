@@ -1,5 +1,5 @@
 // Accessibility: axe-core's WCAG 2.2 AA rules on every page, for a visitor, a member and an
-// admin, at desktop and phone widths. A failure lists each violation with the rule, the element,
+// admin, at desktop and phone widths, and on the dashboard's grouped navigation and quick jump. A failure lists each violation with the rule, the element,
 // the page, the width and the role.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
@@ -56,6 +56,8 @@ const ADMIN_PAGES = [
   "/dashboard/reviews",
   "/dashboard/promotions",
   "/dashboard/discord",
+  // The quick jump's results page, listed rather than jumping to the one account it finds.
+  "/dashboard/search?q=admin&list=1",
 ];
 
 /** Opens `path` once it has hydrated and loaded its data, and returns axe's findings as lines. */
@@ -143,6 +145,25 @@ for (const width of WIDTHS) {
       await page.getByRole("button", { name: /^Delete code / }).first().click();
       await expect(page.getByRole("dialog", { name: "Delete this code?" })).toBeVisible();
       found.push(...(await scan(page, "/dashboard/manage-codes (delete dialog)", `admin ${width}px`)));
+      expect(found, found.join("\n")).toEqual([]);
+    });
+
+    test("the grouped sidebar (the menu on a phone) with every group open, and the quick jump's list, as an admin", async ({ page }) => {
+      await logIn(page, "admin", "admin-demo-1");
+      await page.goto("/dashboard/orders", { waitUntil: "networkidle" });
+      if (width < 1024) await page.getByRole("button", { name: /^Dashboard menu/ }).click();
+      const nav = page.getByRole("navigation", { name: "Dashboard" });
+      for (const group of await nav.locator("details").all()) {
+        if (!(await group.evaluate((details) => (details as HTMLDetailsElement).open))) await group.locator("summary").click();
+      }
+      await expect(nav.getByRole("link")).toHaveCount(22);
+      const found = await scan(page, "/dashboard/orders (every group open)", `admin ${width}px`);
+      await page.keyboard.press("/");
+      const box = page.getByRole("combobox", { name: "Quick jump" });
+      await box.fill("admin");
+      await expect(page.getByRole("listbox", { name: "Quick jump results" }).getByRole("option").first()).toBeVisible();
+      await box.press("ArrowDown");
+      found.push(...(await scan(page, "/dashboard/orders (quick jump open)", `admin ${width}px`)));
       expect(found, found.join("\n")).toEqual([]);
     });
 

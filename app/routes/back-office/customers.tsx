@@ -1,14 +1,13 @@
 // /dashboard/customers: staff find a customer by e-mail, username, a key they hold or the PC a key
 // is bound to (GET ?q=); with nothing asked, every account, newest first, a page at a time.
 // Buyers who paid without an account are listed by e-mail ("No account").
-import { Form, Link } from "react-router";
+import { Link } from "react-router";
 import { CustomerBadges, customerHref } from "./+shared/customers/customer-badges";
 import { Pager } from "./+shared/pager";
-import { Search, Users } from "~/components/icons";
+import { SearchForm } from "./+shared/search-form";
+import { Users } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
-import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field } from "~/components/ui/field";
 import { useSearching } from "~/components/use-searching";
 import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { app } from "~/http/context.server";
@@ -57,22 +56,14 @@ export default function Customers({ loaderData }: Route.ComponentProps) {
         CUSTOMERS <Users className="size-6 text-accent" aria-hidden />
       </h1>
       <Card>
-        <Form method="get" role="search" className="flex flex-col gap-3 sm:flex-row sm:items-end">
-          <Field
-            label="Find a customer"
-            name="q"
-            type="search"
-            defaultValue={q}
-            maxLength={256}
-            autoComplete="off"
-            hint="E-mail or username (or how either starts), a key, or a PC's hardware id."
-            error={error}
-            className="sm:flex-1"
-          />
-          <Button type="submit" disabled={searching} className="sm:mb-6">
-            <Search className="size-4" aria-hidden /> {searching ? "Searching..." : "Search"}
-          </Button>
-        </Form>
+        <SearchForm
+          searching={searching}
+          label="Find a customer"
+          defaultValue={q}
+          maxLength={256}
+          hint="E-mail or username (or how either starts), a key, or a PC's hardware id."
+          error={error}
+        />
       </Card>
       <Card aria-busy={searching}>
         <h2 className="font-bold">{q ? `Results for "${q}"` : paged ? "Older accounts" : "Newest accounts"}</h2>
