@@ -1,20 +1,44 @@
 // Lint: TypeScript's recommended rules, React hooks, and the boundaries that keep the codebase in
-// one shape (see docs/decisions/017-action-contract-and-folder-map.md and 053-routes-by-area.md).
-// Unused exports and files are found by knip (`npm run lint` runs both).
+// one shape (docs/architecture.md): which domain of app/server may use which, who writes the tables
+// that hold keys, licences and money, one job registry, and routes grouped by area. Unused exports
+// and files are found by knip, and layout by Prettier (`npm run lint` runs all three).
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-// app/server's domain folders, lowest first: a folder may import only the folders before it.
-const LAYERS = ["platform", "accounts", "catalogue", "affiliates", "fulfilment", "payments", "licences", "hub", "admin", "jobs"];
+// app/server's domains and the domains each may use. A domain holds everything about one part of
+// the product, the member's half and the staff's half; who may do what is a capability, not a
+// folder. The graph has no circles (scripts/check-domains.ts proves it); `jobs` composes them all.
+const DOMAIN_USES = {
+  platform: [],
+  accounts: ["platform"],
+  catalogue: ["platform"],
+  affiliates: ["platform"],
+  legal: ["platform"],
+  status: ["platform"],
+  audit: ["platform", "accounts"],
+  chat: ["platform", "accounts"],
+  discord: ["platform", "accounts"],
+  reviews: ["platform", "accounts", "catalogue"],
+  licences: ["platform", "catalogue"],
+  releases: ["platform", "catalogue", "licences"],
+  keys: ["platform", "catalogue", "affiliates", "licences"],
+  resellers: ["platform", "catalogue", "affiliates", "licences", "keys"],
+  crypto: ["platform", "catalogue", "affiliates", "keys", "resellers"],
+  orders: ["platform", "catalogue", "affiliates", "audit", "licences", "keys", "crypto"],
+  replacements: ["platform", "licences", "orders"],
+  customers: ["platform", "accounts", "licences", "resellers"],
+  search: ["platform", "customers", "licences", "orders"],
+};
+const DOMAINS = [...Object.keys(DOMAIN_USES), "jobs"];
 
 // app/routes' areas: each folder holds its route modules and, in +shared/, the parts only they use.
 const AREAS = ["storefront", "auth", "hub", "back-office", "api", "dev"];
 
 /** Import specifiers that reach `target` under app/, whether written with "~/" or relatively. */
 const reaching = (target) => [`~/${target}`, `~/${target}/**`, `**/app/${target}`, `**/app/${target}/**`];
-// From a domain folder, or from a folder inside one (fulfilment/keys, platform/db).
+// From a domain folder, or from a folder inside one (platform/db).
 const relativeTo = (folder) => [`../${folder}/**`, `../../${folder}/**`, `../../server/${folder}/**`];
 
 // Tables with one owner (decision 052): only the owner's files write them; the rest of the code
@@ -24,14 +48,14 @@ const OWNED_TABLES = [
   {
     variables: ["productCodes"],
     tables: ["product_codes"],
-    owner: ["app/server/fulfilment/keys/**"],
-    message: "A key is stocked, claimed, sold, revoked and released by app/server/fulfilment/keys (decision 052): call it instead of writing product_codes.",
+    owner: ["app/server/keys/**"],
+    message: "A key is stocked, claimed, sold, revoked and released by app/server/keys (decision 052): call it instead of writing product_codes.",
   },
   {
     variables: ["resellerAccounts", "resellerLedger"],
     tables: ["reseller_accounts", "reseller_ledger"],
-    owner: ["app/server/payments/reseller-balance.server.ts"],
-    message: "The reseller balance and its ledger are written by app/server/payments/reseller-balance.server.ts (decision 052): call it instead.",
+    owner: ["app/server/resellers/reseller-balance.server.ts"],
+    message: "The reseller balance and its ledger are written by app/server/resellers/reseller-balance.server.ts (decision 052): call it instead.",
   },
   {
     variables: ["affiliateLedger"],
@@ -42,8 +66,8 @@ const OWNED_TABLES = [
   {
     variables: ["reviewModeration"],
     tables: ["review_moderation"],
-    owner: ["app/server/admin/review-moderation.server.ts"],
-    message: "Staff's hiding of reviews is written only by app/server/admin/review-moderation.server.ts (decision 083): call it instead.",
+    owner: ["app/server/reviews/review-moderation.server.ts"],
+    message: "Staff's hiding of reviews is written only by app/server/reviews/review-moderation.server.ts (decision 083): call it instead.",
   },
 ];
 const WRITE = String.raw`(insert\s+(or\s+\w+\s+)?into|update|delete\s+from)`;
@@ -158,16 +182,17 @@ export default tseslint.config(
     rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.filter((other) => other !== owned).flatMap(writesTo), ...EDGE_SYNTAX] },
   })),
   // Domain code knows nothing of the route edge, the Worker entry points or UI words, and each
-  // domain folder imports only the folders below it.
-  ...LAYERS.map((layer, index) => {
-    const above = LAYERS.slice(index + 1);
+  // domain imports only the domains it may use.
+  ...DOMAINS.map((domain) => {
+    const allowed = DOMAIN_USES[domain] ?? DOMAINS.filter((other) => other !== domain);
+    const forbidden = DOMAINS.filter((other) => other !== domain && !allowed.includes(other));
     return restrict(
-      [`app/server/${layer}/**`],
+      [`app/server/${domain}/**`],
       [
         { group: ["**/workers/**", ...reaching("http"), ...reaching("routes"), ...reaching("components")], message: "app/server is domain code: no Worker, route or UI imports." },
         { group: ["~/lib/toast", "**/lib/toast"], message: "Domain code returns a Result; the route edge chooses the toast." },
-        ...(above.length > 0
-          ? [{ group: above.flatMap((folder) => [...reaching(`server/${folder}`), ...relativeTo(folder)]), message: `app/server/${layer} sits below ${above.join(", ")}: it may not import them.` }]
+        ...(forbidden.length > 0
+          ? [{ group: forbidden.flatMap((folder) => [...reaching(`server/${folder}`), ...relativeTo(folder)]), message: `app/server/${domain} may use only ${allowed.join(", ") || "no other domain"} (DOMAIN_USES in eslint.config.js).` }]
           : []),
       ],
     );

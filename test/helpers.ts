@@ -7,7 +7,7 @@ import { vi } from "vitest";
 import worker from "../workers/app";
 import { cryptoOrders, mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { hashPassword } from "~/server/accounts/password.server";
-import { addCodes } from "~/server/fulfilment/keys/stock.server";
+import { addCodes } from "~/server/keys/stock.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
 import type { Role } from "~/lib/roles";
 

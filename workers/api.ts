@@ -11,7 +11,7 @@ import type { Problem } from "~/lib/result";
 import { validateLicenceSchema } from "~/lib/schemas/licences";
 import { latestReleaseSchema } from "~/lib/schemas/releases";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
-import { latestReleaseAnswer, releaseByLink } from "~/server/hub/release-links.server";
+import { latestReleaseAnswer, releaseByLink } from "~/server/releases/release-links.server";
 import { clientAddress, clientNetwork, placeOf } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";

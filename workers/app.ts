@@ -7,11 +7,11 @@ import { CHAT_PATH, connectToChat } from "~/http/chat.server";
 import { appContext } from "~/http/context.server";
 import { withErrorReferences } from "~/http/error-reference.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
-import { FULFILMENT_DEAD_LETTERS, recordDeadJobs, runFulfilmentBatch } from "~/server/jobs/fulfilment-queue.server";
+import { FULFILMENT_DEAD_LETTERS, recordDeadJobs, runFulfilmentBatch } from "~/server/jobs/job-consumer.server";
 import { database } from "~/server/platform/db/client.server";
 import { serveWithEdgeCache } from "~/http/edge-cache.server";
 import { forFirstPaint } from "~/http/first-paint.server";
-import { seedDemoData } from "~/server/jobs/seed.server";
+import { seedDemoData } from "~/server/jobs/demo-seed.server";
 import {
   createNonce,
   forbiddenCrossSite,

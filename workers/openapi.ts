@@ -3,7 +3,7 @@
 // from the code that uses them; the limits stated are wrangler.toml's [[ratelimits]] bindings.
 import { LICENCE_PLANS } from "~/lib/plans";
 import { RELEASE_CHANNELS } from "~/lib/releases";
-import { DOWNLOAD_LINK_SECONDS } from "~/server/hub/release-links.server";
+import { DOWNLOAD_LINK_SECONDS } from "~/server/releases/release-links.server";
 import { MAX_DEVICE_LENGTH } from "~/lib/schemas/licences";
 import { LICENCE_CODES, RECHECK_SECONDS } from "~/server/licences/validation.server";
 

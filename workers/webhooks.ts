@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { problemStatus } from "~/http/problem-status.server";
 import type { Problem } from "~/lib/result";
-import { auditRejectedDelivery, type DeliveryClaims, type DeliveryOutcome, MAX_DELIVERY_BYTES, receiveShopifyWebhook } from "~/server/fulfilment/shopify-webhook.server";
+import { auditRejectedDelivery, type DeliveryClaims, type DeliveryOutcome, MAX_DELIVERY_BYTES, receiveShopifyWebhook } from "~/server/orders/shopify-webhook.server";
 import { database } from "~/server/platform/db/client.server";
 import { readBytes } from "~/http/request-body.server";
 

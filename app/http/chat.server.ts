@@ -3,7 +3,7 @@
 // the browser sent under those names is dropped.
 import { MEMBER_ID_HEADER, MEMBER_NAME_HEADER, MEMBER_SESSION_HEADER } from "~/lib/chat";
 import { getSession } from "~/server/accounts/session.server";
-import { hubRoom } from "~/server/hub/chat-gateway.server";
+import { hubRoom } from "~/server/chat/chat-gateway.server";
 import type { Db } from "~/server/platform/db/client.server";
 import { callerOf } from "./caller.server";
 

@@ -3,9 +3,9 @@
 import { createContext, type RouterContextProvider } from "react-router";
 import type { SessionDeps } from "../server/accounts/session.server";
 import type { Catalogue } from "../server/catalogue/catalogue.server";
-import { sessionDepsFor } from "../server/hub/chat-gateway.server";
-import { discordSetup } from "../server/hub/discord/role-setup.server";
-import type { LinkDeps } from "../server/hub/discord/role-link.server";
+import { sessionDepsFor } from "../server/chat/chat-gateway.server";
+import { discordSetup } from "../server/discord/role-setup.server";
+import type { LinkDeps } from "../server/discord/role-link.server";
 import type { Db } from "../server/platform/db/client.server";
 import type { MailingDeps } from "../server/platform/mail.server";
 

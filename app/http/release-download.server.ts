@@ -2,7 +2,7 @@
 // with the same headers and no body, streamed from R2 and never buffered. The SHA-256 travels as
 // `Repr-Digest` (RFC 9530: the digest of the whole file, whatever range is sent) and, for tools
 // that predate it, `X-Checksum-SHA256` in hex, as members see it on the page (decision 056).
-import { type Release, releaseObject } from "~/server/hub/releases.server";
+import { type Release, releaseObject } from "~/server/releases/release-shelves.server";
 import { fromHex, toBase64 } from "~/server/platform/tokens.server";
 
 /** `attachment` with a safe ASCII fallback name and the real name for browsers that read RFC 5987. */

@@ -9,8 +9,8 @@ import { referralCode } from "~/http/referral.server";
 import { readSubmission } from "~/http/submission.server";
 import { type CryptoOrderAnswer, openCryptoOrderSchema } from "~/lib/crypto-orders";
 import { getViewer } from "~/server/accounts/session.server";
-import { cryptoOrderView, openCryptoOrder } from "~/server/payments/crypto-orders.server";
-import { cryptoSetup } from "~/server/payments/crypto-setup.server";
+import { cryptoOrderView, openCryptoOrder } from "~/server/crypto/crypto-orders.server";
+import { cryptoSetup } from "~/server/crypto/crypto-setup.server";
 import type { Route } from "./+types/crypto-orders";
 import { callerOf } from "~/http/caller.server";
 

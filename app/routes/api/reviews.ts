@@ -17,7 +17,7 @@ import type { PublicReview, ReviewStanding } from "~/lib/reviews";
 import { fail } from "~/lib/result";
 import { memberReviewSchema } from "~/lib/schemas/reviews";
 import { getViewer } from "~/server/accounts/session.server";
-import { deleteReview, reviewPage, reviewStanding, saveReview } from "~/server/catalogue/reviews.server";
+import { deleteReview, reviewPage, reviewStanding, saveReview } from "~/server/reviews/reviews.server";
 import type { Route } from "./+types/reviews";
 
 const PRIVATE = { "Cache-Control": "private, no-store" };

@@ -1,11 +1,11 @@
 // GET /auth/discord/callback: Discord sends the browser back here, from a sign-in, from linking
 // Discord on the Security page, or from confirming a Discord registration's address.
-import { confirmWithDiscord, discordModeOf, finishDiscordLink, finishDiscordSignIn, forgetDiscordRoundTrip, isDiscordConfigured } from "~/server/accounts/discord.server";
+import { confirmWithDiscord, discordModeOf, finishDiscordLink, finishDiscordSignIn, forgetDiscordRoundTrip, isDiscordConfigured } from "~/server/accounts/discord-login.server";
 import { getViewer } from "~/server/accounts/session.server";
 import { signInAs } from "~/server/accounts/sign-in.server";
-import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
+import { claimSubscriptions } from "~/server/licences/subscriptions.server";
 import { app, linkDeps, mailingDeps } from "~/http/context.server";
-import { joinServerOnLink } from "~/server/hub/discord/role-link.server";
+import { joinServerOnLink } from "~/server/discord/role-link.server";
 import { problemToast } from "~/http/answer.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { redirectAfterSignIn, refusedSignInTitle } from "~/http/sign-in-redirect.server";

@@ -8,7 +8,7 @@ import { redirectWithToast } from "~/http/flash-toast.server";
 import { readSubmission } from "~/http/submission.server";
 import { notFound } from "~/http/refusals.server";
 import { discordStartSchema } from "~/lib/schemas/auth";
-import { type DiscordMode, isDiscordConfigured, mayLinkDiscord, startDiscordSignIn } from "~/server/accounts/discord.server";
+import { type DiscordMode, isDiscordConfigured, mayLinkDiscord, startDiscordSignIn } from "~/server/accounts/discord-login.server";
 import { getViewer } from "~/server/accounts/session.server";
 import type { Route } from "./+types/discord";
 import { callerOf, tokenHeaders } from "~/http/caller.server";

@@ -7,7 +7,7 @@ import { KeyRound } from "~/components/icons";
 import { Button, buttonClass } from "~/components/ui/button";
 import { newPasswordSchema } from "~/lib/schemas/auth";
 import { checkResetLink, resetPassword } from "~/server/accounts/password-reset.server";
-import { claimSubscriptions } from "~/server/fulfilment/subscriptions.server";
+import { claimSubscriptions } from "~/server/licences/subscriptions.server";
 import { app, mailingDeps, sessionDeps } from "~/http/context.server";
 import { answerInvalid, answerProblem, type ProblemTitles } from "~/http/answer.server";
 import { problemStatus } from "~/http/problem-status.server";

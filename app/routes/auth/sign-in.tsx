@@ -13,7 +13,7 @@ import { useFormCheck } from "~/components/use-form-check";
 import { BRAND } from "~/lib/brand";
 import { ok } from "~/lib/result";
 import { ACCOUNT_SUSPENDED, authSchema, loginSchema, PASSWORD_MAX, resendSchema, signupSchema } from "~/lib/schemas/auth";
-import { isDiscordConfigured } from "~/server/accounts/discord.server";
+import { isDiscordConfigured } from "~/server/accounts/discord-login.server";
 import { resendVerification, signUp } from "~/server/accounts/registration.server";
 import { getViewer } from "~/server/accounts/session.server";
 import { logIn } from "~/server/accounts/sign-in.server";

@@ -18,7 +18,7 @@ import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { type AuditFilters, auditFiltersSchema } from "~/lib/schemas/audit";
-import { type AuditEntry, auditActions, auditLogPage } from "~/server/admin/audit-log.server";
+import { type AuditEntry, auditActions, auditLogPage } from "~/server/audit/audit-log.server";
 import type { Route } from "./+types/audit";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("audit.view")];

@@ -11,7 +11,7 @@ import { app } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
 import { notFound } from "~/http/refusals.server";
 import { BRAND } from "~/lib/brand";
-import { customerByEmail } from "~/server/admin/customers.server";
+import { customerByEmail } from "~/server/customers/customers.server";
 import { resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/customers.buyer";
 

@@ -15,7 +15,7 @@ import { requireCapability } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
 import { checkForm } from "~/lib/form-schema";
 import { customerSearchSchema } from "~/lib/schemas/customers";
-import { searchCustomers } from "~/server/admin/customers.server";
+import { searchCustomers } from "~/server/customers/customers.server";
 import type { Route } from "./+types/customers";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("customers.view")];

@@ -8,8 +8,8 @@ import { requireCapability } from "~/http/guards.server";
 import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { discordSettingsSchema } from "~/lib/discord-roles";
-import { checkGuildHealth } from "~/server/hub/discord/reconcile.server";
-import { addRoleRule, discordSetup, removeRoleRule, roleSettings, saveGuild, syncCounts } from "~/server/hub/discord/role-setup.server";
+import { checkGuildHealth } from "~/server/discord/reconcile.server";
+import { addRoleRule, discordSetup, removeRoleRule, roleSettings, saveGuild, syncCounts } from "~/server/discord/role-setup.server";
 import { GuildCard, HealthCard, RulesCard } from "./+shared/discord-cards";
 import type { Route } from "./+types/discord";
 

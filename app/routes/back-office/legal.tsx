@@ -9,7 +9,7 @@ import { BRAND } from "~/lib/brand";
 import { LEGAL_PAGES, type LegalSlug } from "~/lib/legal";
 import { legalEditSchema } from "~/lib/schemas/legal";
 import { clientAddress } from "~/http/caller.server";
-import { legalPageSource, saveLegalPage } from "~/server/hub/legal-pages.server";
+import { legalPageSource, saveLegalPage } from "~/server/legal/legal-pages.server";
 import { purgePages } from "~/http/edge-cache.server";
 import { LegalPageForm } from "./+shared/legal/legal-page-form";
 import type { Route } from "./+types/legal";

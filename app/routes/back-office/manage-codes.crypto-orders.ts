@@ -6,7 +6,7 @@ import { app } from "~/http/context.server";
 import { readStaffAction } from "~/http/staff-action.server";
 import { cryptoQueueSchema } from "~/lib/crypto-orders";
 import { clientAddress } from "~/http/caller.server";
-import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/payments/crypto-review.server";
+import { cancelCryptoOrder, fulfilCryptoOrder, resolveCryptoOrder } from "~/server/crypto/crypto-review.server";
 import type { Route } from "./+types/manage-codes.crypto-orders";
 
 const FULFIL_FAILED = "Failed to fulfill order";

@@ -4,7 +4,7 @@ import { answer, answerInvalid } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { readStaffAction } from "~/http/staff-action.server";
 import { retryJobSchema } from "~/lib/schemas/stock";
-import { retryDeadJob } from "~/server/jobs/fulfilment-queue.server";
+import { retryDeadJob } from "~/server/jobs/job-consumer.server";
 import type { Route } from "./+types/manage-codes.jobs";
 
 const RETRY_FAILED = "Retry failed";

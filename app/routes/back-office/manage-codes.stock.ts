@@ -8,8 +8,8 @@ import type { Problem } from "~/lib/result";
 import { stockFormSchema } from "~/lib/schemas/stock";
 import type { Toast } from "~/lib/toast";
 import { clientAddress } from "~/http/caller.server";
-import { removeAvailableCode, type Restocked, stockCodes } from "~/server/fulfilment/restock.server";
-import { setStockThreshold } from "~/server/fulfilment/stock-alerts.server";
+import { removeAvailableCode, type Restocked, stockCodes } from "~/server/orders/restock.server";
+import { setStockThreshold } from "~/server/keys/stock-alerts.server";
 import type { Route } from "./+types/manage-codes.stock";
 
 const DELETE_FAILED = "Failed to delete code";

@@ -22,9 +22,9 @@ import { formatMoney } from "~/lib/plans";
 import { ORDER_SOURCES, ORDERS_PATH, type OrderSource, SOURCE_LABEL } from "~/lib/orders";
 import { can } from "~/lib/roles";
 import { orderActionSchema } from "~/lib/schemas/orders";
-import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/admin/order-actions.server";
-import { orderDetail } from "~/server/admin/order-page.server";
-import { findOrder } from "~/server/admin/orders.server";
+import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/orders/order-actions.server";
+import { orderDetail } from "~/server/orders/order-page.server";
+import { findOrder } from "~/server/orders/order-list.server";
 import { clientAddress } from "~/http/caller.server";
 import type { Route } from "./+types/order";
 

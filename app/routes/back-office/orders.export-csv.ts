@@ -6,9 +6,9 @@ import { csvResponse } from "~/http/csv.server";
 import { currentViewer, requireCapability } from "~/http/guards.server";
 import { checkForm } from "~/lib/form-schema";
 import { orderListSchema } from "~/lib/schemas/orders";
-import { exportOrders } from "~/server/admin/export.server";
+import { exportOrders } from "~/server/orders/order-export.server";
 import { exportFilename } from "~/server/platform/csv.server";
-import { orderFilters } from "~/server/admin/orders.server";
+import { orderFilters } from "~/server/orders/order-list.server";
 import { clientAddress } from "~/http/caller.server";
 import type { Route } from "./+types/orders.export-csv";
 

@@ -6,7 +6,7 @@ import { csvResponse } from "~/http/csv.server";
 import { currentViewer, requireCapability } from "~/http/guards.server";
 import { checkForm } from "~/lib/form-schema";
 import { keyExportSchema } from "~/lib/schemas/orders";
-import { exportKeys } from "~/server/admin/export.server";
+import { exportKeys } from "~/server/orders/order-export.server";
 import { exportFilename } from "~/server/platform/csv.server";
 import { clientAddress } from "~/http/caller.server";
 import type { Route } from "./+types/orders.keys-csv";

@@ -17,7 +17,7 @@ import type { Answer } from "~/lib/answer";
 import { BRAND } from "~/lib/brand";
 import { formatFileSize } from "~/lib/format";
 import { changeReleaseSchema } from "~/lib/schemas/releases";
-import { allReleases, changeRelease, discardRelease } from "~/server/admin/releases.server";
+import { allReleases, changeRelease, discardRelease } from "~/server/releases/release-uploads.server";
 import { plansByProduct } from "~/server/catalogue/catalogue.server";
 import { listEntitlements } from "~/server/catalogue/entitlements.server";
 import { ReleaseUploadCard } from "./+shared/releases/release-upload-card";

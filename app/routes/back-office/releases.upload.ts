@@ -5,7 +5,7 @@ import { data } from "react-router";
 import { answer } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
-import { finishRelease, storePart, uploadProgress } from "~/server/admin/releases.server";
+import { finishRelease, storePart, uploadProgress } from "~/server/releases/release-uploads.server";
 import type { Route } from "./+types/releases.upload";
 
 const UPLOAD_FAILED = "Upload failed";

@@ -5,7 +5,7 @@ import { answer, answerInvalid } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { readStaffAction } from "~/http/staff-action.server";
 import { startReleaseActionSchema } from "~/lib/schemas/releases";
-import { startRelease } from "~/server/admin/releases.server";
+import { startRelease } from "~/server/releases/release-uploads.server";
 import { plansByProduct } from "~/server/catalogue/catalogue.server";
 import type { Route } from "./+types/releases.uploads";
 

@@ -17,7 +17,7 @@ import { BRAND } from "~/lib/brand";
 import { maskKey } from "~/lib/licences";
 import { replacementDecisionSchema } from "~/lib/schemas/replacements";
 import { clientAddress } from "~/http/caller.server";
-import { decideReplacement, replacementQueue } from "~/server/admin/replacements.server";
+import { decideReplacement, replacementQueue } from "~/server/replacements/replacement-decisions.server";
 import type { Route } from "./+types/replacements";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("replacements.decide")];

@@ -15,7 +15,7 @@ import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
 import { moderateReviewSchema } from "~/lib/schemas/reviews";
 import { REVIEW_FILTERS, type ReviewFilter } from "~/lib/reviews";
-import { moderateReview, reviewsForStaff, type StaffReview } from "~/server/admin/review-moderation.server";
+import { moderateReview, reviewsForStaff, type StaffReview } from "~/server/reviews/review-moderation.server";
 import { Stars } from "~/components/stars";
 import { ReviewModeration } from "./+shared/reviews/review-actions";
 import type { Route } from "./+types/reviews";

@@ -10,7 +10,7 @@ import { requireCapability } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
 import { formatCount, formatDate, formatUsd } from "~/lib/format";
 import { METHOD_LABEL, PAYMENT_METHODS, SALES_DAYS } from "~/lib/sales";
-import { salesOverview } from "~/server/admin/sales.server";
+import { salesOverview } from "~/server/orders/sales-figures.server";
 import { allVariants } from "~/server/catalogue/catalogue.server";
 import type { Route } from "./+types/sales";
 

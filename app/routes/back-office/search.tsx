@@ -15,7 +15,7 @@ import { pagesMatching } from "~/lib/dashboard";
 import { checkForm } from "~/lib/form-schema";
 import { directHit, QUICK_JUMP_CAPABILITIES, QUICK_JUMP_PATH, quickJumpAsks, quickJumpKindsFor } from "~/lib/quick-jump";
 import { quickJumpSchema } from "~/lib/schemas/quick-jump";
-import { quickJump } from "~/server/admin/quick-jump.server";
+import { quickJump } from "~/server/search/quick-jump.server";
 import { resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/search";
 

@@ -11,8 +11,8 @@ import { app } from "~/http/context.server";
 import { readSubmission } from "~/http/submission.server";
 import { notFound } from "~/http/refusals.server";
 import { CRYPTO_COINS, CRYPTO_STATUS_LABEL, formatCoin } from "~/lib/crypto-orders";
-import { devChainSchema, orderOnSimulatedChain, SIMULATED_CHAIN_ENABLED, simulatedChainView } from "~/server/payments/dev-chain.server";
-import { mineBlock, simulatePayment } from "~/server/payments/simulated-chain.server";
+import { devChainSchema, orderOnSimulatedChain, SIMULATED_CHAIN_ENABLED, simulatedChainView } from "~/server/crypto/dev-chain.server";
+import { mineBlock, simulatePayment } from "~/server/crypto/simulated-chain.server";
 import type { Route } from "./+types/chain";
 
 export const meta: Route.MetaFunction = () => [{ title: "Simulated chain" }, { name: "robots", content: "noindex" }];

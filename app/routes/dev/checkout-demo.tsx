@@ -21,7 +21,7 @@ import { formatMoney, variantLabel } from "~/lib/plans";
 import { demoPaySchema } from "~/lib/schemas/checkout";
 import { getViewer } from "~/server/accounts/session.server";
 import { DEMO_CHECKOUT_ENABLED, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
-import { type BuyerOrderKeys, keysOfOrder } from "~/server/fulfilment/buyer-order.server";
+import { type BuyerOrderKeys, keysOfOrder } from "~/server/orders/buyer-order.server";
 import type { Route } from "./+types/checkout-demo";
 import { callerOf } from "~/http/caller.server";
 

@@ -10,9 +10,9 @@ import { answerInvalid } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { notFound } from "~/http/refusals.server";
 import { readSubmission } from "~/http/submission.server";
-import { devDiscordSchema, joinGuild, leaveGuild, rateLimitNext, removeRoleByHand, setBotRoleLow, SIMULATED_DISCORD_ENABLED, simulatedGuild } from "~/server/hub/discord/dev-discord.server";
-import { checkGuildHealth, queueReconcile } from "~/server/hub/discord/reconcile.server";
-import { discordSetup } from "~/server/hub/discord/role-setup.server";
+import { devDiscordSchema, joinGuild, leaveGuild, rateLimitNext, removeRoleByHand, setBotRoleLow, SIMULATED_DISCORD_ENABLED, simulatedGuild } from "~/server/discord/dev-discord.server";
+import { checkGuildHealth, queueReconcile } from "~/server/discord/reconcile.server";
+import { discordSetup } from "~/server/discord/role-setup.server";
 import type { Route } from "./+types/discord";
 
 export const meta: Route.MetaFunction = () => [{ title: "Simulated Discord" }, { name: "robots", content: "noindex" }];

@@ -19,7 +19,7 @@ import { hubAffiliateSchema } from "~/lib/schemas/affiliates";
 import { affiliateFigures } from "~/server/affiliates/dashboard.server";
 import { requestPayout } from "~/server/affiliates/ledger.server";
 import { affiliateOf, applyAsAffiliate } from "~/server/affiliates/programme.server";
-import { withdrawCommission } from "~/server/payments/reseller-balance.server";
+import { withdrawCommission } from "~/server/resellers/reseller-balance.server";
 import { ApplyForm, PayoutForm, WithdrawForm } from "./+shared/affiliate-forms";
 import type { Route } from "./+types/affiliate";
 

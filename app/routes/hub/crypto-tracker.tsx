@@ -22,9 +22,9 @@ import { currentViewer } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
 import { CRYPTO_STATUS_LABEL, orderLookupSchema } from "~/lib/crypto-orders";
 import { checkForm } from "~/lib/form-schema";
-import { cryptoOrderView, findOrderFor, ordersOf } from "~/server/payments/crypto-orders.server";
-import { cryptoSetup } from "~/server/payments/crypto-setup.server";
-import { checkOrder } from "~/server/payments/crypto-watch.server";
+import { cryptoOrderView, findOrderFor, ordersOf } from "~/server/crypto/crypto-orders.server";
+import { cryptoSetup } from "~/server/crypto/crypto-setup.server";
+import { checkOrder } from "~/server/crypto/crypto-watch.server";
 import type { Route } from "./+types/crypto-tracker";
 
 export const meta: Route.MetaFunction = () => [{ title: `Crypto Order Tracker | ${BRAND}` }];

@@ -4,8 +4,8 @@ import { problemStatus } from "~/http/problem-status.server";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { releaseResponse } from "~/http/release-download.server";
-import { downloaderOf } from "~/server/hub/download-access.server";
-import { openRelease } from "~/server/hub/releases.server";
+import { downloaderOf } from "~/server/releases/download-access.server";
+import { openRelease } from "~/server/releases/release-shelves.server";
 import type { Route } from "./+types/downloads.release";
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {

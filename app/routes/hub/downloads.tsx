@@ -8,8 +8,8 @@ import { Card } from "~/components/ui/card";
 import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
-import { downloaderOf } from "~/server/hub/download-access.server";
-import { releaseShelves } from "~/server/hub/releases.server";
+import { downloaderOf } from "~/server/releases/download-access.server";
+import { releaseShelves } from "~/server/releases/release-shelves.server";
 import { ReleaseShelf } from "./+shared/release-shelf";
 import type { Route } from "./+types/downloads";
 

@@ -9,7 +9,7 @@ import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
 import { can } from "~/lib/roles";
-import { lowStock } from "~/server/fulfilment/stock-alerts.server";
+import { lowStock } from "~/server/keys/stock-alerts.server";
 import type { Route } from "./+types/index";
 
 export async function loader({ context }: Route.LoaderArgs) {

@@ -3,7 +3,7 @@
 import { app } from "~/http/context.server";
 import { csvResponse } from "~/http/csv.server";
 import { currentViewer } from "~/http/guards.server";
-import { exportResellerKeys } from "~/server/hub/reseller.server";
+import { exportResellerKeys } from "~/server/resellers/reseller-panel.server";
 import { exportFilename } from "~/server/platform/csv.server";
 import type { Route } from "./+types/resell.keys-csv";
 

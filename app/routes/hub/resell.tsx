@@ -37,9 +37,9 @@ import {
   MINIMUM_ORDER,
   resellSchema,
 } from "~/lib/schemas/reseller";
-import { generateKeys, resellerOverview, resoldProduct } from "~/server/hub/reseller.server";
-import { openTopUp } from "~/server/payments/crypto-orders.server";
-import { cryptoSetup } from "~/server/payments/crypto-setup.server";
+import { generateKeys, resellerOverview, resoldProduct } from "~/server/resellers/reseller-panel.server";
+import { openTopUp } from "~/server/crypto/crypto-orders.server";
+import { cryptoSetup } from "~/server/crypto/crypto-setup.server";
 import { licencesOf, resetCooldownDays, resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/resell";
 

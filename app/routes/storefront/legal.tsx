@@ -7,7 +7,7 @@ import { app } from "~/http/context.server";
 import { BRAND } from "~/lib/brand";
 import { formatDate } from "~/lib/format";
 import { isLegalSlug, LEGAL_PAGES } from "~/lib/legal";
-import { legalPage } from "~/server/hub/legal-pages.server";
+import { legalPage } from "~/server/legal/legal-pages.server";
 import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/legal";
 

@@ -2,7 +2,7 @@
 import { data, Link } from "react-router";
 import { Gallery } from "./+shared/product/gallery";
 import { BuyBox } from "./+shared/product/buy-box";
-import { cryptoSetup } from "~/server/payments/crypto-setup.server";
+import { cryptoSetup } from "~/server/crypto/crypto-setup.server";
 import { useCartState } from "~/components/cart/cart-store";
 import { DemoVideos, WhatYouGet } from "./+shared/product/product-content";
 import { Reviews } from "./+shared/product/reviews";
@@ -17,9 +17,9 @@ import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
 import { replicaDatabase } from "~/server/platform/db/client.server";
 import { notFound } from "~/http/refusals.server";
-import { productStatus } from "~/server/hub/status.server";
+import { productStatus } from "~/server/status/status-posts.server";
 import { loaderCacheHeaders, publicCacheControlUntil } from "~/http/edge-cache.server";
-import { productReviewSummary } from "~/server/catalogue/reviews.server";
+import { productReviewSummary } from "~/server/reviews/reviews.server";
 import { productPromotions } from "~/server/catalogue/promotions.server";
 import type { Route } from "./+types/product";
 

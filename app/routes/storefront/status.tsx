@@ -23,7 +23,7 @@ import { STATUS_TYPES, statusUpdateSchema } from "~/lib/schemas/status";
 import { PRODUCT_STATUS_BADGE, PRODUCT_STATUS_MEANING, PRODUCT_STATUSES } from "~/lib/status";
 import { getViewer } from "~/server/accounts/session.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
-import { latestStatusUpdates, postStatusUpdate, productStatuses, statusAuthor } from "~/server/hub/status.server";
+import { latestStatusUpdates, postStatusUpdate, productStatuses, statusAuthor } from "~/server/status/status-posts.server";
 import { pageAndData, publicPageHeaders, purgePages } from "~/http/edge-cache.server";
 import type { Route } from "./+types/status";
 import { callerOf } from "~/http/caller.server";

@@ -1,6 +1,6 @@
 // Jobs the cron triggers run (see [triggers] in wrangler.toml). Each is idempotent, so running
 // them more often than scheduled does no harm.
-import { queueChainChecks } from "../payments/crypto-watch.server";
+import { queueChainChecks } from "../crypto/crypto-watch.server";
 import { database } from "../platform/db/client.server";
 import { retryDueMail } from "../platform/mail.server";
 import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
@@ -8,11 +8,11 @@ import { deleteExpiredRegistrations } from "../accounts/registration.server";
 import { deleteExpiredCeremonies } from "../accounts/passkey-ceremonies.server";
 import { deleteExpiredSessions } from "../accounts/session.server";
 import { forgetIdleThrottles } from "../accounts/throttle.server";
-import { expireSubscriptions } from "../fulfilment/subscriptions.server";
-import { requeueStuckDeliveries } from "../fulfilment/shopify-webhook.server";
-import { sessionDepsFor } from "../hub/chat-gateway.server";
-import { checkGuildHealth, queueReconcile } from "../hub/discord/reconcile.server";
-import { discordSetup } from "../hub/discord/role-setup.server";
+import { expireSubscriptions } from "../licences/subscriptions.server";
+import { requeueStuckDeliveries } from "../orders/shopify-webhook.server";
+import { sessionDepsFor } from "../chat/chat-gateway.server";
+import { checkGuildHealth, queueReconcile } from "../discord/reconcile.server";
+import { discordSetup } from "../discord/role-setup.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);

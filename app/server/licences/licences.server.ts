@@ -11,7 +11,7 @@ import type { LicenceChangeInput } from "~/lib/schemas/licences";
 import { STAFF_ACTIONS } from "~/lib/staff-actions";
 import type { Viewer } from "~/lib/viewer";
 import { listEntitlements } from "../catalogue/entitlements.server";
-import { orderName } from "../fulfilment/order-lines.server";
+import { orderName } from "../platform/db/stored-orders.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "../platform/db/schema.server";

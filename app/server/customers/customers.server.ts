@@ -1,0 +1,206 @@
+// The back office's view of customers: finding them (by e-mail, username, a key they hold or the
+// PC a key is bound to) and everything about one of them. A buyer who paid by card without an
+// account is a customer too, known by e-mail alone. Every search is an indexed lookup or an
+// indexed range (prefixes compare as ranges over lower(...) indexes), so it stays fast however
+// many accounts there are.
+import { and, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { type LicenceView, maskKey } from "~/lib/licences";
+import type { Role } from "~/lib/roles";
+import type { CustomerSearchInput } from "~/lib/schemas/customers";
+import { listSessions } from "../accounts/session.server";
+import { twoFactorStatus } from "../accounts/two-factor.server";
+import { subscriptionsOf } from "../licences/subscriptions.server";
+import { licencesOf } from "../licences/licences.server";
+import { resellerBalanceOf } from "../resellers/reseller-balance.server";
+import type { Db } from "../platform/db/client.server";
+import {
+  cryptoOrders,
+  licences,
+  manualOrders,
+  orderIndex,
+  passkeys,
+  productCodes,
+  profiles,
+  resellerKeys,
+  shopifyOrders,
+  userRoles,
+  users,
+} from "../platform/db/schema.server";
+import type { Caller } from "../platform/caller.server";
+
+export const CUSTOMERS_PER_PAGE = 25;
+/** A customer's page lists this many orders; the orders list filtered by e-mail has the rest. */
+export const ORDERS_ON_PAGE = 50;
+
+export interface CustomerRow {
+  /** Null for a buyer without an account (known by e-mail alone). */
+  id: string | null;
+  email: string;
+  username: string | null;
+  role: Role | null;
+  bannedAt: number | null;
+  joinedAt: number | null;
+}
+
+const accountColumns = {
+  id: users.id,
+  email: users.email,
+  username: profiles.username,
+  role: userRoles.role,
+  bannedAt: users.bannedAt,
+  banReason: users.banReason,
+  verifiedAt: users.emailVerifiedAt,
+  joinedAt: users.createdAt,
+};
+
+/** Accounts with their profile and role, newest first. */
+function accounts(db: Db, where: SQL | undefined, limit: number) {
+  return db
+    .select(accountColumns)
+    .from(users)
+    .innerJoin(profiles, eq(profiles.id, users.id))
+    .leftJoin(userRoles, eq(userRoles.userId, users.id))
+    .where(where)
+    .orderBy(desc(users.createdAt), desc(users.id))
+    .limit(limit);
+}
+
+// Past every character an e-mail or username can hold: `lower(x) >= q and lower(x) < q || END` is
+// "starts with q", in the form an index on lower(x) serves (LIKE would not use it).
+const END = "\u{10FFFF}";
+const startsWith = (column: SQL, prefix: string) => sql`${column} >= ${prefix} and ${column} < ${prefix + END}`;
+
+/** Distinct lower-cased e-mails of buyers (any order source) starting with `prefix`. */
+async function buyerEmails(db: Db, prefix: string, limit: number): Promise<string[]> {
+  const sources = [
+    [shopifyOrders, sql`lower(${shopifyOrders.email})`],
+    [cryptoOrders, sql`lower(${cryptoOrders.customerEmail})`],
+    [manualOrders, sql`lower(${manualOrders.email})`],
+  ] as const;
+  const found = await Promise.all(
+    sources.map(([table, email]) =>
+      db
+        .selectDistinct({ email: sql<string>`${email}` })
+        .from(table)
+        .where(startsWith(email, prefix))
+        .limit(limit),
+    ),
+  );
+  return found.flat().map((row) => row.email);
+}
+
+/** E-mails (lower-cased) a key or a hardware id leads to: the key's buyer or owner, the PC's owners. */
+async function emailsByKeyOrPc(db: Db, value: string, limit: number): Promise<{ emails: string[]; userIds: string[] }> {
+  const [codes, licenceOwners, pcOwners, resold] = await Promise.all([
+    db.select({ email: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, value)).limit(1),
+    db.select({ email: licences.ownerEmail }).from(licences).where(eq(licences.key, value)).limit(1),
+    db.selectDistinct({ email: licences.ownerEmail }).from(licences).where(eq(licences.hwid, value)).limit(limit),
+    db.select({ userId: resellerKeys.userId }).from(resellerKeys).where(eq(resellerKeys.keyCode, value)).limit(1),
+  ]);
+  const emails = [...codes, ...licenceOwners, ...pcOwners].flatMap(({ email }) => (email ? [email.toLowerCase()] : []));
+  return { emails, userIds: resold.map((r) => r.userId) };
+}
+
+/**
+ * Staff: customers matching `q` — an e-mail or username (exact or by its start), a key (stocked,
+ * reseller or licence) or a hardware id — accounts newest first, then buyers without an account.
+ * With no `q`, every account, newest first, a page at a time after `cursor`.
+ */
+export async function searchCustomers(db: Db, { q, cursor }: CustomerSearchInput): Promise<{ rows: CustomerRow[]; nextCursor: string | null }> {
+  if (!q) {
+    const [at, id] = cursor ? [Number(cursor.slice(0, cursor.indexOf("."))), cursor.slice(cursor.indexOf(".") + 1)] : [];
+    const after = at === undefined ? undefined : or(lt(users.createdAt, at), and(eq(users.createdAt, at), lt(users.id, id!)));
+    const rows = await accounts(db, after, CUSTOMERS_PER_PAGE + 1);
+    const more = rows.length > CUSTOMERS_PER_PAGE;
+    const page = rows.slice(0, CUSTOMERS_PER_PAGE);
+    const last = page.at(-1);
+    return { rows: page, nextCursor: more && last ? `${last.joinedAt}.${last.id}` : null };
+  }
+  const folded = q.toLowerCase();
+  const limit = CUSTOMERS_PER_PAGE;
+  const [byEmail, byUsername, keyed, buyers] = await Promise.all([
+    accounts(db, startsWith(sql`lower(${users.email})`, folded), limit),
+    accounts(db, startsWith(sql`lower(${profiles.username})`, folded), limit),
+    emailsByKeyOrPc(db, q, limit),
+    buyerEmails(db, folded, limit),
+  ]);
+  const emails = [...new Set([...keyed.emails, ...buyers])];
+  const [byKeyEmail, byKeyUser] = await Promise.all([
+    emails.length ? accounts(db, inArray(sql`lower(${users.email})`, emails), emails.length) : [],
+    keyed.userIds.length ? accounts(db, inArray(users.id, keyed.userIds), keyed.userIds.length) : [],
+  ]);
+  const found = new Map<string, Awaited<typeof byEmail>[number]>();
+  for (const row of [...byEmail, ...byUsername, ...byKeyEmail, ...byKeyUser]) found.set(row.id, row);
+  const held = new Set([...found.values()].map((row) => row.email.toLowerCase()));
+  const accountRows = [...found.values()].sort((a, b) => b.joinedAt - a.joinedAt || (a.id < b.id ? 1 : -1));
+  const buyerRows: CustomerRow[] = emails
+    .filter((email) => !held.has(email))
+    .sort()
+    .map((email) => ({ id: null, email, username: null, role: null, bannedAt: null, joinedAt: null }));
+  return { rows: [...accountRows, ...buyerRows].slice(0, 2 * limit), nextCursor: null };
+}
+
+/** The newest orders of every source placed with `email` (or, for an account, by it). */
+async function ordersOf(db: Db, email: string, userId: string | null) {
+  const byEmail = eq(orderIndex.emailKey, email.toLowerCase());
+  const rows = await db
+    .select({
+      key: orderIndex.key,
+      source: orderIndex.source,
+      reference: orderIndex.reference,
+      number: orderIndex.number,
+      state: orderIndex.state,
+      totalCents: orderIndex.totalCents,
+      currency: orderIndex.currency,
+      method: orderIndex.method,
+      createdAt: orderIndex.createdAt,
+    })
+    .from(orderIndex)
+    .where(userId ? or(byEmail, eq(orderIndex.userId, userId)) : byEmail)
+    .orderBy(desc(orderIndex.createdAt))
+    .limit(ORDERS_ON_PAGE + 1);
+  return { orders: rows.slice(0, ORDERS_ON_PAGE), moreOrders: rows.length > ORDERS_ON_PAGE };
+}
+
+const masked = (licence: LicenceView): LicenceView => ({ ...licence, key: maskKey(licence.key) });
+
+/** The licences held under `email`, keys masked, PCs shortened. */
+async function maskedLicences(db: Db, email: string, cooldownMs: number): Promise<LicenceView[]> {
+  return [...(await licencesOf(db, { email }, cooldownMs)).values()].map(masked);
+}
+
+/** Staff: everything about one account, or null when there is no such account. */
+export async function customerAccount(db: Db, id: string, caller: Caller, cooldownMs: number) {
+  const [profile] = await accounts(db, eq(users.id, id), 1);
+  if (!profile) return null;
+  const [orders, subscriptions, held, sessions, twoFactor, [passkeyCount], reseller] = await Promise.all([
+    ordersOf(db, profile.email, id),
+    subscriptionsOf(db, id),
+    licencesOf(db, profile, cooldownMs),
+    listSessions(db, id, caller),
+    twoFactorStatus(db, id),
+    db.select({ n: sql<number>`count(*)` }).from(passkeys).where(eq(passkeys.userId, id)),
+    resellerBalanceOf(db, id),
+  ]);
+  return {
+    profile,
+    ...orders,
+    // Each subscription with its key's licence, so its expiry reads as the member reads it.
+    subscriptions: subscriptions.map(({ code, ...subscription }) => {
+      const licence = code ? held.get(code) : undefined;
+      return { ...subscription, code: code && maskKey(code), licence: licence ? masked(licence) : null };
+    }),
+    licences: [...held.values()].map(masked),
+    sessions,
+    security: { ...twoFactor, passkeys: passkeyCount?.n ?? 0 },
+    reseller,
+  };
+}
+
+/** Staff: a buyer known by e-mail alone — the account holding it (if any), their orders and keys. */
+export async function customerByEmail(db: Db, email: string, cooldownMs: number) {
+  const account = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email.toLowerCase()}`).get();
+  if (account) return { accountId: account.id } as const;
+  const [orders, held] = await Promise.all([ordersOf(db, email, null), maskedLicences(db, email, cooldownMs)]);
+  return { accountId: null, email: email.toLowerCase(), ...orders, licences: held } as const;
+}

@@ -1,0 +1,187 @@
+// The fulfilment queue's consumer (decision 031): keys for paid orders go out here, whether the
+// order came by Shopify webhook (the demo checkout's too) or is a paid crypto order; the cron's
+// chain checks of open crypto orders run here too, spread over messages (decision 032), and so do the
+// e-mails to the owners of licences that were given time back (decision 047).
+// (Restocking fills the units waiting for new codes within the admin's own request.) Messages of a batch run one after another; each is acknowledged on its
+// own once its work is done, or retried with backoff, so a failure never holds up or repeats the
+// others. After the last retry the queue moves a message to the dead-letter queue, whose consumer
+// puts it on the admin's list of failed jobs.
+import * as v from "valibot";
+import { fail, ok, type Result } from "~/lib/result";
+import { processDelivery } from "../orders/shopify-consumer.server";
+import { INLINE_BODY_BYTES } from "../orders/shopify-webhook.server";
+import { mailCompensation } from "../licences/compensation.server";
+import { settleCryptoOrder } from "../crypto/crypto-settlement.server";
+import { cryptoSetup } from "../crypto/crypto-setup.server";
+import { CHECKS_PER_MESSAGE, runChainChecks } from "../crypto/crypto-watch.server";
+import { database } from "../platform/db/client.server";
+import { forgetFailures, markJobDead, noteFailedAttempt, resendDeadJob, retryDelaySeconds } from "../platform/job-queue.server";
+import type { MailingDeps } from "../platform/mail.server";
+import type { Db } from "../platform/db/client.server";
+import { audit } from "../platform/audit.server";
+import { MEMBERS_PER_RECONCILE, runReconcile } from "../discord/reconcile.server";
+import { discordSetup, managedRoles, type RoleSettings, roleSettings } from "../discord/role-setup.server";
+import { queueSyncForOrder, type RoleSyncDeps, syncMemberRoles } from "../discord/role-sync.server";
+import { eq } from "drizzle-orm";
+import { webhookDeliveries } from "../platform/db/schema.server";
+
+export const FULFILMENT_DEAD_LETTERS = "keyshop-fulfilment-failed";
+
+const jobSchema = v.variant("kind", [
+  v.object({
+    kind: v.literal("shopify-delivery"),
+    deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+    delivered: v.optional(v.object({ topic: v.pipe(v.string(), v.maxLength(100)), receivedAt: v.number(), payload: v.pipe(v.string(), v.maxBytes(INLINE_BODY_BYTES * 3)) })),
+  }),
+  v.object({ kind: v.literal("crypto-order"), orderNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),
+  v.object({ kind: v.literal("chain-check"), orderNumbers: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(CHECKS_PER_MESSAGE)) }),
+  v.object({ kind: v.literal("compensation-mail"), compensationId: v.pipe(v.string(), v.uuid()) }),
+  v.object({ kind: v.literal("discord-sync"), userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
+  v.object({ kind: v.literal("discord-reconcile"), userIds: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(MEMBERS_PER_RECONCILE)) }),
+]);
+
+type FulfilmentJob = v.InferOutput<typeof jobSchema>;
+
+/**
+ * The message as a job, and the job's key: one row per job in `failed_jobs`, shared by copies of
+ * its message. A message that is no job says why.
+ */
+function readJob(message: Message<unknown>): { key: string; job: FulfilmentJob } | { key: string; problem: string } {
+  const parsed = v.safeParse(jobSchema, message.body);
+  if (!parsed.success) return { key: `message:${message.id}`, problem: `Not a fulfilment job: ${v.summarize(parsed.issues)}` };
+  const job = parsed.output;
+  return { key: jobKey(job), job };
+}
+
+function jobKey(job: FulfilmentJob): string {
+  switch (job.kind) {
+    case "shopify-delivery":
+      return `shopify:${job.deliveryId}`;
+    case "crypto-order":
+      return `crypto:${job.orderNumber}`;
+    case "chain-check":
+      return `chain:${job.orderNumbers[0]}`;
+    case "compensation-mail":
+      return `compensation:${job.compensationId}`;
+    case "discord-sync":
+      return `discord:${job.userId}`;
+    case "discord-reconcile":
+      return `discord-reconcile:${job.userIds[0]}`;
+  }
+}
+
+async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enabled: () => Promise<boolean> }, job: FulfilmentJob): Promise<void> {
+  const { db } = deps;
+  switch (job.kind) {
+    case "shopify-delivery":
+      await processDelivery(deps, job);
+      // A purchase, refund or cancellation changes the roles of the order's linked owners now.
+      if (!(await discord.enabled())) return;
+      return queueSyncForOrder(discord, (await db.select({ orderId: webhookDeliveries.orderId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, job.deliveryId)).get())?.orderId);
+    case "crypto-order":
+      await settleCryptoOrder(deps, job);
+      return (await discord.enabled()) ? queueSyncForOrder(discord, job.orderNumber) : undefined;
+    case "chain-check":
+      return runChainChecks({ db: deps.db, setup: cryptoSetup(env, deps.db), queue: env.FULFILMENT_QUEUE }, job.orderNumbers);
+    case "compensation-mail":
+      return mailCompensation(deps, job.compensationId);
+    case "discord-sync":
+      return syncMemberRoles(discord, job.userId);
+    case "discord-reconcile":
+      return runReconcile(discord, job.userIds);
+  }
+}
+
+/**
+ * Workers allow 50 subrequests per invocation on the Free plan. The most requests to outside
+ * services a job may make: a chain check reads its addresses and two tip heights, a reconcile one
+ * member each, a role sync the member and each role the rules hand out (`managedRoles`, at most
+ * MAX_MANAGED_ROLES), which it may add or remove.
+ */
+export const SUBREQUESTS_PER_INVOCATION = 50;
+function subrequestsOf(job: FulfilmentJob, managedRoles: number): number {
+  switch (job.kind) {
+    case "chain-check":
+      return CHECKS_PER_MESSAGE + 2;
+    case "discord-reconcile":
+      return job.userIds.length;
+    case "discord-sync":
+      return 1 + managedRoles;
+    default:
+      return 0;
+  }
+}
+
+/** How long a job put back for a later invocation waits before it runs. */
+const PUT_BACK_SECONDS = 2;
+
+/** queue() for the fulfilment queue. */
+export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
+  const db = database(env.DB);
+  const deps: MailingDeps = { db, mail: env, waitUntil };
+  // The Discord role settings, read once per batch and only when a job needs them.
+  let settings: Promise<RoleSettings> | undefined;
+  const discordSettings = () => (settings ??= roleSettings(db));
+  const discord = {
+    db,
+    // One id per invocation on every Discord request, for an egress proxy to count them by.
+    setup: discordSetup(env, db, crypto.randomUUID()),
+    queue: env.FULFILMENT_QUEUE,
+    pause: { until: 0 },
+    enabled: () => discordSettings().then(({ guildId, rules }) => Boolean(guildId && rules.length > 0)),
+  };
+  let subrequestsLeft = SUBREQUESTS_PER_INVOCATION;
+  for (const message of batch.messages) {
+    const read = readJob(message);
+    const { key } = read;
+    try {
+      if ("problem" in read) throw new Error(read.problem);
+      // A job that could take the invocation past its subrequests (a backlog bringing several
+      // chain checks or reconciles into one batch) is sent back, as a new message, for a later batch.
+      const subrequests = subrequestsOf(read.job, read.job.kind === "discord-sync" ? managedRoles((await discordSettings()).rules).length : 0);
+      if (subrequests > subrequestsLeft) {
+        await env.FULFILMENT_QUEUE.send(read.job, { delaySeconds: PUT_BACK_SECONDS });
+      } else {
+        subrequestsLeft -= subrequests;
+        await run(env, deps, discord, read.job);
+      }
+      // Only a job that failed before has a row to forget (one an admin sent again has none).
+      if (message.attempts > 1) await forgetFailures(db, key);
+      message.ack();
+    } catch (error) {
+      console.error(`Fulfilment job ${key} failed (attempt ${message.attempts}):`, error);
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+      await noteFailedAttempt(db, key, message.body, message.attempts, error).catch((noteError: unknown) => {
+        console.error(`Could not record the failure of ${key}:`, noteError);
+      });
+    }
+  }
+}
+
+/** queue() for the dead-letter queue: each message is a job the queue gave up on. */
+export async function recordDeadJobs(env: Env, batch: MessageBatch<unknown>): Promise<void> {
+  const db = database(env.DB);
+  for (const message of batch.messages) {
+    try {
+      await markJobDead(db, readJob(message).key, message.body, message.attempts);
+      message.ack();
+    } catch (error) {
+      console.error(`Could not record dead job ${message.id}:`, error);
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    }
+  }
+}
+
+/** Admin: sends a job the queue gave up on through the fulfilment queue again. */
+export async function retryDeadJob(deps: { db: Db; queue: Queue }, adminId: string, id: string): Promise<Result> {
+  let kind: string | null;
+  try {
+    kind = await resendDeadJob(deps.db, deps.queue, id);
+  } catch (error) {
+    console.error(`Could not send job ${id} again:`, error);
+    return fail("unavailable", "The fulfilment queue is not available right now; the job stays on the list");
+  }
+  if (kind === null) return fail("not-found", "This job is not waiting for a retry: it may have been retried already");
+  await audit(deps.db, adminId, "job.retry", id, { kind });
+  return ok();
+}

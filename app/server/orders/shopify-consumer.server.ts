@@ -1,0 +1,124 @@
+// The fulfilment queue's half of a Shopify delivery (decision 031): the recorded body is read
+// (shopify-payloads.server) and applied to its order — recorded unless older than the state the
+// order already holds, refunds stored, keys handed out, revoked or mailed — and the delivery's
+// outcome noted. A failure is noted and thrown, so the queue retries it: every step is idempotent.
+import { and, eq, notInArray } from "drizzle-orm";
+import { recordCommission } from "../affiliates/ledger.server";
+import { webhookDeliveries } from "../platform/db/schema.server";
+import { errorText } from "../platform/job-queue.server";
+import type { MailingDeps } from "../platform/mail.server";
+import { mailRevokedKeys } from "../keys/key-mail.server";
+import type { Order } from "./incoming-order.server";
+import { fulfilOrder, recordOrder } from "./fulfil-order.server";
+import { cancelOrder, recordRefund, type RefundedLine, storeRefund } from "./refunds.server";
+import { readShopifyBody } from "./shopify-payloads.server";
+import { FINISHED_OUTCOMES, recordDelivery, type ShopifyDeliveryJob } from "./shopify-webhook.server";
+
+type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: string } | { rejected: string };
+
+/** A refund body (recognised by its shape): stored once, applied once the order is paid. */
+async function applyRefundBody(deps: MailingDeps, refund: { refundId: string; orderId: string; lines: RefundedLine[] }): Promise<Applied> {
+  const { refundId, orderId } = refund;
+  const result = await recordRefund(deps.db, refundId, orderId, refund.lines);
+  if (result.state === "applied") await mailRevokedKeys(deps, orderId, result.revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+  const detail =
+    result.state === "applied"
+      ? `Refund: ${result.revoked.length} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled`
+      : result.state === "already-applied"
+        ? "Refund was already applied"
+        : "Refund recorded: it is applied once the order is paid";
+  return { outcome: "processed", detail, orderId };
+}
+
+/**
+ * An order body: what it says of the order (paid, cancelled, refunds, lines) is applied, unless a
+ * newer body of the same order was applied before. The topic it came under plays no part: only
+ * the body is signed (decision 043).
+ */
+async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> {
+  const { db } = deps;
+  const recorded = await recordOrder(db, body);
+  if (recorded.stale) {
+    const when = body.updatedAt ? new Date(body.updatedAt).toISOString() : "none";
+    return { outcome: "ignored", detail: `Older than the order's state already applied (updated_at ${when}): nothing changed`, orderId: body.id };
+  }
+  // The keys go to the address the order holds: the first body's, or the one staff corrected.
+  const order = { ...body, email: recorded.email };
+  // Kept before anything is handed out: a unit this body says was refunded is never mailed.
+  for (const refund of order.refunds) await storeRefund(db, refund.id, order.id, refund.lines);
+  if (recorded.cancelled) {
+    const revoked = await cancelOrder(db, order.id);
+    await mailRevokedKeys(deps, order.id, revoked, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
+    return { outcome: "processed", detail: revoked.length > 0 ? `Cancelled: ${revoked.length} key(s) revoked` : "Order is cancelled: nothing handed out", orderId: order.id };
+  }
+  // This body's own word: units an edit added are handed out only once the order is paid again.
+  if (!order.paid) return { outcome: "processed", detail: `Not paid yet (${order.financialStatus ?? "unknown"}): waiting for the payment`, orderId: order.id };
+  // Before the keys: a refund this body carries is applied while handing them out, and voids it.
+  const paidCents = Math.round(Number(order.totalPrice ?? 0) * 100);
+  const orderKey = `shopify:${order.id}`;
+  await recordCommission(db, order.referral ? { code: order.referral } : null, { orderKey, paidCents, currency: order.currency, buyer: { email: order.email }, paidAt: Date.now() });
+  const result = await fulfilOrder(deps, order);
+  for (const { refundId, revoked } of result.refunded) await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+  const detail = [
+    `${result.assigned} key(s) handed out`,
+    result.backordered ? `${result.backordered} backordered` : "",
+    result.skippedLines ? `${result.skippedLines} line(s) without a variant skipped` : "",
+    result.refunded.length ? `${result.refunded.reduce((n, r) => n + r.revoked.length, 0)} key(s) revoked by refunds` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return { outcome: "processed", detail, orderId: order.id };
+}
+
+async function applyDelivery(deps: MailingDeps, json: unknown): Promise<Applied> {
+  const body = readShopifyBody(json);
+  switch (body.kind) {
+    case "order":
+      return applyOrderBody(deps, body.order);
+    case "refund":
+      return applyRefundBody(deps, body);
+    case "rejected":
+      return { rejected: body.reason };
+  }
+}
+
+/**
+ * The consumer's half: records a delivery that came with its body (once: a retry carries the same
+ * id), applies it and notes its outcome. A delivery handled before is left alone; a payload we
+ * cannot read is rejected for good; a failure is noted on the delivery and thrown, so the queue
+ * retries it (every step of applying it is idempotent).
+ */
+export async function processDelivery(deps: MailingDeps, job: Omit<ShopifyDeliveryJob, "kind">): Promise<void> {
+  const { db } = deps;
+  const { deliveryId, delivered } = job;
+  if (delivered && !(await recordDelivery(db, { id: deliveryId, topic: delivered.topic, receivedAt: delivered.receivedAt }, delivered.payload))) return;
+  const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  // Only a delivery we recorded is ever queued: not finding it means the write is not visible
+  // yet, so this is worth retrying.
+  if (!delivery) throw new Error(`Webhook delivery ${deliveryId} is not recorded`);
+  if (FINISHED_OUTCOMES.includes(delivery.outcome)) return;
+  // A copy of this job that ran at the same time may have finished it: its outcome stands.
+  const finish = (outcome: string, detail: string, orderId?: string) =>
+    db
+      .update(webhookDeliveries)
+      .set({ outcome, detail: detail.slice(0, 500), orderId: orderId ?? null, ...(FINISHED_OUTCOMES.includes(outcome) ? { payload: null } : {}) })
+      .where(and(eq(webhookDeliveries.id, deliveryId), notInArray(webhookDeliveries.outcome, FINISHED_OUTCOMES)));
+
+  // Only a delivery recorded before bodies were kept lacks one; Shopify's next retry stores it.
+  if (delivery.payload === null) throw new Error(`Webhook delivery ${deliveryId} has no stored body yet`);
+  let json: unknown;
+  try {
+    json = JSON.parse(delivery.payload);
+  } catch {
+    await finish("rejected", "Body is not JSON");
+    return;
+  }
+  try {
+    const result = await applyDelivery(deps, json);
+    if ("rejected" in result) await finish("rejected", result.rejected);
+    else await finish(result.outcome, result.detail, result.orderId);
+  } catch (error) {
+    await finish("error", errorText(error));
+    throw error;
+  }
+}

@@ -1,0 +1,207 @@
+// Shopify order webhooks, the request's half (decisions 031, 067): the signature is checked, the
+// signed body queued, and the answer goes back at once; the fulfilment queue records the delivery
+// once (a retry carries the same id, and the first body stays) and applies it
+// (shopify-consumer.server). Also
+// the deliveries' bookkeeping: stuck ones queued again, the admin's list, an order on its way.
+// Unsigned deliveries change nothing but an audit entry.
+import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
+import { fail, ok, type Result } from "~/lib/result";
+import { audit, lastAuditedAt } from "../platform/audit.server";
+import type { Db } from "../platform/db/client.server";
+import { failedJobs, webhookDeliveries } from "../platform/db/schema.server";
+import type { JobQueue } from "../platform/job-queue.server";
+import { verifyWebhookSignature } from "../platform/shopify-hmac.server";
+import { sha256Hex } from "../platform/tokens.server";
+import { orderName } from "../platform/db/stored-orders.server";
+
+/** Topics routed to the consumer. What a delivery does is decided by its signed body, not its topic. */
+export const HANDLED_TOPICS = ["orders/create", "orders/updated", "orders/paid", "orders/cancelled", "refunds/create"] as const;
+
+/** What became of a delivery that was accepted. */
+export type DeliveryOutcome = "queued" | "already-processed" | "ignored";
+
+/**
+ * The largest delivery read (decision 026). An order or refund payload is a few kilobytes plus a
+ * few per line item, so a body near a megabyte is not an order of ours: it is refused unread.
+ */
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
+
+/** What a delivery's sender claimed, read by the edge from its headers; only the body is signed. */
+export interface DeliveryClaims {
+  /** X-Shopify-Topic: which event Shopify says this is. */
+  topic: string;
+  /** X-Shopify-Hmac-Sha256: the body's signature. */
+  hmac: string | null;
+  /** X-Shopify-Webhook-Id: Shopify's name for the delivery, the same on every retry. */
+  webhookId: string | null;
+  /** The sender's address. */
+  ip: string | null;
+}
+
+export interface WebhookDelivery extends DeliveryClaims {
+  body: ArrayBuffer;
+}
+
+const REJECTION_AUDIT_WINDOW_MS = 60_000;
+
+/**
+ * Writes a refused delivery (bad signature, body over the cap) to the audit log, under one fixed
+ * subject, with the topic it claimed (untrusted: cleaned and cut short) and the sender's address;
+ * at most once a minute per address. Nothing else is kept.
+ */
+export async function auditRejectedDelivery(db: Db, { ip, topic: claimed }: DeliveryClaims, reason: string, now = Date.now()): Promise<void> {
+  // Anyone can send these: one entry per sender a minute, so they cannot flood the log.
+  if ((await lastAuditedAt(db, "webhook.rejected", { ip }, now - REJECTION_AUDIT_WINDOW_MS)) !== undefined) return;
+  const topic = claimed.replace(/[^\w/.-]/g, "").slice(0, 60);
+  await audit(db, null, "webhook.rejected", "shopify-webhook", { reason, topic }, ip);
+}
+
+/**
+ * The queue message for one delivery. A signed body small enough for a message travels in it, and
+ * the consumer records the delivery; a larger one (or one the cron sends again) is recorded first
+ * and the consumer reads its body from the row.
+ */
+export interface ShopifyDeliveryJob {
+  kind: "shopify-delivery";
+  deliveryId: string;
+  delivered?: { topic: string; receivedAt: number; payload: string };
+}
+
+/** Outcomes after which a delivery is done with: never queued or applied again. */
+export const FINISHED_OUTCOMES = ["processed", "ignored", "rejected"];
+
+/**
+ * The largest body carried in a queue message, in bytes. A message may hold 128 KB once
+ * serialised, and a string of characters beyond Latin-1 serialises at two bytes a character.
+ * Order payloads are a few kilobytes.
+ */
+export const INLINE_BODY_BYTES = 60 * 1024;
+
+interface DeliveryRecord {
+  id: string;
+  topic: string;
+  receivedAt: number;
+}
+
+/**
+ * Records a delivery with its body, once: a retry carries the same id. Returns whether it is still
+ * unhandled (newly recorded, still queued, or failing): a handled one is never applied again.
+ */
+export async function recordDelivery(db: Db, record: DeliveryRecord, payload: string): Promise<boolean> {
+  const unhandled = await db
+    .insert(webhookDeliveries)
+    .values({ ...record, outcome: "queued", payload })
+    // The first body stays: only the body is signed, not the id, so a different signed body sent
+    // under a pending delivery's id must not replace it.
+    .onConflictDoUpdate({
+      target: webhookDeliveries.id,
+      set: { payload: sql`coalesce(${webhookDeliveries.payload}, excluded.payload)` },
+      setWhere: notInArray(webhookDeliveries.outcome, FINISHED_OUTCOMES),
+    })
+    .returning({ id: webhookDeliveries.id })
+    .get();
+  return unhandled !== undefined;
+}
+
+/**
+ * The request path of a delivery (decisions 031, 067): check the signature and make the delivery
+ * durable with one write, then answer. The write is the queue message carrying the signed body;
+ * the consumer records the delivery, drops a retry of a handled one, and applies it. Only when the
+ * message cannot carry the body, or the queue refuses it, is the delivery written to D1 here (and
+ * the cron queues again what the queue did not take). `unauthenticated` for a bad signature;
+ * `unavailable` when the queue could not take it (Shopify retries, and the retry queues it again).
+ */
+export async function receiveShopifyWebhook(
+  deps: { db: Db; queue: JobQueue<ShopifyDeliveryJob> },
+  secret: string,
+  delivery: WebhookDelivery,
+  now = Date.now(),
+): Promise<Result<DeliveryOutcome>> {
+  const { body, topic } = delivery;
+  const { db, queue } = deps;
+  if (!(await verifyWebhookSignature(body, delivery.hmac, secret))) {
+    await auditRejectedDelivery(db, delivery, "Invalid signature");
+    return fail("unauthenticated", "Invalid signature");
+  }
+  const text = new TextDecoder().decode(body);
+  // Shopify names every delivery; a retry carries the same name.
+  const deliveryId = delivery.webhookId?.slice(0, 100) || `body:${await sha256Hex(`${topic}\n${text}`)}`;
+  const record = { id: deliveryId, topic: topic.slice(0, 100), receivedAt: now };
+
+  if (!(HANDLED_TOPICS as readonly string[]).includes(topic)) {
+    await db
+      .insert(webhookDeliveries)
+      .values({ ...record, outcome: "ignored", detail: `Topic "${topic || "(none)"}" is not handled` })
+      .onConflictDoNothing();
+    return ok("ignored");
+  }
+  if (body.byteLength <= INLINE_BODY_BYTES) {
+    try {
+      await queue.send({ kind: "shopify-delivery", deliveryId, delivered: { topic: record.topic, receivedAt: now, payload: text } });
+      return ok("queued");
+    } catch (error) {
+      console.error("Could not queue a webhook delivery:", error);
+    }
+    // Kept for the cron to queue again; Shopify is told to retry too.
+    return (await recordDelivery(db, record, text)) ? fail("unavailable", "Could not queue the delivery; please retry") : ok("already-processed");
+  }
+  // A seen delivery is queued again only while it is unhandled: its first message may be lost.
+  if (!(await recordDelivery(db, record, text))) return ok("already-processed");
+  try {
+    await queue.send({ kind: "shopify-delivery", deliveryId });
+  } catch (error) {
+    console.error("Could not queue a webhook delivery:", error);
+    return fail("unavailable", "Could not queue the delivery; please retry");
+  }
+  return ok("queued");
+}
+
+/** How long a delivery may stay queued before the cron trigger queues it again. */
+export const STUCK_DELIVERY_MS = 10 * 60 * 1000;
+
+/**
+ * Cron: queues again every delivery still waiting for the queue after ten minutes. Its message was
+ * lost (the queue refused it after the row was written, and nobody retried), or a backlog is that
+ * long; either way a second message is harmless, since a handled delivery is skipped.
+ */
+export async function requeueStuckDeliveries(deps: { db: Db; queue: JobQueue<ShopifyDeliveryJob> }, now = Date.now()): Promise<number> {
+  const stuck = await deps.db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.outcome, "queued"),
+        lt(webhookDeliveries.receivedAt, now - STUCK_DELIVERY_MS),
+        // One the queue is already retrying (or gave up on, for the admin to retry) is not sent again.
+        sql`not exists (select 1 from ${failedJobs} where ${failedJobs.id} = 'shopify:' || ${webhookDeliveries.id})`,
+      ),
+    )
+    .orderBy(webhookDeliveries.receivedAt)
+    .limit(100);
+  for (const { id } of stuck) await deps.queue.send({ kind: "shopify-delivery", deliveryId: id });
+  return stuck.length;
+}
+
+/**
+ * Whether an order for `email` is accepted but its keys are not handed out yet: a delivery still
+ * with the queue (or being retried) whose order names that address.
+ */
+export async function orderOnItsWay(db: Db, email: string): Promise<boolean> {
+  const payload = webhookDeliveries.payload;
+  const buyer = sql`case when json_valid(${payload}) then lower(coalesce(json_extract(${payload}, '$.email'), json_extract(${payload}, '$.contact_email'), json_extract(${payload}, '$.customer.email'))) end`;
+  const row = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(inArray(webhookDeliveries.outcome, ["queued", "error"]), inArray(webhookDeliveries.topic, ["orders/create", "orders/updated", "orders/paid"]), sql`${buyer} = ${email.toLowerCase()}`))
+    .get();
+  return row !== undefined;
+}
+
+/** The latest deliveries with their outcome, for the admin's webhook card. */
+export function latestDeliveries(db: Db, limit = 10) {
+  return db
+    .select({ ...getTableColumns(webhookDeliveries), orderName: orderName(webhookDeliveries.orderId) })
+    .from(webhookDeliveries)
+    .orderBy(desc(webhookDeliveries.receivedAt))
+    .limit(limit);
+}
