@@ -5,11 +5,12 @@
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
+import { readFileSync } from "node:fs";
 import tseslint from "typescript-eslint";
 
 // app/server's domains and the domains each may use. A domain holds everything about one part of
 // the product, the member's half and the staff's half; who may do what is a capability, not a
-// folder. The graph has no circles (scripts/check-domains.ts proves it); `jobs` composes them all.
+// folder. The graph must have no circles (checked below, when lint starts); `jobs` composes them all.
 const DOMAIN_USES = {
   platform: [],
   accounts: ["platform"],
@@ -32,6 +33,19 @@ const DOMAIN_USES = {
   search: ["platform", "customers", "licences", "orders"],
 };
 const DOMAINS = [...Object.keys(DOMAIN_USES), "jobs"];
+// A circle would let two domains lean on each other: lint refuses to start with one.
+for (const start of Object.keys(DOMAIN_USES)) {
+  const reached = new Set();
+  const visit = (domain) => {
+    for (const used of DOMAIN_USES[domain] ?? []) {
+      if (used === start) throw new Error(`DOMAIN_USES has a circle through ${start} and ${domain}`);
+      if (reached.has(used)) continue;
+      reached.add(used);
+      visit(used);
+    }
+  };
+  visit(start);
+}
 
 // app/routes' areas: each folder holds its route modules and, in +shared/, the parts only they use.
 const AREAS = ["storefront", "auth", "hub", "back-office", "api", "dev"];
@@ -52,6 +66,12 @@ const OWNED_TABLES = [
     message: "A key is stocked, claimed, sold, revoked and released by app/server/keys (decision 052): call it instead of writing product_codes.",
   },
   {
+    variables: ["licences", "userSubscriptions"],
+    tables: ["licences", "user_subscriptions"],
+    owner: ["app/server/licences/**"],
+    message: "Licences and the subscriptions beside them are written by app/server/licences (its licence-records module for the key path): call it instead.",
+  },
+  {
     variables: ["resellerAccounts", "resellerLedger"],
     tables: ["reseller_accounts", "reseller_ledger"],
     owner: ["app/server/resellers/reseller-balance.server.ts"],
@@ -70,6 +90,15 @@ const OWNED_TABLES = [
     message: "Staff's hiding of reviews is written only by app/server/reviews/review-moderation.server.ts (decision 083): call it instead.",
   },
 ];
+// Every job kind's payload is declared once, in the job registry; a second declaration of a kind
+// (a valibot schema or a TypeScript type whose `kind` is a job's) is refused everywhere else.
+const JOB_REGISTRY = "app/server/platform/job-registry.server.ts";
+const JOB_KINDS = [...readFileSync(JOB_REGISTRY, "utf8").matchAll(/kind: v\.literal\("([\w-]+)"\)/g)].map((match) => match[1]);
+const JOB_DECLARED_ONCE = [
+  `Property[key.name='kind'] > CallExpression[callee.property.name='literal'] > Literal[value=/^(${JOB_KINDS.join("|")})$/]`,
+  `TSPropertySignature[key.name='kind'] TSLiteralType > Literal[value=/^(${JOB_KINDS.join("|")})$/]`,
+].map((selector) => ({ selector, message: `Job payloads are declared once, in ${JOB_REGISTRY}: use JobOf<"kind"> and JobQueue<"kind"> from it.` }));
+
 const WRITE = String.raw`(insert\s+(or\s+\w+\s+)?into|update|delete\s+from)`;
 /** no-restricted-syntax entries that refuse writes to one owned table group. */
 function writesTo({ variables, tables, message }) {
@@ -170,17 +199,19 @@ export default tseslint.config(
   {
     files: ["app/**/*.{ts,tsx}", "workers/**/*.ts"],
     ignores: OWNED_TABLES.flatMap(({ owner }) => owner),
-    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo)] },
+    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo), ...JOB_DECLARED_ONCE] },
   },
   {
     files: ["app/server/**/*.ts"],
-    ignores: [...OWNED_TABLES.flatMap(({ owner }) => owner), ...RESPONSE_ADAPTERS],
-    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo), ...EDGE_SYNTAX] },
+    ignores: [...OWNED_TABLES.flatMap(({ owner }) => owner), ...RESPONSE_ADAPTERS, JOB_REGISTRY],
+    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo), ...EDGE_SYNTAX, ...JOB_DECLARED_ONCE] },
   },
   ...OWNED_TABLES.map((owned) => ({
     files: owned.owner,
-    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.filter((other) => other !== owned).flatMap(writesTo), ...EDGE_SYNTAX] },
+    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.filter((other) => other !== owned).flatMap(writesTo), ...EDGE_SYNTAX, ...JOB_DECLARED_ONCE] },
   })),
+  // The registry itself: the one place job payloads are declared.
+  { files: [JOB_REGISTRY], rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo), ...EDGE_SYNTAX] } },
   // Domain code knows nothing of the route edge, the Worker entry points or UI words, and each
   // domain imports only the domains it may use.
   ...DOMAINS.map((domain) => {

@@ -15,8 +15,8 @@ export default defineConfig(async () => {
           // The queues as wrangler.toml declares them, but handing each message to the consumer
           // at once instead of waiting up to a second for a batch to fill.
           queueConsumers: {
-            "keyshop-fulfilment": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: "keyshop-fulfilment-failed" },
-            "keyshop-fulfilment-failed": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5 },
+            "keyshop-jobs": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: "keyshop-jobs-failed" },
+            "keyshop-jobs-failed": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5 },
           },
           // A second, empty database for tests that run migrations step by step over old rows.
           d1Databases: ["MIGRATION_DB"],

@@ -19,7 +19,7 @@ const ORDERS = 500;
 /** Every PAID_EVERY-th order is paid in full and confirmed before the cron runs. */
 const PAID_EVERY = 5;
 const PAID = ORDERS / PAID_EVERY;
-/** As in app/server/payments/crypto-watch.server.ts: orders per chain-check message. */
+/** As in app/server/crypto/crypto-watch.server.ts: orders per chain-check message. */
 const CHECKS_PER_MESSAGE = 40;
 /** One address read per order and one tip height per coin. */
 const REQUESTS_PER_MESSAGE_BOUND = CHECKS_PER_MESSAGE + 2;

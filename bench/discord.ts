@@ -15,7 +15,7 @@ import { cpus } from "node:os";
 import { buildApp, FREE_SUBREQUESTS, publish, queryD1, seedD1, serveApp, triggerCron } from "./shared.ts";
 
 const MEMBERS = 10_000;
-/** As in app/server/hub/discord/reconcile.server.ts. */
+/** As in app/server/discord/reconcile.server.ts. */
 const MEMBERS_PER_SWEEP = 2_000;
 const GUILD = "1400000000000000001";
 const ROLE = "1400000000000000011";

@@ -140,7 +140,7 @@ export interface QueueBatch {
 export function serveApp(state: string, options: { port: number; inspector: number; vars?: Record<string, string>; logBatches?: boolean }) {
   const batches: QueueBatch[] = [];
   const onLog = (line: string) => {
-    const batch = line.match(/QUEUE keyshop-fulfilment (\d+)\/(\d+) \((\d+)ms\)/);
+    const batch = line.match(/QUEUE keyshop-jobs (\d+)\/(\d+) \((\d+)ms\)/);
     if (batch) batches.push({ loggedAt: Date.now(), acked: Number(batch[1]), size: Number(batch[2]), ms: Number(batch[3]) });
   };
   const args = ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(options.inspector), ...varArgs(options.vars)];

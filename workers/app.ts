@@ -7,7 +7,7 @@ import { CHAT_PATH, connectToChat } from "~/http/chat.server";
 import { appContext } from "~/http/context.server";
 import { withErrorReferences } from "~/http/error-reference.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
-import { FULFILMENT_DEAD_LETTERS, recordDeadJobs, runFulfilmentBatch } from "~/server/jobs/job-consumer.server";
+import { DEAD_LETTERS, recordDeadJobs, runJobBatch } from "~/server/jobs/job-consumer.server";
 import { database } from "~/server/platform/db/client.server";
 import { serveWithEdgeCache } from "~/http/edge-cache.server";
 import { forFirstPaint } from "~/http/first-paint.server";
@@ -85,8 +85,8 @@ export default {
   },
 
   async queue(batch, env, ctx) {
-    if (batch.queue === FULFILMENT_DEAD_LETTERS) return recordDeadJobs(env, batch);
-    return runFulfilmentBatch(env, batch, (promise) => ctx.waitUntil(promise));
+    if (batch.queue === DEAD_LETTERS) return recordDeadJobs(env, batch);
+    return runJobBatch(env, batch, (promise) => ctx.waitUntil(promise));
   },
 
   async scheduled(controller, env, ctx) {

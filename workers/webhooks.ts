@@ -31,7 +31,7 @@ webhooks.post("/webhooks/shopify", async (c) => {
     await auditRejectedDelivery(db, claims, body.problem.message);
     return refusal(body.problem);
   }
-  const deps = { db, queue: c.env.FULFILMENT_QUEUE };
+  const deps = { db, queue: c.env.JOB_QUEUE };
   const result = await receiveShopifyWebhook(deps, c.env.SHOPIFY_WEBHOOK_SECRET, { ...claims, body: body.value });
   return result.ok ? c.text(ACCEPTED[result.value], 200) : refusal(result.problem);
 });

@@ -1,4 +1,4 @@
-// Copying to the clipboard, with the toast the specification asks for.
+// Copying to the clipboard, with a toast that says it worked.
 import type { Toast } from "~/lib/toast";
 
 export async function copyText(text: string, toast: (t: Toast) => void, success: Toast): Promise<void> {

@@ -1,13 +1,13 @@
 // How to pay a crypto order: the amount in the coin, the order's own address, a QR code and an
 // "Open in wallet" link (BIP21), each with a copy button, and the time the quote has left. Shown
 // in the product page's crypto dialog and on the tracker.
-import { useEffect, useState } from "react";
 import { formatCoin, type PaymentDetails } from "~/lib/crypto-orders";
 import { formatUsd } from "~/lib/format";
 import { copyText } from "./copy";
 import { Copy } from "./icons";
 import { useToast } from "./toaster";
 import { buttonClass } from "./ui/button";
+import { useNow } from "./use-now";
 
 function CopyButton({ text, label, what }: { text: string; label: string; what: string }) {
   const { toast } = useToast();
@@ -20,12 +20,7 @@ function CopyButton({ text, label, what }: { text: string; label: string; what: 
 
 /** Minutes and seconds until `expiresAt`, ticking; nothing before hydration (the server's clock is not the visitor's). */
 function TimeLeft({ expiresAt }: { expiresAt: number }) {
-  const [now, setNow] = useState<number | null>(null);
-  useEffect(() => {
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
+  const now = useNow();
   if (now === null) return null;
   const left = Math.max(0, Math.floor((expiresAt - now) / 1000));
   return (

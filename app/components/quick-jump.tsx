@@ -8,6 +8,7 @@ import { Form, useFetcher, useLocation, useNavigate } from "react-router";
 import { QUICK_JUMP_PATH, type QuickJumpSection, quickJumpAsks, type RecordKind } from "~/lib/quick-jump";
 import { Search } from "./icons";
 import { inputClass } from "./ui/input-class";
+import { counted } from "~/lib/format";
 
 /** What the results page's loader answers (the box asks with list=1, so it never jumps). */
 interface QuickJumpAnswer {
@@ -81,7 +82,7 @@ export function QuickJump({ kinds, reveal }: { kinds: readonly RecordKind[]; rev
   const current = answer?.q === asked ? answer : null;
   const optionId = (index: number) => `${id}-option-${index}`;
   const count = sections.reduce((sum, section) => sum + section.hits.length, 0);
-  const status = !shown ? "" : !current || fetcher.state === "loading" ? "Searching…" : (current.error ?? (count === 0 ? "Nothing found" : `${count} result${count === 1 ? "" : "s"}`));
+  const status = !shown ? "" : !current || fetcher.state === "loading" ? "Searching…" : (current.error ?? (count === 0 ? "Nothing found" : `${counted(count, "result")}`));
 
   useEffect(() => {
     if (active >= 0) document.getElementById(optionId(active))?.scrollIntoView({ block: "nearest" });

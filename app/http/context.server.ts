@@ -38,5 +38,5 @@ export function sessionDeps(context: Readonly<RouterContextProvider>): SessionDe
 /** What linking Discord needs beyond mail: the Discord API (or its simulated twin) and the queue. */
 export function linkDeps(context: Readonly<RouterContextProvider>): LinkDeps {
   const { db, env } = app(context);
-  return { ...mailingDeps(context), setup: discordSetup(env, db), queue: env.FULFILMENT_QUEUE };
+  return { ...mailingDeps(context), setup: discordSetup(env, db), queue: env.JOB_QUEUE };
 }

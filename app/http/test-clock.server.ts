@@ -1,7 +1,7 @@
 // A clock a browser test can move forward, for what takes days to happen (an affiliate's
 // commission is held for 30 days): a cookie holding how many days ahead this browser lives. Only
 // in development and tests; a production build reads no such cookie and always uses the real time.
-import { DAY_MS } from "~/lib/affiliates";
+import { DAY_MS } from "~/lib/time";
 import { readCookie, serializeCookie } from "./cookies.server";
 
 export const TEST_CLOCK_ENABLED = import.meta.env.MODE !== "production";

@@ -1,6 +1,7 @@
 // The affiliate programme's rules that the browser shows and the server enforces (decisions
 // 058-060): how long a referral lasts, how long a commission is held, the payout minimum.
-export const DAY_MS = 24 * 60 * 60_000;
+import { DAY_MS } from "./time";
+
 /** A referral link's cookie lasts this long; a later link replaces it (last click wins). */
 export const REFERRAL_DAYS = 30;
 /** A commission waits this long before it can be withdrawn; a refund or cancellation within it voids it. */

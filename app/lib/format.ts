@@ -1,6 +1,8 @@
-// Date formats from the specification. Pages are rendered once for everyone and cached, so the
-// server writes dates in UTC; the browser switches them to the visitor's zone after hydration
-// (components/local-time.tsx).
+// The shop's date formats ("MMM dd, yyyy", "… at HH:mm"). Pages are rendered once for everyone and
+// cached, so the server writes dates in UTC; the browser switches them to the visitor's zone after
+// hydration (components/local-time.tsx).
+import { DAY_MS, HOUR_MS } from "./time";
+
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const pad = (n: number) => String(n).padStart(2, "0");
 
@@ -31,17 +33,15 @@ export function formatDateTime(ms: number, zone: TimeZone = "utc"): string {
   return `${formatDate(ms, zone)} at ${formatTime(ms, zone)}`;
 }
 
-const HOUR_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * HOUR_MS;
 
 /** A stretch of time in whole days (or hours under a day): "3 days", "1 day", "5 hours". */
 export function formatDuration(ms: number): string {
   if (ms >= DAY_MS) {
     const days = Math.round(ms / DAY_MS);
-    return `${days} day${days === 1 ? "" : "s"}`;
+    return counted(days, "day");
   }
   const hours = Math.max(1, Math.round(ms / HOUR_MS));
-  return `${hours} hour${hours === 1 ? "" : "s"}`;
+  return counted(hours, "hour");
 }
 
 /** File sizes in MB with two decimals, as the downloads list shows them. */
@@ -76,3 +76,6 @@ export function formatCents(cents: number, currency: string): string {
 
 /** The word for a count: `one` for exactly one, else `many`. */
 export const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
+
+/** A count and its word: "1 day", "3 days" (`many` when adding an "s" is not the plural). */
+export const counted = (n: number, one: string, many = `${one}s`) => `${n} ${plural(n, one, many)}`;

@@ -1,5 +1,6 @@
 // How plans are recognised, named, priced and described, from a variant's title.
 import type { Money, Product, ProductVariant } from "./catalogue";
+import { DAY_MS } from "./time";
 
 export const isWeeklyTitle = (title: string) => /week|7/i.test(title);
 export const isMonthlyTitle = (title: string) => /month|30/i.test(title);
@@ -17,10 +18,8 @@ export function planOf(title: string): LicencePlan {
   return "lifetime";
 }
 
-const DAY = 24 * 60 * 60 * 1000;
-
 /** How long a key of the plan runs from its activation: 24 hours, 7 days, 30 days, or null for lifetime. */
-export const PLAN_DURATION_MS: Record<LicencePlan, number | null> = { daily: DAY, weekly: 7 * DAY, monthly: 30 * DAY, lifetime: null };
+export const PLAN_DURATION_MS: Record<LicencePlan, number | null> = { daily: DAY_MS, weekly: 7 * DAY_MS, monthly: 30 * DAY_MS, lifetime: null };
 
 /** The plan's name as the plan cards say it. */
 export const PLAN_NAME: Record<LicencePlan, string> = { daily: "Daily", weekly: "Weekly", monthly: "Monthly", lifetime: "Lifetime" };

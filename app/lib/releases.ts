@@ -12,7 +12,7 @@ export const CHANNEL_ENTITLEMENT: Record<ReleaseChannel, string | null> = { stab
 export const releaseNeeds = (release: { channel: ReleaseChannel; entitlement: string | null }) =>
   [CHANNEL_ENTITLEMENT[release.channel], release.entitlement].filter((name): name is string => name !== null);
 
-/** The specification's refusal, first words of every refused download. */
+/** The first words of every refused download, as the downloads page says them. */
 export const SUBSCRIPTION_REQUIRED = "Active subscription required to download this file";
 
 /**

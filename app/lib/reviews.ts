@@ -1,6 +1,6 @@
 // Reviews from verified buyers and the product page's honest social proof (decisions 074 and 075):
 // the rules the browser shows and the server enforces, and the shapes the product page receives.
-import { DAY_MS } from "./affiliates";
+import { DAY_MS } from "./time";
 
 /** A key must have been activated this long before its owner may review the product. */
 export const REVIEW_AFTER_ACTIVATION_MS = DAY_MS;

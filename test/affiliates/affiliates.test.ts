@@ -14,7 +14,7 @@ import { env } from "cloudflare:workers";
 import { call, cookieFrom, createAccount, cryptoKeySent, db, deliver, nextId, paidOrderPayload, runQueue, signIn, type TestAccount, transactionId, unique } from "../helpers";
 
 const MONTH = "gid://shopify/ProductVariant/4710000000002"; // Vertex Rust - 30 Days, $89.99
-const FULFILMENT = "keyshop-fulfilment";
+const FULFILMENT = "keyshop-jobs";
 const REFERRAL = "__Host-referral";
 
 interface Member {

@@ -12,7 +12,7 @@ import { call, createAccount, cryptoKeySent, db, ORIGIN, runQueue, signIn, uniqu
 
 const MONTH = "gid://shopify/ProductVariant/4710000000002"; // Vertex Rust - 30 Days, $89.99
 const WEEK = "gid://shopify/ProductVariant/4710000000001";
-const FULFILMENT = "keyshop-fulfilment";
+const FULFILMENT = "keyshop-jobs";
 /** $89.99 at the stub's $100,000 per bitcoin, in satoshis. */
 const MONTH_IN_SATS = 89_990;
 

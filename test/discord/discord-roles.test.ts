@@ -5,7 +5,8 @@ import { env } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { joinGuild, leaveGuild, rateLimitNext, removeRoleByHand, setBotRoleLow, simulatedGuild } from "~/server/discord/dev-discord.server";
-import { checkGuildHealth, MEMBERS_PER_RECONCILE, queueReconcile } from "~/server/discord/reconcile.server";
+import { checkGuildHealth, queueReconcile } from "~/server/discord/reconcile.server";
+import { MEMBERS_PER_RECONCILE } from "~/server/platform/job-registry.server";
 import { addRoleRule, discordSetup, roleSettings, saveGuild } from "~/server/discord/role-setup.server";
 import { simulatedDiscordIdOf } from "~/server/discord/role-link.server";
 import { SIMULATED_GUILD_ID, SIMULATED_ROLES } from "~/server/discord/simulated-discord.server";
@@ -15,7 +16,7 @@ import { auditLog, discordRoleReleases, discordRoleRules, discordRoleSync, disco
 import { deadJobs } from "~/server/platform/job-queue.server";
 import { boughtKey, call, createAccount, db, deliver, nextId, runQueue, signIn, type TestAccount } from "../helpers";
 
-const QUEUE = "keyshop-fulfilment";
+const QUEUE = "keyshop-jobs";
 const { subscriber: SUBSCRIBER, vip: VIP } = SIMULATED_ROLES;
 
 /** A Discord user id nobody else in the run has. */
@@ -106,7 +107,7 @@ describe("roles follow the licence", () => {
     await db.update(licences).set({ revokedAt: Date.now() }).where(eq(licences.ownerEmail, revoked.email));
     const banning = await call(`/dashboard/customers/${banned.id}`, { form: { intent: "ban", reason: "Chargeback" }, cookie: await signIn(staff) });
     expect(banning.status).toBe(200);
-    await queueReconcile({ db, queue: env.FULFILMENT_QUEUE });
+    await queueReconcile({ db, queue: env.JOB_QUEUE });
     for (const member of [expired, revoked, banned]) await expectRoles(member.discordId, []);
   }, 60_000);
 
@@ -125,7 +126,7 @@ describe("roles follow the licence", () => {
     expect((await call("/dashboard/licences", { form: { intent: "ban-key", licenceId: String(licence!.id), reason: "Cheating" }, cookie })).status).toBe(200);
     const order = bought.get(cancelled.id)!.order;
     await deliver("orders/cancelled", { ...order, cancelled_at: new Date().toISOString() });
-    await queueReconcile({ db, queue: env.FULFILMENT_QUEUE });
+    await queueReconcile({ db, queue: env.JOB_QUEUE });
     for (const member of [revoked, banned, cancelled]) await expectRoles(member.discordId, []);
   }, 60_000);
 
@@ -192,7 +193,7 @@ describe("a member who links another Discord account", () => {
     await joinGuild(db, next, member.username);
     await db.delete(oauthAccounts).where(eq(oauthAccounts.userId, member.id));
     await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: next, providerUsername: "next", userId: member.id, createdAt: Date.now() });
-    const sent = vi.spyOn(env.FULFILMENT_QUEUE, "sendBatch");
+    const sent = vi.spyOn(env.JOB_QUEUE, "sendBatch");
     await sync(member.id);
     // This job took the old account's two roles and sent the new account's sync as a job of its own.
     expect(await rolesInGuild(member.discordId)).toEqual([]);
@@ -222,7 +223,7 @@ describe("a member who links another Discord account", () => {
     expect(await releasesOf(member.id)).toEqual([expect.objectContaining({ discordId: member.discordId })]);
     const row = await syncRow(member.id);
     expect(row).toMatchObject({ state: "retrying", attempts: 0, nextAttemptAt: expect.any(Number) });
-    await queueReconcile({ db, queue: env.FULFILMENT_QUEUE }, row!.nextAttemptAt! + 1);
+    await queueReconcile({ db, queue: env.JOB_QUEUE }, row!.nextAttemptAt! + 1);
     await expectRoles(member.discordId, []);
     await vi.waitFor(async () => expect(await releasesOf(member.id)).toEqual([]));
   });
@@ -293,7 +294,7 @@ describe("what Discord throws at the sync", () => {
     expect((await deadJobs(db)).map((job) => job.id)).toContain(`discord:${member.id}`);
     await setBotRoleLow(db, false);
     expect((await checkGuildHealth({ db, setup: discordSetup(env, db) }))?.problems).toEqual([]);
-    expect((await retryDeadJob({ db, queue: env.FULFILMENT_QUEUE }, staff.id, `discord:${member.id}`)).ok).toBe(true);
+    expect((await retryDeadJob({ db, queue: env.JOB_QUEUE }, staff.id, `discord:${member.id}`)).ok).toBe(true);
     await expectRoles(member.discordId, [SUBSCRIBER]);
     await vi.waitFor(async () => expect(await db.select().from(failedJobs).where(eq(failedJobs.id, `discord:${member.id}`)).get()).toBeUndefined());
   });
@@ -337,7 +338,7 @@ describe("what Discord throws at the sync", () => {
     expect(row?.attempts).toBe(4);
     expect(row?.nextAttemptAt).toBeGreaterThanOrEqual(now + 7200_000);
     await setBotRoleLow(db, false);
-    await queueReconcile({ db, queue: env.FULFILMENT_QUEUE }, row!.nextAttemptAt! + 1);
+    await queueReconcile({ db, queue: env.JOB_QUEUE }, row!.nextAttemptAt! + 1);
     await expectRoles(member.discordId, [SUBSCRIBER]);
   });
 
@@ -363,8 +364,8 @@ describe("the reconcile sweep", () => {
     const members = [];
     for (let i = 0; i < MEMBERS_PER_RECONCILE + 5; i++) members.push(await linkedMember());
     await db.update(discordRoleSync).set({ checkedAt: 0 });
-    const sent = vi.spyOn(env.FULFILMENT_QUEUE, "sendBatch");
-    const queued = await queueReconcile({ db, queue: env.FULFILMENT_QUEUE });
+    const sent = vi.spyOn(env.JOB_QUEUE, "sendBatch");
+    const queued = await queueReconcile({ db, queue: env.JOB_QUEUE });
     const reconciles = sent.mock.calls.flatMap(([messages]) => [...messages]).map((message) => message.body as { kind: string; userIds?: string[] }).filter((body) => body.kind === "discord-reconcile");
     sent.mockRestore();
     expect(queued.members).toBeGreaterThanOrEqual(members.length);
@@ -383,7 +384,7 @@ describe("the reconcile sweep", () => {
   it("runs ten syncs in one invocation when the rules hand out two roles: each costs one read and at most two calls", async () => {
     const members = [];
     for (let i = 0; i < 10; i++) members.push(await linkedMember());
-    const putBack = vi.spyOn(env.FULFILMENT_QUEUE, "send");
+    const putBack = vi.spyOn(env.JOB_QUEUE, "send");
     const before = await requestsSoFar();
     await runQueue(
       QUEUE,

@@ -13,8 +13,8 @@ import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
 import worker from "../../workers/app";
 import { call, createAccount, db, handled, nextId, ORIGIN, paidOrderPayload, runQueue, signIn, transactionId, unique } from "../helpers";
 
-const FULFILMENT = "keyshop-fulfilment";
-const DEAD_LETTERS = "keyshop-fulfilment-failed";
+const FULFILMENT = "keyshop-jobs";
+const DEAD_LETTERS = "keyshop-jobs-failed";
 
 /** A paid one-unit order for a fresh variant with one code in stock. */
 async function paidOrder() {
@@ -95,7 +95,7 @@ describe("fulfilment queue: the webhook's answer", () => {
         bindings,
         createExecutionContext(),
       );
-    const down = { ...env, FULFILMENT_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
+    const down = { ...env, JOB_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
     const refused = await send(down);
     expect(refused.status).toBe(503);
     expect(await delivery(webhookId)).toMatchObject({ outcome: "queued", payload: body });
@@ -131,7 +131,7 @@ describe("fulfilment queue: nothing stuck on the way", () => {
     const admin = await createAccount({ admin: true });
     const cookie = await signIn(admin, unique("ip"));
     const { order } = await submittedCryptoOrder({ approved: false });
-    const down = { ...env, FULFILMENT_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
+    const down = { ...env, JOB_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
     const post = (path: string, form: Record<string, string>) =>
       worker.fetch(
         new Request(`${ORIGIN}${path}`, { method: "POST", headers: { Origin: ORIGIN, Cookie: cookie }, body: new URLSearchParams(form) }) as Request<unknown, IncomingRequestCfProperties>,
@@ -291,7 +291,7 @@ describe("fulfilment queue: the consumer", () => {
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toHaveLength(2);
     const rows = await Promise.all(result.retryMessages.map((m) => failure(`message:${m.msgId}`)));
-    expect(rows.map((r) => r?.lastError)).toEqual([expect.stringContaining("Not a fulfilment job"), expect.stringContaining("Not a fulfilment job")]);
+    expect(rows.map((r) => r?.lastError)).toEqual([expect.stringContaining("Not a job"), expect.stringContaining("Not a fulfilment job")]);
   });
 });
 

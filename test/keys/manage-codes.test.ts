@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/platform/db/schema.server";
 import { call, createAccount, cryptoKeySent, db, runQueue, signIn, transactionId, unique } from "../helpers";
 
-const FULFILMENT = "keyshop-fulfilment";
+const FULFILMENT = "keyshop-jobs";
 
 const VARIANT = "gid://shopify/ProductVariant/4710000000004"; // Vertex HWID Spoofer - 30 Days (demo catalogue)
 

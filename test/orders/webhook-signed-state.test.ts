@@ -185,13 +185,13 @@ describe("units and refunds that cross", () => {
     const id = crypto.randomUUID();
     await db.insert(webhookDeliveries).values({ id, topic: "orders/paid", outcome: "queued", payload: JSON.stringify(story.paid), receivedAt: Date.now() });
     const job = { kind: "shopify-delivery", deliveryId: id };
-    expect((await runQueue("keyshop-fulfilment", [job])).retryMessages).toHaveLength(1);
+    expect((await runQueue("keyshop-jobs", [job])).retryMessages).toHaveLength(1);
     expect(await codesOf(story.base.id)).toHaveLength(0);
     // The refund of one unit arrives meanwhile: nothing to revoke yet, so it waits.
     await deliver("refunds/create", story.refund);
     await env.DB.exec(`DROP TRIGGER ${trigger};`);
     // The queue delivers the paid order again: both units get keys, and the refund takes one back before the mail.
-    await runQueue("keyshop-fulfilment", [job], 2);
+    await runQueue("keyshop-jobs", [job], 2);
     const codes = await codesOf(story.base.id);
     expect(codes).toHaveLength(2);
     expect(codes.filter((c) => c.revokedAt === null)).toHaveLength(1);

@@ -29,7 +29,7 @@ describe("mail outbox", () => {
   it("writes every message to the outbox before delivering it", async () => {
     const pending: Promise<unknown>[] = [];
     const m = message();
-    expect(await sendMail(db, env, (p) => pending.push(p), m)).toBe(true);
+    expect(await sendMail({ db, mail: env, waitUntil: (p) => pending.push(p) }, m)).toBe(true);
     const stored = await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, m.to)).get();
     expect(stored).toMatchObject({ subject: "Hello", textBody: m.text, status: "pending" });
     await Promise.all(pending);

@@ -5,6 +5,7 @@ import { itemCount } from "~/lib/cart";
 import { ShoppingCart } from "../icons";
 import { lazyComponent } from "../lazy";
 import { useCart } from "./cart-context";
+import { counted } from "~/lib/format";
 
 const loadPanel = () => import("./cart-panel");
 const CartPanel = lazyComponent(() => loadPanel().then((module) => module.default));
@@ -36,7 +37,7 @@ export function CartButton() {
       onPointerEnter={preloadPanel}
       onFocus={preloadPanel}
       className="relative rounded-md p-1.5 text-zinc-300 hover:text-white sm:p-2"
-      aria-label={`Open cart, ${count} item${count === 1 ? "" : "s"}`}
+      aria-label={`Open cart, ${counted(count, "item")}`}
     >
       <ShoppingCart className="size-5" aria-hidden />
       {count > 0 ? (

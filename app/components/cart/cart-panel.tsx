@@ -8,6 +8,7 @@ import { useToast, useToastHost } from "../toaster";
 import { Button } from "../ui/button";
 import { inputClass } from "../ui/input-class";
 import { useCart } from "./cart-context";
+import { counted } from "~/lib/format";
 
 type Upsell = Omit<CartItem, "quantity">;
 
@@ -71,7 +72,7 @@ export default function CartPanel() {
               <ShoppingCart className="size-5" aria-hidden /> Shopping Cart
             </h2>
             <p id="cart-description" className="mt-1 text-sm text-muted">
-              {count === 0 ? "Your cart is empty" : `${count} item${count === 1 ? "" : "s"} in your cart`}
+              {count === 0 ? "Your cart is empty" : `${counted(count, "item")} in your cart`}
             </p>
           </div>
           <button ref={closeRef} type="button" onClick={() => setOpen(false)} className="rounded p-1 text-muted hover:text-white" aria-label="Close cart">

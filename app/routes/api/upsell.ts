@@ -22,7 +22,7 @@ export async function loader({ context }: Route.LoaderArgs) {
       };
     }
   } catch (error) {
-    // The specification: a failed products fetch here is logged, nothing more.
+    // The upsell is a nicety: a failed products fetch is logged and the cart shows none.
     console.error("Failed to load products for the cart upsell:", error);
   }
   return Response.json({ upsell }, { headers: { "Cache-Control": PUBLIC_CACHE_CONTROL } });

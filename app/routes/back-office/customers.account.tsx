@@ -57,12 +57,12 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     // Their Discord roles follow a ban (or its end) now rather than at the next sweep.
     case "ban": {
       const banned = await banCustomer(sessionDeps(context), actor, params.id, input.reason);
-      if (banned.ok) await queueRoleSync(env.FULFILMENT_QUEUE, [params.id]);
+      if (banned.ok) await queueRoleSync(env.JOB_QUEUE, [params.id]);
       return reply(banned, ({ sessionsEnded }) => `Signed out of ${sessionsEnded} session(s); sign-in is refused.`, "Customer banned");
     }
     case "unban": {
       const lifted = await unbanCustomer(db, actor, params.id);
-      if (lifted.ok) await queueRoleSync(env.FULFILMENT_QUEUE, [params.id]);
+      if (lifted.ok) await queueRoleSync(env.JOB_QUEUE, [params.id]);
       return reply(lifted, () => "They can sign in again.", "Ban lifted");
     }
     case "end-sessions":

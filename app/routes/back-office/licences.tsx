@@ -98,7 +98,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { value: form, viewer } = submission;
   const { db, env } = app(context);
   if (form.intent === "compensate") {
-    return answer(await compensateLicences({ db, queue: env.FULFILMENT_QUEUE }, viewer, form, clientAddress(request)), {
+    return answer(await compensateLicences({ db, queue: env.JOB_QUEUE }, viewer, form, clientAddress(request)), {
       success: ({ licences }) => ({ title: "Time added", description: `${form.days} day(s) added to ${licences} licence(s) of ${form.product}; their owners are being e-mailed` }),
       titles: { ...titles, conflict: "Nothing added" },
       intent: form.intent,

@@ -19,7 +19,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { value: form, viewer: admin } = submission;
   if (form.intent === "fulfil") {
     const { db, env } = app(context);
-    return answer(await fulfilCryptoOrder({ db, queue: env.FULFILMENT_QUEUE }, admin, form), {
+    return answer(await fulfilCryptoOrder({ db, queue: env.JOB_QUEUE }, admin, form), {
       intent: "fulfil",
       titles: fulfilTitles,
       success: ({ orderNumber, customerEmail }) => ({

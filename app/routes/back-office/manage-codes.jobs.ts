@@ -13,7 +13,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readStaffAction(request, context, "failed-jobs", retryJobSchema);
   if (!submission.ok) return answerInvalid(submission, { titles: { invalid: RETRY_FAILED } });
   const { db, env } = app(context);
-  return answer(await retryDeadJob({ db, queue: env.FULFILMENT_QUEUE }, submission.viewer.id, submission.value.id), {
+  return answer(await retryDeadJob({ db, queue: env.JOB_QUEUE }, submission.viewer.id, submission.value.id), {
     intent: "retry",
     titles: { "not-found": RETRY_FAILED },
     success: { title: "Job sent again", description: "It runs again in a moment; if it fails again, it comes back here." },

@@ -19,6 +19,7 @@ import { replacementDecisionSchema } from "~/lib/schemas/replacements";
 import { clientAddress } from "~/http/caller.server";
 import { decideReplacement, replacementQueue } from "~/server/replacements/replacement-decisions.server";
 import type { Route } from "./+types/replacements";
+import { counted } from "~/lib/format";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("replacements.decide")];
 
@@ -94,7 +95,7 @@ function RequestCard({ request }: { request: Request }) {
           <dt className="inline text-muted">Last check: </dt>
           <dd className="inline">
             {request.lastCheckAt ? <LocalTime ms={request.lastCheckAt} format="datetime" /> : "Never"}
-            {request.lastCheckPlace ? ` · ${request.lastCheckPlace}` : ""} · {request.resets} PC reset{request.resets === 1 ? "" : "s"}
+            {request.lastCheckPlace ? ` · ${request.lastCheckPlace}` : ""} · {counted(request.resets, "PC reset")}
           </dd>
         </div>
       </dl>

@@ -8,7 +8,7 @@ import { Card } from "~/components/ui/card";
 import { app } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
 import { BRAND } from "~/lib/brand";
-import { formatCount, formatDate, formatUsd } from "~/lib/format";
+import { formatCount, formatDate, formatUsd, plural } from "~/lib/format";
 import { METHOD_LABEL, PAYMENT_METHODS, SALES_DAYS } from "~/lib/sales";
 import { salesOverview } from "~/server/orders/sales-figures.server";
 import { allVariants } from "~/server/catalogue/catalogue.server";
@@ -112,7 +112,7 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
                 title={`Top resellers by purchases, last ${SALES_DAYS} days`}
                 description="The resellers who spent the most on keys from their balance, in US dollars."
                 series={[{ key: "spent", label: "Spent", color: "#4ade80" }]}
-                rows={resellers.map((r) => ({ key: r.userId, label: `${r.username ?? r.userId} (${formatCount(r.purchases)} purchase${r.purchases === 1 ? "" : "s"})`, values: [r.cents] }))}
+                rows={resellers.map((r) => ({ key: r.userId, label: `${r.username ?? r.userId} (${formatCount(r.purchases)} ${plural(r.purchases, "purchase", "purchases")})`, values: [r.cents] }))}
                 format={formatUsd}
                 labelHeader="Reseller"
               />

@@ -42,7 +42,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "global-limit":
       return rateLimitNext(db, 3, 5, form.intent === "global-limit");
     case "reconcile":
-      await queueReconcile({ db, queue: env.FULFILMENT_QUEUE }, Date.now(), { everyone: true });
+      await queueReconcile({ db, queue: env.JOB_QUEUE }, Date.now(), { everyone: true });
       await checkGuildHealth({ db, setup: discordSetup(env, db) });
       return null;
   }

@@ -40,7 +40,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const found = lookup.ok ? await findOrderFor(db, viewer, lookup.value.order) : lookup;
   if (!found.ok) return { recent: await recent(), lookup: { ok: false as const, problem: found.problem } };
   const setup = cryptoSetup(env, db);
-  const order = await checkOrder({ db, setup, queue: env.FULFILMENT_QUEUE }, found.value.order, { byBuyer: true });
+  const order = await checkOrder({ db, setup, queue: env.JOB_QUEUE }, found.value.order, { byBuyer: true });
   return { recent: await recent(), lookup: { ok: true as const, order: cryptoOrderView(order, setup, { forBuyer: found.value.buyer }) } };
 }
 

@@ -33,6 +33,7 @@ import { readSubmission } from "~/http/submission.server";
 import type { Route } from "./+types/security";
 import { callerOf, tokenCookie } from "~/http/caller.server";
 import { forgetToken } from "~/server/platform/caller.server";
+import { counted } from "~/lib/format";
 
 export const meta: Route.MetaFunction = () => [{ title: `Security | ${BRAND}` }];
 
@@ -67,7 +68,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       return answer(await endOtherSessions(deps, viewer, callerOf(request)), {
         success: ({ ended }) => ({
           title: "Signed out everywhere else",
-          description: ended === 0 ? "No other device was signed in." : `${ended} other session${ended === 1 ? "" : "s"} ended.`,
+          description: ended === 0 ? "No other device was signed in." : `${counted(ended, "other session")} ended.`,
         }),
         intent: form.intent,
       });
@@ -86,7 +87,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "unlink-discord": {
       const unlinked = await unlinkDiscord(deps.db, viewer.id, callerOf(request).ip);
       // The roles the shop gave that Discord account are taken back now.
-      if (unlinked.ok) await queueRoleSync(app(context).env.FULFILMENT_QUEUE, [viewer.id]);
+      if (unlinked.ok) await queueRoleSync(app(context).env.JOB_QUEUE, [viewer.id]);
       return answer(unlinked, {
         success: { title: "Discord unlinked", description: "That Discord account can no longer log in to yours." },
         titles: { conflict: "Not unlinked" },

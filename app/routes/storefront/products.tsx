@@ -7,6 +7,7 @@ import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
 import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/products";
+import { counted } from "~/lib/format";
 
 export const headers = publicPageHeaders;
 
@@ -47,7 +48,7 @@ export default function Products({ loaderData }: Route.ComponentProps) {
                 <div className="p-5">
                   <h2 className="font-bold group-hover:text-accent">{product.title}</h2>
                   <p className="mt-1 text-sm text-muted">
-                    From {formatPrice(product.priceRange.minVariantPrice)} · {product.variants.length} plan{product.variants.length === 1 ? "" : "s"}
+                    From {formatPrice(product.priceRange.minVariantPrice)} · {counted(product.variants.length, "plan")}
                   </p>
                 </div>
               </Link>

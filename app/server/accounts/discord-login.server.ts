@@ -218,7 +218,7 @@ export async function recordDiscordLink(deps: MailingDeps, userId: string, disco
   await audit(db, userId, "discord.link", userId, { discordId, username }, ip);
   const account = await findById(db, userId, now);
   if (account) {
-    await sendMail(db, deps.mail, deps.waitUntil, {
+    await sendMail(deps, {
       to: account.email,
       subject: `Discord was linked to your ${BRAND} account`,
       ...mailBody([

@@ -3,6 +3,7 @@
 // from the authenticator app (or a recovery code, or one of the account's passkeys) checks out.
 // Five failed attempts end the challenge.
 import { eq, sql } from "drizzle-orm";
+import { counted } from "~/lib/format";
 import { fail, ok, type Result } from "~/lib/result";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
@@ -56,21 +57,21 @@ export async function completeChallengeWith(
   const reservation = await reserveAttempt(db, secondFactorKeys(caller.ip, challenge.userId), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "wrong codes");
   // Count the attempt before checking, so parallel guesses cannot exceed the limit.
-  const [counted] = await db
+  const [attempt] = await db
     .update(loginChallenges)
     .set({ attempts: sql`${loginChallenges.attempts} + 1` })
     .where(eq(loginChallenges.id, challenge.id))
     .returning({ attempts: loginChallenges.attempts });
-  if (!counted || counted.attempts > MAX_CHALLENGE_ATTEMPTS) return restart;
+  if (!attempt || attempt.attempts > MAX_CHALLENGE_ATTEMPTS) return restart;
   const checked = await check(challenge.userId);
   if (!checked.ok) {
-    const left = MAX_CHALLENGE_ATTEMPTS - counted.attempts;
+    const left = MAX_CHALLENGE_ATTEMPTS - attempt.attempts;
     if (left <= 0) {
       await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
       return restart;
     }
     const { message, field } = checked.problem;
-    return fail("unauthenticated", `${message} ${left} attempt${left === 1 ? "" : "s"} left.`, { field });
+    return fail("unauthenticated", `${message} ${counted(left, "attempt")} left.`, { field });
   }
   await db.delete(loginChallenges).where(eq(loginChallenges.id, challenge.id));
   await attemptSucceeded(db, reservation, now);

@@ -55,7 +55,7 @@ async function mailResetLink(deps: MailingDeps, name: string, origin: string, ip
     .insert(passwordResetTokens)
     .values({ ...link, userId: account.id })
     .onConflictDoUpdate({ target: passwordResetTokens.userId, set: link });
-  await sendMail(db, deps.mail, deps.waitUntil, {
+  await sendMail(deps, {
     to: account.email,
     subject: `Reset your ${BRAND} password`,
     ...mailBody([
@@ -95,7 +95,7 @@ export function signInsInProgress(db: Db, userId: string) {
 /** Tells the account's address that its password changed (`how` finishes the sentence), and what to do if that was not its owner. */
 export async function mailPasswordChanged(deps: MailingDeps, account: { email: string; username: string }, caller: Caller, how: string): Promise<void> {
   const origin = caller.origin;
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+  await sendMail(deps, {
     to: account.email,
     subject: `Your ${BRAND} password was changed`,
     ...mailBody([

@@ -16,15 +16,16 @@ import { openAccount } from "./open-account.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { attemptSucceeded, reserveAttempt, type ThrottleKey, throttled, throttleKeys } from "./throttle.server";
 import type { Caller } from "../platform/caller.server";
+import { counted } from "~/lib/format";
 
 const RESEND_INTERVAL_MS = 60 * 1000;
 
 /** "24 hours", "5 hours", "40 minutes": how long a link has left, rounded down. */
 function timeLeft(ms: number): string {
   const hours = Math.floor(ms / 3_600_000);
-  if (hours >= 1) return `${hours} hour${hours === 1 ? "" : "s"}`;
+  if (hours >= 1) return `${counted(hours, "hour")}`;
   const minutes = Math.max(1, Math.floor(ms / 60_000));
-  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  return `${counted(minutes, "minute")}`;
 }
 
 /**
@@ -37,7 +38,7 @@ export async function sendVerification(deps: MailingDeps, user: { id: string; em
   const expiresAt = user.createdAt + REGISTRATION_TTL_MS;
   await deps.db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: user.id, createdAt: now, expiresAt });
   const link = `${origin}/auth/verify?token=${token}`;
-  await sendMail(deps.db, deps.mail, deps.waitUntil, {
+  await sendMail(deps, {
     to: user.email,
     subject: `Verify your ${BRAND} account`,
     ...mailBody([

@@ -8,6 +8,7 @@
 // Every attempt is counted *before* it is checked, in one statement that refuses it while the key
 // is blocked: parallel requests cannot all pass a check that only looked at the old count.
 import { and, eq, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
+import { counted } from "~/lib/format";
 import { fail } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
 import { authThrottle } from "../platform/db/schema.server";
@@ -158,9 +159,9 @@ export async function attemptSucceeded(db: Db, reservation: Extract<Reservation,
 
 function describeWait(ms: number): string {
   const seconds = Math.ceil(ms / SECOND);
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? "" : "s"}`;
+  if (seconds < 60) return `${counted(seconds, "second")}`;
   const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  return `${counted(minutes, "minute")}`;
 }
 
 /** The problem for an attempt refused by the throttle: what was refused, and when to try again. */

@@ -2,7 +2,8 @@
 // conversion, pending / available / paid-out money, a 30-day chart and the referred orders with
 // their buyers masked. Reads only; every figure is derived from the clicks and the ledger.
 import { and, asc, count, desc, eq, gt, gte, sql } from "drizzle-orm";
-import { DAY_MS, maskEmail } from "~/lib/affiliates";
+import { maskEmail } from "~/lib/affiliates";
+import { DAY_MS } from "~/lib/time";
 import { audit } from "../platform/audit.server";
 import { csvStream, isoTime } from "../platform/csv.server";
 import type { Db } from "../platform/db/client.server";

@@ -10,9 +10,9 @@ import { fail, ok, type Result } from "~/lib/result";
 import { findByEmailOrUsername } from "../accounts/directory.server";
 import type { Db } from "../platform/db/client.server";
 import { auditLog, profiles, shopifyOrders, users } from "../platform/db/schema.server";
+import { DAY_MS } from "~/lib/time";
 
 export const AUDIT_PAGE_SIZE = 50;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface AuditEntry {
   id: number;

@@ -84,7 +84,7 @@ interface GraphQLResponse<T> {
   errors?: { message: string }[];
 }
 
-/** Sends one GraphQL document to the Storefront API and applies the specification's error rules. */
+/** Sends one GraphQL document to the Storefront API and turns its failures into the shop's errors (402, other statuses, GraphQL errors). */
 export async function storefrontRequest<T>(
   config: ShopifyConfig,
   query: string,

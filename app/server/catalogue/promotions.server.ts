@@ -2,7 +2,7 @@
 // included the product in the last 24 hours (said only from a threshold staff set), and the sale
 // staff set on it with the real time it ends (gone once it has ended). Staff's changes are audited.
 import { and, eq, gt, inArray, isNull, notInArray, sql } from "drizzle-orm";
-import { DAY_MS } from "~/lib/affiliates";
+import { DAY_MS } from "~/lib/time";
 import { DEFAULT_RECENT_PURCHASERS_THRESHOLD, type ProductSale } from "~/lib/reviews";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";

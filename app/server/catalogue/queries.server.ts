@@ -75,7 +75,7 @@ export const CART_CREATE_MUTATION = /* GraphQL */ `
   }
 `;
 
-/** Limits from the specification: how much of the catalogue each screen reads. */
+/** How much of the catalogue each screen reads: what it shows, and no more. */
 export const LIMITS = {
   listProducts: 10,
   adminProducts: 50,

@@ -12,9 +12,9 @@ import { hasCodeInStock, namedCodeTaken, releaseUnit } from "../keys/claim.serve
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { auditLog, cryptoOrders, users } from "../platform/db/schema.server";
-import type { JobQueue } from "../platform/job-queue.server";
+import type { JobQueue } from "../platform/job-registry.server";
 import { ADMIN_FULFILLABLE, type CryptoOrder } from "./crypto-orders.server";
-import { type CryptoOrderJob, cryptoUnit } from "./crypto-settlement.server";
+import { cryptoUnit } from "./crypto-settlement.server";
 
 /** The admin's queue: orders a person has to look at, the longest waiting first (at most 200 at a time). */
 export function ordersNeedingReview(db: Db) {
@@ -55,7 +55,7 @@ const notAwaiting = (order: CryptoOrder) => `Order ${order.orderNumber} is ${ord
  * out and e-mailed by the fulfilment queue, the one way keys leave the shop (decision 031).
  */
 export async function fulfilCryptoOrder(
-  deps: { db: Db; queue: JobQueue<CryptoOrderJob> },
+  deps: { db: Db; queue: JobQueue<"crypto-order"> },
   admin: Viewer,
   input: FulfilCryptoOrderInput,
   now = Date.now(),

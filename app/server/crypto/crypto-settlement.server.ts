@@ -11,16 +11,10 @@ import { cryptoSale, recordSale } from "../keys/sale.server";
 import { checkLowStock } from "../keys/stock-alerts.server";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders } from "../platform/db/schema.server";
+import type { JobOf } from "../platform/job-registry.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { type CryptoOrder, SETTLEABLE } from "./crypto-orders.server";
 import { creditTopUp } from "../resellers/reseller-balance.server";
-
-/** The queue message that hands out a crypto order's key: the admin's typed-in one, or the next in stock. */
-export interface CryptoOrderJob {
-  kind: "crypto-order";
-  orderNumber: string;
-  code: string | null;
-}
 
 /** The one unit a crypto order buys: its key is claimed against it, so it has at most one. */
 export const cryptoUnit = (order: CryptoOrder): OrderUnit => ({ orderId: order.orderNumber, lineId: "crypto", unitIndex: 0, variantId: order.variantId, email: order.customerEmail });
@@ -34,7 +28,7 @@ export const cryptoUnit = (order: CryptoOrder): OrderUnit => ({ orderId: order.o
  * key claimed for it. Throws when the key cannot be handed out now (no stock, the named key is
  * taken), so the queue retries and, in the end, shows the admin why.
  */
-export async function settleCryptoOrder(deps: MailingDeps, job: CryptoOrderJob, now = Date.now()): Promise<void> {
+export async function settleCryptoOrder(deps: MailingDeps, job: JobOf<"crypto-order">, now = Date.now()): Promise<void> {
   const { db } = deps;
   const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, job.orderNumber)).get();
   if (!order) throw new Error(`Crypto order ${job.orderNumber} does not exist`);

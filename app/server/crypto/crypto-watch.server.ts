@@ -9,9 +9,8 @@ import { orderKey } from "~/lib/orders";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, failedJobs } from "../platform/db/schema.server";
-import type { JobQueue } from "../platform/job-queue.server";
+import { CHECKS_PER_MESSAGE, type JobQueue } from "../platform/job-registry.server";
 import { CLOSED_UNPAID_STATES, type CryptoOrder, OPEN_STATES, paidThreshold, type SeenPayment, SETTLEABLE, watchedLateByBuyer } from "./crypto-orders.server";
-import type { CryptoOrderJob } from "./crypto-settlement.server";
 import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
 
 /** An order's chain is read at most once per this interval, however many trackers are open. */
@@ -28,23 +27,11 @@ const LATE_WATCH_MS = 7 * 24 * 60 * 60_000;
 const LATE_CHECK_INTERVAL_MS = 60 * 60_000;
 /** A paid order whose key has not gone out after this long is queued again (the send may have failed). */
 const UNSETTLED_AFTER_MS = 10 * 60_000;
-/**
- * Orders per chain-check message: one address lookup each (more only for an address with over 25
- * confirmed payments) plus the tip height per coin: 42 at most, under the 50 subrequests of a Free
- * plan invocation when a message runs alone, as the 2 s spacing makes usual (decision 032).
- */
-export const CHECKS_PER_MESSAGE = 40;
-
-/** The queue message that checks a group of orders against the chain. */
-export interface ChainCheckJob {
-  kind: "chain-check";
-  orderNumbers: string[];
-}
 
 export interface WatchDeps {
   db: Db;
   setup: CryptoSetup;
-  queue: JobQueue<CryptoOrderJob>;
+  queue: JobQueue<"crypto-order">;
 }
 
 /** What the chain showed for an order's address. */
@@ -156,7 +143,7 @@ export async function checkOrder(
   return updated;
 }
 
-async function queueSettlement(queue: JobQueue<CryptoOrderJob>, order: CryptoOrder): Promise<void> {
+async function queueSettlement(queue: JobQueue<"crypto-order">, order: CryptoOrder): Promise<void> {
   try {
     await queue.send({ kind: "crypto-order", orderNumber: order.orderNumber, code: null });
   } catch (error) {
@@ -195,7 +182,7 @@ function dueForCheck(now: number) {
  * a few seconds apart so neither one invocation's subrequests nor the explorer's rate limit are
  * exceeded; and queues again the settlement of paid orders still waiting for it.
  */
-export async function queueChainChecks(deps: { db: Db; queue: Queue<ChainCheckJob | CryptoOrderJob> }, now = Date.now()): Promise<number> {
+export async function queueChainChecks(deps: { db: Db; queue: JobQueue<"chain-check" | "crypto-order"> }, now = Date.now()): Promise<number> {
   const { db, queue } = deps;
   const due = await db.select({ orderNumber: cryptoOrders.orderNumber }).from(cryptoOrders).where(dueForCheck(now)).orderBy(asc(cryptoOrders.checkedAt)).limit(4000);
   const groups = groupsOf(

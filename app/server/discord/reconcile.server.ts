@@ -7,18 +7,15 @@ import type { Db } from "../platform/db/client.server";
 import { discordRoleReleases, discordRoleSync, discordSettings, oauthAccounts, users } from "../platform/db/schema.server";
 import { ADMINISTRATOR, type DiscordRole, MANAGE_ROLES } from "./discord-api.server";
 import { desiredRolesJson, desiredRolesOf, managedRoles, roleSettings } from "./role-setup.server";
+import { type JobOf, MEMBERS_PER_RECONCILE } from "../platform/job-registry.server";
 import { failureOf, queueRoleSync, type RoleSyncDeps, syncFailed } from "./role-sync.server";
 
-/** Members one reconcile message compares: one Discord request each, under the Free plan's 50 subrequests. */
-export const MEMBERS_PER_RECONCILE = 40;
 /** Members one cron run queues for comparison: 50 messages, 2,000 members every five minutes. */
 export const MEMBERS_PER_SWEEP = 2000;
 /** How long a member's comparison holds before the sweep looks again. */
 export const RECONCILE_EVERY_MS = 60 * 60_000;
 /** Reconcile messages start this far apart, so one invocation rarely holds two. */
 const MESSAGE_SPACING_SECONDS = 2;
-
-export type ReconcileJob = { kind: "discord-reconcile"; userIds: string[] };
 
 /**
  * Cron (and /dev/discord's "Run the sweep now", for `everyone`): rows for new links, parked retries that are due, and the members compared longest ago,
@@ -62,7 +59,7 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
     .orderBy(asc(discordRoleSync.checkedAt))
     .limit(MEMBERS_PER_SWEEP);
   const userIds = stale.map((row) => row.userId);
-  const messages: MessageSendRequest<ReconcileJob>[] = [];
+  const messages: MessageSendRequest<JobOf<"discord-reconcile">>[] = [];
   for (let i = 0; i < userIds.length; i += MEMBERS_PER_RECONCILE) {
     messages.push({ body: { kind: "discord-reconcile", userIds: userIds.slice(i, i + MEMBERS_PER_RECONCILE) }, delaySeconds: messages.length * MESSAGE_SPACING_SECONDS });
   }
@@ -94,7 +91,7 @@ export async function runReconcile(deps: RoleSyncDeps, userIds: string[], now = 
   for (const [index, row] of rows.entries()) {
     if (waitUntil > now) {
       const rest = rows.slice(index).map((later) => later.userId);
-      await deps.queue.send({ kind: "discord-reconcile", userIds: rest } satisfies ReconcileJob, { delaySeconds: Math.ceil((waitUntil - now) / 1000) });
+      await deps.queue.send({ kind: "discord-reconcile", userIds: rest }, { delaySeconds: Math.ceil((waitUntil - now) / 1000) });
       break;
     }
     const should = desired.get(row.userId) ?? [];

@@ -11,9 +11,8 @@ import type { Db } from "../platform/db/client.server";
 import { discordRoleReleases, discordRoleSync, discordSettings, licences, oauthAccounts, users } from "../platform/db/schema.server";
 import { DISCORD_ERRORS, type DiscordAnswer } from "./discord-api.server";
 import { forgetFailures, markJobDead } from "../platform/job-queue.server";
+import type { JobQueue } from "../platform/job-registry.server";
 import { type DiscordSetup, desiredRolesOf, discordLinkOf, managedRoles, roleSettings } from "./role-setup.server";
-
-export type RoleSyncJob = { kind: "discord-sync"; userId: string };
 
 /** The waits after the 1st to 5th failed attempt; after the 5th the job is a failed job. */
 export const RETRY_SCHEDULE_SECONDS = [60, 300, 1800, 7200, 43200] as const;
@@ -23,7 +22,7 @@ export const QUEUE_DELAY_LIMIT_SECONDS = 1800;
 export interface RoleSyncDeps {
   db: Db;
   setup: DiscordSetup;
-  queue: Queue;
+  queue: JobQueue<"discord-sync" | "discord-reconcile">;
   /** Shared by the jobs of one invocation: after a global 429 none of them calls Discord before this time. */
   pause: { until: number };
 }
@@ -67,7 +66,7 @@ const json = (roles: string[]) => JSON.stringify([...roles].sort());
 /** Sends the job again in `seconds`: on the queue when that is short, else parked for the cron. */
 async function sendLater(deps: RoleSyncDeps, userId: string, seconds: number, now: number): Promise<number | null> {
   if (seconds <= QUEUE_DELAY_LIMIT_SECONDS) {
-    await deps.queue.send({ kind: "discord-sync", userId } satisfies RoleSyncJob, { delaySeconds: Math.max(1, Math.ceil(seconds)) });
+    await deps.queue.send({ kind: "discord-sync", userId }, { delaySeconds: Math.max(1, Math.ceil(seconds)) });
     return null;
   }
   return now + seconds * 1000;
@@ -96,7 +95,7 @@ export async function syncFailed(deps: RoleSyncDeps, row: Pick<SyncRow, "userId"
   const attempts = (row.state === "failed" ? 0 : row.attempts) + 1;
   if (attempts > RETRY_SCHEDULE_SECONDS.length) {
     await db.update(discordRoleSync).set({ state: "failed", attempts, nextAttemptAt: null, lastError: failure.message }).where(eq(discordRoleSync.userId, userId));
-    await markJobDead(db, syncJobKey(userId), { kind: "discord-sync", userId } satisfies RoleSyncJob, attempts, now);
+    await markJobDead(db, syncJobKey(userId), { kind: "discord-sync", userId }, attempts, now);
     return;
   }
   const nextAttemptAt = await sendLater(deps, userId, RETRY_SCHEDULE_SECONDS[attempts - 1]!, now);
@@ -227,10 +226,10 @@ export async function syncMemberRoles(deps: RoleSyncDeps, userId: string, now = 
 }
 
 /** Queues a sync of each of `userIds` now (after a purchase, a link, a refund): the cron is the backstop. */
-export async function queueRoleSync(queue: Queue, userIds: string[]): Promise<void> {
+export async function queueRoleSync(queue: JobQueue<"discord-sync">, userIds: string[]): Promise<void> {
   const unique = [...new Set(userIds)];
   for (let i = 0; i < unique.length; i += 100) {
-    await queue.sendBatch(unique.slice(i, i + 100).map((userId) => ({ body: { kind: "discord-sync", userId } satisfies RoleSyncJob })));
+    await queue.sendBatch(unique.slice(i, i + 100).map((userId) => ({ body: { kind: "discord-sync", userId } })));
   }
 }
 

@@ -23,9 +23,9 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await deleteExpiredCeremonies(db, now);
   await forgetIdleThrottles(db, now);
   await expireSubscriptions(db, now);
-  await requeueStuckDeliveries({ db, queue: env.FULFILMENT_QUEUE }, now);
-  await queueChainChecks({ db, queue: env.FULFILMENT_QUEUE }, now);
+  await requeueStuckDeliveries({ db, queue: env.JOB_QUEUE }, now);
+  await queueChainChecks({ db, queue: env.JOB_QUEUE }, now);
   // Discord roles: the reconcile sweep, and the health check that runs with it (decision 064).
-  await queueReconcile({ db, queue: env.FULFILMENT_QUEUE }, now);
+  await queueReconcile({ db, queue: env.JOB_QUEUE }, now);
   await checkGuildHealth({ db, setup: discordSetup(env, db, crypto.randomUUID()) }, now);
 }

@@ -1,59 +1,41 @@
-// The fulfilment queue's consumer (decision 031): keys for paid orders go out here, whether the
+// The job queue's consumer: every kind of background job declared in the job registry
+// (app/server/platform/job-registry.server.ts) runs here. Keys for paid orders go out, whether the
 // order came by Shopify webhook (the demo checkout's too) or is a paid crypto order; the cron's
-// chain checks of open crypto orders run here too, spread over messages (decision 032), and so do the
-// e-mails to the owners of licences that were given time back (decision 047).
-// (Restocking fills the units waiting for new codes within the admin's own request.) Messages of a batch run one after another; each is acknowledged on its
-// own once its work is done, or retried with backoff, so a failure never holds up or repeats the
-// others. After the last retry the queue moves a message to the dead-letter queue, whose consumer
-// puts it on the admin's list of failed jobs.
-import * as v from "valibot";
+// chain checks of open crypto orders run here, spread over messages; so do the e-mails to owners
+// of licences given time back and the Discord role syncs. (Restocking fills the units waiting for
+// new codes within the admin's own request.) Messages of a batch run one after another; each is
+// acknowledged on its own once its work is done, or retried with backoff, so a failure never holds
+// up or repeats the others. After the last retry the queue moves a message to the dead-letter
+// queue, whose consumer puts it on the admin's list of failed jobs.
 import { fail, ok, type Result } from "~/lib/result";
 import { processDelivery } from "../orders/shopify-consumer.server";
-import { INLINE_BODY_BYTES } from "../orders/shopify-webhook.server";
 import { mailCompensation } from "../licences/compensation.server";
 import { settleCryptoOrder } from "../crypto/crypto-settlement.server";
 import { cryptoSetup } from "../crypto/crypto-setup.server";
-import { CHECKS_PER_MESSAGE, runChainChecks } from "../crypto/crypto-watch.server";
+import { runChainChecks } from "../crypto/crypto-watch.server";
 import { database } from "../platform/db/client.server";
 import { forgetFailures, markJobDead, noteFailedAttempt, resendDeadJob, retryDelaySeconds } from "../platform/job-queue.server";
+import { CHECKS_PER_MESSAGE, type Job, type JobQueue, readJob } from "../platform/job-registry.server";
 import type { MailingDeps } from "../platform/mail.server";
 import type { Db } from "../platform/db/client.server";
 import { audit } from "../platform/audit.server";
-import { MEMBERS_PER_RECONCILE, runReconcile } from "../discord/reconcile.server";
+import { runReconcile } from "../discord/reconcile.server";
 import { discordSetup, managedRoles, type RoleSettings, roleSettings } from "../discord/role-setup.server";
 import { queueSyncForOrder, type RoleSyncDeps, syncMemberRoles } from "../discord/role-sync.server";
-import { eq } from "drizzle-orm";
-import { webhookDeliveries } from "../platform/db/schema.server";
 
-export const FULFILMENT_DEAD_LETTERS = "keyshop-fulfilment-failed";
-
-const jobSchema = v.variant("kind", [
-  v.object({
-    kind: v.literal("shopify-delivery"),
-    deliveryId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
-    delivered: v.optional(v.object({ topic: v.pipe(v.string(), v.maxLength(100)), receivedAt: v.number(), payload: v.pipe(v.string(), v.maxBytes(INLINE_BODY_BYTES * 3)) })),
-  }),
-  v.object({ kind: v.literal("crypto-order"), orderNumber: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),
-  v.object({ kind: v.literal("chain-check"), orderNumbers: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(CHECKS_PER_MESSAGE)) }),
-  v.object({ kind: v.literal("compensation-mail"), compensationId: v.pipe(v.string(), v.uuid()) }),
-  v.object({ kind: v.literal("discord-sync"), userId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) }),
-  v.object({ kind: v.literal("discord-reconcile"), userIds: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.minLength(1), v.maxLength(MEMBERS_PER_RECONCILE)) }),
-]);
-
-type FulfilmentJob = v.InferOutput<typeof jobSchema>;
+/** The dead-letter queue's name (wrangler.toml): its batches are jobs the queue gave up on. */
+export const DEAD_LETTERS = "keyshop-jobs-failed";
 
 /**
  * The message as a job, and the job's key: one row per job in `failed_jobs`, shared by copies of
  * its message. A message that is no job says why.
  */
-function readJob(message: Message<unknown>): { key: string; job: FulfilmentJob } | { key: string; problem: string } {
-  const parsed = v.safeParse(jobSchema, message.body);
-  if (!parsed.success) return { key: `message:${message.id}`, problem: `Not a fulfilment job: ${v.summarize(parsed.issues)}` };
-  const job = parsed.output;
-  return { key: jobKey(job), job };
+function jobOf(message: Message<unknown>): { key: string; job: Job } | { key: string; problem: string } {
+  const read = readJob(message.body);
+  return read.ok ? { key: jobKey(read.job), job: read.job } : { key: `message:${message.id}`, problem: read.problem };
 }
 
-function jobKey(job: FulfilmentJob): string {
+function jobKey(job: Job): string {
   switch (job.kind) {
     case "shopify-delivery":
       return `shopify:${job.deliveryId}`;
@@ -70,19 +52,18 @@ function jobKey(job: FulfilmentJob): string {
   }
 }
 
-async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enabled: () => Promise<boolean> }, job: FulfilmentJob): Promise<void> {
-  const { db } = deps;
+async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enabled: () => Promise<boolean> }, job: Job): Promise<void> {
   switch (job.kind) {
-    case "shopify-delivery":
-      await processDelivery(deps, job);
+    case "shopify-delivery": {
+      const { orderId } = await processDelivery(deps, job);
       // A purchase, refund or cancellation changes the roles of the order's linked owners now.
-      if (!(await discord.enabled())) return;
-      return queueSyncForOrder(discord, (await db.select({ orderId: webhookDeliveries.orderId }).from(webhookDeliveries).where(eq(webhookDeliveries.id, job.deliveryId)).get())?.orderId);
+      return (await discord.enabled()) ? queueSyncForOrder(discord, orderId) : undefined;
+    }
     case "crypto-order":
       await settleCryptoOrder(deps, job);
       return (await discord.enabled()) ? queueSyncForOrder(discord, job.orderNumber) : undefined;
     case "chain-check":
-      return runChainChecks({ db: deps.db, setup: cryptoSetup(env, deps.db), queue: env.FULFILMENT_QUEUE }, job.orderNumbers);
+      return runChainChecks({ db: deps.db, setup: cryptoSetup(env, deps.db), queue: env.JOB_QUEUE }, job.orderNumbers);
     case "compensation-mail":
       return mailCompensation(deps, job.compensationId);
     case "discord-sync":
@@ -99,7 +80,7 @@ async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enable
  * MAX_MANAGED_ROLES), which it may add or remove.
  */
 export const SUBREQUESTS_PER_INVOCATION = 50;
-function subrequestsOf(job: FulfilmentJob, managedRoles: number): number {
+function subrequestsOf(job: Job, managedRoles: number): number {
   switch (job.kind) {
     case "chain-check":
       return CHECKS_PER_MESSAGE + 2;
@@ -116,7 +97,7 @@ function subrequestsOf(job: FulfilmentJob, managedRoles: number): number {
 const PUT_BACK_SECONDS = 2;
 
 /** queue() for the fulfilment queue. */
-export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
+export async function runJobBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
   const db = database(env.DB);
   const deps: MailingDeps = { db, mail: env, waitUntil };
   // The Discord role settings, read once per batch and only when a job needs them.
@@ -126,13 +107,13 @@ export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>,
     db,
     // One id per invocation on every Discord request, for an egress proxy to count them by.
     setup: discordSetup(env, db, crypto.randomUUID()),
-    queue: env.FULFILMENT_QUEUE,
+    queue: env.JOB_QUEUE,
     pause: { until: 0 },
     enabled: () => discordSettings().then(({ guildId, rules }) => Boolean(guildId && rules.length > 0)),
   };
   let subrequestsLeft = SUBREQUESTS_PER_INVOCATION;
   for (const message of batch.messages) {
-    const read = readJob(message);
+    const read = jobOf(message);
     const { key } = read;
     try {
       if ("problem" in read) throw new Error(read.problem);
@@ -140,7 +121,7 @@ export async function runFulfilmentBatch(env: Env, batch: MessageBatch<unknown>,
       // chain checks or reconciles into one batch) is sent back, as a new message, for a later batch.
       const subrequests = subrequestsOf(read.job, read.job.kind === "discord-sync" ? managedRoles((await discordSettings()).rules).length : 0);
       if (subrequests > subrequestsLeft) {
-        await env.FULFILMENT_QUEUE.send(read.job, { delaySeconds: PUT_BACK_SECONDS });
+        await env.JOB_QUEUE.send(read.job, { delaySeconds: PUT_BACK_SECONDS });
       } else {
         subrequestsLeft -= subrequests;
         await run(env, deps, discord, read.job);
@@ -163,7 +144,7 @@ export async function recordDeadJobs(env: Env, batch: MessageBatch<unknown>): Pr
   const db = database(env.DB);
   for (const message of batch.messages) {
     try {
-      await markJobDead(db, readJob(message).key, message.body, message.attempts);
+      await markJobDead(db, jobOf(message).key, message.body, message.attempts);
       message.ack();
     } catch (error) {
       console.error(`Could not record dead job ${message.id}:`, error);
@@ -173,7 +154,7 @@ export async function recordDeadJobs(env: Env, batch: MessageBatch<unknown>): Pr
 }
 
 /** Admin: sends a job the queue gave up on through the fulfilment queue again. */
-export async function retryDeadJob(deps: { db: Db; queue: Queue }, adminId: string, id: string): Promise<Result> {
+export async function retryDeadJob(deps: { db: Db; queue: JobQueue }, adminId: string, id: string): Promise<Result> {
   let kind: string | null;
   try {
     kind = await resendDeadJob(deps.db, deps.queue, id);

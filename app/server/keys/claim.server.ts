@@ -8,8 +8,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { fail, ok, type Result } from "~/lib/result";
 import { type Db, isUniqueViolation } from "../platform/db/client.server";
 import { backorders, licences, manualOrders, productCodes, shopifyOrders, users } from "../platform/db/schema.server";
-import { keysStopWorking, revokeCode } from "./revoke.server";
-import { forgetLicenceOf } from "./sale.server";
+import { revokeCode } from "./revoke.server";
+import { forgetLicenceOf, keysStopWorking } from "../licences/licence-records.server";
 
 export interface OrderUnit {
   orderId: string;

@@ -10,7 +10,7 @@ import { orderKey } from "~/lib/orders";
 import { chunksOf, type Db } from "../platform/db/client.server";
 import { backorders, mailOutbox, productCodes, shopifyOrders } from "../platform/db/schema.server";
 import { escapeHtml } from "../platform/html.server";
-import { type MailingDeps, sendMailWith } from "../platform/mail.server";
+import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { sha256Hex } from "../platform/tokens.server";
 import type { RevokedKey } from "./revoke.server";
 
@@ -71,7 +71,7 @@ interface KeyMail {
 /** Writes a key e-mail to the outbox, marking the keys it hands out as sent in the same transaction. */
 async function sendKeyMail(deps: MailingDeps, mail: KeyMail, now = Date.now()): Promise<void> {
   const message = { to: mail.to, subject: mail.subject, ...keyMailBody(mail.parts), dedupeKey: mail.dedupeKey, orderKey: mail.orderKey };
-  await sendMailWith(deps, message, markMailed(deps.db, mail.handsOut ?? [], now), now);
+  await sendMail(deps, message, { alongside: markMailed(deps.db, mail.handsOut ?? [], now), now });
 }
 
 const MAIL_LEASE_MS = 60_000;

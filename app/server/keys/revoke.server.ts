@@ -1,12 +1,13 @@
 // Revoking keys: a key stops working (its licence answers REVOKED, its subscription ends) for a
 // cancellation, a refund's units, a replacement or a decision by the shop's staff. Each revocation
 // is one statement written here; it runs in its caller's D1 batch (beside a refund's claim, the
-// order's backorders) followed by `keysStopWorking`, so a key, its licence and its subscription
-// change in one transaction. Every statement is repeatable: a retry completes what a crash left.
+// order's backorders) followed by the licences domain's `keysStopWorking`, so a key, its licence
+// and its subscription change in one transaction. Every statement is repeatable: a retry completes what a crash left.
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { voidCommissionOf } from "../affiliates/ledger.server";
 import type { Db } from "../platform/db/client.server";
-import { licences, productCodes, userSubscriptions } from "../platform/db/schema.server";
+import { productCodes } from "../platform/db/schema.server";
+import { keysStopWorking, revokeLicenceByKey } from "../licences/licence-records.server";
 
 /** A key a refund or cancellation revoked, as the buyer's e-mail names it (if they were ever sent it). */
 export interface RevokedKey {
@@ -44,36 +45,6 @@ export const revokeCode = (db: Db, codeId: number, now: number, when?: SQL) =>
     .set({ revokedAt: now })
     .where(and(eq(productCodes.id, codeId), isNull(productCodes.revokedAt), when));
 
-/** Ends the subscriptions of the order's revoked keys. */
-const endRevokedSubscriptions = (db: Db, orderId: string) =>
-  db
-    .update(userSubscriptions)
-    .set({ status: "revoked" })
-    .where(
-      and(
-        sql`${userSubscriptions.status} <> 'revoked'`,
-        sql`${userSubscriptions.productCodeId} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.revokedAt} is not null)`,
-      ),
-    );
-
-/** The licences of an order's revoked keys stop working. */
-const revokeLicencesOfOrder = (db: Db, orderId: string, now: number) =>
-  db
-    .update(licences)
-    .set({ revokedAt: now })
-    .where(
-      and(
-        isNull(licences.revokedAt),
-        sql`${licences.productCodeId} in (select ${productCodes.id} from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.revokedAt} is not null)`,
-      ),
-    );
-
-/**
- * What follows every revocation of an order's keys, in the same batch: their subscriptions end and
- * their licences stop. They look at all the order's revoked keys, so a retry completes them.
- */
-export const keysStopWorking = (db: Db, orderId: string, now: number) => [endRevokedSubscriptions(db, orderId), revokeLicencesOfOrder(db, orderId, now)] as const;
-
 /**
  * One key revoked by the shop's staff; false when it was revoked already. A stocked code goes with
  * its licence, its subscription and a held affiliate commission on its order, in one transaction; a reseller's key (no code, no order of codes)
@@ -89,6 +60,5 @@ export async function revokeOneKey(db: Db, key: { codeId: number | null; key: st
     ]);
     return revoked.length === 1;
   }
-  const revoked = await db.update(licences).set({ revokedAt: now }).where(and(eq(licences.key, key.key), isNull(licences.revokedAt))).returning({ id: licences.id });
-  return revoked.length === 1;
+  return (await revokeLicenceByKey(db, key.key, now)).length === 1;
 }

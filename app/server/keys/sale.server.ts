@@ -3,17 +3,17 @@
 // line, a crypto order, a manual order, a replacement (the sale of the key it replaces), and the
 // keys a reseller buys, made here with their licences. Checking, activating, resetting and
 // banning licences is the licences domain's job.
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { eq, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { OrderRow } from "~/lib/orders";
 import { planOf } from "~/lib/plans";
 import type { KeyType } from "~/lib/schemas/reseller";
-import { entitlementsOfPlan } from "../catalogue/entitlements.server";
 import { chunksOf, type Db, refusedBy } from "../platform/db/client.server";
 import { cryptoOrders, licences, manualOrders, productCodes, resellerKeys, shopifyOrders } from "../platform/db/schema.server";
 import { randomString } from "../platform/tokens.server";
 import { type OrderLine, storedLine } from "../platform/db/stored-orders.server";
 import { type SubscriptionSource, subscribeBuyer, subscribeUser, subscriptionSource } from "../licences/subscriptions.server";
+import { licencesFollowAddress, recordLicence, resellerLicences } from "../licences/licence-records.server";
 
 /** A stocked code sold to a buyer: what its licence and subscription record. */
 export interface Sale extends SubscriptionSource {
@@ -92,41 +92,26 @@ async function replacementSaleOf(
  * the e-mail's verified account gets it (or claims it on verification).
  */
 export async function recordSale(db: Db, buyer: { email: string; userId?: string }, sale: Sale): Promise<void> {
-  const plan = planOf(sale.variantTitle);
-  await db
-    .insert(licences)
-    .values({
-      key: sale.code,
-      product: sale.productTitle,
-      plan,
-      // What the plan includes at the sale is what was bought (decision 054); a replacement keeps the old key's.
-      entitlements:
-        sale.replacesCodeId === undefined
-          ? entitlementsOfPlan(plan)
-          : sql<string[]>`coalesce((select ${licences.entitlements} from ${licences} where ${licences.productCodeId} = ${sale.replacesCodeId}), ${entitlementsOfPlan(plan)})`,
-      ownerEmail: buyer.email,
-      productCodeId: sale.codeId,
-      orderId: sale.orderId,
-      createdAt: sale.purchasedAt,
-      // A refund or cancellation may have revoked the code before its licence was written.
-      revokedAt: sql`(select ${productCodes.revokedAt} from ${productCodes} where ${productCodes.id} = ${sale.codeId})`,
-    })
-    // Recording the same sale again changes nothing; a key that names another licence is an error.
-    .onConflictDoNothing({ target: licences.productCodeId });
+  await recordLicence(db, {
+    key: sale.code,
+    product: sale.productTitle,
+    plan: planOf(sale.variantTitle),
+    ownerEmail: buyer.email,
+    codeId: sale.codeId,
+    orderId: sale.orderId,
+    soldAt: sale.purchasedAt,
+    replacesCodeId: sale.replacesCodeId,
+  });
   if (buyer.userId) await subscribeUser(db, buyer.userId, sale);
   else await subscribeBuyer(db, buyer.email, sale);
 }
-
-/** A code going back into stock from an order was never really sold: its licence goes too. */
-export const forgetLicenceOf = (db: Db, codeId: number, orderId: string) =>
-  db.delete(licences).where(and(eq(licences.productCodeId, codeId), eq(licences.orderId, orderId)));
 
 /**
  * Staff corrected an order's address: its keys and their licences name the new one (statements for
  * the correction's batch, beside the order and its waiting units).
  */
 export const keysFollowAddress = (db: Db, orderId: string, email: string) =>
-  [db.update(productCodes).set({ customerEmail: email }).where(eq(productCodes.orderId, orderId)), db.update(licences).set({ ownerEmail: email }).where(eq(licences.orderId, orderId))] as const;
+  [db.update(productCodes).set({ customerEmail: email }).where(eq(productCodes.orderId, orderId)), licencesFollowAddress(db, orderId, email)] as const;
 
 /** A reseller's key: generated on the server from the CSPRNG. */
 export function newKeyCode(): string {
@@ -150,13 +135,12 @@ export function resellerKeysFor(db: Db, purchase: ResellerPurchase, quantity: nu
   const { buyer, product, keyType, unitCents } = purchase;
   const keys = Array.from({ length: quantity }, newKeyCode);
   const rows = keys.map((keyCode, i) => ({ id: crypto.randomUUID(), userId: buyer.id, keyCode, keyType, status: "active" as const, priceCents: unitCents, purchaseDate: now + i }));
-  const licenceRows = rows.map((key) => ({ key: key.keyCode, product, plan: keyType, ownerEmail: buyer.email, resellerKeyId: key.id, createdAt: now, entitlements: entitlementsOfPlan(keyType) }));
   return {
     keys,
     statements: [
-      // Eight bound parameters per key row, seven per licence; one transaction for all of it.
+      // Eight bound parameters per key row; one transaction for the keys and their licences.
       ...chunksOf(rows, 8).map((group) => db.insert(resellerKeys).values(group.map((row) => ({ ...row, purchaseId })))),
-      ...chunksOf(licenceRows, 7).map((group) => db.insert(licences).values(group)),
+      ...resellerLicences(db, rows.map((row) => ({ key: row.keyCode, resellerKeyId: row.id })), { email: buyer.email, product, plan: keyType }, now),
     ],
   };
 }

@@ -15,7 +15,7 @@ async function adminEmails(deps: MailingDeps): Promise<string[]> {
 export async function mailBackorderAlert(deps: MailingDeps, order: { id: string; name: string; email: string }, count: number): Promise<void> {
   const keys = `${count} ${plural(count, "key", "keys")}`;
   for (const to of await adminEmails(deps)) {
-    await sendMail(deps.db, deps.mail, deps.waitUntil, {
+    await sendMail(deps, {
       to,
       subject: `Backorder: order ${order.name} is waiting for ${keys}`,
       text: `Order ${order.name} (${order.email}) was paid but ${keys} could not be handed out: the stock ran out.\nAdd codes in Manage Codes; waiting orders are filled first-in-first-out and the keys e-mailed automatically.`,
@@ -35,7 +35,7 @@ export async function mailLowStockAlert(
 ): Promise<void> {
   const left = `${variant.available} ${plural(variant.available, "code", "codes")}`;
   for (const to of await adminEmails(deps)) {
-    await sendMail(deps.db, deps.mail, deps.waitUntil, {
+    await sendMail(deps, {
       to,
       subject: `Low stock: ${variant.title} has ${left} left`,
       text: `${variant.title} is down to ${left} (the alert is set at ${variant.threshold}).\nAdd codes in Manage Codes before it runs out; paid orders that find no code wait as backorders.\nThis alert is sent once: it goes out again after stock rises above ${variant.threshold} and falls back.`,

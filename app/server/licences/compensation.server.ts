@@ -5,7 +5,7 @@
 // owners are e-mailed by the fulfilment queue, one e-mail per owner, deduplicated.
 import { and, count, desc, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
-import { formatDate } from "~/lib/format";
+import { counted, formatDate, plural } from "~/lib/format";
 import { type Compensation, maskKey } from "~/lib/licences";
 import { type LicencePlan, PLAN_DURATION_MS } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
@@ -15,21 +15,15 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { licenceCompensations, licenceExtensions, licences } from "../platform/db/schema.server";
 import { escapeHtml } from "../platform/html.server";
-import type { JobQueue } from "../platform/job-queue.server";
-import { deliverMail, enqueueMail, type MailingDeps } from "../platform/mail.server";
+import type { JobQueue } from "../platform/job-registry.server";
+import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { syncSubscriptionExpiry } from "./licences.server";
+import { DAY_MS } from "~/lib/time";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** Plans whose keys run out; a lifetime key has nothing to add time to. */
 const TIMED_PLANS = (Object.keys(PLAN_DURATION_MS) as LicencePlan[]).filter((plan) => PLAN_DURATION_MS[plan] !== null);
 /** E-mails sent at once per compensation job; the outbox's cron delivers the rest. */
 const MAILS_SENT_AT_ONCE = 40;
-
-/** The queue message that e-mails a compensation's licence owners. */
-export interface CompensationMailJob {
-  kind: "compensation-mail";
-  compensationId: string;
-}
 
 /** The product and the reason, folded: the same reason compensates a product once, whatever the plan. */
 const scopeKeyOf = (input: Pick<CompensationInput, "product" | "reason">) =>
@@ -57,7 +51,7 @@ function stillRunning(input: Pick<CompensationInput, "product" | "plan">, now: n
  * e-mails are queued again, deduplicated, in case an earlier attempt stopped before sending them).
  */
 export async function compensateLicences(
-  deps: { db: Db; queue: JobQueue<CompensationMailJob> },
+  deps: { db: Db; queue: JobQueue<"compensation-mail"> },
   admin: Viewer,
   input: CompensationInput,
   ip: string | null,
@@ -107,7 +101,7 @@ export async function compensateLicences(
   return ok({ licences: total });
 }
 
-async function queueMail(queue: JobQueue<CompensationMailJob>, compensationId: string) {
+async function queueMail(queue: JobQueue<"compensation-mail">, compensationId: string) {
   try {
     await queue.send({ kind: "compensation-mail", compensationId });
   } catch (error) {
@@ -151,21 +145,23 @@ export async function mailCompensation(deps: MailingDeps, compensationId: string
     const owner = row.email.toLowerCase();
     owners.set(owner, [...(owners.get(owner) ?? []), row]);
   }
-  const added = `${compensation.days} day${compensation.days === 1 ? "" : "s"}`;
+  const added = `${counted(compensation.days, "day")}`;
   let sentAtOnce = 0;
   for (const [owner, keys] of owners) {
     const lines = keys.map((k) => `${maskKey(k.key)}: ${k.pausedAt !== null ? "paused; the added time counts once it resumes" : `now runs until ${formatDate(k.expiresAt!)} (UTC)`}`);
-    const intro = `We added ${added} to your ${compensation.product} ${keys.length === 1 ? "licence" : "licences"}: ${compensation.reason}.`;
-    const mailId = await enqueueMail(db, {
-      to: keys[0]!.email,
-      subject: `${added} added to your ${BRAND} ${keys.length === 1 ? "licence" : "licences"}`,
-      text: [intro, "", ...lines, "", "Nothing to do on your side: your loader picks the new expiry up at its next check."].join("\n"),
-      html: `<p>${escapeHtml(intro)}</p><ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join("")}</ul><p>Nothing to do on your side: your loader picks the new expiry up at its next check.</p>`,
-      dedupeKey: `compensation:${compensationId}:${owner}`,
-    });
-    if (mailId !== null && sentAtOnce < MAILS_SENT_AT_ONCE) {
-      sentAtOnce++;
-      deps.waitUntil(deliverMail(db, deps.mail, mailId));
-    }
+    const intro = `We added ${added} to your ${compensation.product} ${plural(keys.length, "licence", "licences")}: ${compensation.reason}.`;
+    // The first few go out at once; the rest wait for the cron's delivery, a batch at a time.
+    const sent = await sendMail(
+      deps,
+      {
+        to: keys[0]!.email,
+        subject: `${added} added to your ${BRAND} ${plural(keys.length, "licence", "licences")}`,
+        text: [intro, "", ...lines, "", "Nothing to do on your side: your loader picks the new expiry up at its next check."].join("\n"),
+        html: `<p>${escapeHtml(intro)}</p><ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join("")}</ul><p>Nothing to do on your side: your loader picks the new expiry up at its next check.</p>`,
+        dedupeKey: `compensation:${compensationId}:${owner}`,
+      },
+      { later: sentAtOnce >= MAILS_SENT_AT_ONCE },
+    );
+    if (sent) sentAtOnce++;
   }
 }

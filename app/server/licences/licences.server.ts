@@ -18,8 +18,8 @@ import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "
 import { auditLicence } from "./licence-audit.server";
 import { changeLicenceEntitlement } from "./licence-entitlements.server";
 import { licenceState, nonNegativeSetting } from "./validation.server";
+import { DAY_MS } from "~/lib/time";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The member's cooldown between their own resets in days, from HWID_RESET_COOLDOWN_DAYS (default 7). */
 export const resetCooldownDays = (setting: string | undefined): number => nonNegativeSetting(setting, 7);

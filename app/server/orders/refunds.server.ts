@@ -5,7 +5,8 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { voidCommissionOf } from "../affiliates/ledger.server";
 import type { Db } from "../platform/db/client.server";
 import { backorders, shopifyOrders, shopifyRefunds } from "../platform/db/schema.server";
-import { keysStopWorking, type RevokedKey, revokeOrderKeys, revokeRefundedKeys } from "../keys/revoke.server";
+import { type RevokedKey, revokeOrderKeys, revokeRefundedKeys } from "../keys/revoke.server";
+import { keysStopWorking } from "../licences/licence-records.server";
 
 /**
  * A cancelled order (its signed body says so; the order row is already marked cancelled, so a

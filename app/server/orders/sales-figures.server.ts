@@ -6,8 +6,8 @@ import { PAYMENT_METHODS, type PaymentMethod, SALES_DAYS } from "~/lib/sales";
 import { type StockLevel, stockLevels } from "../keys/stock-alerts.server";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, orderIndex, productCodes, profiles, resellerLedger } from "../platform/db/schema.server";
+import { DAY_MS } from "~/lib/time";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type DayRevenue = { day: string } & Record<PaymentMethod, number>;
 

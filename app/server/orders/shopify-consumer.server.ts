@@ -12,7 +12,8 @@ import type { Order } from "./incoming-order.server";
 import { fulfilOrder, recordOrder } from "./fulfil-order.server";
 import { cancelOrder, recordRefund, type RefundedLine, storeRefund } from "./refunds.server";
 import { readShopifyBody } from "./shopify-payloads.server";
-import { FINISHED_OUTCOMES, recordDelivery, type ShopifyDeliveryJob } from "./shopify-webhook.server";
+import type { JobOf } from "../platform/job-registry.server";
+import { FINISHED_OUTCOMES, recordDelivery } from "./shopify-webhook.server";
 
 type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: string } | { rejected: string };
 
@@ -88,15 +89,21 @@ async function applyDelivery(deps: MailingDeps, json: unknown): Promise<Applied>
  * cannot read is rejected for good; a failure is noted on the delivery and thrown, so the queue
  * retries it (every step of applying it is idempotent).
  */
-export async function processDelivery(deps: MailingDeps, job: Omit<ShopifyDeliveryJob, "kind">): Promise<void> {
+export async function processDelivery(deps: MailingDeps, job: Omit<JobOf<"shopify-delivery">, "kind">): Promise<{ orderId?: string }> {
   const { db } = deps;
   const { deliveryId, delivered } = job;
-  if (delivered && !(await recordDelivery(db, { id: deliveryId, topic: delivered.topic, receivedAt: delivered.receivedAt }, delivered.payload))) return;
-  const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
-  // Only a delivery we recorded is ever queued: not finding it means the write is not visible
-  // yet, so this is worth retrying.
-  if (!delivery) throw new Error(`Webhook delivery ${deliveryId} is not recorded`);
-  if (FINISHED_OUTCOMES.includes(delivery.outcome)) return;
+  // A body that came with the job is recorded, and the row as stored is what is applied; a job
+  // naming only its id reads the body the request (or the cron) recorded.
+  const delivery = delivered
+    ? await recordDelivery(db, { id: deliveryId, topic: delivered.topic, receivedAt: delivered.receivedAt }, delivered.payload)
+    : await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get();
+  if (!delivery) {
+    if (delivered) return {};
+    // Only a delivery we recorded is ever queued: not finding it means the write is not visible
+    // yet, so this is worth retrying.
+    throw new Error(`Webhook delivery ${deliveryId} is not recorded`);
+  }
+  if (FINISHED_OUTCOMES.includes(delivery.outcome)) return {};
   // A copy of this job that ran at the same time may have finished it: its outcome stands.
   const finish = (outcome: string, detail: string, orderId?: string) =>
     db
@@ -111,12 +118,16 @@ export async function processDelivery(deps: MailingDeps, job: Omit<ShopifyDelive
     json = JSON.parse(delivery.payload);
   } catch {
     await finish("rejected", "Body is not JSON");
-    return;
+    return {};
   }
   try {
     const result = await applyDelivery(deps, json);
-    if ("rejected" in result) await finish("rejected", result.rejected);
-    else await finish(result.outcome, result.detail, result.orderId);
+    if ("rejected" in result) {
+      await finish("rejected", result.rejected);
+      return {};
+    }
+    await finish(result.outcome, result.detail, result.orderId);
+    return { orderId: result.orderId };
   } catch (error) {
     await finish("error", errorText(error));
     throw error;

@@ -9,7 +9,7 @@ import { fail, ok, type Result } from "~/lib/result";
 import { audit, lastAuditedAt } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { failedJobs, webhookDeliveries } from "../platform/db/schema.server";
-import type { JobQueue } from "../platform/job-queue.server";
+import { INLINE_BODY_BYTES, type JobQueue } from "../platform/job-registry.server";
 import { verifyWebhookSignature } from "../platform/shopify-hmac.server";
 import { sha256Hex } from "../platform/tokens.server";
 import { orderName } from "../platform/db/stored-orders.server";
@@ -56,26 +56,8 @@ export async function auditRejectedDelivery(db: Db, { ip, topic: claimed }: Deli
   await audit(db, null, "webhook.rejected", "shopify-webhook", { reason, topic }, ip);
 }
 
-/**
- * The queue message for one delivery. A signed body small enough for a message travels in it, and
- * the consumer records the delivery; a larger one (or one the cron sends again) is recorded first
- * and the consumer reads its body from the row.
- */
-export interface ShopifyDeliveryJob {
-  kind: "shopify-delivery";
-  deliveryId: string;
-  delivered?: { topic: string; receivedAt: number; payload: string };
-}
-
 /** Outcomes after which a delivery is done with: never queued or applied again. */
 export const FINISHED_OUTCOMES = ["processed", "ignored", "rejected"];
-
-/**
- * The largest body carried in a queue message, in bytes. A message may hold 128 KB once
- * serialised, and a string of characters beyond Latin-1 serialises at two bytes a character.
- * Order payloads are a few kilobytes.
- */
-export const INLINE_BODY_BYTES = 60 * 1024;
 
 interface DeliveryRecord {
   id: string;
@@ -84,11 +66,12 @@ interface DeliveryRecord {
 }
 
 /**
- * Records a delivery with its body, once: a retry carries the same id. Returns whether it is still
- * unhandled (newly recorded, still queued, or failing): a handled one is never applied again.
+ * Records a delivery with its body, once: a retry carries the same id. Returns the delivery as
+ * stored while it is still unhandled (newly recorded, still queued, or failing), with the body
+ * that was kept; nothing for a handled one, which is never applied again.
  */
-export async function recordDelivery(db: Db, record: DeliveryRecord, payload: string): Promise<boolean> {
-  const unhandled = await db
+export async function recordDelivery(db: Db, record: DeliveryRecord, payload: string) {
+  return db
     .insert(webhookDeliveries)
     .values({ ...record, outcome: "queued", payload })
     // The first body stays: only the body is signed, not the id, so a different signed body sent
@@ -98,9 +81,8 @@ export async function recordDelivery(db: Db, record: DeliveryRecord, payload: st
       set: { payload: sql`coalesce(${webhookDeliveries.payload}, excluded.payload)` },
       setWhere: notInArray(webhookDeliveries.outcome, FINISHED_OUTCOMES),
     })
-    .returning({ id: webhookDeliveries.id })
+    .returning()
     .get();
-  return unhandled !== undefined;
 }
 
 /**
@@ -112,7 +94,7 @@ export async function recordDelivery(db: Db, record: DeliveryRecord, payload: st
  * `unavailable` when the queue could not take it (Shopify retries, and the retry queues it again).
  */
 export async function receiveShopifyWebhook(
-  deps: { db: Db; queue: JobQueue<ShopifyDeliveryJob> },
+  deps: { db: Db; queue: JobQueue<"shopify-delivery"> },
   secret: string,
   delivery: WebhookDelivery,
   now = Date.now(),
@@ -143,10 +125,10 @@ export async function receiveShopifyWebhook(
       console.error("Could not queue a webhook delivery:", error);
     }
     // Kept for the cron to queue again; Shopify is told to retry too.
-    return (await recordDelivery(db, record, text)) ? fail("unavailable", "Could not queue the delivery; please retry") : ok("already-processed");
+    return (await recordDelivery(db, record, text)) !== undefined ? fail("unavailable", "Could not queue the delivery; please retry") : ok("already-processed");
   }
   // A seen delivery is queued again only while it is unhandled: its first message may be lost.
-  if (!(await recordDelivery(db, record, text))) return ok("already-processed");
+  if ((await recordDelivery(db, record, text)) === undefined) return ok("already-processed");
   try {
     await queue.send({ kind: "shopify-delivery", deliveryId });
   } catch (error) {
@@ -164,7 +146,7 @@ export const STUCK_DELIVERY_MS = 10 * 60 * 1000;
  * lost (the queue refused it after the row was written, and nobody retried), or a backlog is that
  * long; either way a second message is harmless, since a handled delivery is skipped.
  */
-export async function requeueStuckDeliveries(deps: { db: Db; queue: JobQueue<ShopifyDeliveryJob> }, now = Date.now()): Promise<number> {
+export async function requeueStuckDeliveries(deps: { db: Db; queue: JobQueue<"shopify-delivery"> }, now = Date.now()): Promise<number> {
   const stuck = await deps.db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)

@@ -6,16 +6,7 @@
 import { and, desc, eq, isNotNull } from "drizzle-orm";
 import type { Db } from "./db/client.server";
 import { failedJobs } from "./db/schema.server";
-
-/** Every job names its kind; the rest of the message is the kind's own. */
-export interface Job {
-  kind: string;
-}
-
-/** Where producers put jobs: the queue binding, or anything that sends like it. */
-export interface JobQueue<T extends Job = Job> {
-  send(job: T): Promise<unknown>;
-}
+import type { Job, JobQueue } from "./job-registry.server";
 
 /** The retry after a failed attempt waits 10 s, then 30 s, 90 s, 270 s, 810 s (`attempts` from 1). */
 export function retryDelaySeconds(attempts: number): number {

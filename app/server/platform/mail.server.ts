@@ -133,26 +133,20 @@ export async function deliverMail(
 }
 
 /**
- * Queues a message and starts delivering it without holding up the response: the caller passes
- * its `waitUntil` so the send finishes after the answer has gone out.
+ * The one way to send mail: the message is written to the outbox and its delivery started without
+ * holding up the response (the caller's `waitUntil` lets it finish after the answer has gone out).
+ * `alongside` are statements that must happen exactly when the message is written (marking what it
+ * tells the reader as told): one D1 transaction, so a crash leaves both or neither. A message sent
+ * `later` waits for the cron's delivery. False when its dedupe key was seen before.
  */
 export async function sendMail(
-  db: Db,
-  config: MailConfig,
-  waitUntil: (promise: Promise<unknown>) => void,
+  deps: MailingDeps,
   message: MailMessage,
+  { alongside = [], later = false, now = Date.now() }: { alongside?: BatchItem<"sqlite">[]; later?: boolean; now?: number } = {},
 ): Promise<boolean> {
-  return sendMailWith({ db, mail: config, waitUntil }, message, []);
-}
-
-/**
- * `sendMail`, with statements that must happen exactly when the message is written (marking what
- * it tells the reader as told): one D1 transaction, so a crash leaves both or neither.
- */
-export async function sendMailWith(deps: MailingDeps, message: MailMessage, alongside: BatchItem<"sqlite">[], now = Date.now()): Promise<boolean> {
   const [[row]] = await deps.db.batch([outboxInsert(deps.db, message, now), ...alongside]);
   if (!row) return false;
-  deps.waitUntil(deliverMail(deps.db, deps.mail, row.id));
+  if (!later) deps.waitUntil(deliverMail(deps.db, deps.mail, row.id));
   return true;
 }
 

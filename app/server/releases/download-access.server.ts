@@ -87,5 +87,5 @@ export function lockedFor(lack: Lack, defined: EntitlementRow[], productPlans: r
   return { product: lack.product, needs: lack.entitlements.map((name) => byName.get(name)?.label ?? name), plans };
 }
 
-/** The refusal of a download: the specification's sentence, then what is missing and what to buy. */
+/** The refusal of a download: the sentence members know from the downloads page, then what is missing and what to buy. */
 export const refusalMessage = (locked: Locked) => `${SUBSCRIPTION_REQUIRED}. ${lockedReason(locked)}.`;

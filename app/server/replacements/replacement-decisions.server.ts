@@ -93,7 +93,7 @@ export async function decideReplacement(deps: MailingDeps, actor: Actor, decisio
     const [won] = await claimDecision(db, request.id, "declined", actor, decision.reason, now);
     if (!won) return decidedAlready(db, request.id);
     try {
-      await sendMail(db, deps.mail, deps.waitUntil, {
+      await sendMail(deps, {
         to: licence.ownerEmail,
         subject: `Your ${BRAND} replacement request`,
         text: `We looked at your request for a replacement of the key ${licence.key} and cannot replace it.\n\nReason: ${decision.reason}\n\nIf you have questions, contact our support.`,

@@ -1,6 +1,6 @@
 // A member asks for a replacement key when theirs was banned in game within 48 hours of its
 // activation (the support page's promise): once per key, for a key they own that was sold to them
-// (a reseller's keys are the reseller's to look after). Staff decide (admin/replacements.server.ts).
+// (a reseller's keys are the reseller's to look after). Staff decide (replacement-decisions.server.ts).
 import { and, eq, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { REPLACEMENT_WINDOW_HOURS } from "~/lib/schemas/replacements";

@@ -1,8 +1,8 @@
 // The local checkout's demo reviews and sale (decisions 074 and 075): ten reviews of the flagship
 // product by demo members (accounts without a password: nobody signs in as them), and a sale on it,
-// so a local shop looks as the specification shows it. Only the development seed writes them;
+// so a local shop shows its product page as a real one would. Only the development seed writes them;
 // production has no such accounts, reviews or sale.
-import { DAY_MS } from "~/lib/affiliates";
+import { DAY_MS } from "~/lib/time";
 import demoCatalogue from "../catalogue/demo-catalogue.json";
 import type { Db } from "../platform/db/client.server";
 import { productReviews, productSales, profiles, users } from "../platform/db/schema.server";
@@ -20,7 +20,7 @@ const DEMO_REVIEWS = [
   { name: "AvaL", rating: 5, daysAgo: 31, text: "Lifetime plan paid for itself. The team keeps adding features." },
 ];
 
-/** The demo sale's words, as the specification shows the box, and how long after seeding it runs. */
+/** The demo sale's words, as the product page's sale box shows them, and how long after seeding it runs. */
 const DEMO_SALE = { label: "20% OFF", days: 7 };
 
 const reviewerId = (i: number) => `00000000-0000-4000-8000-0000000001${String(i).padStart(2, "0")}`;

@@ -1,5 +1,6 @@
-// The D1 data model. Table and column names follow the product specification where it names
-// them; everything the server needs beyond that (accounts, sessions, dedupe, outbox) lives here too.
+// The D1 data model. The first tables (profiles, user_roles, product_codes, crypto_orders,
+// status_updates…) keep the names and fields the storefront's first version used, so its data moves
+// over as it is; everything the server needs beyond that (accounts, sessions, dedupe, outbox) is here too.
 // Times are integer milliseconds since the epoch; money we own is integer cents.
 import { sql } from "drizzle-orm";
 import {
@@ -1131,7 +1132,7 @@ export const productReviews = sqliteTable(
 // Staff's decision to hide a member's review of a product (decision 083). It belongs to the
 // (product, member) pair, not to the review row its author may delete: a hidden review stays hidden,
 // edited or posted again, until staff show it again (which deletes this row). Written only by the
-// back office's moderation (admin/review-moderation.server.ts); read wherever reviews are shown.
+// back office's moderation (reviews/review-moderation.server.ts); read wherever reviews are shown.
 export const reviewModeration = sqliteTable(
   "review_moderation",
   {

@@ -9,6 +9,7 @@ import { Badge, type BadgeTone } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { useResultToast } from "~/components/use-result-toast";
+import { counted } from "~/lib/format";
 
 const OUTCOME_TONE: Record<string, BadgeTone> = { processed: "green", queued: "yellow", processing: "yellow", ignored: "gray", rejected: "red", error: "red" };
 
@@ -46,7 +47,7 @@ function FailedJobRow({ job }: { job: FailedJob }) {
           {JOB_LABEL[job.kind] ?? job.kind} <span className="font-mono break-all">{reference}</span>
         </span>
         <span className="text-muted">
-          {job.attempts} attempt{job.attempts === 1 ? "" : "s"}, gave up <LocalTime ms={job.deadAt ?? 0} format="datetime" />
+          {counted(job.attempts, "attempt")}, gave up <LocalTime ms={job.deadAt ?? 0} format="datetime" />
         </span>
       </div>
       <p className="mt-1 break-words text-muted">{job.lastError}</p>

@@ -1,5 +1,5 @@
-// "Choose Your Plan": the first product's week and month variants as cards, with the
-// specification's loading, empty and not-yet-configured states.
+// "Choose Your Plan": the first product's week and month variants as cards, with its loading,
+// empty and not-yet-configured states.
 import { Link } from "react-router";
 import { featuresFor, formatPlanPrice, formatPrice, PLAN_TERM, type PlanOffer, planOf } from "~/lib/plans";
 import { Check } from "~/components/icons";

@@ -12,6 +12,7 @@ import { useViewer } from "~/components/viewer";
 import type { Answer } from "~/lib/answer";
 import { REVIEW_MAX_LENGTH, type ReviewHidden, type ReviewStanding } from "~/lib/reviews";
 import { saveReviewSchema } from "~/lib/schemas/reviews";
+import { counted } from "~/lib/format";
 
 const WHY_NOT: Record<Exclude<ReviewStanding["kind"], "may-review" | "too-soon">, string> = {
   "signed-out": "Reviews come from buyers who have used their key for a day.",
@@ -28,7 +29,7 @@ function StarsInput({ defaultValue, error }: { defaultValue: number | undefined;
         {[1, 2, 3, 4, 5].map((n) => (
           <label key={n} className="flex cursor-pointer items-center gap-1.5 rounded-md border border-line bg-panel-2 px-3 py-2 text-sm has-checked:border-accent has-checked:bg-accent/10">
             <input type="radio" name="rating" value={n} defaultChecked={defaultValue === n} className="accent-accent" aria-invalid={error ? true : undefined} />
-            {n} {n === 1 ? "star" : "stars"}
+            {counted(n, "star")}
           </label>
         ))}
       </div>

@@ -1,9 +1,9 @@
 // The sale box: staff's words for the sale and a countdown to the real time it ends (decision 075).
 // The page is cached for everyone, so the server writes the end as a date and the browser counts
 // down once it has hydrated; at the end the box goes (and no cached copy outlives it).
-import { useEffect, useState } from "react";
 import { Clock } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
+import { useNow } from "~/components/use-now";
 import type { ProductSale } from "~/lib/reviews";
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -21,12 +21,7 @@ function formatLeft(ms: number): string {
 }
 
 export function SaleCountdown({ sale }: { sale: ProductSale }) {
-  const [now, setNow] = useState<number | null>(null);
-  useEffect(() => {
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, []);
+  const now = useNow();
   if (now !== null && now >= sale.endsAt) return null;
   return (
     <div className="rounded-xl border border-red-500/40 bg-red-500/10 p-4" data-testid="sale-box">
