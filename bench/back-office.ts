@@ -5,7 +5,7 @@
 // key and by transaction id, the customer search and the customer page, next to a trivial Worker
 // served by the same runtime. Then it streams the CSV export of every order and checks that each
 // of the 50,000 rows arrived. Checks the goals (p95 under 200 ms) and writes the figures to
-// bench/results/back-office.json and into the README between the back-office bench markers.
+// bench/results/back-office.json and into docs/performance.md between the back-office bench markers.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 // Chat fan-out benchmark: 50 signed-in members connected to the chat room of the production build
 // (wrangler's local workerd). Members take turns sending messages; every member records how long
 // each message took to reach it. Reports p50/p95/p99 of the fan-out latency, and writes the
-// figures into the README between the chat bench markers.
+// figures into docs/performance.md between the chat bench markers.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -5,7 +5,7 @@
 // has been read and the paid ones settled. Checks the result (all 500 read, exactly the 100 paid
 // ones found paid, none of the others moved) and counts the explorer requests of each queue
 // invocation, which Workers limits (50 subrequests per invocation on the Free plan). Writes
-// bench/results/crypto.json and the README between the crypto bench markers.
+// bench/results/crypto.json and docs/performance.md between the crypto bench markers.
 import { createHash, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { createServer } from "node:http";

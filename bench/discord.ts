@@ -8,7 +8,7 @@
 // invocation that made it (X-Invocation-Id), so the requests of each invocation are counted
 // exactly, against the 50 subrequests Workers allow one invocation on the Free plan. Checks the
 // result (the guild and D1 match the licences, every member read, nothing failed) and writes
-// bench/results/discord.json and the README between the discord bench markers.
+// bench/results/discord.json and docs/performance.md between the discord bench markers.
 import { rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus } from "node:os";

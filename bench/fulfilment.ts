@@ -8,7 +8,7 @@
 // each to a different order unit, 300 backorders, one order-keys e-mail per order) and reports how
 // long after each round's first request its last key e-mail was queued.
 // Checks the goal (acknowledgement p99 at most 1.3× the trivial Worker's) and writes the figures to
-// bench/results/fulfilment.json and into the README between the fulfilment bench markers.
+// bench/results/fulfilment.json and into docs/performance.md between the fulfilment bench markers.
 import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";

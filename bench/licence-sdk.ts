@@ -3,7 +3,7 @@
 // a signed answer checked online (signature, nonce, key, PC, freshness) and the stored lease judged
 // offline (signature, whom it is for, clocks, end); then the same two with the TypeScript client in
 // this Node. Goal: well under a millisecond each. Figures go to bench/results/licence-sdk.json and
-// into the README between the licence-sdk bench markers.
+// into docs/performance.md between the licence-sdk bench markers.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";

@@ -7,7 +7,7 @@
 // the static-asset router as the app is, all by the same runtime. Then app and floor again with the
 // local rate-limit simulation a no-op in both, behind the router and without it. Checks the goals
 // (at least 0.8× the floor's answered checks a second, p99 at most 1.3× the floor's) and writes the
-// figures to bench/results/licences.json and into the README between the licences bench markers.
+// figures to bench/results/licences.json and into docs/performance.md between the licences bench markers.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";

@@ -7,7 +7,7 @@
 // download, nothing else) on the same runtime. Meanwhile it samples the memory (VmRSS, and VmHWM
 // at the end) of each Worker's workerd processes; locally those also run the R2 simulator, so the
 // goal is the app's growth beyond the floor's: never more than a few parts (decision 056).
-// Writes bench/results/releases.json and the README between the releases bench markers; removes
+// Writes bench/results/releases.json and docs/performance.md between the releases bench markers; removes
 // the local D1 and R2 (the 1 GiB objects) afterwards.
 import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";

@@ -7,7 +7,7 @@
 //     and behind the static-asset router as the app is (page-floor.assets.wrangler.toml);
 //   - the gzip size of the JavaScript a browser downloads for the home page, hydration included;
 //   - Lighthouse (mobile) performance and CLS for "/" and the product page, in Debian's Chromium.
-// Results go to bench/results/storefront.json and into the README between the bench markers.
+// Results go to bench/results/storefront.json and into docs/performance.md between the bench markers.
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";

@@ -1,6 +1,6 @@
 // What the benchmarks need: a production build served by wrangler's local workerd, its local D1,
-// and a place for the figures (bench/results/<name>.json and the README between the <name> bench
-// markers).
+// and a place for the figures (bench/results/<name>.json and docs/performance.md between the
+// <name> bench markers).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -348,13 +348,16 @@ export async function waitFor(url: string, up = (response: Response) => response
   throw new Error(`${url} did not come up`);
 }
 
+/** Where the latest figures are written, each bench between its own markers. */
+const FIGURES = "docs/performance.md";
+
 export function publish(name: string, results: unknown, markdown: string) {
   mkdirSync("bench/results", { recursive: true });
   writeFileSync(`bench/results/${name}.json`, JSON.stringify(results, null, 2));
   console.log(`\n${markdown}\n`);
-  const readme = readFileSync("README.md", "utf8");
+  const figures = readFileSync(FIGURES, "utf8");
   const markers = new RegExp(`(<!-- bench:${name}:start -->\\n)[\\s\\S]*?(<!-- bench:${name}:end -->)`);
-  // Without its markers (or with them out of order) the README would silently keep old figures.
-  if (!markers.test(readme)) throw new Error(`README.md has no <!-- bench:${name}:start/end --> markers`);
-  writeFileSync("README.md", readme.replace(markers, `$1${markdown}\n$2`));
+  // Without its markers (or with them out of order) the page would silently keep old figures.
+  if (!markers.test(figures)) throw new Error(`${FIGURES} has no <!-- bench:${name}:start/end --> markers`);
+  writeFileSync(FIGURES, figures.replace(markers, `$1${markdown}\n$2`));
 }

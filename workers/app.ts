@@ -1,5 +1,5 @@
 // The Worker: security checks and headers around every request, then React Router for pages,
-// loaders and actions; the fulfilment queue's batches go to its consumer; cron triggers run the
+// loaders and actions; the job queue's batches go to its consumer; cron triggers run the
 // scheduled jobs.
 import { createRequestHandler, type RequestHandler, RouterContextProvider } from "react-router";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";

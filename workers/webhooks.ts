@@ -2,7 +2,7 @@
 // of a session, so these routes sit outside the CSRF check. The body is size-capped before the
 // signature is computed over it, so an oversized one costs neither memory nor hashing. The answer
 // waits for nothing but the signature and one durable write, the queue message carrying the signed
-// body (Shopify allows 5 seconds): the fulfilment queue's consumer records the delivery and hands
+// body (Shopify allows 5 seconds): the job queue's consumer records the delivery and hands
 // out the keys (decisions 031, 067).
 import { Hono } from "hono";
 import { problemStatus } from "~/http/problem-status.server";

@@ -1,5 +1,5 @@
 // Something a person waits for happens a moment later on the server (a key handed out by the
-// fulfilment queue, a payment showing up on chain): while `waiting`, the page's data is loaded
+// job queue, a payment showing up on chain): while `waiting`, the page's data is loaded
 // again every `everyMs` (1.5 s), at most `times` (20) times.
 import { useEffect } from "react";
 import { useRevalidator } from "react-router";

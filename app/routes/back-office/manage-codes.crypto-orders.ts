@@ -1,5 +1,5 @@
 // POST /dashboard/manage-codes/crypto-orders: the Manage Codes page's crypto queue, the orders the
-// chain did not settle on its own (fulfil one with a key, handed out by the fulfilment queue; cancel
+// chain did not settle on its own (fulfil one with a key, handed out by the job queue; cancel
 // it; or mark an overpaid one as handled). Nested under the page, so only admins get here.
 import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";

@@ -61,7 +61,7 @@ export async function action({ params, request, context }: Route.ActionArgs) {
   return { ok: true as const };
 }
 
-/** The paid order's keys, as they are handed out (the fulfilment queue does it a moment after the payment). */
+/** The paid order's keys, as they are handed out (the job queue does it a moment after the payment). */
 function OrderKeys({ keys }: { keys: BuyerOrderKeys }) {
   const { toast } = useToast();
   const expected = keys.keys.length + keys.waiting;

@@ -1,6 +1,6 @@
 // Crypto orders (decision 032): a member opens one for a plan's key or a reseller top-up; it gets
 // a quote in the coin and an address of its own from the shop's wallet. The chain watcher
-// (crypto-watch.server) moves it along as payments show up; once paid, the fulfilment queue
+// (crypto-watch.server) moves it along as payments show up; once paid, the job queue
 // settles it (crypto-settlement.server); orders that need a person (underpaid past expiry, paid
 // late, overpaid, and those from before on-chain checks) wait in the admin's review
 // (crypto-review.server). This module opens orders, names their states and shows them to the buyer.

@@ -52,7 +52,7 @@ const notAwaiting = (order: CryptoOrder) => `Order ${order.orderNumber} is ${ord
  * Admin: fulfils an order the chain did not settle (a typed-in transaction id from before on-chain
  * checks, an underpaid or late payment the admin accepts) with a typed-in key or the next in stock;
  * a top-up is credited. What the admin can still correct is checked now; the key itself is handed
- * out and e-mailed by the fulfilment queue, the one way keys leave the shop (decision 031).
+ * out and e-mailed by the job queue, the one way keys leave the shop (decision 031).
  */
 export async function fulfilCryptoOrder(
   deps: { db: Db; queue: JobQueue<"crypto-order"> },

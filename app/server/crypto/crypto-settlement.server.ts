@@ -1,4 +1,4 @@
-// Settling a paid crypto order, in the fulfilment queue (decisions 031 and 032): a key order's key
+// Settling a paid crypto order, in the job queue (decisions 031 and 032): a key order's key
 // is claimed, recorded and mailed through the key module, the same path as every other sale; a
 // top-up is credited through the reseller balance's owner. Each step is repeatable, so a run that
 // broke halfway, or two at once, end the same.
@@ -20,7 +20,7 @@ import { creditTopUp } from "../resellers/reseller-balance.server";
 export const cryptoUnit = (order: CryptoOrder): OrderUnit => ({ orderId: order.orderNumber, lineId: "crypto", unitIndex: 0, variantId: order.variantId, email: order.customerEmail });
 
 /**
- * The fulfilment queue's half: completes a paid order. A key order gets a key (the one named, or
+ * The job queue's half: completes a paid order. A key order gets a key (the one named, or
  * the next in stock for its plan), marked sold, recorded as the buyer's licence and e-mailed; a
  * top-up is credited to the reseller balance. Safe to run twice or after an interrupted run: a
  * unit keeps the key it was given, a top-up is credited once (its ledger entry is unique), a

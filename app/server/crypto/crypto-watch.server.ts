@@ -1,7 +1,7 @@
 // Watching the chain for crypto orders (decision 032). Each check reads the payments to the
 // order's address and the chain's height, and moves the order along BTCPay's states in one
 // conditional write, so a cron sweep and a buyer's open tracker checking at once cannot both win.
-// A paid order's key (or top-up) is handed out by the fulfilment queue. A check that cannot reach
+// A paid order's key (or top-up) is handed out by the job queue. A check that cannot reach
 // the chain, or gets nonsense back, changes nothing: the next one tries again.
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { CryptoCoin } from "~/lib/crypto-orders";

@@ -96,7 +96,7 @@ function subrequestsOf(job: Job, managedRoles: number): number {
 /** How long a job put back for a later invocation waits before it runs. */
 const PUT_BACK_SECONDS = 2;
 
-/** queue() for the fulfilment queue. */
+/** queue() for the job queue. */
 export async function runJobBatch(env: Env, batch: MessageBatch<unknown>, waitUntil: (promise: Promise<unknown>) => void): Promise<void> {
   const db = database(env.DB);
   const deps: MailingDeps = { db, mail: env, waitUntil };
@@ -130,7 +130,7 @@ export async function runJobBatch(env: Env, batch: MessageBatch<unknown>, waitUn
       if (message.attempts > 1) await forgetFailures(db, key);
       message.ack();
     } catch (error) {
-      console.error(`Fulfilment job ${key} failed (attempt ${message.attempts}):`, error);
+      console.error(`Job ${key} failed (attempt ${message.attempts}):`, error);
       message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
       await noteFailedAttempt(db, key, message.body, message.attempts, error).catch((noteError: unknown) => {
         console.error(`Could not record the failure of ${key}:`, noteError);
@@ -153,14 +153,14 @@ export async function recordDeadJobs(env: Env, batch: MessageBatch<unknown>): Pr
   }
 }
 
-/** Admin: sends a job the queue gave up on through the fulfilment queue again. */
+/** Admin: sends a job the queue gave up on through the job queue again. */
 export async function retryDeadJob(deps: { db: Db; queue: JobQueue }, adminId: string, id: string): Promise<Result> {
   let kind: string | null;
   try {
     kind = await resendDeadJob(deps.db, deps.queue, id);
   } catch (error) {
     console.error(`Could not send job ${id} again:`, error);
-    return fail("unavailable", "The fulfilment queue is not available right now; the job stays on the list");
+    return fail("unavailable", "The job queue is not available right now; the job stays on the list");
   }
   if (kind === null) return fail("not-found", "This job is not waiting for a retry: it may have been retried already");
   await audit(deps.db, adminId, "job.retry", id, { kind });

@@ -2,7 +2,7 @@
 // licence of a product, or of one of its plans. A reason compensates a product once (a unique
 // scope key), and the extension is one transaction whose statements all depend on the
 // compensation row it inserts, so a second request for the same reason changes nothing. The
-// owners are e-mailed by the fulfilment queue, one e-mail per owner, deduplicated.
+// owners are e-mailed by the job queue, one e-mail per owner, deduplicated.
 import { and, count, desc, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { counted, formatDate, plural } from "~/lib/format";
@@ -128,7 +128,7 @@ export function recentCompensations(db: Db, limit = 10): Promise<Compensation[]>
 }
 
 /**
- * The fulfilment queue's half: one e-mail to each owner of the licences a compensation extended,
+ * The job queue's half: one e-mail to each owner of the licences a compensation extended,
  * listing their keys (masked) and new expiry. Safe to run again: each owner's e-mail has a dedupe key.
  */
 export async function mailCompensation(deps: MailingDeps, compensationId: string): Promise<void> {

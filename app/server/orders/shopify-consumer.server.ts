@@ -1,4 +1,4 @@
-// The fulfilment queue's half of a Shopify delivery (decision 031): the recorded body is read
+// The job queue's half of a Shopify delivery (decision 031): the recorded body is read
 // (shopify-payloads.server) and applied to its order — recorded unless older than the state the
 // order already holds, refunds stored, keys handed out, revoked or mailed — and the delivery's
 // outcome noted. A failure is noted and thrown, so the queue retries it: every step is idempotent.

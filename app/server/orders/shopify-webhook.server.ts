@@ -1,5 +1,5 @@
 // Shopify order webhooks, the request's half (decisions 031, 067): the signature is checked, the
-// signed body queued, and the answer goes back at once; the fulfilment queue records the delivery
+// signed body queued, and the answer goes back at once; the job queue's consumer records the delivery
 // once (a retry carries the same id, and the first body stays) and applies it
 // (shopify-consumer.server). Also
 // the deliveries' bookkeeping: stuck ones queued again, the admin's list, an order on its way.

@@ -702,7 +702,7 @@ export const shopifyRefunds = sqliteTable(
 );
 
 // Every webhook request we accepted, keyed by Shopify's delivery id so retries are recognised.
-// The fulfilment queue works from this row: `payload` holds the signed body until the delivery is
+// The job queue's consumer works from this row: `payload` holds the signed body until the delivery is
 // handled (a queue message is too small for the largest body we accept), then it is cleared.
 export const webhookDeliveries = sqliteTable(
   "webhook_deliveries",

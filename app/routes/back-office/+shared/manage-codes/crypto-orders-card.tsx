@@ -62,7 +62,7 @@ function QueuedOrderRow({ order }: { order: QueuedCryptoOrder }) {
   const fetcher = useFetcher<Answer>({ key: CRYPTO_FETCHER });
   const answer = useRowAnswer(fetcher, order.id);
   const { errors, onSubmit } = useFormCheck(fulfilCryptoOrderSchema, { title: "Error", answer });
-  // The key goes out from the fulfilment queue moments after "Fulfill": the page looks again until
+  // The key goes out from the job queue moments after "Fulfill": the page looks again until
   // the order has left the list.
   const handingOut = answer?.ok === true && answer.intent === "fulfil";
   useRecheckWhile(handingOut);
