@@ -63,19 +63,22 @@ const OWNED_TABLES = [
     variables: ["productCodes"],
     tables: ["product_codes"],
     owner: ["app/server/keys/**"],
-    message: "A key is stocked, claimed, sold, revoked and released by app/server/keys (decision 052): call it instead of writing product_codes.",
+    message:
+      "A key is stocked, claimed, sold, revoked and released by app/server/keys (decision 052): call it instead of writing product_codes.",
   },
   {
     variables: ["licences", "userSubscriptions"],
     tables: ["licences", "user_subscriptions"],
     owner: ["app/server/licences/**"],
-    message: "Licences and the subscriptions beside them are written by app/server/licences (its licence-records module for the key path): call it instead.",
+    message:
+      "Licences and the subscriptions beside them are written by app/server/licences (its licence-records module for the key path): call it instead.",
   },
   {
     variables: ["resellerAccounts", "resellerLedger"],
     tables: ["reseller_accounts", "reseller_ledger"],
     owner: ["app/server/resellers/reseller-balance.server.ts"],
-    message: "The reseller balance and its ledger are written by app/server/resellers/reseller-balance.server.ts (decision 052): call it instead.",
+    message:
+      "The reseller balance and its ledger are written by app/server/resellers/reseller-balance.server.ts (decision 052): call it instead.",
   },
   {
     variables: ["affiliateLedger"],
@@ -97,7 +100,10 @@ const JOB_KINDS = [...readFileSync(JOB_REGISTRY, "utf8").matchAll(/kind: v\.lite
 const JOB_DECLARED_ONCE = [
   `Property[key.name='kind'] > CallExpression[callee.property.name='literal'] > Literal[value=/^(${JOB_KINDS.join("|")})$/]`,
   `TSPropertySignature[key.name='kind'] TSLiteralType > Literal[value=/^(${JOB_KINDS.join("|")})$/]`,
-].map((selector) => ({ selector, message: `Job payloads are declared once, in ${JOB_REGISTRY}: use JobOf<"kind"> and JobQueue<"kind"> from it.` }));
+].map((selector) => ({
+  selector,
+  message: `Job payloads are declared once, in ${JOB_REGISTRY}: use JobOf<"kind"> and JobQueue<"kind"> from it.`,
+}));
 
 const WRITE = String.raw`(insert\s+(or\s+\w+\s+)?into|update|delete\s+from)`;
 /** no-restricted-syntax entries that refuse writes to one owned table group. */
@@ -107,7 +113,8 @@ function writesTo({ variables, tables, message }) {
   // A raw template writes the table when the text before its n-th interpolation ends in a write.
   const rawWrites = Array.from(
     { length: 12 },
-    (_, n) => String.raw`TemplateLiteral:has(> TemplateElement:nth-child(${n + 1})[value.raw=/\b${WRITE}\s*$/i]):has(> Identifier:nth-child(${n + 1})[name=${names}])`,
+    (_, n) =>
+      String.raw`TemplateLiteral:has(> TemplateElement:nth-child(${n + 1})[value.raw=/\b${WRITE}\s*$/i]):has(> Identifier:nth-child(${n + 1})[name=${names}])`,
   );
   return [
     `CallExpression[callee.property.name=/^(insert|update|delete)$/][arguments.0.name=${names}]`,
@@ -140,12 +147,27 @@ const SERVER_ONLY = {
   group: [...reaching("server"), ...reaching("http"), "**/*.server", "**/*.server.*"],
   message: "app/lib, app/components and a route's parts run in the browser: no server-only imports.",
 };
-const TABLES = { group: ["**/platform/db/schema.server", "**/platform/db/chat-schema.server"], message: "Routes call domain functions; table definitions stay in app/server." };
+const TABLES = {
+  group: ["**/platform/db/schema.server", "**/platform/db/chat-schema.server"],
+  message: "Routes call domain functions; table definitions stay in app/server.",
+};
 // A component never imports a route module: what a page loaded reaches its parts through their props.
 const NO_ROUTES = "Components take a route's data through their props: no imports of route modules (app/root, app/routes).";
 
 export default tseslint.config(
-  { ignores: ["build/", ".react-router/", "**/.wrangler/", "node_modules/", "worker-configuration.d.ts", "migrations/", "public/", "test-results/", "playwright-report/"] },
+  {
+    ignores: [
+      "build/",
+      ".react-router/",
+      "**/.wrangler/",
+      "node_modules/",
+      "worker-configuration.d.ts",
+      "migrations/",
+      "public/",
+      "test-results/",
+      "playwright-report/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -171,7 +193,13 @@ export default tseslint.config(
   ...AREAS.map((area) =>
     restrict(
       [`app/routes/${area}/**`],
-      [TABLES, { regex: `^~/routes/(?!${area}/)[^/]+/\\+shared/`, message: `app/routes/${area} uses its own parts; a part two areas share belongs in app/components.` }],
+      [
+        TABLES,
+        {
+          regex: `^~/routes/(?!${area}/)[^/]+/\\+shared/`,
+          message: `app/routes/${area} uses its own parts; a part two areas share belongs in app/components.`,
+        },
+      ],
     ),
   ),
   // Code that runs in the browser formats numbers and dates without the browser's locale data: its
@@ -181,18 +209,33 @@ export default tseslint.config(
     files: ["app/lib/**", "app/components/**", "app/routes/**", "app/root.tsx"],
     ignores: ["**/*.server.ts"],
     rules: {
-      "no-restricted-properties": ["error", ...["toLocaleString", "toLocaleDateString", "toLocaleTimeString", "localeCompare"].map((property) => ({ property, message: "Loads the browser's locale data on first use; use ~/lib/format." }))],
+      "no-restricted-properties": [
+        "error",
+        ...["toLocaleString", "toLocaleDateString", "toLocaleTimeString", "localeCompare"].map((property) => ({
+          property,
+          message: "Loads the browser's locale data on first use; use ~/lib/format.",
+        })),
+      ],
       "no-restricted-globals": ["error", { name: "Intl", message: "Loads the browser's locale data on first use; use ~/lib/format." }],
     },
   },
   // Browser-safe code never reaches server-only code, nor a route module.
-  restrict(["app/lib/**", "app/components/**"], [SERVER_ONLY, { group: ["~/root", "**/root", "**/routes", "**/routes/**"], message: NO_ROUTES }]),
+  restrict(
+    ["app/lib/**", "app/components/**"],
+    [SERVER_ONLY, { group: ["~/root", "**/root", "**/routes", "**/routes/**"], message: NO_ROUTES }],
+  ),
   // A route's parts (app/routes/<area>/+shared) likewise; they reach their own folder by "./" and
   // everything else by its "~/" path, so no relative path can climb into a route module.
   ...AREAS.map((area) =>
     restrict(
       [`app/routes/${area}/+shared/**`],
-      [SERVER_ONLY, { regex: `^(~/root$|~/routes/(?!${area}/\\+shared/)|\\.\\./)`, message: `${NO_ROUTES} Parts of app/routes/${area} import their own folder by "./", anything else by its "~/" path, and only their own area's parts.` }],
+      [
+        SERVER_ONLY,
+        {
+          regex: `^(~/root$|~/routes/(?!${area}/\\+shared/)|\\.\\./)`,
+          message: `${NO_ROUTES} Parts of app/routes/${area} import their own folder by "./", anything else by its "~/" path, and only their own area's parts.`,
+        },
+      ],
     ),
   ),
   // Each owned table is written only by its owner (the tests set up rows as they need).
@@ -208,7 +251,14 @@ export default tseslint.config(
   },
   ...OWNED_TABLES.map((owned) => ({
     files: owned.owner,
-    rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.filter((other) => other !== owned).flatMap(writesTo), ...EDGE_SYNTAX, ...JOB_DECLARED_ONCE] },
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...OWNED_TABLES.filter((other) => other !== owned).flatMap(writesTo),
+        ...EDGE_SYNTAX,
+        ...JOB_DECLARED_ONCE,
+      ],
+    },
   })),
   // The registry itself: the one place job payloads are declared.
   { files: [JOB_REGISTRY], rules: { "no-restricted-syntax": ["error", ...OWNED_TABLES.flatMap(writesTo), ...EDGE_SYNTAX] } },
@@ -220,10 +270,18 @@ export default tseslint.config(
     return restrict(
       [`app/server/${domain}/**`],
       [
-        { group: ["**/workers/**", ...reaching("http"), ...reaching("routes"), ...reaching("components")], message: "app/server is domain code: no Worker, route or UI imports." },
+        {
+          group: ["**/workers/**", ...reaching("http"), ...reaching("routes"), ...reaching("components")],
+          message: "app/server is domain code: no Worker, route or UI imports.",
+        },
         { group: ["~/lib/toast", "**/lib/toast"], message: "Domain code returns a Result; the route edge chooses the toast." },
         ...(forbidden.length > 0
-          ? [{ group: forbidden.flatMap((folder) => [...reaching(`server/${folder}`), ...relativeTo(folder)]), message: `app/server/${domain} may use only ${allowed.join(", ") || "no other domain"} (DOMAIN_USES in eslint.config.js).` }]
+          ? [
+              {
+                group: forbidden.flatMap((folder) => [...reaching(`server/${folder}`), ...relativeTo(folder)]),
+                message: `app/server/${domain} may use only ${allowed.join(", ") || "no other domain"} (DOMAIN_USES in eslint.config.js).`,
+              },
+            ]
           : []),
       ],
     );

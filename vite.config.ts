@@ -34,7 +34,11 @@ export default defineConfig({
                 // The WebAuthn library stays out: it is imported only when a passkey button is
                 // pressed, and in the shared chunk every page would download it. So does the schema
                 // library: it goes with the forms that check their input in the browser.
-                { name: "vendor", test: /node_modules[\\/](?!@simplewebauthn[\\/]|valibot[\\/]|lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/])/, priority: 6 },
+                {
+                  name: "vendor",
+                  test: /node_modules[\\/](?!@simplewebauthn[\\/]|valibot[\\/]|lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/])/,
+                  priority: 6,
+                },
                 // The shell every page draws (navigation, cart, toasts, footer, error pages) and
                 // what it imports: one chunk, since every page needs it. The home page needs nothing
                 // more of the shared code.
@@ -45,11 +49,21 @@ export default defineConfig({
                 },
                 // Each icon the shell does not draw goes with the pages that draw it: icons drawn by
                 // the same set of pages share a chunk, so no page downloads the whole set.
-                { name: "icons", test: /node_modules[\\/]lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/]/, entriesAware: true, entriesAwareMergeThreshold: 800, priority: 4 },
+                {
+                  name: "icons",
+                  test: /node_modules[\\/]lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/]/,
+                  entriesAware: true,
+                  entriesAwareMergeThreshold: 800,
+                  priority: 4,
+                },
                 // The rest of the shared components and browser-safe code, for the pages that use
                 // them (not the home page). Passkey code (the prompt) and the schemas go with the few
                 // pages that show them; route-only parts (app/routes/*/+shared) go with their routes.
-                { name: "shared", test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.|cart[\\/]cart-panel\.)/, priority: 3 },
+                {
+                  name: "shared",
+                  test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.|cart[\\/]cart-panel\.)/,
+                  priority: 3,
+                },
                 // The back office's parts go only to the staff pages that show them. A group takes the
                 // modules it imports too, so this one comes after the shared chunks: it keeps only
                 // what nothing else claimed.

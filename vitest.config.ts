@@ -27,8 +27,10 @@ export default defineConfig(async () => {
             CRYPTO_LTC_EXPLORER_URL: `${inject("esploraStubUrl")}/ltc`,
             CRYPTO_RATE_URL: `${inject("esploraStubUrl")}/rates/{coin}-USD/spot`,
             // The shop's wallets in tests: the published BIP84 test wallets, as in local-secrets.example.
-            CRYPTO_BTC_XPUB: "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs",
-            CRYPTO_LTC_XPUB: "zpub6rPo5mF47z5coVm5rvWv7fv181awb7Vckn5Cf3xQXBVKu18kuBHDhNi1Jrb4br6vVD3ZbrnXemEsWJoR18mZwkUdzwD8TQnHDUCGxqZ6swA",
+            CRYPTO_BTC_XPUB:
+              "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs",
+            CRYPTO_LTC_XPUB:
+              "zpub6rPo5mF47z5coVm5rvWv7fv181awb7Vckn5Cf3xQXBVKu18kuBHDhNi1Jrb4br6vVD3ZbrnXemEsWJoR18mZwkUdzwD8TQnHDUCGxqZ6swA",
             SHOPIFY_WEBHOOK_SECRET: "test-webhook-secret",
             SHOPIFY_STOREFRONT_TOKEN: "",
             MAIL_API_KEY: "",

@@ -1,12 +1,5 @@
 import { type ReactNode, Suspense } from "react";
-import {
-  isRouteErrorResponse,
-  Links,
-  Meta,
-  Outlet,
-  Scripts,
-  useLocation,
-} from "react-router";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, useLocation } from "react-router";
 import { CartProvider } from "~/components/cart/cart-context";
 import { CartDrawer } from "~/components/cart/cart-drawer";
 import { SiteFooter } from "~/components/site-footer";
@@ -41,7 +34,6 @@ export async function loader({ context }: Route.LoaderArgs): Promise<ShopSetting
   }
 }
 
-
 export function Layout({ children }: { children: ReactNode }) {
   const { productsHref } = useShop();
   const { pathname } = useLocation();
@@ -64,7 +56,10 @@ export function Layout({ children }: { children: ReactNode }) {
         <Links nonce="" />
       </head>
       <body>
-        <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-[200] focus:rounded focus:bg-accent focus:px-3 focus:py-2 focus:text-zinc-950">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-[200] focus:rounded focus:bg-accent focus:px-3 focus:py-2 focus:text-zinc-950"
+        >
           Skip to content
         </a>
         <ToastProvider>

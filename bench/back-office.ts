@@ -75,7 +75,10 @@ function seedSql(admin: string[], now: number): string {
       select n, 'bench-user-' || (n % ${ACCOUNTS} + 1), 'buyer' || (n % ${ACCOUNTS} + 1) || '@bench.test', ${variant("n")}, ${variantTitle("n")}, 'Goodwill', 'bench-admin', ${spread} from s;`,
     // One crypto order in 16 carries its on-chain payment: what a search by transaction id finds.
     `update crypto_orders set payments = json_array(json_object('txid', lower(hex(randomblob(32))), 'units', 30000, 'height', 800000)) where cast(substr(id, 14) as integer) % 16 <> 0;`,
-    ...[1, 2, 3].map((n) => `update crypto_orders set payments = json_array(json_object('txid', '${txidOf(n)}', 'units', 30000, 'height', 800000)) where id = 'bench-crypto-${n * 16}';`),
+    ...[1, 2, 3].map(
+      (n) =>
+        `update crypto_orders set payments = json_array(json_object('txid', '${txidOf(n)}', 'units', 30000, 'height', 800000)) where id = 'bench-crypto-${n * 16}';`,
+    ),
     `insert into licences (key, product, plan, owner_email, product_code_id, order_id, created_at)
       select code, 'Vertex Rust', 'monthly', customer_email, id, order_id, used_at from product_codes where is_used = 1;`,
     `insert into user_subscriptions (id, user_id, status, product_title, variant_title, price_currency, price_amount, purchase_date, expiry_date, product_code_id, order_id)
@@ -96,11 +99,31 @@ interface Scenario {
 
 const SCENARIOS: Scenario[] = [
   { name: "orders list, first page", path: () => "/dashboard/orders", expect: () => "Orders" },
-  { name: "orders: search by e-mail", path: (i) => `/dashboard/orders?q=${encodeURIComponent(email((i * 7919) % ACCOUNTS + 1))}`, expect: (i) => email((i * 7919) % ACCOUNTS + 1) },
-  { name: "orders: search by key", path: (i) => `/dashboard/orders?q=${keyOf((i * 104_729) % CARD_ORDERS + 1)}`, expect: (i) => `#${100000 + ((i * 104_729) % CARD_ORDERS + 1)}` },
-  { name: "orders: search by transaction id", path: (i) => `/dashboard/orders?q=${txidOf((i % 3) + 1)}`, expect: (i) => `CB-${CARD_ORDERS + ((i % 3) + 1) * 16}` },
-  { name: "customers: search by e-mail", path: (i) => `/dashboard/customers?q=${encodeURIComponent(email((i * 6007) % ACCOUNTS + 1))}`, expect: (i) => email((i * 6007) % ACCOUNTS + 1) },
-  { name: "customer page", path: (i) => `/dashboard/customers/${userId((i * 3001) % ACCOUNTS + 1)}`, expect: (i) => email((i * 3001) % ACCOUNTS + 1) },
+  {
+    name: "orders: search by e-mail",
+    path: (i) => `/dashboard/orders?q=${encodeURIComponent(email(((i * 7919) % ACCOUNTS) + 1))}`,
+    expect: (i) => email(((i * 7919) % ACCOUNTS) + 1),
+  },
+  {
+    name: "orders: search by key",
+    path: (i) => `/dashboard/orders?q=${keyOf(((i * 104_729) % CARD_ORDERS) + 1)}`,
+    expect: (i) => `#${100000 + (((i * 104_729) % CARD_ORDERS) + 1)}`,
+  },
+  {
+    name: "orders: search by transaction id",
+    path: (i) => `/dashboard/orders?q=${txidOf((i % 3) + 1)}`,
+    expect: (i) => `CB-${CARD_ORDERS + ((i % 3) + 1) * 16}`,
+  },
+  {
+    name: "customers: search by e-mail",
+    path: (i) => `/dashboard/customers?q=${encodeURIComponent(email(((i * 6007) % ACCOUNTS) + 1))}`,
+    expect: (i) => email(((i * 6007) % ACCOUNTS) + 1),
+  },
+  {
+    name: "customer page",
+    path: (i) => `/dashboard/customers/${userId(((i * 3001) % ACCOUNTS) + 1)}`,
+    expect: (i) => email(((i * 3001) % ACCOUNTS) + 1),
+  },
 ];
 
 async function timed(url: string, cookie: string): Promise<{ ms: number; status: number; body: string }> {
@@ -142,7 +165,12 @@ async function exportAll(base: string, cookie: string) {
   }
   const header = 1;
   if (rows - header !== ORDERS) throw new Error(`export held ${rows - header} rows, expected ${ORDERS}`);
-  return { rows: rows - header, megabytes: Math.round((bytes / 1e6) * 10) / 10, firstByteMs: Math.round(firstByteMs), totalMs: Math.round(performance.now() - started) };
+  return {
+    rows: rows - header,
+    megabytes: Math.round((bytes / 1e6) * 10) / 10,
+    firstByteMs: Math.round(firstByteMs),
+    totalMs: Math.round(performance.now() - started),
+  };
 }
 
 async function main() {
@@ -163,7 +191,11 @@ async function main() {
   if (counts!.orders !== ORDERS || counts!.codes !== CODES) throw new Error(`seeded ${JSON.stringify(counts)}`);
   console.log(`seeded ${JSON.stringify(counts)} in ${Math.round(performance.now() - started)} ms`);
 
-  const { appUrl, trivialUrl, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS });
+  const { appUrl, trivialUrl, ready, stop } = serveWithTrivial(state, {
+    app: APP_PORT,
+    trivial: TRIVIAL_PORT,
+    inspectors: INSPECTOR_PORTS,
+  });
   try {
     await ready();
     const baseline = await measure(trivialUrl, cookie, { name: "trivial", path: () => "/", expect: () => "" }, false);
@@ -181,7 +213,11 @@ async function main() {
     const results = {
       date: new Date().toISOString().slice(0, 10),
       machine: `${cpus().length} CPU cores, Node ${process.version}, wrangler dev (local workerd)`,
-      seeded: { accounts: ACCOUNTS, codes: CODES, orders: { card: CARD_ORDERS, crypto: CRYPTO_ORDERS, reseller: RESELLER_PURCHASES, admin: MANUAL_ORDERS } },
+      seeded: {
+        accounts: ACCOUNTS,
+        codes: CODES,
+        orders: { card: CARD_ORDERS, crypto: CRYPTO_ORDERS, reseller: RESELLER_PURCHASES, admin: MANUAL_ORDERS },
+      },
       samples: SAMPLES,
       trivial: baseline,
       pages: rows,

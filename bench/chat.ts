@@ -59,7 +59,9 @@ async function main() {
       members.map(
         (member) =>
           new Promise<void>((resolve, reject) => {
-            const socket = new WebSocket(`ws://127.0.0.1:${PORT}/chat/ws`, { headers: { Origin: ORIGIN, Cookie: `__Host-session=${member.token}` } });
+            const socket = new WebSocket(`ws://127.0.0.1:${PORT}/chat/ws`, {
+              headers: { Origin: ORIGIN, Cookie: `__Host-session=${member.token}` },
+            });
             member.socket = socket;
             socket.on("error", reject);
             socket.on("message", (raw) => {

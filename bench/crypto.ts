@@ -119,7 +119,10 @@ function benchOrders(): BenchOrder[] {
  * open orders straight into the database, as the crypto dialog would have left them.
  */
 function seed(state: string, orders: BenchOrder[]) {
-  const stock = codesStatement({ numericId: VARIANT, title: `${PRODUCT} - ${PLAN}` }, Array.from({ length: PAID }, (_, k) => `BENCH-CRYPTO-${String(k).padStart(4, "0")}`));
+  const stock = codesStatement(
+    { numericId: VARIANT, title: `${PRODUCT} - ${PLAN}` },
+    Array.from({ length: PAID }, (_, k) => `BENCH-CRYPTO-${String(k).padStart(4, "0")}`),
+  );
   const now = Date.now();
   const expiresAt = now + 30 * 60_000;
   const userId = "bench-crypto-buyer";
@@ -146,7 +149,14 @@ async function startRecorder(port: number, target: string): Promise<{ requests: 
     const at = Date.now();
     const path = req.url ?? "/";
     const [net = "", resource, address] = new URL(path, "http://recorder").pathname.split("/").slice(1);
-    const note = (status: number) => requests.push({ at, answeredAt: Date.now(), net, address: resource === "address" ? decodeURIComponent(address ?? "") : null, status });
+    const note = (status: number) =>
+      requests.push({
+        at,
+        answeredAt: Date.now(),
+        net,
+        address: resource === "address" ? decodeURIComponent(address ?? "") : null,
+        status,
+      });
     fetch(`${target}${path}`)
       .then(async (answer) => {
         const body = await answer.text();
@@ -208,9 +218,12 @@ interface Message {
 function messagesOf(rows: OrderRow[], requests: ExplorerRequest[]): Message[] {
   const byStart = new Map<number, OrderRow[]>();
   for (const row of rows) byStart.set(row.checked_at!, [...(byStart.get(row.checked_at!) ?? []), row]);
-  const messages: Message[] = [...byStart].sort(([a], [b]) => a - b).map(([startedAt, orders]) => ({ startedAt, orders, addressRequests: [], tipRequests: [] }));
+  const messages: Message[] = [...byStart]
+    .sort(([a], [b]) => a - b)
+    .map(([startedAt, orders]) => ({ startedAt, orders, addressRequests: [], tipRequests: [] }));
   const messageOf = new Map<string, Message>();
-  for (const message of messages) for (const order of message.orders) messageOf.set(`${NET[order.crypto_type]}:${order.wallet_address}`, message);
+  for (const message of messages)
+    for (const order of message.orders) messageOf.set(`${NET[order.crypto_type]}:${order.wallet_address}`, message);
   const addressReads = requests.filter((r) => r.address !== null);
   for (const request of addressReads) {
     const message = messageOf.get(`${request.net}:${request.address}`);
@@ -231,13 +244,23 @@ function messagesOf(rows: OrderRow[], requests: ExplorerRequest[]): Message[] {
  * messages one after another, so a message belongs to the batch running when it started.
  */
 function invocationsOf(messages: Message[], batches: QueueBatch[]) {
-  const invocations = batches.map((b) => ({ startedAt: b.loggedAt - b.ms, ms: b.ms, size: b.size, acked: b.acked, messages: [] as Message[] }));
+  const invocations = batches.map((b) => ({
+    startedAt: b.loggedAt - b.ms,
+    ms: b.ms,
+    size: b.size,
+    acked: b.acked,
+    messages: [] as Message[],
+  }));
   for (const message of messages) {
     const invocation = invocations.filter((i) => i.startedAt - LOG_SLACK_MS <= message.startedAt).at(-1);
     if (!invocation) throw new Error(`no queue batch began before the chain-check message of ${message.startedAt}`);
     invocation.messages.push(message);
   }
-  for (const i of invocations) if (i.messages.length > i.size) throw new Error(`${i.messages.length} chain-check messages placed in a batch of ${i.size}: the batch log and the messages do not agree`);
+  for (const i of invocations)
+    if (i.messages.length > i.size)
+      throw new Error(
+        `${i.messages.length} chain-check messages placed in a batch of ${i.size}: the batch log and the messages do not agree`,
+      );
   return invocations.filter((i) => i.messages.length > 0);
 }
 
@@ -256,7 +279,10 @@ function checkResult(orders: BenchOrder[], rows: OrderRow[], requests: ExplorerR
     "addresses read more than once": { expected: 0, value: [...reads.values()].filter((n) => n > 1).length },
     "explorer requests not answered 200": { expected: 0, value: requests.filter((r) => r.status !== 200).length },
     "chain-check messages": { expected: Math.ceil(ORDERS / CHECKS_PER_MESSAGE), value: messages.length },
-    [`messages with more than ${CHECKS_PER_MESSAGE} orders`]: { expected: 0, value: messages.filter((m) => m.orders.length > CHECKS_PER_MESSAGE).length },
+    [`messages with more than ${CHECKS_PER_MESSAGE} orders`]: {
+      expected: 0,
+      value: messages.filter((m) => m.orders.length > CHECKS_PER_MESSAGE).length,
+    },
     "messages reading a coin's tip height more than once": {
       expected: 0,
       value: messages.filter((m) => COINS.some((coin) => m.tipRequests.filter((t) => t.net === NET[coin]).length > 1)).length,
@@ -266,16 +292,23 @@ function checkResult(orders: BenchOrder[], rows: OrderRow[], requests: ExplorerR
       expected: PAID,
       value: paidRows.filter((r) => r.received_units === r.amount_units && r.confirmations >= 1).length,
     },
-    "paid orders settled (complete, with a key)": { expected: PAID, value: paidRows.filter((r) => r.status === "complete" && r.product_code !== null).length },
+    "paid orders settled (complete, with a key)": {
+      expected: PAID,
+      value: paidRows.filter((r) => r.status === "complete" && r.product_code !== null).length,
+    },
     "unpaid orders still pending with nothing received": {
       expected: ORDERS - PAID,
       value: openRows.filter((r) => r.status === "pending" && r.paid_at === null && r.received_units === 0).length,
     },
     "failed jobs": { expected: 0, value: failedJobs },
   };
-  for (const [name, { expected, value }] of Object.entries(checks)) console.log(`${value === expected ? "ok  " : "FAIL"} ${name}: ${value} (expected ${expected})`);
+  for (const [name, { expected, value }] of Object.entries(checks))
+    console.log(`${value === expected ? "ok  " : "FAIL"} ${name}: ${value} (expected ${expected})`);
   const wrong = Object.entries(checks).filter(([, c]) => c.value !== c.expected);
-  if (wrong.length > 0) throw new Error(`the cron run's result is incomplete or wrong: ${wrong.map(([name, c]) => `${name} ${c.value} ≠ ${c.expected}`).join("; ")}`);
+  if (wrong.length > 0)
+    throw new Error(
+      `the cron run's result is incomplete or wrong: ${wrong.map(([name, c]) => `${name} ${c.value} ≠ ${c.expected}`).join("; ")}`,
+    );
   return checks;
 }
 
@@ -287,7 +320,9 @@ async function main() {
   const stub = await startEsploraStub(STUB_PORT);
   const recorder = await startRecorder(RECORDER_PORT, stub.url);
   // A production build watches the public explorers unless told otherwise; here it watches the recorder.
-  const explorers = Object.fromEntries(COINS.map((coin) => [`CRYPTO_${coin}_EXPLORER_URL`, `http://127.0.0.1:${RECORDER_PORT}/${NET[coin]}`]));
+  const explorers = Object.fromEntries(
+    COINS.map((coin) => [`CRYPTO_${coin}_EXPLORER_URL`, `http://127.0.0.1:${RECORDER_PORT}/${NET[coin]}`]),
+  );
   const app = serveApp(state, { port: APP_PORT, inspector: INSPECTOR_PORT, vars: explorers, logBatches: true });
   try {
     for (const o of orders.filter((o) => o.paid)) {
@@ -341,7 +376,11 @@ async function main() {
       lastOrderSettled: Math.max(...rows.filter((r) => r.status === "complete").map((r) => r.updated_at)) - triggeredAt,
     };
     const tips = requests.filter((r) => r.address === null).length;
-    const goal = { target: `≤ ${FREE_SUBREQUESTS} explorer requests in any one invocation`, value: maxPerInvocation, pass: maxPerInvocation <= FREE_SUBREQUESTS };
+    const goal = {
+      target: `≤ ${FREE_SUBREQUESTS} explorer requests in any one invocation`,
+      value: maxPerInvocation,
+      pass: maxPerInvocation <= FREE_SUBREQUESTS,
+    };
     console.log("messages", perMessage);
     console.log("invocations", perInvocation);
     console.log(`${goal.pass ? "PASS" : "FAIL"} most explorer requests in one invocation: ${maxPerInvocation} (goal ${goal.target})`);
@@ -353,7 +392,11 @@ async function main() {
       paid: PAID,
       checksPerMessage: CHECKS_PER_MESSAGE,
       explorerRequests: { total: requests.length, addressReads: requests.length - tips, tipHeights: tips },
-      maxExplorerRequests: { perInvocation: maxPerInvocation, perMessage: maxPerMessage, designBoundPerMessage: REQUESTS_PER_MESSAGE_BOUND },
+      maxExplorerRequests: {
+        perInvocation: maxPerInvocation,
+        perMessage: maxPerMessage,
+        designBoundPerMessage: REQUESTS_PER_MESSAGE_BOUND,
+      },
       wallMs: wall,
       messageStartGapsMs: gaps,
       messages: perMessage,
@@ -364,7 +407,8 @@ async function main() {
     const oneEach = perInvocation.every((i) => i.chainCheckMessages === 1);
     const sizes = perInvocation.map((i) => i.batchSize);
     // Settlement jobs of the paid orders a message found may share the next message's batch.
-    const batchSizes = Math.min(...sizes) === Math.max(...sizes) ? `${sizes[0]} job` : `${Math.min(...sizes)} to ${Math.max(...sizes)} jobs`;
+    const batchSizes =
+      Math.min(...sizes) === Math.max(...sizes) ? `${sizes[0]} job` : `${Math.min(...sizes)} to ${Math.max(...sizes)} jobs`;
     const markdown = [
       "| figure | value |",
       "|---|---:|",

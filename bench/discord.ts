@@ -48,7 +48,8 @@ const everyone = Array.from({ length: MEMBERS }, (_, i) => member(i));
 /** `rows` as insert statements of ROWS_PER_INSERT rows each. */
 function inserts(table: string, columns: string, rows: string[]): string[] {
   const statements = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) statements.push(`insert into ${table} (${columns}) values ${rows.slice(i, i + ROWS_PER_INSERT).join(", ")};`);
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
+    statements.push(`insert into ${table} (${columns}) values ${rows.slice(i, i + ROWS_PER_INSERT).join(", ")};`);
   return statements;
 }
 
@@ -66,7 +67,10 @@ function seed(state: string) {
     links.push(`('discord', '${discordId(i)}', 'member${i}', '${id}', ${now})`);
     // Synced before: the row's desired roles are what they were while every licence ran.
     syncs.push(`('${id}', '${discordId(i)}', '${m.active || m.expired ? `["${ROLE}"]` : "[]"}', null, 'synced', 0)`);
-    if (m.active || m.expired) keys.push(`('BENCH-DISCORD-${i}', 'Vertex Rust', 'weekly', '${email}', ${now}, ${now}, ${m.active ? now + 7 * 86_400_000 : now - 86_400_000})`);
+    if (m.active || m.expired)
+      keys.push(
+        `('BENCH-DISCORD-${i}', 'Vertex Rust', 'weekly', '${email}', ${now}, ${now}, ${m.active ? now + 7 * 86_400_000 : now - 86_400_000})`,
+      );
   });
   seedD1(state, "members", [
     `insert into discord_settings (id, guild_id, updated_at) values (1, '${GUILD}', ${now});`,
@@ -104,17 +108,29 @@ async function startDiscordStub(port: number) {
       res.writeHead(status, { "Content-Type": "application/json" });
       res.end(status === 204 ? undefined : JSON.stringify(body));
       const invocation = req.headers["x-invocation-id"];
-      requests.push({ at, answeredAt: Date.now(), method: req.method ?? "GET", kind, user: kind === "health" ? null : (user ?? null), invocation: typeof invocation === "string" ? invocation : null, status });
+      requests.push({
+        at,
+        answeredAt: Date.now(),
+        method: req.method ?? "GET",
+        kind,
+        user: kind === "health" ? null : (user ?? null),
+        invocation: typeof invocation === "string" ? invocation : null,
+        status,
+      });
     };
     if (req.headers.authorization !== "Bot bench-token") return answer(401, { code: 0, message: "401: Unauthorized" }, "health");
     if (parts.join("/") === "users/@me") return answer(200, { id: BOT, username: "Bench Bot", bot: true }, "health");
     if (guild !== GUILD) return answer(404, { code: 10004, message: "Unknown Guild" }, "health");
     if (collection === "roles") {
-      return answer(200, [
-        { id: GUILD, name: "@everyone", position: 0, permissions: "0" },
-        { id: BOT_ROLE, name: "Bench Bot", position: 10, permissions: String(1n << 28n) },
-        { id: ROLE, name: "Subscriber", position: 2, permissions: "0" },
-      ], "health");
+      return answer(
+        200,
+        [
+          { id: GUILD, name: "@everyone", position: 0, permissions: "0" },
+          { id: BOT_ROLE, name: "Bench Bot", position: 10, permissions: String(1n << 28n) },
+          { id: ROLE, name: "Subscriber", position: 2, permissions: "0" },
+        ],
+        "health",
+      );
     }
     const kind = user === BOT ? "health" : sub ? "role" : "member";
     const held = roles.get(user ?? "");
@@ -138,7 +154,8 @@ async function startDiscordStub(port: number) {
 }
 
 /** Members whose roles in the stand-in's guild are not what their licences say. */
-const wrongMembers = (roles: Map<string, Set<string>>) => everyone.filter((m, i) => m.inGuild && roles.get(discordId(i))!.has(ROLE) !== m.shouldHave).length;
+const wrongMembers = (roles: Map<string, Set<string>>) =>
+  everyone.filter((m, i) => m.inGuild && roles.get(discordId(i))!.has(ROLE) !== m.shouldHave).length;
 
 /** Waits until every member was read, the guild matches the licences and Discord has been quiet. */
 async function waitUntilReconciled(stub: Awaited<ReturnType<typeof startDiscordStub>>, app: { gone(): boolean }, deadline: number) {
@@ -147,7 +164,8 @@ async function waitUntilReconciled(stub: Awaited<ReturnType<typeof startDiscordS
     const read = new Set(stub.requests.filter((r) => r.kind === "member").map((r) => r.user)).size;
     const last = stub.requests.at(-1)?.answeredAt ?? 0;
     if (read >= MEMBERS && wrongMembers(stub.roles) === 0 && Date.now() - last >= QUIET_MS) return;
-    if (Date.now() > deadline) throw new Error(`not done before the timeout: ${read} of ${MEMBERS} members read, ${wrongMembers(stub.roles)} still wrong`);
+    if (Date.now() > deadline)
+      throw new Error(`not done before the timeout: ${read} of ${MEMBERS} members read, ${wrongMembers(stub.roles)} still wrong`);
     await sleep(1_000);
   }
 }
@@ -165,15 +183,25 @@ function checkResult(state: string, requests: DiscordRequest[], roles: Map<strin
     "members read from Discord": { expected: MEMBERS, value: new Set(requests.filter((r) => r.kind === "member").map((r) => r.user)).size },
     "sync rows synced": { expected: inGuild, value: byState.synced ?? 0 },
     "sync rows parked outside the server": { expected: MEMBERS - inGuild, value: byState["not-in-guild"] ?? 0 },
-    "sync rows pending, retrying or failed": { expected: 0, value: (byState.pending ?? 0) + (byState.retrying ?? 0) + (byState.failed ?? 0) },
+    "sync rows pending, retrying or failed": {
+      expected: 0,
+      value: (byState.pending ?? 0) + (byState.retrying ?? 0) + (byState.failed ?? 0),
+    },
     "sync rows whose desired roles hold the role": { expected: everyone.filter((m) => m.active).length, value: desired!.n },
     "failed jobs": { expected: 0, value: failed!.n },
     "requests without an invocation id": { expected: 0, value: requests.filter((r) => !r.invocation).length },
-    "requests answered other than 200, 204 or 404 (10007)": { expected: 0, value: requests.filter((r) => ![200, 204, 404].includes(r.status)).length },
+    "requests answered other than 200, 204 or 404 (10007)": {
+      expected: 0,
+      value: requests.filter((r) => ![200, 204, 404].includes(r.status)).length,
+    },
   };
-  for (const [name, { expected, value }] of Object.entries(checks)) console.log(`${value === expected ? "ok  " : "FAIL"} ${name}: ${value} (expected ${expected})`);
+  for (const [name, { expected, value }] of Object.entries(checks))
+    console.log(`${value === expected ? "ok  " : "FAIL"} ${name}: ${value} (expected ${expected})`);
   const wrong = Object.entries(checks).filter(([, c]) => c.value !== c.expected);
-  if (wrong.length > 0) throw new Error(`the sweep's result is incomplete or wrong: ${wrong.map(([name, c]) => `${name} ${c.value} ≠ ${c.expected}`).join("; ")}`);
+  if (wrong.length > 0)
+    throw new Error(
+      `the sweep's result is incomplete or wrong: ${wrong.map(([name, c]) => `${name} ${c.value} ≠ ${c.expected}`).join("; ")}`,
+    );
   return checks;
 }
 
@@ -181,7 +209,12 @@ async function main() {
   const state = await buildApp("discord", [STUB_PORT, APP_PORT, INSPECTOR_PORT]);
   seed(state);
   const stub = await startDiscordStub(STUB_PORT);
-  const app = serveApp(state, { port: APP_PORT, inspector: INSPECTOR_PORT, vars: { DISCORD_API_URL: stub.url, DISCORD_BOT_TOKEN: "bench-token" }, logBatches: true });
+  const app = serveApp(state, {
+    port: APP_PORT,
+    inspector: INSPECTOR_PORT,
+    vars: { DISCORD_API_URL: stub.url, DISCORD_BOT_TOKEN: "bench-token" },
+    logBatches: true,
+  });
   try {
     await app.ready();
     const before = wrongMembers(stub.roles);
@@ -213,7 +246,11 @@ async function main() {
     const removed = everyone.filter((m) => m.inGuild && m.expired).length;
     const parked = everyone.filter((m) => !m.inGuild).length;
     const lastAnswer = Math.max(...queueRequests.map((r) => r.answeredAt)) - triggeredAt;
-    const goal = { target: `≤ ${FREE_SUBREQUESTS} Discord requests in any one invocation`, value: maxPerInvocation, pass: maxPerInvocation <= FREE_SUBREQUESTS };
+    const goal = {
+      target: `≤ ${FREE_SUBREQUESTS} Discord requests in any one invocation`,
+      value: maxPerInvocation,
+      pass: maxPerInvocation <= FREE_SUBREQUESTS,
+    };
     console.log(`${goal.pass ? "PASS" : "FAIL"} most Discord requests in one invocation: ${maxPerInvocation}`);
     const results = {
       date: new Date().toISOString().slice(0, 10),

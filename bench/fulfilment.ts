@@ -13,7 +13,21 @@ import { Agent, request } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp, median, orderPaidHeaders, percentile, publish, queryD1, ratio, secret, serveFloor, serveWithTrivial, stockCodes, waitForDeliveries, wrappedBuild } from "./shared.ts";
+import {
+  buildApp,
+  median,
+  orderPaidHeaders,
+  percentile,
+  publish,
+  queryD1,
+  ratio,
+  secret,
+  serveFloor,
+  serveWithTrivial,
+  stockCodes,
+  waitForDeliveries,
+  wrappedBuild,
+} from "./shared.ts";
 
 const ORDERS = 1000;
 const STOCK = 700;
@@ -204,14 +218,19 @@ function checkFulfilment(state: string) {
     "order-keys e-mails in all": { expected: orderCount, value: orders!.allOrderMails },
   };
   const wrong = Object.entries(checks).filter(([, c]) => c.value !== c.expected);
-  for (const [name, { expected, value }] of Object.entries(checks)) console.log(`${value === expected ? "ok  " : "FAIL"} ${name}: ${value} (expected ${expected})`);
-  if (wrong.length > 0) throw new Error(`fulfilment is incomplete or wrong: ${wrong.map(([name, c]) => `${name} ${c.value} ≠ ${c.expected}`).join("; ")}`);
+  for (const [name, { expected, value }] of Object.entries(checks))
+    console.log(`${value === expected ? "ok  " : "FAIL"} ${name}: ${value} (expected ${expected})`);
+  if (wrong.length > 0)
+    throw new Error(`fulfilment is incomplete or wrong: ${wrong.map(([name, c]) => `${name} ${c.value} ≠ ${c.expected}`).join("; ")}`);
   return checks;
 }
 
 /** When the last order-keys e-mail of `round` was queued (the Worker's Date.now()). */
 function lastKeyMailAt(state: string, round: number): number {
-  const [[last]] = queryD1(state, `select max(created_at) as at from mail_outbox where dedupe_key like 'order-keys:%' and to_address like 'rush-buyer-${round}-%'`) as [{ at: number }[]];
+  const [[last]] = queryD1(
+    state,
+    `select max(created_at) as at from mail_outbox where dedupe_key like 'order-keys:%' and to_address like 'rush-buyer-${round}-%'`,
+  ) as [{ at: number }[]];
   return last!.at;
 }
 
@@ -224,7 +243,18 @@ async function burstTo(worker: { url: string; cpu: () => number }, webhooks: Web
 }
 
 async function main() {
-  const ports = [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS, ROUTED_FLOOR.port, ROUTED_FLOOR.inspector, ACKING.port, ACKING.inspector, ACKING_BARE.port, ACKING_BARE.inspector];
+  const ports = [
+    APP_PORT,
+    TRIVIAL_PORT,
+    FLOOR_PORT,
+    ...INSPECTOR_PORTS,
+    ROUTED_FLOOR.port,
+    ROUTED_FLOOR.inspector,
+    ACKING.port,
+    ACKING.inspector,
+    ACKING_BARE.port,
+    ACKING_BARE.inspector,
+  ];
   const state = await buildApp("fulfilment", ports);
   const acking = wrappedBuild("acking", "acking-consumer", "ackingConsumer", [], (config) => config);
   const ackingBare = wrappedBuild("acking-bare", "acking-consumer", "ackingConsumer", [], ({ assets: _router, ...config }) => config);
@@ -234,7 +264,11 @@ async function main() {
   }
   const vars = { WEBHOOK_SECRET: secret("SHOPIFY_WEBHOOK_SECRET") };
   const floor = { config: "bench/floors/webhook-floor.wrangler.toml", port: FLOOR_PORT, inspector: INSPECTOR_PORTS[2]!, vars };
-  const { appUrl, trivialUrl, floorUrl, cpu, ready, stop } = serveWithTrivial(state, { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS }, floor);
+  const { appUrl, trivialUrl, floorUrl, cpu, ready, stop } = serveWithTrivial(
+    state,
+    { app: APP_PORT, trivial: TRIVIAL_PORT, inspectors: INSPECTOR_PORTS },
+    floor,
+  );
   // The floor behind the static-asset router, and the app with its consumer a no-op with and
   // without that router, each on a state of its own (they write nothing the checks read).
   const scratch = mkdtempSync(join(tmpdir(), "bench-burst-"));
@@ -243,10 +277,21 @@ async function main() {
     { ...ACKING, config: acking },
     { ...ACKING_BARE, config: ackingBare },
   ].map((worker, k) => serveFloor({ ...worker, state: join(scratch, String(k)) }));
-  const [routedFloor, ackingApp, bareApp] = others as [ReturnType<typeof serveFloor>, ReturnType<typeof serveFloor>, ReturnType<typeof serveFloor>];
+  const [routedFloor, ackingApp, bareApp] = others as [
+    ReturnType<typeof serveFloor>,
+    ReturnType<typeof serveFloor>,
+    ReturnType<typeof serveFloor>,
+  ];
   try {
     await Promise.all([ready(), ...others.map((worker) => worker.ready())]);
-    const bursts = { trivial: [] as Burst[], floor: [] as Burst[], routed: [] as Burst[], alone: [] as Burst[], bare: [] as Burst[], app: [] as Burst[] };
+    const bursts = {
+      trivial: [] as Burst[],
+      floor: [] as Burst[],
+      routed: [] as Burst[],
+      alone: [] as Burst[],
+      bare: [] as Burst[],
+      app: [] as Burst[],
+    };
     const drains: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const webhooks = orderWebhooks(r);
@@ -261,7 +306,9 @@ async function main() {
       const outcomes = await waitForDeliveries(state, `${DELIVERY}${r}-`, ORDERS, { timeoutMs: DRAIN_TIMEOUT_MS });
       if (outcomes.processed !== ORDERS) throw new Error(`round ${r + 1}: deliveries not all processed: ${JSON.stringify(outcomes)}`);
       drains.push(lastKeyMailAt(state, r) - rush.startedAt);
-      console.log(`round ${r + 1}: deliveries ${JSON.stringify(outcomes)}, last key e-mail queued ${drains.at(-1)} ms after the first webhook was sent`);
+      console.log(
+        `round ${r + 1}: deliveries ${JSON.stringify(outcomes)}, last key e-mail queued ${drains.at(-1)} ms after the first webhook was sent`,
+      );
     }
     const checks = checkFulfilment(state);
 
@@ -277,14 +324,19 @@ async function main() {
     const p99 = ratio(ack.p99, trivial.p99);
     const p99Alone = ratio(appAlone.p99, trivial.p99);
     const goals = {
-      p99: { target: `≤ ${GOALS.p99}× the trivial Worker's`, value: `${p99}× (${ack.p99} ms against ${trivial.p99} ms)`, pass: p99 <= GOALS.p99 },
+      p99: {
+        target: `≤ ${GOALS.p99}× the trivial Worker's`,
+        value: `${p99}× (${ack.p99} ms against ${trivial.p99} ms)`,
+        pass: p99 <= GOALS.p99,
+      },
       p99WithoutLocalCosts: {
         target: `≤ ${GOALS.p99}× the trivial Worker's with the local router and consumer taken out`,
         value: `${p99Alone}× (${appAlone.p99} ms against ${trivial.p99} ms)`,
         pass: p99Alone <= GOALS.p99,
       },
     };
-    for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} acknowledgement ${goal}: ${value} (goal ${target})`);
+    for (const [goal, { target, value, pass }] of Object.entries(goals))
+      console.log(`${pass ? "PASS" : "FAIL"} acknowledgement ${goal}: ${value} (goal ${target})`);
 
     const results = {
       date: new Date().toISOString().slice(0, 10),

@@ -36,7 +36,10 @@ function cppTimings(): { compiler: string; timings: Timing[] } {
   try {
     execFileSync("cmake", ["-S", "sdk/cpp", "-B", build, "-DCMAKE_BUILD_TYPE=Release"], { stdio: "pipe" });
     execFileSync("cmake", ["--build", build, "--target", "licence_bench", "-j2"], { stdio: "pipe" });
-    const timings = Array.from({ length: RUNS }, () => JSON.parse(execFileSync(join(build, "licence_bench"), [VECTORS], { encoding: "utf8" })) as Timing);
+    const timings = Array.from(
+      { length: RUNS },
+      () => JSON.parse(execFileSync(join(build, "licence_bench"), [VECTORS], { encoding: "utf8" })) as Timing,
+    );
     return { compiler: compilerOf(build), timings };
   } finally {
     rmSync(build, { recursive: true, force: true });
@@ -69,7 +72,10 @@ async function typescriptTimings(): Promise<Timing[]> {
 
 const { compiler, timings: cpp } = cppTimings();
 const typescript = await typescriptTimings();
-const summary = (timings: Timing[]) => ({ answer: round(median(timings.map((t) => t.answerMicroseconds))), lease: round(median(timings.map((t) => t.leaseMicroseconds))) });
+const summary = (timings: Timing[]) => ({
+  answer: round(median(timings.map((t) => t.answerMicroseconds))),
+  lease: round(median(timings.map((t) => t.leaseMicroseconds))),
+});
 const results = { cpp: summary(cpp), typescript: summary(typescript), runs: { cpp, typescript } };
 const slowest = Math.max(results.cpp.answer, results.cpp.lease, results.typescript.answer, results.typescript.lease);
 

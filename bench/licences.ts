@@ -13,7 +13,23 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { assertFree, builtConfig, inTurns, medians, orderPaidHeaders, publish, ratio, secret, serveFloor, serveWithTrivial, stockCodes, stopAndWait, waitForDeliveries, wrangler, wrappedBuild } from "./shared.ts";
+import {
+  assertFree,
+  builtConfig,
+  inTurns,
+  medians,
+  orderPaidHeaders,
+  publish,
+  ratio,
+  secret,
+  serveFloor,
+  serveWithTrivial,
+  stockCodes,
+  stopAndWait,
+  waitForDeliveries,
+  wrangler,
+  wrappedBuild,
+} from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -95,7 +111,9 @@ async function sellKeys(url: string) {
       currency: "USD",
       total_price: "89.99",
       financial_status: "paid",
-      line_items: [{ id: id * 10, variant_id: VARIANT, quantity: UNITS_PER_ORDER, title: "Vertex Rust", variant_title: "30 Days", price: "89.99" }],
+      line_items: [
+        { id: id * 10, variant_id: VARIANT, quantity: UNITS_PER_ORDER, title: "Vertex Rust", variant_title: "30 Days", price: "89.99" },
+      ],
     });
     const response = await fetch(`${url}/webhooks/shopify`, {
       method: "POST",
@@ -110,7 +128,15 @@ async function sellKeys(url: string) {
 function seedFloor(state: string, config: string) {
   const rows = Array.from({ length: KEYS }, (_, k) => `('${keyOf(k)}', '30 Days')`).join(", ");
   wrangler([
-    "d1", "execute", "DB", "--local", "--persist-to", state, "-c", config, "--command",
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--persist-to",
+    state,
+    "-c",
+    config,
+    "--command",
     `create table licences (key text primary key, hwid text, plan text not null, activated_at integer, expires_at integer); insert into licences (key, plan) values ${rows};`,
   ]);
 }
@@ -155,7 +181,13 @@ function writeUnlimitedApp(router: boolean): string {
 async function measureUnlimited(state: string) {
   const phase = async (floorConfig: string, appConfig: string) => {
     // One after the other: two processes opening one SQLite file at once lock each other out.
-    const floor = serveFloor({ config: floorConfig, port: UNLIMITED_PORTS.floor, inspector: UNLIMITED_PORTS.inspectors[1]!, vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") }, state });
+    const floor = serveFloor({
+      config: floorConfig,
+      port: UNLIMITED_PORTS.floor,
+      inspector: UNLIMITED_PORTS.inspectors[1]!,
+      vars: { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") },
+      state,
+    });
     await floor.ready();
     const app = serveFloor({ config: appConfig, port: UNLIMITED_PORTS.app, inspector: UNLIMITED_PORTS.inspectors[0]!, state });
     try {
@@ -172,7 +204,10 @@ async function measureUnlimited(state: string) {
       });
     }
   };
-  return { routed: await phase(ROUTED_UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(true)), bare: await phase(UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(false)) };
+  return {
+    routed: await phase(ROUTED_UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(true)),
+    bare: await phase(UNLIMITED_FLOOR_CONFIG, writeUnlimitedApp(false)),
+  };
 }
 
 /** A Worker's row: the median of its runs, figure by figure. */
@@ -229,7 +264,8 @@ async function measure(url: string, cpu: () => number): Promise<Omit<Row, "name"
     ],
   });
   // A 429 means the bench measured its own rate limits, not the API: the figures are void.
-  if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx (${JSON.stringify(tally.statuses)}), ${result.errors} errors`);
+  if (result.non2xx || result.errors)
+    throw new Error(`${url}: ${result.non2xx} non-2xx (${JSON.stringify(tally.statuses)}), ${result.errors} errors`);
   const cpuMs = Math.round(((cpu() - cpuBefore) * 1000 * 100) / result.requests.total) / 100;
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpu: cpuMs, ...tally };
 }
@@ -248,14 +284,30 @@ const verdictOf = (goal: { pass: boolean; value: string }) => `${goal.pass ? "pa
 
 /** Prints each goal's verdict, `against` saying which comparison it is. */
 function printGoals(goals: ReturnType<typeof goalsOf>, against: string) {
-  for (const [goal, { target, value, pass }] of Object.entries(goals)) console.log(`${pass ? "PASS" : "FAIL"} ${goal} ${against}: ${value} (goal ${target})`);
+  for (const [goal, { target, value, pass }] of Object.entries(goals))
+    console.log(`${pass ? "PASS" : "FAIL"} ${goal} ${against}: ${value} (goal ${target})`);
 }
 
 async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
-  for (const port of [APP_PORT, TRIVIAL_PORT, FLOOR_PORT, ...INSPECTOR_PORTS, ROUTED_FLOOR.port, ROUTED_FLOOR.inspector, UNLIMITED_PORTS.app, UNLIMITED_PORTS.floor, ...UNLIMITED_PORTS.inspectors]) await assertFree(port);
+  for (const port of [
+    APP_PORT,
+    TRIVIAL_PORT,
+    FLOOR_PORT,
+    ...INSPECTOR_PORTS,
+    ROUTED_FLOOR.port,
+    ROUTED_FLOOR.inspector,
+    UNLIMITED_PORTS.app,
+    UNLIMITED_PORTS.floor,
+    ...UNLIMITED_PORTS.inspectors,
+  ])
+    await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-licences-"));
-  stockCodes(state, { numericId: VARIANT, title: "Vertex Rust - 30 Days" }, Array.from({ length: KEYS }, (_, k) => keyOf(k)));
+  stockCodes(
+    state,
+    { numericId: VARIANT, title: "Vertex Rust - 30 Days" },
+    Array.from({ length: KEYS }, (_, k) => keyOf(k)),
+  );
   seedFloor(state, FLOOR_CONFIG);
   seedFloor(state, ROUTED_FLOOR.config);
   const vars = { SIGNING_KEY: secret("LICENCE_SIGNING_KEY") };
@@ -278,7 +330,9 @@ async function main() {
     // The webhook only queues an order: its keys exist once the queue's consumer has handled it.
     const outcomes = await waitForDeliveries(state, SALE_DELIVERY, KEYS / UNITS_PER_ORDER, { pollMs: 1000 });
     if (outcomes.processed !== KEYS / UNITS_PER_ORDER) throw new Error(`order webhooks not all processed: ${JSON.stringify(outcomes)}`);
-    console.log(`${KEYS} keys sold by ${KEYS / UNITS_PER_ORDER} order webhooks in ${Math.round(performance.now() - started)} ms (queued and fulfilled)`);
+    console.log(
+      `${KEYS} keys sold by ${KEYS / UNITS_PER_ORDER} order webhooks in ${Math.round(performance.now() - started)} ms (queued and fulfilled)`,
+    );
     started = performance.now();
     await activateKeys(appUrl);
     await activateKeys(floorUrl);
@@ -297,10 +351,12 @@ async function main() {
 
     const measured = Object.values(validate.codes).reduce((a, b) => a + b, 0);
     const stray = Object.keys(validate.codes).filter((code) => !(CODES as readonly string[]).includes(code));
-    if (stray.length > 0 || CODES.some((code) => (validate.codes[code] ?? 0) < measured / 4)) throw new Error(`unexpected mix of answers: ${JSON.stringify(validate.codes)}`);
+    if (stray.length > 0 || CODES.some((code) => (validate.codes[code] ?? 0) < measured / 4))
+      throw new Error(`unexpected mix of answers: ${JSON.stringify(validate.codes)}`);
     for (const name of ["floor", "routed floor"]) {
       const floorCodes = runs[name]!.flatMap((r) => Object.keys(r.codes));
-      if (CODES.some((code) => !floorCodes.includes(code))) throw new Error(`the ${name} did not answer the same mix: ${JSON.stringify(runs[name]!.map((r) => r.codes))}`);
+      if (CODES.some((code) => !floorCodes.includes(code)))
+        throw new Error(`the ${name} did not answer the same mix: ${JSON.stringify(runs[name]!.map((r) => r.codes))}`);
     }
 
     const load: Row[] = [
@@ -367,7 +423,10 @@ async function main() {
       "",
       "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor (same serving) | p99 vs floor (same serving) | Worker CPU ms per call | CPU vs floor (same serving) |",
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...unlimitedRows.map(({ row: r, floor: f }) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, f.rps)}× | ${ratio(r.p99, f.p99)}× | ${r.cpu} | ${ratio(r.cpu, f.cpu)}× |`),
+      ...unlimitedRows.map(
+        ({ row: r, floor: f }) =>
+          `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${ratio(r.rps, f.rps)}× | ${ratio(r.p99, f.p99)}× | ${r.cpu} | ${ratio(r.cpu, f.cpu)}× |`,
+      ),
       "",
       `Goals with the local rate limits and asset router taken out of both: throughput ${verdictOf(localGoals.throughput)}; p99 ${verdictOf(localGoals.p99)}.`,
       "",

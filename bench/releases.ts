@@ -154,7 +154,8 @@ async function measure(target: Target) {
   const resumed = createHash("sha256");
   const first = await hashBody(await fetch(url, { headers }), resumed, cut);
   const rest = await fetch(url, { headers: { ...headers, Range: `bytes=${first}-` } });
-  if (rest.status !== 206 || rest.headers.get("Content-Range") !== `bytes ${first}-${SIZE - 1}/${SIZE}`) throw new Error(`range: ${rest.status} ${rest.headers.get("Content-Range")}`);
+  if (rest.status !== 206 || rest.headers.get("Content-Range") !== `bytes ${first}-${SIZE - 1}/${SIZE}`)
+    throw new Error(`range: ${rest.status} ${rest.headers.get("Content-Range")}`);
   const second = await hashBody(rest, resumed);
   if (first + second !== SIZE || resumed.digest("hex") !== sha256) throw new Error("the resumed download does not match");
 
@@ -169,7 +170,6 @@ async function measure(target: Target) {
     uploadMiBps: Math.round(SIZE / MiB / (uploadMs / 1000)),
     downloadMiBps: Math.round(SIZE / MiB / (downloadMs / 1000)),
     sha256,
-
   };
 }
 
@@ -184,7 +184,17 @@ function appTarget(base: string, cookie: string, pids: number[]): Target {
       const response = await fetch(`${base}/dashboard/releases/uploads`, {
         method: "POST",
         headers,
-        body: new URLSearchParams({ intent: "start", product: "Vertex Rust", version: `9.${Date.now() % 1000}.0`, channel: "stable", notes: "Bench", entitlement: "", fileName: "bench.bin", size: String(SIZE), contentType: "application/octet-stream" }),
+        body: new URLSearchParams({
+          intent: "start",
+          product: "Vertex Rust",
+          version: `9.${Date.now() % 1000}.0`,
+          channel: "stable",
+          notes: "Bench",
+          entitlement: "",
+          fileName: "bench.bin",
+          size: String(SIZE),
+          contentType: "application/octet-stream",
+        }),
       });
       const started = (await response.json()) as { ok: boolean; value: { id: string; partBytes: number } };
       if (!started.ok || started.value.partBytes !== PART) throw new Error(`start: ${JSON.stringify(started)}`);
@@ -195,14 +205,22 @@ function appTarget(base: string, cookie: string, pids: number[]): Target {
       if (response.status !== 200) throw new Error(`part ${n}: ${response.status} ${await response.text()}`);
     },
     async finish() {
-      const finished = (await (await fetch(`${base}/dashboard/releases/uploads/${id}`, { method: "POST", headers })).json()) as { ok: boolean; value: { sha256: string } };
+      const finished = (await (await fetch(`${base}/dashboard/releases/uploads/${id}`, { method: "POST", headers })).json()) as {
+        ok: boolean;
+        value: { sha256: string };
+      };
       if (!finished.ok) throw new Error(`finish: ${JSON.stringify(finished)}`);
-      const published = await fetch(`${base}/dashboard/releases`, { method: "POST", headers: { ...headers, Accept: "*/*" }, body: new URLSearchParams({ intent: "publish", releaseId: id }) });
+      const published = await fetch(`${base}/dashboard/releases`, {
+        method: "POST",
+        headers: { ...headers, Accept: "*/*" },
+        body: new URLSearchParams({ intent: "publish", releaseId: id }),
+      });
       if (published.status !== 200) throw new Error(`publish: ${published.status}`);
       download.url = `${base}/dashboard/downloads/releases/${id}`;
       // Members see the checksum before they download: HEAD answers it without the body.
       const head = await fetch(download.url, { method: "HEAD", headers: download.headers });
-      if (head.headers.get("X-Checksum-SHA256") !== finished.value.sha256) throw new Error(`HEAD: ${head.status} ${head.headers.get("X-Checksum-SHA256")}`);
+      if (head.headers.get("X-Checksum-SHA256") !== finished.value.sha256)
+        throw new Error(`HEAD: ${head.status} ${head.headers.get("X-Checksum-SHA256")}`);
       return finished.value.sha256;
     },
     download,
@@ -224,7 +242,10 @@ function floorTarget(base: string, pids: number[]): Target {
       parts.push((await response.json()) as { partNumber: number; etag: string });
     },
     async finish() {
-      const response = await fetch(`${base}/finish?uploadId=${encodeURIComponent(uploadId)}`, { method: "POST", body: JSON.stringify(parts) });
+      const response = await fetch(`${base}/finish?uploadId=${encodeURIComponent(uploadId)}`, {
+        method: "POST",
+        body: JSON.stringify(parts),
+      });
       return ((await response.json()) as { sha256: string }).sha256;
     },
     download: { url: `${base}/file`, headers: {} },
@@ -236,12 +257,18 @@ async function main() {
   const { statements, cookie } = adminSession(Date.now(), 1);
   seedD1(state, "seed", statements);
   const app = serveApp(state, { port: APP_PORT, inspector: INSPECTOR_PORT });
-  const floor = serveFloor({ config: "bench/floors/release-floor.wrangler.toml", port: FLOOR_PORT, inspector: FLOOR_INSPECTOR_PORT, state: join(state, "floor") });
+  const floor = serveFloor({
+    config: "bench/floors/release-floor.wrangler.toml",
+    port: FLOOR_PORT,
+    inspector: FLOOR_INSPECTOR_PORT,
+    state: join(state, "floor"),
+  });
   const base = app.url;
   try {
     await Promise.all([app.ready(), floor.ready()]);
     // Warm: the Releases page once, so its first use is not in the figures.
-    if ((await fetch(`${base}/dashboard/releases`, { headers: { Cookie: cookie } })).status !== 200) throw new Error("the admin session was not accepted");
+    if ((await fetch(`${base}/dashboard/releases`, { headers: { Cookie: cookie } })).status !== 200)
+      throw new Error("the admin session was not accepted");
     await new Promise((r) => setTimeout(r, 2000));
     const appPids = workerdUnder(app.pid!);
     const floorPids = workerdUnder(floor.pid!);

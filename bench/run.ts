@@ -29,7 +29,11 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const servers: ChildProcess[] = [];
 const GOALS = { cachedVsFloor: 0.8, homeJsKB: 125 };
 // Written here from the app's own answer before the page floor starts; never committed.
-const PAGE_FLOOR = { home: "bench/floors/page-floor.html", product: "bench/floors/page-floor.product.html", headers: "bench/floors/page-floor.json" };
+const PAGE_FLOOR = {
+  home: "bench/floors/page-floor.html",
+  product: "bench/floors/page-floor.product.html",
+  headers: "bench/floors/page-floor.json",
+};
 // Per connection, not per answer: the floor's runtime sets them itself.
 const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length", "date"];
 
@@ -70,7 +74,9 @@ async function measure(url: string, path: string, unique = false): Promise<Omit<
     url: url + path,
     connections: CONNECTIONS,
     duration: DURATION,
-    requests: unique ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: `${path}?bench=${Date.now()}-${n++}` }) }] : undefined,
+    requests: unique
+      ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: `${path}?bench=${Date.now()}-${n++}` }) }]
+      : undefined,
   });
   if (result.non2xx || result.errors) throw new Error(`${url}${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
@@ -96,7 +102,8 @@ function capture(url: string) {
  */
 async function capturePages(url: string) {
   const [home, product] = [await capture(`${url}/`), await capture(url + PRODUCT)];
-  const kept = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.includes(name)));
+  const kept = (headers: Record<string, string>) =>
+    Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.includes(name)));
   writeFileSync(PAGE_FLOOR.home, home.body);
   writeFileSync(PAGE_FLOOR.product, product.body);
   writeFileSync(PAGE_FLOOR.headers, JSON.stringify({ productPath: PRODUCT, home: kept(home.headers), product: kept(product.headers) }));
@@ -105,7 +112,19 @@ async function capturePages(url: string) {
 
 /** The JavaScript a browser downloads for "/" until the network is idle (hydration included), gzipped. */
 async function homeJavaScript(url: string) {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
   try {
     const page = await browser.newPage();
     const scripts = new Map<string, Promise<Buffer>>();
@@ -128,7 +147,15 @@ const AUDIT_RUNS = 3;
 async function auditOnce(url: string): Promise<Audit> {
   const chrome = await chromeLauncher.launch({
     chromePath: CHROMIUM,
-    chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    chromeFlags: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   try {
     const result = await lighthouse(url, { port: chrome.port, onlyCategories: ["performance"], logLevel: "error", output: "json" });
@@ -173,7 +200,9 @@ function table(results: Results) {
   const rows = [
     "| scenario | req/s | p50 ms | p99 ms | vs trivial | vs page floor (same page) | vs page floor behind the router (same page) |",
     "|---|---:|---:|---:|---:|---:|---:|",
-    ...results.load.map((r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${versus(r, false)} | ${versus(r, true)} |`),
+    ...results.load.map(
+      (r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${versus(r, false)} | ${versus(r, true)} |`,
+    ),
     "",
     `Goals: cached pages ≥ ${GOALS.cachedVsFloor}× the page floor's req/s for the same page: ${cached.map((r) => `${r.path} ${ratio(r.rps, floorOf(r, false).rps)}× (${pass(ratio(r.rps, floorOf(r, false).rps) >= GOALS.cachedVsFloor)}; ${ratio(r.rps, floorOf(r, true).rps)}× the floor behind the local asset router)`).join(", ")}; home page JavaScript as a browser downloads it ≤ ${GOALS.homeJsKB} KB gzip: ${results.js.gzipKB} KB in ${results.js.files} files (${pass(results.js.gzipKB <= GOALS.homeJsKB)}).`,
     "",
@@ -197,7 +226,11 @@ async function main() {
     // Its own copy of the migrated D1: two processes on one SQLite file lock each other out.
     const freshState = join(state, "edge-cache-off");
     cpSync(join(state, "v3"), join(freshState, "v3"), { recursive: true });
-    const fresh = start("app, edge cache off", ["-c", "build/server/wrangler.json", "--persist-to", freshState, "--inspector-port", "9302", "--var", "EDGE_CACHE:off"], 4182);
+    const fresh = start(
+      "app, edge cache off",
+      ["-c", "build/server/wrangler.json", "--persist-to", freshState, "--inspector-port", "9302", "--var", "EDGE_CACHE:off"],
+      4182,
+    );
     const trivial = start("trivial", ["-c", "bench/trivial.wrangler.toml", "--inspector-port", "9303"], 4183);
     await Promise.all([waitFor(`${cached.url}/`), waitFor(`${fresh.url}/`), waitFor(`${trivial.url}/`)]);
     // Warm every path once so no row pays for first-request compilation.
@@ -215,10 +248,24 @@ async function main() {
     // The machine's state drifts and one run moves by more than the goals' margins: every row is
     // measured ROUNDS times, the rows taken in turns (the order reversed every other round), and
     // each row gives the median of its runs, figure by figure.
-    const rows: [Omit<Row, "rps" | "p50" | "p99">, string, boolean][] = [[{ name: `trivial Worker (median of ${ROUNDS} runs)` }, trivial.url, false]];
+    const rows: [Omit<Row, "rps" | "p50" | "p99">, string, boolean][] = [
+      [{ name: `trivial Worker (median of ${ROUNDS} runs)` }, trivial.url, false],
+    ];
     for (const path of ["/", PRODUCT]) {
-      rows.push([{ name: `page floor: the cached ${path} bytes from memory (median of ${ROUNDS} runs)`, path, floor: "bare" }, floor.url, false]);
-      rows.push([{ name: `page floor behind the static-asset router, as the app is served: ${path} (median of ${ROUNDS} runs)`, path, floor: "routed" }, routedFloor.url, false]);
+      rows.push([
+        { name: `page floor: the cached ${path} bytes from memory (median of ${ROUNDS} runs)`, path, floor: "bare" },
+        floor.url,
+        false,
+      ]);
+      rows.push([
+        {
+          name: `page floor behind the static-asset router, as the app is served: ${path} (median of ${ROUNDS} runs)`,
+          path,
+          floor: "routed",
+        },
+        routedFloor.url,
+        false,
+      ]);
     }
     for (const path of ["/", PRODUCT]) {
       rows.push([{ name: `${path} cached`, path }, cached.url, false]);

@@ -93,9 +93,25 @@ const varArgs = (vars: Record<string, string> = {}) => Object.entries(vars).flat
 
 /** `wrangler dev` of a floor Worker; it is up once it answers anything (a floor refuses a bare GET). */
 export function serveFloor(floor: Floor) {
-  const child = wranglerDev(["-c", floor.config, "--inspector-port", String(floor.inspector), ...varArgs(floor.vars), ...(floor.state ? ["--persist-to", floor.state] : [])], floor.port);
+  const child = wranglerDev(
+    [
+      "-c",
+      floor.config,
+      "--inspector-port",
+      String(floor.inspector),
+      ...varArgs(floor.vars),
+      ...(floor.state ? ["--persist-to", floor.state] : []),
+    ],
+    floor.port,
+  );
   const url = `http://127.0.0.1:${floor.port}`;
-  return { url, pid: child.pid, ready: () => waitFor(url, () => true), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
+  return {
+    url,
+    pid: child.pid,
+    ready: () => waitFor(url, () => true),
+    cpu: () => cpuSeconds(child.pid),
+    stop: () => child.kill("SIGTERM"),
+  };
 }
 
 /** The production build's wrangler configuration, as the build wrote it. */
@@ -114,11 +130,22 @@ export const builtConfig = () => JSON.parse(readFileSync("build/server/wrangler.
  * export and `args`), from the build's configuration as `configure` changes it. The app's own code
  * is unchanged. Returns the configuration's path, `build/server/wrangler.<name>.json`.
  */
-export function wrappedBuild(name: string, module: string, wrapper: string, args: unknown[], configure: (config: BuiltConfig) => BuiltConfig): string {
+export function wrappedBuild(
+  name: string,
+  module: string,
+  wrapper: string,
+  args: unknown[],
+  configure: (config: BuiltConfig) => BuiltConfig,
+): string {
   const config = builtConfig();
   copyFileSync(`bench/floors/${module}.js`, `build/server/${module}.js`);
   const entry = `${name}-entry.js`;
-  const wrapped = [`import worker from "./${config.main}";`, `import { ${wrapper} } from "./${module}.js";`, `export * from "./${config.main}";`, `export default ${wrapper}(${["worker", ...args.map((arg) => JSON.stringify(arg))].join(", ")});`];
+  const wrapped = [
+    `import worker from "./${config.main}";`,
+    `import { ${wrapper} } from "./${module}.js";`,
+    `export * from "./${config.main}";`,
+    `export default ${wrapper}(${["worker", ...args.map((arg) => JSON.stringify(arg))].join(", ")});`,
+  ];
   writeFileSync(`build/server/${entry}`, `${wrapped.join("\n")}\n`);
   const path = `build/server/wrangler.${name}.json`;
   writeFileSync(path, JSON.stringify({ ...configure(config), main: entry }));
@@ -143,12 +170,28 @@ export function serveApp(state: string, options: { port: number; inspector: numb
     const batch = line.match(/QUEUE keyshop-jobs (\d+)\/(\d+) \((\d+)ms\)/);
     if (batch) batches.push({ loggedAt: Date.now(), acked: Number(batch[1]), size: Number(batch[2]), ms: Number(batch[3]) });
   };
-  const args = ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(options.inspector), ...varArgs(options.vars)];
+  const args = [
+    "-c",
+    "build/server/wrangler.json",
+    "--persist-to",
+    state,
+    "--inspector-port",
+    String(options.inspector),
+    ...varArgs(options.vars),
+  ];
   const child = wranglerDev(args, options.port, options.logBatches ? onLog : undefined);
   const url = `http://127.0.0.1:${options.port}`;
   /** Whether the server is gone (it crashed, or something ended it): a bench waiting on it would wait in vain. */
   const gone = () => child.exitCode !== null || child.signalCode !== null;
-  return { url, pid: child.pid, batches, gone, ready: () => waitFor(`${url}/robots.txt`), cpu: () => cpuSeconds(child.pid), stop: () => child.kill("SIGTERM") };
+  return {
+    url,
+    pid: child.pid,
+    batches,
+    gone,
+    ready: () => waitFor(`${url}/robots.txt`),
+    cpu: () => cpuSeconds(child.pid),
+    stop: () => child.kill("SIGTERM"),
+  };
 }
 
 /**
@@ -158,7 +201,10 @@ export function serveApp(state: string, options: { port: number; inspector: numb
  */
 export function serveWithTrivial(state: string, ports: { app: number; trivial: number; inspectors: number[] }, floor?: Floor) {
   const app = serveApp(state, { port: ports.app, inspector: ports.inspectors[0]! });
-  const [trivial, floorWorker] = [{ config: "bench/trivial.wrangler.toml", port: ports.trivial, inspector: ports.inspectors[1]! }, ...(floor ? [floor] : [])].map(serveFloor);
+  const [trivial, floorWorker] = [
+    { config: "bench/trivial.wrangler.toml", port: ports.trivial, inspector: ports.inspectors[1]! },
+    ...(floor ? [floor] : []),
+  ].map(serveFloor);
   return {
     appUrl: app.url,
     trivialUrl: trivial!.url,
@@ -299,7 +345,12 @@ export function percentile(sorted: number[], p: number): number {
 /** Runs a wrangler command quietly and returns what it printed. */
 export function wrangler(args: string[]): string {
   // A seed file's run answers a result per statement: more than execFileSync's default buffer.
-  return execFileSync("wrangler", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, CI: "true" }, maxBuffer: 256 * 1024 * 1024 });
+  return execFileSync("wrangler", args, {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+    env: { ...process.env, CI: "true" },
+    maxBuffer: 256 * 1024 * 1024,
+  });
 }
 
 /**
@@ -307,7 +358,9 @@ export function wrangler(args: string[]): string {
  * while `wrangler dev --persist-to state` serves the same database.
  */
 export function queryD1(state: string, sql: string): Record<string, unknown>[][] {
-  const answers = JSON.parse(wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", sql])) as { results: Record<string, unknown>[] }[];
+  const answers = JSON.parse(wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", sql])) as {
+    results: Record<string, unknown>[];
+  }[];
   return answers.map((a) => a.results);
 }
 
@@ -319,7 +372,12 @@ const HANDLED = ["processed", "ignored", "rejected"];
  * or at the timeout. Each poll starts a wrangler process (about 2 s of CPU), so the interval is
  * kept long where the bench measures the queue's speed.
  */
-export async function waitForDeliveries(state: string, prefix: string, expected: number, { pollMs = 10_000, timeoutMs = 300_000 } = {}): Promise<Record<string, number>> {
+export async function waitForDeliveries(
+  state: string,
+  prefix: string,
+  expected: number,
+  { pollMs = 10_000, timeoutMs = 300_000 } = {},
+): Promise<Record<string, number>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [rows, [dead]] = queryD1(
@@ -330,7 +388,10 @@ export async function waitForDeliveries(state: string, prefix: string, expected:
     const handled = rows.filter((r) => HANDLED.includes(r.outcome)).reduce((sum, r) => sum + r.n, 0);
     if (handled === expected) return outcomes;
     if (dead!.n > 0) throw new Error(`the queue gave up on ${dead!.n} job(s); deliveries: ${JSON.stringify(outcomes)}`);
-    if (Date.now() > deadline) throw new Error(`${expected - handled} of ${expected} deliveries still unhandled after ${timeoutMs / 1000} s: ${JSON.stringify(outcomes)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${expected - handled} of ${expected} deliveries still unhandled after ${timeoutMs / 1000} s: ${JSON.stringify(outcomes)}`,
+      );
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }

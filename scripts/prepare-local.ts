@@ -67,9 +67,5 @@ function applyMigrations() {
   }
   // Wrangler names every migration it applies; an up-to-date database names none.
   const applied = readdirSync("migrations").filter((file) => file.endsWith(".sql") && output.includes(file)).length;
-  console.log(
-    applied === 0
-      ? "Local database up to date"
-      : `Local database: ${applied} migration${applied === 1 ? "" : "s"} applied`,
-  );
+  console.log(applied === 0 ? "Local database up to date" : `Local database: ${applied} migration${applied === 1 ? "" : "s"} applied`);
 }

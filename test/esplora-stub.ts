@@ -49,7 +49,12 @@ function esploraTx(tx: StubTx) {
     status:
       tx.height === null
         ? { confirmed: false }
-        : { confirmed: true, block_height: tx.height, block_hash: tx.height.toString(16).padStart(64, "0"), block_time: 1_700_000_000 + tx.height * 600 },
+        : {
+            confirmed: true,
+            block_height: tx.height,
+            block_hash: tx.height.toString(16).padStart(64, "0"),
+            block_time: 1_700_000_000 + tx.height * 600,
+          },
   };
 }
 
@@ -143,9 +148,11 @@ export async function startEsploraStub(port = 0): Promise<{ url: string; close()
     };
     const [first = "", ...rest] = new URL(req.url ?? "/", "http://stub").pathname.split("/").slice(1).map(decodeURIComponent);
 
-    if (req.method === "POST" && first === "_control" && rest.length === 1) return send(200, control(netNamed, rest[0]!, await readJson(req)));
+    if (req.method === "POST" && first === "_control" && rest.length === 1)
+      return send(200, control(netNamed, rest[0]!, await readJson(req)));
     if (req.method !== "GET") return send(405, "Method Not Allowed");
-    if (first === "_control" && rest[0] === "hits" && rest.length === 3) return send(200, { hits: netNamed(rest[1]!).hits.get(rest[2]!) ?? 0 });
+    if (first === "_control" && rest[0] === "hits" && rest.length === 3)
+      return send(200, { hits: netNamed(rest[1]!).hits.get(rest[2]!) ?? 0 });
     if (first === "rates" && rest.length === 2 && rest[1] === "spot") {
       const [coin = "", currency] = rest[0]!.split("-");
       if (!PRICES[coin] || currency !== "USD") return send(404, { errors: [{ id: "not_found", message: "Invalid currency" }] });
@@ -155,7 +162,8 @@ export async function startEsploraStub(port = 0): Promise<{ url: string; close()
     const net = netNamed(first);
     if (rest.join("/") === "blocks/tip/height") return send(200, String(net.tip));
     const [resource, address = "", txs, chain, cursor, extra] = rest;
-    if (resource !== "address" || txs !== "txs" || (chain !== undefined && chain !== "chain") || extra !== undefined) return send(404, "Not Found");
+    if (resource !== "address" || txs !== "txs" || (chain !== undefined && chain !== "chain") || extra !== undefined)
+      return send(404, "Not Found");
 
     net.hits.set(address, (net.hits.get(address) ?? 0) + 1);
     const page = () => historyPage(net, address, chain === undefined ? undefined : (cursor ?? null)).map(esploraTx);

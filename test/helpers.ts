@@ -5,7 +5,16 @@ import { database } from "~/server/platform/db/client.server";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { vi } from "vitest";
 import worker from "../workers/app";
-import { cryptoOrders, mailOutbox, productCodes, profiles, shopifyOrders, userRoles, users, webhookDeliveries } from "~/server/platform/db/schema.server";
+import {
+  cryptoOrders,
+  mailOutbox,
+  productCodes,
+  profiles,
+  shopifyOrders,
+  userRoles,
+  users,
+  webhookDeliveries,
+} from "~/server/platform/db/schema.server";
 import { hashPassword } from "~/server/accounts/password.server";
 import { addCodes } from "~/server/keys/stock.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
@@ -153,12 +162,32 @@ export async function soldKey(email: string): Promise<number> {
     id: orderId,
     email,
     currency: "USD",
-    lineItems: JSON.stringify([{ id: "line-1", variantId: "gid://shopify/ProductVariant/1", quantity: 1, title: "Vertex Rust", variantTitle: "30 Days", price: "89.99" }]),
+    lineItems: JSON.stringify([
+      {
+        id: "line-1",
+        variantId: "gid://shopify/ProductVariant/1",
+        quantity: 1,
+        title: "Vertex Rust",
+        variantTitle: "30 Days",
+        price: "89.99",
+      },
+    ]),
     receivedAt: now,
   });
   const code = await db
     .insert(productCodes)
-    .values({ variantId: "gid://shopify/ProductVariant/1", variantTitle: "Vertex Rust - 30 Days", code: unique("KEY"), isUsed: true, usedAt: now, customerEmail: email, orderId, orderLineId: "line-1", unitIndex: 0, createdAt: now })
+    .values({
+      variantId: "gid://shopify/ProductVariant/1",
+      variantTitle: "Vertex Rust - 30 Days",
+      code: unique("KEY"),
+      isUsed: true,
+      usedAt: now,
+      customerEmail: email,
+      orderId,
+      orderLineId: "line-1",
+      unitIndex: 0,
+      createdAt: now,
+    })
     .returning({ id: productCodes.id })
     .get();
   return code.id;
@@ -210,7 +239,11 @@ export const nextId = () => ++nextNumber;
 export async function handled(webhookId: string) {
   await vi.waitFor(
     async () => {
-      const row = await db.select({ outcome: webhookDeliveries.outcome }).from(webhookDeliveries).where(eq(webhookDeliveries.id, webhookId)).get();
+      const row = await db
+        .select({ outcome: webhookDeliveries.outcome })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.id, webhookId))
+        .get();
       if (!row || row.outcome === "queued") throw new Error(`delivery ${webhookId} is still queued`);
     },
     { timeout: 15_000, interval: 25 },
@@ -224,7 +257,13 @@ export async function handled(webhookId: string) {
 export async function cryptoKeySent(orderId: string) {
   await vi.waitFor(
     async () => {
-      if (!(await db.select({ id: mailOutbox.id }).from(mailOutbox).where(eq(mailOutbox.dedupeKey, `crypto-key:${orderId}`)).get())) {
+      if (
+        !(await db
+          .select({ id: mailOutbox.id })
+          .from(mailOutbox)
+          .where(eq(mailOutbox.dedupeKey, `crypto-key:${orderId}`))
+          .get())
+      ) {
         throw new Error(`crypto order ${orderId} has no key e-mail yet`);
       }
     },
@@ -263,7 +302,10 @@ export async function deliver(topic: string, payload: unknown) {
 }
 
 /** A paid Shopify order of one line, as its orders/paid webhook carries it; fresh order and line ids. */
-export function paidOrderPayload(line: { variant: number; variantTitle: string; title?: string; quantity?: number; price: string }, order: { namePrefix?: string; email?: string } = {}) {
+export function paidOrderPayload(
+  line: { variant: number; variantTitle: string; title?: string; quantity?: number; price: string },
+  order: { namePrefix?: string; email?: string } = {},
+) {
   const id = nextId();
   const { variant, variantTitle, title = "Vertex Rust", quantity = 1, price } = line;
   return {

@@ -46,15 +46,30 @@ export default async function setup(project: TestProject) {
         case "graphql-errors":
           return json(200, { errors: [{ message: "Field 'nope' doesn't exist" }, { message: "Throttled" }] });
         case "user-errors":
-          return json(200, { data: { cartCreate: { cart: null, userErrors: [{ field: ["input", "lines"], message: "Merchandise is sold out" }, { field: null, message: "Quantity too high" }] } } });
+          return json(200, {
+            data: {
+              cartCreate: {
+                cart: null,
+                userErrors: [
+                  { field: ["input", "lines"], message: "Merchandise is sold out" },
+                  { field: null, message: "Quantity too high" },
+                ],
+              },
+            },
+          });
         case "no-checkout-url":
           return json(200, { data: { cartCreate: { cart: { id: "gid://shopify/Cart/1", checkoutUrl: null }, userErrors: [] } } });
       }
       if (parsed.query?.includes("cartCreate")) {
-        return json(200, { data: { cartCreate: { cart: { id: "gid://shopify/Cart/abc", checkoutUrl: "https://shop.example/cart/c/abc?key=1" }, userErrors: [] } } });
+        return json(200, {
+          data: {
+            cartCreate: { cart: { id: "gid://shopify/Cart/abc", checkoutUrl: "https://shop.example/cart/c/abc?key=1" }, userErrors: [] },
+          },
+        });
       }
       if (parsed.query?.includes("product(handle")) {
-        const node = catalogue.products.edges.find((e: { node: { handle: string } }) => e.node.handle === parsed.variables?.handle)?.node ?? null;
+        const node =
+          catalogue.products.edges.find((e: { node: { handle: string } }) => e.node.handle === parsed.variables?.handle)?.node ?? null;
         return json(200, { data: { product: node } });
       }
       const first = Number(parsed.variables?.first ?? 10);

@@ -26,7 +26,12 @@ export const API_PREFIX = "/api/v1/";
 const LIMIT_PERIOD_SECONDS = 60;
 
 /** Error codes of the API's error body; stable, like the answer codes. Statuses are the edge's one table. */
-const ERROR_CODES = { invalid: "INVALID_REQUEST", "too-large": "REQUEST_TOO_LARGE", "rate-limited": "RATE_LIMITED", unavailable: "UNAVAILABLE" } as const;
+const ERROR_CODES = {
+  invalid: "INVALID_REQUEST",
+  "too-large": "REQUEST_TOO_LARGE",
+  "rate-limited": "RATE_LIMITED",
+  unavailable: "UNAVAILABLE",
+} as const;
 type ApiProblem = Problem & { code: keyof typeof ERROR_CODES };
 
 const HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
@@ -34,12 +39,16 @@ const HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosnif
 function error(problem: ApiProblem): Response {
   const { code, message, field } = problem;
   const headers = new Headers({ ...HEADERS, ...problemHeaders(problem) });
-  return Response.json({ error: { code: ERROR_CODES[code], message, ...(field ? { field } : {}) } }, { status: problemStatus(problem), headers });
+  return Response.json(
+    { error: { code: ERROR_CODES[code], message, ...(field ? { field } : {}) } },
+    { status: problemStatus(problem), headers },
+  );
 }
 
 const unavailable = () => error({ code: "unavailable", message: "Licence checks are not available right now" });
 
-const rateLimited = () => error({ code: "rate-limited", message: "Too many requests; try again in a minute", retryAfterSeconds: LIMIT_PERIOD_SECONDS });
+const rateLimited = () =>
+  error({ code: "rate-limited", message: "Too many requests; try again in a minute", retryAfterSeconds: LIMIT_PERIOD_SECONDS });
 
 export const api = new Hono<{ Bindings: Env }>();
 
@@ -47,11 +56,19 @@ export const api = new Hono<{ Bindings: Env }>();
  * A licence check as every POST of the API starts: the per-client limit, the body, `schema`, the
  * signer, then the validation with its per-key limit. A Response is a refusal to send as it is.
  */
-async function checkedLicence<S extends typeof validateLicenceSchema | typeof latestReleaseSchema>(c: Context<{ Bindings: Env }>, schema: S) {
+async function checkedLicence<S extends typeof validateLicenceSchema | typeof latestReleaseSchema>(
+  c: Context<{ Bindings: Env }>,
+  schema: S,
+) {
   const request = c.req.raw;
   if (!(await c.env.LICENCE_CLIENT_LIMIT.limit({ key: clientNetwork(clientAddress(request)) })).success) return rateLimited();
   const body = await readJson(request);
-  if (!body.ok) return error({ ...body.problem, code: body.problem.code === "too-large" ? "too-large" : "invalid", message: "The body must be a JSON object of at most 64 KB" });
+  if (!body.ok)
+    return error({
+      ...body.problem,
+      code: body.problem.code === "too-large" ? "too-large" : "invalid",
+      message: "The body must be a JSON object of at most 64 KB",
+    });
   const input = checkForm(schema, body.value);
   if (!input.ok) return error({ ...input.problem, code: "invalid" });
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
@@ -63,7 +80,8 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
   const answer = await validateLicence(replicaDatabase(c.env.DB), input.value, {
     locate: () => placeOf(request),
     leaseMs: offlineLeaseMs(c.env.LICENCE_OFFLINE_HOURS),
-    recordCheck: (write) => c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
+    recordCheck: (write) =>
+      c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
     admit: async (boundPc) => (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success,
   });
   if (!answer.ok) return rateLimited();
@@ -85,7 +103,10 @@ api.post(`${API_PREFIX}releases/latest`, async (c) => {
   const checked = await checkedLicence(c, latestReleaseSchema);
   if (checked instanceof Response) return checked;
   const { signer, answer, input } = checked;
-  return signed(signer, await latestReleaseAnswer(database(c.env.DB), c.env.DOWNLOADS, signer, new URL(c.req.url).origin, answer, input.channel));
+  return signed(
+    signer,
+    await latestReleaseAnswer(database(c.env.DB), c.env.DOWNLOADS, signer, new URL(c.req.url).origin, answer, input.channel),
+  );
 });
 
 // A signed link from releases/latest: no session, no key; the link proves which licence it was
@@ -99,7 +120,10 @@ api.on(["GET", "HEAD"], `${API_PREFIX}releases/:id/download`, async (c) => {
   const release = await releaseByLink(database(c.env.DB), c.env.DOWNLOADS, signer.value, catalogueFor(c.env), c.req.param("id"), link);
   if (!release.ok) {
     const status = release.problem.code === "forbidden" ? 403 : 404;
-    return Response.json({ error: { code: status === 403 ? "FORBIDDEN" : "NOT_FOUND", message: release.problem.message } }, { status, headers: HEADERS });
+    return Response.json(
+      { error: { code: status === 403 ? "FORBIDDEN" : "NOT_FOUND", message: release.problem.message } },
+      { status, headers: HEADERS },
+    );
   }
   return releaseResponse(c.env.DOWNLOADS, release.value, c.req.raw, "private, no-store");
 });
@@ -111,10 +135,15 @@ api.all(`${API_PREFIX}licences/validate`, () =>
 api.get(`${API_PREFIX}licences/signing-key`, async (c) => {
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
   if (!signer.ok) return unavailable();
-  return Response.json({ alg: "Ed25519", publicKey: signer.value.publicKey }, { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } });
+  return Response.json(
+    { alg: "Ed25519", publicKey: signer.value.publicKey },
+    { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } },
+  );
 });
 
-api.get(`${API_PREFIX}openapi.json`, (c) => Response.json(openApiDocument(new URL(c.req.url).origin), { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } }));
+api.get(`${API_PREFIX}openapi.json`, (c) =>
+  Response.json(openApiDocument(new URL(c.req.url).origin), { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } }),
+);
 
 // Whatever breaks on our side (D1 down, a binding missing) still answers in the API's error shape.
 api.onError((failure) => {

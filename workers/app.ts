@@ -12,13 +12,7 @@ import { database } from "~/server/platform/db/client.server";
 import { serveWithEdgeCache } from "~/http/edge-cache.server";
 import { forFirstPaint } from "~/http/first-paint.server";
 import { seedDemoData } from "~/server/jobs/demo-seed.server";
-import {
-  createNonce,
-  forbiddenCrossSite,
-  isCrossSiteRequest,
-  staticScriptHashes,
-  withSecurityHeaders,
-} from "~/http/security.server";
+import { createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes, withSecurityHeaders } from "~/http/security.server";
 
 import { API_PREFIX, api } from "./api";
 import { webhooks } from "./webhooks";

@@ -115,7 +115,11 @@ export class ChatRoom extends DurableObject<Env> {
     for (const publicId of publicIds) {
       for (const socket of this.ctx.getWebSockets(sessionTag(publicId))) {
         try {
-          socket.serializeAttachment({ ...(socket.deserializeAttachment() as Attachment), typingUntil: 0, ended: true } satisfies Attachment);
+          socket.serializeAttachment({
+            ...(socket.deserializeAttachment() as Attachment),
+            typingUntil: 0,
+            ended: true,
+          } satisfies Attachment);
           this.send(socket, { type: "session-ended" });
           socket.close(SESSION_ENDED_CLOSE, "Session ended");
         } catch {

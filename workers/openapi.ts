@@ -15,7 +15,10 @@ const errorBody = {
       type: "object",
       required: ["code", "message"],
       properties: {
-        code: { type: "string", enum: ["INVALID_REQUEST", "REQUEST_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "NOT_FOUND", "FORBIDDEN", "METHOD_NOT_ALLOWED"] },
+        code: {
+          type: "string",
+          enum: ["INVALID_REQUEST", "REQUEST_TOO_LARGE", "RATE_LIMITED", "UNAVAILABLE", "NOT_FOUND", "FORBIDDEN", "METHOD_NOT_ALLOWED"],
+        },
         message: { type: "string" },
         field: { type: "string", description: "The request field the problem is about, for INVALID_REQUEST." },
       },
@@ -34,7 +37,11 @@ const signedResponses = (schema: string) => ({
   "200": {
     description: "The verdict, signed",
     headers: {
-      "Licence-Signature": { required: true, schema: { type: "string" }, description: "Base64 Ed25519 signature of the exact response body bytes." },
+      "Licence-Signature": {
+        required: true,
+        schema: { type: "string" },
+        description: "Base64 Ed25519 signature of the exact response body bytes.",
+      },
     },
     content: { "application/json": { schema: { $ref: schema } } },
   },
@@ -105,9 +112,27 @@ export function openApiDocument(origin: string) {
       "/releases/{id}/download": {
         parameters: [
           { name: "id", in: "path", required: true, schema: { type: "string" } },
-          { name: "licence", in: "query", required: true, schema: { type: "integer" }, description: "The licence the link was issued for; every use checks it may still have the release." },
-          { name: "expires", in: "query", required: true, schema: { type: "integer" }, description: "When the link stops working, ms since the epoch." },
-          { name: "signature", in: "query", required: true, schema: { type: "string" }, description: "The shop's Ed25519 signature of the release, the licence and the expiry (base64url)." },
+          {
+            name: "licence",
+            in: "query",
+            required: true,
+            schema: { type: "integer" },
+            description: "The licence the link was issued for; every use checks it may still have the release.",
+          },
+          {
+            name: "expires",
+            in: "query",
+            required: true,
+            schema: { type: "integer" },
+            description: "When the link stops working, ms since the epoch.",
+          },
+          {
+            name: "signature",
+            in: "query",
+            required: true,
+            schema: { type: "string" },
+            description: "The shop's Ed25519 signature of the release, the licence and the expiry (base64url).",
+          },
         ],
         get: {
           operationId: "downloadRelease",
@@ -116,16 +141,27 @@ export function openApiDocument(origin: string) {
           parameters: [{ name: "Range", in: "header", required: false, schema: { type: "string", example: "bytes=1048576-" } }],
           responses: {
             "200": download("The whole file"),
-            "206": download("The range asked for", { "Content-Range": { schema: { type: "string" }, description: "bytes first-last/size" } }),
-            "403": problem("The link's signature is not the shop's, it has expired, or its licence may no longer have the release: expired, revoked, refunded, banned, paused or without an entitlement it needs (FORBIDDEN; the message says what is missing): ask releases/latest again"),
+            "206": download("The range asked for", {
+              "Content-Range": { schema: { type: "string" }, description: "bytes first-last/size" },
+            }),
+            "403": problem(
+              "The link's signature is not the shop's, it has expired, or its licence may no longer have the release: expired, revoked, refunded, banned, paused or without an entitlement it needs (FORBIDDEN; the message says what is missing): ask releases/latest again",
+            ),
             "404": problem("No such release, or staff yanked it since (NOT_FOUND)"),
-            "416": { description: "The range starts past the end of the file", headers: { "Content-Range": { schema: { type: "string" }, description: "bytes */size" } } },
+            "416": {
+              description: "The range starts past the end of the file",
+              headers: { "Content-Range": { schema: { type: "string" }, description: "bytes */size" } },
+            },
           },
         },
         head: {
           operationId: "releaseHead",
           summary: "The download's headers (size, checksum) without its bytes",
-          responses: { "200": { description: "As GET, without a body", headers: downloadHeaders }, "403": { description: "As GET" }, "404": { description: "As GET" } },
+          responses: {
+            "200": { description: "As GET, without a body", headers: downloadHeaders },
+            "403": { description: "As GET" },
+            "404": { description: "As GET" },
+          },
         },
       },
       "/licences/signing-key": {
@@ -140,7 +176,10 @@ export function openApiDocument(origin: string) {
                   schema: {
                     type: "object",
                     required: ["alg", "publicKey"],
-                    properties: { alg: { const: "Ed25519" }, publicKey: { type: "string", description: "Base64 of the 32 raw public-key bytes." } },
+                    properties: {
+                      alg: { const: "Ed25519" },
+                      publicKey: { type: "string", description: "Base64 of the 32 raw public-key bytes." },
+                    },
                   },
                 },
               },
@@ -154,21 +193,38 @@ export function openApiDocument(origin: string) {
       schemas: {
         Error: errorBody,
         ValidateRequest: {
-                  type: "object",
-                  required: ["key", "hwid", "nonce"],
-                  additionalProperties: true,
-                  properties: {
-                    key: { type: "string", minLength: 1, maxLength: 200 },
-                    hwid: { type: "string", minLength: 16, maxLength: 256, pattern: "^[\\x20-\\x7e]*$", description: "The PC's hardware id: 16 to 256 printable ASCII characters." },
-                    nonce: { type: "string", minLength: 16, maxLength: 64, pattern: "^[\\x20-\\x7e]*$", description: "Chosen fresh by the client for every call; echoed in the signed answer." },
-                    activate: { type: "boolean", default: true, description: "false only looks: a key never used answers NOT_ACTIVATED instead of binding this PC." },
-                    device: {
-                      type: "string",
-                      maxLength: MAX_DEVICE_LENGTH,
-                      pattern: "^[\\x20-\\x7e]*$",
-                      description: "Optional name of the PC (its computer name), shown to the key's owner in the hub beside the bound PC. Trimmed; blank means none.",
-                    },
-                  },
+          type: "object",
+          required: ["key", "hwid", "nonce"],
+          additionalProperties: true,
+          properties: {
+            key: { type: "string", minLength: 1, maxLength: 200 },
+            hwid: {
+              type: "string",
+              minLength: 16,
+              maxLength: 256,
+              pattern: "^[\\x20-\\x7e]*$",
+              description: "The PC's hardware id: 16 to 256 printable ASCII characters.",
+            },
+            nonce: {
+              type: "string",
+              minLength: 16,
+              maxLength: 64,
+              pattern: "^[\\x20-\\x7e]*$",
+              description: "Chosen fresh by the client for every call; echoed in the signed answer.",
+            },
+            activate: {
+              type: "boolean",
+              default: true,
+              description: "false only looks: a key never used answers NOT_ACTIVATED instead of binding this PC.",
+            },
+            device: {
+              type: "string",
+              maxLength: MAX_DEVICE_LENGTH,
+              pattern: "^[\\x20-\\x7e]*$",
+              description:
+                "Optional name of the PC (its computer name), shown to the key's owner in the hub beside the bound PC. Trimmed; blank means none.",
+            },
+          },
         },
         LatestRelease: {
           allOf: [
@@ -177,7 +233,11 @@ export function openApiDocument(origin: string) {
               type: "object",
               required: ["channel", "release"],
               properties: {
-                channel: { type: "string", enum: RELEASE_CHANNELS, description: "The channel asked about: check it, so an answer about another channel cannot pass for yours." },
+                channel: {
+                  type: "string",
+                  enum: RELEASE_CHANNELS,
+                  description: "The channel asked about: check it, so an answer about another channel cannot pass for yours.",
+                },
                 release: {
                   oneOf: [
                     { type: "null" },
@@ -190,14 +250,23 @@ export function openApiDocument(origin: string) {
                         notes: { type: "string", description: "Release notes, Markdown." },
                         fileName: { type: "string" },
                         size: { type: "integer", minimum: 0 },
-                        sha256: { type: "string", pattern: "^[0-9a-f]{64}$", description: "The file's SHA-256 in hex: compare the bytes you saved with it." },
+                        sha256: {
+                          type: "string",
+                          pattern: "^[0-9a-f]{64}$",
+                          description: "The file's SHA-256 in hex: compare the bytes you saved with it.",
+                        },
                         publishedAt: { type: "string", format: "date-time" },
-                        url: { type: "string", format: "uri", description: `A signed download link, no session needed, valid ${DOWNLOAD_LINK_SECONDS / 60} minutes.` },
+                        url: {
+                          type: "string",
+                          format: "uri",
+                          description: `A signed download link, no session needed, valid ${DOWNLOAD_LINK_SECONDS / 60} minutes.`,
+                        },
                         urlExpiresAt: { type: "string", format: "date-time" },
                       },
                     },
                   ],
-                  description: "null when the licence is not VALID, its plan lacks the channel's (or the release's) entitlement, or nothing is published on the channel.",
+                  description:
+                    "null when the licence is not VALID, its plan lacks the channel's (or the release's) entitlement, or nothing is published on the channel.",
                 },
               },
             },
@@ -212,12 +281,18 @@ export function openApiDocument(origin: string) {
             key: { type: "string", description: "The request's key: check it, so an answer about another key cannot pass for yours." },
             hwid: { type: "string", description: "The request's hwid, likewise." },
             nonce: { type: "string", description: "The request's nonce." },
-            issuedAt: { type: "string", format: "date-time", description: "The server's time when it answered: the program's trusted time (a local clock earlier than it, less a few minutes of skew, was rolled back)." },
+            issuedAt: {
+              type: "string",
+              format: "date-time",
+              description:
+                "The server's time when it answered: the program's trusted time (a local clock earlier than it, less a few minutes of skew, was rolled back).",
+            },
             ttl: {
               type: "integer",
               minimum: 0,
               maximum: RECHECK_SECONDS,
-              description: "Seconds until the program should check again (its heartbeat): 600 for VALID answers, never past expiresAt; 0 for all others.",
+              description:
+                "Seconds until the program should check again (its heartbeat): 600 for VALID answers, never past expiresAt; 0 for all others.",
             },
             licence: {
               oneOf: [
@@ -229,16 +304,22 @@ export function openApiDocument(origin: string) {
                     product: { type: "string" },
                     plan: { type: "string", enum: LICENCE_PLANS },
                     activatedAt: { type: ["string", "null"], format: "date-time" },
-                    expiresAt: { type: ["string", "null"], format: "date-time", description: "null for lifetime keys, and for timed keys not yet activated." },
+                    expiresAt: {
+                      type: ["string", "null"],
+                      format: "date-time",
+                      description: "null for lifetime keys, and for timed keys not yet activated.",
+                    },
                     entitlements: {
                       type: "array",
                       items: { type: "string", pattern: "^[a-z][a-z0-9-]*$" },
-                      description: "What the licence grants (beta, configs, ...): its plan's at the sale, plus or minus what staff changed on this key.",
+                      description:
+                        "What the licence grants (beta, configs, ...): its plan's at the sale, plus or minus what staff changed on this key.",
                     },
                   },
                 },
               ],
-              description: "The key's terms, for the PC the key is bound to only (and, while no PC is, in a NOT_ACTIVATED answer). null for NOT_FOUND, HWID_MISMATCH and BANNED, and for an EXPIRED, REVOKED or SUSPENDED answer to any PC but the bound one: a caller that only knows the key learns the code and nothing more.",
+              description:
+                "The key's terms, for the PC the key is bound to only (and, while no PC is, in a NOT_ACTIVATED answer). null for NOT_FOUND, HWID_MISMATCH and BANNED, and for an EXPIRED, REVOKED or SUSPENDED answer to any PC but the bound one: a caller that only knows the key learns the code and nothing more.",
             },
             lease: {
               oneOf: [
@@ -250,7 +331,8 @@ export function openApiDocument(origin: string) {
                     until: {
                       type: "string",
                       format: "date-time",
-                      description: "Until when the program may keep working on this answer without reaching the shop: issuedAt plus LICENCE_OFFLINE_HOURS (72 by default), never past licence.expiresAt.",
+                      description:
+                        "Until when the program may keep working on this answer without reaching the shop: issuedAt plus LICENCE_OFFLINE_HOURS (72 by default), never past licence.expiresAt.",
                     },
                   },
                 },

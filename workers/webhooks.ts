@@ -7,7 +7,13 @@
 import { Hono } from "hono";
 import { problemStatus } from "~/http/problem-status.server";
 import type { Problem } from "~/lib/result";
-import { auditRejectedDelivery, type DeliveryClaims, type DeliveryOutcome, MAX_DELIVERY_BYTES, receiveShopifyWebhook } from "~/server/orders/shopify-webhook.server";
+import {
+  auditRejectedDelivery,
+  type DeliveryClaims,
+  type DeliveryOutcome,
+  MAX_DELIVERY_BYTES,
+  receiveShopifyWebhook,
+} from "~/server/orders/shopify-webhook.server";
 import { database } from "~/server/platform/db/client.server";
 import { readBytes } from "~/http/request-body.server";
 
@@ -20,7 +26,12 @@ const refusal = (problem: Problem) => new Response(problem.message, { status: pr
 /** What the sender claims in the headers Shopify sets; only the body's signature proves anything. */
 function claimsOf(request: Request): DeliveryClaims {
   const { headers } = request;
-  return { topic: headers.get("X-Shopify-Topic") ?? "", hmac: headers.get("X-Shopify-Hmac-Sha256"), webhookId: headers.get("X-Shopify-Webhook-Id"), ip: headers.get("CF-Connecting-IP") };
+  return {
+    topic: headers.get("X-Shopify-Topic") ?? "",
+    hmac: headers.get("X-Shopify-Hmac-Sha256"),
+    webhookId: headers.get("X-Shopify-Webhook-Id"),
+    ip: headers.get("CF-Connecting-IP"),
+  };
 }
 
 webhooks.post("/webhooks/shopify", async (c) => {

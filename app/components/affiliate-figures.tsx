@@ -50,11 +50,26 @@ const MOVEMENT_LABEL: Record<LedgerMovement["kind"], string> = {
 const movementColumns: Column<LedgerMovement>[] = [
   { label: "Date", value: (m) => <LocalTime ms={m.createdAt} className="text-muted" /> },
   { label: "Movement", value: (m) => MOVEMENT_LABEL[m.kind] },
-  { label: "Amount", value: (m) => <span className={m.amountCents < 0 ? "text-red-400" : "text-green-400"}>{formatUsd(m.amountCents)}</span> },
+  {
+    label: "Amount",
+    value: (m) => <span className={m.amountCents < 0 ? "text-red-400" : "text-green-400"}>{formatUsd(m.amountCents)}</span>,
+  },
   {
     label: "Note",
     value: (m) =>
-      m.kind === "payout" ? (m.paidAt ? <span className="font-mono wrap-anywhere">Sent: {m.transaction}</span> : "Requested") : m.kind === "commission" ? <>Available from <LocalTime ms={m.availableAt} /></> : "—",
+      m.kind === "payout" ? (
+        m.paidAt ? (
+          <span className="font-mono wrap-anywhere">Sent: {m.transaction}</span>
+        ) : (
+          "Requested"
+        )
+      ) : m.kind === "commission" ? (
+        <>
+          Available from <LocalTime ms={m.availableAt} />
+        </>
+      ) : (
+        "—"
+      ),
     wrap: true,
   },
 ];
@@ -84,7 +99,15 @@ function Stat({ label, value, note }: { label: string; value: string; note?: str
   );
 }
 
-export function AffiliateFigures({ figures, orders, movements }: { figures: AffiliateFiguresData; orders: ReferredOrder[]; movements: LedgerMovement[] }) {
+export function AffiliateFigures({
+  figures,
+  orders,
+  movements,
+}: {
+  figures: AffiliateFiguresData;
+  orders: ReferredOrder[];
+  movements: LedgerMovement[];
+}) {
   const { chart } = figures;
   return (
     <div className="space-y-6">
@@ -93,7 +116,11 @@ export function AffiliateFigures({ figures, orders, movements }: { figures: Affi
         <Stat label="Orders" value={formatCount(figures.orders)} />
         <Stat label="Conversion" value={`${figures.conversion}%`} />
         <Stat label="Pending" value={formatUsd(figures.pending)} note={`Held ${HOLD_DAYS} days`} />
-        <Stat label="Available" value={formatUsd(figures.available)} note={figures.requested > 0 ? `${formatUsd(figures.requested)} payout requested` : undefined} />
+        <Stat
+          label="Available"
+          value={formatUsd(figures.available)}
+          note={figures.requested > 0 ? `${formatUsd(figures.requested)} payout requested` : undefined}
+        />
         <Stat label="Paid out" value={formatUsd(figures.paidOut)} />
       </div>
       <Card>

@@ -8,10 +8,7 @@ export function Avatar({ viewer, className = "size-9" }: { viewer: Viewer; class
   return viewer.avatarUrl ? (
     <img src={viewer.avatarUrl} alt="" className={`${className} rounded-full object-cover`} />
   ) : (
-    <span
-      aria-hidden
-      className={`${className} inline-flex items-center justify-center rounded-full bg-accent font-bold text-zinc-950`}
-    >
+    <span aria-hidden className={`${className} inline-flex items-center justify-center rounded-full bg-accent font-bold text-zinc-950`}>
       {avatarInitial(viewer.email)}
     </span>
   );
@@ -50,7 +47,8 @@ export function AvatarMenu({ viewer }: { viewer: Viewer }) {
     };
   }, [open]);
 
-  const itemClass = "flex w-full items-center gap-2 rounded px-3 py-2 text-left text-sm text-zinc-200 hover:bg-panel-2 focus:bg-panel-2 focus:outline-none";
+  const itemClass =
+    "flex w-full items-center gap-2 rounded px-3 py-2 text-left text-sm text-zinc-200 hover:bg-panel-2 focus:bg-panel-2 focus:outline-none";
 
   return (
     <div ref={rootRef} className="relative">

@@ -4,7 +4,12 @@ import { Link } from "react-router";
 import { formatUsd } from "~/lib/format";
 import { LocalTime } from "./local-time";
 
-const LEDGER_LABEL = { "top-up": "Crypto top-up", credit: "Credited by the shop", purchase: "Keys bought", commission: "Affiliate commission" } as const;
+const LEDGER_LABEL = {
+  "top-up": "Crypto top-up",
+  credit: "Credited by the shop",
+  purchase: "Keys bought",
+  commission: "Affiliate commission",
+} as const;
 
 export interface LedgerEntry {
   id: number;

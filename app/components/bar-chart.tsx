@@ -81,7 +81,13 @@ export function BarChart({
           ) : null}
         </ul>
       ) : null}
-      <svg viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby={`${id}-title ${id}-desc`} className="block h-auto w-full max-w-lg" fontSize={FONT}>
+      <svg
+        viewBox={`0 0 ${WIDTH} ${height}`}
+        role="img"
+        aria-labelledby={`${id}-title ${id}-desc`}
+        className="block h-auto w-full max-w-lg"
+        fontSize={FONT}
+      >
         <title id={`${id}-title`}>{title}</title>
         <desc id={`${id}-desc`}>{description}</desc>
         {rows.map((row, index) => {
@@ -102,7 +108,14 @@ export function BarChart({
                 return segment;
               })}
               {row.marker != null ? (
-                <line x1={labelSpace + scale(row.marker)} x2={labelSpace + scale(row.marker)} y1={y + barTop - 2} y2={y + barTop + BAR + 2} stroke={MARKER} strokeWidth={2} />
+                <line
+                  x1={labelSpace + scale(row.marker)}
+                  x2={labelSpace + scale(row.marker)}
+                  y1={y + barTop - 2}
+                  y2={y + barTop + BAR + 2}
+                  stroke={MARKER}
+                  strokeWidth={2}
+                />
               ) : null}
               <text x={labelSpace + trackWidth + 4} y={y + barTop + BAR - 1.5} fill="#e4e4e7">
                 {format(totals[index]!)}
@@ -149,7 +162,9 @@ export function BarChart({
                       {format(value)}
                     </td>
                   ))}
-                  {markerLabel ? <td className="py-1 pr-4 text-right tabular-nums">{row.marker == null ? "—" : format(row.marker)}</td> : null}
+                  {markerLabel ? (
+                    <td className="py-1 pr-4 text-right tabular-nums">{row.marker == null ? "—" : format(row.marker)}</td>
+                  ) : null}
                   {showTotal ? <td className="py-1 text-right tabular-nums">{format(totals[index]!)}</td> : null}
                 </tr>
               ))}

@@ -6,6 +6,10 @@ export async function copyText(text: string, toast: (t: Toast) => void, success:
     await navigator.clipboard.writeText(text);
     toast(success);
   } catch {
-    toast({ title: "Error", description: "Copying is not allowed in this browser. Select the text and copy it by hand.", variant: "destructive" });
+    toast({
+      title: "Error",
+      description: "Copying is not allowed in this browser. Select the text and copy it by hand.",
+      variant: "destructive",
+    });
   }
 }

@@ -106,7 +106,9 @@ function useOpenGroups(currentGroup: string | undefined) {
     if (currentGroup) setOpen((groups) => (groups.has(currentGroup) ? groups : new Set([...groups, currentGroup])));
   }, [currentGroup]);
   const toggled = (group: string, isOpen: boolean) =>
-    setOpen((groups) => (groups.has(group) === isOpen ? groups : new Set(isOpen ? [...groups, group] : [...groups].filter((g) => g !== group))));
+    setOpen((groups) =>
+      groups.has(group) === isOpen ? groups : new Set(isOpen ? [...groups, group] : [...groups].filter((g) => g !== group)),
+    );
   return { open, toggled };
 }
 
@@ -182,7 +184,12 @@ export function DashboardShell({ email, staffLinks, quickJump, children }: Dashb
             </ul>
             {groups.length > 0 ? <hr className="my-3 border-line" /> : null}
             {groups.map((group) => (
-              <details key={group.id} open={open.has(group.id)} onToggle={(event) => toggled(group.id, event.currentTarget.open)} className="group mt-1">
+              <details
+                key={group.id}
+                open={open.has(group.id)}
+                onToggle={(event) => toggled(group.id, event.currentTarget.open)}
+                className="group mt-1"
+              >
                 <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md px-3 py-2 text-xs lg:py-1.5 font-semibold tracking-wider text-muted uppercase hover:text-white [&::-webkit-details-marker]:hidden">
                   <span id={`${id}-${group.id}`} className="flex-1">
                     {group.label}
@@ -210,7 +217,10 @@ export function DashboardShell({ email, staffLinks, quickJump, children }: Dashb
               {email}
             </p>
             <Form method="post" action="/auth/logout" className="mt-1">
-              <button type="submit" className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-sm text-zinc-300 hover:bg-panel-2 hover:text-white lg:py-1.5">
+              <button
+                type="submit"
+                className="flex w-full items-center gap-2 rounded-md px-3 py-2 text-sm text-zinc-300 hover:bg-panel-2 hover:text-white lg:py-1.5"
+              >
                 <LogOut className="size-4" aria-hidden /> Logout
               </button>
             </Form>

@@ -13,7 +13,11 @@ export function thrownBody(error: ErrorResponse): { message?: string; reference?
   const body: unknown = error.data;
   if (typeof body !== "object" || body === null) return typeof body === "string" && body ? { message: body } : {};
   const { message, reference, shell } = body as Record<string, unknown>;
-  return { message: typeof message === "string" ? message : undefined, reference: typeof reference === "string" ? reference : undefined, shell };
+  return {
+    message: typeof message === "string" ? message : undefined,
+    reference: typeof reference === "string" ? reference : undefined,
+    shell,
+  };
 }
 
 const UNEXPECTED = "An unexpected error occurred. Please try again in a moment.";
@@ -29,7 +33,15 @@ export function errorMeta(error: unknown): MetaDescriptor[] {
   return [{ title: "Something went wrong" }];
 }
 
-export function GeneralErrorBoundary({ error, statusHandlers = {}, back = HOME }: { error: unknown; statusHandlers?: StatusHandlers; back?: WayBack }) {
+export function GeneralErrorBoundary({
+  error,
+  statusHandlers = {},
+  back = HOME,
+}: {
+  error: unknown;
+  statusHandlers?: StatusHandlers;
+  back?: WayBack;
+}) {
   if (isRouteErrorResponse(error)) {
     const handler = statusHandlers[error.status];
     if (handler) return handler(error);

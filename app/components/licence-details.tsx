@@ -12,7 +12,14 @@ import { ConfirmedAction } from "./confirmed-action";
 import { Button } from "./ui/button";
 import { type ActionAnswer, useResultToast } from "./use-result-toast";
 
-const STATE_TONE: Record<LicenceView["state"], BadgeTone> = { "not-activated": "blue", active: "green", paused: "yellow", expired: "gray", revoked: "red", banned: "red" };
+const STATE_TONE: Record<LicenceView["state"], BadgeTone> = {
+  "not-activated": "blue",
+  active: "green",
+  paused: "yellow",
+  expired: "gray",
+  revoked: "red",
+  banned: "red",
+};
 
 /** "Not activated", "Active until Nov 29, 2026", "Active — lifetime", "Paused", "Expired", "Revoked" or "Banned". */
 export function LicenceStateBadge({ licence }: { licence: Pick<LicenceView, "state" | "expiresAt"> }) {
@@ -38,9 +45,16 @@ export function LicenceStateBadge({ licence }: { licence: Pick<LicenceView, "sta
  * never expiring: it says what it is waiting for. A paused key's time stands still: it says how
  * much is left. `never` is what a lifetime key shows.
  */
-export function LicenceExpiry({ licence, never }: { licence: Pick<LicenceView, "state" | "plan" | "expiresAt" | "pausedAt">; never: string }) {
+export function LicenceExpiry({
+  licence,
+  never,
+}: {
+  licence: Pick<LicenceView, "state" | "plan" | "expiresAt" | "pausedAt">;
+  never: string;
+}) {
   const left = pausedTimeLeft(licence);
-  if (licence.state === "paused") return left === null ? `Paused — ${firstUseText(licence.plan)}` : `Paused — ${formatDuration(left)} left when it resumes`;
+  if (licence.state === "paused")
+    return left === null ? `Paused — ${firstUseText(licence.plan)}` : `Paused — ${formatDuration(left)} left when it resumes`;
   if (licence.expiresAt !== null) return <LocalTime ms={licence.expiresAt} />;
   return licence.state === "not-activated" ? notActivatedText(licence.plan) : never;
 }
@@ -94,7 +108,9 @@ export function LicenceDetails({
       <DetailRow label="Licence">
         <LicenceStateBadge licence={licence} />
       </DetailRow>
-      <DetailRow label="Activated">{licence.activatedAt === null ? "Not yet" : <LocalTime ms={licence.activatedAt} format="datetime" />}</DetailRow>
+      <DetailRow label="Activated">
+        {licence.activatedAt === null ? "Not yet" : <LocalTime ms={licence.activatedAt} format="datetime" />}
+      </DetailRow>
       {showExpiry ? (
         <DetailRow label="Expires">
           <LicenceExpiry licence={licence} never="Never" />
@@ -113,7 +129,9 @@ export function LicenceDetails({
           </>
         )}
       </DetailRow>
-      <DetailRow label="Includes">{licence.entitlements.length === 0 ? "The program itself" : licence.entitlements.map((e) => e.label).join(", ")}</DetailRow>
+      <DetailRow label="Includes">
+        {licence.entitlements.length === 0 ? "The program itself" : licence.entitlements.map((e) => e.label).join(", ")}
+      </DetailRow>
       <DetailRow label="PC resets">
         {licence.resets.length === 0 ? (
           "None"
@@ -185,7 +203,14 @@ export function ResetPcForm({
         confirmLabel="Reset PC"
         busyLabel="Resetting..."
         trigger={(open) => (
-          <Button variant="outline" size={size} disabled={nextResetAt !== null} onClick={open} aria-label={`Reset PC for ${licence.key}`} aria-describedby={note ? noteId : undefined}>
+          <Button
+            variant="outline"
+            size={size}
+            disabled={nextResetAt !== null}
+            onClick={open}
+            aria-label={`Reset PC for ${licence.key}`}
+            aria-describedby={note ? noteId : undefined}
+          >
             <RotateCcw className="size-4" aria-hidden /> Reset PC
           </Button>
         )}

@@ -25,7 +25,9 @@ export function LowStockWarning({ rows, linkToCodes = false }: { rows: LowStockR
           <li key={row.variantId}>
             <span className="font-semibold">{row.title}</span>: {plural(row.available, "code", "codes")} available
             {row.threshold !== null ? ` (alert at ${row.threshold})` : ""}
-            {row.waiting > 0 ? <span className="text-yellow-200">{` · ${plural(row.waiting, "order unit", "order units")} waiting`}</span> : null}
+            {row.waiting > 0 ? (
+              <span className="text-yellow-200">{` · ${plural(row.waiting, "order unit", "order units")} waiting`}</span>
+            ) : null}
           </li>
         ))}
       </ul>

@@ -1,6 +1,16 @@
 // An order as its buyer knows it ("Order #1001"), so buyer and admin speak of the same number. The
 // provider's id is a secondary detail: small and muted for admins, in the tooltip for everyone.
-export function OrderRef({ name, id, showId = false, className = "" }: { name: string | null; id: string; showId?: boolean; className?: string }) {
+export function OrderRef({
+  name,
+  id,
+  showId = false,
+  className = "",
+}: {
+  name: string | null;
+  id: string;
+  showId?: boolean;
+  className?: string;
+}) {
   const shown = name ?? id;
   const differs = shown !== id;
   return (

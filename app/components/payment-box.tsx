@@ -12,7 +12,12 @@ import { useNow } from "./use-now";
 function CopyButton({ text, label, what }: { text: string; label: string; what: string }) {
   const { toast } = useToast();
   return (
-    <button type="button" className="shrink-0 rounded p-1 text-muted hover:text-white" aria-label={label} onClick={() => copyText(text, toast, { title: "Copied!", description: `${what} copied to clipboard` })}>
+    <button
+      type="button"
+      className="shrink-0 rounded p-1 text-muted hover:text-white"
+      aria-label={label}
+      onClick={() => copyText(text, toast, { title: "Copied!", description: `${what} copied to clipboard` })}
+    >
       <Copy className="size-4" aria-hidden />
     </button>
   );
@@ -43,7 +48,15 @@ export function PaymentBox({ order }: { order: PaymentDetails }) {
   return (
     <div className="space-y-3 rounded-lg border border-line bg-panel-2 p-3 text-sm">
       <div className="flex flex-col items-center gap-3 sm:flex-row sm:items-start">
-        {order.qr ? <img src={order.qr} alt={`QR code to pay ${amount} ${order.coin} to this order's address`} width={160} height={160} className="size-40 shrink-0 rounded bg-white" /> : null}
+        {order.qr ? (
+          <img
+            src={order.qr}
+            alt={`QR code to pay ${amount} ${order.coin} to this order's address`}
+            width={160}
+            height={160}
+            className="size-40 shrink-0 rounded bg-white"
+          />
+        ) : null}
         <div className="min-w-0 flex-1 space-y-3">
           <div>
             <p className="text-muted">{partly ? "Still due" : "Send exactly"}</p>

@@ -82,7 +82,11 @@ export function QuickJump({ kinds, reveal }: { kinds: readonly RecordKind[]; rev
   const current = answer?.q === asked ? answer : null;
   const optionId = (index: number) => `${id}-option-${index}`;
   const count = sections.reduce((sum, section) => sum + section.hits.length, 0);
-  const status = !shown ? "" : !current || fetcher.state === "loading" ? "Searching…" : (current.error ?? (count === 0 ? "Nothing found" : `${counted(count, "result")}`));
+  const status = !shown
+    ? ""
+    : !current || fetcher.state === "loading"
+      ? "Searching…"
+      : (current.error ?? (count === 0 ? "Nothing found" : `${counted(count, "result")}`));
 
   useEffect(() => {
     if (active >= 0) document.getElementById(optionId(active))?.scrollIntoView({ block: "nearest" });
@@ -160,7 +164,10 @@ export function QuickJump({ kinds, reveal }: { kinds: readonly RecordKind[]; rev
         />
         {/* The shortcut, shown where a keyboard is likely, and out of the way of the box's own clear button. */}
         {value ? null : (
-          <kbd aria-hidden className="pointer-events-none absolute top-1/2 right-2 hidden -translate-y-1/2 rounded border border-line px-1.5 font-mono text-xs text-muted lg:block">
+          <kbd
+            aria-hidden
+            className="pointer-events-none absolute top-1/2 right-2 hidden -translate-y-1/2 rounded border border-line px-1.5 font-mono text-xs text-muted lg:block"
+          >
             /
           </kbd>
         )}
@@ -180,7 +187,11 @@ export function QuickJump({ kinds, reveal }: { kinds: readonly RecordKind[]; rev
       >
         {sections.map((section, at) => (
           <div key={section.kind} role="group" aria-labelledby={`${id}-${section.kind}`}>
-            <div role="presentation" id={`${id}-${section.kind}`} className="px-3 pt-2 pb-1 text-xs font-semibold tracking-wider text-muted uppercase">
+            <div
+              role="presentation"
+              id={`${id}-${section.kind}`}
+              className="px-3 pt-2 pb-1 text-xs font-semibold tracking-wider text-muted uppercase"
+            >
               {section.heading}
             </div>
             {section.hits.map((hit, within) => {
@@ -213,7 +224,9 @@ export function QuickJump({ kinds, reveal }: { kinds: readonly RecordKind[]; rev
             onMouseMove={() => setActive(options.length - 1)}
             className={`cursor-pointer rounded-md px-3 py-2 text-sm ${active === options.length - 1 ? "bg-accent/15 text-white" : "text-accent-soft"}`}
           >
-            {current && count === 0 && fetcher.state === "idle" ? `Nothing found for “${asked}”: open the search page` : `See every result for “${asked}”`}
+            {current && count === 0 && fetcher.state === "idle"
+              ? `Nothing found for “${asked}”: open the search page`
+              : `See every result for “${asked}”`}
           </div>
         ) : null}
       </div>

@@ -53,7 +53,8 @@ export function ErrorPage({ message, reference, back = HOME }: { message: string
       <p className="mt-2 text-muted">{message}</p>
       {reference ? (
         <p className="mt-4 text-sm text-muted">
-          If it keeps happening, tell support this reference: <code className="rounded bg-panel-2 px-1.5 py-0.5 font-mono text-zinc-100 select-all">{reference}</code>
+          If it keeps happening, tell support this reference:{" "}
+          <code className="rounded bg-panel-2 px-1.5 py-0.5 font-mono text-zinc-100 select-all">{reference}</code>
         </p>
       ) : null}
       <Link to={back.to} className={buttonClass("outline", "md", "mt-8")}>

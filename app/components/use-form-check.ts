@@ -16,7 +16,10 @@ function answerErrors(answer: Answer | null | undefined): FieldErrors {
   return answer.fieldErrors ?? (field ? { [field]: message } : {});
 }
 
-export function useFormCheck<S extends v.GenericSchema>(schema: S, options: { title: string | ((problem: Problem) => string); answer?: Answer | null }) {
+export function useFormCheck<S extends v.GenericSchema>(
+  schema: S,
+  options: { title: string | ((problem: Problem) => string); answer?: Answer | null },
+) {
   const { toast } = useToast();
   const { title, answer } = options;
   // The answer's messages are there from the first render, the server's included: a form sent

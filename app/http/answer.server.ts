@@ -33,11 +33,20 @@ export function answer<T>(result: Result<T>, options: AnswerOptions<T>) {
 }
 
 /** A problem's answer: its status and toast; with `fieldErrors`, every field's message for the form to show. */
-export function answerProblem(problem: Problem, options: { titles?: ProblemTitles; intent?: string; headers?: HeadersInit; fieldErrors?: FieldErrors } = {}) {
+export function answerProblem(
+  problem: Problem,
+  options: { titles?: ProblemTitles; intent?: string; headers?: HeadersInit; fieldErrors?: FieldErrors } = {},
+) {
   const headers = new Headers(options.headers);
   for (const [name, value] of Object.entries(problemHeaders(problem) ?? {})) headers.set(name, value);
   return data<Answer<never>>(
-    { ok: false, intent: options.intent, toast: problemToast(problem, options.titles), problem, ...(options.fieldErrors ? { fieldErrors: options.fieldErrors } : {}) },
+    {
+      ok: false,
+      intent: options.intent,
+      toast: problemToast(problem, options.titles),
+      problem,
+      ...(options.fieldErrors ? { fieldErrors: options.fieldErrors } : {}),
+    },
     { status: problemStatus(problem), headers },
   );
 }

@@ -35,7 +35,9 @@ export function publicCacheControlUntil(changesAt: number | null, now = Date.now
 }
 
 /** A route module's `headers` export for public pages whose loader chose the Cache-Control (with `publicCacheControlUntil`). */
-export const loaderCacheHeaders: HeadersFunction = ({ loaderHeaders }) => ({ "Cache-Control": loaderHeaders.get("Cache-Control") ?? PUBLIC_CACHE_CONTROL });
+export const loaderCacheHeaders: HeadersFunction = ({ loaderHeaders }) => ({
+  "Cache-Control": loaderHeaders.get("Cache-Control") ?? PUBLIC_CACHE_CONTROL,
+});
 
 interface StoredPage {
   body: Uint8Array<ArrayBuffer>;
@@ -140,7 +142,12 @@ async function lookup(cache: () => Promise<Cache>, url: string): Promise<StoredP
 
 function respond(page: StoredPage, age: number, state: "HIT" | "STALE"): Response {
   // The kept headers carry no Cache-Control, Age or X-Cache of their own (INTERNAL_HEADERS).
-  const headers: [string, string][] = [...page.headers, ["Cache-Control", page.cacheControl], ["Age", String(Math.max(0, Math.floor(age / 1000)))], ["X-Cache", state]];
+  const headers: [string, string][] = [
+    ...page.headers,
+    ["Cache-Control", page.cacheControl],
+    ["Age", String(Math.max(0, Math.floor(age / 1000)))],
+    ["X-Cache", state],
+  ];
   return new Response(page.body, { status: page.status, headers });
 }
 

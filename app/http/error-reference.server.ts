@@ -20,7 +20,9 @@ const referenced = new WeakMap<object, ServerBuild>();
 export function withErrorReferences(build: ServerBuild): ServerBuild {
   let wrapped = referenced.get(build);
   if (!wrapped) {
-    const routes = Object.fromEntries(Object.entries(build.routes).map(([id, route]) => [id, route && { ...route, module: referencedModule(route.module) }]));
+    const routes = Object.fromEntries(
+      Object.entries(build.routes).map(([id, route]) => [id, route && { ...route, module: referencedModule(route.module) }]),
+    );
     wrapped = { ...build, routes };
     referenced.set(build, wrapped);
   }

@@ -17,7 +17,11 @@ export const requireUser: MiddlewareFunction<Response> = async ({ request, conte
   const viewer = await getViewer(app(context).db, callerOf(request));
   if (!viewer) {
     // Signing in brings the member back here (sign-in-redirect.server).
-    throw redirectWithToast("/auth", { title: "Login Required", description: "Please log in to continue" }, { headers: { "Set-Cookie": rememberReturnPath(request) } });
+    throw redirectWithToast(
+      "/auth",
+      { title: "Login Required", description: "Please log in to continue" },
+      { headers: { "Set-Cookie": rememberReturnPath(request) } },
+    );
   }
   context.set(viewerContext, viewer);
 };

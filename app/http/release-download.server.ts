@@ -56,7 +56,11 @@ export async function releaseResponse(bucket: R2Bucket, release: Release, reques
   }
   const headOnly = request.method === "HEAD";
   const object = await releaseObject(bucket, release, range, headOnly);
-  if (!object) return new Response("Release file missing", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+  if (!object)
+    return new Response("Release file missing", {
+      status: 404,
+      headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+    });
   headers.set("ETag", object.httpEtag);
   headers.set("Content-Length", String(range ? range.length : object.size));
   if (range) headers.set("Content-Range", `bytes ${range.offset}-${range.offset + range.length - 1}/${object.size}`);

@@ -47,7 +47,12 @@ function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, onOver
  * declared Content-Length is trusted as an upper bound because the runtime frames the body by it:
  * the stream ends there. Only a body of undeclared length needs counting as it is read.
  */
-async function readBody<T>(request: Request, maxBytes: number, read: (body: Request | Response) => Promise<T>, messages: BodyMessages): Promise<Result<T>> {
+async function readBody<T>(
+  request: Request,
+  maxBytes: number,
+  read: (body: Request | Response) => Promise<T>,
+  messages: BodyMessages,
+): Promise<Result<T>> {
   // Anything but digits is no length at all, and the body is counted as it is read.
   const length = request.headers.get("Content-Length");
   const declared = length !== null && /^\d+$/.test(length) ? Number(length) : null;
@@ -56,7 +61,10 @@ async function readBody<T>(request: Request, maxBytes: number, read: (body: Requ
   // A body of declared length is read as it is; only one without is read through the counter.
   const body =
     declared === null && request.body
-      ? new Response(cappedStream(request.body, maxBytes, () => (overflowed = true)), { headers: { "Content-Type": request.headers.get("Content-Type") ?? "" } })
+      ? new Response(
+          cappedStream(request.body, maxBytes, () => (overflowed = true)),
+          { headers: { "Content-Type": request.headers.get("Content-Type") ?? "" } },
+        )
       : request;
   try {
     return ok(await read(body));
@@ -66,7 +74,10 @@ async function readBody<T>(request: Request, maxBytes: number, read: (body: Requ
 }
 
 export function readForm(request: Request, maxBytes = MAX_FORM_BYTES): Promise<Result<FormData>> {
-  return readBody(request, maxBytes, (body) => body.formData(), { tooLarge: "This form is too large.", unreadable: "This form could not be read." });
+  return readBody(request, maxBytes, (body) => body.formData(), {
+    tooLarge: "This form is too large.",
+    unreadable: "This form could not be read.",
+  });
 }
 
 /** The form's text fields. A file sent where text is expected reads as an empty field. */
@@ -78,10 +89,16 @@ export async function readFormFields(request: Request): Promise<Result<Record<st
 
 /** A JSON body, parsed but not yet checked: that is the endpoint's schema's job. */
 export function readJson(request: Request): Promise<Result<unknown>> {
-  return readBody(request, MAX_JSON_BYTES, (body) => body.json<unknown>(), { tooLarge: "Request too large", unreadable: "Invalid request" });
+  return readBody(request, MAX_JSON_BYTES, (body) => body.json<unknown>(), {
+    tooLarge: "Request too large",
+    unreadable: "Invalid request",
+  });
 }
 
 /** The body's bytes as sent, for checking a signature over them. */
 export function readBytes(request: Request, maxBytes: number): Promise<Result<ArrayBuffer>> {
-  return readBody(request, maxBytes, (body) => body.arrayBuffer(), { tooLarge: "This payload is too large.", unreadable: "This payload could not be read." });
+  return readBody(request, maxBytes, (body) => body.arrayBuffer(), {
+    tooLarge: "This payload is too large.",
+    unreadable: "This payload could not be read.",
+  });
 }

@@ -24,7 +24,7 @@ const namesAnotherHost = (path: string) => /^[/\\][/\\]/.test(path);
  * and again on what is sent. Only its path and query are kept.
  */
 function safeReturnPath(value: string | null): string | null {
-  const controlCharacter = [...value ?? ""].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  const controlCharacter = [...(value ?? "")].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
   if (!value || !value.startsWith("/") || namesAnotherHost(value) || controlCharacter) return null;
   const base = "https://same.site";
   try {
@@ -67,4 +67,5 @@ export function redirectAfterSignIn(request: Request, signIn: SignIn, ended: Tok
 }
 
 /** The title of a refused sign-in: a suspended account, or an address not verified yet. */
-export const refusedSignInTitle = (problem: Problem) => (problem.message === ACCOUNT_SUSPENDED ? "Account Suspended" : "Email Not Verified");
+export const refusedSignInTitle = (problem: Problem) =>
+  problem.message === ACCOUNT_SUSPENDED ? "Account Suspended" : "Email Not Verified";

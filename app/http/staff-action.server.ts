@@ -12,8 +12,7 @@ import { assertCapability } from "./guards.server";
 import { readFields } from "./submission.server";
 
 export type StaffAction<T> =
-  | { ok: true; value: T; viewer: Viewer }
-  | { ok: false; problem: Problem; fieldErrors: FieldErrors; intent: string | undefined };
+  { ok: true; value: T; viewer: Viewer } | { ok: false; problem: Problem; fieldErrors: FieldErrors; intent: string | undefined };
 
 /**
  * The staff form `form` as `schema` reads it, and who sent it. `schema` must read only intents the

@@ -84,7 +84,9 @@ export function orderSubject(subject: string): { source: OrderSource; reference:
   const colon = subject.indexOf(":");
   const source = subject.slice(0, colon);
   const reference = subject.slice(colon + 1);
-  return colon > 0 && reference !== "" && (ORDER_SOURCES as readonly string[]).includes(source) ? { source: source as OrderSource, reference } : null;
+  return colon > 0 && reference !== "" && (ORDER_SOURCES as readonly string[]).includes(source)
+    ? { source: source as OrderSource, reference }
+    : null;
 }
 
 /** The back office's page of the order a subject names, or null when it names no order. */

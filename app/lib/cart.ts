@@ -85,7 +85,13 @@ export function checkoutPaid(state: CartState, id: string): CartState {
   });
   if (items.length === 0) return clearCart(state);
   const latest = state.cartId === id;
-  return { ...state, items, cartId: latest ? null : state.cartId, checkoutUrl: latest ? null : state.checkoutUrl, checkouts: state.checkouts.filter((c) => c.id !== id) };
+  return {
+    ...state,
+    items,
+    cartId: latest ? null : state.cartId,
+    checkoutUrl: latest ? null : state.checkoutUrl,
+    checkouts: state.checkouts.filter((c) => c.id !== id),
+  };
 }
 
 /** The recommended add-on is offered only while no plan of its product is in the cart. */

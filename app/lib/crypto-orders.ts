@@ -91,7 +91,13 @@ const text = () => v.optional(v.string(), "");
 
 export const coinSchema = v.optional(v.picklist(CRYPTO_COINS, "Choose BTC or LTC"), "BTC");
 
-export const orderNumberSchema = v.pipe(text(), v.trim(), v.toUpperCase(), v.minLength(1, "Please enter your order number"), v.maxLength(64));
+export const orderNumberSchema = v.pipe(
+  text(),
+  v.trim(),
+  v.toUpperCase(),
+  v.minLength(1, "Please enter your order number"),
+  v.maxLength(64),
+);
 
 // The crypto dialog: opening an order for a plan in a coin (choosing the other coin opens, or
 // reuses, an order in that coin: an address belongs to one coin).
@@ -129,7 +135,11 @@ export const cancelCryptoOrderSchema = v.object({ intent: v.literal("cancel"), o
 // An overpaid order was settled, and the admin has dealt with the difference.
 export const resolveCryptoOrderSchema = v.object({ intent: v.literal("resolve"), orderId });
 
-export const cryptoQueueSchema = v.variant("intent", [fulfilCryptoOrderSchema, cancelCryptoOrderSchema, resolveCryptoOrderSchema], "Unknown request");
+export const cryptoQueueSchema = v.variant(
+  "intent",
+  [fulfilCryptoOrderSchema, cancelCryptoOrderSchema, resolveCryptoOrderSchema],
+  "Unknown request",
+);
 
 export type OpenCryptoOrderInput = v.InferOutput<typeof openCryptoOrderSchema>;
 export type FulfilCryptoOrderInput = v.InferOutput<typeof fulfilCryptoOrderSchema>;

@@ -83,19 +83,29 @@ export function staffPagesFor(role: Role | null) {
 
 /** The staff pages among `staffLinks`, by group in the sidebar's order; a group with none of them is left out. */
 export function staffNavigation(staffLinks: readonly string[]) {
-  return STAFF_GROUPS.map((group) => ({ ...group, pages: STAFF_PAGES.filter((page) => page.group === group.id && staffLinks.includes(page.to)) })).filter(
-    (group) => group.pages.length > 0,
-  );
+  return STAFF_GROUPS.map((group) => ({
+    ...group,
+    pages: STAFF_PAGES.filter((page) => page.group === group.id && staffLinks.includes(page.to)),
+  })).filter((group) => group.pages.length > 0);
 }
 
 /** The dashboard's pages `role` may open whose name holds `q` (any case): the quick jump's way to a page. */
 export function pagesMatching(role: Role | null, q: string): QuickJumpHit[] {
   const words = q.trim().toLowerCase();
   if (words === "") return [];
-  return [...HUB_PAGES.map((page) => ({ page, group: "Your hub" })), ...staffPagesFor(role).map((page) => ({ page, group: groupLabel(page.group) }))]
+  return [
+    ...HUB_PAGES.map((page) => ({ page, group: "Your hub" })),
+    ...staffPagesFor(role).map((page) => ({ page, group: groupLabel(page.group) })),
+  ]
     .filter(({ page }) => page.label.toLowerCase().includes(words))
     .slice(0, QUICK_JUMP_LIMIT)
-    .map(({ page, group }) => ({ kind: "page", label: page.label, detail: group, href: page.to, exact: page.label.toLowerCase() === words }));
+    .map(({ page, group }) => ({
+      kind: "page",
+      label: page.label,
+      detail: group,
+      href: page.to,
+      exact: page.label.toLowerCase() === words,
+    }));
 }
 
 const groupLabel = (id: StaffGroupId) => STAFF_GROUPS.find((group) => group.id === id)!.label;
@@ -106,5 +116,7 @@ const isStrings = (value: unknown): value is string[] => Array.isArray(value) &&
 export function asDashboardShell(value: unknown): DashboardShell | null {
   if (typeof value !== "object" || value === null) return null;
   const { email, staffLinks, quickJump } = value as Record<string, unknown>;
-  return typeof email === "string" && isStrings(staffLinks) && isStrings(quickJump) ? { email, staffLinks, quickJump: quickJump.filter(isRecordKind) } : null;
+  return typeof email === "string" && isStrings(staffLinks) && isStrings(quickJump)
+    ? { email, staffLinks, quickJump: quickJump.filter(isRecordKind) }
+    : null;
 }

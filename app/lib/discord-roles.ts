@@ -16,10 +16,15 @@ export const GRANT_LABELS: Record<(typeof ROLE_GRANTS)[number], string> = {
 };
 
 // Discord ids are snowflakes: 17 to 20 digits.
-const snowflake = (what: string) => v.pipe(v.string(), v.trim(), v.regex(/^\d{17,20}$/, `${what} is a Discord id: 17 to 20 digits (Developer Mode → Copy ID)`));
+const snowflake = (what: string) =>
+  v.pipe(v.string(), v.trim(), v.regex(/^\d{17,20}$/, `${what} is a Discord id: 17 to 20 digits (Developer Mode → Copy ID)`));
 
 export const discordSettingsSchema = v.variant("intent", [
   v.object({ intent: v.literal("discord-guild"), guildId: snowflake("The server id") }),
-  v.object({ intent: v.literal("discord-rule-add"), grant: v.picklist(ROLE_GRANTS, "Choose what grants the role"), roleId: snowflake("The role") }),
+  v.object({
+    intent: v.literal("discord-rule-add"),
+    grant: v.picklist(ROLE_GRANTS, "Choose what grants the role"),
+    roleId: snowflake("The role"),
+  }),
   v.object({ intent: v.literal("discord-rule-remove"), ruleId: v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1)) }),
 ]);

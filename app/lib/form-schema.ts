@@ -37,11 +37,18 @@ export function checkSubmission<S extends v.GenericSchema>(schema: S, input: unk
   const result = v.safeParse(schema, input);
   if (result.success) return { ok: true, value: result.output };
   const [first] = result.issues;
-  return { ok: false, problem: { code: "invalid", message: first.message, field: fieldOf(first) }, fieldErrors: fieldErrors(result.issues) };
+  return {
+    ok: false,
+    problem: { code: "invalid", message: first.message, field: fieldOf(first) },
+    fieldErrors: fieldErrors(result.issues),
+  };
 }
 
 /** In the browser: every field's message for `form`, and the first problem, or null when valid. */
-export function formIssues<S extends v.GenericSchema>(schema: S, form: FormData | Record<string, unknown>): { problem: Problem; fields: FieldErrors } | null {
+export function formIssues<S extends v.GenericSchema>(
+  schema: S,
+  form: FormData | Record<string, unknown>,
+): { problem: Problem; fields: FieldErrors } | null {
   const checked = checkSubmission(schema, form instanceof FormData ? Object.fromEntries(form) : form);
   return checked.ok ? null : { problem: checked.problem, fields: checked.fieldErrors };
 }

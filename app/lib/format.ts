@@ -33,7 +33,6 @@ export function formatDateTime(ms: number, zone: TimeZone = "utc"): string {
   return `${formatDate(ms, zone)} at ${formatTime(ms, zone)}`;
 }
 
-
 /** A stretch of time in whole days (or hours under a day): "3 days", "1 day", "5 hours". */
 export function formatDuration(ms: number): string {
   if (ms >= DAY_MS) {

@@ -36,7 +36,8 @@ export interface OrderRow {
 }
 
 /** Where an order's page is. */
-export const orderPath = (order: { source: OrderSource; reference: string }) => `/dashboard/orders/${order.source}/${encodeURIComponent(order.reference)}`;
+export const orderPath = (order: { source: OrderSource; reference: string }) =>
+  `/dashboard/orders/${order.source}/${encodeURIComponent(order.reference)}`;
 
 export const ORDERS_PATH = "/dashboard/orders";
 
@@ -47,14 +48,19 @@ export interface OrderCursor {
 }
 
 export function encodeCursor(cursor: OrderCursor): string {
-  return btoa(JSON.stringify([cursor.createdAt, cursor.key])).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(JSON.stringify([cursor.createdAt, cursor.key]))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** The cursor a link carried, or null when it was not one of ours. */
 export function decodeCursor(text: string): OrderCursor | null {
   try {
     const [createdAt, key] = JSON.parse(atob(text.replace(/-/g, "+").replace(/_/g, "/"))) as unknown[];
-    return typeof createdAt === "number" && Number.isSafeInteger(createdAt) && typeof key === "string" && key.length <= 200 ? { createdAt, key } : null;
+    return typeof createdAt === "number" && Number.isSafeInteger(createdAt) && typeof key === "string" && key.length <= 200
+      ? { createdAt, key }
+      : null;
   } catch {
     return null;
   }

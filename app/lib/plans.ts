@@ -19,7 +19,12 @@ export function planOf(title: string): LicencePlan {
 }
 
 /** How long a key of the plan runs from its activation: 24 hours, 7 days, 30 days, or null for lifetime. */
-export const PLAN_DURATION_MS: Record<LicencePlan, number | null> = { daily: DAY_MS, weekly: 7 * DAY_MS, monthly: 30 * DAY_MS, lifetime: null };
+export const PLAN_DURATION_MS: Record<LicencePlan, number | null> = {
+  daily: DAY_MS,
+  weekly: 7 * DAY_MS,
+  monthly: 30 * DAY_MS,
+  lifetime: null,
+};
 
 /** The plan's name as the plan cards say it. */
 export const PLAN_NAME: Record<LicencePlan, string> = { daily: "Daily", weekly: "Weekly", monthly: "Monthly", lifetime: "Lifetime" };

@@ -27,7 +27,8 @@ export interface Locked {
 }
 
 /** "a, b and c" (or "or"). */
-const listed = (words: string[], last: "and" | "or") => (words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} ${last} ${words.at(-1)}`);
+const listed = (words: string[], last: "and" | "or") =>
+  words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} ${last} ${words.at(-1)}`;
 
 /** The locked release's line: "Needs Beta Access, included in the Monthly and Lifetime plans". */
 export function lockedReason({ product, needs, plans }: Locked): string {

@@ -39,7 +39,7 @@ export const CAPABILITIES = {
   "promotions.manage": ["admin"],
   // The Terms of Service, Refund Policy and Privacy Policy.
   "legal.edit": ["admin"],
-  "export": ["admin"],
+  export: ["admin"],
   // Releases: uploading, publishing and yanking; entitlements: defining them, attaching them to
   // plans, granting or removing one on a single licence.
   "releases.manage": ["admin"],

@@ -17,7 +17,13 @@ export const STAFF_ACTIONS = {
   // The order list: a key handed out by hand.
   "manual-order": { manual: "orders.manage" },
   // A customer's page.
-  customer: { ban: "customers.ban", unban: "customers.ban", "end-sessions": "customers.sessions", credit: "balances.credit", role: "roles.assign" },
+  customer: {
+    ban: "customers.ban",
+    unban: "customers.ban",
+    "end-sessions": "customers.sessions",
+    credit: "balances.credit",
+    role: "roles.assign",
+  },
   // The licence page: support resets PCs; bans, pauses and added time are for admins.
   licence: {
     "reset-hwid": "licences.reset",
@@ -49,7 +55,13 @@ export const STAFF_ACTIONS = {
   // The legal pages' editor.
   legal: { save: "legal.edit" },
   // The affiliates page: decisions on affiliates, and crypto payouts sent.
-  affiliates: { approve: "affiliates.manage", decline: "affiliates.manage", pause: "affiliates.manage", resume: "affiliates.manage", "mark-paid": "affiliates.manage" },
+  affiliates: {
+    approve: "affiliates.manage",
+    decline: "affiliates.manage",
+    pause: "affiliates.manage",
+    resume: "affiliates.manage",
+    "mark-paid": "affiliates.manage",
+  },
   // The Discord page: the guild and the role rules.
   discord: { "discord-guild": "discord.manage", "discord-rule-add": "discord.manage", "discord-rule-remove": "discord.manage" },
 } as const satisfies Record<string, Record<string, Capability>>;

@@ -5,11 +5,21 @@
 let signer;
 
 async function signingKey(secret) {
-  signer ??= crypto.subtle.importKey("pkcs8", Uint8Array.from(atob(secret), (c) => c.charCodeAt(0)), { name: "Ed25519" }, false, ["sign"]);
+  signer ??= crypto.subtle.importKey(
+    "pkcs8",
+    Uint8Array.from(atob(secret), (c) => c.charCodeAt(0)),
+    { name: "Ed25519" },
+    false,
+    ["sign"],
+  );
   return signer;
 }
 
-const refuse = (status) => new Response(JSON.stringify({ error: { code: status === 429 ? "RATE_LIMITED" : "INVALID_REQUEST" } }), { status, headers: { "Content-Type": "application/json" } });
+const refuse = (status) =>
+  new Response(JSON.stringify({ error: { code: status === 429 ? "RATE_LIMITED" : "INVALID_REQUEST" } }), {
+    status,
+    headers: { "Content-Type": "application/json" },
+  });
 
 export default {
   async fetch(request, env) {
@@ -26,11 +36,20 @@ export default {
     const now = Date.now();
     let row = await env.DB.prepare("select hwid, plan, expires_at from licences where key = ?").bind(key).first();
     if (row && row.hwid === null) {
-      row = (await env.DB.prepare("update licences set hwid = ?, activated_at = ? where key = ? and hwid is null returning hwid, plan, expires_at").bind(hwid, now, key).first()) ?? row;
+      row =
+        (await env.DB.prepare(
+          "update licences set hwid = ?, activated_at = ? where key = ? and hwid is null returning hwid, plan, expires_at",
+        )
+          .bind(hwid, now, key)
+          .first()) ?? row;
     }
     const code = !row ? "NOT_FOUND" : row.hwid === hwid ? "VALID" : "HWID_MISMATCH";
-    const bytes = new TextEncoder().encode(JSON.stringify({ valid: code === "VALID", code, key, hwid, nonce, issuedAt: new Date(now).toISOString() }));
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({ valid: code === "VALID", code, key, hwid, nonce, issuedAt: new Date(now).toISOString() }),
+    );
     const signature = new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, await signingKey(env.SIGNING_KEY), bytes));
-    return new Response(bytes, { headers: { "Content-Type": "application/json", "Licence-Signature": btoa(String.fromCharCode(...signature)) } });
+    return new Response(bytes, {
+      headers: { "Content-Type": "application/json", "Licence-Signature": btoa(String.fromCharCode(...signature)) },
+    });
   },
 };

@@ -7,6 +7,8 @@ import pages from "./page-floor.json";
 
 export default {
   fetch(request) {
-    return new URL(request.url).pathname === pages.productPath ? new Response(product, { headers: pages.product }) : new Response(home, { headers: pages.home });
+    return new URL(request.url).pathname === pages.productPath
+      ? new Response(product, { headers: pages.product })
+      : new Response(home, { headers: pages.home });
   },
 };

@@ -18,7 +18,8 @@ export default {
     } catch {
       return new Response("Invalid signature", { status: 401 });
     }
-    if (!(await crypto.subtle.verify("HMAC", await hmacKey(env.WEBHOOK_SECRET), signature, body))) return new Response("Invalid signature", { status: 401 });
+    if (!(await crypto.subtle.verify("HMAC", await hmacKey(env.WEBHOOK_SECRET), signature, body)))
+      return new Response("Invalid signature", { status: 401 });
     await env.QUEUE.send({ body: new TextDecoder().decode(body), topic: request.headers.get("X-Shopify-Topic") });
     return new Response("Queued");
   },

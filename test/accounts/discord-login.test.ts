@@ -2,8 +2,24 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { auditLog, discordRoleReleases, discordRoleSync, oauthAccounts, passwordResetTokens, profiles, recoveryCodes, sessions, totpFactors, users } from "~/server/platform/db/schema.server";
-import { type DiscordConfig, finishDiscordSignIn, forgetDiscordRoundTrip, startDiscordSignIn } from "~/server/accounts/discord-login.server";
+import {
+  auditLog,
+  discordRoleReleases,
+  discordRoleSync,
+  oauthAccounts,
+  passwordResetTokens,
+  profiles,
+  recoveryCodes,
+  sessions,
+  totpFactors,
+  users,
+} from "~/server/platform/db/schema.server";
+import {
+  type DiscordConfig,
+  finishDiscordSignIn,
+  forgetDiscordRoundTrip,
+  startDiscordSignIn,
+} from "~/server/accounts/discord-login.server";
 import worker from "../../workers/app";
 import { signInAs } from "~/server/accounts/sign-in.server";
 import { call, cookieFrom, createAccount, db, latestMail, ORIGIN, signIn, unique } from "../helpers";
@@ -11,7 +27,6 @@ import { callerOf, tokenCookie } from "~/http/caller.server";
 
 const config: DiscordConfig = { DISCORD_CLIENT_ID: "client-123", DISCORD_CLIENT_SECRET: "secret-456" };
 const deps = { db, mail: env, waitUntil: () => {} };
-
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -28,7 +43,9 @@ function discordAnswers(user: Record<string, unknown>) {
 /** The browser coming back from Discord with the round trip's cookies: who calls, and what Discord sent. */
 function callback(state: string, cookies: string[], stateInUrl = state, ip = "198.51.100.1") {
   const cookieHeader = cookies.map((c) => c.split(";")[0]).join("; ");
-  const request = new Request(`${ORIGIN}/auth/discord/callback?code=the-code&state=${stateInUrl}`, { headers: { Cookie: cookieHeader, "CF-Connecting-IP": ip } });
+  const request = new Request(`${ORIGIN}/auth/discord/callback?code=the-code&state=${stateInUrl}`, {
+    headers: { Cookie: cookieHeader, "CF-Connecting-IP": ip },
+  });
   return [callerOf(request), { code: "the-code", state: stateInUrl }] as const;
 }
 
@@ -46,7 +63,11 @@ function configured(path: string, init: RequestInit & { cookie?: string } = {}) 
   const request = new Request(`${ORIGIN}${path}`, { ...init, headers, redirect: "manual" });
   return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...config }, createExecutionContext());
 }
-const cookiesOf = (response: Response) => response.headers.getSetCookie().map((c) => c.split(";")[0]!).filter((c) => !c.endsWith("="));
+const cookiesOf = (response: Response) =>
+  response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0]!)
+    .filter((c) => !c.endsWith("="));
 const form = (fields: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(fields) });
 
 /** A round trip to Discord through the configured Worker: the start answers a redirect, the callback comes back with its cookies. */
@@ -99,7 +120,10 @@ describe("sign in with Discord", () => {
 
     // Until the address is confirmed, Discord leads back to the same request, and no new account.
     const again = started();
-    expect(await finishDiscordSignIn(deps, config, ...callback(again.state, again.cookies))).toEqual({ ok: true, value: { kind: "confirm-email", email } });
+    expect(await finishDiscordSignIn(deps, config, ...callback(again.state, again.cookies))).toEqual({
+      ok: true,
+      value: { kind: "confirm-email", email },
+    });
     expect(await db.select().from(users).where(eq(users.email, email)).all()).toHaveLength(1);
 
     // The link's page asks to confirm with Discord; another Discord account confirms nothing.
@@ -113,12 +137,18 @@ describe("sign in with Discord", () => {
 
     // The same Discord account, with the link's cookie: confirmed and signed in.
     discordAnswers({ id: discordId, username: "Gamer Tag!", email, verified: true });
-    const confirmed = await roundTrip(await configured("/auth/discord", { ...form({ intent: "confirm" }), cookie: verify.join("; ") }), verify);
+    const confirmed = await roundTrip(
+      await configured("/auth/discord", { ...form({ intent: "confirm" }), cookie: verify.join("; ") }),
+      verify,
+    );
     expect(confirmed.headers.get("Location")).toBe("/");
     expect(confirmed.headers.getSetCookie().some((c) => c.startsWith("__Host-session="))).toBe(true);
     expect((await db.select().from(users).where(eq(users.id, user!.id)).get())?.emailVerifiedAt).toBeTypeOf("number");
     const next = started();
-    expect(await finishDiscordSignIn(deps, config, ...callback(next.state, next.cookies))).toEqual({ ok: true, value: { kind: "account", id: user!.id } });
+    expect(await finishDiscordSignIn(deps, config, ...callback(next.state, next.cookies))).toEqual({
+      ok: true,
+      value: { kind: "account", id: user!.id },
+    });
   });
 
   it("never joins an existing account by its address", async () => {
@@ -127,7 +157,10 @@ describe("sign in with Discord", () => {
     const { state, cookies } = started();
     expect(await finishDiscordSignIn(deps, config, ...callback(state, cookies))).toEqual({
       ok: false,
-      problem: { code: "conflict", message: "An account with this e-mail address already exists. Log in to it, then link Discord on your Security page." },
+      problem: {
+        code: "conflict",
+        message: "An account with this e-mail address already exists. Log in to it, then link Discord on your Security page.",
+      },
     });
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get()).toBeUndefined();
   });
@@ -137,7 +170,16 @@ describe("sign in with Discord", () => {
     const now = Date.now();
     const sessionId = unique("sess");
     await db.batch([
-      db.insert(sessions).values({ id: sessionId, publicId: unique("pub"), userId: squatter.id, expiresAt: now + 86_400_000, createdAt: now, lastSeenAt: now }),
+      db
+        .insert(sessions)
+        .values({
+          id: sessionId,
+          publicId: unique("pub"),
+          userId: squatter.id,
+          expiresAt: now + 86_400_000,
+          createdAt: now,
+          lastSeenAt: now,
+        }),
       db.insert(totpFactors).values({ userId: squatter.id, secret: "x", status: "verified", createdAt: now, verifiedAt: now }),
       db.insert(recoveryCodes).values({ userId: squatter.id, codeHash: "h" }),
       db.insert(passwordResetTokens).values({ tokenHash: unique("reset"), userId: squatter.id, createdAt: now, expiresAt: now + 60_000 }),
@@ -156,10 +198,22 @@ describe("sign in with Discord", () => {
     for (const table of [totpFactors, recoveryCodes, passwordResetTokens, sessions]) {
       expect(await db.select().from(table).where(eq(table.userId, squatter.id))).toHaveLength(0);
     }
-    const login = await call("/auth", { form: { intent: "login", emailOrUsername: squatter.email, password: squatter.password }, ip: unique("ip") });
+    const login = await call("/auth", {
+      form: { intent: "login", emailOrUsername: squatter.email, password: squatter.password },
+      ip: unique("ip"),
+    });
     expect(login.status).toBe(401);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "registration.replace"), eq(auditLog.subject, user!.id)))).toEqual([
-      expect.objectContaining({ actorUserId: null, ip: "203.0.113.77", detail: JSON.stringify({ replacedUserId: squatter.id, how: "discord" }) }),
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "registration.replace"), eq(auditLog.subject, user!.id))),
+    ).toEqual([
+      expect.objectContaining({
+        actorUserId: null,
+        ip: "203.0.113.77",
+        detail: JSON.stringify({ replacedUserId: squatter.id, how: "discord" }),
+      }),
     ]);
   });
 
@@ -181,7 +235,10 @@ describe("sign in with Discord", () => {
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toHaveLength(0);
     // The Discord account that opened the registration no longer leads into it.
     const again = started();
-    expect(await finishDiscordSignIn(deps, config, ...callback(again.state, again.cookies))).toMatchObject({ ok: false, problem: { code: "conflict" } });
+    expect(await finishDiscordSignIn(deps, config, ...callback(again.state, again.cookies))).toMatchObject({
+      ok: false,
+      problem: { code: "conflict" },
+    });
   });
 
   it("refuses a Discord account whose e-mail Discord has not verified", async () => {
@@ -191,7 +248,10 @@ describe("sign in with Discord", () => {
     const outcome = await finishDiscordSignIn(deps, config, ...callback(state, cookies));
     expect(outcome).toEqual({
       ok: false,
-      problem: { code: "forbidden", message: "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail." },
+      problem: {
+        code: "forbidden",
+        message: "Your Discord account has no verified e-mail address. Verify it on Discord, or sign up with e-mail.",
+      },
     });
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, account.id)).get()).toBeUndefined();
   });
@@ -210,7 +270,10 @@ describe("sign in with Discord", () => {
     expect(outcome).toEqual({ ok: true, value: { kind: "account", id: account.id } });
     // What the callback route starts for it: the challenge, not a session.
     const secondStep = await signInAs(db, account.id, callback(state, cookies)[0]);
-    expect(secondStep.ok && { secondFactor: secondStep.value.secondFactor, cookie: tokenCookie(secondStep.value.token) }).toEqual({ secondFactor: true, cookie: expect.stringMatching(/^__Host-2fa=/) });
+    expect(secondStep.ok && { secondFactor: secondStep.value.secondFactor, cookie: tokenCookie(secondStep.value.token) }).toEqual({
+      secondFactor: true,
+      cookie: expect.stringMatching(/^__Host-2fa=/),
+    });
     // A banned account gets neither a session nor a second step, whichever way it proved itself.
     await db.update(users).set({ bannedAt: Date.now(), banReason: "test" }).where(eq(users.id, account.id));
     expect(await signInAs(db, account.id, callback(state, cookies)[0])).toEqual({
@@ -246,10 +309,20 @@ describe("linking Discord from the Security page", () => {
     // A session alone is not enough.
     const refused = await configured("/auth/discord", { ...form({ intent: "link", password: "not-it" }), cookie: session });
     expect(refused.headers.get("Location")).toBe("/dashboard/security");
-    const back = await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }), [session]);
+    const back = await roundTrip(
+      await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }),
+      [session],
+    );
     expect(back.headers.get("Location")).toBe("/dashboard/security");
-    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([expect.objectContaining({ userId: member.id, providerUsername: "member-on-discord" })]);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "discord.link"), eq(auditLog.subject, member.id)))).toHaveLength(1);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([
+      expect.objectContaining({ userId: member.id, providerUsername: "member-on-discord" }),
+    ]);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "discord.link"), eq(auditLog.subject, member.id))),
+    ).toHaveLength(1);
     expect((await latestMail(member.email, "Discord was linked"))?.textBody).toContain('"member-on-discord"');
     const page = (await (await configured("/dashboard/security", { cookie: session })).text()).replace(/<!-- -->/g, "");
     expect(page).toContain("member-on-discord");
@@ -265,17 +338,26 @@ describe("linking Discord from the Security page", () => {
     const session = await signIn(member, unique("ip"));
     const discordId = unique("d");
     discordAnswers({ id: discordId, username: "taken", email: `${unique("other")}@example.test`, verified: true });
-    await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }), [session]);
+    await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }), [
+      session,
+    ]);
 
     const other = await createAccount();
     const otherSession = await signIn(other, unique("ip"));
-    await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: other.password }), cookie: otherSession }), [otherSession]);
-    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([expect.objectContaining({ userId: member.id })]);
+    await roundTrip(await configured("/auth/discord", { ...form({ intent: "link", password: other.password }), cookie: otherSession }), [
+      otherSession,
+    ]);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.providerUserId, discordId))).toEqual([
+      expect.objectContaining({ userId: member.id }),
+    ]);
 
     // A link started by one member and finished while another is signed in links nothing.
     discordAnswers({ id: unique("d"), username: "late", email: `${unique("late")}@example.test`, verified: true });
     const third = await createAccount();
-    const started = await configured("/auth/discord", { ...form({ intent: "link", password: third.password }), cookie: await signIn(third, unique("ip")) });
+    const started = await configured("/auth/discord", {
+      ...form({ intent: "link", password: third.password }),
+      cookie: await signIn(third, unique("ip")),
+    });
     const finished = await roundTrip(started, [otherSession]);
     expect(finished.headers.get("Location")).toBe("/auth");
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, other.id))).toHaveLength(0);
@@ -289,7 +371,10 @@ describe("linking Discord from the Security page", () => {
     const browsers = await Promise.all(
       Array.from({ length: 4 }, async () => {
         const session = await signIn(member, unique("ip"));
-        return { session, start: await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }) };
+        return {
+          session,
+          start: await configured("/auth/discord", { ...form({ intent: "link", password: member.password }), cookie: session }),
+        };
       }),
     );
     const [first, second, ...racing] = browsers;
@@ -299,7 +384,9 @@ describe("linking Discord from the Security page", () => {
     discordAnswers({ id: unique("d"), username: "second-discord", email: `${unique("b")}@example.test`, verified: true });
     const refused = await roundTrip(second!.start, [second!.session]);
     expect(refused.headers.get("Location")).toBe("/dashboard/security");
-    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, member.id))).toEqual([expect.objectContaining({ providerUsername: "first-discord" })]);
+    expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, member.id))).toEqual([
+      expect.objectContaining({ providerUsername: "first-discord" }),
+    ]);
 
     // Unlinked, two links finishing at the same moment still leave one.
     await configured("/dashboard/security", { ...form({ intent: "unlink-discord" }), cookie: first!.session });
@@ -309,12 +396,22 @@ describe("linking Discord from the Security page", () => {
       const url = String(input instanceof Request ? input.url : input);
       if (url.includes("/oauth2/token")) return Response.json({ access_token: "token-abc", token_type: "Bearer", expires_in: 3600 });
       calls += 1;
-      return Response.json({ id: `race-${calls}-${member.id}`, username: `racer-${calls}`, email: `${unique("r")}@example.test`, verified: true });
+      return Response.json({
+        id: `race-${calls}-${member.id}`,
+        username: `racer-${calls}`,
+        email: `${unique("r")}@example.test`,
+        verified: true,
+      });
     });
     await Promise.all(racing.map((browser) => roundTrip(browser.start, [browser.session])));
     expect(calls).toBe(2);
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, member.id))).toHaveLength(1);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "discord.link"), eq(auditLog.subject, member.id)))).toHaveLength(2);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "discord.link"), eq(auditLog.subject, member.id))),
+    ).toHaveLength(2);
   });
 
   it("needs a signed-in member to start", async () => {
@@ -341,7 +438,10 @@ describe("the migration that makes one Discord link per account", () => {
   it("keeps the link made first (the one the Security page showed) and releases the others' roles", async () => {
     const migration = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("one_discord_link_each.sql"))!;
     // The table as it was before: no unique index, and a member with two Discord logins.
-    await env.DB.batch([env.DB.prepare("DROP INDEX `oauth_accounts_user_provider`"), env.DB.prepare("CREATE INDEX `oauth_accounts_user` ON `oauth_accounts` (`user_id`)")]);
+    await env.DB.batch([
+      env.DB.prepare("DROP INDEX `oauth_accounts_user_provider`"),
+      env.DB.prepare("CREATE INDEX `oauth_accounts_user` ON `oauth_accounts` (`user_id`)"),
+    ]);
     const member = await createAccount();
     const single = await createAccount();
     const [shown, hidden, alone] = [unique("d"), unique("d"), unique("d")];
@@ -353,10 +453,18 @@ describe("the migration that makes one Discord link per account", () => {
     await db.insert(discordRoleSync).values({ userId: member.id, discordId: hidden });
     for (const query of migration.queries) await env.DB.prepare(query).run();
 
-    expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, member.id))).map((l) => l.providerUsername)).toEqual(["shown"]);
-    expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, single.id))).map((l) => l.providerUsername)).toEqual(["alone"]);
-    expect((await db.select().from(discordRoleReleases).where(eq(discordRoleReleases.userId, member.id))).map((r) => r.discordId)).toEqual([hidden]);
+    expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, member.id))).map((l) => l.providerUsername)).toEqual([
+      "shown",
+    ]);
+    expect((await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, single.id))).map((l) => l.providerUsername)).toEqual([
+      "alone",
+    ]);
+    expect((await db.select().from(discordRoleReleases).where(eq(discordRoleReleases.userId, member.id))).map((r) => r.discordId)).toEqual([
+      hidden,
+    ]);
     // From now on the database itself refuses a second link.
-    await expect(db.insert(oauthAccounts).values({ provider: "discord", providerUserId: unique("d"), userId: single.id, createdAt: 4 })).rejects.toThrow();
+    await expect(
+      db.insert(oauthAccounts).values({ provider: "discord", providerUserId: unique("d"), userId: single.id, createdAt: 4 }),
+    ).rejects.toThrow();
   });
 });

@@ -23,7 +23,11 @@ export async function registrationStart(session: string, ip = unique("ip")) {
 }
 
 /** Adds a passkey through the Security page, the way the browser does it. */
-export async function addPasskey(session: string, authenticator: SoftwareAuthenticator, ceremony: Partial<Ceremony> & { name?: string } = {}) {
+export async function addPasskey(
+  session: string,
+  authenticator: SoftwareAuthenticator,
+  ceremony: Partial<Ceremony> & { name?: string } = {},
+) {
   const start = await registrationStart(session);
   const credential = await authenticator.register(start.options, { origin: ORIGIN, ...ceremony });
   const response = await call("/dashboard/security/passkeys", {
@@ -34,7 +38,11 @@ export async function addPasskey(session: string, authenticator: SoftwareAuthent
 }
 
 /** A passkey sign-in from /auth: options, the authenticator's answer, and the answer sent back. */
-export async function passkeySignIn(authenticator: SoftwareAuthenticator, ceremony: Partial<Ceremony> & { credentialId?: string; counter?: number } = {}, ip = unique("ip")) {
+export async function passkeySignIn(
+  authenticator: SoftwareAuthenticator,
+  ceremony: Partial<Ceremony> & { credentialId?: string; counter?: number } = {},
+  ip = unique("ip"),
+) {
   const start = await call("/auth/passkey", { form: { intent: "options" }, ip });
   const options = ((await start.json()) as Answer<PublicKeyCredentialRequestOptionsJSON>).value!;
   const ceremonyCookie = cookieFrom(start, CEREMONY);
@@ -43,4 +51,3 @@ export async function passkeySignIn(authenticator: SoftwareAuthenticator, ceremo
   const response = await call("/auth/passkey", { form, cookie: ceremonyCookie!, ip });
   return { response, options, assertion, form, ceremonyCookie, ip };
 }
-

@@ -28,7 +28,11 @@ async function problemOf(response: Response) {
 const passkeyRows = (userId: string) => db.select().from(passkeys).where(eq(passkeys.userId, userId)).all();
 
 const audits = (userId: string, action: string) =>
-  db.select().from(auditLog).where(and(eq(auditLog.actorUserId, userId), eq(auditLog.action, action))).all();
+  db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.actorUserId, userId), eq(auditLog.action, action)))
+    .all();
 
 function viewerOf(account: TestAccount): Viewer {
   return { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null };
@@ -41,7 +45,11 @@ describe("adding a passkey", () => {
     const { response, body, options } = await addPasskey(session, authenticator);
 
     expect(options.rp).toEqual({ id: "shop.test", name: "Vertex" });
-    expect(options.authenticatorSelection).toMatchObject({ residentKey: "required", requireResidentKey: true, userVerification: "required" });
+    expect(options.authenticatorSelection).toMatchObject({
+      residentKey: "required",
+      requireResidentKey: true,
+      userVerification: "required",
+    });
     expect(options.user.name).toBe(account.email);
     expect(options.excludeCredentials).toEqual([]);
 
@@ -49,7 +57,13 @@ describe("adding a passkey", () => {
     expect(body.toast).toEqual({ title: "Passkey added", description: '"Passkey 1" can now sign you in.' });
     expect(response.headers.getSetCookie().find((c) => c.startsWith(`${CEREMONY}=`))).toMatch(/Max-Age=0/);
     const [row] = await passkeyRows(account.id);
-    expect(row).toMatchObject({ id: authenticator.credentials[0]!.id, name: "Passkey 1", counter: 0, transports: '["internal"]', lastUsedAt: null });
+    expect(row).toMatchObject({
+      id: authenticator.credentials[0]!.id,
+      name: "Passkey 1",
+      counter: 0,
+      transports: '["internal"]',
+      lastUsedAt: null,
+    });
     const [added] = await audits(account.id, "passkey.add");
     expect(added?.ip).toBe("198.51.100.1");
     expect(JSON.parse(added!.detail!)).toEqual({ passkey: row!.id, name: "Passkey 1" });
@@ -136,7 +150,11 @@ describe("adding a passkey", () => {
     for (const bad of ["", "{not json", "[]", JSON.stringify({ id: "abc", rawId: "abc", type: "public-key" })]) {
       const response = await post(bad);
       expect(response.status, bad).toBe(400);
-      expect(await problemOf(response)).toEqual({ code: "invalid", message: "The passkey's answer could not be read. Please try again.", field: "response" });
+      expect(await problemOf(response)).toEqual({
+        code: "invalid",
+        message: "The passkey's answer could not be read. Please try again.",
+        field: "response",
+      });
     }
     // Well-formed but meaningless bytes reach the verifier, which refuses them.
     const garbage = { id: "abc", rawId: "abc", type: "public-key", response: { clientDataJSON: "AAAA", attestationObject: "AAAA" } };
@@ -165,7 +183,11 @@ describe("renaming and removing passkeys", () => {
     const renamed = await post(owner.session, { intent: "rename", id, name: "x".repeat(50) });
     expect(renamed.status).toBe(200);
     expect((await passkeyRows(owner.account.id))[0]?.name).toBe("x".repeat(50));
-    expect(JSON.parse((await audits(owner.account.id, "passkey.rename"))[0]!.detail!)).toEqual({ passkey: id, from: "Passkey 1", to: "x".repeat(50) });
+    expect(JSON.parse((await audits(owner.account.id, "passkey.rename"))[0]!.detail!)).toEqual({
+      passkey: id,
+      from: "Passkey 1",
+      to: "x".repeat(50),
+    });
 
     const removed = await post(owner.session, { intent: "remove", id });
     expect(removed.status).toBe(200);
@@ -223,7 +245,10 @@ describe("signing in with a passkey alone", () => {
     const authenticator = new SoftwareAuthenticator();
     await addPasskey(session, authenticator);
     await db.insert(totpFactors).values({ userId: account.id, secret: "unused", status: "verified", createdAt: Date.now() });
-    const password = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") });
+    const password = await call("/auth", {
+      form: { intent: "login", emailOrUsername: account.email, password: account.password },
+      ip: unique("ip"),
+    });
     expect(password.headers.get("Location")).toBe("/auth/2fa");
     expect(await db.select().from(loginChallenges).where(eq(loginChallenges.userId, account.id)).all()).toHaveLength(1);
 
@@ -260,7 +285,11 @@ describe("signing in with a passkey alone", () => {
     // The Security page's ceremony (adding a passkey) does not sign anyone in.
     const start = await registrationStart(session, ip);
     const assertion = await authenticator.authenticate({ challenge: start.options.challenge, rpId: "shop.test" }, { origin: ORIGIN });
-    const response = await call("/auth/passkey", { form: { intent: "verify", response: JSON.stringify(assertion) }, cookie: start.ceremony!, ip });
+    const response = await call("/auth/passkey", {
+      form: { intent: "verify", response: JSON.stringify(assertion) },
+      cookie: start.ceremony!,
+      ip,
+    });
     expect(response.status).toBe(401);
     expect(cookieFrom(response, "__Host-session")).toBeNull();
   });
@@ -271,12 +300,22 @@ describe("signing in with a passkey alone", () => {
     await addPasskey(session, authenticator);
     const ip = unique("ip");
     const asked = Date.now();
-    const started = await signInOptions(db, RP, callerOf(new Request(`${ORIGIN}/auth/passkey`, { headers: { "CF-Connecting-IP": ip } })), asked);
+    const started = await signInOptions(
+      db,
+      RP,
+      callerOf(new Request(`${ORIGIN}/auth/passkey`, { headers: { "CF-Connecting-IP": ip } })),
+      asked,
+    );
     if (!started.ok) throw new Error(started.problem.message);
     const assertion = await authenticator.authenticate(started.value.options, { origin: ORIGIN });
-    const answering = new Request(`${ORIGIN}/auth/passkey`, { headers: { Cookie: tokenCookie(started.value.token).split(";")[0]!, "CF-Connecting-IP": ip } });
+    const answering = new Request(`${ORIGIN}/auth/passkey`, {
+      headers: { Cookie: tokenCookie(started.value.token).split(";")[0]!, "CF-Connecting-IP": ip },
+    });
     const late = await signInWithPasskey(db, RP, callerOf(answering), assertion, asked + CEREMONY_TTL_MS + 1);
-    expect(late).toEqual({ ok: false, problem: { code: "unauthenticated", message: "The passkey sign-in took too long or was already used. Please try again." } });
+    expect(late).toEqual({
+      ok: false,
+      problem: { code: "unauthenticated", message: "The passkey sign-in took too long or was already used. Please try again." },
+    });
   });
 
   it("refuses an answer made for another origin or another RP ID", async () => {
@@ -334,7 +373,9 @@ describe("signing in with a passkey alone", () => {
     await call("/dashboard/security/passkeys", { form: { intent: "remove", id: body.value!.id }, cookie: session });
     const { response } = await passkeySignIn(authenticator);
     expect(response.status).toBe(401);
-    expect((await problemOf(response))?.message).toBe("This passkey is not registered here. It may have been removed from its account; sign in another way.");
+    expect((await problemOf(response))?.message).toBe(
+      "This passkey is not registered here. It may have been removed from its account; sign in another way.",
+    );
   });
 
   it("refuses a passkey whose user handle names another account", async () => {
@@ -348,7 +389,12 @@ describe("signing in with a passkey alone", () => {
 
   it("throttles failed attempts per client like password sign-ins", async () => {
     const ip = unique("ip");
-    const bogus = { id: "bogus", rawId: "bogus", type: "public-key", response: { clientDataJSON: "AA", authenticatorData: "AA", signature: "AA" } };
+    const bogus = {
+      id: "bogus",
+      rawId: "bogus",
+      type: "public-key",
+      response: { clientDataJSON: "AA", authenticatorData: "AA", signature: "AA" },
+    };
     const form = { intent: "verify", response: JSON.stringify(bogus) };
     for (let i = 0; i < 20; i++) expect((await call("/auth/passkey", { form, ip })).status).toBe(401);
     const blocked = await call("/auth/passkey", { form, ip });
@@ -357,7 +403,9 @@ describe("signing in with a passkey alone", () => {
     expect(((await blocked.json()) as Answer).toast.title).toBe("Too Many Attempts");
     // The same client's password sign-ins wait too: it is one allowance.
     const account = await createAccount();
-    expect((await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status).toBe(429);
+    expect(
+      (await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status,
+    ).toBe(429);
   });
 
   it("limits how many ceremonies one client may start", async () => {
@@ -422,12 +470,17 @@ describe("a passkey as the second factor", () => {
     const refused = await call("/auth/2fa/passkey", { form: { intent: "verify", response: JSON.stringify(foreign) }, cookie, ip });
     expect(refused.status).toBe(401);
     expect(cookieFrom(refused, "__Host-session")).toBeNull();
-    expect(((await refused.json()) as Answer).toast).toMatchObject({ title: "Passkey not accepted", description: "That passkey did not work. 4 attempts left." });
+    expect(((await refused.json()) as Answer).toast).toMatchObject({
+      title: "Passkey not accepted",
+      description: "That passkey did not work. 4 attempts left.",
+    });
 
     // The account's own passkey still passes, with a new ceremony.
     const again = await secondStep(challenge, ip);
     const own = await authenticator.authenticate(again.options, { origin: ORIGIN });
-    expect((await call("/auth/2fa/passkey", { form: { intent: "verify", response: JSON.stringify(own) }, cookie: again.cookie, ip })).status).toBe(302);
+    expect(
+      (await call("/auth/2fa/passkey", { form: { intent: "verify", response: JSON.stringify(own) }, cookie: again.cookie, ip })).status,
+    ).toBe(302);
   });
 
   it("needs the open sign-in: without it the browser starts over", async () => {
@@ -452,7 +505,10 @@ describe("where passkeys belong (the relying party)", () => {
   const request = new Request("http://localhost:5173/auth/passkey");
 
   it("uses the browser's own address in development when nothing is set", () => {
-    expect(relyingParty({}, callerOf(request), false)).toEqual({ ok: true, value: { id: "localhost", origin: "http://localhost:5173", name: "Vertex" } });
+    expect(relyingParty({}, callerOf(request), false)).toEqual({
+      ok: true,
+      value: { id: "localhost", origin: "http://localhost:5173", name: "Vertex" },
+    });
   });
 
   it("is off in production until it is set", () => {
@@ -463,9 +519,15 @@ describe("where passkeys belong (the relying party)", () => {
   });
 
   it("takes either setting alone, and refuses an origin outside the RP ID", () => {
-    expect(relyingParty({ WEBAUTHN_ORIGIN: "https://shop.example.com" }, callerOf(request), true)).toMatchObject({ value: { id: "shop.example.com", origin: "https://shop.example.com" } });
-    expect(relyingParty({ WEBAUTHN_RP_ID: "Example.com" }, callerOf(request), true)).toMatchObject({ value: { id: "example.com", origin: "https://example.com" } });
-    expect(relyingParty({ WEBAUTHN_RP_ID: "example.com", WEBAUTHN_ORIGIN: "https://shop.example.com/" }, callerOf(request), true)).toMatchObject({
+    expect(relyingParty({ WEBAUTHN_ORIGIN: "https://shop.example.com" }, callerOf(request), true)).toMatchObject({
+      value: { id: "shop.example.com", origin: "https://shop.example.com" },
+    });
+    expect(relyingParty({ WEBAUTHN_RP_ID: "Example.com" }, callerOf(request), true)).toMatchObject({
+      value: { id: "example.com", origin: "https://example.com" },
+    });
+    expect(
+      relyingParty({ WEBAUTHN_RP_ID: "example.com", WEBAUTHN_ORIGIN: "https://shop.example.com/" }, callerOf(request), true),
+    ).toMatchObject({
       value: { id: "example.com", origin: "https://shop.example.com" },
     });
     expect(relyingParty({ WEBAUTHN_RP_ID: "example.com", WEBAUTHN_ORIGIN: "https://example.org" }, callerOf(request), true).ok).toBe(false);
@@ -476,13 +538,17 @@ describe("where passkeys belong (the relying party)", () => {
     const configured = { id: "example.com", origin: "https://example.com", name: "Vertex" };
     const { account } = await member();
     const ip = unique("ip");
-    const browser = (cookie?: string) => callerOf(new Request(`${ORIGIN}/x`, { headers: { "CF-Connecting-IP": ip, ...(cookie ? { Cookie: cookie } : {}) } }));
+    const browser = (cookie?: string) =>
+      callerOf(new Request(`${ORIGIN}/x`, { headers: { "CF-Connecting-IP": ip, ...(cookie ? { Cookie: cookie } : {}) } }));
     const started = await registrationOptions(db, configured, viewerOf(account), browser());
     if (!started.ok) throw new Error(started.problem.message);
     expect(started.value.options.rp.id).toBe("example.com");
     const authenticator = new SoftwareAuthenticator();
     const credential = await authenticator.register(started.value.options, { origin: ORIGIN });
-    const refused = await registerPasskey(db, configured, viewerOf(account), browser(tokenCookie(started.value.token).split(";")[0]), { name: "", response: credential });
+    const refused = await registerPasskey(db, configured, viewerOf(account), browser(tokenCookie(started.value.token).split(";")[0]), {
+      name: "",
+      response: credential,
+    });
     expect(refused.ok).toBe(false);
   });
 });

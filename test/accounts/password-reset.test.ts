@@ -7,7 +7,18 @@ import { checkResetLink, RESET_LINK_TTL_MS, requestPasswordReset } from "~/serve
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { auditLog, loginChallenges, passwordResetTokens, totpFactors, userSubscriptions, users } from "~/server/platform/db/schema.server";
 import { randomToken, sha256Hex } from "~/server/platform/tokens.server";
-import { call as callWorker, cookieFrom, createAccount, db, latestMail, ORIGIN, signIn, soldKey, type TestAccount, unique } from "../helpers";
+import {
+  call as callWorker,
+  cookieFrom,
+  createAccount,
+  db,
+  latestMail,
+  ORIGIN,
+  signIn,
+  soldKey,
+  type TestAccount,
+  unique,
+} from "../helpers";
 import { callerOf } from "~/http/caller.server";
 
 afterEach(() => vi.restoreAllMocks());
@@ -51,7 +62,10 @@ async function storedLink(account: TestAccount): Promise<string> {
   const token = randomToken();
   const now = Date.now();
   const link = { tokenHash: await sha256Hex(token), createdAt: now, expiresAt: now + RESET_LINK_TTL_MS };
-  await db.insert(passwordResetTokens).values({ ...link, userId: account.id }).onConflictDoUpdate({ target: passwordResetTokens.userId, set: link });
+  await db
+    .insert(passwordResetTokens)
+    .values({ ...link, userId: account.id })
+    .onConflictDoUpdate({ target: passwordResetTokens.userId, set: link });
   return token;
 }
 
@@ -112,7 +126,10 @@ describe("asking for a reset link", () => {
     expect(row!.expiresAt - row!.createdAt).toBe(30 * 60 * 1000);
     expect(row!.createdAt).toBeGreaterThanOrEqual(before);
 
-    const entries = await db.select().from(auditLog).where(and(eq(auditLog.action, "password.reset-request"), eq(auditLog.subject, account.id)));
+    const entries = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "password.reset-request"), eq(auditLog.subject, account.id)));
     expect(entries).toEqual([expect.objectContaining({ actorUserId: null, ip: "203.0.113.40", detail: JSON.stringify({ by: "email" }) })]);
     expect(entries[0]!.detail).not.toContain(token);
   });
@@ -129,7 +146,8 @@ describe("asking for a reset link", () => {
     const lapsed = await createAccount({ verified: false, createdAt: Date.now() - DAY - 60_000 });
     const names = [known.email, `${unique("nobody")}@example.test`, known.username, unique("nobody"), unverified.email, lapsed.email];
     const answers = [];
-    for (const emailOrUsername of names) answers.push(await comparable(await call("/auth/forgot", { form: { emailOrUsername }, ip: unique("ip") })));
+    for (const emailOrUsername of names)
+      answers.push(await comparable(await call("/auth/forgot", { form: { emailOrUsername }, ip: unique("ip") })));
     for (const other of answers.slice(1)) expect(other).toEqual(answers[0]);
     expect(answers[0]!.status).toBe(200);
     expect(answers[0]!.headers.some(([name]) => name === "set-cookie")).toBe(false);
@@ -147,7 +165,9 @@ describe("asking for a reset link", () => {
       const response = await call("/auth/forgot", { form, ip: unique("ip") });
       expect(response.status).toBe(400);
     }
-    expect(await (await call("/auth/forgot", { form: { emailOrUsername: "" }, ip: unique("ip") })).text()).toContain("Email or username is required");
+    expect(await (await call("/auth/forgot", { form: { emailOrUsername: "" }, ip: unique("ip") })).text()).toContain(
+      "Email or username is required",
+    );
   });
 
   it("allows ten requests an hour from one client, then answers 429 with Retry-After", async () => {
@@ -167,7 +187,8 @@ describe("asking for a reset link", () => {
     const account = await createAccount();
     const refusals = [];
     for (const name of [account.email, `${unique("nobody")}@example.test`]) {
-      for (let i = 0; i < 3; i++) expect((await call("/auth/forgot", { form: { emailOrUsername: name.toUpperCase() }, ip: unique("ip") })).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await call("/auth/forgot", { form: { emailOrUsername: name.toUpperCase() }, ip: unique("ip") })).status).toBe(200);
       const refused = await call("/auth/forgot", { form: { emailOrUsername: name }, ip: unique("ip") });
       expect(refused.status).toBe(429);
       expect(refused.headers.get("Retry-After")).toBe("60");
@@ -225,7 +246,10 @@ describe("using a reset link", () => {
     const notice = await latestMail(account.email, "password was changed");
     expect(notice?.textBody).toContain("If it was not you");
     expect(notice?.textBody).toContain(`${ORIGIN}/auth/forgot`);
-    const entries = await db.select().from(auditLog).where(and(eq(auditLog.action, "password.reset"), eq(auditLog.subject, account.id)));
+    const entries = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "password.reset"), eq(auditLog.subject, account.id)));
     expect(entries).toEqual([expect.objectContaining({ actorUserId: account.id, ip: "203.0.113.41" })]);
     expect(entries[0]!.detail).not.toContain("brand-new-pass");
   });
@@ -233,7 +257,9 @@ describe("using a reset link", () => {
   it("works once: the same link again, or two uses at the same moment, set the password once", async () => {
     const account = await createAccount();
     const cookie = await openLink(await linkFor(account));
-    const attempts = await Promise.all(["first-new-pass", "second-new-pass", "third-new-pass"].map((password) => setPassword(cookie, password)));
+    const attempts = await Promise.all(
+      ["first-new-pass", "second-new-pass", "third-new-pass"].map((password) => setPassword(cookie, password)),
+    );
     expect(attempts.map((r) => r.status).sort()).toEqual([302, 404, 404]);
 
     const again = await setPassword(cookie, "fourth-new-pass");
@@ -252,10 +278,16 @@ describe("using a reset link", () => {
     const account = await createAccount();
     const token = await linkFor(account);
     expect(await checkResetLink(db, token, Date.now() + RESET_LINK_TTL_MS - 60_000)).toMatchObject({ ok: true });
-    expect(await checkResetLink(db, token, Date.now() + RESET_LINK_TTL_MS + 1)).toMatchObject({ ok: false, problem: { code: "not-found" } });
+    expect(await checkResetLink(db, token, Date.now() + RESET_LINK_TTL_MS + 1)).toMatchObject({
+      ok: false,
+      problem: { code: "not-found" },
+    });
 
     const cookie = await openLink(token);
-    await db.update(passwordResetTokens).set({ expiresAt: Date.now() - 1 }).where(eq(passwordResetTokens.userId, account.id));
+    await db
+      .update(passwordResetTokens)
+      .set({ expiresAt: Date.now() - 1 })
+      .where(eq(passwordResetTokens.userId, account.id));
     expect((await call("/auth/reset", { cookie })).status).toBe(404);
     expect((await setPassword(cookie, "too-late-pass")).status).toBe(404);
     expect(await passwordWorks(account, account.password)).toBe(true);
@@ -322,7 +354,10 @@ describe("using a reset link", () => {
     const account = await createAccount();
     const now = Date.now();
     await db.insert(totpFactors).values({ userId: account.id, secret: "sealed", status: "verified", createdAt: now, verifiedAt: now });
-    const halfway = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") });
+    const halfway = await call("/auth", {
+      form: { intent: "login", emailOrUsername: account.email, password: account.password },
+      ip: unique("ip"),
+    });
     const challenge = cookieFrom(halfway, "__Host-2fa")!;
     expect((await call("/auth/2fa", { cookie: challenge })).status).toBe(200);
 
@@ -330,7 +365,10 @@ describe("using a reset link", () => {
     expect(await db.select().from(loginChallenges).where(eq(loginChallenges.userId, account.id))).toHaveLength(0);
     expect((await call("/auth/2fa", { cookie: challenge })).headers.get("Location")).toBe("/auth");
 
-    const next = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: "with-2fa-pass" }, ip: unique("ip") });
+    const next = await call("/auth", {
+      form: { intent: "login", emailOrUsername: account.email, password: "with-2fa-pass" },
+      ip: unique("ip"),
+    });
     expect(next.status).toBe(302);
     expect(next.headers.get("Location")).toBe("/auth/2fa");
     expect(cookieFrom(next, "__Host-2fa")).not.toBeNull();

@@ -79,7 +79,9 @@ describe("the verification link", () => {
     const confirmed = await call("/auth/verify", { form, cookie });
     expect(confirmed.headers.get("Location")).toBe("/auth");
     expect(await unverified()).toBe(false);
-    expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).map((s) => s.productCodeId)).toEqual([codeId]);
+    expect(
+      (await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account!.id))).map((s) => s.productCodeId),
+    ).toEqual([codeId]);
   });
 });
 
@@ -146,9 +148,16 @@ describe("signing up with an address someone registered without verifying it", (
     expect((await logIn(email, owner.password)).status).toBe(302);
     expect((await logIn(owner.username, owner.password)).status).toBe(302);
 
-    const entries = await db.select().from(auditLog).where(and(eq(auditLog.action, "registration.replace"), eq(auditLog.subject, account!.id)));
+    const entries = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "registration.replace"), eq(auditLog.subject, account!.id)));
     expect(entries).toEqual([
-      expect.objectContaining({ actorUserId: null, ip: "203.0.113.50", detail: JSON.stringify({ replacedUserId: squatted!.id, how: "sign-up" }) }),
+      expect.objectContaining({
+        actorUserId: null,
+        ip: "203.0.113.50",
+        detail: JSON.stringify({ replacedUserId: squatted!.id, how: "sign-up" }),
+      }),
     ]);
   });
 
@@ -188,7 +197,11 @@ describe("signing up with an address someone registered without verifying it", (
     const [account, ...others] = await accountsWith(email);
     expect(others).toHaveLength(0);
     // Only the surviving account's link is left.
-    const tokens = await db.select().from(emailVerificationTokens).innerJoin(users, eq(users.id, emailVerificationTokens.userId)).where(eq(users.email, email));
+    const tokens = await db
+      .select()
+      .from(emailVerificationTokens)
+      .innerJoin(users, eq(users.id, emailVerificationTokens.userId))
+      .where(eq(users.email, email));
     expect(tokens.map((t) => t.email_verification_tokens.userId)).toEqual([account!.id]);
   });
 
@@ -221,7 +234,9 @@ describe("registrations never verified", () => {
     const fresh = await createAccount({ verified: false, createdAt: Date.now() - DAY + 60 * 60_000 });
     const oldButVerified = await createAccount({ createdAt: Date.now() - 30 * DAY });
     const token = randomToken();
-    await db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: lapsed.id, createdAt: Date.now(), expiresAt: Date.now() + DAY });
+    await db
+      .insert(emailVerificationTokens)
+      .values({ tokenHash: await sha256Hex(token), userId: lapsed.id, createdAt: Date.now(), expiresAt: Date.now() + DAY });
 
     const login = await logIn(lapsed.email, lapsed.password);
     expect(login.status).toBe(401);

@@ -34,7 +34,11 @@ async function signedIn(cookie: string): Promise<boolean> {
 const security = (cookie: string, form: Record<string, string>, ip?: string) => call("/dashboard/security", { cookie, form, ip });
 
 async function publicIds(userId: string): Promise<string[]> {
-  const rows = await db.select({ publicId: sessions.publicId }).from(sessions).where(eq(sessions.userId, userId)).orderBy(sessions.createdAt);
+  const rows = await db
+    .select({ publicId: sessions.publicId })
+    .from(sessions)
+    .where(eq(sessions.userId, userId))
+    .orderBy(sessions.createdAt);
   return rows.map((r) => r.publicId);
 }
 
@@ -43,7 +47,9 @@ async function publicIds(userId: string): Promise<string[]> {
  * said that its session ended (a close without that frame first does not count).
  */
 async function chatSocket(cookie: string): Promise<{ ws: WebSocket; closed: Promise<number> }> {
-  const response = await exports.default.fetch(new Request(`${ORIGIN}/chat/ws`, { headers: { Upgrade: "websocket", Origin: ORIGIN, Cookie: cookie } }));
+  const response = await exports.default.fetch(
+    new Request(`${ORIGIN}/chat/ws`, { headers: { Upgrade: "websocket", Origin: ORIGIN, Cookie: cookie } }),
+  );
   expect(response.status).toBe(101);
   const ws = response.webSocket!;
   let told = false;
@@ -73,7 +79,10 @@ describe("the sessions list", () => {
     const account = await createAccount();
     const mine = await signInFrom(account, FIREFOX_LINUX);
     await signInFrom(account, CHROME_WINDOWS);
-    await signInFrom(await createAccount(), "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1");
+    await signInFrom(
+      await createAccount(),
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1",
+    );
     const page = await (await call("/dashboard/security", { cookie: mine })).text();
     expect(page).toContain("Firefox on Linux");
     expect(page).toContain("Chrome on Windows");
@@ -86,8 +95,14 @@ describe("the sessions list", () => {
   it("names devices by browser and system, and admits when it cannot", () => {
     expect(describeDevice(FIREFOX_LINUX)).toBe("Firefox on Linux");
     expect(describeDevice(CHROME_WINDOWS)).toBe("Chrome on Windows");
-    expect(describeDevice("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36 Edg/142.0.0.0")).toBe("Edge on macOS");
-    expect(describeDevice("Mozilla/5.0 (Linux; Android 15) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Mobile Safari/537.36")).toBe("Chrome on Android");
+    expect(
+      describeDevice(
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36 Edg/142.0.0.0",
+      ),
+    ).toBe("Edge on macOS");
+    expect(
+      describeDevice("Mozilla/5.0 (Linux; Android 15) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Mobile Safari/537.36"),
+    ).toBe("Chrome on Android");
     expect(describeDevice("curl/8.0")).toBe("Unknown device");
     expect(describeDevice(null)).toBe("Unknown device");
   });
@@ -136,7 +151,11 @@ describe("ending sessions", () => {
     for (const cookie of elsewhere) expect(await signedIn(cookie)).toBe(false);
     expect(await signedIn(here)).toBe(true);
     expect(await publicIds(account.id)).toHaveLength(1);
-    const entry = await db.select().from(auditLog).where(and(eq(auditLog.actorUserId, account.id), eq(auditLog.action, "session.end-others"))).get();
+    const entry = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorUserId, account.id), eq(auditLog.action, "session.end-others")))
+      .get();
     expect(entry).toMatchObject({ ip, subject: account.id });
     expect(JSON.parse(entry!.detail!)).toEqual({ ended: 2 });
   });
@@ -162,8 +181,13 @@ describe("changing the password", () => {
     const wrong = await security(here, { intent: "change-password", currentPassword: "not-it", newPassword: "brand-new-pass" }, ip);
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain("currentPassword");
-    for (let i = 0; i < 3; i++) await security(here, { intent: "change-password", currentPassword: "not-it", newPassword: "brand-new-pass" }, ip);
-    const blocked = await security(here, { intent: "change-password", currentPassword: account.password, newPassword: "brand-new-pass" }, ip);
+    for (let i = 0; i < 3; i++)
+      await security(here, { intent: "change-password", currentPassword: "not-it", newPassword: "brand-new-pass" }, ip);
+    const blocked = await security(
+      here,
+      { intent: "change-password", currentPassword: account.password, newPassword: "brand-new-pass" },
+      ip,
+    );
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect(await signInFrom({ ...account, password: "brand-new-pass" }).catch(() => "refused")).toBe("refused");
@@ -181,13 +205,23 @@ describe("changing the password", () => {
     const account = await createAccount();
     const here = await signInFrom(account);
     const elsewhere = await signInFrom(account);
-    const response = await security(here, { intent: "change-password", currentPassword: account.password, newPassword: "brand-new-pass" }, unique("ip"));
+    const response = await security(
+      here,
+      { intent: "change-password", currentPassword: account.password, newPassword: "brand-new-pass" },
+      unique("ip"),
+    );
     expect(response.status).toBe(200);
     expect(await signedIn(elsewhere)).toBe(false);
     expect(await signedIn(here)).toBe(true);
     expect(await signInFrom(account).catch(() => "refused")).toBe("refused");
     expect(await signInFrom({ ...account, password: "brand-new-pass" })).toBeTruthy();
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.actorUserId, account.id), eq(auditLog.action, "password.change"))).get()).toBeTruthy();
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.actorUserId, account.id), eq(auditLog.action, "password.change")))
+        .get(),
+    ).toBeTruthy();
   });
 });
 
@@ -215,7 +249,10 @@ describe("chat sockets of ended sessions", () => {
   it("close when a session expires and the scheduled clean-up removes it", async () => {
     const account = await createAccount();
     const socket = await chatSocket(await signInFrom(account));
-    await db.update(sessions).set({ expiresAt: Date.now() - 1 }).where(eq(sessions.userId, account.id));
+    await db
+      .update(sessions)
+      .set({ expiresAt: Date.now() - 1 })
+      .where(eq(sessions.userId, account.id));
     await runScheduledJobs(env);
     expect(await socket.closed).toBe(SESSION_ENDED_CLOSE);
   });
@@ -224,7 +261,9 @@ describe("chat sockets of ended sessions", () => {
     const account = await createAccount();
     const cookie = await signInFrom(account);
     await call("/auth/logout", { method: "POST", cookie });
-    const response = await exports.default.fetch(new Request(`${ORIGIN}/chat/ws`, { headers: { Upgrade: "websocket", Origin: ORIGIN, Cookie: cookie } }));
+    const response = await exports.default.fetch(
+      new Request(`${ORIGIN}/chat/ws`, { headers: { Upgrade: "websocket", Origin: ORIGIN, Cookie: cookie } }),
+    );
     expect(response.status).toBe(401);
   });
 });

@@ -8,14 +8,7 @@ import { logIn } from "~/server/accounts/sign-in.server";
 import { throttled } from "~/server/accounts/throttle.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { sha256Hex } from "~/server/platform/tokens.server";
-import {
-  authThrottle,
-  emailVerificationTokens,
-  mailOutbox,
-  sessions,
-  userSubscriptions,
-  users,
-} from "~/server/platform/db/schema.server";
+import { authThrottle, emailVerificationTokens, mailOutbox, sessions, userSubscriptions, users } from "~/server/platform/db/schema.server";
 import { call, confirmEmail, cookieFrom, createAccount, db, ORIGIN, signIn, soldKey, unique } from "../helpers";
 import { callerOf, tokenCookie } from "~/http/caller.server";
 
@@ -62,8 +55,14 @@ describe("sign-up validation", () => {
       ok: false,
       problem: { code: "invalid", message: "Email or username is required", field: "emailOrUsername" },
     });
-    expect(checkForm(authSchema, { intent: "resend", email: "nope" })).toEqual({ ok: false, problem: { code: "invalid", message: "Invalid email address", field: "email" } });
-    expect(checkForm(authSchema, { intent: "resend", email: " Someone@Example.TEST " })).toEqual({ ok: true, value: { intent: "resend", email: "someone@example.test" } });
+    expect(checkForm(authSchema, { intent: "resend", email: "nope" })).toEqual({
+      ok: false,
+      problem: { code: "invalid", message: "Invalid email address", field: "email" },
+    });
+    expect(checkForm(authSchema, { intent: "resend", email: " Someone@Example.TEST " })).toEqual({
+      ok: true,
+      value: { intent: "resend", email: "someone@example.test" },
+    });
     const forms: Record<string, string>[] = [{ intent: "delete-account" }, { emailOrUsername: "someone", password: "secret-pass" }];
     for (const form of forms) {
       expect(checkForm(authSchema, form)).toEqual({ ok: false, problem: { code: "invalid", message: "Unknown request", field: "intent" } });
@@ -84,7 +83,10 @@ describe("sign-up validation", () => {
   it("refuses an e-mail that is already registered, whatever its case", async () => {
     const existing = await createAccount();
     const outcome = await signUp(deps, callerOf(request(unique("ip"))), { ...valid(), email: existing.email.toUpperCase() });
-    expect(outcome).toEqual({ ok: false, problem: { code: "conflict", message: "This email is already registered. Try logging in instead.", field: "email" } });
+    expect(outcome).toEqual({
+      ok: false,
+      problem: { code: "conflict", message: "This email is already registered. Try logging in instead.", field: "email" },
+    });
     const response = await call("/auth", { form: { intent: "signup", ...valid(), email: existing.email }, ip: unique("ip") });
     expect(response.status).toBe(409);
     expect(await response.text()).toContain("Account Exists");
@@ -93,7 +95,10 @@ describe("sign-up validation", () => {
   it("refuses a username that is taken, whatever its case", async () => {
     const existing = await createAccount();
     const outcome = await signUp(deps, callerOf(request(unique("ip"))), { ...valid(), username: existing.username.toUpperCase() });
-    expect(outcome).toEqual({ ok: false, problem: { code: "conflict", message: "This username is already taken. Please choose another.", field: "username" } });
+    expect(outcome).toEqual({
+      ok: false,
+      problem: { code: "conflict", message: "This username is already taken. Please choose another.", field: "username" },
+    });
     const response = await call("/auth", { form: { intent: "signup", ...valid(), username: existing.username }, ip: unique("ip") });
     expect(response.status).toBe(409);
     expect(await response.text()).toContain("Username Taken");
@@ -157,7 +162,9 @@ describe("sign-up and e-mail verification", () => {
     const response = await confirmEmail(`/auth/verify?token=${token}`, account.password);
     expect(response.headers.get("Location")).toBe("/auth");
     const toast = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
-    expect((await toast.json()) as object).toMatchObject({ toast: { title: "Email Verified", description: "Your account is ready. You can log in now." } });
+    expect((await toast.json()) as object).toMatchObject({
+      toast: { title: "Email Verified", description: "Your account is ready. You can log in now." },
+    });
     const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id));
     expect(subscriptions.map((row) => row.productCodeId)).toEqual([codeId]);
   });
@@ -167,7 +174,10 @@ describe("sign-up and e-mail verification", () => {
     const token = "D".repeat(43);
     await storeVerificationToken(account.id, token, "live");
     expect(await verifyEmail(db, token)).toEqual({ ok: true, value: { id: account.id, email: account.email } });
-    const unusable = { ok: false, problem: { code: "not-found", message: "This link is invalid or has expired. Log in to request a new one." } };
+    const unusable = {
+      ok: false,
+      problem: { code: "not-found", message: "This link is invalid or has expired. Log in to request a new one." },
+    };
     for (const again of [token, null, "short", "E".repeat(43)]) expect(await verifyEmail(db, again)).toEqual(unusable);
   });
 
@@ -193,7 +203,10 @@ describe("sign-up and e-mail verification", () => {
 describe("sign-in", () => {
   it("signs in by e-mail, sets a fresh HttpOnly Secure SameSite=Lax cookie and stores only its hash", async () => {
     const account = await createAccount();
-    const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") });
+    const response = await call("/auth", {
+      form: { intent: "login", emailOrUsername: account.email, password: account.password },
+      ip: unique("ip"),
+    });
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/");
     const header = response.headers.getSetCookie().find((c) => c.startsWith("__Host-session="))!;
@@ -207,7 +220,9 @@ describe("sign-in", () => {
     expect(rows[0]!.id).toBe(await sha256Hex(token));
 
     const toast = await call("/api/viewer", { cookie: cookieFrom(response, "__Host-toast")! });
-    expect((await toast.json()) as object).toMatchObject({ toast: { title: "Welcome back!", description: "You've successfully logged in" } });
+    expect((await toast.json()) as object).toMatchObject({
+      toast: { title: "Welcome back!", description: "You've successfully logged in" },
+    });
   });
 
   it("signs in by username (any case), without ever sending the e-mail back", async () => {
@@ -240,35 +255,54 @@ describe("sign-in", () => {
   });
 
   it("says 'Username not found or invalid' for an unknown username", async () => {
-    const response = await call("/auth", { form: { intent: "login", emailOrUsername: unique("ghost"), password: "whatever-1" }, ip: unique("ip") });
+    const response = await call("/auth", {
+      form: { intent: "login", emailOrUsername: unique("ghost"), password: "whatever-1" },
+      ip: unique("ip"),
+    });
     expect(response.status).toBe(401);
     expect(await response.text()).toContain("Username not found or invalid");
   });
 
   it("never puts the account's e-mail in a failed username sign-in answer", async () => {
     const account = await createAccount();
-    const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.username, password: "wrong-password" }, ip: unique("ip") });
+    const response = await call("/auth", {
+      form: { intent: "login", emailOrUsername: account.username, password: "wrong-password" },
+      ip: unique("ip"),
+    });
     expect(await response.text()).not.toContain(account.email);
   });
 
   it("answers each way a sign-in can go as a Result", async () => {
     const account = await createAccount();
     const unverified = await createAccount({ verified: false });
-    const attempt = (emailOrUsername: string, password: string) => logIn(db, callerOf(request(unique("ip"))), { emailOrUsername, password });
-    expect(await attempt(unique("ghost"), "whatever-1")).toEqual({ ok: false, problem: { code: "unauthenticated", message: "Username not found or invalid" } });
-    expect(await attempt(account.username, "wrong-password")).toEqual({ ok: false, problem: { code: "unauthenticated", message: "Invalid credentials" } });
+    const attempt = (emailOrUsername: string, password: string) =>
+      logIn(db, callerOf(request(unique("ip"))), { emailOrUsername, password });
+    expect(await attempt(unique("ghost"), "whatever-1")).toEqual({
+      ok: false,
+      problem: { code: "unauthenticated", message: "Username not found or invalid" },
+    });
+    expect(await attempt(account.username, "wrong-password")).toEqual({
+      ok: false,
+      problem: { code: "unauthenticated", message: "Invalid credentials" },
+    });
     expect(await attempt(unverified.email, unverified.password)).toEqual({
       ok: false,
       problem: { code: "forbidden", message: "Please verify your email before logging in. Check your inbox, or send a new link below." },
     });
     const signedIn = await attempt(account.email, account.password);
     // The edge sets the session's token as the browser's cookie.
-    expect(signedIn.ok && { secondFactor: signedIn.value.secondFactor, cookie: tokenCookie(signedIn.value.token) }).toMatchObject({ secondFactor: false, cookie: expect.stringMatching(/^__Host-session=/) });
+    expect(signedIn.ok && { secondFactor: signedIn.value.secondFactor, cookie: tokenCookie(signedIn.value.token) }).toMatchObject({
+      secondFactor: false,
+      cookie: expect.stringMatching(/^__Host-session=/),
+    });
   });
 
   it("titles an unverified sign-in 'Email Not Verified'", async () => {
     const account = await createAccount({ verified: false });
-    const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") });
+    const response = await call("/auth", {
+      form: { intent: "login", emailOrUsername: account.email, password: account.password },
+      ip: unique("ip"),
+    });
     expect(response.status).toBe(403);
     expect(await response.text()).toContain("Email Not Verified");
   });
@@ -308,7 +342,14 @@ describe("returning to the page asked for", () => {
 
   it("goes home instead of anywhere that is not a path on this site", async () => {
     const account = await createAccount();
-    for (const forged of ["https://evil.example/x", "//evil.example/x", "/\\evil.example/x", "javascript:alert(1)", "dashboard", "/\u0000x"]) {
+    for (const forged of [
+      "https://evil.example/x",
+      "//evil.example/x",
+      "/\\evil.example/x",
+      "javascript:alert(1)",
+      "dashboard",
+      "/\u0000x",
+    ]) {
       const response = await login(account, `__Host-return-to=${encodeURIComponent(forged)}`);
       expect(response.headers.get("Location"), forged).toBe("/");
     }
@@ -318,7 +359,18 @@ describe("returning to the page asked for", () => {
 
   it("goes home when the path, once its dot segments are resolved, would name another host", async () => {
     const account = await createAccount();
-    const forgeries = ["/.//evil.example", "/./\\evil.example", "/%2e//evil.example", "/%2E%2E//evil.example", "/a/..//evil.example", "/a/%2e%2e//evil.example/x?y=1", "/.\\/evil.example", "/./%09/evil.example", "/.//%2fevil.example", "/./%5Cevil.example"];
+    const forgeries = [
+      "/.//evil.example",
+      "/./\\evil.example",
+      "/%2e//evil.example",
+      "/%2E%2E//evil.example",
+      "/a/..//evil.example",
+      "/a/%2e%2e//evil.example/x?y=1",
+      "/.\\/evil.example",
+      "/./%09/evil.example",
+      "/.//%2fevil.example",
+      "/./%5Cevil.example",
+    ];
     for (const forged of forgeries) {
       const response = await login(account, `__Host-return-to=${encodeURIComponent(forged)}`);
       const location = response.headers.get("Location") ?? "";
@@ -327,7 +379,12 @@ describe("returning to the page asked for", () => {
       expect(location, forged).toMatch(/^\/(?![/\\])/);
     }
     // The same, remembered by a signed-out visit: a dashboard URL whose dot segments climb out of it.
-    for (const visit of ["/dashboard/..//evil.example", "/dashboard/%2e%2e//evil.example", "/dashboard/./..//evil.example", "/dashboard/x/...data"]) {
+    for (const visit of [
+      "/dashboard/..//evil.example",
+      "/dashboard/%2e%2e//evil.example",
+      "/dashboard/./..//evil.example",
+      "/dashboard/x/...data",
+    ]) {
       const asked = await call(visit);
       const remembered = cookieFrom(asked, "__Host-return-to");
       if (!remembered) continue;
@@ -362,7 +419,11 @@ describe("sign-in throttling", () => {
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
     // From the fourth failure on, each one imposes a short wait.
-    const row = await db.select().from(authThrottle).where(eq(authThrottle.key, `account:${account.id}`)).get();
+    const row = await db
+      .select()
+      .from(authThrottle)
+      .where(eq(authThrottle.key, `account:${account.id}`))
+      .get();
     expect(row!.blockedUntil).toBeGreaterThan(Date.now());
 
     const blocked = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip });
@@ -377,14 +438,27 @@ describe("sign-in throttling", () => {
   it("does not lock the owner out: guesses from many clients only slow the account down", async () => {
     const account = await createAccount();
     for (let i = 0; i < 10; i++) {
-      await db.update(authThrottle).set({ blockedUntil: 0 }).where(eq(authThrottle.key, `account:${account.id}`));
-      const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: `guess-${i}-pass` }, ip: unique("bot") });
+      await db
+        .update(authThrottle)
+        .set({ blockedUntil: 0 })
+        .where(eq(authThrottle.key, `account:${account.id}`));
+      const response = await call("/auth", {
+        form: { intent: "login", emailOrUsername: account.email, password: `guess-${i}-pass` },
+        ip: unique("bot"),
+      });
       expect(response.status).toBe(401);
     }
-    const accountRow = await db.select().from(authThrottle).where(eq(authThrottle.key, `account:${account.id}`)).get();
+    const accountRow = await db
+      .select()
+      .from(authThrottle)
+      .where(eq(authThrottle.key, `account:${account.id}`))
+      .get();
     // The per-account slow-down is capped at a minute.
     expect(accountRow!.blockedUntil - Date.now()).toBeLessThanOrEqual(60_000);
-    await db.update(authThrottle).set({ blockedUntil: 0 }).where(eq(authThrottle.key, `account:${account.id}`));
+    await db
+      .update(authThrottle)
+      .set({ blockedUntil: 0 })
+      .where(eq(authThrottle.key, `account:${account.id}`));
     expect(await signIn(account, unique("owner"))).toMatch(/^__Host-session=/);
   });
 
@@ -395,7 +469,9 @@ describe("sign-in throttling", () => {
       await db.update(authThrottle).set({ blockedUntil: 0 });
       await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: `wrong-${i}-pass` }, ip });
     }
-    expect((await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status).toBe(429);
+    expect(
+      (await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status,
+    ).toBe(429);
     await db.update(authThrottle).set({ blockedUntil: Date.now() - 1 });
     expect(await signIn(account, ip)).toMatch(/^__Host-session=/);
   });
@@ -403,13 +479,21 @@ describe("sign-in throttling", () => {
   it("forgets counters idle for over an hour once they no longer block, and keeps every other one", async () => {
     const now = Date.now();
     const hour = 60 * 60_000;
-    const row = (name: string, lastFailureAt: number, blockedUntil: number) => ({ key: `client:${unique(name)}`, failures: 20, lastFailureAt, blockedUntil });
+    const row = (name: string, lastFailureAt: number, blockedUntil: number) => ({
+      key: `client:${unique(name)}`,
+      failures: 20,
+      lastFailureAt,
+      blockedUntil,
+    });
     const idle = row("idle", now - hour - 1, now - 1);
     const recent = row("recent", now - hour + 60_000, 0);
     const stillBlocked = row("blocked", now - hour - 1, now + 60_000);
     await db.insert(authThrottle).values([idle, recent, stillBlocked]);
     await runScheduledJobs(env, now);
-    const left = await db.select({ key: authThrottle.key }).from(authThrottle).where(inArray(authThrottle.key, [idle.key, recent.key, stillBlocked.key]));
+    const left = await db
+      .select({ key: authThrottle.key })
+      .from(authThrottle)
+      .where(inArray(authThrottle.key, [idle.key, recent.key, stillBlocked.key]));
     expect(left.map((r) => r.key).sort()).toEqual([recent.key, stillBlocked.key].sort());
   });
 
@@ -417,7 +501,10 @@ describe("sign-in throttling", () => {
     const account = await createAccount();
     const ip = unique("ip");
     const guesses = Array.from({ length: 30 }, (_, i) =>
-      call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: i === 29 ? account.password : `burst-${i}-pass` }, ip }),
+      call("/auth", {
+        form: { intent: "login", emailOrUsername: account.email, password: i === 29 ? account.password : `burst-${i}-pass` },
+        ip,
+      }),
     );
     const statuses = (await Promise.all(guesses)).map((r) => r.status);
     // The account allows three quick tries before it slows down; the rest of the burst is refused.
@@ -427,11 +514,15 @@ describe("sign-in throttling", () => {
 
   it("does not block the address again when a sign-in succeeds after a lapsed lockout", async () => {
     const ip = unique("ip");
-    for (let i = 0; i < 20; i++) await call("/auth", { form: { intent: "login", emailOrUsername: unique("nobody"), password: "password1" }, ip });
+    for (let i = 0; i < 20; i++)
+      await call("/auth", { form: { intent: "login", emailOrUsername: unique("nobody"), password: "password1" }, ip });
     const key = `client:${ip}`;
     expect((await db.select().from(authThrottle).where(eq(authThrottle.key, key)).get())!.blockedUntil).toBeGreaterThan(Date.now());
     // Sixteen minutes later the block has lapsed; the count has not (it decays after an hour).
-    await db.update(authThrottle).set({ blockedUntil: Date.now() - 60_000 }).where(eq(authThrottle.key, key));
+    await db
+      .update(authThrottle)
+      .set({ blockedUntil: Date.now() - 60_000 })
+      .where(eq(authThrottle.key, key));
     const first = await createAccount();
     const second = await createAccount();
     expect(await signIn(first, ip)).toMatch(/^__Host-session=/);
@@ -440,17 +531,31 @@ describe("sign-in throttling", () => {
     // A further failure still blocks the address.
     const failure = await call("/auth", { form: { intent: "login", emailOrUsername: second.email, password: "wrong-pass-1" }, ip });
     expect(failure.status).toBe(401);
-    expect((await call("/auth", { form: { intent: "login", emailOrUsername: first.email, password: first.password }, ip })).status).toBe(429);
+    expect((await call("/auth", { form: { intent: "login", emailOrUsername: first.email, password: first.password }, ip })).status).toBe(
+      429,
+    );
   });
 
   it("takes nothing from the address for an attempt the account's slow-down refused", async () => {
     const account = await createAccount();
-    await db.insert(authThrottle).values({ key: `account:${account.id}`, failures: 7, lastFailureAt: Date.now(), blockedUntil: Date.now() + 30_000 });
+    await db
+      .insert(authThrottle)
+      .values({ key: `account:${account.id}`, failures: 7, lastFailureAt: Date.now(), blockedUntil: Date.now() + 30_000 });
     const ip = unique("ip");
     for (let i = 0; i < 3; i++) {
-      expect((await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status).toBe(429);
+      expect(
+        (await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip })).status,
+      ).toBe(429);
     }
-    expect((await db.select().from(authThrottle).where(eq(authThrottle.key, `client:${ip}`)).get())?.failures ?? 0).toBe(0);
+    expect(
+      (
+        await db
+          .select()
+          .from(authThrottle)
+          .where(eq(authThrottle.key, `client:${ip}`))
+          .get()
+      )?.failures ?? 0,
+    ).toBe(0);
   });
 
   it("does not count successful sign-ins against a shared address", async () => {
@@ -460,7 +565,15 @@ describe("sign-in throttling", () => {
       const response = await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip });
       expect(response.status).toBe(302);
     }
-    expect((await db.select().from(authThrottle).where(eq(authThrottle.key, `client:${ip}`)).get())?.failures ?? 0).toBe(0);
+    expect(
+      (
+        await db
+          .select()
+          .from(authThrottle)
+          .where(eq(authThrottle.key, `client:${ip}`))
+          .get()
+      )?.failures ?? 0,
+    ).toBe(0);
   });
 
   it("allows twenty sign-up attempts an hour from one address", async () => {
@@ -468,7 +581,10 @@ describe("sign-in throttling", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 21; i++) {
       const username = unique("su").slice(0, 20);
-      const response = await call("/auth", { form: { intent: "signup", username, email: `${username}@example.test`, password: "secret-pass" }, ip });
+      const response = await call("/auth", {
+        form: { intent: "signup", username, email: `${username}@example.test`, password: "secret-pass" },
+        ip,
+      });
       statuses.push(response.status);
     }
     expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
@@ -491,7 +607,10 @@ describe("sessions", () => {
   it("ends a session after 7 idle days and deletes its row", async () => {
     const account = await createAccount();
     const cookie = await signIn(account, unique("ip"));
-    await db.update(sessions).set({ lastSeenAt: Date.now() - 7 * 86_400_000 - 1000 }).where(eq(sessions.userId, account.id));
+    await db
+      .update(sessions)
+      .set({ lastSeenAt: Date.now() - 7 * 86_400_000 - 1000 })
+      .where(eq(sessions.userId, account.id));
     const response = await call("/api/viewer", { cookie });
     expect(((await response.json()) as { viewer: unknown }).viewer).toBeNull();
     expect(await db.select().from(sessions).where(eq(sessions.userId, account.id)).all()).toHaveLength(0);
@@ -500,7 +619,10 @@ describe("sessions", () => {
   it("ends a session after 30 days however active it is", async () => {
     const account = await createAccount();
     const cookie = await signIn(account, unique("ip"));
-    await db.update(sessions).set({ lastSeenAt: Date.now(), expiresAt: Date.now() - 1 }).where(eq(sessions.userId, account.id));
+    await db
+      .update(sessions)
+      .set({ lastSeenAt: Date.now(), expiresAt: Date.now() - 1 })
+      .where(eq(sessions.userId, account.id));
     const response = await call("/dashboard", { cookie });
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/auth");

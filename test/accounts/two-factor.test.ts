@@ -4,7 +4,13 @@ import * as OTPAuth from "otpauth";
 import { describe, expect, it } from "vitest";
 import type { Viewer } from "~/lib/viewer";
 import { auditLog, recoveryCodes, sessions, totpFactors } from "~/server/platform/db/schema.server";
-import { confirmEnrolment, disableTwoFactor, startEnrolment, twoFactorStatus, verifySecondFactor } from "~/server/accounts/two-factor.server";
+import {
+  confirmEnrolment,
+  disableTwoFactor,
+  startEnrolment,
+  twoFactorStatus,
+  verifySecondFactor,
+} from "~/server/accounts/two-factor.server";
 import { sha256Hex } from "~/server/platform/tokens.server";
 import { call, cookieFrom, createAccount, db, ORIGIN, signIn, unique } from "../helpers";
 import { callerOf } from "~/http/caller.server";
@@ -66,10 +72,16 @@ describe("two-factor enrolment", () => {
   it("shows the real status on the page", async () => {
     const { account, secret } = await enrolled(Date.now() - 30_000);
     const { challenge, ip } = await passwordStep(account);
-    const session = cookieFrom(await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip }), "__Host-session")!;
+    const session = cookieFrom(
+      await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip }),
+      "__Host-session",
+    )!;
     expect(await (await call("/dashboard/2fa", { cookie: session })).text()).toContain("Enabled</span>");
     const plain = await createAccount();
-    const other = cookieFrom(await call("/auth", { form: { intent: "login", emailOrUsername: plain.email, password: plain.password }, ip: unique("ip") }), "__Host-session")!;
+    const other = cookieFrom(
+      await call("/auth", { form: { intent: "login", emailOrUsername: plain.email, password: plain.password }, ip: unique("ip") }),
+      "__Host-session",
+    )!;
     expect(await (await call("/dashboard/2fa", { cookie: other })).text()).toContain("Disabled</span>");
   });
 });
@@ -91,7 +103,9 @@ describe("signing in with two-factor authentication", () => {
     expect(signedIn.headers.get("Location")).toBe("/");
     expect(signedIn.headers.getSetCookie().find((c) => c.startsWith("__Host-2fa="))).toMatch(/Max-Age=0/);
     const welcome = await call("/api/viewer", { cookie: cookieFrom(signedIn, "__Host-toast")! });
-    expect((await welcome.json()) as object).toMatchObject({ toast: { title: "Welcome back!", description: "You've successfully logged in" } });
+    expect((await welcome.json()) as object).toMatchObject({
+      toast: { title: "Welcome back!", description: "You've successfully logged in" },
+    });
     const session = cookieFrom(signedIn, "__Host-session");
     expect(session).not.toBeNull();
     expect((await call("/dashboard", { cookie: session! })).status).toBe(200);
@@ -153,7 +167,9 @@ describe("signing in with two-factor authentication", () => {
       expect((await call("/auth/2fa", { form: { code: typed }, cookie: challenge!, ip })).status, typed).toBe(302);
     }
     const again = await passwordStep(account);
-    expect((await call("/auth/2fa", { form: { code: recovery[2]!.toLowerCase() }, cookie: again.challenge!, ip: again.ip })).status).toBe(401);
+    expect((await call("/auth/2fa", { form: { code: recovery[2]!.toLowerCase() }, cookie: again.challenge!, ip: again.ip })).status).toBe(
+      401,
+    );
     expect((await twoFactorStatus(db, account.id)).recoveryCodesLeft).toBe(7);
   });
 
@@ -178,7 +194,11 @@ describe("signing in with two-factor authentication", () => {
     expect(fifth.headers.getSetCookie().find((c) => c.startsWith("__Host-2fa="))).toMatch(/Max-Age=0/);
     const toast = await call("/api/viewer", { cookie: cookieFrom(fifth, "__Host-toast")! });
     expect((await toast.json()) as object).toMatchObject({
-      toast: { title: "Sign in again", description: "Your sign-in timed out or had too many wrong codes. Please log in again.", variant: "destructive" },
+      toast: {
+        title: "Sign in again",
+        description: "Your sign-in timed out or had too many wrong codes. Please log in again.",
+        variant: "destructive",
+      },
     });
     // Even the right code is useless now.
     const late = await call("/auth/2fa", { form: { code: codeAt(secret, Date.now()) }, cookie: challenge!, ip });
@@ -249,7 +269,13 @@ async function dashboardFor(cookie: string) {
   return response.status === 302 ? `302 ${response.headers.get("Location")}` : String(response.status);
 }
 
-const auditOf = (userId: string, action: string) => db.select().from(auditLog).where(eq(auditLog.subject, userId)).all().then((rows) => rows.filter((r) => r.action === action));
+const auditOf = (userId: string, action: string) =>
+  db
+    .select()
+    .from(auditLog)
+    .where(eq(auditLog.subject, userId))
+    .all()
+    .then((rows) => rows.filter((r) => r.action === action));
 
 describe("codes on the settings page share the sign-in limit", () => {
   it("throttles wrong codes to turn 2FA off (429 with Retry-After) and then refuses the right code too", async () => {
@@ -303,7 +329,13 @@ describe("turning two-factor authentication on or off signs out the other sessio
     const [a, b] = [await signIn(account, ipA), await signIn(account, ipB)];
     expect([await dashboardFor(a), await dashboardFor(b)]).toEqual(["200", "200"]);
     // The page shows the new secret through a fetcher; here it is taken from the same function.
-    const started = await startEnrolment(db, KEY, { id: account.id, email: account.email, username: account.username, avatarUrl: null, role: null });
+    const started = await startEnrolment(db, KEY, {
+      id: account.id,
+      email: account.email,
+      username: account.username,
+      avatarUrl: null,
+      role: null,
+    });
     if (!started.ok) throw new Error(started.problem.message);
     const enabled = await settings(a, ipA, { intent: "confirm", code: codeAt(started.value.secret, Date.now()) });
     expect(enabled.status).toBe(200);
@@ -334,7 +366,10 @@ describe("turning two-factor authentication on or off signs out the other sessio
 describe("the two-factor settings page", () => {
   it("answers each step with its toast, and a wrong code or a step out of turn with the problem", async () => {
     const account = await createAccount();
-    const session = cookieFrom(await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") }), "__Host-session")!;
+    const session = cookieFrom(
+      await call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip: unique("ip") }),
+      "__Host-session",
+    )!;
     const post = (form: Record<string, string>) => call("/dashboard/2fa", { form, cookie: session });
 
     const early = await post({ intent: "confirm", code: "123456" });
@@ -356,6 +391,9 @@ describe("the two-factor settings page", () => {
 
   it("refuses to start again once two-factor authentication is on", async () => {
     const { viewer } = await enrolled();
-    expect(await startEnrolment(db, KEY, viewer)).toEqual({ ok: false, problem: { code: "conflict", message: "Two-factor authentication is already enabled" } });
+    expect(await startEnrolment(db, KEY, viewer)).toEqual({
+      ok: false,
+      problem: { code: "conflict", message: "Two-factor authentication is already enabled" },
+    });
   });
 });

@@ -110,7 +110,13 @@ export class SoftwareAuthenticator {
       rawId,
       coseKey,
     );
-    const attestationObject = encodeCBOR(new Map<string, CBORType>([["fmt", "none"], ["attStmt", new Map()], ["authData", authData]]));
+    const attestationObject = encodeCBOR(
+      new Map<string, CBORType>([
+        ["fmt", "none"],
+        ["attStmt", new Map()],
+        ["authData", authData],
+      ]),
+    );
     const clientData = { type: "webauthn.create", challenge: options.challenge, origin: ceremony.origin, crossOrigin: false };
     return credentialJson(credential.id, {
       clientDataJSON: toBase64Url(encoder.encode(JSON.stringify(clientData))),
@@ -128,16 +134,24 @@ export class SoftwareAuthenticator {
     ceremony: Ceremony & { credentialId?: string; counter?: number },
   ): Promise<AuthenticationResponseJSON> {
     const allowed = options.allowCredentials?.map((c) => c.id);
-    const candidates = this.credentials.filter((c) => (ceremony.credentialId ? c.id === ceremony.credentialId : !allowed?.length || allowed.includes(c.id)));
+    const candidates = this.credentials.filter((c) =>
+      ceremony.credentialId ? c.id === ceremony.credentialId : !allowed?.length || allowed.includes(c.id),
+    );
     const credential = candidates.at(-1);
     if (!credential) throw new Error("NotAllowedError: no credential for these options");
     credential.counter = ceremony.counter ?? credential.counter + this.counterStep;
     const rpId = ceremony.rpId ?? options.rpId ?? credential.rpId;
     const flags = USER_PRESENT | (ceremony.userVerified === false ? 0 : USER_VERIFIED);
     const authData = concat(await sha256(encoder.encode(rpId)), new Uint8Array([flags]), uint32(credential.counter));
-    const clientDataJSON = encoder.encode(JSON.stringify({ type: "webauthn.get", challenge: options.challenge, origin: ceremony.origin, crossOrigin: false }));
+    const clientDataJSON = encoder.encode(
+      JSON.stringify({ type: "webauthn.get", challenge: options.challenge, origin: ceremony.origin, crossOrigin: false }),
+    );
     const signed = new Uint8Array(
-      await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, credential.keys.privateKey, concat(authData, await sha256(clientDataJSON))),
+      await crypto.subtle.sign(
+        { name: "ECDSA", hash: "SHA-256" },
+        credential.keys.privateKey,
+        concat(authData, await sha256(clientDataJSON)),
+      ),
     );
     return credentialJson(credential.id, {
       clientDataJSON: toBase64Url(clientDataJSON),

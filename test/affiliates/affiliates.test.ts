@@ -9,9 +9,33 @@ import { HOLD_MS } from "~/lib/affiliates";
 import { balancesOf, recordCommission } from "~/server/affiliates/ledger.server";
 import { cancelOrder } from "~/server/orders/refunds.server";
 import { addCodes } from "~/server/keys/stock.server";
-import { affiliateClicks, affiliateLedger, auditLog, affiliates, cryptoOrders, demoCheckouts, productCodes, resellerAccounts, resellerLedger } from "~/server/platform/db/schema.server";
+import {
+  affiliateClicks,
+  affiliateLedger,
+  auditLog,
+  affiliates,
+  cryptoOrders,
+  demoCheckouts,
+  productCodes,
+  resellerAccounts,
+  resellerLedger,
+} from "~/server/platform/db/schema.server";
 import { env } from "cloudflare:workers";
-import { call, cookieFrom, createAccount, cryptoKeySent, db, deliver, nextId, paidOrderPayload, runQueue, signIn, type TestAccount, transactionId, unique } from "../helpers";
+import {
+  call,
+  cookieFrom,
+  createAccount,
+  cryptoKeySent,
+  db,
+  deliver,
+  nextId,
+  paidOrderPayload,
+  runQueue,
+  signIn,
+  type TestAccount,
+  transactionId,
+  unique,
+} from "../helpers";
 
 const MONTH = "gid://shopify/ProductVariant/4710000000002"; // Vertex Rust - 30 Days, $89.99
 const FULFILMENT = "keyshop-jobs";
@@ -30,10 +54,26 @@ async function member(options: Parameters<typeof createAccount>[0] = {}): Promis
 const hub = (who: Member, form: Record<string, string>) => call("/dashboard/affiliate", { form, cookie: who.cookie });
 const staffAct = (who: Member, form: Record<string, string>) => call("/dashboard/affiliates", { form, cookie: who.cookie });
 const affiliateRow = async (id: string) => db.select().from(affiliates).where(eq(affiliates.userId, id)).get();
-const commissionsOf = (id: string) => db.select().from(affiliateLedger).where(and(eq(affiliateLedger.affiliateId, id), eq(affiliateLedger.kind, "commission"))).all();
-const voidsOf = (id: string) => db.select().from(affiliateLedger).where(and(eq(affiliateLedger.affiliateId, id), eq(affiliateLedger.kind, "void"))).all();
+const commissionsOf = (id: string) =>
+  db
+    .select()
+    .from(affiliateLedger)
+    .where(and(eq(affiliateLedger.affiliateId, id), eq(affiliateLedger.kind, "commission")))
+    .all();
+const voidsOf = (id: string) =>
+  db
+    .select()
+    .from(affiliateLedger)
+    .where(and(eq(affiliateLedger.affiliateId, id), eq(affiliateLedger.kind, "void")))
+    .all();
 
-const application = (code: string) => ({ intent: "apply", code, channel: "youtube.com/@creator", audience: "20k Rust players", pitch: "I review cheats and loaders every week." });
+const application = (code: string) => ({
+  intent: "apply",
+  code,
+  channel: "youtube.com/@creator",
+  audience: "20k Rust players",
+  pitch: "I review cheats and loaders every week.",
+});
 
 let admin: Member | undefined;
 async function anAdmin() {
@@ -46,7 +86,14 @@ async function approvedAffiliate(rates: { commissionRate?: string; discountRate?
   const who = await member();
   const code = `Cr_${unique("").slice(-14)}`;
   expect((await hub(who, application(code))).status).toBe(200);
-  const approved = await staffAct(await anAdmin(), { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: rates.commissionRate ?? "", discountRate: rates.discountRate ?? "", shopifyDiscountCode: "" });
+  const approved = await staffAct(await anAdmin(), {
+    intent: "approve",
+    from: "pending",
+    affiliate: who.account.id,
+    commissionRate: rates.commissionRate ?? "",
+    discountRate: rates.discountRate ?? "",
+    shopifyDiscountCode: "",
+  });
   expect(approved.status).toBe(200);
   return { ...who, code };
 }
@@ -69,7 +116,10 @@ async function postJson(path: string, body: unknown, cookie: string) {
       body: JSON.stringify(body),
     }),
   );
-  return { status: response.status, body: (await response.json()) as { checkoutUrl?: string; cartId?: string; message?: string; field?: string } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { checkoutUrl?: string; cartId?: string; message?: string; field?: string },
+  };
 }
 
 const demoRow = (id: string) => db.select().from(demoCheckouts).where(eq(demoCheckouts.id, id)).get();
@@ -78,7 +128,12 @@ const demoRow = (id: string) => db.select().from(demoCheckouts).where(eq(demoChe
 async function referredCardOrder(code: string, email = `${unique("buyer")}@example.test`) {
   const variant = nextId();
   await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: "Vertex Rust - 30 Days" }, `LIC-${variant}`);
-  const order = { ...paidOrderPayload({ variant, variantTitle: "30 Days", price: "89.99" }, { email }), total_price: "80.99", note_attributes: [{ name: "affiliate", value: code }], discount_codes: [{ code, amount: "9.00", type: "percentage" }] };
+  const order = {
+    ...paidOrderPayload({ variant, variantTitle: "30 Days", price: "89.99" }, { email }),
+    total_price: "80.99",
+    note_attributes: [{ name: "affiliate", value: code }],
+    discount_codes: [{ code, amount: "9.00", type: "percentage" }],
+  };
   await deliver("orders/paid", order);
   return order;
 }
@@ -118,9 +173,28 @@ describe("applying and approval", () => {
     expect((await affiliateRow(who.account.id))?.status).toBe("pending");
 
     const boss = await anAdmin();
-    expect((await staffAct(boss, { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "101", discountRate: "" })).status).toBe(400);
-    expect((await staffAct(boss, { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "25", discountRate: "15", shopifyDiscountCode: "SHOPCODE" })).status).toBe(200);
-    expect(await affiliateRow(who.account.id)).toMatchObject({ status: "approved", commissionRate: 25, discountRate: 15, shopifyDiscountCode: "SHOPCODE" });
+    expect(
+      (await staffAct(boss, { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "101", discountRate: "" }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await staffAct(boss, {
+          intent: "approve",
+          from: "pending",
+          affiliate: who.account.id,
+          commissionRate: "25",
+          discountRate: "15",
+          shopifyDiscountCode: "SHOPCODE",
+        })
+      ).status,
+    ).toBe(200);
+    expect(await affiliateRow(who.account.id)).toMatchObject({
+      status: "approved",
+      commissionRate: 25,
+      discountRate: 15,
+      shopifyDiscountCode: "SHOPCODE",
+    });
     // Declining is for applications only.
     expect((await staffAct(boss, { intent: "decline", from: "approved", affiliate: who.account.id })).status).toBe(409);
     expect((await staffAct(boss, { intent: "pause", from: "approved", affiliate: who.account.id })).status).toBe(200);
@@ -129,7 +203,12 @@ describe("applying and approval", () => {
 });
 
 describe("two staff deciding one affiliate", () => {
-  const decisionsAudited = (id: string) => db.select().from(auditLog).where(and(eq(auditLog.subject, id), like(auditLog.action, "affiliate.%"))).all();
+  const decisionsAudited = (id: string) =>
+    db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.subject, id), like(auditLog.action, "affiliate.%")))
+      .all();
 
   it("one after the other: a decision made on a state another admin has already changed is refused with who changed it, and changes nothing", async () => {
     const who = await member();
@@ -139,20 +218,49 @@ describe("two staff deciding one affiliate", () => {
     const second = { account: secondAccount, cookie: await signIn(secondAccount, unique("ip")) };
     // Both saw a pending application; one declines it, then the other's approval arrives.
     expect((await staffAct(first, { intent: "decline", from: "pending", affiliate: who.account.id })).status).toBe(200);
-    const late = await staffAct(second, { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "30", discountRate: "", shopifyDiscountCode: "" });
+    const late = await staffAct(second, {
+      intent: "approve",
+      from: "pending",
+      affiliate: who.account.id,
+      commissionRate: "30",
+      discountRate: "",
+      shopifyDiscountCode: "",
+    });
     expect(late.status).toBe(409);
     expect(await late.text()).toContain(`This affiliate was already declined by ${first.account.email}`);
     expect(await affiliateRow(who.account.id)).toMatchObject({ status: "declined", decidedBy: first.account.id });
     expect((await decisionsAudited(who.account.id)).map((row) => row.action)).toEqual(["affiliate.decline"]);
 
     // Approved later by a deliberate second look; then one pauses while the other saves new rates.
-    expect((await staffAct(second, { intent: "approve", from: "declined", affiliate: who.account.id, commissionRate: "30", discountRate: "", shopifyDiscountCode: "" })).status).toBe(200);
+    expect(
+      (
+        await staffAct(second, {
+          intent: "approve",
+          from: "declined",
+          affiliate: who.account.id,
+          commissionRate: "30",
+          discountRate: "",
+          shopifyDiscountCode: "",
+        })
+      ).status,
+    ).toBe(200);
     expect((await staffAct(first, { intent: "pause", from: "approved", affiliate: who.account.id })).status).toBe(200);
-    const rates = await staffAct(second, { intent: "approve", from: "approved", affiliate: who.account.id, commissionRate: "50", discountRate: "", shopifyDiscountCode: "" });
+    const rates = await staffAct(second, {
+      intent: "approve",
+      from: "approved",
+      affiliate: who.account.id,
+      commissionRate: "50",
+      discountRate: "",
+      shopifyDiscountCode: "",
+    });
     expect(rates.status).toBe(409);
     expect(await rates.text()).toContain(`This affiliate was already paused by ${first.account.email}`);
     expect(await affiliateRow(who.account.id)).toMatchObject({ status: "paused", commissionRate: 30 });
-    expect((await decisionsAudited(who.account.id)).map((row) => row.action)).toEqual(["affiliate.decline", "affiliate.approve", "affiliate.pause"]);
+    expect((await decisionsAudited(who.account.id)).map((row) => row.action)).toEqual([
+      "affiliate.decline",
+      "affiliate.approve",
+      "affiliate.pause",
+    ]);
   });
 
   it("at the same moment: exactly one of an approval and a decline takes effect, audited once", async () => {
@@ -161,7 +269,14 @@ describe("two staff deciding one affiliate", () => {
     const secondAccount = await createAccount({ admin: true });
     const second = { account: secondAccount, cookie: await signIn(secondAccount, unique("ip")) };
     const [approved, declined] = await Promise.all([
-      staffAct(await anAdmin(), { intent: "approve", from: "pending", affiliate: who.account.id, commissionRate: "", discountRate: "", shopifyDiscountCode: "" }),
+      staffAct(await anAdmin(), {
+        intent: "approve",
+        from: "pending",
+        affiliate: who.account.id,
+        commissionRate: "",
+        discountRate: "",
+        shopifyDiscountCode: "",
+      }),
       staffAct(second, { intent: "decline", from: "pending", affiliate: who.account.id }),
     ]);
     expect([approved.status, declined.status].sort()).toEqual([200, 409]);
@@ -173,8 +288,21 @@ describe("two staff deciding one affiliate", () => {
   it("a payout marked paid by two admins at once is paid once, with the winner's transaction", async () => {
     const creator = await approvedAffiliate({ commissionRate: "100" });
     await releasedCommission(creator, 8000);
-    expect((await hub(creator, { intent: "payout", request: requestId(), amount: "60.00", address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq" })).status).toBe(200);
-    const [payout] = await db.select().from(affiliateLedger).where(and(eq(affiliateLedger.affiliateId, creator.account.id), eq(affiliateLedger.kind, "payout"))).all();
+    expect(
+      (
+        await hub(creator, {
+          intent: "payout",
+          request: requestId(),
+          amount: "60.00",
+          address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+        })
+      ).status,
+    ).toBe(200);
+    const [payout] = await db
+      .select()
+      .from(affiliateLedger)
+      .where(and(eq(affiliateLedger.affiliateId, creator.account.id), eq(affiliateLedger.kind, "payout")))
+      .all();
     const secondAccount = await createAccount({ admin: true });
     const second = { account: secondAccount, cookie: await signIn(secondAccount, unique("ip")) };
     const [one, two] = [transactionId(), transactionId()];
@@ -185,7 +313,13 @@ describe("two staff deciding one affiliate", () => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     const paid = await db.select().from(affiliateLedger).where(eq(affiliateLedger.id, payout!.id)).get();
     expect(paid?.payoutTransaction).toBe(answers[0]!.status === 200 ? one : two);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.subject, creator.account.id), eq(auditLog.action, "affiliate.payout-paid"))).all()).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.subject, creator.account.id), eq(auditLog.action, "affiliate.payout-paid")))
+        .all(),
+    ).toHaveLength(1);
     expect(await balancesOf(db, creator.account.id)).toMatchObject({ requested: 0, paidOut: 6000 });
   });
 });
@@ -233,11 +367,19 @@ describe("the referral link", () => {
     const typed = await approvedAffiliate();
     const buyer = await member();
     const cookie = await follow(linked.code);
-    const made = await postJson("/api/checkout", { lines: [{ merchandiseId: MONTH, quantity: 1 }], code: typed.code.toUpperCase() }, `${buyer.cookie}; ${cookie}`);
+    const made = await postJson(
+      "/api/checkout",
+      { lines: [{ merchandiseId: MONTH, quantity: 1 }], code: typed.code.toUpperCase() },
+      `${buyer.cookie}; ${cookie}`,
+    );
     expect(made.status).toBe(200);
     expect(JSON.parse((await demoRow(made.body.cartId!))!.attributes)).toEqual([{ key: "affiliate", value: typed.code }]);
 
-    const unknown = await postJson("/api/checkout", { lines: [{ merchandiseId: MONTH, quantity: 1 }], code: "NOPE-NOT-A-CODE" }, buyer.cookie);
+    const unknown = await postJson(
+      "/api/checkout",
+      { lines: [{ merchandiseId: MONTH, quantity: 1 }], code: "NOPE-NOT-A-CODE" },
+      buyer.cookie,
+    );
     expect(unknown).toEqual({ status: 422, body: { message: "This code is not valid", field: "code" } });
   });
 });
@@ -283,7 +425,9 @@ describe("commission on card orders", () => {
     const html = await page.text();
     expect(html).toContain("(10% off)");
     expect(html).toContain("Pay USD 80.99");
-    expect((await call(`/checkout/demo/${made.body.cartId}`, { form: { email: buyer.account.email }, cookie: buyer.cookie })).status).toBe(200);
+    expect((await call(`/checkout/demo/${made.body.cartId}`, { form: { email: buyer.account.email }, cookie: buyer.cookie })).status).toBe(
+      200,
+    );
     await vi.waitFor(async () => expect(await commissionsOf(creator.account.id)).toHaveLength(1), { timeout: 15_000, interval: 50 });
     expect((await commissionsOf(creator.account.id))[0]).toMatchObject({ orderCents: 8099, amountCents: 1619 });
   });
@@ -297,17 +441,26 @@ describe("commission on card orders", () => {
     const creator = await approvedAffiliate();
     const variant = nextId();
     await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: "Vertex Rust - 30 Days" }, `LIC-${variant}`);
-    await deliver("orders/paid", { ...paidOrderPayload({ variant, variantTitle: "30 Days", price: "80.00" }), currency: "EUR", note_attributes: [{ name: "affiliate", value: creator.code }] });
+    await deliver("orders/paid", {
+      ...paidOrderPayload({ variant, variantTitle: "30 Days", price: "80.00" }),
+      currency: "EUR",
+      note_attributes: [{ name: "affiliate", value: creator.code }],
+    });
     expect(await commissionsOf(creator.account.id)).toHaveLength(0);
   });
 });
 
 const STUB = env.CRYPTO_BTC_EXPLORER_URL.replace(/\/btc$/, "");
 async function chain(path: string, body: object) {
-  const response = await fetch(`${STUB}/_control/${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${STUB}/_control/${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`stub ${path}: ${response.status}`);
 }
-const orderRow = async (orderNumber: string) => (await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, orderNumber)).get())!;
+const orderRow = async (orderNumber: string) =>
+  (await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, orderNumber)).get())!;
 async function sweep(orderNumber: string) {
   await db.update(cryptoOrders).set({ checkedAt: null }).where(eq(cryptoOrders.orderNumber, orderNumber));
   await runQueue(FULFILMENT, [{ kind: "chain-check", orderNumbers: [orderNumber] }]);
@@ -361,9 +514,18 @@ describe("the hold", () => {
   it("voids only the refunded units' share when part of the order is refunded, and the rest with the rest", async () => {
     const creator = await approvedAffiliate();
     const variant = nextId();
-    await addCodes(db, { id: `gid://shopify/ProductVariant/${variant}`, title: "Vertex Rust - 30 Days" }, `LIC-${variant}-A\nLIC-${variant}-B`);
+    await addCodes(
+      db,
+      { id: `gid://shopify/ProductVariant/${variant}`, title: "Vertex Rust - 30 Days" },
+      `LIC-${variant}-A\nLIC-${variant}-B`,
+    );
     const paid = paidOrderPayload({ variant, variantTitle: "30 Days", price: "89.99", quantity: 2 });
-    const order = { ...paid, total_price: "161.98", note_attributes: [{ name: "affiliate", value: creator.code }], discount_codes: [{ code: creator.code, amount: "18.00", type: "percentage" }] };
+    const order = {
+      ...paid,
+      total_price: "161.98",
+      note_attributes: [{ name: "affiliate", value: creator.code }],
+      discount_codes: [{ code: creator.code, amount: "18.00", type: "percentage" }],
+    };
     await deliver("orders/paid", order);
     const [commission] = await commissionsOf(creator.account.id);
     expect(commission).toMatchObject({ orderCents: 16198, amountCents: 3239 });
@@ -388,13 +550,24 @@ describe("the hold", () => {
   it("voids it when the order is cancelled, or its key revoked by staff, within the hold", async () => {
     const cancelled = await approvedAffiliate();
     const order = await referredCardOrder(cancelled.code);
-    await deliver("orders/cancelled", { ...order, cancelled_at: new Date().toISOString(), updated_at: new Date(Date.now() + 1000).toISOString() });
+    await deliver("orders/cancelled", {
+      ...order,
+      cancelled_at: new Date().toISOString(),
+      updated_at: new Date(Date.now() + 1000).toISOString(),
+    });
     expect(await voidsOf(cancelled.account.id)).toHaveLength(1);
 
     const revoked = await approvedAffiliate();
     const sold = await referredCardOrder(revoked.code);
-    const code = await db.select({ id: productCodes.id }).from(productCodes).where(eq(productCodes.code, `LIC-${sold.line_items[0]!.variant_id}`)).get();
-    const response = await call(`/dashboard/orders/shopify/${sold.id}`, { form: { intent: "revoke", key: `c${code!.id}`, reason: "Chargeback" }, cookie: (await anAdmin()).cookie });
+    const code = await db
+      .select({ id: productCodes.id })
+      .from(productCodes)
+      .where(eq(productCodes.code, `LIC-${sold.line_items[0]!.variant_id}`))
+      .get();
+    const response = await call(`/dashboard/orders/shopify/${sold.id}`, {
+      form: { intent: "revoke", key: `c${code!.id}`, reason: "Chargeback" },
+      cookie: (await anAdmin()).cookie,
+    });
     expect(response.status).toBe(200);
     expect(await voidsOf(revoked.account.id)).toHaveLength(1);
   });
@@ -412,7 +585,17 @@ describe("the hold", () => {
 
 /** A commission paid long enough ago that its hold is over. */
 async function releasedCommission(creator: { account: TestAccount; code: string }, cents = 8099) {
-  const recorded = await recordCommission(db, { code: creator.code }, { orderKey: `shopify:${nextId()}`, paidCents: cents, currency: "USD", buyer: { email: `${unique("buyer")}@example.test` }, paidAt: Date.now() - HOLD_MS - 60_000 });
+  const recorded = await recordCommission(
+    db,
+    { code: creator.code },
+    {
+      orderKey: `shopify:${nextId()}`,
+      paidCents: cents,
+      currency: "USD",
+      buyer: { email: `${unique("buyer")}@example.test` },
+      paidAt: Date.now() - HOLD_MS - 60_000,
+    },
+  );
   expect(recorded).toBe(true);
 }
 
@@ -427,7 +610,9 @@ describe("getting paid", () => {
     expect(await held.text()).toContain("No commission is available to withdraw yet");
     await releasedCommission(creator);
     expect((await hub(creator, { intent: "withdraw", request: requestId() })).status).toBe(200);
-    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(1619);
+    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(
+      1619,
+    );
     expect(await balancesOf(db, creator.account.id)).toMatchObject({ pending: 1619, available: 0, paidOut: 1619 });
   });
 
@@ -437,8 +622,16 @@ describe("getting paid", () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => hub(creator, { intent: "withdraw", request: requestId() })));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
     expect(answers.filter((r) => r.status === 409)).toHaveLength(4);
-    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(1619);
-    expect(await db.select().from(resellerLedger).where(and(eq(resellerLedger.userId, creator.account.id), eq(resellerLedger.kind, "commission"))).all()).toHaveLength(1);
+    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(
+      1619,
+    );
+    expect(
+      await db
+        .select()
+        .from(resellerLedger)
+        .where(and(eq(resellerLedger.userId, creator.account.id), eq(resellerLedger.kind, "commission")))
+        .all(),
+    ).toHaveLength(1);
     expect(await balancesOf(db, creator.account.id)).toMatchObject({ available: 0, paidOut: 1619 });
   });
 
@@ -448,8 +641,13 @@ describe("getting paid", () => {
     const clock = cookieFrom(await call("/dev/clock", { form: { days: "31" } }), "__Host-test-clock");
     expect(clock).toBe("__Host-test-clock=31");
     expect((await call("/dev/clock", { form: { days: "-1" } })).status).toBe(400);
-    expect((await call("/dashboard/affiliate", { form: { intent: "withdraw", request: requestId() }, cookie: `${creator.cookie}; ${clock}` })).status).toBe(200);
-    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(1619);
+    expect(
+      (await call("/dashboard/affiliate", { form: { intent: "withdraw", request: requestId() }, cookie: `${creator.cookie}; ${clock}` }))
+        .status,
+    ).toBe(200);
+    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(
+      1619,
+    );
   });
 
   it("sends the same withdrawal form once, and refuses a member who is not an affiliate", async () => {
@@ -459,7 +657,9 @@ describe("getting paid", () => {
     expect((await hub(creator, { intent: "withdraw", request })).status).toBe(200);
     await releasedCommission(creator);
     expect((await hub(creator, { intent: "withdraw", request })).status).toBe(409);
-    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(1619);
+    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, creator.account.id)).get())?.balanceCents).toBe(
+      1619,
+    );
     expect((await hub(await member(), { intent: "withdraw", request: requestId() })).status).toBe(404);
   });
 
@@ -472,7 +672,11 @@ describe("getting paid", () => {
     expect((await hub(creator, { intent: "payout", request: requestId(), amount: "60.00", address })).status).toBe(200);
     expect(await balancesOf(db, creator.account.id)).toMatchObject({ available: 2000, requested: 6000, paidOut: 0 });
 
-    const [payout] = await db.select().from(affiliateLedger).where(and(eq(affiliateLedger.affiliateId, creator.account.id), eq(affiliateLedger.kind, "payout"))).all();
+    const [payout] = await db
+      .select()
+      .from(affiliateLedger)
+      .where(and(eq(affiliateLedger.affiliateId, creator.account.id), eq(affiliateLedger.kind, "payout")))
+      .all();
     const support = await member({ role: "support" });
     const tx = transactionId();
     expect((await staffAct(support, { intent: "mark-paid", payout: String(payout!.id), transaction: tx })).status).toBe(403);

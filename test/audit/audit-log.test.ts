@@ -9,7 +9,11 @@ const text = (html: string) => html.replaceAll("<!-- -->", "");
 const DAY = 24 * 60 * 60 * 1000;
 
 /** A group of actions no other test records, so counts are this test's own. */
-const group = () => `t${unique().toLowerCase().replace(/[^a-z0-9]/g, "").slice(-10)}`;
+const group = () =>
+  `t${unique()
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")
+    .slice(-10)}`;
 
 /** The subjects a page shows that start with `prefix` (each row is drawn as a card and a table row). */
 const subjectsIn = (html: string, prefix: string) => new Set([...html.matchAll(new RegExp(`>(${prefix}[^<]*)<`, "g"))].map((m) => m[1]!));
@@ -79,7 +83,9 @@ describe("filters", () => {
     }
     // The field that is wrong is marked for assistive technology.
     const html = await (await call(`${AUDIT}?from=nope`, { cookie })).text();
-    expect(html).toMatch(/name="from"[^>]*aria-describedby="[^"]*-error"|aria-describedby="[^"]*-error"[^>]*aria-invalid="true"[^>]*name="from"/);
+    expect(html).toMatch(
+      /name="from"[^>]*aria-describedby="[^"]*-error"|aria-describedby="[^"]*-error"[^>]*aria-invalid="true"[^>]*name="from"/,
+    );
   });
 });
 
@@ -89,7 +95,13 @@ describe("pages", () => {
     const kind = group();
     const base = Date.UTC(2022, 0, 1);
     // Groups of three share a timestamp, so pages must split ties by id.
-    const rows = Array.from({ length: 120 }, (_, i) => ({ actorUserId: null, action: `${kind}.page`, subject: `${kind}-n${String(i).padStart(3, "0")}`, detail: "{}", createdAt: base + Math.floor(i / 3) * 1000 }));
+    const rows = Array.from({ length: 120 }, (_, i) => ({
+      actorUserId: null,
+      action: `${kind}.page`,
+      subject: `${kind}-n${String(i).padStart(3, "0")}`,
+      detail: "{}",
+      createdAt: base + Math.floor(i / 3) * 1000,
+    }));
     // D1 binds at most 100 values a statement.
     for (let i = 0; i < rows.length; i += 15) await db.insert(auditLog).values(rows.slice(i, i + 15));
     const seen: string[][] = [];
@@ -123,17 +135,32 @@ describe("rows", () => {
     const customer = await createAccount();
     const kind = group();
     await db.insert(auditLog).values([
-      { actorUserId: admin.id, action: "licence.ban", subject: `crypto:CRYPTO-${kind.toUpperCase()}`, detail: JSON.stringify({ reason: "<b>chargeback</b>", count: 2 }), ip: "203.0.113.9", createdAt: Date.now() },
-      { actorUserId: admin.id, action: "reseller.credit", subject: customer.id, detail: JSON.stringify({ amountCents: 500 }), createdAt: Date.now() },
+      {
+        actorUserId: admin.id,
+        action: "licence.ban",
+        subject: `crypto:CRYPTO-${kind.toUpperCase()}`,
+        detail: JSON.stringify({ reason: "<b>chargeback</b>", count: 2 }),
+        ip: "203.0.113.9",
+        createdAt: Date.now(),
+      },
+      {
+        actorUserId: admin.id,
+        action: "reseller.credit",
+        subject: customer.id,
+        detail: JSON.stringify({ amountCents: 500 }),
+        createdAt: Date.now(),
+      },
     ]);
-    const html = text(await (await call(`${AUDIT}?${new URLSearchParams({ actor: admin.username })}`, { cookie: await staffCookie() })).text());
+    const html = text(
+      await (await call(`${AUDIT}?${new URLSearchParams({ actor: admin.username })}`, { cookie: await staffCookie() })).text(),
+    );
     const linkTo = (href: string, label: string) => new RegExp(`href="${href}"[^>]*>${label}</a>`);
     expect(html).toMatch(linkTo(`/dashboard/customers/${admin.id}`, admin.username));
     expect(html).toContain("Banned a key");
     expect(html).toContain(`href="/dashboard/orders/crypto/CRYPTO-${kind.toUpperCase()}"`);
     expect(html).toMatch(linkTo(`/dashboard/customers/${customer.id}`, customer.username));
-    expect(html).toContain("reason: </dt><dd class=\"inline\">&lt;b&gt;chargeback&lt;/b&gt;</dd>");
-    expect(html).toContain("count: </dt><dd class=\"inline\">2</dd>");
+    expect(html).toContain('reason: </dt><dd class="inline">&lt;b&gt;chargeback&lt;/b&gt;</dd>');
+    expect(html).toContain('count: </dt><dd class="inline">2</dd>');
     expect(html).not.toContain("<b>chargeback</b>");
     expect(html).toContain("203.0.113.9");
   });

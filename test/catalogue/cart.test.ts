@@ -31,7 +31,10 @@ describe("cart rules", () => {
     let cart = addItem(emptyCart, item("1"));
     cart = addItem(cart, item("2"));
     cart = addItem(cart, item("1", "29.99", 2));
-    expect(cart.items.map((i) => [i.variantId.slice(-1), i.quantity])).toEqual([["1", 3], ["2", 1]]);
+    expect(cart.items.map((i) => [i.variantId.slice(-1), i.quantity])).toEqual([
+      ["1", 3],
+      ["2", 1],
+    ]);
     expect(itemCount(cart)).toBe(4);
   });
 
@@ -83,7 +86,12 @@ describe("cart rules", () => {
     const tampered = JSON.stringify({
       items: [item("1"), { variantId: 5 }, { ...item("2"), quantity: -1 }, { ...item("3"), quantity: 1.5 }],
       cartId: 7,
-      checkouts: [{ id: "a", lines: [{ variantId: "v", quantity: 1 }] }, { id: 3, lines: [] }, { id: "b", lines: [{ variantId: "v", quantity: 0 }] }, "c"],
+      checkouts: [
+        { id: "a", lines: [{ variantId: "v", quantity: 1 }] },
+        { id: 3, lines: [] },
+        { id: "b", lines: [{ variantId: "v", quantity: 0 }] },
+        "c",
+      ],
     });
     const restored = parseStoredCart(tampered);
     expect(restored.items.map((i) => i.variantId)).toEqual([item("1").variantId]);
@@ -94,12 +102,27 @@ describe("cart rules", () => {
   it("remembers each checkout it made and takes what a paid one bought out of the cart, keeping what was added since", () => {
     let cart = addItem(addItem(emptyCart, item("1", "29.99", 2)), item("2"));
     cart = checkoutCreated(cart, { cartId: "a", checkoutUrl: "https://x/a" }, cart.items);
-    expect(cart).toMatchObject({ cartId: "a", checkoutUrl: "https://x/a", checkouts: [{ id: "a", lines: [{ variantId: item("1").variantId, quantity: 2 }, { variantId: item("2").variantId, quantity: 1 }] }] });
+    expect(cart).toMatchObject({
+      cartId: "a",
+      checkoutUrl: "https://x/a",
+      checkouts: [
+        {
+          id: "a",
+          lines: [
+            { variantId: item("1").variantId, quantity: 2 },
+            { variantId: item("2").variantId, quantity: 1 },
+          ],
+        },
+      ],
+    });
     // Added while the checkout tab was open: not part of what it paid for.
     cart = addItem(cart, item("1"));
     cart = addItem(cart, item("3"));
     const after = checkoutPaid(cart, "a");
-    expect(after.items.map((i) => [i.variantId.slice(-1), i.quantity])).toEqual([["1", 1], ["3", 1]]);
+    expect(after.items.map((i) => [i.variantId.slice(-1), i.quantity])).toEqual([
+      ["1", 1],
+      ["3", 1],
+    ]);
     expect(after).toMatchObject({ cartId: null, checkoutUrl: null, checkouts: [] });
     // Paying for everything in it empties the cart; an unknown checkout changes nothing.
     const all = checkoutCreated(after, { cartId: "b", checkoutUrl: "https://x/b" }, after.items);
@@ -110,7 +133,8 @@ describe("cart rules", () => {
 
   it("keeps an older checkout that is still open when a newer one is made, up to five", () => {
     let cart = addItem(emptyCart, item("1"));
-    for (const id of ["a", "b", "c", "d", "e", "f"]) cart = checkoutCreated(cart, { cartId: id, checkoutUrl: `https://x/${id}` }, cart.items);
+    for (const id of ["a", "b", "c", "d", "e", "f"])
+      cart = checkoutCreated(cart, { cartId: id, checkoutUrl: `https://x/${id}` }, cart.items);
     expect(cart.checkouts.map((c) => c.id)).toEqual(["b", "c", "d", "e", "f"]);
     // The older one was paid: the cart still learns it, and the newer one is still the cart's.
     const paidOlder = checkoutPaid(addItem(cart, item("2")), "c");

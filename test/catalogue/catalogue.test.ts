@@ -1,6 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CatalogueError, catalogueFor, demoCatalogueAdapter, type ShopifyConfig, storefrontEndpoint } from "~/server/catalogue/catalogue.server";
+import {
+  CatalogueError,
+  catalogueFor,
+  demoCatalogueAdapter,
+  type ShopifyConfig,
+  storefrontEndpoint,
+} from "~/server/catalogue/catalogue.server";
 
 const stub = (behaviour: string): ShopifyConfig => ({
   SHOPIFY_STORE_DOMAIN: "",
@@ -11,7 +17,10 @@ const stub = (behaviour: string): ShopifyConfig => ({
 
 async function hitsFor(config: ShopifyConfig) {
   const behaviour = new URL(config.SHOPIFY_STOREFRONT_URL).pathname.split("/")[1];
-  return (await (await fetch(`${env.SHOPIFY_STUB_URL}/hits/${behaviour}`)).json()) as { hits: number; last: { token: string; variables: Record<string, unknown> } | null };
+  return (await (await fetch(`${env.SHOPIFY_STUB_URL}/hits/${behaviour}`)).json()) as {
+    hits: number;
+    last: { token: string; variables: Record<string, unknown> } | null;
+  };
 }
 
 describe("Shopify catalogue adapter (against a local Storefront API stub)", () => {
@@ -21,7 +30,11 @@ describe("Shopify catalogue adapter (against a local Storefront API stub)", () =
     expect(catalogue.provider).toBe("shopify");
     const products = await catalogue.listProducts();
     expect(products.map((p) => p.handle)).toEqual(["vertex-rust", "vertex-hwid-spoofer"]);
-    expect(products[0]!.variants[0]).toMatchObject({ id: "gid://shopify/ProductVariant/4710000000001", title: "1 Week", availableForSale: true });
+    expect(products[0]!.variants[0]).toMatchObject({
+      id: "gid://shopify/ProductVariant/4710000000001",
+      title: "1 Week",
+      availableForSale: true,
+    });
     expect(products[0]!.options[0]).toEqual({ name: "Duration", values: ["1 Week", "30 Days", "Lifetime"] });
     // Shopify's "Default Title" reaches the shop as the name buyers read.
     expect(products[0]!.variants.map((v) => v.title)).toEqual(["1 Week", "30 Days", "Lifetime"]);
@@ -46,11 +59,17 @@ describe("Shopify catalogue adapter (against a local Storefront API stub)", () =
   });
 
   it("tells HTTP 402 (no Storefront API on the store's plan) apart from other failures", async () => {
-    const error = await catalogueFor(stub("payment-required")).listProducts().catch((e: unknown) => e);
+    const error = await catalogueFor(stub("payment-required"))
+      .listProducts()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CatalogueError);
     expect((error as CatalogueError).kind).toBe("payment-required");
     expect((error as CatalogueError).message).toBe("Shopify: Payment required");
-    expect(await catalogueFor(stub("server-error")).listProducts().catch((e: unknown) => e)).toMatchObject({ kind: "failed" });
+    expect(
+      await catalogueFor(stub("server-error"))
+        .listProducts()
+        .catch((e: unknown) => e),
+    ).toMatchObject({ kind: "failed" });
   });
 
   it("reports other HTTP failures as 'HTTP error! status: {code}'", async () => {
@@ -65,8 +84,12 @@ describe("Shopify catalogue adapter (against a local Storefront API stub)", () =
 
   it("does not cache failures", async () => {
     const config = stub("server-error");
-    await catalogueFor(config).listProducts().catch(() => {});
-    await catalogueFor(config).listProducts().catch(() => {});
+    await catalogueFor(config)
+      .listProducts()
+      .catch(() => {});
+    await catalogueFor(config)
+      .listProducts()
+      .catch(() => {});
     expect((await hitsFor(config)).hits).toBe(2);
   });
 
@@ -83,7 +106,10 @@ describe("Shopify catalogue adapter (against a local Storefront API stub)", () =
 
 describe("demo catalogue adapter", () => {
   it("is used when Shopify is not configured", () => {
-    expect(catalogueFor({ SHOPIFY_STORE_DOMAIN: "", SHOPIFY_STOREFRONT_TOKEN: "", SHOPIFY_API_VERSION: "2025-07", SHOPIFY_STOREFRONT_URL: "" }).provider).toBe("demo");
+    expect(
+      catalogueFor({ SHOPIFY_STORE_DOMAIN: "", SHOPIFY_STOREFRONT_TOKEN: "", SHOPIFY_API_VERSION: "2025-07", SHOPIFY_STOREFRONT_URL: "" })
+        .provider,
+    ).toBe("demo");
     expect(catalogueFor(env).provider).toBe("demo");
   });
 

@@ -7,7 +7,20 @@ import { addCodes } from "~/server/keys/stock.server";
 import { productCodes, shopifyOrders, webhookDeliveries } from "~/server/platform/db/schema.server";
 import { verifyWebhookSignature } from "~/server/platform/shopify-hmac.server";
 import type { Result } from "~/lib/result";
-import { call, createAccount, db, deliver, handled, nextId, ORIGIN, paidOrderPayload, pulledBody, signIn, type TestAccount, unique } from "../helpers";
+import {
+  call,
+  createAccount,
+  db,
+  deliver,
+  handled,
+  nextId,
+  ORIGIN,
+  paidOrderPayload,
+  pulledBody,
+  signIn,
+  type TestAccount,
+  unique,
+} from "../helpers";
 
 let buyer: TestAccount;
 beforeAll(async () => {
@@ -33,13 +46,18 @@ function shopify(behaviour: string): ShopifyConfig {
   };
 }
 
-const checkoutWith = (config: ShopifyConfig) => createCheckout({ db, config, catalogue: catalogueFor(config), origin: ORIGIN }, { lines: [line], checkouts: [] }, buyer);
-const demoCheckout = (lines: (typeof line)[]) => createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, { lines, checkouts: [] }, buyer);
+const checkoutWith = (config: ShopifyConfig) =>
+  createCheckout({ db, config, catalogue: catalogueFor(config), origin: ORIGIN }, { lines: [line], checkouts: [] }, buyer);
+const demoCheckout = (lines: (typeof line)[]) =>
+  createCheckout({ db, config: env, catalogue: demoCatalogueAdapter(), origin: ORIGIN }, { lines, checkouts: [] }, buyer);
 const checkoutUrlOf = (result: Result<{ checkoutUrl: string }>) => (result as { value: { checkoutUrl: string } }).value.checkoutUrl;
 
 describe("Shopify checkout (cartCreate)", () => {
   it("returns Shopify's checkout URL and the cart's token, which the paid order names", async () => {
-    expect(await checkoutWith(shopify("ok"))).toEqual({ ok: true, value: { checkoutUrl: "https://shop.example/cart/c/abc?key=1", cartId: "abc" } });
+    expect(await checkoutWith(shopify("ok"))).toEqual({
+      ok: true,
+      value: { checkoutUrl: "https://shop.example/cart/c/abc?key=1", cartId: "abc" },
+    });
   });
 
   it("fails with 'Cart creation failed: {messages}' on user errors", async () => {
@@ -50,11 +68,17 @@ describe("Shopify checkout (cartCreate)", () => {
   });
 
   it("fails with 'No checkout URL returned from Shopify' when there is none", async () => {
-    expect(await checkoutWith(shopify("no-checkout-url"))).toEqual({ ok: false, problem: { code: "unavailable", message: "No checkout URL returned from Shopify" } });
+    expect(await checkoutWith(shopify("no-checkout-url"))).toEqual({
+      ok: false,
+      problem: { code: "unavailable", message: "No checkout URL returned from Shopify" },
+    });
   });
 
   it("passes HTTP failures on as the checkout's error", async () => {
-    expect(await checkoutWith(shopify("server-error"))).toEqual({ ok: false, problem: { code: "unavailable", message: "HTTP error! status: 500" } });
+    expect(await checkoutWith(shopify("server-error"))).toEqual({
+      ok: false,
+      problem: { code: "unavailable", message: "HTTP error! status: 500" },
+    });
   });
 });
 
@@ -79,7 +103,10 @@ describe("checkout input", () => {
   }
 
   it("refuses a variant the catalogue does not sell", async () => {
-    const response = await postCheckout({ lines: [{ merchandiseId: "gid://shopify/ProductVariant/999", quantity: 1 }] }, await signIn(buyer, unique("ip")));
+    const response = await postCheckout(
+      { lines: [{ merchandiseId: "gid://shopify/ProductVariant/999", quantity: 1 }] },
+      await signIn(buyer, unique("ip")),
+    );
     expect(response.status).toBe(422);
     expect(await response.json()).toEqual({ message: "Cart creation failed: The merchandise does not exist." });
   });
@@ -141,7 +168,13 @@ describe("demo checkout", () => {
     expect(url).toMatch(/^https:\/\/shop\.test\/checkout\/demo\/[A-Za-z0-9_-]{43}$/);
     const stored = await getDemoCheckout(db, url.split("/").pop()!);
     expect(stored?.lines).toEqual([
-      expect.objectContaining({ variantId: line.merchandiseId, productTitle: "Vertex Rust", variantTitle: "30 Days", quantity: 2, price: { amount: "89.99", currencyCode: "USD" } }),
+      expect.objectContaining({
+        variantId: line.merchandiseId,
+        productTitle: "Vertex Rust",
+        variantTitle: "30 Days",
+        quantity: 2,
+        price: { amount: "89.99", currencyCode: "USD" },
+      }),
     ]);
   });
 
@@ -152,14 +185,33 @@ describe("demo checkout", () => {
       email: "buyer@example.test",
       createdAt: Date.UTC(2026, 10, 1),
       cartToken: "demo-cart",
-      lines: [{ variantId: line.merchandiseId, productId: "gid://shopify/Product/8800000000001", productTitle: "Vertex Rust", variantTitle: "30 Days", price: { amount: "89.99", currencyCode: "USD" }, quantity: 2 }],
+      lines: [
+        {
+          variantId: line.merchandiseId,
+          productId: "gid://shopify/Product/8800000000001",
+          productTitle: "Vertex Rust",
+          variantTitle: "30 Days",
+          price: { amount: "89.99", currencyCode: "USD" },
+          quantity: 2,
+        },
+      ],
     });
-    expect(payload).toMatchObject({ id: 5_000_000_001, name: "#1001", financial_status: "paid", currency: "USD", total_price: "179.98", email: "buyer@example.test", cart_token: "demo-cart" });
+    expect(payload).toMatchObject({
+      id: 5_000_000_001,
+      name: "#1001",
+      financial_status: "paid",
+      currency: "USD",
+      total_price: "179.98",
+      email: "buyer@example.test",
+      cart_token: "demo-cart",
+    });
     expect(payload.line_items[0]).toMatchObject({ variant_id: 4710000000002, product_id: 8800000000001, quantity: 2, price: "89.99" });
   });
 
   it("pays once: a signed orders/create webhook reaches our own endpoint, a second Pay sends nothing", async () => {
-    const id = checkoutUrlOf(await demoCheckout([line])).split("/").pop()!;
+    const id = checkoutUrlOf(await demoCheckout([line]))
+      .split("/")
+      .pop()!;
     const sent: Request[] = [];
     const deliver = async ({ path, headers, body }: SignedWebhook) => {
       const request = new Request(`${ORIGIN}${path}`, { method: "POST", headers, body });
@@ -176,7 +228,11 @@ describe("demo checkout", () => {
     expect(await verifyWebhookSignature(body, webhook.headers.get("X-Shopify-Hmac-Sha256"), env.SHOPIFY_WEBHOOK_SECRET)).toBe(true);
     // The webhook queues the signed body: the delivery is recorded by the queue's consumer.
     await handled(webhook.headers.get("X-Shopify-Webhook-Id")!);
-    const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhook.headers.get("X-Shopify-Webhook-Id")!)).get();
+    const delivery = await db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, webhook.headers.get("X-Shopify-Webhook-Id")!))
+      .get();
     expect(delivery?.topic).toBe("orders/create");
 
     const again = await payDemoCheckout(db, env.SHOPIFY_WEBHOOK_SECRET, id, "buyer@example.test", deliver);
@@ -215,10 +271,17 @@ describe("the demo checkout page", () => {
 describe("the paid demo checkout's keys", () => {
   it("shows the order's keys to the signed-in buyer who placed it, and to no one else", async () => {
     // Enough stock for this order whatever the other orders of this plan take meanwhile.
-    await addCodes(db, { id: line.merchandiseId, title: "Vertex Rust - 30 Days" }, Array.from({ length: 5 }, () => unique("PAGE-").toUpperCase()).join("\n"));
+    await addCodes(
+      db,
+      { id: line.merchandiseId, title: "Vertex Rust - 30 Days" },
+      Array.from({ length: 5 }, () => unique("PAGE-").toUpperCase()).join("\n"),
+    );
     const account = await createAccount();
     const cookie = await signIn(account, unique("ip"));
-    const { checkoutUrl, cartId } = (await (await postCheckout({ lines: [line] }, cookie)).json()) as { checkoutUrl: string; cartId: string };
+    const { checkoutUrl, cartId } = (await (await postCheckout({ lines: [line] }, cookie)).json()) as {
+      checkoutUrl: string;
+      cartId: string;
+    };
     const path = new URL(checkoutUrl).pathname;
     await call(path, { form: { email: account.email } });
     const { orderId } = (await getDemoCheckout(db, cartId))!;
@@ -285,15 +348,23 @@ describe("a cart that was paid", () => {
     const paid = await call(new URL(created.checkoutUrl).pathname, { form: { email: account.email } });
     expect(paid.status).toBe(200);
     const order = (await getDemoCheckout(db, created.cartId))!;
-    expect(await paidCheck([created.cartId, "another-cart"])).toEqual({ paid: [{ cartId: created.cartId, order: `#${order.orderNumber}` }] });
-    // The order the webhook recorded names the cart, as Shopify's do.
-    await vi.waitFor(async () => expect((await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, order.orderId!)).get())?.cartToken).toBe(created.cartId), {
-      timeout: 15_000,
+    expect(await paidCheck([created.cartId, "another-cart"])).toEqual({
+      paid: [{ cartId: created.cartId, order: `#${order.orderNumber}` }],
     });
+    // The order the webhook recorded names the cart, as Shopify's do.
+    await vi.waitFor(
+      async () =>
+        expect((await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, order.orderId!)).get())?.cartToken).toBe(created.cartId),
+      {
+        timeout: 15_000,
+      },
+    );
 
     const again = await postCheckout({ lines: [line], checkouts: [created.cartId] }, cookie);
     expect(again.status).toBe(422);
-    expect(((await again.json()) as { message: string }).message).toBe(`This cart was already paid (order #${order.orderNumber}). Your cart is updated; check it before you pay again.`);
+    expect(((await again.json()) as { message: string }).message).toBe(
+      `This cart was already paid (order #${order.orderNumber}). Your cart is updated; check it before you pay again.`,
+    );
   });
 
   it("learns it from a Shopify order's cart token", async () => {

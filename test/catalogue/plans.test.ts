@@ -26,7 +26,10 @@ describe("plan matching", () => {
       weekly: { title: "1 Week" },
       monthly: { title: "30 Days" },
     });
-    expect(planVariants([variant("1", "7 Days"), variant("2", "1 Month")])).toMatchObject({ weekly: { title: "7 Days" }, monthly: { title: "1 Month" } });
+    expect(planVariants([variant("1", "7 Days"), variant("2", "1 Month")])).toMatchObject({
+      weekly: { title: "7 Days" },
+      monthly: { title: "1 Month" },
+    });
     expect(planVariants([variant("1", "WEEKLY")]).weekly?.title).toBe("WEEKLY");
   });
 
@@ -58,7 +61,15 @@ describe("price formatting", () => {
 
   it("groups thousands and writes cents with two decimals, without the browser's locale data", () => {
     expect([0, 999, 1000, 100_000, 1_234_567, -1234].map(formatCount)).toEqual(["0", "999", "1,000", "100,000", "1,234,567", "-1,234"]);
-    expect([0, 5, 8999, 123_450, 100_000_000, -1250, -5].map(formatUsd)).toEqual(["$0.00", "$0.05", "$89.99", "$1,234.50", "$1,000,000.00", "$-12.50", "$-0.05"]);
+    expect([0, 5, 8999, 123_450, 100_000_000, -1250, -5].map(formatUsd)).toEqual([
+      "$0.00",
+      "$0.05",
+      "$89.99",
+      "$1,234.50",
+      "$1,000,000.00",
+      "$-12.50",
+      "$-0.05",
+    ]);
     expect(formatCents(123_450, "USD")).toBe("$1,234.50");
     expect(formatCents(2540, "EUR")).toBe("EUR 25.40");
   });

@@ -29,7 +29,9 @@ describe("recent purchasers", () => {
     expect(purchasers(below)).toBeUndefined();
     expect(below).not.toContain("in the last 24 hours");
 
-    expect((await promote(await signIn(await createAccount({ role: "support" }), unique("ip")), { intent: "threshold", threshold: "4" })).status).toBe(403);
+    expect(
+      (await promote(await signIn(await createAccount({ role: "support" }), unique("ip")), { intent: "threshold", threshold: "4" })).status,
+    ).toBe(403);
     const zero = await promote(cookie, { intent: "threshold", threshold: "0" });
     expect(zero.status).toBe(400);
     expect(await zero.text()).toContain("Use a whole number from 1");
@@ -55,11 +57,27 @@ describe("the sale box", () => {
     expect(none).not.toContain('data-testid="sale-box"');
     expect(none).not.toContain("20% OFF");
 
-    const past = await promote(cookie, { intent: "sale", product: PRODUCT.handle, label: "Launch week", endsAt: utcField(Date.now() - 60_000) });
+    const past = await promote(cookie, {
+      intent: "sale",
+      product: PRODUCT.handle,
+      label: "Launch week",
+      endsAt: utcField(Date.now() - 60_000),
+    });
     expect(past.status).toBe(400);
     expect(await past.text()).toContain("The sale must end in the future");
-    expect((await promote(cookie, { intent: "sale", product: PRODUCT.handle, label: "Launch week", endsAt: "next tuesday" })).status).toBe(400);
-    expect((await promote(cookie, { intent: "sale", product: "no-such-product", label: "Launch week", endsAt: utcField(Date.now() + 86_400_000) })).status).toBe(404);
+    expect((await promote(cookie, { intent: "sale", product: PRODUCT.handle, label: "Launch week", endsAt: "next tuesday" })).status).toBe(
+      400,
+    );
+    expect(
+      (
+        await promote(cookie, {
+          intent: "sale",
+          product: "no-such-product",
+          label: "Launch week",
+          endsAt: utcField(Date.now() + 86_400_000),
+        })
+      ).status,
+    ).toBe(404);
 
     const endsAt = utcField(Date.now() + 2 * 86_400_000);
     expect((await promote(cookie, { intent: "sale", product: PRODUCT.handle, label: "Launch week", endsAt })).status).toBe(200);
@@ -67,11 +85,19 @@ describe("the sale box", () => {
     expect(running).toContain('data-testid="sale-box"');
     expect(running).toContain("Launch week");
     expect(running).toContain(`dateTime="${endsAt}:00.000Z"`);
-    expect(await db.select().from(auditLog).where(eq(auditLog.subject, `product:${PRODUCT.id}`)).all()).toMatchObject([{ action: "storefront.sale" }]);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.subject, `product:${PRODUCT.id}`))
+        .all(),
+    ).toMatchObject([{ action: "storefront.sale" }]);
 
     // Ending in four minutes: no copy of the page, fresh or stale, is kept past the end.
     const soon = Date.now() + 4 * 60_000 + 30_000;
-    expect((await promote(cookie, { intent: "sale", product: PRODUCT.handle, label: "Last minutes", endsAt: utcField(soon) })).status).toBe(200);
+    expect((await promote(cookie, { intent: "sale", product: PRODUCT.handle, label: "Last minutes", endsAt: utcField(soon) })).status).toBe(
+      200,
+    );
     const closing = await call(PAGE);
     const cacheControl = closing.headers.get("Cache-Control") ?? "";
     const maxAge = Number(/max-age=(\d+)/.exec(cacheControl)?.[1]);

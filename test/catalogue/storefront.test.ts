@@ -4,7 +4,17 @@ import { statusUpdates } from "~/server/platform/db/schema.server";
 import { call, cookieFrom, createAccount, db, signIn, unique } from "../helpers";
 import ogImage from "../../public/images/og.png?inline";
 
-const PUBLIC_PAGES = ["/", "/products", "/product/vertex-rust", "/status", "/support", "/affiliate", "/sitemap.xml", "/robots.txt", "/api/upsell"];
+const PUBLIC_PAGES = [
+  "/",
+  "/products",
+  "/product/vertex-rust",
+  "/status",
+  "/support",
+  "/affiliate",
+  "/sitemap.xml",
+  "/robots.txt",
+  "/api/upsell",
+];
 
 describe("edge caching", () => {
   for (const path of PUBLIC_PAGES) {
@@ -65,7 +75,9 @@ describe("status page", () => {
   it("lists the 10 latest updates, newest first, with the specification's date format", async () => {
     const base = Date.UTC(2026, 0, 1, 9, 7);
     for (let i = 0; i < 12; i++) {
-      await db.insert(statusUpdates).values({ title: `Update number ${i}`, description: "d", type: "update", createdAt: base + i * 60_000 });
+      await db
+        .insert(statusUpdates)
+        .values({ title: `Update number ${i}`, description: "d", type: "update", createdAt: base + i * 60_000 });
     }
     const html = await (await call(`/status?list=${unique("l")}`)).text();
     const recent = html.slice(html.indexOf("Recent Updates"));
@@ -132,7 +144,16 @@ describe("status per product", () => {
     const cookie = await signIn(admin, unique("ip"));
     await call("/status");
     await call("/product/vertex-rust");
-    const posted = await call("/status", { form: { title: `Detected ${unique("d")}`, description: "Do not play until the next update", type: "incident", product: RUST, productStatus: "detected" }, cookie });
+    const posted = await call("/status", {
+      form: {
+        title: `Detected ${unique("d")}`,
+        description: "Do not play until the next update",
+        type: "incident",
+        product: RUST,
+        productStatus: "detected",
+      },
+      cookie,
+    });
     expect(posted.status).toBe(200);
     const html = await (await call("/status")).text();
     expect(badgeOf(html, "Vertex Rust")).toBe("Detected");
@@ -141,7 +162,10 @@ describe("status per product", () => {
     expect(product).not.toContain("Status: Undetected");
 
     // Back to Undetected with a later post; another product's badge never moved.
-    await call("/status", { form: { title: `Fixed ${unique("f")}`, description: "Safe again", product: RUST, productStatus: "undetected" }, cookie });
+    await call("/status", {
+      form: { title: `Fixed ${unique("f")}`, description: "Safe again", product: RUST, productStatus: "undetected" },
+      cookie,
+    });
     const after = await (await call("/status")).text();
     expect(badgeOf(after, "Vertex Rust")).toBe("Undetected");
     expect(await (await call("/product/vertex-rust")).text()).toContain("Status: Undetected. See the status page");
@@ -151,8 +175,14 @@ describe("status per product", () => {
   it("changes no product's status with a maintenance post that sets none", async () => {
     const admin = await createAccount({ admin: true });
     const cookie = await signIn(admin, unique("ip"));
-    await call("/status", { form: { title: `Rust fine ${unique("r")}`, description: "All good", product: RUST, productStatus: "undetected" }, cookie });
-    const posted = await call("/status", { form: { title: `Maintenance ${unique("m")}`, description: "Servers restart tonight", type: "maintenance", product: RUST }, cookie });
+    await call("/status", {
+      form: { title: `Rust fine ${unique("r")}`, description: "All good", product: RUST, productStatus: "undetected" },
+      cookie,
+    });
+    const posted = await call("/status", {
+      form: { title: `Maintenance ${unique("m")}`, description: "Servers restart tonight", type: "maintenance", product: RUST },
+      cookie,
+    });
     expect(posted.status).toBe(200);
     const html = await (await call("/status")).text();
     expect(badgeOf(html, "Vertex Rust")).toBe("Undetected");
@@ -164,7 +194,10 @@ describe("status per product", () => {
     const noProduct = await call("/status", { form: { title: "x", description: "y", productStatus: "down" }, cookie });
     expect(noProduct.status).toBe(400);
     expect(await noProduct.text()).toContain("Choose the product whose status changes");
-    const unknown = await call("/status", { form: { title: "x", description: "y", product: "gid://shopify/Product/1", productStatus: "down" }, cookie });
+    const unknown = await call("/status", {
+      form: { title: "x", description: "y", product: "gid://shopify/Product/1", productStatus: "down" },
+      cookie,
+    });
     expect(unknown.status).toBe(400);
     expect(await unknown.text()).toContain("This product is not in the catalogue");
     const badStatus = await call("/status", { form: { title: "x", description: "y", product: RUST, productStatus: "working" }, cookie });
@@ -195,7 +228,12 @@ describe("search engines and sharing", () => {
     const ld = JSON.parse(json!);
     expect(ld["@type"]).toBe("Product");
     expect(ld.offers).toHaveLength(3);
-    expect(ld.offers[1]).toMatchObject({ "@type": "Offer", price: "89.99", priceCurrency: "USD", availability: "https://schema.org/InStock" });
+    expect(ld.offers[1]).toMatchObject({
+      "@type": "Offer",
+      price: "89.99",
+      priceCurrency: "USD",
+      availability: "https://schema.org/InStock",
+    });
   });
 
   it("shows the product's thumbnails from small renditions and only the main picture at full size", async () => {
@@ -282,7 +320,9 @@ describe("first paint", () => {
       const hints = [...html.matchAll(/<link rel="modulepreload-after-paint" href="([^"]+)"/g)].map((m) => m[1]);
       expect(hints.length).toBeGreaterThan(0);
       // React Router's module script is still there, inert, followed by the loader that starts it.
-      const held = /<script nonce="([^"]+)" type="text\/x-after-paint">([^<]*)<\/script><script nonce="([^"]+)">([^<]*)<\/script>/.exec(html);
+      const held = /<script nonce="([^"]+)" type="text\/x-after-paint">([^<]*)<\/script><script nonce="([^"]+)">([^<]*)<\/script>/.exec(
+        html,
+      );
       expect(held).not.toBeNull();
       const [, heldNonce, moduleSource, loaderNonce, loader] = held!;
       expect(moduleSource).toMatch(/import \* as route0 from "[^"]+";/);

@@ -22,7 +22,10 @@ function upgrade(headers: Record<string, string>) {
 interface Client {
   ws: WebSocket;
   frames: ServerFrame[];
-  next<T extends ServerFrame["type"]>(type: T, match?: (frame: Extract<ServerFrame, { type: T }>) => boolean): Promise<Extract<ServerFrame, { type: T }>>;
+  next<T extends ServerFrame["type"]>(
+    type: T,
+    match?: (frame: Extract<ServerFrame, { type: T }>) => boolean,
+  ): Promise<Extract<ServerFrame, { type: T }>>;
   send(frame: unknown): void;
 }
 
@@ -88,10 +91,17 @@ describe("chat room", () => {
 
   it("takes the author from the session, never from the message or spoofed headers", async () => {
     const account = await createAccount();
-    const response = await upgrade({ Origin: ORIGIN, Cookie: await signIn(account, unique("ip")), "X-Chat-Member-Id": "someone-else", "X-Chat-Member-Name": "admin" });
+    const response = await upgrade({
+      Origin: ORIGIN,
+      Cookie: await signIn(account, unique("ip")),
+      "X-Chat-Member-Id": "someone-else",
+      "X-Chat-Member-Name": "admin",
+    });
     const ws = response.webSocket!;
     ws.accept();
-    const history = await new Promise<ServerFrame | null>((resolve) => ws.addEventListener("message", (e) => resolve(parseServerFrame(e.data)), { once: true }));
+    const history = await new Promise<ServerFrame | null>((resolve) =>
+      ws.addEventListener("message", (e) => resolve(parseServerFrame(e.data)), { once: true }),
+    );
     expect(history).toMatchObject({ type: "history", you: { userId: account.id, username: account.username } });
     ws.send(JSON.stringify({ type: "send", content: "hello", userId: "someone-else", username: "admin" }));
     const posted = await new Promise<ServerFrame>((resolve) =>
@@ -120,7 +130,13 @@ describe("chat room", () => {
     await runInDurableObject(room(), async (_instance, state) => {
       const base = Date.now();
       for (let i = 0; i < 120; i++) {
-        state.storage.sql.exec("insert into messages (user_id, username, content, created_at) values (?, ?, ?, ?)", "seed", "seeder", `seed-${i}`, base + i);
+        state.storage.sql.exec(
+          "insert into messages (user_id, username, content, created_at) values (?, ?, ?, ?)",
+          "seed",
+          "seeder",
+          `seed-${i}`,
+          base + i,
+        );
       }
     });
     const member = await join();
@@ -139,7 +155,10 @@ describe("chat room", () => {
     expect(await member.next("error")).toMatchObject({ action: "send", message: "Message cannot be empty" });
     member.send({ type: "send", content: "x".repeat(MAX_MESSAGE_LENGTH + 1) });
     expect((await member.next("error")).message).toMatch(/at most 1000 characters/);
-    const count = await runInDurableObject(room(), (_i, state) => state.storage.sql.exec("select count(*) as n from messages where user_id = ?", member.id).one().n);
+    const count = await runInDurableObject(
+      room(),
+      (_i, state) => state.storage.sql.exec("select count(*) as n from messages where user_id = ?", member.id).one().n,
+    );
     expect(count).toBe(0);
     member.ws.close();
   });
@@ -162,7 +181,10 @@ describe("chat room", () => {
     const { message } = await bob.next("message");
     bob.send({ type: "delete", id: message.id });
     expect(await bob.next("error")).toMatchObject({ action: "delete", message: "You can only delete your own messages" });
-    const stillThere = await runInDurableObject(room(), (_i, state) => state.storage.sql.exec("select count(*) as n from messages where id = ?", message.id).one().n);
+    const stillThere = await runInDurableObject(
+      room(),
+      (_i, state) => state.storage.sql.exec("select count(*) as n from messages where id = ?", message.id).one().n,
+    );
     expect(stillThere).toBe(1);
 
     alice.send({ type: "delete", id: message.id });
@@ -194,7 +216,10 @@ describe("chat room", () => {
     alice.send({ type: "send", content: "done typing" });
     await bob.next("typing", (f) => !f.members.some((m) => m.userId === alice.id));
     // Typing is never stored with the messages.
-    const stored = await runInDurableObject(room(), (_i, state) => state.storage.sql.exec("select count(*) as n from messages where user_id = ?", alice.id).one().n);
+    const stored = await runInDurableObject(
+      room(),
+      (_i, state) => state.storage.sql.exec("select count(*) as n from messages where user_id = ?", alice.id).one().n,
+    );
     expect(stored).toBe(1);
     alice.ws.close();
     bob.ws.close();
@@ -231,7 +256,11 @@ describe("chat room", () => {
       ["delete without id", json({ type: "delete" }), unknownMessage],
       ["delete with a string id", json({ type: "delete", id: "1" }), unknownMessage],
       ["delete with a fractional id", json({ type: "delete", id: 1.5 }), unknownMessage],
-      ["content too long", json({ type: "send", content: "x".repeat(MAX_MESSAGE_LENGTH + 1) }), { action: "send", message: `Messages can be at most ${MAX_MESSAGE_LENGTH} characters` }],
+      [
+        "content too long",
+        json({ type: "send", content: "x".repeat(MAX_MESSAGE_LENGTH + 1) }),
+        { action: "send", message: `Messages can be at most ${MAX_MESSAGE_LENGTH} characters` },
+      ],
       ["frame too long", json({ type: "send", content: "x".repeat(MAX_FRAME_LENGTH) }), tooLarge],
       ["binary frame", new TextEncoder().encode(json({ type: "send", content: "binary" })), tooLarge],
     ];
@@ -241,7 +270,10 @@ describe("chat room", () => {
       expect(await member.next("error"), label).toEqual({ type: "error", ...answer });
     }
     expect(await room().rejectedFrames()).toBe(rejectedBefore + cases.length);
-    const stored = await runInDurableObject(room(), (_i, state) => state.storage.sql.exec("select count(*) as n from messages where user_id = ?", member.id).one().n);
+    const stored = await runInDurableObject(
+      room(),
+      (_i, state) => state.storage.sql.exec("select count(*) as n from messages where user_id = ?", member.id).one().n,
+    );
     expect(stored).toBe(0);
 
     // The socket is still open and the member can chat; a good frame is not counted.

@@ -22,7 +22,8 @@ function freshNet() {
     mine: (address: string, blocks?: number) => control<{ tip: number; height: number }>("mine", { address, blocks }),
     drop: (txid: string) => control("drop", { txid }),
     behave: (address: string, behaviour: string) => control("behaviour", { address, behaviour }),
-    hits: async (address: string) => ((await (await fetch(`${stub}/_control/hits/${net}/${encodeURIComponent(address)}`)).json()) as { hits: number }).hits,
+    hits: async (address: string) =>
+      ((await (await fetch(`${stub}/_control/hits/${net}/${encodeURIComponent(address)}`)).json()) as { hits: number }).hits,
   };
 }
 
@@ -48,7 +49,9 @@ const txid = (n: number) => n.toString(16).padStart(64, "0");
 function esploraTx(n: number, outputs: [string | undefined, number][], height: number | null) {
   return {
     txid: txid(n),
-    vout: outputs.map(([address, value]) => (address === undefined ? { scriptpubkey_type: "op_return", value } : { scriptpubkey_address: address, value })),
+    vout: outputs.map(([address, value]) =>
+      address === undefined ? { scriptpubkey_type: "op_return", value } : { scriptpubkey_address: address, value },
+    ),
     status: height === null ? { confirmed: false } : { confirmed: true, block_height: height, block_time: 1_700_000_000 },
   };
 }
@@ -120,7 +123,12 @@ describe("Esplora chain adapter (against the local explorer stand-in)", () => {
     const payments = await net.chain().paymentsTo(address);
     expect(new Set(payments.map((p) => p.txid)).size).toBe(32);
     expect(payments.filter((p) => p.height === 101)).toHaveLength(30);
-    expect(payments.filter((p) => p.height === null).map((p) => p.units).sort()).toEqual([98_000, 99_000]);
+    expect(
+      payments
+        .filter((p) => p.height === null)
+        .map((p) => p.units)
+        .sort(),
+    ).toEqual([98_000, 99_000]);
     expect(payments.reduce((sum, p) => sum + p.units, 0)).toBe(30 * 1_000 + (29 * 30) / 2 + 99_000 + 98_000);
     expect(await net.hits(address)).toBe(2); // the first page, then /txs/chain/<last txid seen>
   });
@@ -153,23 +161,29 @@ describe("Esplora chain adapter (against the local explorer stand-in)", () => {
     const path = `/address/${address}/txs`;
 
     await net.behave(address, "down");
-    const down = await net.chain().paymentsTo(address).catch((e: unknown) => e);
+    const down = await net
+      .chain()
+      .paymentsTo(address)
+      .catch((e: unknown) => e);
     expect(down).toBeInstanceOf(ChainUnavailable);
     expect((down as Error).message).toBe(`Chain explorer: GET ${path} answered HTTP 503`);
 
     await net.behave(address, "garbage");
-    await expect(net.chain().paymentsTo(address)).rejects.toThrow(new ChainUnavailable(`Chain explorer: GET ${path} answered an unexpected value`));
+    await expect(net.chain().paymentsTo(address)).rejects.toThrow(
+      new ChainUnavailable(`Chain explorer: GET ${path} answered an unexpected value`),
+    );
 
     await net.behave(address, "slow");
     const started = Date.now();
-    await expect(net.chain(300).paymentsTo(address)).rejects.toThrow(new ChainUnavailable(`Chain explorer: GET ${path} did not answer within 300 ms`));
+    await expect(net.chain(300).paymentsTo(address)).rejects.toThrow(
+      new ChainUnavailable(`Chain explorer: GET ${path} did not answer within 300 ms`),
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
 
     await net.behave(address, "ok");
     expect(await net.chain().paymentsTo(address)).toHaveLength(1);
     expect(await net.hits(address)).toBe(4);
   });
-
 });
 
 describe("Esplora chain adapter (answers the stand-in does not give)", () => {
@@ -180,8 +194,23 @@ describe("Esplora chain adapter (answers the stand-in does not give)", () => {
     const { fetcher } = canned({
       [`/api/address/${address}/txs`]: () =>
         Response.json([
-          esploraTx(1, [["bc1qsomeoneelse", 90_000], ["bc1qchange", 9_000]], null), // a spend from the address
-          esploraTx(2, [[undefined, 0], [address, 5_000], ["bc1qchange", 1_234]], 840_000),
+          esploraTx(
+            1,
+            [
+              ["bc1qsomeoneelse", 90_000],
+              ["bc1qchange", 9_000],
+            ],
+            null,
+          ), // a spend from the address
+          esploraTx(
+            2,
+            [
+              [undefined, 0],
+              [address, 5_000],
+              ["bc1qchange", 1_234],
+            ],
+            840_000,
+          ),
           esploraTx(3, [[address, 0]], 839_999),
         ]),
     });
@@ -218,7 +247,9 @@ describe("Esplora chain adapter (answers the stand-in does not give)", () => {
   });
 
   it("throws ChainUnavailable when the explorer cannot be reached", async () => {
-    await expect(esploraChain(base, unreachable).tipHeight()).rejects.toThrow(new ChainUnavailable("Chain explorer: GET /blocks/tip/height failed: Network connection lost."));
+    await expect(esploraChain(base, unreachable).tipHeight()).rejects.toThrow(
+      new ChainUnavailable("Chain explorer: GET /blocks/tip/height failed: Network connection lost."),
+    );
   });
 
   it("reads the tip height from plain text, and refuses anything but a whole number", async () => {
@@ -233,7 +264,8 @@ describe("Esplora chain adapter (answers the stand-in does not give)", () => {
 describe("USD spot rates", () => {
   /** The adapter over a fetcher answering Coinbase's shape with `data` for every request. */
   const answering = (data: unknown, status = 200) => canned({ "/v2/prices/BTC-USD/spot": () => Response.json({ data }, { status }) });
-  const btcAt = (amount: string) => spotRates(DEFAULT_RATE_URL, answering({ amount, base: "BTC", currency: "USD" }).fetcher).usdCentsPerCoin("BTC");
+  const btcAt = (amount: string) =>
+    spotRates(DEFAULT_RATE_URL, answering({ amount, base: "BTC", currency: "USD" }).fetcher).usdCentsPerCoin("BTC");
 
   it("reads the price of each coin from the stand-in, in cents", async () => {
     const rates = spotRates(env.CRYPTO_RATE_URL);
@@ -243,7 +275,9 @@ describe("USD spot rates", () => {
   });
 
   it("asks Coinbase's spot price endpoint for the coin by default", async () => {
-    const { fetcher, asked } = canned({ "/v2/prices/LTC-USD/spot": () => Response.json({ data: { amount: "71.3", base: "LTC", currency: "USD" } }) });
+    const { fetcher, asked } = canned({
+      "/v2/prices/LTC-USD/spot": () => Response.json({ data: { amount: "71.3", base: "LTC", currency: "USD" } }),
+    });
     expect(await spotRates(DEFAULT_RATE_URL, fetcher).usdCentsPerCoin("LTC")).toBe(7_130);
     expect(asked).toEqual(["https://api.coinbase.com/v2/prices/LTC-USD/spot"]);
   });
@@ -271,11 +305,27 @@ describe("USD spot rates", () => {
       [() => btcAt("-5"), "amount is not a decimal"],
       [() => btcAt("1e5"), "amount is not a decimal"],
       [() => btcAt(" 67123.45"), "amount is not a decimal"],
-      [() => spotRates(DEFAULT_RATE_URL, answering({ amount: 67123.45, base: "BTC", currency: "USD" }).fetcher).usdCentsPerCoin("BTC"), "Invalid type: Expected string but received 67123.45"],
-      [() => spotRates(DEFAULT_RATE_URL, answering({ amount: "71.30", base: "LTC", currency: "USD" }).fetcher).usdCentsPerCoin("BTC"), "the price is for another coin"],
-      [() => spotRates(DEFAULT_RATE_URL, answering({ amount: "61000.00", base: "BTC", currency: "EUR" }).fetcher).usdCentsPerCoin("BTC"), "the price is not in US dollars"],
-      [() => spotRates(DEFAULT_RATE_URL, answering({ amount: "1.00", base: "BTC", currency: "USD" }, 503).fetcher).usdCentsPerCoin("BTC"), "HTTP 503"],
-      [() => spotRates(DEFAULT_RATE_URL, canned({ "/v2/prices/BTC-USD/spot": () => new Response("<html>") }).fetcher).usdCentsPerCoin("BTC"), "the answer is not JSON"],
+      [
+        () => spotRates(DEFAULT_RATE_URL, answering({ amount: 67123.45, base: "BTC", currency: "USD" }).fetcher).usdCentsPerCoin("BTC"),
+        "Invalid type: Expected string but received 67123.45",
+      ],
+      [
+        () => spotRates(DEFAULT_RATE_URL, answering({ amount: "71.30", base: "LTC", currency: "USD" }).fetcher).usdCentsPerCoin("BTC"),
+        "the price is for another coin",
+      ],
+      [
+        () => spotRates(DEFAULT_RATE_URL, answering({ amount: "61000.00", base: "BTC", currency: "EUR" }).fetcher).usdCentsPerCoin("BTC"),
+        "the price is not in US dollars",
+      ],
+      [
+        () => spotRates(DEFAULT_RATE_URL, answering({ amount: "1.00", base: "BTC", currency: "USD" }, 503).fetcher).usdCentsPerCoin("BTC"),
+        "HTTP 503",
+      ],
+      [
+        () =>
+          spotRates(DEFAULT_RATE_URL, canned({ "/v2/prices/BTC-USD/spot": () => new Response("<html>") }).fetcher).usdCentsPerCoin("BTC"),
+        "the answer is not JSON",
+      ],
       [() => spotRates(DEFAULT_RATE_URL, unreachable).usdCentsPerCoin("BTC"), "Network connection lost."],
     ];
     for (const [price, reason] of failures) {

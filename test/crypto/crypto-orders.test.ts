@@ -6,7 +6,17 @@ import { describe, expect, it, vi } from "vitest";
 import { MAX_OPEN_ORDERS_PER_MEMBER } from "~/server/crypto/crypto-orders.server";
 import { EXPIRY_GRACE_MS } from "~/server/crypto/crypto-watch.server";
 import { parseAccountKey, receiveAddress } from "~/server/crypto/wallet.server";
-import { auditLog, cryptoOrders, licences, mailOutbox, productCodes, resellerAccounts, resellerLedger, userSubscriptions, walletCursors } from "~/server/platform/db/schema.server";
+import {
+  auditLog,
+  cryptoOrders,
+  licences,
+  mailOutbox,
+  productCodes,
+  resellerAccounts,
+  resellerLedger,
+  userSubscriptions,
+  walletCursors,
+} from "~/server/platform/db/schema.server";
 import worker from "../../workers/app";
 import { call, createAccount, cryptoKeySent, db, ORIGIN, runQueue, signIn, unique } from "../helpers";
 
@@ -18,23 +28,34 @@ const MONTH_IN_SATS = 89_990;
 
 /** The audit entries written when the watcher flagged an order for review. */
 const reviewAudits = (orderNumber: string) =>
-  db.select().from(auditLog).where(and(eq(auditLog.subject, `crypto:${orderNumber}`), eq(auditLog.action, "crypto-order.review"))).all();
+  db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.subject, `crypto:${orderNumber}`), eq(auditLog.action, "crypto-order.review")))
+    .all();
 
 const STUB = env.CRYPTO_BTC_EXPLORER_URL.replace(/\/btc$/, "");
 const NET = { BTC: "btc", LTC: "ltc" } as const;
 
 async function chain(path: string, body: object): Promise<{ txid?: string }> {
-  const response = await fetch(`${STUB}/_control/${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${STUB}/_control/${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`stub ${path}: ${response.status}`);
   return response.json();
 }
 
 type Row = typeof cryptoOrders.$inferSelect;
-const pay = async (order: Row, units: number) => (await chain("pay", { net: NET[order.cryptoType], address: order.walletAddress, units })).txid!;
+const pay = async (order: Row, units: number) =>
+  (await chain("pay", { net: NET[order.cryptoType], address: order.walletAddress, units })).txid!;
 const mine = (order: Row, blocks = 1) => chain("mine", { net: NET[order.cryptoType], address: order.walletAddress, blocks });
 const drop = (order: Row, txid: string) => chain("drop", { net: NET[order.cryptoType], txid });
-const behave = (order: Row, behaviour: "ok" | "down" | "garbage") => chain("behaviour", { net: NET[order.cryptoType], address: order.walletAddress, behaviour });
-const hits = async (order: Row) => ((await (await fetch(`${STUB}/_control/hits/${NET[order.cryptoType]}/${order.walletAddress}`)).json()) as { hits: number }).hits;
+const behave = (order: Row, behaviour: "ok" | "down" | "garbage") =>
+  chain("behaviour", { net: NET[order.cryptoType], address: order.walletAddress, behaviour });
+const hits = async (order: Row) =>
+  ((await (await fetch(`${STUB}/_control/hits/${NET[order.cryptoType]}/${order.walletAddress}`)).json()) as { hits: number }).hits;
 
 /** The Worker answering with some settings changed, as a shop configured otherwise would. */
 const fetchWith = (overrides: Partial<Env>, request: Request) =>
@@ -47,7 +68,10 @@ async function member() {
 
 const api = async (form: Record<string, string>, cookie?: string) => {
   const response = await call("/api/crypto-orders", { form, cookie });
-  return { status: response.status, body: (await response.json()) as { ok: boolean; message?: string; order?: Record<string, unknown> & { orderNumber: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { ok: boolean; message?: string; order?: Record<string, unknown> & { orderNumber: string } },
+  };
 };
 
 const row = async (orderNumber: string) => (await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, orderNumber)).get())!;
@@ -64,7 +88,9 @@ async function open(cookie: string, variantId = MONTH, coin = "BTC") {
  */
 async function track(order: Row, cookie: string, overrides: Partial<Env> = {}) {
   await db.update(cryptoOrders).set({ checkedAt: null }).where(eq(cryptoOrders.id, order.id));
-  const request = new Request(`${ORIGIN}/dashboard/crypto-tracker?order=${encodeURIComponent(order.orderNumber)}`, { headers: { Cookie: cookie, "CF-Connecting-IP": "198.51.100.1" } });
+  const request = new Request(`${ORIGIN}/dashboard/crypto-tracker?order=${encodeURIComponent(order.orderNumber)}`, {
+    headers: { Cookie: cookie, "CF-Connecting-IP": "198.51.100.1" },
+  });
   const response = await fetchWith(overrides, request);
   expect(response.status).toBe(200);
   return { html: visible(await response.text()), order: await row(order.orderNumber) };
@@ -81,7 +107,11 @@ async function sweep(order: Row) {
 const visible = (html: string) => html.replaceAll("<!-- -->", "");
 
 /** Moves the order's quote into the past, beyond the grace for payments nobody looked for yet. */
-const expire = (order: Row) => db.update(cryptoOrders).set({ expiresAt: Date.now() - EXPIRY_GRACE_MS - 1000 }).where(eq(cryptoOrders.id, order.id));
+const expire = (order: Row) =>
+  db
+    .update(cryptoOrders)
+    .set({ expiresAt: Date.now() - EXPIRY_GRACE_MS - 1000 })
+    .where(eq(cryptoOrders.id, order.id));
 
 async function stock(variantId = MONTH) {
   const code = `STOCK-${unique("k").toUpperCase()}`;
@@ -98,7 +128,14 @@ describe("crypto orders on chain", () => {
     const opened = await api({ variantId: MONTH, coin: "BTC" }, cookie);
     const view = opened.body.order!;
     const order = await row(view.orderNumber);
-    expect(view).toMatchObject({ status: "pending", coin: "BTC", amountCents: 8999, amountUnits: MONTH_IN_SATS, rateCents: 10_000_000, rateIsDemo: false });
+    expect(view).toMatchObject({
+      status: "pending",
+      coin: "BTC",
+      amountCents: 8999,
+      amountUnits: MONTH_IN_SATS,
+      rateCents: 10_000_000,
+      rateIsDemo: false,
+    });
     const wallet = parseAccountKey("BTC", env.CRYPTO_BTC_XPUB);
     if (!wallet.ok) throw new Error(wallet.problem.message);
     expect(order.walletAddress).toBe(receiveAddress(wallet.value, order.addressIndex!));
@@ -120,7 +157,10 @@ describe("crypto orders on chain", () => {
     const first = await open((await member()).cookie);
     await db.delete(walletCursors).where(eq(walletCursors.account, first.walletAccount!));
     const next = await open((await member()).cookie);
-    const [highest] = await db.select({ index: max(cryptoOrders.addressIndex) }).from(cryptoOrders).where(and(eq(cryptoOrders.walletAccount, first.walletAccount!), ne(cryptoOrders.id, next.id)));
+    const [highest] = await db
+      .select({ index: max(cryptoOrders.addressIndex) })
+      .from(cryptoOrders)
+      .where(and(eq(cryptoOrders.walletAccount, first.walletAccount!), ne(cryptoOrders.id, next.id)));
     expect(next.addressIndex).toBe(highest!.index! + 1);
     expect(await open((await member()).cookie)).toMatchObject({ addressIndex: next.addressIndex! + 1 });
   });
@@ -147,7 +187,10 @@ describe("crypto orders on chain", () => {
     expect(done.html).toContain(code);
     const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, account.email)).all();
     expect(mail.filter((m) => m.textBody.includes(code))).toHaveLength(1);
-    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get()).toMatchObject({ status: "active", variantTitle: "30 Days" });
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).get()).toMatchObject({
+      status: "active",
+      variantTitle: "30 Days",
+    });
     expect(await db.select().from(licences).where(eq(licences.key, code)).get()).toMatchObject({ ownerEmail: account.email });
   });
 
@@ -194,7 +237,9 @@ describe("crypto orders on chain", () => {
     await track(order, cookie);
     await cryptoKeySent(order.id);
     expect(await row(order.orderNumber)).toMatchObject({ status: "complete", review: "overpaid" });
-    expect(await reviewAudits(order.orderNumber)).toEqual([expect.objectContaining({ actorUserId: null, detail: expect.stringContaining('"review":"overpaid"') })]);
+    expect(await reviewAudits(order.orderNumber)).toEqual([
+      expect.objectContaining({ actorUserId: null, detail: expect.stringContaining('"review":"overpaid"') }),
+    ]);
     // The buyer is told how much was over and what becomes of it.
     const tracked = (await track(order, cookie)).html;
     expect(tracked).toContain("You sent 0.0008999 BTC more than was due (about $89.99 at the quoted rate).");
@@ -214,7 +259,10 @@ describe("crypto orders on chain", () => {
   it("are read for late money by the tracker only in the day after the quote ran out; later, by the cron's sweep", async () => {
     const { cookie } = await member();
     const order = await open(cookie);
-    await db.update(cryptoOrders).set({ expiresAt: Date.now() - 25 * 60 * 60_000 }).where(eq(cryptoOrders.id, order.id));
+    await db
+      .update(cryptoOrders)
+      .set({ expiresAt: Date.now() - 25 * 60 * 60_000 })
+      .where(eq(cryptoOrders.id, order.id));
     const expired = await track(order, cookie);
     expect(expired.order.status).toBe("expired");
     expect(expired.html).not.toContain("keep this page open");
@@ -248,7 +296,13 @@ describe("crypto orders on chain", () => {
     await cryptoKeySent(order.id);
     const [key] = await db.select().from(productCodes).where(eq(productCodes.orderId, order.orderNumber)).all();
     expect(await row(order.orderNumber)).toMatchObject({ status: "complete", productCode: key!.code, review: null });
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.subject, `crypto:${order.orderNumber}`), eq(auditLog.action, "crypto-order.fulfil"))).get()).toBeDefined();
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.subject, `crypto:${order.orderNumber}`), eq(auditLog.action, "crypto-order.fulfil")))
+        .get(),
+    ).toBeDefined();
   });
 
   it("flag an order still underpaid when its quote runs out; the admin may cancel it once refunded", async () => {
@@ -261,11 +315,16 @@ describe("crypto orders on chain", () => {
     expect(short.order).toMatchObject({ status: "expired", review: "underpaid" });
     // Flagged once: reading the order again writes no second entry.
     await track(order, cookie);
-    expect(await reviewAudits(order.orderNumber)).toEqual([expect.objectContaining({ detail: expect.stringContaining('"review":"underpaid"') })]);
+    expect(await reviewAudits(order.orderNumber)).toEqual([
+      expect.objectContaining({ detail: expect.stringContaining('"review":"underpaid"') }),
+    ]);
     expect(short.html).toContain("The quote ran out with 0.0001 BTC of 0.0008999 BTC received");
     const adminCookie = await admin();
     expect(await (await call("/dashboard/manage-codes", { cookie: adminCookie })).text()).toContain("Underpaid, expired");
-    expect((await adminQueue({ intent: "cancel", orderId: order.id, seen: String((await row(order.orderNumber)).updatedAt) }, adminCookie)).status).toBe(200);
+    expect(
+      (await adminQueue({ intent: "cancel", orderId: order.id, seen: String((await row(order.orderNumber)).updatedAt) }, adminCookie))
+        .status,
+    ).toBe(200);
     expect(await row(order.orderNumber)).toMatchObject({ status: "cancelled", review: null });
   });
 
@@ -274,7 +333,10 @@ describe("crypto orders on chain", () => {
     const order = await open(cookie);
     await pay(order, MONTH_IN_SATS);
     expect((await track(order, cookie)).order.status).toBe("processing");
-    await db.update(cryptoOrders).set({ expiresAt: Date.now() - 25 * 60 * 60_000 }).where(eq(cryptoOrders.id, order.id));
+    await db
+      .update(cryptoOrders)
+      .set({ expiresAt: Date.now() - 25 * 60 * 60_000 })
+      .where(eq(cryptoOrders.id, order.id));
     // The tracker reads the chain only for open orders; this one still is.
     expect((await track(order, cookie)).order).toMatchObject({ status: "paid-late", review: "paid-late", paidAt: null });
     // From now on only the cron looks (hourly), not every tracker load.
@@ -317,7 +379,13 @@ describe("crypto orders on chain", () => {
     const keys = await db.select().from(productCodes).where(eq(productCodes.orderId, order.orderNumber)).all();
     expect(keys).toHaveLength(1);
     expect((await row(order.orderNumber)).productCode).toBe(keys[0]!.code);
-    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `crypto-key:${order.id}`)).all()).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(mailOutbox)
+        .where(eq(mailOutbox.dedupeKey, `crypto-key:${order.id}`))
+        .all(),
+    ).toHaveLength(1);
     expect(await db.select().from(licences).where(eq(licences.ownerEmail, account.email)).all()).toHaveLength(1);
   });
 
@@ -360,7 +428,10 @@ describe("crypto orders on chain", () => {
     const orders = await Promise.all([1, 2, 3].map(async () => open((await member()).cookie)));
     const numbers = orders.map((o) => o.orderNumber);
     const checkedAt = async () => {
-      const rows = await db.select({ orderNumber: cryptoOrders.orderNumber, checkedAt: cryptoOrders.checkedAt }).from(cryptoOrders).where(inArray(cryptoOrders.orderNumber, numbers));
+      const rows = await db
+        .select({ orderNumber: cryptoOrders.orderNumber, checkedAt: cryptoOrders.checkedAt })
+        .from(cryptoOrders)
+        .where(inArray(cryptoOrders.orderNumber, numbers));
       return numbers.map((n) => rows.find((r) => r.orderNumber === n)!.checkedAt);
     };
     await db.update(cryptoOrders).set({ checkedAt: null }).where(inArray(cryptoOrders.orderNumber, numbers));
@@ -394,7 +465,10 @@ describe("crypto orders on chain", () => {
       expect(html).not.toContain(order.walletAddress);
     }
     const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
-    for (const staff of [await admin(), support]) expect(await (await call(`/dashboard/crypto-tracker?order=${order.orderNumber}`, { cookie: staff })).text()).toContain(order.walletAddress);
+    for (const staff of [await admin(), support])
+      expect(await (await call(`/dashboard/crypto-tracker?order=${order.orderNumber}`, { cookie: staff })).text()).toContain(
+        order.walletAddress,
+      );
 
     // The key of a complete order is its buyer's: staff reveal it on the order's page, where the
     // reveal is audited, not here.
@@ -421,7 +495,14 @@ describe("crypto orders on chain", () => {
     await track(first, cookie);
     expect((await open(cookie)).orderNumber).not.toBe(first.orderNumber);
     // Orders with money on them are never reused, so each of these is a new one, up to the cap.
-    const openCount = async () => (await db.select().from(cryptoOrders).where(and(eq(cryptoOrders.userId, account.id), inArray(cryptoOrders.status, ["pending", "underpaid"]))).all()).length;
+    const openCount = async () =>
+      (
+        await db
+          .select()
+          .from(cryptoOrders)
+          .where(and(eq(cryptoOrders.userId, account.id), inArray(cryptoOrders.status, ["pending", "underpaid"])))
+          .all()
+      ).length;
     while ((await openCount()) < MAX_OPEN_ORDERS_PER_MEMBER) {
       const next = await open(cookie);
       await pay(next, 1);
@@ -452,7 +533,9 @@ describe("crypto orders on chain", () => {
     expect(done.order.status).toBe("complete");
     expect(done.html).toContain("$25.00 was added to your balance");
     expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get())?.balanceCents).toBe(2500);
-    expect(await db.select().from(resellerLedger).where(eq(resellerLedger.userId, account.id)).all()).toMatchObject([{ kind: "top-up", amountCents: 2500, reference: orderNumber }]);
+    expect(await db.select().from(resellerLedger).where(eq(resellerLedger.userId, account.id)).all()).toMatchObject([
+      { kind: "top-up", amountCents: 2500, reference: orderNumber },
+    ]);
     expect(await (await call("/dashboard/resell", { cookie })).text()).toContain("Crypto top-up");
   });
 
@@ -471,15 +554,26 @@ describe("crypto orders on chain", () => {
   });
 
   it("are not offered without a wallet: no crypto checkout, a refusal, and a warning for admins", async () => {
-    const off = { CRYPTO_BTC_XPUB: "", CRYPTO_LTC_XPUB: "zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE" };
-    const get = (path: string, cookie?: string) => fetchWith(off, new Request(`${ORIGIN}${path}`, { headers: cookie ? { Cookie: cookie } : {} }));
+    const off = {
+      CRYPTO_BTC_XPUB: "",
+      CRYPTO_LTC_XPUB: "zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE",
+    };
+    const get = (path: string, cookie?: string) =>
+      fetchWith(off, new Request(`${ORIGIN}${path}`, { headers: cookie ? { Cookie: cookie } : {} }));
     // (Each with a query of its own: the page cache keeps pages by address.)
     const product = await (await get("/product/vertex-rust?wallets=none")).text();
     expect(product).not.toContain("Pay with Cryptocurrency");
     expect(await (await call("/product/vertex-rust?wallets=set")).text()).toContain("Pay with Cryptocurrency");
 
     const { cookie } = await member();
-    const refused = await fetchWith(off, new Request(`${ORIGIN}/api/crypto-orders`, { method: "POST", headers: { Cookie: cookie, Origin: ORIGIN }, body: new URLSearchParams({ variantId: MONTH, coin: "BTC" }) }));
+    const refused = await fetchWith(
+      off,
+      new Request(`${ORIGIN}/api/crypto-orders`, {
+        method: "POST",
+        headers: { Cookie: cookie, Origin: ORIGIN },
+        body: new URLSearchParams({ variantId: MONTH, coin: "BTC" }),
+      }),
+    );
     expect(refused.status).toBe(503);
     expect(await refused.json()).toEqual({ ok: false, message: "BTC payments are not available right now" });
 

@@ -16,7 +16,12 @@ const CUSTOMERS = "/dashboard/customers";
 const SUSPENDED = "This account has been suspended. Contact support.";
 
 /** A page's text as a reader sees it: tags and React's text separators gone, spaces collapsed. */
-const textOf = (html: string) => html.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<!-- -->/g, "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+const textOf = (html: string) =>
+  html
+    .replace(/<script[\s\S]*?<\/script>/g, "")
+    .replace(/<!-- -->/g, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ");
 const page = async (path: string, cookie: string) => textOf(await (await call(path, { cookie })).text());
 const act = (id: string, form: Record<string, string>, cookie: string, ip?: string) => call(`${CUSTOMERS}/${id}`, { form, cookie, ip });
 const staff = async (role: "admin" | "support") => {
@@ -24,17 +29,34 @@ const staff = async (role: "admin" | "support") => {
   return { account, cookie: await signIn(account, unique("ip")) };
 };
 const auditsOf = (subject: string, action: string) =>
-  db.select().from(auditLog).where(and(eq(auditLog.subject, subject), eq(auditLog.action, action))).orderBy(desc(auditLog.id)).all();
-const login = (account: TestAccount, ip = unique("ip")) => call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip });
+  db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.subject, subject), eq(auditLog.action, action)))
+    .orderBy(desc(auditLog.id))
+    .all();
+const login = (account: TestAccount, ip = unique("ip")) =>
+  call("/auth", { form: { intent: "login", emailOrUsername: account.email, password: account.password }, ip });
 
 describe("who may open the customers pages", () => {
   it("refuses members with 403 on the pages, their data and every action", async () => {
     const target = await createAccount();
     const cookie = await signIn(await createAccount(), unique("ip"));
-    for (const path of [CUSTOMERS, `${CUSTOMERS}.data`, `${CUSTOMERS}/${target.id}`, `${CUSTOMERS}/${target.id}.data`, `${CUSTOMERS}/email/someone%40example.test`]) {
+    for (const path of [
+      CUSTOMERS,
+      `${CUSTOMERS}.data`,
+      `${CUSTOMERS}/${target.id}`,
+      `${CUSTOMERS}/${target.id}.data`,
+      `${CUSTOMERS}/email/someone%40example.test`,
+    ]) {
       expect([path, (await call(path, { cookie })).status]).toEqual([path, 403]);
     }
-    const forms: Record<string, string>[] = [{ intent: "ban", reason: "x" }, { intent: "role", role: "admin" }, { intent: "credit", amount: "10", request: crypto.randomUUID() }, { intent: "end-sessions", session: "" }];
+    const forms: Record<string, string>[] = [
+      { intent: "ban", reason: "x" },
+      { intent: "role", role: "admin" },
+      { intent: "credit", amount: "10", request: crypto.randomUUID() },
+      { intent: "end-sessions", session: "" },
+    ];
     for (const form of forms) {
       expect([form.intent, (await act(target.id, form, cookie)).status]).toEqual([form.intent, 403]);
     }
@@ -96,7 +118,12 @@ describe("the customer search", () => {
   it("finds an account by its e-mail (any case), the start of it, and its username", async () => {
     const target = await createAccount();
     const { cookie } = await staff("support");
-    for (const q of [target.email.toUpperCase(), target.email.slice(0, target.email.indexOf("@") + 2), target.username.toUpperCase(), target.username.slice(0, -2)]) {
+    for (const q of [
+      target.email.toUpperCase(),
+      target.email.slice(0, target.email.indexOf("@") + 2),
+      target.username.toUpperCase(),
+      target.username.slice(0, -2),
+    ]) {
       const html = await (await call(`${CUSTOMERS}?q=${encodeURIComponent(q)}`, { cookie })).text();
       expect([q, html.includes(`href="${CUSTOMERS}/${target.id}"`)]).toEqual([q, true]);
     }
@@ -176,7 +203,9 @@ describe("banning an account", () => {
     expect(banned.status).toBe(200);
     expect(await db.select().from(sessions).where(eq(sessions.userId, target.id)).all()).toEqual([]);
     expect((await call("/dashboard", { cookie: targetCookie })).status).toBe(302);
-    expect(await auditsOf(target.id, "customer.ban")).toMatchObject([{ actorUserId: admin.id, ip: "192.0.2.7", detail: expect.stringContaining("Chargeback fraud") }]);
+    expect(await auditsOf(target.id, "customer.ban")).toMatchObject([
+      { actorUserId: admin.id, ip: "192.0.2.7", detail: expect.stringContaining("Chargeback fraud") },
+    ]);
     expect(await page(`${CUSTOMERS}/${target.id}`, cookie)).toContain("Chargeback fraud");
     expect((await act(target.id, { intent: "ban", reason: "again" }, cookie)).status).toBe(409);
 
@@ -247,7 +276,8 @@ describe("banning an account", () => {
     const refused = await act(other.id, { intent: "ban", reason: "coup" }, cookie);
     expect(refused.status).toBe(409);
     expect(await refused.text()).toContain("make them a member first");
-    for (const id of [admin.id, other.id]) expect((await db.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.id, id)).get())!.bannedAt).toBeNull();
+    for (const id of [admin.id, other.id])
+      expect((await db.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.id, id)).get())!.bannedAt).toBeNull();
   });
 });
 
@@ -283,7 +313,9 @@ describe("crediting a reseller's balance (moved here from the reseller panel)", 
     expect(response.status).toBe(200);
     expect(await response.text()).toContain("$100.25");
     expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, target.id)).get())!.balanceCents).toBe(10_025);
-    expect(await db.select().from(resellerLedger).where(eq(resellerLedger.userId, target.id)).all()).toMatchObject([{ kind: "credit", amountCents: 10_025, reference: request }]);
+    expect(await db.select().from(resellerLedger).where(eq(resellerLedger.userId, target.id)).all()).toMatchObject([
+      { kind: "credit", amountCents: 10_025, reference: request },
+    ]);
     expect(await auditsOf(target.id, "reseller.credit")).toMatchObject([{ actorUserId: admin.id, ip: "192.0.2.9" }]);
     const text = await page(`${CUSTOMERS}/${target.id}`, cookie);
     expect(text).toContain("$100.25");
@@ -359,7 +391,9 @@ describe("assigning roles", () => {
   it("refuses an admin's change of their own role", async () => {
     const { account: admin, cookie } = await staff("admin");
     expect((await act(admin.id, { intent: "role", role: "member" }, cookie)).status).toBe(403);
-    expect(await db.select({ role: userRoles.role }).from(userRoles).where(eq(userRoles.userId, admin.id)).get()).toEqual({ role: "admin" });
+    expect(await db.select({ role: userRoles.role }).from(userRoles).where(eq(userRoles.userId, admin.id)).get()).toEqual({
+      role: "admin",
+    });
   });
 });
 
@@ -368,24 +402,46 @@ describe("audited events", () => {
     const { account: support } = await staff("support");
     const member = await createAccount();
     await signIn(member, unique("ip"));
-    expect(await auditsOf(support.id, "staff.sign-in")).toMatchObject([{ actorUserId: support.id, detail: JSON.stringify({ role: "support" }) }]);
+    expect(await auditsOf(support.id, "staff.sign-in")).toMatchObject([
+      { actorUserId: support.id, detail: JSON.stringify({ role: "support" }) },
+    ]);
     expect(await auditsOf(member.id, "staff.sign-in")).toEqual([]);
   });
 
   it("records webhook deliveries refused for a bad signature or an oversized body, once a minute per sender, under a fixed subject", async () => {
     const topic = `orders/${unique("topic")}`;
     const ip = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
-    const headers = { "X-Shopify-Topic": topic, "X-Shopify-Hmac-Sha256": "forged", "Content-Type": "application/json", "CF-Connecting-IP": ip };
-    const rejections = () => db.select().from(auditLog).where(and(eq(auditLog.action, "webhook.rejected"), eq(auditLog.ip, ip))).all();
+    const headers = {
+      "X-Shopify-Topic": topic,
+      "X-Shopify-Hmac-Sha256": "forged",
+      "Content-Type": "application/json",
+      "CF-Connecting-IP": ip,
+    };
+    const rejections = () =>
+      db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "webhook.rejected"), eq(auditLog.ip, ip)))
+        .all();
     expect((await fetchWebhook(JSON.stringify({ id: 1 }), headers)).status).toBe(401);
-    expect(await rejections()).toMatchObject([{ actorUserId: null, subject: "shopify-webhook", detail: JSON.stringify({ reason: "Invalid signature", topic }) }]);
+    expect(await rejections()).toMatchObject([
+      { actorUserId: null, subject: "shopify-webhook", detail: JSON.stringify({ reason: "Invalid signature", topic }) },
+    ]);
     // A sender cannot flood the log, nor make an entry claim to be about an order.
     for (let i = 0; i < 3; i++) expect((await fetchWebhook("{}", { ...headers, "X-Shopify-Topic": "shopify:1001" })).status).toBe(401);
     expect(await rejections()).toHaveLength(1);
     const otherIp = `${ip}0`;
-    const big = await fetchWebhook("x".repeat(2 * 1024 * 1024), { ...headers, "CF-Connecting-IP": otherIp, "X-Shopify-Topic": "<b>orders/paid</b>" });
+    const big = await fetchWebhook("x".repeat(2 * 1024 * 1024), {
+      ...headers,
+      "CF-Connecting-IP": otherIp,
+      "X-Shopify-Topic": "<b>orders/paid</b>",
+    });
     expect(big.status).toBe(413);
-    const [oversize] = await db.select().from(auditLog).where(and(eq(auditLog.action, "webhook.rejected"), eq(auditLog.ip, otherIp))).all();
+    const [oversize] = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "webhook.rejected"), eq(auditLog.ip, otherIp)))
+      .all();
     expect(oversize).toMatchObject({ subject: "shopify-webhook" });
     expect(JSON.parse(oversize!.detail!).topic).toBe("borders/paid/b");
   });
@@ -400,8 +456,17 @@ async function enrolledMember() {
   const at = Date.now() - 60_000;
   const started = await startEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer, at);
   if (!started.ok) throw new Error(started.problem.message);
-  const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(started.value.secret), digits: 6, period: 30 }).generate({ timestamp: at });
-  const confirmed = await confirmEnrolment({ db, sessionsEnded: async () => {} }, env.TOTP_ENCRYPTION_KEY, viewer, callerOf(new Request(ORIGIN)), code, at);
+  const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(started.value.secret), digits: 6, period: 30 }).generate({
+    timestamp: at,
+  });
+  const confirmed = await confirmEnrolment(
+    { db, sessionsEnded: async () => {} },
+    env.TOTP_ENCRYPTION_KEY,
+    viewer,
+    callerOf(new Request(ORIGIN)),
+    code,
+    at,
+  );
   if (!confirmed.ok) throw new Error(confirmed.problem.message);
   return { account, secret: started.value.secret };
 }

@@ -37,10 +37,16 @@ describe("the back office's Discord page", () => {
     const badGuild = await call(PAGE, { form: { intent: "discord-guild", guildId: "my server" }, cookie: admin });
     expect(badGuild.status).toBe(400);
     expect(await badGuild.text()).toContain("Discord id");
-    const badGrant = await call(PAGE, { form: { intent: "discord-rule-add", grant: "forever", roleId: SIMULATED_ROLES.vip }, cookie: admin });
+    const badGrant = await call(PAGE, {
+      form: { intent: "discord-rule-add", grant: "forever", roleId: SIMULATED_ROLES.vip },
+      cookie: admin,
+    });
     expect(badGrant.status).toBe(400);
     // A role the server does not have is refused: Discord itself is asked.
-    const unknownRole = await call(PAGE, { form: { intent: "discord-rule-add", grant: "any", roleId: "1100000000000000777" }, cookie: admin });
+    const unknownRole = await call(PAGE, {
+      form: { intent: "discord-rule-add", grant: "any", roleId: "1100000000000000777" },
+      cookie: admin,
+    });
     expect(unknownRole.status).toBe(400);
     expect(await unknownRole.text()).toContain("no role with this id");
     expect(await db.select().from(discordRoleRules)).toEqual([]);
@@ -51,7 +57,9 @@ describe("the back office's Discord page", () => {
     expect(added.status).toBe(200);
     const [rule] = await db.select().from(discordRoleRules);
     expect(rule).toMatchObject({ grant: "monthly", roleId: SIMULATED_ROLES.vip, roleName: "VIP" });
-    expect((await call(PAGE, { form: { intent: "discord-rule-add", grant: "monthly", roleId: SIMULATED_ROLES.vip }, cookie: admin })).status).toBe(409);
+    expect(
+      (await call(PAGE, { form: { intent: "discord-rule-add", grant: "monthly", roleId: SIMULATED_ROLES.vip }, cookie: admin })).status,
+    ).toBe(409);
     expect(await db.select().from(auditLog).where(eq(auditLog.action, "discord.rule.add"))).not.toHaveLength(0);
     expect((await call(PAGE, { form: { intent: "discord-rule-remove", ruleId: String(rule!.id) }, cookie: admin })).status).toBe(200);
     expect((await call(PAGE, { form: { intent: "discord-rule-remove", ruleId: String(rule!.id) }, cookie: admin })).status).toBe(404);
@@ -62,9 +70,14 @@ describe("the back office's Discord page", () => {
     // Manage Roles taken from the bot's role.
     await db.update(simulatedDiscordRoles).set({ permissions: "0" }).where(eq(simulatedDiscordRoles.name, "Vertex Bot"));
     try {
-      expect(await text(await call(PAGE, { cookie: admin }))).toContain("The bot&#x27;s roles lack Manage Roles: give &quot;Vertex Bot&quot; that permission");
+      expect(await text(await call(PAGE, { cookie: admin }))).toContain(
+        "The bot&#x27;s roles lack Manage Roles: give &quot;Vertex Bot&quot; that permission",
+      );
     } finally {
-      await db.update(simulatedDiscordRoles).set({ permissions: String(1n << 28n) }).where(eq(simulatedDiscordRoles.name, "Vertex Bot"));
+      await db
+        .update(simulatedDiscordRoles)
+        .set({ permissions: String(1n << 28n) })
+        .where(eq(simulatedDiscordRoles.name, "Vertex Bot"));
     }
     // A rule's role deleted in Discord.
     await db.insert(discordRoleRules).values({ grant: "monthly", roleId: "1100000000000000555", roleName: "Gone", createdAt: Date.now() });
@@ -72,11 +85,15 @@ describe("the back office's Discord page", () => {
     await db.delete(discordRoleRules).where(eq(discordRoleRules.roleId, "1100000000000000555"));
     // A server the bot is not in.
     expect((await call(PAGE, { form: { intent: "discord-guild", guildId: "1100000000000000444" }, cookie: admin })).status).toBe(200);
-    expect(await text(await call(PAGE, { cookie: admin }))).toContain("is not in the guild 1100000000000000444 (10004): invite it to the server with the Manage Roles permission");
+    expect(await text(await call(PAGE, { cookie: admin }))).toContain(
+      "is not in the guild 1100000000000000444 (10004): invite it to the server with the Manage Roles permission",
+    );
   });
 
   it("says on the health card when Discord refuses the bot token", async () => {
-    const fetchSpy = vi.spyOn(globalThis, "fetch").mockResolvedValue(Response.json({ message: "401: Unauthorized", code: 0 }, { status: 401 }));
+    const fetchSpy = vi
+      .spyOn(globalThis, "fetch")
+      .mockResolvedValue(Response.json({ message: "401: Unauthorized", code: 0 }, { status: 401 }));
     try {
       const health = await checkGuildHealth({ db, setup: discordSetup({ DISCORD_BOT_TOKEN: "stale-token" }, db) });
       expect(health?.problems).toEqual([expect.stringContaining("Discord refused the bot token (401): set DISCORD_BOT_TOKEN")]);
@@ -111,17 +128,24 @@ describe("a member links Discord", () => {
     // Added by the link itself (PUT with the access token and the roles), before any sync ran.
     const inGuild = (await simulatedGuild(db)).members.find((m) => m.userId === discordId);
     expect(inGuild?.roles).toEqual([SIMULATED_ROLES.subscriber]);
-    expect(await db.select().from(auditLog).where(eq(auditLog.action, "discord.member.add"))).toEqual(expect.arrayContaining([expect.objectContaining({ subject: member.id })]));
-    await vi.waitFor(async () => expect(await text(await call("/dashboard/security", { cookie }))).toContain("Your roles are up to date."), { timeout: 15_000 });
+    expect(await db.select().from(auditLog).where(eq(auditLog.action, "discord.member.add"))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ subject: member.id })]),
+    );
+    await vi.waitFor(
+      async () => expect(await text(await call("/dashboard/security", { cookie }))).toContain("Your roles are up to date."),
+      { timeout: 15_000 },
+    );
     const page = await text(await call("/dashboard/security", { cookie }));
     expect(page).toContain("Subscriber");
     // The staff's view of the same customer: the link, the roles it should have and has, the last sync.
     const customer = await text(await call(`/dashboard/customers/${member.id}`, { cookie: admin }));
-    const discordCard = customer.slice(customer.indexOf("<h2 class=\"font-bold\">Discord</h2>"));
+    const discordCard = customer.slice(customer.indexOf('<h2 class="font-bold">Discord</h2>'));
     expect(discordCard).toContain(member.username);
     expect(discordCard).toContain(discordId);
     expect(discordCard).toContain("In step");
-    expect(discordCard).toMatch(/Should have<\/dt><dd[^>]*><span[^>]*>Subscriber<\/span><\/dd><dt[^>]*>Has \(last seen\)<\/dt><dd[^>]*><span[^>]*>Subscriber<\/span>/);
+    expect(discordCard).toMatch(
+      /Should have<\/dt><dd[^>]*><span[^>]*>Subscriber<\/span><\/dd><dt[^>]*>Has \(last seen\)<\/dt><dd[^>]*><span[^>]*>Subscriber<\/span>/,
+    );
     expect(discordCard).not.toMatch(/Last sync<\/dt><dd[^>]*>never/);
   });
 });

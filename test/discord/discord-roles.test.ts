@@ -12,7 +12,18 @@ import { simulatedDiscordIdOf } from "~/server/discord/role-link.server";
 import { SIMULATED_GUILD_ID, SIMULATED_ROLES } from "~/server/discord/simulated-discord.server";
 import { recordDiscordLink } from "~/server/accounts/discord-login.server";
 import { retryDeadJob } from "~/server/jobs/job-consumer.server";
-import { auditLog, discordRoleReleases, discordRoleRules, discordRoleSync, discordSettings, failedJobs, licences, oauthAccounts, productCodes, simulatedDiscordFaults } from "~/server/platform/db/schema.server";
+import {
+  auditLog,
+  discordRoleReleases,
+  discordRoleRules,
+  discordRoleSync,
+  discordSettings,
+  failedJobs,
+  licences,
+  oauthAccounts,
+  productCodes,
+  simulatedDiscordFaults,
+} from "~/server/platform/db/schema.server";
 import { deadJobs } from "~/server/platform/job-queue.server";
 import { boughtKey, call, createAccount, db, deliver, nextId, runQueue, signIn, type TestAccount } from "../helpers";
 
@@ -29,7 +40,11 @@ beforeEach(async () => {
   await db.delete(discordRoleRules);
   await saveGuild(db, staff.id, SIMULATED_GUILD_ID);
   // "Subscriber" for any active licence, "VIP" for monthly and lifetime.
-  for (const rule of [{ grant: "any", roleId: SUBSCRIBER }, { grant: "monthly", roleId: VIP }, { grant: "lifetime", roleId: VIP }]) {
+  for (const rule of [
+    { grant: "any", roleId: SUBSCRIBER },
+    { grant: "monthly", roleId: VIP },
+    { grant: "lifetime", roleId: VIP },
+  ]) {
     expect((await addRoleRule({ db, setup: discordSetup(env, db) }, staff.id, rule)).ok).toBe(true);
   }
   await setBotRoleLow(db, false);
@@ -40,7 +55,9 @@ beforeEach(async () => {
 async function linkedMember({ inGuild = true } = {}) {
   const account = await createAccount();
   const id = discordId();
-  await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: id, providerUsername: account.username, userId: account.id, createdAt: Date.now() });
+  await db
+    .insert(oauthAccounts)
+    .values({ provider: "discord", providerUserId: id, providerUsername: account.username, userId: account.id, createdAt: Date.now() });
   if (inGuild) await joinGuild(db, id, account.username);
   return { ...account, discordId: id };
 }
@@ -64,7 +81,10 @@ describe("roles follow the licence", () => {
     const member = await linkedMember();
     await boughtKey("30 Days", member.email);
     await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
-    const granted = await db.select({ detail: auditLog.detail }).from(auditLog).where(sql`${auditLog.action} = 'discord.role.grant' and ${auditLog.subject} = ${member.id}`);
+    const granted = await db
+      .select({ detail: auditLog.detail })
+      .from(auditLog)
+      .where(sql`${auditLog.action} = 'discord.role.grant' and ${auditLog.subject} = ${member.id}`);
     expect(granted).toHaveLength(2);
     await vi.waitFor(async () => expect((await syncRow(member.id))?.state).toBe("synced"));
   });
@@ -82,7 +102,11 @@ describe("roles follow the licence", () => {
     const member = await linkedMember();
     const bought = await boughtKey("30 Days", member.email);
     await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
-    await deliver("refunds/create", { id: nextId(), order_id: bought.orderId, refund_line_items: [{ line_item_id: bought.lineId, quantity: 1 }] });
+    await deliver("refunds/create", {
+      id: nextId(),
+      order_id: bought.orderId,
+      refund_line_items: [{ line_item_id: bought.lineId, quantity: 1 }],
+    });
     await expectRoles(member.discordId, []);
   });
 
@@ -91,7 +115,11 @@ describe("roles follow the licence", () => {
     const monthly = await boughtKey("30 Days", member.email);
     await boughtKey("1 Week", member.email);
     await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
-    await deliver("refunds/create", { id: nextId(), order_id: monthly.orderId, refund_line_items: [{ line_item_id: monthly.lineId, quantity: 1 }] });
+    await deliver("refunds/create", {
+      id: nextId(),
+      order_id: monthly.orderId,
+      refund_line_items: [{ line_item_id: monthly.lineId, quantity: 1 }],
+    });
     await expectRoles(member.discordId, [SUBSCRIBER]);
   });
 
@@ -103,9 +131,15 @@ describe("roles follow the licence", () => {
       await boughtKey("1 Week", member.email);
       await expectRoles(member.discordId, [SUBSCRIBER]);
     }
-    await db.update(licences).set({ activatedAt: Date.now() - 8 * 86_400_000, expiresAt: Date.now() - 1000 }).where(eq(licences.ownerEmail, expired.email));
+    await db
+      .update(licences)
+      .set({ activatedAt: Date.now() - 8 * 86_400_000, expiresAt: Date.now() - 1000 })
+      .where(eq(licences.ownerEmail, expired.email));
     await db.update(licences).set({ revokedAt: Date.now() }).where(eq(licences.ownerEmail, revoked.email));
-    const banning = await call(`/dashboard/customers/${banned.id}`, { form: { intent: "ban", reason: "Chargeback" }, cookie: await signIn(staff) });
+    const banning = await call(`/dashboard/customers/${banned.id}`, {
+      form: { intent: "ban", reason: "Chargeback" },
+      cookie: await signIn(staff),
+    });
     expect(banning.status).toBe(200);
     await queueReconcile({ db, queue: env.JOB_QUEUE });
     for (const member of [expired, revoked, banned]) await expectRoles(member.discordId, []);
@@ -119,11 +153,25 @@ describe("roles follow the licence", () => {
       await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
     }
     const cookie = await signIn(staff);
-    const code = await db.select({ id: productCodes.id }).from(productCodes).where(eq(productCodes.code, bought.get(revoked.id)!.key)).get();
-    const revoking = await call(`/dashboard/orders/shopify/${bought.get(revoked.id)!.orderId}`, { form: { intent: "revoke", key: `c${code!.id}`, reason: "Chargeback" }, cookie });
+    const code = await db
+      .select({ id: productCodes.id })
+      .from(productCodes)
+      .where(eq(productCodes.code, bought.get(revoked.id)!.key))
+      .get();
+    const revoking = await call(`/dashboard/orders/shopify/${bought.get(revoked.id)!.orderId}`, {
+      form: { intent: "revoke", key: `c${code!.id}`, reason: "Chargeback" },
+      cookie,
+    });
     expect(revoking.status).toBe(200);
-    const licence = await db.select({ id: licences.id }).from(licences).where(eq(licences.key, bought.get(banned.id)!.key)).get();
-    expect((await call("/dashboard/licences", { form: { intent: "ban-key", licenceId: String(licence!.id), reason: "Cheating" }, cookie })).status).toBe(200);
+    const licence = await db
+      .select({ id: licences.id })
+      .from(licences)
+      .where(eq(licences.key, bought.get(banned.id)!.key))
+      .get();
+    expect(
+      (await call("/dashboard/licences", { form: { intent: "ban-key", licenceId: String(licence!.id), reason: "Cheating" }, cookie }))
+        .status,
+    ).toBe(200);
     const order = bought.get(cancelled.id)!.order;
     await deliver("orders/cancelled", { ...order, cancelled_at: new Date().toISOString() });
     await queueReconcile({ db, queue: env.JOB_QUEUE });
@@ -163,9 +211,12 @@ describe("roles follow the licence", () => {
 describe("a member who links another Discord account", () => {
   const unlinkPage = (cookie: string) => call("/dashboard/security", { form: { intent: "unlink-discord" }, cookie });
   const removalsFrom = async (userId: string, discordId: string) =>
-    (await db.select({ detail: auditLog.detail }).from(auditLog).where(sql`${auditLog.action} = 'discord.role.remove' and ${auditLog.subject} = ${userId}`)).filter(
-      (entry) => (JSON.parse(entry.detail ?? "{}") as { discordId?: string }).discordId === discordId,
-    );
+    (
+      await db
+        .select({ detail: auditLog.detail })
+        .from(auditLog)
+        .where(sql`${auditLog.action} = 'discord.role.remove' and ${auditLog.subject} = ${userId}`)
+    ).filter((entry) => (JSON.parse(entry.detail ?? "{}") as { discordId?: string }).discordId === discordId);
   const releasesOf = (userId: string) => db.select().from(discordRoleReleases).where(eq(discordRoleReleases.userId, userId));
 
   it("takes the shop's roles back from the account linked before, audited, and gives them to the new one", async () => {
@@ -174,7 +225,9 @@ describe("a member who links another Discord account", () => {
     await boughtKey("30 Days", member.email);
     await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
     expect((await unlinkPage(cookie)).status).toBe(200);
-    expect((await call("/dashboard/security", { form: { intent: "link-simulated-discord", password: member.password }, cookie })).status).toBe(200);
+    expect(
+      (await call("/dashboard/security", { form: { intent: "link-simulated-discord", password: member.password }, cookie })).status,
+    ).toBe(200);
     const next = await simulatedDiscordIdOf(member.id);
     await expectRoles(next, [SUBSCRIBER, VIP]);
     await expectRoles(member.discordId, []);
@@ -192,12 +245,16 @@ describe("a member who links another Discord account", () => {
     const next = discordId();
     await joinGuild(db, next, member.username);
     await db.delete(oauthAccounts).where(eq(oauthAccounts.userId, member.id));
-    await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: next, providerUsername: "next", userId: member.id, createdAt: Date.now() });
+    await db
+      .insert(oauthAccounts)
+      .values({ provider: "discord", providerUserId: next, providerUsername: "next", userId: member.id, createdAt: Date.now() });
     const sent = vi.spyOn(env.JOB_QUEUE, "sendBatch");
     await sync(member.id);
     // This job took the old account's two roles and sent the new account's sync as a job of its own.
     expect(await rolesInGuild(member.discordId)).toEqual([]);
-    expect(sent.mock.calls.flatMap(([messages]) => [...messages].map((message) => message.body))).toEqual([{ kind: "discord-sync", userId: member.id }]);
+    expect(sent.mock.calls.flatMap(([messages]) => [...messages].map((message) => message.body))).toEqual([
+      { kind: "discord-sync", userId: member.id },
+    ]);
     sent.mockRestore();
     await expectRoles(next, [SUBSCRIBER, VIP]);
     await vi.waitFor(async () => expect(await syncRow(member.id)).toMatchObject({ discordId: next, state: "synced" }));
@@ -216,7 +273,9 @@ describe("a member who links another Discord account", () => {
     await expectRoles(member.discordId, [SUBSCRIBER]);
     const next = discordId();
     await db.delete(oauthAccounts).where(eq(oauthAccounts.userId, member.id));
-    await db.insert(oauthAccounts).values({ provider: "discord", providerUserId: next, providerUsername: "next", userId: member.id, createdAt: Date.now() });
+    await db
+      .insert(oauthAccounts)
+      .values({ provider: "discord", providerUserId: next, providerUsername: "next", userId: member.id, createdAt: Date.now() });
     await rateLimitNext(db, 1, 3600, false);
     await sync(member.id);
     expect(await rolesInGuild(member.discordId)).toEqual([SUBSCRIBER]);
@@ -235,8 +294,21 @@ describe("a member who links another Discord account", () => {
     await boughtKey("30 Days", second.email);
     await expectRoles(first.discordId, [SUBSCRIBER]);
     const deps = { db, mail: env, waitUntil: () => {} };
-    expect(await recordDiscordLink(deps, second.id, { id: first.discordId, username: "taken" }, null)).toMatchObject({ ok: false, problem: { code: "conflict" } });
-    await expect(db.insert(oauthAccounts).values({ provider: "discord", providerUserId: first.discordId, providerUsername: "taken", userId: second.id, createdAt: Date.now() })).rejects.toThrow();
+    expect(await recordDiscordLink(deps, second.id, { id: first.discordId, username: "taken" }, null)).toMatchObject({
+      ok: false,
+      problem: { code: "conflict" },
+    });
+    await expect(
+      db
+        .insert(oauthAccounts)
+        .values({
+          provider: "discord",
+          providerUserId: first.discordId,
+          providerUsername: "taken",
+          userId: second.id,
+          createdAt: Date.now(),
+        }),
+    ).rejects.toThrow();
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, second.id))).toEqual([]);
     expect(await rolesInGuild(first.discordId)).toEqual([SUBSCRIBER]);
 
@@ -257,7 +329,13 @@ describe("what Discord throws at the sync", () => {
     await vi.waitFor(async () => expect((await syncRow(member.id))?.state).toBe("not-in-guild"), { timeout: 15_000 });
     const row = await syncRow(member.id);
     expect(row).toMatchObject({ attempts: 0, nextAttemptAt: null });
-    expect(await db.select().from(failedJobs).where(eq(failedJobs.id, `discord:${member.id}`)).get()).toBeUndefined();
+    expect(
+      await db
+        .select()
+        .from(failedJobs)
+        .where(eq(failedJobs.id, `discord:${member.id}`))
+        .get(),
+    ).toBeUndefined();
     await joinGuild(db, member.discordId, member.username);
     await runQueue(QUEUE, [{ kind: "discord-reconcile", userIds: [member.id] }]);
     await expectRoles(member.discordId, [SUBSCRIBER, VIP]);
@@ -296,7 +374,15 @@ describe("what Discord throws at the sync", () => {
     expect((await checkGuildHealth({ db, setup: discordSetup(env, db) }))?.problems).toEqual([]);
     expect((await retryDeadJob({ db, queue: env.JOB_QUEUE }, staff.id, `discord:${member.id}`)).ok).toBe(true);
     await expectRoles(member.discordId, [SUBSCRIBER]);
-    await vi.waitFor(async () => expect(await db.select().from(failedJobs).where(eq(failedJobs.id, `discord:${member.id}`)).get()).toBeUndefined());
+    await vi.waitFor(async () =>
+      expect(
+        await db
+          .select()
+          .from(failedJobs)
+          .where(eq(failedJobs.id, `discord:${member.id}`))
+          .get(),
+      ).toBeUndefined(),
+    );
   });
 
   it("waits as long as a 429's Retry-After says, without using up an attempt", async () => {
@@ -366,7 +452,10 @@ describe("the reconcile sweep", () => {
     await db.update(discordRoleSync).set({ checkedAt: 0 });
     const sent = vi.spyOn(env.JOB_QUEUE, "sendBatch");
     const queued = await queueReconcile({ db, queue: env.JOB_QUEUE });
-    const reconciles = sent.mock.calls.flatMap(([messages]) => [...messages]).map((message) => message.body as { kind: string; userIds?: string[] }).filter((body) => body.kind === "discord-reconcile");
+    const reconciles = sent.mock.calls
+      .flatMap(([messages]) => [...messages])
+      .map((message) => message.body as { kind: string; userIds?: string[] })
+      .filter((body) => body.kind === "discord-reconcile");
     sent.mockRestore();
     expect(queued.members).toBeGreaterThanOrEqual(members.length);
     expect(reconciles.every((body) => body.userIds!.length <= MEMBERS_PER_RECONCILE)).toBe(true);
@@ -397,7 +486,9 @@ describe("the reconcile sweep", () => {
   });
 
   it("refuses a reconcile message over the bound", async () => {
-    const result = await runQueue(QUEUE, [{ kind: "discord-reconcile", userIds: Array.from({ length: MEMBERS_PER_RECONCILE + 1 }, (_, i) => `user-${i}`) }]);
+    const result = await runQueue(QUEUE, [
+      { kind: "discord-reconcile", userIds: Array.from({ length: MEMBERS_PER_RECONCILE + 1 }, (_, i) => `user-${i}`) },
+    ]);
     expect(result.retryMessages).toHaveLength(1);
   });
 
@@ -414,7 +505,10 @@ describe("the real adapter", () => {
   it("calls DISCORD_API_URL as the bot, and reads Discord's errors, 429s and Cloudflare's 1015 page", async () => {
     const seen: { method: string; url: string; headers: Record<string, string> }[] = [];
     const answers = [
-      Response.json({ message: "You are being rate limited.", retry_after: 2.4, global: false }, { status: 429, headers: { "Retry-After": "3" } }),
+      Response.json(
+        { message: "You are being rate limited.", retry_after: 2.4, global: false },
+        { status: 429, headers: { "Retry-After": "3" } },
+      ),
       new Response("<html>error code: 1015</html>", { status: 429, headers: { "Retry-After": "60", "Content-Type": "text/html" } }),
       Response.json({ code: 50013, message: "Missing Permissions" }, { status: 403 }),
       Response.json({ user: { id: "1", username: "a" }, roles: ["9"] }),
@@ -424,10 +518,18 @@ describe("the real adapter", () => {
       return answers.shift()!;
     });
     try {
-      const { api, simulated } = discordSetup({ DISCORD_BOT_TOKEN: "bot-token", DISCORD_API_URL: "https://egress.example/discord/api/v10/" }, db, "invocation-7");
+      const { api, simulated } = discordSetup(
+        { DISCORD_BOT_TOKEN: "bot-token", DISCORD_API_URL: "https://egress.example/discord/api/v10/" },
+        db,
+        "invocation-7",
+      );
       expect(simulated).toBe(false);
       expect(await api!.member("10", "20")).toMatchObject({ ok: false, status: 429, retryAfterSeconds: 3, global: false });
-      expect(await api!.addRole("10", "20", "30", "An active licence grants this role")).toMatchObject({ ok: false, status: 429, retryAfterSeconds: 60 });
+      expect(await api!.addRole("10", "20", "30", "An active licence grants this role")).toMatchObject({
+        ok: false,
+        status: 429,
+        retryAfterSeconds: 60,
+      });
       expect(await api!.removeRole("10", "20", "30", "why")).toMatchObject({ ok: false, status: 403, code: 50013 });
       expect(await api!.member("10", "20")).toEqual({ ok: true, value: { user: { id: "1", username: "a" }, roles: ["9"] } });
       expect(seen.map((call) => `${call.method} ${call.url}`)).toEqual([
@@ -436,7 +538,9 @@ describe("the real adapter", () => {
         "DELETE https://egress.example/discord/api/v10/guilds/10/members/20/roles/30",
         "GET https://egress.example/discord/api/v10/guilds/10/members/20",
       ]);
-      expect(seen.every((call) => call.headers.Authorization === "Bot bot-token" && call.headers["X-Invocation-Id"] === "invocation-7")).toBe(true);
+      expect(
+        seen.every((call) => call.headers.Authorization === "Bot bot-token" && call.headers["X-Invocation-Id"] === "invocation-7"),
+      ).toBe(true);
       expect(seen[1]!.headers["X-Audit-Log-Reason"]).toBe(encodeURIComponent("An active licence grants this role"));
     } finally {
       fetchSpy.mockRestore();

@@ -85,7 +85,10 @@ async function generatedKey(page: Page): Promise<string> {
   await page.goto("/dashboard/resell", { waitUntil: "networkidle" });
   await page.getByRole("button", { name: "Generate Keys" }).click();
   await expect(page.getByText("Generated 5 key(s) successfully")).toBeVisible();
-  const copy = await page.getByRole("button", { name: /^Copy KEY-/ }).first().getAttribute("aria-label");
+  const copy = await page
+    .getByRole("button", { name: /^Copy KEY-/ })
+    .first()
+    .getAttribute("aria-label");
   return copy!.replace(/^Copy /, "");
 }
 
@@ -142,7 +145,10 @@ for (const width of WIDTHS) {
         found.push(...(await scan(page, "/dashboard/manage-codes (menu open)", `admin ${width}px`)));
         await page.keyboard.press("Escape");
       }
-      await page.getByRole("button", { name: /^Delete code / }).first().click();
+      await page
+        .getByRole("button", { name: /^Delete code / })
+        .first()
+        .click();
       await expect(page.getByRole("dialog", { name: "Delete this code?" })).toBeVisible();
       found.push(...(await scan(page, "/dashboard/manage-codes (delete dialog)", `admin ${width}px`)));
       expect(found, found.join("\n")).toEqual([]);

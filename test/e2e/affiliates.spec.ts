@@ -51,7 +51,11 @@ test("a creator applies, is approved, is paid for a referred order and spends th
   await expect(checkout.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
 
   // The creator sees the commission held: 35% of $224.99.
-  await reloadUntilVisible(page, "/dashboard/affiliate", page.getByRole("list", { name: "Referred orders" }).or(page.getByRole("table", { name: "Referred orders" })));
+  await reloadUntilVisible(
+    page,
+    "/dashboard/affiliate",
+    page.getByRole("list", { name: "Referred orders" }).or(page.getByRole("table", { name: "Referred orders" })),
+  );
   await expect(page.getByText("$78.74").first()).toBeVisible();
   await expect(page.getByRole("button", { name: "Withdraw $0.00 to reseller balance" })).toBeDisabled();
 

@@ -60,7 +60,11 @@ async function openNavigation(page: Page, phone: boolean): Promise<Locator> {
 /** Opens `group` in the sidebar unless it is open already, and returns its list of pages. */
 async function groupList(nav: Locator, group: string): Promise<Locator> {
   const list = nav.getByRole("list", { name: group, exact: true });
-  if (!(await list.isVisible())) await nav.locator("summary").filter({ hasText: new RegExp(`^${group}$`) }).click();
+  if (!(await list.isVisible()))
+    await nav
+      .locator("summary")
+      .filter({ hasText: new RegExp(`^${group}$`) })
+      .click();
   await expect(list).toBeVisible();
   return list;
 }
@@ -71,7 +75,9 @@ for (const size of SIZES) {
     ["admin", ADMIN_GROUPS],
     ["support", SUPPORT_GROUPS],
   ] as const) {
-    test(`${role} at ${size.width}×${size.height} opens every staff page from the ${phone ? "phone's menu" : "sidebar"}`, async ({ page }) => {
+    test(`${role} at ${size.width}×${size.height} opens every staff page from the ${phone ? "phone's menu" : "sidebar"}`, async ({
+      page,
+    }) => {
       test.setTimeout(120_000);
       await page.setViewportSize(size);
       if (role === "admin") await logIn(page, "admin", "admin-demo-1");
@@ -105,7 +111,9 @@ for (const size of SIZES) {
       await page.reload({ waitUntil: "networkidle" });
       nav = await openNavigation(page, phone);
       const [lastGroup, lastPages] = groups.at(-1)!;
-      await expect(nav.getByRole("list", { name: lastGroup, exact: true }).getByRole("link", { name: startsWith(lastPages.at(-1)!) })).toBeInViewport();
+      await expect(
+        nav.getByRole("list", { name: lastGroup, exact: true }).getByRole("link", { name: startsWith(lastPages.at(-1)!) }),
+      ).toBeInViewport();
       await expect(page.getByRole("button", { name: "Logout" })).toBeInViewport();
     });
   }
@@ -114,7 +122,11 @@ for (const size of SIZES) {
     test.setTimeout(90_000);
     await page.setViewportSize(size);
     // Keys in stock for the order (an order waiting for stock from an earlier run takes the first), which make it a licence.
-    await stockAsAdmin(browser, "Vertex Rust - 1 Week", [1, 2, 3].map((n) => `E2E-QJ-${uniqueName("k").toUpperCase()}-${n}`));
+    await stockAsAdmin(
+      browser,
+      "Vertex Rust - 1 Week",
+      [1, 2, 3].map((n) => `E2E-QJ-${uniqueName("k").toUpperCase()}-${n}`),
+    );
     const email = `${uniqueName("qj")}@example.test`;
     const { orderId } = await buyWeeklyByWebhook(baseURL!, email);
     await logIn(page, "admin", "admin-demo-1");
@@ -155,14 +167,25 @@ for (const size of SIZES) {
   });
 }
 
-test("without script the quick jump is a plain form: a results page, and a number that names one order opens it", async ({ browser, baseURL }) => {
+test("without script the quick jump is a plain form: a results page, and a number that names one order opens it", async ({
+  browser,
+  baseURL,
+}) => {
   const prefix = uniqueName("nojs");
-  await stockAsAdmin(browser, "Vertex Rust - 1 Week", [1, 2, 3].map((n) => `E2E-NOJS-${uniqueName("k").toUpperCase()}-${n}`));
+  await stockAsAdmin(
+    browser,
+    "Vertex Rust - 1 Week",
+    [1, 2, 3].map((n) => `E2E-NOJS-${uniqueName("k").toUpperCase()}-${n}`),
+  );
   const { orderId } = await buyWeeklyByWebhook(baseURL!, `${prefix}a@example.test`);
   await buyWeeklyByWebhook(baseURL!, `${prefix}b@example.test`);
   const scripted = await browser.newContext();
   await logIn(await scripted.newPage(), "admin", "admin-demo-1");
-  const context = await browser.newContext({ javaScriptEnabled: false, storageState: await scripted.storageState(), viewport: { width: 1280, height: 720 } });
+  const context = await browser.newContext({
+    javaScriptEnabled: false,
+    storageState: await scripted.storageState(),
+    viewport: { width: 1280, height: 720 },
+  });
   await scripted.close();
   const page = await context.newPage();
   await page.goto("/dashboard");

@@ -6,12 +6,18 @@ const VARIANT = "Vertex HWID Spoofer - 30 Days";
 async function stock(admin: Page, count: number) {
   await admin.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
   await admin.getByLabel("Variant", { exact: true }).selectOption({ label: VARIANT });
-  await admin.getByLabel("Product Codes (one per line)").fill(Array.from({ length: count }, (_, i) => `E2E-BO-${uniqueName("k").toUpperCase()}-${i}`).join("\n"));
+  await admin
+    .getByLabel("Product Codes (one per line)")
+    .fill(Array.from({ length: count }, (_, i) => `E2E-BO-${uniqueName("k").toUpperCase()}-${i}`).join("\n"));
   await admin.getByRole("button", { name: "Add Codes" }).click();
   await expect(admin.getByText(new RegExp(`Added ${count} new codes for ${VARIANT}`))).toBeVisible();
 }
 
-test("support's day: find the buyer by e-mail, open the order, resend the key, replace it, and see both in the timeline and the audit log", async ({ page, context, browser }) => {
+test("support's day: find the buyer by e-mail, open the order, resend the key, replace it, and see both in the timeline and the audit log", async ({
+  page,
+  context,
+  browser,
+}) => {
   const admin = await browser.newPage();
   await logIn(admin, "admin", "admin-demo-1");
   await stock(admin, 2);
@@ -67,7 +73,17 @@ test("support's day: find the buyer by e-mail, open the order, resend the key, r
 
   await admin.goto("/dashboard/audit", { waitUntil: "networkidle" });
   const log = admin.getByRole("table", { name: "Audit log entries" });
-  await expect(log.getByRole("row").filter({ hasText: `Order ${orderName}` }).filter({ hasText: "Replaced a key" })).toBeVisible();
-  await expect(log.getByRole("row").filter({ hasText: `Order ${orderName}` }).filter({ hasText: "Sent an order's keys again" })).toBeVisible();
+  await expect(
+    log
+      .getByRole("row")
+      .filter({ hasText: `Order ${orderName}` })
+      .filter({ hasText: "Replaced a key" }),
+  ).toBeVisible();
+  await expect(
+    log
+      .getByRole("row")
+      .filter({ hasText: `Order ${orderName}` })
+      .filter({ hasText: "Sent an order's keys again" }),
+  ).toBeVisible();
   await admin.close();
 });

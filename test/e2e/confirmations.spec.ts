@@ -29,7 +29,10 @@ async function freshCode(page: Page) {
 }
 
 for (const size of WIDTHS) {
-  test(`${size.name}: deleting a code asks first, says what it costs, and answers with one toast clear of the list`, async ({ page, context }) => {
+  test(`${size.name}: deleting a code asks first, says what it costs, and answers with one toast clear of the list`, async ({
+    page,
+    context,
+  }) => {
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await page.setViewportSize(size);
     await logIn(page, "admin", "admin-demo-1");
@@ -57,12 +60,20 @@ for (const size of WIDTHS) {
     // Over the navigation bar: clear of the codes list (and so of its buttons), the card's own
     // button, and the bar's cart and account buttons.
     const list = page.getByRole("list", { name: "Available codes" });
-    for (const target of [list, page.getByRole("button", { name: "Copy All Codes" }), page.getByRole("button", { name: /^Open cart/ }), page.getByRole("button", { name: "Account menu" })]) {
+    for (const target of [
+      list,
+      page.getByRole("button", { name: "Copy All Codes" }),
+      page.getByRole("button", { name: /^Open cart/ }),
+      page.getByRole("button", { name: "Account menu" }),
+    ]) {
       expect(overlap(await box(deleted), await box(target))).toBe(false);
     }
 
     // Another success replaces it: one toast of a kind at a time.
-    await list.getByRole("button", { name: /^Copy code / }).first().click();
+    await list
+      .getByRole("button", { name: /^Copy code / })
+      .first()
+      .click();
     await expect(toasts(page).filter({ hasText: "Code copied to clipboard!" })).toBeVisible();
     await expect(deleted).toHaveCount(0);
     await expect(toasts(page)).toHaveCount(1);

@@ -7,7 +7,9 @@ test("paying in the demo checkout mails the key and shows it on Subscriptions", 
   await logIn(admin, "admin", "admin-demo-1");
   await admin.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
   await admin.getByLabel("Variant", { exact: true }).selectOption({ label: "Vertex HWID Spoofer - 30 Days" });
-  await admin.getByLabel("Product Codes (one per line)").fill(Array.from({ length: 5 }, (_, i) => `E2E-STOCK-${uniqueName("s")}-${i}`).join("\n"));
+  await admin
+    .getByLabel("Product Codes (one per line)")
+    .fill(Array.from({ length: 5 }, (_, i) => `E2E-STOCK-${uniqueName("s")}-${i}`).join("\n"));
   await admin.getByRole("button", { name: "Add Codes" }).click();
   await expect(admin.getByText(/Added 5 new codes for Vertex HWID Spoofer - 30 Days/)).toBeVisible();
   await admin.close();
@@ -35,11 +37,16 @@ test("paying in the demo checkout mails the key and shows it on Subscriptions", 
   const adminAgain = await browser.newPage();
   await logIn(adminAgain, "admin", "admin-demo-1");
   await adminAgain.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
-  await expect(adminAgain.getByRole("list", { name: "Sold codes" }).getByRole("listitem").filter({ hasText: key! })).toContainText(`Order ${orderName}`);
+  await expect(adminAgain.getByRole("list", { name: "Sold codes" }).getByRole("listitem").filter({ hasText: key! })).toContainText(
+    `Order ${orderName}`,
+  );
   await adminAgain.close();
 });
 
-test("a crypto order paid on the simulated chain settles by itself: the tracker shows the key, which also arrives by e-mail", async ({ page, browser }) => {
+test("a crypto order paid on the simulated chain settles by itself: the tracker shows the key, which also arrives by e-mail", async ({
+  page,
+  browser,
+}) => {
   const admin = await browser.newPage();
   await logIn(admin, "admin", "admin-demo-1");
   await admin.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });

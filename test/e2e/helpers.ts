@@ -150,7 +150,12 @@ async function sendWebhook(baseURL: string, topic: string, payload: unknown) {
   const body = JSON.stringify(payload);
   const response = await fetch(new URL("/webhooks/shopify", baseURL), {
     method: "POST",
-    headers: { "Content-Type": "application/json", "X-Shopify-Topic": topic, "X-Shopify-Webhook-Id": crypto.randomUUID(), "X-Shopify-Hmac-Sha256": await signWebhookBody(body, webhookSecret()) },
+    headers: {
+      "Content-Type": "application/json",
+      "X-Shopify-Topic": topic,
+      "X-Shopify-Webhook-Id": crypto.randomUUID(),
+      "X-Shopify-Hmac-Sha256": await signWebhookBody(body, webhookSecret()),
+    },
     body,
   });
   expect(response.status).toBe(200);
@@ -177,5 +182,9 @@ export async function buyWeeklyByWebhook(baseURL: string, email: string): Promis
 
 /** That order refunded in full, by a signed refunds/create webhook. */
 export async function refundByWebhook(baseURL: string, order: { orderId: number; lineId: number }) {
-  await sendWebhook(baseURL, "refunds/create", { id: order.orderId + 2, order_id: order.orderId, refund_line_items: [{ line_item_id: order.lineId, quantity: 1 }] });
+  await sendWebhook(baseURL, "refunds/create", {
+    id: order.orderId + 2,
+    order_id: order.orderId,
+    refund_line_items: [{ line_item_id: order.lineId, quantity: 1 }],
+  });
 }

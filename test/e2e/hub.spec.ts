@@ -118,7 +118,8 @@ test("reseller keys are labelled cards on a phone and a table on a wide screen",
 
   const cards = reseller.getByRole("list", { name: "Your keys" }).getByRole("listitem");
   await expect(cards).toHaveCount(5);
-  for (const label of ["Key", "Type", "Status", "Licence", "PC", "Purchased"]) await expect(cards.first().getByRole("term").filter({ hasText: label })).toBeVisible();
+  for (const label of ["Key", "Type", "Status", "Licence", "PC", "Purchased"])
+    await expect(cards.first().getByRole("term").filter({ hasText: label })).toBeVisible();
   await expect(cards.first().getByRole("definition").filter({ hasText: "Monthly License" })).toBeVisible();
   await expect(cards.first().getByRole("definition").filter({ hasText: "Not activated" })).toBeVisible();
   await expect(reseller.getByRole("table")).toBeHidden();

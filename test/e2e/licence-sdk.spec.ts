@@ -31,7 +31,11 @@ function pc(name: string) {
 function runExample(folder: string, shop: string, key: string, { clockSetBack = false } = {}) {
   const program = [join(work, "build", "check_licence"), shop, key, HEARTBEAT_SECONDS];
   const command = clockSetBack ? ["faketime", "-f", "-3d", ...program] : program;
-  const child = spawn("unshare", ["--mount", "sh", "-c", 'mount --bind "$0" /etc/machine-id && exec "$@"', join(folder, "machine-id"), ...command], { cwd: folder });
+  const child = spawn(
+    "unshare",
+    ["--mount", "sh", "-c", 'mount --bind "$0" /etc/machine-id && exec "$@"', join(folder, "machine-id"), ...command],
+    { cwd: folder },
+  );
   running.push(child);
   const lines: string[] = [];
   child.stdout.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter(Boolean)));
@@ -41,7 +45,8 @@ function runExample(folder: string, shop: string, key: string, { clockSetBack = 
     lines,
     exited,
     /** Waits for a line matching `pattern`. */
-    said: (pattern: RegExp) => expect.poll(() => lines.find((l) => pattern.test(l)) ?? lines.join(" | "), { timeout: 30_000 }).toMatch(pattern),
+    said: (pattern: RegExp) =>
+      expect.poll(() => lines.find((l) => pattern.test(l)) ?? lines.join(" | "), { timeout: 30_000 }).toMatch(pattern),
     stop: () => child.kill("SIGTERM"),
   };
 }
@@ -60,7 +65,9 @@ test.beforeAll(async ({ baseURL }) => {
   // The shop's public key goes into the program at build time, as a shop builds its program.
   const { publicKey } = (await (await fetch(new URL("/api/v1/licences/signing-key", baseURL))).json()) as { publicKey: string };
   const build = join(work, "build");
-  execFileSync("cmake", ["-S", resolve("sdk/cpp"), "-B", build, "-DCMAKE_BUILD_TYPE=Release", `-DVERTEX_SHOP_PUBLIC_KEY=${publicKey}`], { stdio: "pipe" });
+  execFileSync("cmake", ["-S", resolve("sdk/cpp"), "-B", build, "-DCMAKE_BUILD_TYPE=Release", `-DVERTEX_SHOP_PUBLIC_KEY=${publicKey}`], {
+    stdio: "pipe",
+  });
   execFileSync("cmake", ["--build", build, "--target", "check_licence", "-j2"], { stdio: "pipe" });
 });
 

@@ -5,13 +5,20 @@ import { expect, test } from "@playwright/test";
 import { LicenceClient } from "../../sdk/typescript/src/licence-client";
 import { logIn, openDemoCheckout, payDemoCheckout, reloadUntilVisible, signUpAndLogIn, uniqueName } from "./helpers";
 
-test("a bought key binds its first PC, refuses another, and moves after a Reset PC in the hub", async ({ page, context, browser, baseURL }) => {
+test("a bought key binds its first PC, refuses another, and moves after a Reset PC in the hub", async ({
+  page,
+  context,
+  browser,
+  baseURL,
+}) => {
   // Stock up first (earlier runs may have sold the demo stock and left orders waiting).
   const admin = await browser.newPage();
   await logIn(admin, "admin", "admin-demo-1");
   await admin.goto("/dashboard/manage-codes", { waitUntil: "networkidle" });
   await admin.getByLabel("Variant", { exact: true }).selectOption({ label: "Vertex Rust - 1 Week" });
-  await admin.getByLabel("Product Codes (one per line)").fill(Array.from({ length: 3 }, (_, i) => `E2E-WEEK-${uniqueName("w")}-${i}`).join("\n"));
+  await admin
+    .getByLabel("Product Codes (one per line)")
+    .fill(Array.from({ length: 3 }, (_, i) => `E2E-WEEK-${uniqueName("w")}-${i}`).join("\n"));
   await admin.getByRole("button", { name: "Add Codes" }).click();
   await expect(admin.getByText(/Added 3 new codes for Vertex Rust - 1 Week/)).toBeVisible();
   await admin.close();

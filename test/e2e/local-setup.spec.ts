@@ -24,7 +24,9 @@ const valueOf = (text: string, name: string) => new RegExp(`^${name}="?([^"\\n]*
 
 /** True when `value` is what the licence API needs: a base64 PKCS#8 Ed25519 private key. */
 const isSigningKey = (value: string | undefined) =>
-  value !== undefined && value !== "" && createPrivateKey({ key: Buffer.from(value, "base64"), format: "der", type: "pkcs8" }).asymmetricKeyType === "ed25519";
+  value !== undefined &&
+  value !== "" &&
+  createPrivateKey({ key: Buffer.from(value, "base64"), format: "der", type: "pkcs8" }).asymmetricKeyType === "ed25519";
 
 test.describe("local secrets", () => {
   test("a fresh checkout gets every secret, with a signing key of its own", () => {

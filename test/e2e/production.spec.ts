@@ -57,7 +57,9 @@ test("the storefront downloads none of the back office's code", async ({ page })
     await hydrated(page);
   }
   // The staff pages' own chunk, as the build's full route manifest names it for the order page.
-  const manifestUrl = await page.evaluate(() => (window as unknown as { __reactRouterManifest: { url: string } }).__reactRouterManifest.url);
+  const manifestUrl = await page.evaluate(
+    () => (window as unknown as { __reactRouterManifest: { url: string } }).__reactRouterManifest.url,
+  );
   const manifest = await (await page.request.get(manifestUrl)).text();
   const orderPage = /"routes\/back-office\/order":\{[^}]*"imports":\[([^\]]*)\]/.exec(manifest)?.[1] ?? "";
   const staffOnly = [...orderPage.matchAll(/"(\/assets\/back-office-[\w-]+\.js)"/g)].map((match) => match[1]);

@@ -21,7 +21,9 @@ async function memberWithPlan(page: Page, context: BrowserContext, plan: RegExp,
   await reloadUntilVisible(page, "/dashboard/subscriptions", page.locator("div.rounded-xl").filter({ hasText: `Vertex Rust — ${title}` }));
 }
 
-test("an admin uploads a release in parts; a monthly member downloads it with its checksum, a weekly member sees it locked", async ({ browser }) => {
+test("an admin uploads a release in parts; a monthly member downloads it with its checksum, a weekly member sees it locked", async ({
+  browser,
+}) => {
   test.setTimeout(240_000);
   const version = `${Date.now() % 100000}.0.0-beta.1`;
   const bytes = Buffer.alloc(SIZE);
@@ -54,11 +56,17 @@ test("an admin uploads a release in parts; a monthly member downloads it with it
   await memberWithPlan(monthly, monthlyContext, /30 Days/, "30 Days");
   await monthly.goto("/dashboard/downloads", { waitUntil: "networkidle" });
   await expect(monthly.getByText(sha256).first()).toBeVisible();
-  await expect(monthly.getByRole("heading", { name: "Faster aim assist" }).or(monthly.getByText("Faster aim assist")).first()).toBeVisible();
+  await expect(
+    monthly.getByRole("heading", { name: "Faster aim assist" }).or(monthly.getByText("Faster aim assist")).first(),
+  ).toBeVisible();
   const download = monthly.waitForEvent("download");
   await monthly.getByRole("link", { name: `Download Vertex Rust Beta ${version}` }).click();
   const saved = await (await download).path();
-  expect(createHash("sha256").update(await readFile(saved)).digest("hex")).toBe(sha256);
+  expect(
+    createHash("sha256")
+      .update(await readFile(saved))
+      .digest("hex"),
+  ).toBe(sha256);
   await monthlyContext.close();
 
   const weeklyContext = await browser.newContext();
@@ -71,7 +79,9 @@ test("an admin uploads a release in parts; a monthly member downloads it with it
   await weeklyContext.close();
 });
 
-test("on a fresh install a member sees the demo releases locked with what to buy, buys a plan, then downloads the stable release and resumes it", async ({ browser }) => {
+test("on a fresh install a member sees the demo releases locked with what to buy, buys a plan, then downloads the stable release and resumes it", async ({
+  browser,
+}) => {
   test.setTimeout(120_000);
   await stockAsAdmin(browser, "Vertex Rust - 1 Week", [`E2E-FRESH-${uniqueName("w")}`]);
   // A member who signs up now holds no licence, as the demo member does on a fresh install (other

@@ -45,7 +45,9 @@ test("the hero keeps its poster when the video cannot load", async ({ page }) =>
   await expect(player).toHaveCSS("opacity", "0");
 });
 
-test("the intro splash animates only what the compositor moves, so it costs no layout or paint while the page hydrates", async ({ page }) => {
+test("the intro splash animates only what the compositor moves, so it costs no layout or paint while the page hydrates", async ({
+  page,
+}) => {
   await page.goto("/");
   const animated = await page.evaluate(() =>
     document.getAnimations().flatMap((animation) => {
@@ -53,7 +55,9 @@ test("the intro splash animates only what the compositor moves, so it costs no l
       const target = effect?.target as Element | null;
       if (!effect || !target?.closest(".intro-splash")) return [];
       const timing = effect.getComputedTiming();
-      const properties = effect.getKeyframes().flatMap((frame) => Object.keys(frame).filter((key) => !["offset", "computedOffset", "easing", "composite"].includes(key)));
+      const properties = effect
+        .getKeyframes()
+        .flatMap((frame) => Object.keys(frame).filter((key) => !["offset", "computedOffset", "easing", "composite"].includes(key)));
       return [{ name: (animation as CSSAnimation).animationName, duration: Number(timing.duration), properties }];
     }),
   );
@@ -62,7 +66,10 @@ test("the intro splash animates only what the compositor moves, so it costs no l
   for (const { name, duration, properties } of animated) {
     // Visibility flips once, at the end, in an animation of no length.
     const allowed = duration === 0 ? ["visibility"] : ["transform", "opacity"];
-    expect(properties.filter((property) => !allowed.includes(property)), name).toEqual([]);
+    expect(
+      properties.filter((property) => !allowed.includes(property)),
+      name,
+    ).toEqual([]);
   }
 });
 
@@ -82,18 +89,28 @@ test("the hero's video fades in once its player reports that it plays", async ({
 });
 
 for (const size of WIDTHS) {
-  test(`${size.name}: a toast over the page is wide enough to read and covers neither the brand nor the bar's buttons`, async ({ page }) => {
+  test(`${size.name}: a toast over the page is wide enough to read and covers neither the brand nor the bar's buttons`, async ({
+    page,
+  }) => {
     await page.setViewportSize(size);
     await page.goto("/auth?mode=signup");
     await page.getByLabel("Username").fill("ab");
     await page.getByRole("button", { name: "Create Account" }).click();
-    const toast = page.getByRole("list", { name: "Notifications" }).getByRole("alert").filter({ hasText: "Username must be at least 3 characters" });
+    const toast = page
+      .getByRole("list", { name: "Notifications" })
+      .getByRole("alert")
+      .filter({ hasText: "Username must be at least 3 characters" });
     await expect(toast).toBeVisible();
     const bar = page.getByRole("navigation", { name: "Main" });
     const toastBox = await box(toast);
     // A lane narrower than this stacks the toast's words one under another.
     expect(toastBox.width).toBeGreaterThanOrEqual(Math.min(280, size.width - 24));
-    for (const part of [bar.getByRole("link", { name: /^VERTEX/ }), bar.getByRole("link", { name: "Login" }), bar.getByRole("link", { name: "Sign Up" }), bar.getByRole("button", { name: /^Open cart/ })]) {
+    for (const part of [
+      bar.getByRole("link", { name: /^VERTEX/ }),
+      bar.getByRole("link", { name: "Login" }),
+      bar.getByRole("link", { name: "Sign Up" }),
+      bar.getByRole("button", { name: /^Open cart/ }),
+    ]) {
       await expect(part).toBeVisible();
       expect(overlap(toastBox, await box(part))).toBe(false);
     }
@@ -134,9 +151,15 @@ for (const size of WIDTHS) {
     }
     // The footer's Products goes to the product list; the top bar's to the main product.
     await page.goto("/", { waitUntil: "networkidle" });
-    await expect(page.getByRole("navigation", { name: "Footer" }).getByRole("link", { name: "Products" })).toHaveAttribute("href", "/products");
+    await expect(page.getByRole("navigation", { name: "Footer" }).getByRole("link", { name: "Products" })).toHaveAttribute(
+      "href",
+      "/products",
+    );
     if (size.width >= 768) {
-      await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Products" })).toHaveAttribute("href", "/product/vertex-rust");
+      await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Products" })).toHaveAttribute(
+        "href",
+        "/product/vertex-rust",
+      );
     }
 
     await logIn(page, "member", "member-demo-1");

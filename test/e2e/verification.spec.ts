@@ -1,7 +1,22 @@
 import { expect, test } from "@playwright/test";
-import { confirmFromMailbox, linkFromMailbox, logIn, mailFromMailbox, openDemoCheckout, payDemoCheckout, signUp, stockAsAdmin, uniqueName } from "./helpers";
+import {
+  confirmFromMailbox,
+  linkFromMailbox,
+  logIn,
+  mailFromMailbox,
+  openDemoCheckout,
+  payDemoCheckout,
+  signUp,
+  stockAsAdmin,
+  uniqueName,
+} from "./helpers";
 
-test("a card buyer's address registered by someone else: a link scanner verifies nothing, and the owner who confirms gets the keys", async ({ page, context, browser, playwright }) => {
+test("a card buyer's address registered by someone else: a link scanner verifies nothing, and the owner who confirms gets the keys", async ({
+  page,
+  context,
+  browser,
+  playwright,
+}) => {
   // Three people and a scanner, each with their own pages: longer than one journey.
   test.setTimeout(180_000);
   // Stock for the purchase (earlier runs may have sold the demo stock).

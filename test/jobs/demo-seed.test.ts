@@ -9,7 +9,11 @@ import { boughtKey, db, hwid } from "../helpers";
 import { hex, offerFor } from "../releases/release-helpers";
 
 async function counts() {
-  const count = async (table: SQLiteTable) => (await db.select({ n: sql<number>`count(*)` }).from(table).get())!.n;
+  const count = async (table: SQLiteTable) =>
+    (await db
+      .select({ n: sql<number>`count(*)` })
+      .from(table)
+      .get())!.n;
   return {
     users: await count(users),
     profiles: await count(profiles),
@@ -27,7 +31,11 @@ it("seeds the demo data once, however often it runs", async () => {
   expect(await counts()).toEqual(first);
 
   for (const account of DEMO_ACCOUNTS) {
-    const user = await db.select().from(users).where(sql`${users.email} = ${account.email}`).get();
+    const user = await db
+      .select()
+      .from(users)
+      .where(sql`${users.email} = ${account.email}`)
+      .get();
     expect(user?.emailVerifiedAt).toBeTypeOf("number");
     expect(await verifyPassword(account.password, user!.passwordHash!)).toBe(true);
   }

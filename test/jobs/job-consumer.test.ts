@@ -8,7 +8,15 @@ import { describe, expect, it } from "vitest";
 import { STUCK_DELIVERY_MS } from "~/server/orders/shopify-webhook.server";
 import { addCodes } from "~/server/keys/stock.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
-import { auditLog, cryptoOrders, failedJobs, licences, mailOutbox, productCodes, webhookDeliveries } from "~/server/platform/db/schema.server";
+import {
+  auditLog,
+  cryptoOrders,
+  failedJobs,
+  licences,
+  mailOutbox,
+  productCodes,
+  webhookDeliveries,
+} from "~/server/platform/db/schema.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
 import worker from "../../workers/app";
 import { call, createAccount, db, handled, nextId, ORIGIN, paidOrderPayload, runQueue, signIn, transactionId, unique } from "../helpers";
@@ -35,8 +43,22 @@ async function submittedCryptoOrder({ approved = true } = {}) {
   const [order] = await db
     .insert(cryptoOrders)
     .values({
-      id: crypto.randomUUID(), orderNumber: `CRYPTO-${unique("Q").toUpperCase().slice(0, 10)}`, userId: member.id, status: "submitted", productTitle: "Vertex Rust", variantTitle: "30 Days",
-      variantId: variant, customerEmail: member.email, amountCents: 8999, currency: "USD", cryptoType: "BTC", walletAddress: "bc1qdemo", transactionId: transactionId(), paidAt: approved ? Date.now() : null, createdAt: Date.now(), updatedAt: Date.now(),
+      id: crypto.randomUUID(),
+      orderNumber: `CRYPTO-${unique("Q").toUpperCase().slice(0, 10)}`,
+      userId: member.id,
+      status: "submitted",
+      productTitle: "Vertex Rust",
+      variantTitle: "30 Days",
+      variantId: variant,
+      customerEmail: member.email,
+      amountCents: 8999,
+      currency: "USD",
+      cryptoType: "BTC",
+      walletAddress: "bc1qdemo",
+      transactionId: transactionId(),
+      paidAt: approved ? Date.now() : null,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
     })
     .returning();
   return { member, variant, order: order!, orderNumber: order!.orderNumber };
@@ -45,19 +67,31 @@ async function submittedCryptoOrder({ approved = true } = {}) {
 /** A delivery recorded as the webhook records one, but not queued: the test hands it to the consumer. */
 async function recordedDelivery(payload: unknown) {
   const id = crypto.randomUUID();
-  await db.insert(webhookDeliveries).values({ id, topic: "orders/paid", outcome: "queued", payload: JSON.stringify(payload), receivedAt: Date.now() });
+  await db
+    .insert(webhookDeliveries)
+    .values({ id, topic: "orders/paid", outcome: "queued", payload: JSON.stringify(payload), receivedAt: Date.now() });
   return { id, job: { kind: "shopify-delivery", deliveryId: id } };
 }
 
 const delivery = (id: string) => db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
 const failure = (id: string) => db.select().from(failedJobs).where(eq(failedJobs.id, id)).get();
-const keysOf = (orderId: number) => db.select().from(productCodes).where(eq(productCodes.orderId, String(orderId)));
-const keyMails = (orderId: number) => db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `order-keys:${orderId}`));
+const keysOf = (orderId: number) =>
+  db
+    .select()
+    .from(productCodes)
+    .where(eq(productCodes.orderId, String(orderId)));
+const keyMails = (orderId: number) =>
+  db
+    .select()
+    .from(mailOutbox)
+    .where(eq(mailOutbox.dedupeKey, `order-keys:${orderId}`));
 
 /** Makes the licence for `key` fail to be written, as a database error halfway through a job would. */
 async function failLicenceFor(key: string) {
   const name = `fail_${key.replace(/\W/g, "_")}`;
-  await env.DB.exec(`CREATE TRIGGER ${name} BEFORE INSERT ON licences WHEN NEW.key = '${key}' BEGIN SELECT RAISE(ABORT, 'licence store unavailable'); END;`);
+  await env.DB.exec(
+    `CREATE TRIGGER ${name} BEFORE INSERT ON licences WHEN NEW.key = '${key}' BEGIN SELECT RAISE(ABORT, 'licence store unavailable'); END;`,
+  );
   return () => env.DB.exec(`DROP TRIGGER ${name};`);
 }
 
@@ -69,7 +103,11 @@ describe("fulfilment queue: the webhook's answer", () => {
     const response = await exports.default.fetch(
       new Request(`${ORIGIN}/webhooks/shopify`, {
         method: "POST",
-        headers: { "X-Shopify-Topic": "orders/paid", "X-Shopify-Webhook-Id": webhookId, "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET) },
+        headers: {
+          "X-Shopify-Topic": "orders/paid",
+          "X-Shopify-Webhook-Id": webhookId,
+          "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
+        },
         body,
       }),
     );
@@ -89,7 +127,11 @@ describe("fulfilment queue: the webhook's answer", () => {
       worker.fetch(
         new Request(`${ORIGIN}/webhooks/shopify`, {
           method: "POST",
-          headers: { "X-Shopify-Topic": "orders/paid", "X-Shopify-Webhook-Id": webhookId, "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET) },
+          headers: {
+            "X-Shopify-Topic": "orders/paid",
+            "X-Shopify-Webhook-Id": webhookId,
+            "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
+          },
           body,
         }) as Request<unknown, IncomingRequestCfProperties>,
         bindings,
@@ -118,7 +160,10 @@ describe("fulfilment queue: nothing stuck on the way", () => {
     const lost = await recordedDelivery(stuck.payload);
     const fresh = await recordedDelivery(recent.payload);
     const now = Date.now();
-    await db.update(webhookDeliveries).set({ receivedAt: now - STUCK_DELIVERY_MS - 1000 }).where(eq(webhookDeliveries.id, lost.id));
+    await db
+      .update(webhookDeliveries)
+      .set({ receivedAt: now - STUCK_DELIVERY_MS - 1000 })
+      .where(eq(webhookDeliveries.id, lost.id));
     await runScheduledJobs(env, now);
     await handled(lost.id);
     expect((await keysOf(stuck.payload.id)).map((k) => k.code)).toEqual([stuck.code]);
@@ -134,14 +179,26 @@ describe("fulfilment queue: nothing stuck on the way", () => {
     const down = { ...env, JOB_QUEUE: { send: () => Promise.reject(new Error("queue unavailable")) } } as unknown as Env;
     const post = (path: string, form: Record<string, string>) =>
       worker.fetch(
-        new Request(`${ORIGIN}${path}`, { method: "POST", headers: { Origin: ORIGIN, Cookie: cookie }, body: new URLSearchParams(form) }) as Request<unknown, IncomingRequestCfProperties>,
+        new Request(`${ORIGIN}${path}`, {
+          method: "POST",
+          headers: { Origin: ORIGIN, Cookie: cookie },
+          body: new URLSearchParams(form),
+        }) as Request<unknown, IncomingRequestCfProperties>,
         down,
         createExecutionContext(),
       );
-    const fulfil = await post("/dashboard/manage-codes/crypto-orders", { intent: "fulfil", orderId: order.id, code: `DOWN-${order.orderNumber}`, source: "manual" });
+    const fulfil = await post("/dashboard/manage-codes/crypto-orders", {
+      intent: "fulfil",
+      orderId: order.id,
+      code: `DOWN-${order.orderNumber}`,
+      source: "manual",
+    });
     expect(fulfil.status).toBe(503);
     expect(await fulfil.text()).toContain("The fulfilment queue is not available right now");
-    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "submitted", paidAt: null });
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({
+      status: "submitted",
+      paidAt: null,
+    });
     expect(await db.select().from(auditLog).where(eq(auditLog.subject, order.orderNumber)).get()).toBeUndefined();
 
     const deliveryId = crypto.randomUUID();
@@ -183,7 +240,11 @@ describe("fulfilment queue: the delivery's body", () => {
     const response = await exports.default.fetch(
       new Request(`${ORIGIN}/webhooks/shopify`, {
         method: "POST",
-        headers: { "X-Shopify-Topic": "orders/paid", "X-Shopify-Webhook-Id": pending.id, "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET) },
+        headers: {
+          "X-Shopify-Topic": "orders/paid",
+          "X-Shopify-Webhook-Id": pending.id,
+          "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
+        },
         body,
       }),
     );
@@ -211,7 +272,12 @@ describe("fulfilment queue: the consumer", () => {
     expect(result.explicitAcks).not.toContain(result.retryMessages[0]!.msgId);
     expect((await keysOf(first.payload.id)).map((k) => k.code)).toEqual([first.code]);
     expect((await keysOf(last.payload.id)).map((k) => k.code)).toEqual([last.code]);
-    expect(await failure(`shopify:${missing.deliveryId}`)).toMatchObject({ kind: "shopify-delivery", attempts: 1, deadAt: null, lastError: expect.stringContaining("is not recorded") });
+    expect(await failure(`shopify:${missing.deliveryId}`)).toMatchObject({
+      kind: "shopify-delivery",
+      attempts: 1,
+      deadAt: null,
+      lastError: expect.stringContaining("is not recorded"),
+    });
 
     // Each later attempt waits longer.
     const again = await runQueue(FULFILMENT, [missing], 3);
@@ -224,7 +290,10 @@ describe("fulfilment queue: the consumer", () => {
     const jobs = await Promise.all(orders.map((o) => recordedDelivery(o.payload)));
     const middle = orders[1]!;
     const restore = await failLicenceFor(middle.code);
-    const broken = await runQueue(FULFILMENT, jobs.map((j) => j.job));
+    const broken = await runQueue(
+      FULFILMENT,
+      jobs.map((j) => j.job),
+    );
     await restore();
     expect(broken.explicitAcks).toHaveLength(2);
     expect(broken.retryMessages).toHaveLength(1);
@@ -235,7 +304,11 @@ describe("fulfilment queue: the consumer", () => {
     expect(await keyMails(middle.payload.id)).toHaveLength(0);
 
     // The queue delivers the failed message again; a lost ack may bring the others back too.
-    const retried = await runQueue(FULFILMENT, jobs.map((j) => j.job), 2);
+    const retried = await runQueue(
+      FULFILMENT,
+      jobs.map((j) => j.job),
+      2,
+    );
     expect(retried).toMatchObject({ outcome: "ok", retryMessages: [] });
     expect(retried.explicitAcks).toHaveLength(3);
     for (const order of orders) {
@@ -257,10 +330,30 @@ describe("fulfilment queue: the consumer", () => {
     await addCodes(db, { id: variant, title: "Vertex Rust - 30 Days" }, `CQ-${orderNumber}-1\nCQ-${orderNumber}-2`);
     const runs = await runQueue(FULFILMENT, [job, job], 2);
     expect(runs.explicitAcks).toHaveLength(2);
-    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "complete", productCode: `CQ-${orderNumber}-1` });
-    expect((await db.select().from(productCodes).where(and(eq(productCodes.variantId, variant), eq(productCodes.isUsed, true)))).map((c) => c.code)).toEqual([`CQ-${orderNumber}-1`]);
-    expect(await db.select().from(licences).where(eq(licences.key, `CQ-${orderNumber}-1`))).toHaveLength(1);
-    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `crypto-key:${order.id}`))).toHaveLength(1);
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({
+      status: "complete",
+      productCode: `CQ-${orderNumber}-1`,
+    });
+    expect(
+      (
+        await db
+          .select()
+          .from(productCodes)
+          .where(and(eq(productCodes.variantId, variant), eq(productCodes.isUsed, true)))
+      ).map((c) => c.code),
+    ).toEqual([`CQ-${orderNumber}-1`]);
+    expect(
+      await db
+        .select()
+        .from(licences)
+        .where(eq(licences.key, `CQ-${orderNumber}-1`)),
+    ).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(mailOutbox)
+        .where(eq(mailOutbox.dedupeKey, `crypto-key:${order.id}`)),
+    ).toHaveLength(1);
     expect(await failure(`crypto:${orderNumber}`)).toBeUndefined();
   });
 
@@ -269,20 +362,49 @@ describe("fulfilment queue: the consumer", () => {
     const { member, variant, order, orderNumber } = await submittedCryptoOrder();
     await addCodes(db, { id: variant, title: "Vertex Rust - 30 Days" }, `CB-${orderNumber}`, Date.now() - 60_000);
     const trigger = `fail_complete_${orderNumber.replace(/\W/g, "_")}`;
-    await env.DB.exec(`CREATE TRIGGER ${trigger} BEFORE UPDATE ON crypto_orders WHEN NEW.order_number = '${orderNumber}' AND NEW.status = 'complete' BEGIN SELECT RAISE(ABORT, 'order store unavailable'); END;`);
+    await env.DB.exec(
+      `CREATE TRIGGER ${trigger} BEFORE UPDATE ON crypto_orders WHEN NEW.order_number = '${orderNumber}' AND NEW.status = 'complete' BEGIN SELECT RAISE(ABORT, 'order store unavailable'); END;`,
+    );
     const broken = await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber, code: null }]);
     await env.DB.exec(`DROP TRIGGER ${trigger};`);
     expect(broken.retryMessages).toHaveLength(1);
-    expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: true, orderId: orderNumber });
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(eq(productCodes.code, `CB-${orderNumber}`))
+        .get(),
+    ).toMatchObject({ isUsed: true, orderId: orderNumber });
 
-    const seen = (await db.select({ updatedAt: cryptoOrders.updatedAt }).from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())!.updatedAt;
-    const cancelled = await call("/dashboard/manage-codes/crypto-orders", { form: { intent: "cancel", orderId: order.id, seen: String(seen) }, cookie: admin });
+    const seen = (await db.select({ updatedAt: cryptoOrders.updatedAt }).from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())!
+      .updatedAt;
+    const cancelled = await call("/dashboard/manage-codes/crypto-orders", {
+      form: { intent: "cancel", orderId: order.id, seen: String(seen) },
+      cookie: admin,
+    });
     expect(cancelled.status).toBe(200);
-    expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: false, orderId: null });
-    expect(await db.select().from(licences).where(eq(licences.key, `CB-${orderNumber}`))).toHaveLength(0);
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(eq(productCodes.code, `CB-${orderNumber}`))
+        .get(),
+    ).toMatchObject({ isUsed: false, orderId: null });
+    expect(
+      await db
+        .select()
+        .from(licences)
+        .where(eq(licences.key, `CB-${orderNumber}`)),
+    ).toHaveLength(0);
     // The queue's retry finds the order cancelled and hands out nothing.
     expect((await runQueue(FULFILMENT, [{ kind: "crypto-order", orderNumber, code: null }], 2)).explicitAcks).toHaveLength(1);
-    expect(await db.select().from(productCodes).where(eq(productCodes.code, `CB-${orderNumber}`)).get()).toMatchObject({ isUsed: false });
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(eq(productCodes.code, `CB-${orderNumber}`))
+        .get(),
+    ).toMatchObject({ isUsed: false });
     expect(await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, member.email))).toHaveLength(0);
   });
 
@@ -312,7 +434,11 @@ describe("fulfilment queue: jobs the queue gives up on", () => {
     // After its last retry the queue moves the message to the dead-letter queue.
     const dead = await runQueue(DEAD_LETTERS, [job]);
     expect(dead.explicitAcks).toHaveLength(1);
-    expect(await failure(key)).toMatchObject({ attempts: 6, deadAt: expect.any(Number), lastError: expect.stringContaining("is not recorded") });
+    expect(await failure(key)).toMatchObject({
+      attempts: 6,
+      deadAt: expect.any(Number),
+      lastError: expect.stringContaining("is not recorded"),
+    });
 
     const admin = await adminCookie();
     const page = await (await call("/dashboard/manage-codes", { cookie: admin })).text();
@@ -321,7 +447,9 @@ describe("fulfilment queue: jobs the queue gives up on", () => {
     expect(page).toContain(`Webhook delivery ${deliveryId} is not recorded`);
 
     // What was wrong is put right; Retry sends the job through the real queue again.
-    await db.insert(webhookDeliveries).values({ id: deliveryId, topic: "orders/paid", outcome: "queued", payload: JSON.stringify(payload), receivedAt: Date.now() });
+    await db
+      .insert(webhookDeliveries)
+      .values({ id: deliveryId, topic: "orders/paid", outcome: "queued", payload: JSON.stringify(payload), receivedAt: Date.now() });
     const retried = await retry(key, admin);
     expect(retried.status).toBe(200);
     expect(await retried.text()).toContain("Job sent again");
@@ -329,7 +457,13 @@ describe("fulfilment queue: jobs the queue gives up on", () => {
     expect(await delivery(deliveryId)).toMatchObject({ outcome: "processed" });
     expect((await keysOf(payload.id)).map((k) => k.code)).toEqual([code]);
     await expect.poll(() => failure(key)).toBeUndefined();
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "job.retry"), eq(auditLog.subject, key))).get()).toBeDefined();
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "job.retry"), eq(auditLog.subject, key)))
+        .get(),
+    ).toBeDefined();
 
     // Nothing is left to retry.
     const twice = await retry(key, admin);

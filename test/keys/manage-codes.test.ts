@@ -68,7 +68,10 @@ describe("admin access", () => {
 describe("adding codes", () => {
   it("requires a variant and some text", async () => {
     const cookie = await adminCookie();
-    for (const form of [{ intent: "add", variantId: "", codes: "A" }, { intent: "add", variantId: VARIANT, codes: "  \n " }]) {
+    for (const form of [
+      { intent: "add", variantId: "", codes: "A" },
+      { intent: "add", variantId: VARIANT, codes: "  \n " },
+    ]) {
       const response = await post(form, cookie);
       expect(response.status).toBe(400);
       expect(await response.text()).toContain("Please select a variant and enter codes");
@@ -84,13 +87,21 @@ describe("adding codes", () => {
   it("refuses too many codes, or one too long, and stores none of them", async () => {
     const cookie = await adminCookie();
     const tag = unique("LIM").toUpperCase();
-    const many = await post({ intent: "add", variantId: VARIANT, codes: Array.from({ length: 1001 }, (_, i) => `${tag}-${i}`).join("\n") }, cookie);
+    const many = await post(
+      { intent: "add", variantId: VARIANT, codes: Array.from({ length: 1001 }, (_, i) => `${tag}-${i}`).join("\n") },
+      cookie,
+    );
     expect(many.status).toBe(400);
     expect(await many.text()).toContain("Add at most 1000 codes at a time");
     const long = await post({ intent: "add", variantId: VARIANT, codes: `${tag}-OK\n${"X".repeat(201)}` }, cookie);
     expect(long.status).toBe(400);
     expect(await long.text()).toContain("Codes must be at most 200 characters");
-    expect(await db.select().from(productCodes).where(like(productCodes.code, `${tag}-%`))).toHaveLength(0);
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(like(productCodes.code, `${tag}-%`)),
+    ).toHaveLength(0);
   });
 
   it("adds new codes, skipping duplicates in the input and codes already stored, and says so", async () => {
@@ -114,7 +125,12 @@ describe("adding codes", () => {
     expect(thirdText).toContain("All 2 codes already exist in the database");
 
     const stored = await db.select().from(productCodes).where(eq(productCodes.variantTitle, "Vertex HWID Spoofer - 30 Days"));
-    expect(stored.filter((c) => c.code.startsWith(tag)).map((c) => c.code).sort()).toEqual([`${tag}-1`, `${tag}-2`, `${tag}-3`]);
+    expect(
+      stored
+        .filter((c) => c.code.startsWith(tag))
+        .map((c) => c.code)
+        .sort(),
+    ).toEqual([`${tag}-1`, `${tag}-2`, `${tag}-3`]);
   });
 
   it("stores a large submission in full", async () => {
@@ -122,7 +138,10 @@ describe("adding codes", () => {
     const codes = Array.from({ length: 300 }, (_, i) => `${tag}-${i}`).join("\n");
     const response = await post({ intent: "add", variantId: VARIANT, codes }, await adminCookie());
     expect(response.status).toBe(200);
-    const stored = await db.select().from(productCodes).where(like(productCodes.code, `${tag}-%`));
+    const stored = await db
+      .select()
+      .from(productCodes)
+      .where(like(productCodes.code, `${tag}-%`));
     expect(stored).toHaveLength(300);
   });
 
@@ -133,7 +152,15 @@ describe("adding codes", () => {
       .insert(productCodes)
       .values([
         { variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code: `${tag}-A`, createdAt: Date.now() },
-        { variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code: `${tag}-S`, createdAt: Date.now(), isUsed: true, usedAt: Date.now(), orderId: "1" },
+        {
+          variantId: VARIANT,
+          variantTitle: "Vertex HWID Spoofer - 30 Days",
+          code: `${tag}-S`,
+          createdAt: Date.now(),
+          isUsed: true,
+          usedAt: Date.now(),
+          orderId: "1",
+        },
       ])
       .returning();
     const ok = await post({ intent: "delete", id: String(available!.id) }, cookie);
@@ -170,8 +197,24 @@ describe("adding codes", () => {
     const tag = unique("P").toUpperCase();
     const old = Date.UTC(2020, 0, 15);
     await db.insert(productCodes).values([
-      { variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code: `${tag}-NOW`, createdAt: Date.now(), isUsed: true, usedAt: Date.now(), orderId: "p1" },
-      { variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code: `${tag}-OLD`, createdAt: old, isUsed: true, usedAt: old, orderId: "p2" },
+      {
+        variantId: VARIANT,
+        variantTitle: "Vertex HWID Spoofer - 30 Days",
+        code: `${tag}-NOW`,
+        createdAt: Date.now(),
+        isUsed: true,
+        usedAt: Date.now(),
+        orderId: "p1",
+      },
+      {
+        variantId: VARIANT,
+        variantTitle: "Vertex HWID Spoofer - 30 Days",
+        code: `${tag}-OLD`,
+        createdAt: old,
+        isUsed: true,
+        usedAt: old,
+        orderId: "p2",
+      },
     ]);
     const today = await (await call(`/dashboard/manage-codes?sold=${encodeURIComponent(VARIANT)}&period=today&tz=0`, { cookie })).text();
     expect(today).toContain(`${tag}-NOW`);
@@ -255,14 +298,31 @@ describe("fulfilling crypto orders", () => {
     const order = await submittedOrder();
     const code = `HAND-${unique("h").toUpperCase()}`;
     const response = await post({ intent: "fulfil", orderId: order.id, code: `  ${code} `, source: "manual" }, await adminCookie());
-    expect(await response.text()).toContain(`Order ${order.orderNumber} fulfilled successfully: the key is on its way to ${order.customerEmail}`);
+    expect(await response.text()).toContain(
+      `Order ${order.orderNumber} fulfilled successfully: the key is on its way to ${order.customerEmail}`,
+    );
     await cryptoKeySent(order.id);
-    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "complete", productCode: code });
-    expect(await db.select().from(productCodes).where(and(eq(productCodes.code, code), eq(productCodes.isUsed, true))).get()).toMatchObject({
+    expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({
+      status: "complete",
+      productCode: code,
+    });
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(and(eq(productCodes.code, code), eq(productCodes.isUsed, true)))
+        .get(),
+    ).toMatchObject({
       orderId: order.orderNumber,
       customerEmail: order.customerEmail,
     });
-    expect(await db.select().from(auditLog).where(eq(auditLog.subject, `crypto:${order.orderNumber}`)).get()).toMatchObject({ action: "crypto-order.fulfil" });
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.subject, `crypto:${order.orderNumber}`))
+        .get(),
+    ).toMatchObject({ action: "crypto-order.fulfil" });
     // A second fulfilment is refused.
     const again = await post({ intent: "fulfil", orderId: order.id, code: "OTHER", source: "manual" }, await adminCookie());
     expect(again.status).toBe(409);
@@ -270,7 +330,17 @@ describe("fulfilling crypto orders", () => {
 
   it("refuses a typed code that was already sold to someone else", async () => {
     const tag = unique("SOLD").toUpperCase();
-    await db.insert(productCodes).values({ variantId: VARIANT, variantTitle: "x", code: tag, createdAt: Date.now(), isUsed: true, usedAt: Date.now(), orderId: "other" });
+    await db
+      .insert(productCodes)
+      .values({
+        variantId: VARIANT,
+        variantTitle: "x",
+        code: tag,
+        createdAt: Date.now(),
+        isUsed: true,
+        usedAt: Date.now(),
+        orderId: "other",
+      });
     const order = await submittedOrder();
     const response = await post({ intent: "fulfil", orderId: order.id, code: tag, source: "manual" }, await adminCookie());
     expect(response.status).toBe(409);
@@ -293,7 +363,9 @@ describe("fulfilling crypto orders", () => {
     const order = await submittedOrder();
     const code = `RACE-${unique("r").toUpperCase()}`;
     await db.delete(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
-    await db.insert(productCodes).values({ variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code, createdAt: Date.now() - 60_000 });
+    await db
+      .insert(productCodes)
+      .values({ variantId: VARIANT, variantTitle: "Vertex HWID Spoofer - 30 Days", code, createdAt: Date.now() - 60_000 });
     await approve(order);
     const drop = await cancelOnClaim(order.orderNumber, "UPDATE");
     // What the admin's "Use next code in stock" queues, run by the queue's consumer.
@@ -301,7 +373,12 @@ describe("fulfilling crypto orders", () => {
     await drop();
     expect(result).toMatchObject({ outcome: "ok", explicitAcks: [expect.any(String)], retryMessages: [] });
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("cancelled");
-    expect(await db.select().from(productCodes).where(eq(productCodes.code, code)).get()).toMatchObject({ isUsed: false, orderId: null, customerEmail: null, unitIndex: null });
+    expect(await db.select().from(productCodes).where(eq(productCodes.code, code)).get()).toMatchObject({
+      isUsed: false,
+      orderId: null,
+      customerEmail: null,
+      unitIndex: null,
+    });
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, order.userId))).toHaveLength(0);
     expect(await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, order.customerEmail))).toHaveLength(0);
   });
@@ -336,7 +413,12 @@ describe("fulfilling crypto orders", () => {
   });
 
   describe("decided by two admins", () => {
-    const decisions = (orderNumber: string) => db.select().from(auditLog).where(and(eq(auditLog.subject, `crypto:${orderNumber}`), like(auditLog.action, "crypto-order.%"))).all();
+    const decisions = (orderNumber: string) =>
+      db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.subject, `crypto:${orderNumber}`), like(auditLog.action, "crypto-order.%")))
+        .all();
     const anAdmin = async () => {
       const account = await createAccount({ admin: true });
       return { account, cookie: await signIn(account, unique("ip")) };
@@ -351,7 +433,10 @@ describe("fulfilling crypto orders", () => {
       expect(late.status).toBe(409);
       expect(await late.text()).toContain(`Order ${order.orderNumber} was already fulfilled by ${first.account.email}`);
       await cryptoKeySent(order.id);
-      expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({ status: "complete", productCode: code });
+      expect(await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()).toMatchObject({
+        status: "complete",
+        productCode: code,
+      });
       expect((await decisions(order.orderNumber)).map((row) => row.action)).toEqual(["crypto-order.fulfil"]);
       expect(await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, order.customerEmail))).toHaveLength(1);
     });

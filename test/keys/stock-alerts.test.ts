@@ -23,7 +23,13 @@ beforeAll(async () => {
 
 /** One paid Shopify order for `quantity` units of the variant, through the signed webhook and the queue. */
 async function sell(quantity = 1) {
-  await deliver("orders/paid", paidOrderPayload({ variant: VARIANT_NUMBER, variantTitle: "Default Title", title: "Vertex HWID Spoofer", quantity, price: "19.99" }, { namePrefix: "#S" }));
+  await deliver(
+    "orders/paid",
+    paidOrderPayload(
+      { variant: VARIANT_NUMBER, variantTitle: "Default Title", title: "Vertex HWID Spoofer", quantity, price: "19.99" },
+      { namePrefix: "#S" },
+    ),
+  );
 }
 
 const alertsTo = (to: string) =>
@@ -33,7 +39,12 @@ const alertsTo = (to: string) =>
     .where(and(eq(mailOutbox.toAddress, to), like(mailOutbox.subject, `Low stock: ${TITLE}%`)));
 
 const available = async () =>
-  (await db.select({ id: productCodes.id }).from(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)))).length;
+  (
+    await db
+      .select({ id: productCodes.id })
+      .from(productCodes)
+      .where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)))
+  ).length;
 
 const restock = async (n: number) => {
   const codes = Array.from({ length: n }, () => unique("LOW-").toUpperCase()).join("\n");
@@ -81,13 +92,20 @@ describe("threshold input", () => {
 
   it("sets, changes and clears a threshold, each audited", async () => {
     const variant = "gid://shopify/ProductVariant/4710000000003";
-    expect((await call(STOCK, { form: { intent: "threshold", variantId: variant, threshold: "0" }, cookie: adminCookie })).status).toBe(200);
+    expect((await call(STOCK, { form: { intent: "threshold", variantId: variant, threshold: "0" }, cookie: adminCookie })).status).toBe(
+      200,
+    );
     expect((await db.select().from(stockAlerts).where(eq(stockAlerts.variantId, variant)).get())?.threshold).toBe(0);
-    expect((await call(STOCK, { form: { intent: "threshold", variantId: variant, threshold: " 100000 " }, cookie: adminCookie })).status).toBe(200);
+    expect(
+      (await call(STOCK, { form: { intent: "threshold", variantId: variant, threshold: " 100000 " }, cookie: adminCookie })).status,
+    ).toBe(200);
     expect((await db.select().from(stockAlerts).where(eq(stockAlerts.variantId, variant)).get())?.threshold).toBe(100000);
     expect((await call(STOCK, { form: { intent: "clear-threshold", variantId: variant }, cookie: adminCookie })).status).toBe(200);
     expect(await db.select().from(stockAlerts).where(eq(stockAlerts.variantId, variant)).get()).toBeUndefined();
-    const entries = await db.select().from(auditLog).where(and(eq(auditLog.actorUserId, admin.id), eq(auditLog.subject, variant)));
+    const entries = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorUserId, admin.id), eq(auditLog.subject, variant)));
     expect(entries.map((e) => e.action).sort()).toEqual(["stock.threshold", "stock.threshold", "stock.threshold-clear"]);
   });
 });
@@ -147,9 +165,14 @@ describe("the low-stock alert", () => {
   it("mails when an admin deletes codes down to the threshold, and not for a code that is not in stock", async () => {
     await db.delete(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
     await restock(4);
-    expect((await call(STOCK, { form: { intent: "threshold", variantId: VARIANT, threshold: "2" }, cookie: adminCookie })).status).toBe(200);
+    expect((await call(STOCK, { form: { intent: "threshold", variantId: VARIANT, threshold: "2" }, cookie: adminCookie })).status).toBe(
+      200,
+    );
     const before = (await alertsTo(admin.email)).length;
-    const inStock = await db.select({ id: productCodes.id }).from(productCodes).where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
+    const inStock = await db
+      .select({ id: productCodes.id })
+      .from(productCodes)
+      .where(and(eq(productCodes.variantId, VARIANT), eq(productCodes.isUsed, false)));
     const remove = (id: number) => call(STOCK, { form: { intent: "delete", id: String(id) }, cookie: adminCookie });
 
     expect((await remove(inStock[0]!.id)).status).toBe(200); // 3 left: above the threshold

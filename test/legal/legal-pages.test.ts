@@ -7,7 +7,8 @@ import { auditLog, legalPages } from "~/server/platform/db/schema.server";
 import { call, createAccount, db, signIn, unique } from "../helpers";
 
 const staff = async (options: Parameters<typeof createAccount>[0]) => signIn(await createAccount(options), unique("ip"));
-const save = (cookie: string, page: string, markdown: string) => call("/dashboard/legal", { form: { intent: "save", page, markdown }, cookie });
+const save = (cookie: string, page: string, markdown: string) =>
+  call("/dashboard/legal", { form: { intent: "save", page, markdown }, cookie });
 
 describe("legal pages", () => {
   it("serve a template for each page until staff edit it, as a public page linked from the footer and the sign-up form", async () => {

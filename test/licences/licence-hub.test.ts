@@ -14,7 +14,11 @@ const licenceOf = async (key: string) => (await db.select().from(licences).where
 const resetsOf = (licenceId: number) => db.select().from(licenceResets).where(eq(licenceResets.licenceId, licenceId));
 
 /** A page's text as a reader sees it: tags gone, spaces collapsed. */
-const textOf = (html: string) => html.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, "").replace(/\s+/g, " ");
+const textOf = (html: string) =>
+  html
+    .replace(/<script[\s\S]*?<\/script>/g, "")
+    .replace(/<[^>]+>/g, "")
+    .replace(/\s+/g, " ");
 
 /** A member who bought a weekly key, and that key bound to a first PC. */
 async function memberWithBoundKey() {
@@ -26,7 +30,8 @@ async function memberWithBoundKey() {
   return { account, cookie, key, pc, licence: await licenceOf(key) };
 }
 
-const resetOwn = (licenceId: number, cookie: string) => call(SUBSCRIPTIONS, { form: { intent: "reset-hwid", licenceId: String(licenceId) }, cookie });
+const resetOwn = (licenceId: number, cookie: string) =>
+  call(SUBSCRIPTIONS, { form: { intent: "reset-hwid", licenceId: String(licenceId) }, cookie });
 
 async function adminCookie() {
   return signIn(await createAccount({ admin: true }), unique("ip"));
@@ -53,7 +58,11 @@ describe("the owner's Reset PC", () => {
     expect(await codeFor(key, pc)).toBe("HWID_MISMATCH");
     expect(await resetsOf(licence.id)).toMatchObject([{ by: "owner", previousHwid: pc }]);
     // Written to the audit log, with the owner as actor and the client address.
-    const logged = await db.select().from(auditLog).where(and(eq(auditLog.subject, `licence:${licence.id}`), eq(auditLog.action, "licence.owner-reset"))).all();
+    const logged = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.subject, `licence:${licence.id}`), eq(auditLog.action, "licence.owner-reset")))
+      .all();
     expect(logged).toMatchObject([{ actorUserId: account.id, ip: "198.51.100.1" }]);
     // The log names the key by its licence; support reads it, so the key itself is masked.
     expect(logged[0]!.detail).not.toContain(key);
@@ -248,7 +257,9 @@ describe("the admin's licence page", () => {
     expect((await manage({ intent: "ban-hwid", hwid: pc, reason: "Shared account" }, admin)).status).toBe(200);
     expect(await codeFor(key, pc)).toBe("BANNED");
     expect(await codeFor(second, pc)).toBe("BANNED");
-    expect(textOf(await (await call(`${LICENCES}?key=${encodeURIComponent(second)}`, { cookie: admin })).text())).toContain("Shared account");
+    expect(textOf(await (await call(`${LICENCES}?key=${encodeURIComponent(second)}`, { cookie: admin })).text())).toContain(
+      "Shared account",
+    );
     expect((await manage({ intent: "unban-hwid", hwid: pc }, admin)).status).toBe(200);
     expect(await codeFor(key, pc)).toBe("VALID");
     expect(await codeFor(second, pc)).toBe("VALID");

@@ -13,9 +13,15 @@ import { call, createAccount, db, deliver, hwid, nextId, paidOrderPayload, signI
 const LICENCES = "/dashboard/licences";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const check = async (key: string, pc: string) => (await validate({ key, hwid: pc, nonce: crypto.randomUUID() })).json as { valid: boolean; code: string; ttl: number };
+const check = async (key: string, pc: string) =>
+  (await validate({ key, hwid: pc, nonce: crypto.randomUUID() })).json as { valid: boolean; code: string; ttl: number };
 const licenceOf = async (key: string) => (await db.select().from(licences).where(eq(licences.key, key)).get())!;
-const textOf = (html: string) => html.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, "").replace(/<!-- -->/g, "").replace(/\s+/g, " ");
+const textOf = (html: string) =>
+  html
+    .replace(/<script[\s\S]*?<\/script>/g, "")
+    .replace(/<[^>]+>/g, "")
+    .replace(/<!-- -->/g, "")
+    .replace(/\s+/g, " ");
 
 /** A key of `product` on `plan`'s variant sold by a signed order webhook to `email`, optionally activated on a PC. */
 async function soldKey(product: string, email: string, { plan = "1 Week", activate = true } = {}) {
@@ -52,7 +58,10 @@ describe("pausing a licence", () => {
     const page = textOf(await (await call("/dashboard/subscriptions", { cookie: ownerCookie })).text());
     expect(page).toContain("Paused");
     expect(page).toMatch(/Paused — \d+ days? left when it resumes/);
-    const reset = await call("/dashboard/subscriptions", { form: { intent: "reset-hwid", licenceId: String(before.id) }, cookie: ownerCookie });
+    const reset = await call("/dashboard/subscriptions", {
+      form: { intent: "reset-hwid", licenceId: String(before.id) },
+      cookie: ownerCookie,
+    });
     expect(reset.status).toBe(409);
     expect(await reset.text()).toContain("This key is paused. Contact support.");
 
@@ -62,7 +71,9 @@ describe("pausing a licence", () => {
     await db.update(licences).set({ pausedAt, expiresAt }).where(eq(licences.id, before.id));
     await db.update(userSubscriptions).set({ expiryDate: expiresAt }).where(eq(userSubscriptions.productCodeId, before.productCodeId!));
     await expireSubscriptions(db);
-    expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, before.productCodeId!)).get())?.status).toBe("active");
+    expect(
+      (await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, before.productCodeId!)).get())?.status,
+    ).toBe("active");
 
     const resumed = await manage({ intent: "resume", licenceId: String(before.id) }, cookie);
     expect(resumed.status).toBe(200);
@@ -72,10 +83,16 @@ describe("pausing a licence", () => {
     // The day that was left when it was paused is left now.
     expect(after.expiresAt! - expiresAt).toBeGreaterThanOrEqual(2 * DAY_MS);
     expect(after.expiresAt! - expiresAt).toBeLessThan(2 * DAY_MS + 60_000);
-    expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, before.productCodeId!)).get())?.expiryDate).toBe(after.expiresAt);
+    expect(
+      (await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, before.productCodeId!)).get())?.expiryDate,
+    ).toBe(after.expiresAt);
     expect((await check(key, pc)).code).toBe("VALID");
 
-    const logged = await db.select().from(auditLog).where(eq(auditLog.subject, `licence:${before.id}`)).all();
+    const logged = await db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.subject, `licence:${before.id}`))
+      .all();
     expect(logged.map((l) => l.action)).toEqual(expect.arrayContaining(["licence.pause", "licence.resume"]));
     expect(logged.find((l) => l.action === "licence.pause")?.detail).toContain("Chargeback under review");
   });
@@ -146,7 +163,10 @@ describe("adding time after downtime", () => {
     // a lifetime one, and a key of another product.
     const unused = await soldKey(product, bob.email, { activate: false });
     const expired = await soldKey(product, bob.email);
-    await db.update(licences).set({ expiresAt: Date.now() - DAY_MS }).where(eq(licences.key, expired.key));
+    await db
+      .update(licences)
+      .set({ expiresAt: Date.now() - DAY_MS })
+      .where(eq(licences.key, expired.key));
     const revoked = await soldKey(product, bob.email);
     await db.update(licences).set({ revokedAt: Date.now() }).where(eq(licences.key, revoked.key));
     const lifetime = await soldKey(product, bob.email, { plan: "Lifetime" });
@@ -165,12 +185,21 @@ describe("adding time after downtime", () => {
     const aliceSubscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, alice.id)).all();
     expect(aliceSubscriptions.map((s) => s.expiryDate).sort()).toEqual([after[a1.key], after[a2.key]].sort());
 
-    const logged = await db.select().from(auditLog).where(and(eq(auditLog.action, "licence.compensate"), eq(auditLog.actorUserId, admin.id))).all();
+    const logged = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "licence.compensate"), eq(auditLog.actorUserId, admin.id)))
+      .all();
     expect(logged).toHaveLength(1);
     expect(logged[0]!.detail).toContain("Detection on Nov 20");
 
     // One e-mail per owner, listing their keys masked, sent by the fulfilment queue.
-    const mailTo = (email: string) => db.select().from(mailOutbox).where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "compensation:%"))).all();
+    const mailTo = (email: string) =>
+      db
+        .select()
+        .from(mailOutbox)
+        .where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "compensation:%")))
+        .all();
     await vi.waitFor(async () => expect(await mailTo(bob.email)).toHaveLength(1), { timeout: 15_000, interval: 50 });
     await vi.waitFor(async () => expect(await mailTo(alice.email)).toHaveLength(1), { timeout: 15_000, interval: 50 });
     const [aliceMail] = await mailTo(alice.email);

@@ -42,7 +42,14 @@ const OTHER_NONCE = "ffeeddccbbaa99887766554433221100";
 
 /** The licence rows behind the vectors; each key names its state. */
 const ROWS = {
-  "VECTOR-WEEKLY-ACTIVE": { product: "Vertex Rust", plan: "weekly", activatedAt: ISSUED - DAY, expiresAt: ISSUED + 6 * DAY, hwid: HWID, entitlements: ["config-library"] },
+  "VECTOR-WEEKLY-ACTIVE": {
+    product: "Vertex Rust",
+    plan: "weekly",
+    activatedAt: ISSUED - DAY,
+    expiresAt: ISSUED + 6 * DAY,
+    hwid: HWID,
+    entitlements: ["config-library"],
+  },
   // The entitlements a monthly plan's sale copies: the program unlocks its beta features by them.
   "VECTOR-MONTHLY-ENDS-SOON": {
     product: "Vertex Rust",
@@ -55,24 +62,71 @@ const ROWS = {
   // A product name beyond ASCII: the signature covers its UTF-8 bytes exactly as sent.
   "VECTOR-LIFETIME": { product: "Vertex Rust — Édition ✦", plan: "lifetime", activatedAt: ISSUED - 90 * DAY, expiresAt: null, hwid: HWID },
   "VECTOR-EXPIRED": { product: "Vertex Rust", plan: "daily", activatedAt: ISSUED - 25 * HOUR, expiresAt: ISSUED - HOUR, hwid: HWID },
-  "VECTOR-REVOKED": { product: "Vertex Rust", plan: "weekly", activatedAt: ISSUED - DAY, expiresAt: ISSUED + 6 * DAY, hwid: HWID, revokedAt: ISSUED - HOUR },
-  "VECTOR-BANNED": { product: "Vertex Rust", plan: "weekly", activatedAt: ISSUED - DAY, expiresAt: ISSUED + 6 * DAY, hwid: HWID, bannedAt: ISSUED - HOUR },
-  "VECTOR-PAUSED": { product: "Vertex Rust", plan: "weekly", activatedAt: ISSUED - DAY, expiresAt: ISSUED + 6 * DAY, hwid: HWID, pausedAt: ISSUED - HOUR },
+  "VECTOR-REVOKED": {
+    product: "Vertex Rust",
+    plan: "weekly",
+    activatedAt: ISSUED - DAY,
+    expiresAt: ISSUED + 6 * DAY,
+    hwid: HWID,
+    revokedAt: ISSUED - HOUR,
+  },
+  "VECTOR-BANNED": {
+    product: "Vertex Rust",
+    plan: "weekly",
+    activatedAt: ISSUED - DAY,
+    expiresAt: ISSUED + 6 * DAY,
+    hwid: HWID,
+    bannedAt: ISSUED - HOUR,
+  },
+  "VECTOR-PAUSED": {
+    product: "Vertex Rust",
+    plan: "weekly",
+    activatedAt: ISSUED - DAY,
+    expiresAt: ISSUED + 6 * DAY,
+    hwid: HWID,
+    pausedAt: ISSUED - HOUR,
+  },
   "VECTOR-NEVER-USED": { product: "Vertex Rust", plan: "weekly", activatedAt: null, expiresAt: null, hwid: null },
 } as const;
 
 async function storeRows() {
   for (const [key, row] of Object.entries(ROWS)) {
     await db.delete(licences).where(eq(licences.key, key));
-    await db.insert(licences).values({ key, ownerEmail: "vectors@example.test", createdAt: ISSUED - 100 * DAY, ...row, entitlements: "entitlements" in row ? [...row.entitlements] : [] });
+    await db
+      .insert(licences)
+      .values({
+        key,
+        ownerEmail: "vectors@example.test",
+        createdAt: ISSUED - 100 * DAY,
+        ...row,
+        entitlements: "entitlements" in row ? [...row.entitlements] : [],
+      });
   }
 }
 
 /** The published releases behind the release cases (the beta one is published after the "none yet" case). */
 const RELEASE_ROWS = [
-  { id: "00000000-0000-4000-8000-00000000a140", version: "1.4.0", channel: "stable", sha256: "5f2b5a8c3d7e9f1a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3e5f70", size: 73_400_320 },
-  { id: "00000000-0000-4000-8000-00000000a132", version: "1.3.2", channel: "stable", sha256: "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9", size: 71_303_168 },
-  { id: "00000000-0000-4000-8000-00000000b150", version: "1.5.0-beta.2", channel: "beta", sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", size: 75_497_472 },
+  {
+    id: "00000000-0000-4000-8000-00000000a140",
+    version: "1.4.0",
+    channel: "stable",
+    sha256: "5f2b5a8c3d7e9f1a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d3e5f70",
+    size: 73_400_320,
+  },
+  {
+    id: "00000000-0000-4000-8000-00000000a132",
+    version: "1.3.2",
+    channel: "stable",
+    sha256: "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+    size: 71_303_168,
+  },
+  {
+    id: "00000000-0000-4000-8000-00000000b150",
+    version: "1.5.0-beta.2",
+    channel: "beta",
+    sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    size: 75_497_472,
+  },
 ] as const;
 const SHOP = "https://shop.example";
 
@@ -115,7 +169,11 @@ async function answerFor(signer: LicenceSigner, input: Partial<ValidateLicenceIn
 }
 
 /** What the API answers to releases/latest, at the vectors' clock, for one request. */
-async function releaseAnswerFor(signer: LicenceSigner, channel: ReleaseChannel, input: Partial<ValidateLicenceInput> & { key: string }): Promise<Signed> {
+async function releaseAnswerFor(
+  signer: LicenceSigner,
+  channel: ReleaseChannel,
+  input: Partial<ValidateLicenceInput> & { key: string },
+): Promise<Signed> {
   const validation = await answerFor(signer, input);
   return sign(signer, await latestReleaseAnswer(db, env.DOWNLOADS, signer, SHOP, validation.answer, channel, ISSUED));
 }
@@ -135,12 +193,22 @@ interface Clock {
   driftSeconds: number;
 }
 
-const clock = (now: number, trusted: number | null = null, driftSeconds = 0): Clock => ({ now: at(now), trustedTime: trusted === null ? null : at(trusted), driftSeconds });
+const clock = (now: number, trusted: number | null = null, driftSeconds = 0): Clock => ({
+  now: at(now),
+  trustedTime: trusted === null ? null : at(trusted),
+  driftSeconds,
+});
 
 /** The request the SDK sent (online) or is checking (offline), with the options it was built with. */
 const request = (key: string, hwid = HWID, product?: string) => ({ key, hwid, nonce: NONCE, ...(product ? { product } : {}) });
 
-const online = (name: string, req: ReturnType<typeof request>, response: { status: number; body?: string; signature?: string | null } | { network: "unreachable" }, time: Clock, expect: Expect) => ({
+const online = (
+  name: string,
+  req: ReturnType<typeof request>,
+  response: { status: number; body?: string; signature?: string | null } | { network: "unreachable" },
+  time: Clock,
+  expect: Expect,
+) => ({
   name,
   kind: "online" as const,
   request: req,
@@ -149,7 +217,13 @@ const online = (name: string, req: ReturnType<typeof request>, response: { statu
   expect,
 });
 
-const offline = (name: string, req: ReturnType<typeof request>, stored: { body: string; signature: string } | null, time: Clock, expect: Expect) => ({
+const offline = (
+  name: string,
+  req: ReturnType<typeof request>,
+  stored: { body: string; signature: string } | null,
+  time: Clock,
+  expect: Expect,
+) => ({
   name,
   kind: "offline" as const,
   request: req,
@@ -202,10 +276,34 @@ async function vectors() {
 
   const cases = [
     online("a VALID answer", weeklyRequest, ok200(weekly), now, valid),
-    online("a VALID answer whose product name is beyond ASCII (signed over its UTF-8 bytes)", request("VECTOR-LIFETIME"), ok200(lifetime), now, valid),
-    online("a VALID answer while the local clock is behind the server's (the server's time is trusted)", weeklyRequest, ok200(weekly), clock(ISSUED - 3 * DAY), valid),
-    online("a VALID answer for the product the program names", request("VECTOR-WEEKLY-ACTIVE", HWID, "Vertex Rust"), ok200(weekly), now, valid),
-    online("a VALID answer for another product than the program's", request("VECTOR-WEEKLY-ACTIVE", HWID, "Vertex Apex"), ok200(weekly), now, { outcome: "denied", code: "WRONG_PRODUCT" }),
+    online(
+      "a VALID answer whose product name is beyond ASCII (signed over its UTF-8 bytes)",
+      request("VECTOR-LIFETIME"),
+      ok200(lifetime),
+      now,
+      valid,
+    ),
+    online(
+      "a VALID answer while the local clock is behind the server's (the server's time is trusted)",
+      weeklyRequest,
+      ok200(weekly),
+      clock(ISSUED - 3 * DAY),
+      valid,
+    ),
+    online(
+      "a VALID answer for the product the program names",
+      request("VECTOR-WEEKLY-ACTIVE", HWID, "Vertex Rust"),
+      ok200(weekly),
+      now,
+      valid,
+    ),
+    online(
+      "a VALID answer for another product than the program's",
+      request("VECTOR-WEEKLY-ACTIVE", HWID, "Vertex Apex"),
+      ok200(weekly),
+      now,
+      { outcome: "denied", code: "WRONG_PRODUCT" },
+    ),
     ...(
       [
         ["VECTOR-REVOKED", {}, "REVOKED"],
@@ -215,64 +313,200 @@ async function vectors() {
         ["VECTOR-UNKNOWN", {}, "NOT_FOUND"],
         ["VECTOR-NEVER-USED", { activate: false }, "NOT_ACTIVATED"],
       ] as const
-    ).map(async ([key, extra, code]) => online(`a signed ${code} answer`, request(key), ok200(await answerFor(signer, { key, ...extra })), now, { outcome: "denied", code })),
+    ).map(async ([key, extra, code]) =>
+      online(`a signed ${code} answer`, request(key), ok200(await answerFor(signer, { key, ...extra })), now, { outcome: "denied", code }),
+    ),
     // Only the bound PC reads a stopped licence's terms: another PC gets the code with licence null.
-    online("a signed EXPIRED answer to a PC the key is not bound to (licence null)", request("VECTOR-EXPIRED", OTHER_HWID), ok200(await answerFor(signer, { key: "VECTOR-EXPIRED", hwid: OTHER_HWID })), now, {
-      outcome: "denied",
-      code: "EXPIRED",
-    }),
-    online("a signed HWID_MISMATCH answer (the key is bound to another PC)", request("VECTOR-WEEKLY-ACTIVE", OTHER_HWID), ok200(await answerFor(signer, { key: "VECTOR-WEEKLY-ACTIVE", hwid: OTHER_HWID })), now, {
-      outcome: "denied",
-      code: "HWID_MISMATCH",
-    }),
-    ...fieldEdits.map(([field, from, to]) => online(`a VALID answer with ${field} edited`, weeklyRequest, edited(weekly, from, to), now, badSignature)),
-    online("a VALID answer re-serialised with other whitespace", weeklyRequest, { status: 200, body: JSON.stringify(weekly.answer, null, 1), signature: weekly.signature }, now, badSignature),
+    online(
+      "a signed EXPIRED answer to a PC the key is not bound to (licence null)",
+      request("VECTOR-EXPIRED", OTHER_HWID),
+      ok200(await answerFor(signer, { key: "VECTOR-EXPIRED", hwid: OTHER_HWID })),
+      now,
+      {
+        outcome: "denied",
+        code: "EXPIRED",
+      },
+    ),
+    online(
+      "a signed HWID_MISMATCH answer (the key is bound to another PC)",
+      request("VECTOR-WEEKLY-ACTIVE", OTHER_HWID),
+      ok200(await answerFor(signer, { key: "VECTOR-WEEKLY-ACTIVE", hwid: OTHER_HWID })),
+      now,
+      {
+        outcome: "denied",
+        code: "HWID_MISMATCH",
+      },
+    ),
+    ...fieldEdits.map(([field, from, to]) =>
+      online(`a VALID answer with ${field} edited`, weeklyRequest, edited(weekly, from, to), now, badSignature),
+    ),
+    online(
+      "a VALID answer re-serialised with other whitespace",
+      weeklyRequest,
+      { status: 200, body: JSON.stringify(weekly.answer, null, 1), signature: weekly.signature },
+      now,
+      badSignature,
+    ),
     online("an unsigned answer", weeklyRequest, { status: 200, body: weekly.body }, now, badSignature),
-    online("a signature that is not base64 of 64 bytes", weeklyRequest, { status: 200, body: weekly.body, signature: "bm90IGEgc2lnbmF0dXJl" }, now, badSignature),
+    online(
+      "a signature that is not base64 of 64 bytes",
+      weeklyRequest,
+      { status: 200, body: weekly.body, signature: "bm90IGEgc2lnbmF0dXJl" },
+      now,
+      badSignature,
+    ),
     online("an answer signed by another key", weeklyRequest, ok200(await sign(other, weekly.answer)), now, badSignature),
-    online("a genuine answer about another key, with this call's nonce", weeklyRequest, ok200(swappedKey), now, { outcome: "tampered", reason: "key" }),
-    online("a genuine answer about another PC, with this call's nonce", request("VECTOR-NEVER-USED"), ok200(swappedHwid), now, { outcome: "tampered", reason: "hwid" }),
+    online("a genuine answer about another key, with this call's nonce", weeklyRequest, ok200(swappedKey), now, {
+      outcome: "tampered",
+      reason: "key",
+    }),
+    online("a genuine answer about another PC, with this call's nonce", request("VECTOR-NEVER-USED"), ok200(swappedHwid), now, {
+      outcome: "tampered",
+      reason: "hwid",
+    }),
     online("a genuine answer to another call (a replay)", weeklyRequest, ok200(otherNonce), now, { outcome: "tampered", reason: "nonce" }),
-    online("a genuine answer issued before the newest answer already trusted", weeklyRequest, ok200(weekly), clock(ISSUED + DAY, ISSUED + DAY), { outcome: "tampered", reason: "stale" }),
-    online("an answer issued within the skew of the newest trusted", weeklyRequest, ok200(weekly), clock(ISSUED, ISSUED + 4 * 60_000), valid),
+    online(
+      "a genuine answer issued before the newest answer already trusted",
+      weeklyRequest,
+      ok200(weekly),
+      clock(ISSUED + DAY, ISSUED + DAY),
+      { outcome: "tampered", reason: "stale" },
+    ),
+    online(
+      "an answer issued within the skew of the newest trusted",
+      weeklyRequest,
+      ok200(weekly),
+      clock(ISSUED, ISSUED + 4 * 60_000),
+      valid,
+    ),
     online("no network", weeklyRequest, { network: "unreachable" }, now, { outcome: "offline", reason: "unreachable" }),
-    online("rate limited (429)", weeklyRequest, { status: 429, body: '{"error":{"code":"RATE_LIMITED","message":"Too many requests; try again in a minute"}}' }, now, {
+    online(
+      "rate limited (429)",
+      weeklyRequest,
+      { status: 429, body: '{"error":{"code":"RATE_LIMITED","message":"Too many requests; try again in a minute"}}' },
+      now,
+      {
+        outcome: "offline",
+        reason: "rate-limited",
+      },
+    ),
+    online(
+      "the server is unavailable (503)",
+      weeklyRequest,
+      { status: 503, body: '{"error":{"code":"UNAVAILABLE","message":"Licence checks are not available right now"}}' },
+      now,
+      {
+        outcome: "offline",
+        reason: "server-error",
+      },
+    ),
+    online("an unexpected status (404 from something in the way)", weeklyRequest, { status: 404, body: "<html>Not found</html>" }, now, {
       outcome: "offline",
-      reason: "rate-limited",
+      reason: "unexpected-status",
     }),
-    online("the server is unavailable (503)", weeklyRequest, { status: 503, body: '{"error":{"code":"UNAVAILABLE","message":"Licence checks are not available right now"}}' }, now, {
-      outcome: "offline",
-      reason: "server-error",
-    }),
-    online("an unexpected status (404 from something in the way)", weeklyRequest, { status: 404, body: "<html>Not found</html>" }, now, { outcome: "offline", reason: "unexpected-status" }),
 
     offline("a lease in force", weeklyRequest, stored(weekly), clock(ISSUED + HOUR, ISSUED, 0), validOffline),
-    offline("a lease in force, read at the program's next start (no trusted time in memory)", weeklyRequest, stored(weekly), clock(ISSUED + 71 * HOUR), validOffline),
-    offline("a lease in force after the PC slept (the wall clock ran ahead of the monotonic clock)", weeklyRequest, stored(weekly), clock(ISSUED + 20 * HOUR, ISSUED, 8 * 3600), validOffline),
-    offline("a lease that has ended", weeklyRequest, stored(weekly), clock(ISSUED + 72 * HOUR), { outcome: "offline", reason: "lease-expired" }),
-    offline("a lease cut short by the licence's expiry", request("VECTOR-MONTHLY-ENDS-SOON"), stored(soon), clock(ISSUED + 11 * HOUR), { outcome: "offline", reason: "lease-expired" }),
-    offline("a lease reaching past the licence's expiry ends at the expiry", request("VECTOR-MONTHLY-ENDS-SOON"), stored(leasePastExpiry), clock(ISSUED + 11 * HOUR), {
+    offline(
+      "a lease in force, read at the program's next start (no trusted time in memory)",
+      weeklyRequest,
+      stored(weekly),
+      clock(ISSUED + 71 * HOUR),
+      validOffline,
+    ),
+    offline(
+      "a lease in force after the PC slept (the wall clock ran ahead of the monotonic clock)",
+      weeklyRequest,
+      stored(weekly),
+      clock(ISSUED + 20 * HOUR, ISSUED, 8 * 3600),
+      validOffline,
+    ),
+    offline("a lease that has ended", weeklyRequest, stored(weekly), clock(ISSUED + 72 * HOUR), {
       outcome: "offline",
       reason: "lease-expired",
     }),
+    offline("a lease cut short by the licence's expiry", request("VECTOR-MONTHLY-ENDS-SOON"), stored(soon), clock(ISSUED + 11 * HOUR), {
+      outcome: "offline",
+      reason: "lease-expired",
+    }),
+    offline(
+      "a lease reaching past the licence's expiry ends at the expiry",
+      request("VECTOR-MONTHLY-ENDS-SOON"),
+      stored(leasePastExpiry),
+      clock(ISSUED + 11 * HOUR),
+      {
+        outcome: "offline",
+        reason: "lease-expired",
+      },
+    ),
     offline("a lifetime key's lease in force", request("VECTOR-LIFETIME"), stored(lifetime), clock(ISSUED + 48 * HOUR), validOffline),
     offline("no stored lease", weeklyRequest, null, now, { outcome: "offline", reason: "no-lease" }),
-    offline("a stored lease for another key", request("VECTOR-LIFETIME"), stored(weekly), clock(ISSUED + HOUR), { outcome: "offline", reason: "no-lease" }),
-    offline("a stored lease for another PC", request("VECTOR-WEEKLY-ACTIVE", OTHER_HWID), stored(weekly), clock(ISSUED + HOUR), { outcome: "offline", reason: "no-lease" }),
-    offline("a stored lease whose until was edited", weeklyRequest, { body: edited(weekly, `"until":"${at(ISSUED + 72 * HOUR)}"`, `"until":"${at(ISSUED + 720 * HOUR)}"`).body, signature: weekly.signature }, clock(ISSUED + 100 * HOUR), badSignature),
-    offline("a stored lease signed by another key", weeklyRequest, stored(await sign(other, weekly.answer)), clock(ISSUED + HOUR), badSignature),
-    offline("a stored lease older than the newest answer trusted (an earlier lease file put back)", weeklyRequest, stored(weekly), clock(ISSUED + 4 * HOUR, ISSUED + 3 * HOUR), {
-      outcome: "tampered",
-      reason: "stale",
+    offline("a stored lease for another key", request("VECTOR-LIFETIME"), stored(weekly), clock(ISSUED + HOUR), {
+      outcome: "offline",
+      reason: "no-lease",
     }),
-    offline("a clock set back before the lease's issuedAt", weeklyRequest, stored(weekly), clock(ISSUED - 2 * HOUR), { outcome: "tampered", reason: "rollback" }),
-    offline("a clock behind the lease's issuedAt by less than the skew", weeklyRequest, stored(weekly), clock(ISSUED - 4 * 60_000), validOffline),
-    offline("a clock set back before the newest trusted time", weeklyRequest, stored(weekly), clock(ISSUED + 2 * HOUR, ISSUED + 3 * HOUR), { outcome: "tampered", reason: "rollback" }),
-    offline("a wall clock set back against the monotonic clock while the program runs", weeklyRequest, stored(weekly), clock(ISSUED + 10 * HOUR, ISSUED, -3 * 60), {
+    offline("a stored lease for another PC", request("VECTOR-WEEKLY-ACTIVE", OTHER_HWID), stored(weekly), clock(ISSUED + HOUR), {
+      outcome: "offline",
+      reason: "no-lease",
+    }),
+    offline(
+      "a stored lease whose until was edited",
+      weeklyRequest,
+      {
+        body: edited(weekly, `"until":"${at(ISSUED + 72 * HOUR)}"`, `"until":"${at(ISSUED + 720 * HOUR)}"`).body,
+        signature: weekly.signature,
+      },
+      clock(ISSUED + 100 * HOUR),
+      badSignature,
+    ),
+    offline(
+      "a stored lease signed by another key",
+      weeklyRequest,
+      stored(await sign(other, weekly.answer)),
+      clock(ISSUED + HOUR),
+      badSignature,
+    ),
+    offline(
+      "a stored lease older than the newest answer trusted (an earlier lease file put back)",
+      weeklyRequest,
+      stored(weekly),
+      clock(ISSUED + 4 * HOUR, ISSUED + 3 * HOUR),
+      {
+        outcome: "tampered",
+        reason: "stale",
+      },
+    ),
+    offline("a clock set back before the lease's issuedAt", weeklyRequest, stored(weekly), clock(ISSUED - 2 * HOUR), {
       outcome: "tampered",
       reason: "rollback",
     }),
-    offline("a wall clock that drifted back by less than two minutes", weeklyRequest, stored(weekly), clock(ISSUED + 10 * HOUR, ISSUED, -90), validOffline),
+    offline(
+      "a clock behind the lease's issuedAt by less than the skew",
+      weeklyRequest,
+      stored(weekly),
+      clock(ISSUED - 4 * 60_000),
+      validOffline,
+    ),
+    offline("a clock set back before the newest trusted time", weeklyRequest, stored(weekly), clock(ISSUED + 2 * HOUR, ISSUED + 3 * HOUR), {
+      outcome: "tampered",
+      reason: "rollback",
+    }),
+    offline(
+      "a wall clock set back against the monotonic clock while the program runs",
+      weeklyRequest,
+      stored(weekly),
+      clock(ISSUED + 10 * HOUR, ISSUED, -3 * 60),
+      {
+        outcome: "tampered",
+        reason: "rollback",
+      },
+    ),
+    offline(
+      "a wall clock that drifted back by less than two minutes",
+      weeklyRequest,
+      stored(weekly),
+      clock(ISSUED + 10 * HOUR, ISSUED, -90),
+      validOffline,
+    ),
   ];
 
   // Releases: the newest per channel that each licence may have, and what an SDK must refuse.
@@ -284,11 +518,28 @@ async function vectors() {
   const weeklyStable = await releaseAnswerFor(signer, "stable", { key: "VECTOR-WEEKLY-ACTIVE" });
   const monthlyBeta = await releaseAnswerFor(signer, "beta", { key: "VECTOR-MONTHLY-ENDS-SOON" });
   const offered = (signed: Signed) => {
-    const release = (signed.answer as unknown as { release: { version: string; channel: string; size: number; sha256: string; url: string; urlExpiresAt: string } | null }).release;
+    const release = (
+      signed.answer as unknown as {
+        release: { version: string; channel: string; size: number; sha256: string; url: string; urlExpiresAt: string } | null;
+      }
+    ).release;
     if (!release) throw new Error("no release offered");
-    return { version: release.version, channel: release.channel, size: release.size, sha256: release.sha256, url: release.url, urlExpiresAt: release.urlExpiresAt };
+    return {
+      version: release.version,
+      channel: release.channel,
+      size: release.size,
+      sha256: release.sha256,
+      url: release.url,
+      urlExpiresAt: release.urlExpiresAt,
+    };
   };
-  const release = (name: string, req: ReturnType<typeof stableFor>, response: Parameters<typeof online>[2], licence: Expect, outcome: { error: string | null; release?: ReturnType<typeof offered> }) => ({
+  const release = (
+    name: string,
+    req: ReturnType<typeof stableFor>,
+    response: Parameters<typeof online>[2],
+    licence: Expect,
+    outcome: { error: string | null; release?: ReturnType<typeof offered> },
+  ) => ({
     ...online(name, req, response, now, licence),
     kind: "release" as const,
     expect: { ...licence, error: outcome.error, release: outcome.release ?? null },
@@ -296,29 +547,100 @@ async function vectors() {
   const releaseTampered = (reason: "signature" | "nonce" | "channel") => ({ outcome: "tampered", reason }) as const;
   const weeklySha = offered(weeklyStable).sha256;
   const releaseCases = [
-    release("the newest stable release for a weekly key", stableFor("VECTOR-WEEKLY-ACTIVE"), ok200(weeklyStable), valid, { error: null, release: offered(weeklyStable) }),
-    release("the newest beta release for a monthly key (its plan includes beta)", betaFor("VECTOR-MONTHLY-ENDS-SOON"), ok200(monthlyBeta), valid, { error: null, release: offered(monthlyBeta) }),
-    release("the beta channel asked with a weekly key (its plan does not include beta)", betaFor("VECTOR-WEEKLY-ACTIVE"), ok200(await releaseAnswerFor(signer, "beta", { key: "VECTOR-WEEKLY-ACTIVE" })), valid, {
-      error: "channel-not-allowed",
+    release("the newest stable release for a weekly key", stableFor("VECTOR-WEEKLY-ACTIVE"), ok200(weeklyStable), valid, {
+      error: null,
+      release: offered(weeklyStable),
     }),
-    release("nothing published on the beta channel yet", betaFor("VECTOR-MONTHLY-ENDS-SOON"), ok200(noBetaYet), valid, { error: "no-release" }),
-    release("a signed REVOKED answer offers no release", stableFor("VECTOR-REVOKED"), ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-REVOKED" })), { outcome: "denied", code: "REVOKED" }, {
-      error: "denied",
+    release(
+      "the newest beta release for a monthly key (its plan includes beta)",
+      betaFor("VECTOR-MONTHLY-ENDS-SOON"),
+      ok200(monthlyBeta),
+      valid,
+      { error: null, release: offered(monthlyBeta) },
+    ),
+    release(
+      "the beta channel asked with a weekly key (its plan does not include beta)",
+      betaFor("VECTOR-WEEKLY-ACTIVE"),
+      ok200(await releaseAnswerFor(signer, "beta", { key: "VECTOR-WEEKLY-ACTIVE" })),
+      valid,
+      {
+        error: "channel-not-allowed",
+      },
+    ),
+    release("nothing published on the beta channel yet", betaFor("VECTOR-MONTHLY-ENDS-SOON"), ok200(noBetaYet), valid, {
+      error: "no-release",
     }),
-    release("a release answer with its sha256 edited", stableFor("VECTOR-WEEKLY-ACTIVE"), edited(weeklyStable, weeklySha, `${weeklySha.slice(0, -1)}1`), releaseTampered("signature"), { error: "tampered" }),
-    release("a release answer with its download link edited", stableFor("VECTOR-WEEKLY-ACTIVE"), edited(weeklyStable, "a140/download", "a132/download"), releaseTampered("signature"), { error: "tampered" }),
-    release("a release answer with its size edited", stableFor("VECTOR-WEEKLY-ACTIVE"), edited(weeklyStable, '"size":73400320', '"size":73400321'), releaseTampered("signature"), { error: "tampered" }),
-    release("a genuine stable answer, with this call's nonce, to a beta request", betaFor("VECTOR-MONTHLY-ENDS-SOON"), ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-MONTHLY-ENDS-SOON" })), releaseTampered("channel"), {
-      error: "tampered",
-    }),
-    release("a genuine validation answer, with this call's nonce, passed off as a release answer", stableFor("VECTOR-WEEKLY-ACTIVE"), ok200(weekly), releaseTampered("channel"), { error: "tampered" }),
-    release("a genuine release answer to another call (a replay)", stableFor("VECTOR-WEEKLY-ACTIVE"), ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-WEEKLY-ACTIVE", nonce: OTHER_NONCE })), releaseTampered("nonce"), {
-      error: "tampered",
-    }),
-    release("no network", stableFor("VECTOR-WEEKLY-ACTIVE"), { network: "unreachable" }, { outcome: "offline", reason: "unreachable" }, { error: "offline" }),
-    release("rate limited (429)", stableFor("VECTOR-WEEKLY-ACTIVE"), { status: 429, body: '{"error":{"code":"RATE_LIMITED","message":"Too many requests; try again in a minute"}}' }, { outcome: "offline", reason: "rate-limited" }, {
-      error: "offline",
-    }),
+    release(
+      "a signed REVOKED answer offers no release",
+      stableFor("VECTOR-REVOKED"),
+      ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-REVOKED" })),
+      { outcome: "denied", code: "REVOKED" },
+      {
+        error: "denied",
+      },
+    ),
+    release(
+      "a release answer with its sha256 edited",
+      stableFor("VECTOR-WEEKLY-ACTIVE"),
+      edited(weeklyStable, weeklySha, `${weeklySha.slice(0, -1)}1`),
+      releaseTampered("signature"),
+      { error: "tampered" },
+    ),
+    release(
+      "a release answer with its download link edited",
+      stableFor("VECTOR-WEEKLY-ACTIVE"),
+      edited(weeklyStable, "a140/download", "a132/download"),
+      releaseTampered("signature"),
+      { error: "tampered" },
+    ),
+    release(
+      "a release answer with its size edited",
+      stableFor("VECTOR-WEEKLY-ACTIVE"),
+      edited(weeklyStable, '"size":73400320', '"size":73400321'),
+      releaseTampered("signature"),
+      { error: "tampered" },
+    ),
+    release(
+      "a genuine stable answer, with this call's nonce, to a beta request",
+      betaFor("VECTOR-MONTHLY-ENDS-SOON"),
+      ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-MONTHLY-ENDS-SOON" })),
+      releaseTampered("channel"),
+      {
+        error: "tampered",
+      },
+    ),
+    release(
+      "a genuine validation answer, with this call's nonce, passed off as a release answer",
+      stableFor("VECTOR-WEEKLY-ACTIVE"),
+      ok200(weekly),
+      releaseTampered("channel"),
+      { error: "tampered" },
+    ),
+    release(
+      "a genuine release answer to another call (a replay)",
+      stableFor("VECTOR-WEEKLY-ACTIVE"),
+      ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-WEEKLY-ACTIVE", nonce: OTHER_NONCE })),
+      releaseTampered("nonce"),
+      {
+        error: "tampered",
+      },
+    ),
+    release(
+      "no network",
+      stableFor("VECTOR-WEEKLY-ACTIVE"),
+      { network: "unreachable" },
+      { outcome: "offline", reason: "unreachable" },
+      { error: "offline" },
+    ),
+    release(
+      "rate limited (429)",
+      stableFor("VECTOR-WEEKLY-ACTIVE"),
+      { status: 429, body: '{"error":{"code":"RATE_LIMITED","message":"Too many requests; try again in a minute"}}' },
+      { outcome: "offline", reason: "rate-limited" },
+      {
+        error: "offline",
+      },
+    ),
   ];
 
   return {

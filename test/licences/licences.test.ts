@@ -8,8 +8,31 @@ import { licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { renderMarkdown } from "~/server/platform/markdown.server";
 import { CHECK_RECORD_INTERVAL_MS, type LicenceAnswer, offlineLeaseMs } from "~/server/licences/validation.server";
 import { LicenceClient, type LicenceClientOptions, memoryLeaseStore } from "../../sdk/typescript/src/licence-client";
-import { bannedHwids, cryptoOrders, licences, productCodes, resellerAccounts, resellerKeys, userSubscriptions, users } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, cryptoKeySent, db, deliver, hwid, nextId, ORIGIN, paidOrderPayload, signIn, unique, validate } from "../helpers";
+import {
+  bannedHwids,
+  cryptoOrders,
+  licences,
+  productCodes,
+  resellerAccounts,
+  resellerKeys,
+  userSubscriptions,
+  users,
+} from "~/server/platform/db/schema.server";
+import {
+  boughtKey,
+  call,
+  createAccount,
+  cryptoKeySent,
+  db,
+  deliver,
+  hwid,
+  nextId,
+  ORIGIN,
+  paidOrderPayload,
+  signIn,
+  unique,
+  validate,
+} from "../helpers";
 
 const nonce = () => crypto.randomUUID();
 
@@ -46,7 +69,14 @@ describe("licence validation", () => {
     const sent = nonce();
     const first = await validate({ key, hwid: pc, nonce: sent });
     expect(first.response.status).toBe(200);
-    expect(first.json).toMatchObject({ valid: true, code: "VALID", key, hwid: pc, nonce: sent, licence: { product: "Vertex Rust", plan: "weekly" } });
+    expect(first.json).toMatchObject({
+      valid: true,
+      code: "VALID",
+      key,
+      hwid: pc,
+      nonce: sent,
+      licence: { product: "Vertex Rust", plan: "weekly" },
+    });
     const { activatedAt, expiresAt } = first.json.licence;
     expect(Date.parse(expiresAt) - Date.parse(activatedAt)).toBe(7 * 24 * 3600 * 1000);
     expect(first.response.headers.get("Licence-Signature")).toBeTruthy();
@@ -114,7 +144,10 @@ describe("licence validation: the rules", () => {
     vi.setSystemTime(activation);
     const pc = hwid();
     const first = await validate({ key, hwid: pc, nonce: nonce() });
-    expect(first.json).toMatchObject({ code: "VALID", licence: { plan: "daily", activatedAt: new Date(activation).toISOString(), expiresAt: new Date(activation + DAY).toISOString() } });
+    expect(first.json).toMatchObject({
+      code: "VALID",
+      licence: { plan: "daily", activatedAt: new Date(activation).toISOString(), expiresAt: new Date(activation + DAY).toISOString() },
+    });
     vi.setSystemTime(activation + DAY - 60_000);
     const late = await validate({ key, hwid: pc, nonce: nonce() });
     // Neither the re-check nor the offline lease reaches past the expiry.
@@ -167,7 +200,9 @@ describe("licence validation: the rules", () => {
     expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBeNull();
     // The next PC names itself at once, within the hour the last check is otherwise kept for.
     await validate({ key, hwid: hwid(), nonce: nonce(), device: "LAPTOP" });
-    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBe("LAPTOP"));
+    await vi.waitFor(async () =>
+      expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBe("LAPTOP"),
+    );
   });
 
   it("refuses a device name that is too long or not printable, and takes a blank one as none", async () => {
@@ -190,14 +225,22 @@ describe("licence validation: the rules", () => {
   });
 
   it("tells only the bound PC the terms of an expired, revoked or paused licence; any other PC gets the code alone", async () => {
-    const stopped = { EXPIRED: { expiresAt: Date.now() - 60_000 }, REVOKED: { revokedAt: Date.now() }, SUSPENDED: { pausedAt: Date.now() } } as const;
+    const stopped = {
+      EXPIRED: { expiresAt: Date.now() - 60_000 },
+      REVOKED: { revokedAt: Date.now() },
+      SUSPENDED: { pausedAt: Date.now() },
+    } as const;
     for (const [code, change] of Object.entries(stopped)) {
       const { key } = await boughtKey("1 Week");
       const pc = hwid();
       expect((await validate({ key, hwid: pc, nonce: nonce() })).json.code).toBe("VALID");
       await db.update(licences).set(change).where(eq(licences.key, key));
       const owner = await validate({ key, hwid: pc, nonce: nonce() });
-      expect(owner.json, code).toMatchObject({ valid: false, code, licence: { product: "Vertex Rust", plan: "weekly", entitlements: ["config-library"] } });
+      expect(owner.json, code).toMatchObject({
+        valid: false,
+        code,
+        licence: { product: "Vertex Rust", plan: "weekly", entitlements: ["config-library"] },
+      });
       for (const activate of [true, false]) {
         const stranger = await validate({ key, hwid: hwid(), nonce: nonce(), activate });
         expect(stranger.json, code).toMatchObject({ valid: false, code, licence: null, lease: null });
@@ -223,7 +266,11 @@ describe("licence validation: the rules", () => {
     const refunded = await boughtKey();
     const pc = hwid();
     expect((await validate({ key: refunded.key, hwid: pc, nonce: nonce() })).json.code).toBe("VALID");
-    await deliver("refunds/create", { id: nextId(), order_id: refunded.orderId, refund_line_items: [{ line_item_id: refunded.lineId, quantity: 1 }] });
+    await deliver("refunds/create", {
+      id: nextId(),
+      order_id: refunded.orderId,
+      refund_line_items: [{ line_item_id: refunded.lineId, quantity: 1 }],
+    });
     expect((await validate({ key: refunded.key, hwid: pc, nonce: nonce() })).json).toMatchObject({ valid: false, code: "REVOKED" });
 
     const cancelled = await boughtKey();
@@ -239,7 +286,11 @@ describe("licence validation: the rules", () => {
     // As if the run that handed the key out stopped right after claiming it.
     await db.delete(licences).where(eq(licences.key, bought.key));
     await db.delete(userSubscriptions).where(eq(userSubscriptions.userId, account.id));
-    await deliver("refunds/create", { id: nextId(), order_id: bought.orderId, refund_line_items: [{ line_item_id: bought.lineId, quantity: 1 }] });
+    await deliver("refunds/create", {
+      id: nextId(),
+      order_id: bought.orderId,
+      refund_line_items: [{ line_item_id: bought.lineId, quantity: 1 }],
+    });
     // Shopify delivers orders/paid again; the retry finishes the sale, revoked as the code is.
     await deliver("orders/paid", bought.order);
     expect((await db.select().from(licences).where(eq(licences.key, bought.key)).get())?.revokedAt).not.toBeNull();
@@ -258,7 +309,9 @@ describe("licence validation: the rules", () => {
     await db.update(licences).set({ lastCheckAt: earlier }).where(eq(licences.key, key));
     await validate({ key, hwid: hwid(), nonce: nonce() });
     await validate({ key, hwid: pc, nonce: nonce() });
-    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckAt).toBeGreaterThan(earlier));
+    await vi.waitFor(async () =>
+      expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckAt).toBeGreaterThan(earlier),
+    );
   });
 
   it("answers BANNED for a banned key and for any key on a banned PC, before anything else", async () => {
@@ -290,12 +343,23 @@ describe("licence validation: the rules", () => {
   async function paidCryptoOrder() {
     const account = await createAccount();
     const cookie = await signIn(account, unique("ip"));
-    const opened = await call("/api/crypto-orders", { form: { intent: "open", variantId: "gid://shopify/ProductVariant/4710000000001" }, cookie });
+    const opened = await call("/api/crypto-orders", {
+      form: { intent: "open", variantId: "gid://shopify/ProductVariant/4710000000001" },
+      cookie,
+    });
     const { order } = (await opened.json()) as { order: { orderNumber: string } };
     // What the chain watcher records for money seen after expiry (test/crypto-orders.test.ts).
-    const [row] = await db.update(cryptoOrders).set({ status: "paid-late", review: "paid-late" }).where(eq(cryptoOrders.orderNumber, order.orderNumber)).returning();
+    const [row] = await db
+      .update(cryptoOrders)
+      .set({ status: "paid-late", review: "paid-late" })
+      .where(eq(cryptoOrders.orderNumber, order.orderNumber))
+      .returning();
     const admin = await signIn(await createAccount({ admin: true }), unique("ip"));
-    const fulfil = (code: string) => call("/dashboard/manage-codes/crypto-orders", { form: { intent: "fulfil", orderId: row!.id, source: "manual", code }, cookie: admin });
+    const fulfil = (code: string) =>
+      call("/dashboard/manage-codes/crypto-orders", {
+        form: { intent: "fulfil", orderId: row!.id, source: "manual", code },
+        cookie: admin,
+      });
     return { account, fulfil, orderId: row!.id };
   }
 
@@ -324,7 +388,12 @@ describe("licence validation: the rules", () => {
     const variant = `gid://shopify/ProductVariant/${nextId()}`;
     const result = await addCodes(db, { id: variant, title: "Vertex Rust - 1 Week" }, `${key}\nFRESH-${nextId()}`);
     expect(result).toMatchObject({ ok: true, value: { added: 1, alreadyStored: 1 } });
-    expect(await db.select().from(productCodes).where(and(eq(productCodes.variantId, variant), eq(productCodes.code, key)))).toHaveLength(0);
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(and(eq(productCodes.variantId, variant), eq(productCodes.code, key))),
+    ).toHaveLength(0);
   });
 });
 
@@ -367,7 +436,9 @@ describe("licence answers are signed", () => {
     const pc = hwid();
     await validate({ key, hwid: pc, nonce: nonce() });
     await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
-    const forged = await client({ tamper: (body) => body.replace('"code":"BANNED"', '"code":"VALID"').replace('"valid":false', '"valid":true') });
+    const forged = await client({
+      tamper: (body) => body.replace('"code":"BANNED"', '"code":"VALID"').replace('"valid":false', '"valid":true'),
+    });
     expect(await forged.check(key, pc)).toMatchObject({ outcome: "tampered", reason: "signature" });
   });
 
@@ -398,7 +469,11 @@ describe("licence answers are signed", () => {
       fetch: async (request) => {
         const asked = (await request.json()) as { nonce: string };
         return exports.default.fetch(
-          new Request(request.url, { method: "POST", headers: { "CF-Connecting-IP": "198.18.0.9" }, body: JSON.stringify({ key: licensed.key, hwid: licensedPc, nonce: asked.nonce }) }),
+          new Request(request.url, {
+            method: "POST",
+            headers: { "CF-Connecting-IP": "198.18.0.9" },
+            body: JSON.stringify({ key: licensed.key, hwid: licensedPc, nonce: asked.nonce }),
+          }),
         );
       },
     });
@@ -410,7 +485,8 @@ describe("licence answers are signed", () => {
     const { key } = await boughtKey();
     const fetchWorker = (request: Request) => exports.default.fetch(request);
     const pc = hwid();
-    const ofProduct = async (product: string) => new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), product, fetch: fetchWorker }).check(key, pc);
+    const ofProduct = async (product: string) =>
+      new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), product, fetch: fetchWorker }).check(key, pc);
     expect(await ofProduct("Vertex Apex")).toMatchObject({ outcome: "denied", code: "WRONG_PRODUCT" });
     expect(await ofProduct("Vertex Rust")).toMatchObject({ outcome: "valid" });
   });
@@ -419,7 +495,11 @@ describe("licence answers are signed", () => {
     const { key } = await boughtKey();
     const pc = hwid();
     const recorded = await validate({ key, hwid: pc, nonce: nonce() });
-    const replaying = new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), fetch: async () => new Response(recorded.text, { headers: recorded.response.headers }) });
+    const replaying = new LicenceClient({
+      baseUrl: ORIGIN,
+      publicKey: await publicKey(),
+      fetch: async () => new Response(recorded.text, { headers: recorded.response.headers }),
+    });
     expect(await replaying.check(key, pc)).toMatchObject({ outcome: "tampered", reason: "nonce" });
   });
 
@@ -427,7 +507,9 @@ describe("licence answers are signed", () => {
     const account = await createAccount();
     const { key } = await boughtKey("1 Week", account.email);
     expect(await (await client({ device: "STUDIO-PC" })).check(key, hwid())).toMatchObject({ outcome: "valid" });
-    await vi.waitFor(async () => expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBe("STUDIO-PC"));
+    await vi.waitFor(async () =>
+      expect((await db.select().from(licences).where(eq(licences.key, key)).get())?.lastCheckDevice).toBe("STUDIO-PC"),
+    );
   });
 
   it("the client reads the licence's entitlements from a signed answer, and none when it lists none", async () => {
@@ -448,7 +530,12 @@ describe("licence answers are signed", () => {
         },
       });
     const granted = await answering(["beta", "configs"]).check(key, pc);
-    expect([granted.outcome, granted.hasEntitlement("beta"), granted.hasEntitlement("configs"), granted.hasEntitlement("admin")]).toEqual(["valid", true, true, false]);
+    expect([granted.outcome, granted.hasEntitlement("beta"), granted.hasEntitlement("configs"), granted.hasEntitlement("admin")]).toEqual([
+      "valid",
+      true,
+      true,
+      false,
+    ]);
     const plain = await answering().check(key, pc);
     expect([plain.outcome, plain.hasEntitlement("beta")]).toEqual(["valid", false]);
     expect((await answering(["beta"]).check(key, hwid())).hasEntitlement("beta")).toBe(false);
@@ -471,15 +558,30 @@ describe("a banned account's keys", () => {
     const customer = (form: Record<string, string>) => call(`/dashboard/customers/${member.id}`, { form, cookie });
     expect((await customer({ intent: "ban", reason: "Chargeback fraud" })).status).toBe(200);
     // The client verifies the signature: the refusal is the shop's own word.
-    expect(await licensing.check(key, pc)).toMatchObject({ outcome: "denied", code: "BANNED", answer: { licence: null, ttl: 0, lease: null } });
+    expect(await licensing.check(key, pc)).toMatchObject({
+      outcome: "denied",
+      code: "BANNED",
+      answer: { licence: null, ttl: 0, lease: null },
+    });
 
     // A backorder filled after the ban hands the account a key that is banned from its first call.
-    await db.delete(productCodes).where(and(eq(productCodes.variantId, `gid://shopify/ProductVariant/${LIFETIME}`), eq(productCodes.isUsed, false)));
-    await deliver("orders/paid", paidOrderPayload({ variant: LIFETIME, variantTitle: "Default Title", price: "149.99" }, { email: member.email }));
+    await db
+      .delete(productCodes)
+      .where(and(eq(productCodes.variantId, `gid://shopify/ProductVariant/${LIFETIME}`), eq(productCodes.isUsed, false)));
+    await deliver(
+      "orders/paid",
+      paidOrderPayload({ variant: LIFETIME, variantTitle: "Default Title", price: "149.99" }, { email: member.email }),
+    );
     const later = unique("LATE").toUpperCase();
-    const restock = await call("/dashboard/manage-codes/stock", { form: { intent: "add", variantId: `gid://shopify/ProductVariant/${LIFETIME}`, codes: later }, cookie });
+    const restock = await call("/dashboard/manage-codes/stock", {
+      form: { intent: "add", variantId: `gid://shopify/ProductVariant/${LIFETIME}`, codes: later },
+      cookie,
+    });
     expect(restock.status).toBe(200);
-    expect((await db.select({ customerEmail: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, later)).get())?.customerEmail).toBe(member.email);
+    expect(
+      (await db.select({ customerEmail: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, later)).get())
+        ?.customerEmail,
+    ).toBe(member.email);
     const otherPc = hwid();
     expect(await licensing.check(later, otherPc)).toMatchObject({ code: "BANNED" });
     // A banned answer binds nothing.
@@ -504,7 +606,10 @@ describe("licence API limits and contract", () => {
    * Calls until the first refusal. The bindings count in fixed 60-second windows, so a run that
    * straddles a window's end may pass up to twice the limit before one; it can never pass more.
    */
-  async function callsUntilRefused(limit: number, call: (i: number) => Promise<{ response: Response; json: { error?: { code: string } } }>) {
+  async function callsUntilRefused(
+    limit: number,
+    call: (i: number) => Promise<{ response: Response; json: { error?: { code: string } } }>,
+  ) {
     for (let i = 0; i <= 2 * limit; i++) {
       const { response, json } = await call(i);
       if (response.status === 429) return { passed: i, refused: response, json };
@@ -544,7 +649,9 @@ describe("licence API limits and contract", () => {
     const network = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:7`;
     // Addresses of one /64, written in full and compressed.
     const ipOf = (i: number) => (i % 2 === 0 ? `${network}:0:0:0:${i.toString(16)}` : `${network}::${i.toString(16)}`);
-    const { passed, refused } = await callsUntilRefused(300, (i) => validate({ key: `UNKNOWN-${i}`, hwid: hwid(), nonce: nonce() }, ipOf(i)));
+    const { passed, refused } = await callsUntilRefused(300, (i) =>
+      validate({ key: `UNKNOWN-${i}`, hwid: hwid(), nonce: nonce() }, ipOf(i)),
+    );
     expect(passed).toBeGreaterThanOrEqual(300);
     expect(refused?.headers.get("Retry-After")).toBe("60");
     // Another address is not affected.
@@ -558,7 +665,11 @@ describe("licence API limits and contract", () => {
       headers: { "Content-Type": "application/json", "CF-Connecting-IP": "203.0.113.9" },
       body: JSON.stringify({ key: "NOPE-1234", hwid: hwid(), nonce: nonce() }),
     });
-    const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, LICENCE_SIGNING_KEY: "" }, createExecutionContext());
+    const response = await worker.fetch(
+      request as Request<unknown, IncomingRequestCfProperties>,
+      { ...env, LICENCE_SIGNING_KEY: "" },
+      createExecutionContext(),
+    );
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ error: { code: "UNAVAILABLE" } });
     expect(logged.mock.calls.flat().join(" ")).toContain("LICENCE_SIGNING_KEY is not set");
@@ -579,7 +690,12 @@ describe("licence API limits and contract", () => {
     const response = await exports.default.fetch(
       new Request(`${ORIGIN}/api/v1/licences/validate`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Cookie: cookie, Origin: "https://elsewhere.example", "CF-Connecting-IP": "203.0.113.77" },
+        headers: {
+          "Content-Type": "application/json",
+          Cookie: cookie,
+          Origin: "https://elsewhere.example",
+          "CF-Connecting-IP": "203.0.113.77",
+        },
         body: JSON.stringify({ key: "NOPE", hwid: hwid(), nonce: nonce() }),
       }),
     );
@@ -605,14 +721,30 @@ describe("licence API limits and contract", () => {
     const doc = (await (await exports.default.fetch(`${ORIGIN}/api/v1/openapi.json`)).json()) as {
       openapi: string;
       paths: Record<string, unknown>;
-      components: { schemas: { Validation: { required: string[]; properties: { code: { enum: string[] }; lease: unknown } }; LatestRelease: unknown } };
+      components: {
+        schemas: { Validation: { required: string[]; properties: { code: { enum: string[] }; lease: unknown } }; LatestRelease: unknown };
+      };
     };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toEqual(["/licences/validate", "/releases/latest", "/releases/{id}/download", "/licences/signing-key"]);
     // The auto-update's contract: the signed release with its checksum and link, and the download's Range, HEAD and refusals.
-    const releases = JSON.stringify({ latest: doc.paths["/releases/latest"], download: doc.paths["/releases/{id}/download"], schema: doc.components.schemas.LatestRelease });
-    for (const word of ['"sha256"', '"urlExpiresAt"', '"206"', '"416"', '"403"', '"head"', "X-Checksum-SHA256", '"stable","beta"']) expect(releases).toContain(word);
-    expect(doc.components.schemas.Validation.properties.code.enum).toEqual(["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "SUSPENDED", "REVOKED", "BANNED", "HWID_MISMATCH"]);
+    const releases = JSON.stringify({
+      latest: doc.paths["/releases/latest"],
+      download: doc.paths["/releases/{id}/download"],
+      schema: doc.components.schemas.LatestRelease,
+    });
+    for (const word of ['"sha256"', '"urlExpiresAt"', '"206"', '"416"', '"403"', '"head"', "X-Checksum-SHA256", '"stable","beta"'])
+      expect(releases).toContain(word);
+    expect(doc.components.schemas.Validation.properties.code.enum).toEqual([
+      "VALID",
+      "NOT_FOUND",
+      "NOT_ACTIVATED",
+      "EXPIRED",
+      "SUSPENDED",
+      "REVOKED",
+      "BANNED",
+      "HWID_MISMATCH",
+    ]);
     // The signed offline lease is part of the contract, as SDKs read it.
     expect(doc.components.schemas.Validation.required).toContain("lease");
     expect(JSON.stringify(doc.components.schemas.Validation.properties.lease)).toContain("until");

@@ -19,7 +19,19 @@ function quietDay(): { day: string; start: number } {
 
 async function shopifyOrder(values: Partial<typeof shopifyOrders.$inferInsert>) {
   const id = String(nextId());
-  await db.insert(shopifyOrders).values({ id, name: `#${id}`, email: `${unique("buyer")}@example.test`, currency: "USD", totalPrice: "10.00", lineItems: "[]", receivedAt: Date.now(), paidAt: Date.now(), ...values });
+  await db
+    .insert(shopifyOrders)
+    .values({
+      id,
+      name: `#${id}`,
+      email: `${unique("buyer")}@example.test`,
+      currency: "USD",
+      totalPrice: "10.00",
+      lineItems: "[]",
+      receivedAt: Date.now(),
+      paidAt: Date.now(),
+      ...values,
+    });
   return id;
 }
 
@@ -54,8 +66,14 @@ describe("order export", () => {
     expect(lines[0]).toBe("order,source,reference,email,state,total,currency,method,created at");
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(`,shopify,${plain},`);
-    expect(lines[2]).toBe(`"'=HYPERLINK(""http://evil"")",shopify,${tricky},"""odd,one""@example.test",paid,10.00,USD,card,${new Date(start).toISOString()}`);
-    const entry = await db.select().from(auditLog).where(and(eq(auditLog.actorUserId, account.id), eq(auditLog.action, "export.orders"))).get();
+    expect(lines[2]).toBe(
+      `"'=HYPERLINK(""http://evil"")",shopify,${tricky},"""odd,one""@example.test",paid,10.00,USD,card,${new Date(start).toISOString()}`,
+    );
+    const entry = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorUserId, account.id), eq(auditLog.action, "export.orders")))
+      .get();
     expect(JSON.parse(entry!.detail!)).toMatchObject({ from: start, until: start + 86_400_000 });
   });
 
@@ -67,7 +85,11 @@ describe("order export", () => {
     const viewer = { id: account.id, role: "admin" } as Viewer;
     const from = Date.parse(`${day}T00:00:00Z`);
     const text = await read(await exportOrders(db, { viewer, ip: null }, { q: "", from, until: from + 86_400_000 }, 2));
-    const refs = text.trim().split("\r\n").slice(1).map((line) => line.split(",")[2]);
+    const refs = text
+      .trim()
+      .split("\r\n")
+      .slice(1)
+      .map((line) => line.split(",")[2]);
     expect(refs.sort()).toEqual([...ids].sort());
   });
 
@@ -96,6 +118,11 @@ describe("key export", () => {
     const response = await call(`/dashboard/orders/keys.csv?variant=${encodeURIComponent(variant)}&state=sold`, { cookie });
     expect(response.headers.get("Content-Disposition")).toMatch(/filename="keys-\d{4}-\d{2}-\d{2}\.csv"/);
     expect((await response.text()).trim().split("\r\n")).toHaveLength(1);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.actorUserId, account.id), eq(auditLog.action, "export.keys")))).toHaveLength(2);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.actorUserId, account.id), eq(auditLog.action, "export.keys"))),
+    ).toHaveLength(2);
   });
 });

@@ -13,7 +13,20 @@ import {
   shopifyOrders,
   userSubscriptions,
 } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, cryptoOrder, db, deliver, hwid, nextId, signIn, transactionId, unique, validate } from "../helpers";
+import {
+  boughtKey,
+  call,
+  createAccount,
+  cryptoOrder,
+  db,
+  deliver,
+  hwid,
+  nextId,
+  signIn,
+  transactionId,
+  unique,
+  validate,
+} from "../helpers";
 
 const VARIANT = "gid://shopify/ProductVariant/4710000000004"; // Vertex HWID Spoofer - 30 Days (demo catalogue)
 const VARIANT_TITLE = "Vertex HWID Spoofer - 30 Days";
@@ -25,7 +38,13 @@ const html = async (response: Response) => (await response.text()).replace(/<!--
 
 /** The order links of a list page, in the order shown (the table and the phone cards both list them). */
 function orderLinks(page: string): string[] {
-  return [...new Set([...page.matchAll(/href="\/dashboard\/orders\/(shopify|crypto|reseller|admin)\/([^"]+)"/g)].map((m) => `${m[1]}:${decodeURIComponent(m[2]!)}`))];
+  return [
+    ...new Set(
+      [...page.matchAll(/href="\/dashboard\/orders\/(shopify|crypto|reseller|admin)\/([^"]+)"/g)].map(
+        (m) => `${m[1]}:${decodeURIComponent(m[2]!)}`,
+      ),
+    ),
+  ];
 }
 
 function olderLink(page: string): string | null {
@@ -41,7 +60,19 @@ function quietDay(): { day: string; start: number } {
 
 async function shopifyOrder(values: Partial<typeof shopifyOrders.$inferInsert> = {}) {
   const id = String(nextId());
-  await db.insert(shopifyOrders).values({ id, name: `#${id}`, email: `${unique("buyer")}@example.test`, currency: "USD", totalPrice: "29.99", lineItems: "[]", receivedAt: Date.now(), paidAt: Date.now(), ...values });
+  await db
+    .insert(shopifyOrders)
+    .values({
+      id,
+      name: `#${id}`,
+      email: `${unique("buyer")}@example.test`,
+      currency: "USD",
+      totalPrice: "29.99",
+      lineItems: "[]",
+      receivedAt: Date.now(),
+      paidAt: Date.now(),
+      ...values,
+    });
   return id;
 }
 
@@ -57,7 +88,13 @@ describe("who may see and act on orders", () => {
     const { key, orderId } = await boughtKey();
     const cookie = await member();
     const ref = await keyRef(key);
-    for (const path of ["/dashboard/orders", "/dashboard/orders.data", orderUrl("shopify", String(orderId)), "/dashboard/orders/export.csv", "/dashboard/orders/keys.csv"]) {
+    for (const path of [
+      "/dashboard/orders",
+      "/dashboard/orders.data",
+      orderUrl("shopify", String(orderId)),
+      "/dashboard/orders/export.csv",
+      "/dashboard/orders/keys.csv",
+    ]) {
       expect([path, (await call(path, { cookie })).status]).toEqual([path, 403]);
     }
     const forms: Record<string, string>[] = [
@@ -70,9 +107,17 @@ describe("who may see and act on orders", () => {
     for (const form of forms) {
       expect([form.intent, (await call(orderUrl("shopify", String(orderId)), { form, cookie })).status]).toEqual([form.intent, 403]);
     }
-    expect((await call("/dashboard/orders", { form: { intent: "manual", email: "a@example.test", variantId: VARIANT, reason: "x" }, cookie })).status).toBe(403);
+    expect(
+      (await call("/dashboard/orders", { form: { intent: "manual", email: "a@example.test", variantId: VARIANT, reason: "x" }, cookie }))
+        .status,
+    ).toBe(403);
     expect((await db.select().from(productCodes).where(eq(productCodes.code, key)).get())!.revokedAt).toBeNull();
-    expect(await db.select().from(auditLog).where(eq(auditLog.subject, `shopify:${orderId}`))).toHaveLength(0);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.subject, `shopify:${orderId}`)),
+    ).toHaveLength(0);
   });
 
   it("lets support see the list and the order, reveal and resend, but not revoke, replace, cancel, hand out or export", async () => {
@@ -87,17 +132,34 @@ describe("who may see and act on orders", () => {
     expect(await revealed.text()).toContain(key);
     const resent = await call(url, { form: { intent: "resend" }, cookie });
     expect(resent.status).toBe(200);
-    expect(await db.select().from(mailOutbox).where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "resend:%")))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(mailOutbox)
+        .where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "resend:%"))),
+    ).toHaveLength(1);
     // A second resend within the minute is refused: staff cannot flood the buyer's inbox.
     const again = await call(url, { form: { intent: "resend" }, cookie });
     expect(again.status).toBe(429);
     expect(await again.text()).toContain("less than a minute ago");
-    expect(await db.select().from(mailOutbox).where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "resend:%")))).toHaveLength(1);
-    const refused: Record<string, string>[] = [{ intent: "revoke", key: ref, reason: "x" }, { intent: "replace", key: ref, reason: "x" }, { intent: "cancel", reason: "" }];
+    expect(
+      await db
+        .select()
+        .from(mailOutbox)
+        .where(and(eq(mailOutbox.toAddress, email), like(mailOutbox.dedupeKey, "resend:%"))),
+    ).toHaveLength(1);
+    const refused: Record<string, string>[] = [
+      { intent: "revoke", key: ref, reason: "x" },
+      { intent: "replace", key: ref, reason: "x" },
+      { intent: "cancel", reason: "" },
+    ];
     for (const form of refused) {
       expect([form.intent, (await call(url, { form, cookie })).status]).toEqual([form.intent, 403]);
     }
-    expect((await call("/dashboard/orders", { form: { intent: "manual", email: "a@example.test", variantId: VARIANT, reason: "x" }, cookie })).status).toBe(403);
+    expect(
+      (await call("/dashboard/orders", { form: { intent: "manual", email: "a@example.test", variantId: VARIANT, reason: "x" }, cookie }))
+        .status,
+    ).toBe(403);
     expect((await call("/dashboard/orders/export.csv", { cookie })).status).toBe(403);
     expect((await call("/dashboard/orders/keys.csv", { cookie })).status).toBe(403);
     expect((await db.select().from(productCodes).where(eq(productCodes.code, key)).get())!.revokedAt).toBeNull();
@@ -110,10 +172,16 @@ describe("who may see and act on orders", () => {
     expect((await call(orderUrl("admin", "abc"), { cookie })).status).toBe(404);
     const mine = await boughtKey();
     const other = await boughtKey();
-    const response = await call(orderUrl("shopify", String(mine.orderId)), { form: { intent: "reveal", key: await keyRef(other.key) }, cookie });
+    const response = await call(orderUrl("shopify", String(mine.orderId)), {
+      form: { intent: "reveal", key: await keyRef(other.key) },
+      cookie,
+    });
     expect(response.status).toBe(404);
     expect(await response.text()).not.toContain(other.key);
-    const forged = await call(orderUrl("shopify", String(mine.orderId)), { form: { intent: "revoke", key: await keyRef(other.key), reason: "forged" }, cookie });
+    const forged = await call(orderUrl("shopify", String(mine.orderId)), {
+      form: { intent: "revoke", key: await keyRef(other.key), reason: "forged" },
+      cookie,
+    });
     expect(forged.status).toBe(404);
     expect((await db.select().from(productCodes).where(eq(productCodes.code, other.key)).get())!.revokedAt).toBeNull();
   });
@@ -126,7 +194,10 @@ describe("the order list", () => {
     const ids: string[] = [];
     // Some orders share a millisecond: the key breaks the tie, so no page boundary loses one.
     for (let i = 0; i < 120; i++) ids.push(await shopifyOrder({ receivedAt: start + Math.floor(i / 3) * 1000 }));
-    const expected = ids.map((id) => ({ key: `shopify:${id}`, at: start + Math.floor(ids.indexOf(id) / 3) * 1000 })).sort((a, b) => b.at - a.at || (a.key < b.key ? 1 : -1)).map((o) => o.key);
+    const expected = ids
+      .map((id) => ({ key: `shopify:${id}`, at: start + Math.floor(ids.indexOf(id) / 3) * 1000 }))
+      .sort((a, b) => b.at - a.at || (a.key < b.key ? 1 : -1))
+      .map((o) => o.key);
     const seen: string[] = [];
     let url: string | null = `/dashboard/orders?from=${day}&to=${day}`;
     let pages = 0;
@@ -150,8 +221,13 @@ describe("the order list", () => {
     const { orderNumber } = await cryptoOrder({ createdAt: start + 3 });
     const all = orderLinks(await html(await call(`/dashboard/orders?from=${day}&to=${day}`, { cookie })));
     expect(all).toEqual([`crypto:${orderNumber}`, `shopify:${cancelled}`, `shopify:${paid}`]);
-    expect(orderLinks(await html(await call(`/dashboard/orders?from=${day}&to=${day}&source=shopify`, { cookie })))).toEqual([`shopify:${cancelled}`, `shopify:${paid}`]);
-    expect(orderLinks(await html(await call(`/dashboard/orders?from=${day}&to=${day}&state=cancelled`, { cookie })))).toEqual([`shopify:${cancelled}`]);
+    expect(orderLinks(await html(await call(`/dashboard/orders?from=${day}&to=${day}&source=shopify`, { cookie })))).toEqual([
+      `shopify:${cancelled}`,
+      `shopify:${paid}`,
+    ]);
+    expect(orderLinks(await html(await call(`/dashboard/orders?from=${day}&to=${day}&state=cancelled`, { cookie })))).toEqual([
+      `shopify:${cancelled}`,
+    ]);
   });
 
   it("shows bad filters as a problem on the page, never a 500", async () => {
@@ -200,7 +276,8 @@ describe("the order list", () => {
     expect(purchase).not.toBeNull();
     expect(keys.every((k) => k.purchaseId === purchase)).toBe(true);
     const admin = await staff("admin");
-    const search = async (q: string) => orderLinks(await html(await call(`/dashboard/orders?q=${encodeURIComponent(q)}`, { cookie: admin })));
+    const search = async (q: string) =>
+      orderLinks(await html(await call(`/dashboard/orders?q=${encodeURIComponent(q)}`, { cookie: admin })));
     expect(await search(keys[2]!.keyCode)).toEqual([`reseller:${purchase}`]);
     expect(await search(`R-${purchase}`)).toEqual([`reseller:${purchase}`]);
     const page = await html(await call(orderUrl("reseller", String(purchase)), { cookie: admin }));
@@ -227,7 +304,11 @@ describe("the order page", () => {
 
     const revealed = await call(url, { form: { intent: "reveal", key: await keyRef(key) }, cookie });
     expect(await revealed.text()).toContain(key);
-    const entry = await db.select().from(auditLog).where(and(eq(auditLog.subject, `shopify:${orderId}`), eq(auditLog.action, "order.reveal-key"))).get();
+    const entry = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.subject, `shopify:${orderId}`), eq(auditLog.action, "order.reveal-key")))
+      .get();
     expect(JSON.parse(entry!.detail!)).toEqual({ codeId: Number((await keyRef(key)).slice(1)) });
     expect(await html(await call(url, { cookie }))).toContain("Revealed a key");
   });
@@ -245,14 +326,23 @@ describe("revoking and replacing keys", () => {
 
     expect((await call(url, { form: { intent: "revoke", key: ref, reason: "Chargeback filed" }, cookie })).status).toBe(200);
     expect((await validate({ key, hwid: hwid(), nonce: "nonce-0123456789abcdef" })).json.code).toBe("REVOKED");
-    const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `keys-stopped:revoke:shopify:${orderId}:${ref}`)).get();
+    const mail = await db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.dedupeKey, `keys-stopped:revoke:shopify:${orderId}:${ref}`))
+      .get();
     expect(mail?.toAddress).toBe(email);
     expect(mail?.textBody).toContain(key);
     expect(mail?.textBody).toContain("Chargeback filed");
     expect(mail?.orderKey).toBe(`shopify:${orderId}`);
     const again = await call(url, { form: { intent: "revoke", key: ref, reason: "twice" }, cookie });
     expect(again.status).toBe(409);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.subject, `shopify:${orderId}`), eq(auditLog.action, "order.revoke-key")))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.subject, `shopify:${orderId}`), eq(auditLog.action, "order.revoke-key"))),
+    ).toHaveLength(1);
     const resend = await call(url, { form: { intent: "resend" }, cookie });
     expect(resend.status).toBe(409);
     expect(await resend.text()).toContain("no working keys");
@@ -261,7 +351,11 @@ describe("revoking and replacing keys", () => {
   it("replaces a key from stock in one step, e-mails the new key, and refuses when stock is out with nothing changed", async () => {
     // boughtKey stocks exactly one code of a fresh variant and sells it.
     const { key: oldKey, orderId, lineId, email } = await boughtKey("1 Week");
-    const { variantId: variantGid, variantTitle: title } = (await db.select().from(productCodes).where(eq(productCodes.code, oldKey)).get())!;
+    const { variantId: variantGid, variantTitle: title } = (await db
+      .select()
+      .from(productCodes)
+      .where(eq(productCodes.code, oldKey))
+      .get())!;
     const variant = oldKey.slice("LIC-".length);
     const cookie = await staff("admin");
     const url = orderUrl("shopify", String(orderId));
@@ -271,22 +365,46 @@ describe("revoking and replacing keys", () => {
     expect(refused.status).toBe(409);
     expect(await refused.text()).toContain(`No ${title} codes in stock`);
     expect((await db.select().from(productCodes).where(eq(productCodes.code, oldKey)).get())!.revokedAt).toBeNull();
-    expect(await db.select().from(productCodes).where(eq(productCodes.orderId, String(orderId)))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(eq(productCodes.orderId, String(orderId))),
+    ).toHaveLength(1);
 
     await addCodes(db, { id: variantGid, title }, `NEW-${variant}-A\nNEW-${variant}-B`);
     // Two replaces of the same key at once: one wins, the other changes nothing.
     const both = await Promise.all([1, 2].map(() => call(url, { form: { intent: "replace", key: oldRef, reason: "Broken key" }, cookie })));
     expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
-    const codes = await db.select().from(productCodes).where(eq(productCodes.orderId, String(orderId)));
+    const codes = await db
+      .select()
+      .from(productCodes)
+      .where(eq(productCodes.orderId, String(orderId)));
     expect(codes).toHaveLength(2);
     const old = codes.find((c) => c.code === oldKey)!;
     const fresh = codes.find((c) => c.code !== oldKey)!;
     expect(old.revokedAt).not.toBeNull();
-    expect(fresh).toMatchObject({ code: `NEW-${variant}-A`, revokedAt: null, orderLineId: String(lineId), unitIndex: 1, customerEmail: email });
-    expect((await db.select().from(productCodes).where(eq(productCodes.code, `NEW-${variant}-B`)).get())!.isUsed).toBe(false);
+    expect(fresh).toMatchObject({
+      code: `NEW-${variant}-A`,
+      revokedAt: null,
+      orderLineId: String(lineId),
+      unitIndex: 1,
+      customerEmail: email,
+    });
+    expect(
+      (await db
+        .select()
+        .from(productCodes)
+        .where(eq(productCodes.code, `NEW-${variant}-B`))
+        .get())!.isUsed,
+    ).toBe(false);
     expect((await validate({ key: oldKey, hwid: hwid(), nonce: "nonce-0123456789abcdef" })).json.code).toBe("REVOKED");
     expect((await validate({ key: fresh.code, hwid: hwid(), nonce: "nonce-0123456789abcdef" })).json.code).toBe("VALID");
-    const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `replacement:${fresh.id}`)).get();
+    const mail = await db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.dedupeKey, `replacement:${fresh.id}`))
+      .get();
     expect(mail?.toAddress).toBe(email);
     expect(mail?.textBody).toContain(fresh.code);
   });
@@ -298,20 +416,42 @@ describe("revoking and replacing keys", () => {
     const created = await call("/dashboard/orders", { form: { intent: "manual", email, variantId: VARIANT, reason: "Goodwill" }, cookie });
     expect(created.status).toBe(302);
     const reference = created.headers.get("Location")!.split("/").at(-1)!;
-    const [code] = await db.select().from(productCodes).where(eq(productCodes.orderId, `M-${reference}`));
+    const [code] = await db
+      .select()
+      .from(productCodes)
+      .where(eq(productCodes.orderId, `M-${reference}`));
     const replaced = await call(orderUrl("admin", reference), { form: { intent: "replace", key: `c${code!.id}`, reason: "Lost" }, cookie });
     expect(replaced.status).toBe(200);
-    const codes = await db.select().from(productCodes).where(eq(productCodes.orderId, `M-${reference}`));
+    const codes = await db
+      .select()
+      .from(productCodes)
+      .where(eq(productCodes.orderId, `M-${reference}`));
     expect(codes.filter((c) => c.revokedAt === null)).toHaveLength(1);
-    expect(await db.select().from(licences).where(eq(licences.orderId, `M-${reference}`))).toHaveLength(2);
+    expect(
+      await db
+        .select()
+        .from(licences)
+        .where(eq(licences.orderId, `M-${reference}`)),
+    ).toHaveLength(2);
 
     const { orderNumber } = await cryptoOrder({ status: "complete" });
     const stocked = unique("CRYPTOKEY");
     await addCodes(db, { id: VARIANT, title: VARIANT_TITLE }, `${stocked}\n${unique("SPARE")}`);
-    await db.update(productCodes).set({ isUsed: true, orderId: orderNumber, orderLineId: "crypto", unitIndex: 0, customerEmail: email, usedAt: Date.now() }).where(eq(productCodes.code, stocked));
-    const ok = await call(orderUrl("crypto", orderNumber), { form: { intent: "replace", key: await keyRef(stocked), reason: "Lost" }, cookie });
+    await db
+      .update(productCodes)
+      .set({ isUsed: true, orderId: orderNumber, orderLineId: "crypto", unitIndex: 0, customerEmail: email, usedAt: Date.now() })
+      .where(eq(productCodes.code, stocked));
+    const ok = await call(orderUrl("crypto", orderNumber), {
+      form: { intent: "replace", key: await keyRef(stocked), reason: "Lost" },
+      cookie,
+    });
     expect(ok.status).toBe(200);
-    expect(await db.select().from(productCodes).where(and(eq(productCodes.orderId, orderNumber), eq(productCodes.unitIndex, 1)))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(and(eq(productCodes.orderId, orderNumber), eq(productCodes.unitIndex, 1))),
+    ).toHaveLength(1);
   });
 });
 
@@ -322,29 +462,62 @@ describe("manual orders", () => {
     const code = unique("HANDOUT");
     await addCodes(db, { id: VARIANT, title: VARIANT_TITLE }, code);
     // Older stock of the variant goes first; take what the order got.
-    const response = await call("/dashboard/orders", { form: { intent: "manual", email: buyer.email.toUpperCase(), variantId: VARIANT, reason: "Support goodwill" }, cookie });
+    const response = await call("/dashboard/orders", {
+      form: { intent: "manual", email: buyer.email.toUpperCase(), variantId: VARIANT, reason: "Support goodwill" },
+      cookie,
+    });
     expect(response.status).toBe(302);
     const reference = response.headers.get("Location")!.split("/").at(-1)!;
     expect(response.headers.get("Location")).toBe(`/dashboard/orders/admin/${reference}`);
-    const order = await db.select().from(manualOrders).where(eq(manualOrders.id, Number(reference))).get();
+    const order = await db
+      .select()
+      .from(manualOrders)
+      .where(eq(manualOrders.id, Number(reference)))
+      .get();
     expect(order).toMatchObject({ email: buyer.email, userId: buyer.id, reason: "Support goodwill", variantTitle: VARIANT_TITLE });
-    const sold = await db.select().from(productCodes).where(eq(productCodes.orderId, `M-${reference}`)).get();
+    const sold = await db
+      .select()
+      .from(productCodes)
+      .where(eq(productCodes.orderId, `M-${reference}`))
+      .get();
     expect(sold).toMatchObject({ isUsed: true, customerEmail: buyer.email });
-    expect(await db.select().from(licences).where(eq(licences.productCodeId, sold!.id)).get()).toMatchObject({ ownerEmail: buyer.email, orderId: `M-${reference}` });
-    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, sold!.id)).get()).toMatchObject({ userId: buyer.id, status: "active" });
-    const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.orderKey, `admin:${reference}`)).get();
+    expect(await db.select().from(licences).where(eq(licences.productCodeId, sold!.id)).get()).toMatchObject({
+      ownerEmail: buyer.email,
+      orderId: `M-${reference}`,
+    });
+    expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, sold!.id)).get()).toMatchObject({
+      userId: buyer.id,
+      status: "active",
+    });
+    const mail = await db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.orderKey, `admin:${reference}`))
+      .get();
     expect(mail?.textBody).toContain(sold!.code);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.action, "order.manual"), eq(auditLog.subject, `admin:${reference}`))).get()).toBeDefined();
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, "order.manual"), eq(auditLog.subject, `admin:${reference}`)))
+        .get(),
+    ).toBeDefined();
     const search = orderLinks(await html(await call(`/dashboard/orders?q=M-${reference}`, { cookie })));
     expect(search).toEqual([`admin:${reference}`]);
   });
 
   it("refuses bad input with the field named, and an out-of-stock variant with nothing written", async () => {
     const cookie = await staff("admin");
-    const bad = await call("/dashboard/orders", { form: { intent: "manual", email: "not-an-email", variantId: VARIANT, reason: "x" }, cookie });
+    const bad = await call("/dashboard/orders", {
+      form: { intent: "manual", email: "not-an-email", variantId: VARIANT, reason: "x" },
+      cookie,
+    });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain("Please enter a valid e-mail");
-    const unknown = await call("/dashboard/orders", { form: { intent: "manual", email: "a@example.test", variantId: "gid://shopify/ProductVariant/1", reason: "x" }, cookie });
+    const unknown = await call("/dashboard/orders", {
+      form: { intent: "manual", email: "a@example.test", variantId: "gid://shopify/ProductVariant/1", reason: "x" },
+      cookie,
+    });
     expect(unknown.status).toBe(400);
     // A variant in the catalogue with no stock at all.
     const empty = "gid://shopify/ProductVariant/4710000000001";
@@ -361,15 +534,29 @@ describe("cancelling a crypto order", () => {
   it("cancels an open crypto order (admin), audited under the order; a completed one is refused", async () => {
     const cookie = await staff("admin");
     const { orderNumber } = await cryptoOrder();
-    const seen = async (number: string) => String((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, number)).get())!.updatedAt);
-    const response = await call(orderUrl("crypto", orderNumber), { form: { intent: "cancel", reason: "Buyer asked", seen: await seen(orderNumber) }, cookie });
+    const seen = async (number: string) =>
+      String((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, number)).get())!.updatedAt);
+    const response = await call(orderUrl("crypto", orderNumber), {
+      form: { intent: "cancel", reason: "Buyer asked", seen: await seen(orderNumber) },
+      cookie,
+    });
     expect(response.status).toBe(200);
     expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, orderNumber)).get())!.status).toBe("cancelled");
     // One entry, under the order, with the reason.
-    const entries = await db.select().from(auditLog).where(and(like(auditLog.action, "%cancel%"), eq(auditLog.subject, `crypto:${orderNumber}`)));
+    const entries = await db
+      .select()
+      .from(auditLog)
+      .where(and(like(auditLog.action, "%cancel%"), eq(auditLog.subject, `crypto:${orderNumber}`)));
     expect(entries.map((e) => [e.action, JSON.parse(e.detail ?? "{}").reason])).toEqual([["crypto-order.cancel", "Buyer asked"]]);
     const done = await cryptoOrder({ status: "complete" });
-    expect((await call(orderUrl("crypto", done.orderNumber), { form: { intent: "cancel", reason: "", seen: await seen(done.orderNumber) }, cookie })).status).toBe(409);
+    expect(
+      (
+        await call(orderUrl("crypto", done.orderNumber), {
+          form: { intent: "cancel", reason: "", seen: await seen(done.orderNumber) },
+          cookie,
+        })
+      ).status,
+    ).toBe(409);
   });
 });
 
@@ -380,7 +567,10 @@ describe("keys that stopped working, from Shopify", () => {
     const refund = { id: refundId, order_id: orderId, refund_line_items: [{ line_item_id: lineId, quantity: 1 }] };
     await deliver("refunds/create", refund);
     await deliver("refunds/create", refund);
-    const mails = await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `keys-stopped:refund:${refundId}`));
+    const mails = await db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.dedupeKey, `keys-stopped:refund:${refundId}`));
     expect(mails).toHaveLength(1);
     expect(mails[0]).toMatchObject({ toAddress: email, orderKey: `shopify:${orderId}` });
     expect(mails[0]!.textBody).toContain(key);
@@ -391,13 +581,21 @@ describe("keys that stopped working, from Shopify", () => {
     const { key, email, orderId, order } = await boughtKey();
     await deliver("orders/cancelled", { ...order, cancelled_at: new Date().toISOString() });
     await deliver("orders/cancelled", { ...order, cancelled_at: new Date().toISOString() });
-    const mails = await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `keys-stopped:cancel:${orderId}`));
+    const mails = await db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.dedupeKey, `keys-stopped:cancel:${orderId}`));
     expect(mails).toHaveLength(1);
     expect(mails[0]!.toAddress).toBe(email);
     expect(mails[0]!.textBody).toContain(key);
 
     const unpaid = nextId();
     await deliver("orders/cancelled", { id: unpaid, email: `${unique("x")}@example.test`, currency: "USD", line_items: [] });
-    expect(await db.select().from(mailOutbox).where(eq(mailOutbox.orderKey, `shopify:${unpaid}`))).toHaveLength(0);
+    expect(
+      await db
+        .select()
+        .from(mailOutbox)
+        .where(eq(mailOutbox.orderKey, `shopify:${unpaid}`)),
+    ).toHaveLength(0);
   });
 });

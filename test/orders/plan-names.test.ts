@@ -21,20 +21,34 @@ describe("the lifetime variant's name", () => {
     expect(page).not.toContain("Default Title");
 
     const code = unique("LIFE-").toUpperCase();
-    const stocked = await call("/dashboard/manage-codes/stock", { form: { intent: "add", variantId: LIFETIME, codes: code }, cookie: adminCookie });
+    const stocked = await call("/dashboard/manage-codes/stock", {
+      form: { intent: "add", variantId: LIFETIME, codes: code },
+      cookie: adminCookie,
+    });
     expect(stocked.status).toBe(200);
     expect(await stocked.text()).toContain("new codes for Vertex Rust - Lifetime");
 
     const buyer = await createAccount();
-    const dialog = await call("/api/crypto-orders", { form: { variantId: LIFETIME, coin: "BTC" }, cookie: await signIn(buyer, unique("ip")) });
+    const dialog = await call("/api/crypto-orders", {
+      form: { variantId: LIFETIME, coin: "BTC" },
+      cookie: await signIn(buyer, unique("ip")),
+    });
     expect(((await dialog.json()) as { order: { variantTitle: string } }).order.variantTitle).toBe("Lifetime");
 
     // Shopify's order names the variant "Default Title" (or nothing at all); the e-mail does not.
     const order = paidOrderPayload({ variant: LIFETIME_NUMBER, variantTitle: "Default Title", price: "249.99" });
     await deliver("orders/paid", order);
-    const sold = await db.select({ code: productCodes.code, title: productCodes.variantTitle }).from(productCodes).where(eq(productCodes.orderId, String(order.id))).get();
+    const sold = await db
+      .select({ code: productCodes.code, title: productCodes.variantTitle })
+      .from(productCodes)
+      .where(eq(productCodes.orderId, String(order.id)))
+      .get();
     expect(sold?.title).toBe("Vertex Rust - Lifetime");
-    const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `order-keys:${order.id}`)).get();
+    const mail = await db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.dedupeKey, `order-keys:${order.id}`))
+      .get();
     expect(mail?.textBody).toContain(`Vertex Rust - Lifetime: ${sold?.code}`);
     expect(mail?.textBody).not.toContain("Default Title");
 
@@ -45,20 +59,35 @@ describe("the lifetime variant's name", () => {
 
   it("reads 'Lifetime' on the demo seed's stock: the stock list, the sold list, the key e-mail, the sales page and the export", async () => {
     await seedDemoData(db, env.DOWNLOADS);
-    const seeded = await db.select({ code: productCodes.code, title: productCodes.variantTitle }).from(productCodes).where(and(eq(productCodes.variantId, LIFETIME), like(productCodes.code, "DEMO-%")));
+    const seeded = await db
+      .select({ code: productCodes.code, title: productCodes.variantTitle })
+      .from(productCodes)
+      .where(and(eq(productCodes.variantId, LIFETIME), like(productCodes.code, "DEMO-%")));
     expect(seeded.length).toBeGreaterThan(0);
     expect(new Set(seeded.map((c) => c.title))).toEqual(new Set(["Vertex Rust - Lifetime"]));
 
     const adminCookie = await signIn(await createAccount({ admin: true }), unique("ip"));
     const order = paidOrderPayload({ variant: LIFETIME_NUMBER, variantTitle: "Default Title", price: "249.99" });
     await deliver("orders/paid", order);
-    const sold = await db.select({ code: productCodes.code }).from(productCodes).where(eq(productCodes.orderId, String(order.id))).get();
+    const sold = await db
+      .select({ code: productCodes.code })
+      .from(productCodes)
+      .where(eq(productCodes.orderId, String(order.id)))
+      .get();
     expect(seeded.map((c) => c.code)).toContain(sold?.code);
-    const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.dedupeKey, `order-keys:${order.id}`)).get();
+    const mail = await db
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.dedupeKey, `order-keys:${order.id}`))
+      .get();
     expect(mail?.textBody).toContain(`Vertex Rust - Lifetime: ${sold?.code}`);
     expect(`${mail?.textBody}${mail?.htmlBody}`).not.toContain("Default Title");
 
-    for (const path of ["/dashboard/manage-codes", "/dashboard/sales", `/dashboard/orders/keys.csv?variant=${encodeURIComponent(LIFETIME)}`]) {
+    for (const path of [
+      "/dashboard/manage-codes",
+      "/dashboard/sales",
+      `/dashboard/orders/keys.csv?variant=${encodeURIComponent(LIFETIME)}`,
+    ]) {
       const text = await (await call(path, { cookie: adminCookie })).text();
       expect(text, path).toContain("Vertex Rust - Lifetime");
       expect(text, path).not.toContain("Default Title");
@@ -70,10 +99,35 @@ describe("the lifetime variant's name", () => {
     const code = unique("OLD-").toUpperCase();
     const buyer = await createAccount();
     await db.insert(productCodes).values({ variantId: LIFETIME, variantTitle: "Vertex Rust - Default Title", code, createdAt: 0 });
-    await db.insert(userSubscriptions).values({ id: crypto.randomUUID(), userId: buyer.id, status: "active", productTitle: "Vertex Rust", variantTitle: "Default Title", priceCurrency: "USD", priceAmount: "249.99", purchaseDate: 0 });
-    const waiting = await db.insert(mailOutbox).values({ toAddress: buyer.email, subject: "Your key", textBody: `Vertex Rust - Default Title: ${code}`, htmlBody: `<li>Vertex Rust - Default Title: <code>${code}</code></li>`, status: "pending", createdAt: 0, nextAttemptAt: 0 }).returning().get();
+    await db
+      .insert(userSubscriptions)
+      .values({
+        id: crypto.randomUUID(),
+        userId: buyer.id,
+        status: "active",
+        productTitle: "Vertex Rust",
+        variantTitle: "Default Title",
+        priceCurrency: "USD",
+        priceAmount: "249.99",
+        purchaseDate: 0,
+      });
+    const waiting = await db
+      .insert(mailOutbox)
+      .values({
+        toAddress: buyer.email,
+        subject: "Your key",
+        textBody: `Vertex Rust - Default Title: ${code}`,
+        htmlBody: `<li>Vertex Rust - Default Title: <code>${code}</code></li>`,
+        status: "pending",
+        createdAt: 0,
+        nextAttemptAt: 0,
+      })
+      .returning()
+      .get();
     for (const query of migration.queries) await env.DB.prepare(query).run();
-    expect((await db.select({ title: productCodes.variantTitle }).from(productCodes).where(eq(productCodes.code, code)).get())?.title).toBe("Vertex Rust - Lifetime");
+    expect((await db.select({ title: productCodes.variantTitle }).from(productCodes).where(eq(productCodes.code, code)).get())?.title).toBe(
+      "Vertex Rust - Lifetime",
+    );
     expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, buyer.id)).get())?.variantTitle).toBe("Lifetime");
     const mail = await db.select().from(mailOutbox).where(eq(mailOutbox.id, waiting.id)).get();
     expect(mail?.textBody).toBe(`Vertex Rust - Lifetime: ${code}`);

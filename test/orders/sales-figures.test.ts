@@ -22,13 +22,33 @@ function tableRow(html: string, label: string): string[] {
 const dayLabel = (ms: number) => new Date(ms).toLocaleDateString("en-US", { month: "short", day: "2-digit", timeZone: "UTC" });
 
 async function shopify(values: Partial<typeof shopifyOrders.$inferInsert> & { receivedAt: number }) {
-  await db.insert(shopifyOrders).values({ id: unique("order"), email: "buyer@example.test", currency: "USD", lineItems: "[]", totalPrice: "0", ...values });
+  await db
+    .insert(shopifyOrders)
+    .values({ id: unique("order"), email: "buyer@example.test", currency: "USD", lineItems: "[]", totalPrice: "0", ...values });
 }
 
-async function crypto(userId: string, values: { status: "complete" | "processing"; purpose?: "key" | "top-up"; cryptoType: "BTC" | "LTC"; amountCents: number; createdAt: number }) {
+async function crypto(
+  userId: string,
+  values: {
+    status: "complete" | "processing";
+    purpose?: "key" | "top-up";
+    cryptoType: "BTC" | "LTC";
+    amountCents: number;
+    createdAt: number;
+  },
+) {
   await db.insert(cryptoOrders).values({
-    id: globalThis.crypto.randomUUID(), orderNumber: `CRYPTO-${unique("S").toUpperCase()}`, userId, productTitle: "Vertex Rust", variantTitle: "30 Days",
-    variantId: "gid://shopify/ProductVariant/1", customerEmail: "buyer@example.test", currency: "USD", walletAddress: `bc1q${unique()}`, updatedAt: values.createdAt, ...values,
+    id: globalThis.crypto.randomUUID(),
+    orderNumber: `CRYPTO-${unique("S").toUpperCase()}`,
+    userId,
+    productTitle: "Vertex Rust",
+    variantTitle: "30 Days",
+    variantId: "gid://shopify/ProductVariant/1",
+    customerEmail: "buyer@example.test",
+    currency: "USD",
+    walletAddress: `bc1q${unique()}`,
+    updatedAt: values.createdAt,
+    ...values,
   });
 }
 
@@ -80,12 +100,25 @@ describe("the figures", () => {
     ]);
     // Units: three keys of one variant sold today (one later revoked), one of another; stock of a third.
     const sold = (title: string, extra: Partial<typeof productCodes.$inferInsert> = {}) => ({
-      variantId: `gid://shopify/ProductVariant/${title}`, variantTitle: title, code: unique("SALE-"), isUsed: true, usedAt: today, createdAt: today, ...extra,
+      variantId: `gid://shopify/ProductVariant/${title}`,
+      variantTitle: title,
+      code: unique("SALE-"),
+      isUsed: true,
+      usedAt: today,
+      createdAt: today,
+      ...extra,
     });
-    await db.insert(productCodes).values([
-      sold("Sales Alpha"), sold("Sales Alpha"), sold("Sales Alpha"), sold("Sales Alpha", { revokedAt: today }), sold("Sales Beta"),
-      sold("Sales Gamma", { isUsed: false, usedAt: null }), sold("Sales Gamma", { isUsed: false, usedAt: null }),
-    ]);
+    await db
+      .insert(productCodes)
+      .values([
+        sold("Sales Alpha"),
+        sold("Sales Alpha"),
+        sold("Sales Alpha"),
+        sold("Sales Alpha", { revokedAt: today }),
+        sold("Sales Beta"),
+        sold("Sales Gamma", { isUsed: false, usedAt: null }),
+        sold("Sales Gamma", { isUsed: false, usedAt: null }),
+      ]);
     await db.insert(stockAlerts).values({ variantId: "gid://shopify/ProductVariant/Sales Gamma", threshold: 5 });
 
     const response = await call("/dashboard/sales", { cookie });

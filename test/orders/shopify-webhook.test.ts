@@ -2,7 +2,15 @@ import { env, exports } from "cloudflare:workers";
 import { and, count, eq, isNull, like } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { addCodes } from "~/server/keys/stock.server";
-import { backorders, failedJobs, mailOutbox, productCodes, shopifyOrders, userSubscriptions, webhookDeliveries } from "~/server/platform/db/schema.server";
+import {
+  backorders,
+  failedJobs,
+  mailOutbox,
+  productCodes,
+  shopifyOrders,
+  userSubscriptions,
+  webhookDeliveries,
+} from "~/server/platform/db/schema.server";
 import { fillBackordersAndNotify } from "~/server/orders/fulfil-order.server";
 import { MAX_DELIVERY_BYTES } from "~/server/orders/shopify-webhook.server";
 import { signWebhookBody } from "~/server/platform/shopify-hmac.server";
@@ -43,7 +51,11 @@ function orderPayload(opts: { lines: { variant: number; quantity?: number }[]; e
 
 async function deliver(topic: string, payload: unknown, opts: { webhookId?: string; secret?: string; signature?: string | null } = {}) {
   const body = JSON.stringify(payload);
-  const headers = new Headers({ "Content-Type": "application/json", "X-Shopify-Topic": topic, "X-Shopify-Webhook-Id": opts.webhookId ?? crypto.randomUUID() });
+  const headers = new Headers({
+    "Content-Type": "application/json",
+    "X-Shopify-Topic": topic,
+    "X-Shopify-Webhook-Id": opts.webhookId ?? crypto.randomUUID(),
+  });
   const signature = opts.signature === undefined ? await signWebhookBody(body, opts.secret ?? env.SHOPIFY_WEBHOOK_SECRET) : opts.signature;
   if (signature !== null) headers.set("X-Shopify-Hmac-Sha256", signature);
   const response = await exports.default.fetch(new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers, body }));
@@ -52,7 +64,11 @@ async function deliver(topic: string, payload: unknown, opts: { webhookId?: stri
   return response;
 }
 
-const codesOf = (orderId: number | string) => db.select().from(productCodes).where(eq(productCodes.orderId, String(orderId)));
+const codesOf = (orderId: number | string) =>
+  db
+    .select()
+    .from(productCodes)
+    .where(eq(productCodes.orderId, String(orderId)));
 const mailsTo = (email: string) => db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, email));
 
 describe("order webhook: authenticity", () => {
@@ -70,13 +86,23 @@ describe("order webhook: authenticity", () => {
     expect(attempts.map((r) => r.status)).toEqual([401, 401, 401, 401]);
     expect(await codesOf(payload.id)).toHaveLength(0);
     expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhookId)).get()).toBeUndefined();
-    expect(await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, String(payload.id))).get()).toBeUndefined();
+    expect(
+      await db
+        .select()
+        .from(shopifyOrders)
+        .where(eq(shopifyOrders.id, String(payload.id)))
+        .get(),
+    ).toBeUndefined();
     expect(await mailsTo(payload.email)).toHaveLength(0);
   });
 
   it("is exempt from the browser CSRF check but not from the signature", async () => {
     const response = await exports.default.fetch(
-      new Request(`${ORIGIN}/webhooks/shopify`, { method: "POST", headers: { Origin: "https://evil.example", "X-Shopify-Topic": "orders/create" }, body: "{}" }),
+      new Request(`${ORIGIN}/webhooks/shopify`, {
+        method: "POST",
+        headers: { Origin: "https://evil.example", "X-Shopify-Topic": "orders/create" },
+        body: "{}",
+      }),
     );
     expect(response.status).toBe(401);
   });
@@ -126,7 +152,9 @@ describe("order webhook: size limit", () => {
     const webhookId = crypto.randomUUID();
     // 200 MB if it were read to the end.
     const body = pulledBody("x".repeat(CHUNK), 3200);
-    const response = await post(webhookId, body.stream, { "X-Shopify-Hmac-Sha256": await signWebhookBody("{}", env.SHOPIFY_WEBHOOK_SECRET) });
+    const response = await post(webhookId, body.stream, {
+      "X-Shopify-Hmac-Sha256": await signWebhookBody("{}", env.SHOPIFY_WEBHOOK_SECRET),
+    });
     expect(response.status).toBe(413);
     expect(await response.text()).toBe("This payload is too large.");
     await vi.waitFor(() => expect(body.cancelled()).toBe(true), { timeout: 5000 });
@@ -140,14 +168,19 @@ describe("order webhook: size limit", () => {
     const payload = orderPayload({ lines: [{ variant: variant.numeric }] });
     const text = JSON.stringify(payload);
     const chunkedId = crypto.randomUUID();
-    const chunked = await post(chunkedId, pulledBody(text, 1).stream, { "X-Shopify-Hmac-Sha256": await signWebhookBody(text, env.SHOPIFY_WEBHOOK_SECRET) });
+    const chunked = await post(chunkedId, pulledBody(text, 1).stream, {
+      "X-Shopify-Hmac-Sha256": await signWebhookBody(text, env.SHOPIFY_WEBHOOK_SECRET),
+    });
     expect(chunked.status).toBe(200);
     await handled(chunkedId);
     expect(await codesOf(payload.id)).toHaveLength(1);
 
     const atCap = JSON.stringify({ id: nextId(), note: "x".repeat(MAX_DELIVERY_BYTES - 30) }).padEnd(MAX_DELIVERY_BYTES, " ");
     const webhookId = crypto.randomUUID();
-    const response = await post(webhookId, atCap, { "X-Shopify-Topic": "products/update", "X-Shopify-Hmac-Sha256": await signWebhookBody(atCap, env.SHOPIFY_WEBHOOK_SECRET) });
+    const response = await post(webhookId, atCap, {
+      "X-Shopify-Topic": "products/update",
+      "X-Shopify-Hmac-Sha256": await signWebhookBody(atCap, env.SHOPIFY_WEBHOOK_SECRET),
+    });
     expect(response.status).toBe(200);
     expect((await recorded(webhookId))?.outcome).toBe("ignored");
   });
@@ -178,7 +211,10 @@ describe("order webhook: handing out keys", () => {
     for (let i = 0; i < 3; i++) expect((await deliver("orders/create", payload)).status).toBe(200);
     expect(await codesOf(payload.id)).toHaveLength(2);
     expect(await mailsTo(payload.email)).toHaveLength(1);
-    const [available] = await db.select({ n: count() }).from(productCodes).where(and(eq(productCodes.variantId, variant.gid), eq(productCodes.isUsed, false)));
+    const [available] = await db
+      .select({ n: count() })
+      .from(productCodes)
+      .where(and(eq(productCodes.variantId, variant.gid), eq(productCodes.isUsed, false)));
     expect(available!.n).toBe(8);
   });
 
@@ -198,7 +234,11 @@ describe("order webhook: handing out keys", () => {
     expect((await deliver("orders/create", payload)).status).toBe(200);
     expect(await codesOf(payload.id)).toHaveLength(0);
     expect(await mailsTo(payload.email)).toHaveLength(0);
-    const delivery = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.orderId, String(payload.id))).get();
+    const delivery = await db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.orderId, String(payload.id)))
+      .get();
     expect(delivery?.detail).toMatch(/Not paid yet/);
 
     expect((await deliver("orders/paid", { ...payload, financial_status: "paid" })).status).toBe(200);
@@ -217,7 +257,10 @@ describe("order webhook: handing out keys", () => {
     expect(assigned).toHaveLength(50);
     expect(new Set(assigned.map((c) => c.orderId)).size).toBe(50);
     expect(new Set(assigned.map((c) => c.code)).size).toBe(50);
-    const waiting = await db.select().from(backorders).where(and(eq(backorders.variantId, variant.gid), isNull(backorders.filledAt)));
+    const waiting = await db
+      .select()
+      .from(backorders)
+      .where(and(eq(backorders.variantId, variant.gid), isNull(backorders.filledAt)));
     expect(waiting).toHaveLength(50);
     // No order both got a key and waits for one.
     const keyed = new Set(assigned.map((c) => c.orderId));
@@ -230,14 +273,24 @@ describe("order webhook: handing out keys", () => {
     expect((await mailsTo(admin.email)).some((m) => m.subject.startsWith("Backorder:"))).toBe(true);
 
     // New stock fills the queue first-in-first-out and mails each buyer their key.
-    await addCodes(db, { id: variant.gid, title: "Vertex Rust - 30 Days" }, Array.from({ length: 51 }, (_, i) => `RESTOCK-${variant.numeric}-${i}`).join("\n"));
+    await addCodes(
+      db,
+      { id: variant.gid, title: "Vertex Rust - 30 Days" },
+      Array.from({ length: 51 }, (_, i) => `RESTOCK-${variant.numeric}-${i}`).join("\n"),
+    );
     const filled = await fillBackordersAndNotify({ db, mail: env, waitUntil: () => {} }, variant.gid);
     expect(filled).toHaveLength(51);
     expect(filled.map((f) => f.backorder.id)).toEqual([...filled.map((f) => f.backorder.id)].sort((a, b) => a - b));
-    const all = await db.select().from(productCodes).where(and(eq(productCodes.variantId, variant.gid), eq(productCodes.isUsed, true)));
+    const all = await db
+      .select()
+      .from(productCodes)
+      .where(and(eq(productCodes.variantId, variant.gid), eq(productCodes.isUsed, true)));
     expect(all).toHaveLength(101);
     expect(new Set(all.map((c) => c.orderId)).size).toBe(101);
-    const stillWaiting = await db.select().from(backorders).where(and(eq(backorders.variantId, variant.gid), isNull(backorders.filledAt)));
+    const stillWaiting = await db
+      .select()
+      .from(backorders)
+      .where(and(eq(backorders.variantId, variant.gid), isNull(backorders.filledAt)));
     expect(stillWaiting).toHaveLength(0);
     const buyer = payloads.find((p) => waiting.some((b) => b.orderId === String(p.id)))!;
     const mails = await mailsTo(buyer.email);
@@ -252,8 +305,16 @@ describe("order webhook: handing out keys", () => {
     await deliver("orders/create", payload);
     // Another filler has claimed a code for the unit but not yet marked the unit filled.
     await db.insert(productCodes).values({
-      variantId: variant.gid, variantTitle: "Vertex Rust - 30 Days", code: `CLAIMED-${variant.numeric}`, createdAt: Date.now(),
-      isUsed: true, usedAt: Date.now(), customerEmail: payload.email, orderId: String(payload.id), orderLineId: String(payload.line_items[0]!.id), unitIndex: 0,
+      variantId: variant.gid,
+      variantTitle: "Vertex Rust - 30 Days",
+      code: `CLAIMED-${variant.numeric}`,
+      createdAt: Date.now(),
+      isUsed: true,
+      usedAt: Date.now(),
+      customerEmail: payload.email,
+      orderId: String(payload.id),
+      orderLineId: String(payload.line_items[0]!.id),
+      unitIndex: 0,
     });
     const filled = await fillBackordersAndNotify({ db, mail: env, waitUntil: () => {} }, variant.gid);
     expect(filled.map((f) => f.code.code)).toEqual([`CLAIMED-${variant.numeric}`]);
@@ -273,7 +334,13 @@ describe("order webhook: handing out keys", () => {
     const filled = await fillBackordersAndNotify({ db, mail: env, waitUntil: () => {} }, variant.gid);
     await env.DB.exec(`DROP TRIGGER ${trigger};`);
     expect(filled).toHaveLength(0);
-    expect(await db.select().from(productCodes).where(eq(productCodes.code, `LATE-${variant.numeric}`)).get()).toMatchObject({ isUsed: false, orderId: null, revokedAt: null });
+    expect(
+      await db
+        .select()
+        .from(productCodes)
+        .where(eq(productCodes.code, `LATE-${variant.numeric}`))
+        .get(),
+    ).toMatchObject({ isUsed: false, orderId: null, revokedAt: null });
   });
 
   it("creates a subscription per key for a buyer with a verified account, without an expiry until the key is activated", async () => {
@@ -283,7 +350,14 @@ describe("order webhook: handing out keys", () => {
     await deliver("orders/create", payload);
     const [code] = await codesOf(payload.id);
     const subscription = await db.select().from(userSubscriptions).where(eq(userSubscriptions.productCodeId, code!.id)).get();
-    expect(subscription).toMatchObject({ userId: member.id, status: "active", productTitle: "Vertex Rust", variantTitle: "30 Days", priceAmount: "89.99", priceCurrency: "USD" });
+    expect(subscription).toMatchObject({
+      userId: member.id,
+      status: "active",
+      productTitle: "Vertex Rust",
+      variantTitle: "30 Days",
+      priceAmount: "89.99",
+      priceCurrency: "USD",
+    });
     // The plan's 30 days run from the key's first use (see licences.test.ts), not from the sale.
     expect(subscription!.expiryDate).toBeNull();
   });
@@ -315,9 +389,17 @@ describe("order names", () => {
     expect(buyerPage).toContain(`Order ${payload.name}`);
     expect(buyerPage).not.toContain(`Order ${payload.id}`);
 
-    const adminPage = await (await call(`/dashboard/manage-codes?sold=${encodeURIComponent(inStock.gid)}&period=all`, { cookie: await signIn(admin, unique("ip")) })).text();
+    const adminPage = await (
+      await call(`/dashboard/manage-codes?sold=${encodeURIComponent(inStock.gid)}&period=all`, {
+        cookie: await signIn(admin, unique("ip")),
+      })
+    ).text();
     const card = (from: string, to?: string) => adminPage.slice(adminPage.indexOf(from), to ? adminPage.indexOf(to) : undefined);
-    for (const section of [card("Sold Codes (", "Backorders ("), card("Backorders (", "Crypto Orders to Fulfill"), card("Webhook Integration")]) {
+    for (const section of [
+      card("Sold Codes (", "Backorders ("),
+      card("Backorders (", "Crypto Orders to Fulfill"),
+      card("Webhook Integration"),
+    ]) {
       expect(section).toContain(`Order ${payload.name}`);
       expect(section).toContain(`ID ${payload.id}`);
     }
@@ -329,8 +411,15 @@ describe("order names", () => {
     const [code] = await db.select().from(productCodes).where(eq(productCodes.variantId, variant.gid));
     // A crypto order's key records the order number as its order.
     const orderNumber = `CRYPTO-${unique("X").toUpperCase()}`;
-    await db.update(productCodes).set({ isUsed: true, usedAt: Date.now(), customerEmail: "c@example.test", orderId: orderNumber, orderLineId: "crypto", unitIndex: 0 }).where(eq(productCodes.id, code!.id));
-    const adminPage = await (await call(`/dashboard/manage-codes?sold=${encodeURIComponent(variant.gid)}&period=all`, { cookie: await signIn(admin, unique("ip")) })).text();
+    await db
+      .update(productCodes)
+      .set({ isUsed: true, usedAt: Date.now(), customerEmail: "c@example.test", orderId: orderNumber, orderLineId: "crypto", unitIndex: 0 })
+      .where(eq(productCodes.id, code!.id));
+    const adminPage = await (
+      await call(`/dashboard/manage-codes?sold=${encodeURIComponent(variant.gid)}&period=all`, {
+        cookie: await signIn(admin, unique("ip")),
+      })
+    ).text();
     expect(adminPage).toContain(`Order ${orderNumber}`);
     expect(adminPage).not.toContain(`ID ${orderNumber}`);
   });
@@ -343,13 +432,25 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }], email: member.email });
     await deliver("orders/create", payload);
     const line = payload.line_items[0]!.id;
-    const response = await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: line, quantity: 2 }] });
+    const response = await deliver("refunds/create", {
+      id: nextId(),
+      order_id: payload.id,
+      refund_line_items: [{ line_item_id: line, quantity: 2 }],
+    });
     expect(response.status).toBe(200);
     const codes = await codesOf(payload.id);
     expect(codes.every((c) => typeof c.revokedAt === "number")).toBe(true);
     const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id));
     expect(subscriptions.map((s) => s.status)).toEqual(["revoked", "revoked"]);
-    expect((await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, String(payload.id))).get())?.refundedAt).toBeTypeOf("number");
+    expect(
+      (
+        await db
+          .select()
+          .from(shopifyOrders)
+          .where(eq(shopifyOrders.id, String(payload.id)))
+          .get()
+      )?.refundedAt,
+    ).toBeTypeOf("number");
   });
 
   it("revokes only the refunded units of a partial refund, newest first", async () => {
@@ -370,9 +471,16 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const variant = await stockedVariant(1);
     const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
     await deliver("orders/create", payload);
-    await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: payload.line_items[0]!.id, quantity: 1 }] });
+    await deliver("refunds/create", {
+      id: nextId(),
+      order_id: payload.id,
+      refund_line_items: [{ line_item_id: payload.line_items[0]!.id, quantity: 1 }],
+    });
     expect((await codesOf(payload.id)).map((c) => c.revokedAt)).toEqual([null]);
-    const queue = await db.select().from(backorders).where(eq(backorders.orderId, String(payload.id)));
+    const queue = await db
+      .select()
+      .from(backorders)
+      .where(eq(backorders.orderId, String(payload.id)));
     expect(queue.map((b) => b.cancelledAt !== null)).toEqual([true]);
   });
 
@@ -384,7 +492,15 @@ describe("order webhook: cancellations, refunds and bad input", () => {
       expect((await deliver("refunds/create", { id: nextId(), order_id: payload.id, ...refund })).status).toBe(200);
     }
     expect((await codesOf(payload.id)).map((c) => c.revokedAt)).toEqual([null]);
-    expect((await db.select().from(shopifyOrders).where(eq(shopifyOrders.id, String(payload.id))).get())?.refundedAt).toBeNull();
+    expect(
+      (
+        await db
+          .select()
+          .from(shopifyOrders)
+          .where(eq(shopifyOrders.id, String(payload.id)))
+          .get()
+      )?.refundedAt,
+    ).toBeNull();
   });
 
   it("ignores refunded units of another order's line", async () => {
@@ -393,7 +509,11 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const theirs = orderPayload({ lines: [{ variant: variant.numeric }] });
     await deliver("orders/create", mine);
     await deliver("orders/create", theirs);
-    await deliver("refunds/create", { id: nextId(), order_id: mine.id, refund_line_items: [{ line_item_id: theirs.line_items[0]!.id, quantity: 1 }] });
+    await deliver("refunds/create", {
+      id: nextId(),
+      order_id: mine.id,
+      refund_line_items: [{ line_item_id: theirs.line_items[0]!.id, quantity: 1 }],
+    });
     expect((await codesOf(mine.id)).map((c) => c.revokedAt)).toEqual([null]);
     expect((await codesOf(theirs.id)).map((c) => c.revokedAt)).toEqual([null]);
   });
@@ -407,8 +527,14 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     await deliver("orders/create", other);
     expect((await deliver("orders/cancelled", { ...big, cancelled_at: new Date().toISOString() })).status).toBe(200);
     expect((await codesOf(big.id)).filter((c) => c.revokedAt === null)).toHaveLength(0);
-    expect((await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id))).every((s) => s.status === "revoked")).toBe(true);
-    const refund = await deliver("refunds/create", { id: nextId(), order_id: other.id, refund_line_items: [{ line_item_id: other.line_items[0]!.id, quantity: 110 }] });
+    expect(
+      (await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, member.id))).every((s) => s.status === "revoked"),
+    ).toBe(true);
+    const refund = await deliver("refunds/create", {
+      id: nextId(),
+      order_id: other.id,
+      refund_line_items: [{ line_item_id: other.line_items[0]!.id, quantity: 110 }],
+    });
     expect(refund.status).toBe(200);
     expect((await codesOf(other.id)).filter((c) => c.revokedAt === null)).toHaveLength(10);
   });
@@ -418,7 +544,11 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 3 }] });
     await deliver("orders/create", payload);
     const refund = { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: payload.line_items[0]!.id, quantity: 1 }] };
-    const answers = await Promise.all([deliver("refunds/create", refund), deliver("refunds/create", refund), deliver("refunds/create", refund)]);
+    const answers = await Promise.all([
+      deliver("refunds/create", refund),
+      deliver("refunds/create", refund),
+      deliver("refunds/create", refund),
+    ]);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect((await codesOf(payload.id)).filter((c) => c.revokedAt !== null)).toHaveLength(1);
   });
@@ -426,7 +556,11 @@ describe("order webhook: cancellations, refunds and bad input", () => {
   it("keeps a refund that arrives before the payment and applies it when the keys are handed out", async () => {
     const variant = await stockedVariant(2);
     const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
-    const early = await deliver("refunds/create", { id: nextId(), order_id: payload.id, refund_line_items: [{ line_item_id: payload.line_items[0]!.id, quantity: 1 }] });
+    const early = await deliver("refunds/create", {
+      id: nextId(),
+      order_id: payload.id,
+      refund_line_items: [{ line_item_id: payload.line_items[0]!.id, quantity: 1 }],
+    });
     expect(early.status).toBe(200);
     await deliver("orders/paid", payload);
     const codes = (await codesOf(payload.id)).sort((a, b) => a.unitIndex! - b.unitIndex!);
@@ -442,12 +576,39 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const payload = orderPayload({ lines: [{ variant: variant.numeric, quantity: 2 }] });
     await deliver("orders/cancelled", { ...payload, cancelled_at: new Date().toISOString() });
     const { fulfilOrder } = await import("~/server/orders/fulfil-order.server");
-    const order = { id: String(payload.id), name: payload.name, email: payload.email, currency: "USD", financialStatus: "paid", totalPrice: "1", paid: true, cancelled: false, updatedAt: 0, refunds: [], cartToken: null, referral: null,
-      lines: [{ id: String(payload.line_items[0]!.id), variantId: variant.gid, quantity: 2, title: "Vertex Rust", variantTitle: "30 Days", price: "1" }] };
+    const order = {
+      id: String(payload.id),
+      name: payload.name,
+      email: payload.email,
+      currency: "USD",
+      financialStatus: "paid",
+      totalPrice: "1",
+      paid: true,
+      cancelled: false,
+      updatedAt: 0,
+      refunds: [],
+      cartToken: null,
+      referral: null,
+      lines: [
+        {
+          id: String(payload.line_items[0]!.id),
+          variantId: variant.gid,
+          quantity: 2,
+          title: "Vertex Rust",
+          variantTitle: "30 Days",
+          price: "1",
+        },
+      ],
+    };
     const outcome = await fulfilOrder({ db, mail: env, waitUntil: () => {} }, order);
     expect(outcome.assigned).toBe(0);
     expect(await codesOf(payload.id)).toHaveLength(0);
-    expect(await db.select().from(backorders).where(eq(backorders.orderId, String(payload.id)))).toHaveLength(0);
+    expect(
+      await db
+        .select()
+        .from(backorders)
+        .where(eq(backorders.orderId, String(payload.id))),
+    ).toHaveLength(0);
   });
 
   it("revokes a cancelled order's keys and takes its waiting units out of the queue", async () => {
@@ -456,7 +617,10 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     await deliver("orders/create", payload);
     await deliver("orders/cancelled", { ...payload, cancelled_at: new Date().toISOString() });
     expect((await codesOf(payload.id)).every((c) => c.revokedAt !== null)).toBe(true);
-    const queue = await db.select().from(backorders).where(eq(backorders.orderId, String(payload.id)));
+    const queue = await db
+      .select()
+      .from(backorders)
+      .where(eq(backorders.orderId, String(payload.id)));
     expect(queue).toHaveLength(1);
     expect(queue[0]!.cancelledAt).toBeTypeOf("number");
   });
@@ -476,7 +640,10 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     const variant = await stockedVariant(1);
     const cases: unknown[] = [
       { id: 1 },
-      { ...orderPayload({ lines: [{ variant: variant.numeric }] }), line_items: [{ id: 1, variant_id: variant.numeric, quantity: -2, title: "x", price: "1.00" }] },
+      {
+        ...orderPayload({ lines: [{ variant: variant.numeric }] }),
+        line_items: [{ id: 1, variant_id: variant.numeric, quantity: -2, title: "x", price: "1.00" }],
+      },
       { ...orderPayload({ lines: [{ variant: variant.numeric }] }), currency: "dollars" },
       "{nope",
     ];
@@ -486,7 +653,11 @@ describe("order webhook: cancellations, refunds and bad input", () => {
       const response = await exports.default.fetch(
         new Request(`${ORIGIN}/webhooks/shopify`, {
           method: "POST",
-          headers: { "X-Shopify-Topic": "orders/create", "X-Shopify-Webhook-Id": webhookId, "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET) },
+          headers: {
+            "X-Shopify-Topic": "orders/create",
+            "X-Shopify-Webhook-Id": webhookId,
+            "X-Shopify-Hmac-Sha256": await signWebhookBody(body, env.SHOPIFY_WEBHOOK_SECRET),
+          },
           body,
         }),
       );
@@ -496,7 +667,13 @@ describe("order webhook: cancellations, refunds and bad input", () => {
       const recorded = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, webhookId)).get();
       expect(recorded).toMatchObject({ outcome: "rejected", payload: null });
       expect(recorded?.detail).toMatch(typeof payload === "string" ? /not JSON/ : /:/);
-      expect(await db.select().from(failedJobs).where(eq(failedJobs.id, `shopify:${webhookId}`)).get()).toBeUndefined();
+      expect(
+        await db
+          .select()
+          .from(failedJobs)
+          .where(eq(failedJobs.id, `shopify:${webhookId}`))
+          .get(),
+      ).toBeUndefined();
     }
     expect((await db.select().from(productCodes).where(eq(productCodes.variantId, variant.gid)).get())?.isUsed).toBe(false);
   });
@@ -514,6 +691,13 @@ describe("order webhook: cancellations, refunds and bad input", () => {
     payload.line_items.push({ ...payload.line_items[0]!, id: nextId(), variant_id: null as unknown as number });
     expect((await deliver("orders/create", payload)).status).toBe(200);
     expect(await codesOf(payload.id)).toHaveLength(1);
-    expect((await db.select().from(productCodes).where(like(productCodes.code, `KEY-${variant.numeric}-%`))).filter((c) => c.isUsed)).toHaveLength(1);
+    expect(
+      (
+        await db
+          .select()
+          .from(productCodes)
+          .where(like(productCodes.code, `KEY-${variant.numeric}-%`))
+      ).filter((c) => c.isUsed),
+    ).toHaveLength(1);
   });
 });

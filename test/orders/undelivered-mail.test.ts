@@ -8,7 +8,8 @@ import { boughtKey, call, createAccount, db, deliver, signIn, unique } from "../
 
 const staff = async (role: "admin" | "support") => signIn(await createAccount({ role }), unique("ip"));
 const text = async (response: Response) => (await response.text()).replace(/<!-- -->/g, "");
-const correct = (orderId: number, email: string, cookie: string) => call(`/dashboard/orders/shopify/${orderId}`, { form: { intent: "correct-email", email }, cookie });
+const correct = (orderId: number, email: string, cookie: string) =>
+  call(`/dashboard/orders/shopify/${orderId}`, { form: { intent: "correct-email", email }, cookie });
 
 /** A key bought with an address whose mail cannot be delivered. */
 const undeliverableOrder = () => boughtKey("30 Days", `${unique("typo")}@gmial.invalid`);
@@ -38,11 +39,19 @@ describe("an order whose key e-mail could not be delivered", () => {
     const sent = await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, buyer.email));
     expect(sent).toHaveLength(1);
     expect(sent[0]!.textBody).toContain(order.key);
-    expect((await db.select({ customerEmail: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, order.key)).get())?.customerEmail).toBe(buyer.email);
-    expect((await db.select({ ownerEmail: licences.ownerEmail }).from(licences).where(eq(licences.key, order.key)).get())?.ownerEmail).toBe(buyer.email);
+    expect(
+      (await db.select({ customerEmail: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, order.key)).get())
+        ?.customerEmail,
+    ).toBe(buyer.email);
+    expect((await db.select({ ownerEmail: licences.ownerEmail }).from(licences).where(eq(licences.key, order.key)).get())?.ownerEmail).toBe(
+      buyer.email,
+    );
     // The buyer's verified account holds the key now.
     expect(await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, buyer.id))).toHaveLength(1);
-    const audits = await db.select().from(auditLog).where(and(eq(auditLog.subject, `shopify:${order.orderId}`), eq(auditLog.action, "order.correct-email")));
+    const audits = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.subject, `shopify:${order.orderId}`), eq(auditLog.action, "order.correct-email")));
     expect(audits).toHaveLength(1);
     expect(audits[0]!.detail).toContain(order.email);
     expect(await text(await call(`/dashboard/orders/shopify/${order.orderId}`, { cookie }))).not.toContain("could not be delivered");
@@ -50,20 +59,35 @@ describe("an order whose key e-mail could not be delivered", () => {
     // A later order body from Shopify still carries the old address: the keys keep going to the corrected one.
     const line = order.order.line_items[0]!;
     await addCodes(db, { id: `gid://shopify/ProductVariant/${line.variant_id}`, title: "Vertex Rust - 30 Days" }, `${order.key}-2`);
-    await deliver("orders/updated", { ...order.order, updated_at: new Date(Date.now() + 60_000).toISOString(), line_items: [line, { ...line, id: line.id + 1 }] });
-    const added = await db.select().from(productCodes).where(eq(productCodes.code, `${order.key}-2`)).get();
+    await deliver("orders/updated", {
+      ...order.order,
+      updated_at: new Date(Date.now() + 60_000).toISOString(),
+      line_items: [line, { ...line, id: line.id + 1 }],
+    });
+    const added = await db
+      .select()
+      .from(productCodes)
+      .where(eq(productCodes.code, `${order.key}-2`))
+      .get();
     expect(added).toMatchObject({ customerEmail: buyer.email, orderId: String(order.orderId) });
-    expect((await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, buyer.email))).some((m) => m.textBody.includes(`${order.key}-2`))).toBe(true);
+    expect(
+      (await db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, buyer.email))).some((m) => m.textBody.includes(`${order.key}-2`)),
+    ).toBe(true);
   });
 
   it("refuses to move keys away from an address a member's account has proven", async () => {
     const member = await createAccount();
     const order = await boughtKey("30 Days", member.email);
-    await db.update(mailOutbox).set({ status: "failed", lastError: "Mail API answered 422: recipient suppressed" }).where(eq(mailOutbox.toAddress, member.email));
+    await db
+      .update(mailOutbox)
+      .set({ status: "failed", lastError: "Mail API answered 422: recipient suppressed" })
+      .where(eq(mailOutbox.toAddress, member.email));
     const response = await correct(order.orderId, `${unique("other")}@example.test`, await staff("admin"));
     expect(response.status).toBe(409);
     expect(await response.text()).toContain("belongs to a verified member's account");
-    expect((await db.select({ ownerEmail: licences.ownerEmail }).from(licences).where(eq(licences.key, order.key)).get())?.ownerEmail).toBe(member.email);
+    expect((await db.select({ ownerEmail: licences.ownerEmail }).from(licences).where(eq(licences.key, order.key)).get())?.ownerEmail).toBe(
+      member.email,
+    );
   });
 
   it("refuses to redirect an order whose mail was delivered, a bad address, and members", async () => {
@@ -71,13 +95,18 @@ describe("an order whose key e-mail could not be delivered", () => {
     const cookie = await staff("admin");
     const refused = await correct(fine.orderId, `${unique("thief")}@example.test`, cookie);
     expect(refused.status).toBe(409);
-    expect((await db.select({ ownerEmail: licences.ownerEmail }).from(licences).where(eq(licences.key, fine.key)).get())?.ownerEmail).toBe(fine.email);
+    expect((await db.select({ ownerEmail: licences.ownerEmail }).from(licences).where(eq(licences.key, fine.key)).get())?.ownerEmail).toBe(
+      fine.email,
+    );
 
     const order = await undeliverableOrder();
     expect((await correct(order.orderId, "not an address", cookie)).status).toBe(400);
     expect((await correct(order.orderId, order.email, cookie)).status).toBe(400);
     const member = await signIn(await createAccount(), unique("ip"));
     expect((await correct(order.orderId, `${unique("m")}@example.test`, member)).status).toBe(403);
-    expect((await db.select({ customerEmail: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, order.key)).get())?.customerEmail).toBe(order.email);
+    expect(
+      (await db.select({ customerEmail: productCodes.customerEmail }).from(productCodes).where(eq(productCodes.code, order.key)).get())
+        ?.customerEmail,
+    ).toBe(order.email);
   });
 });

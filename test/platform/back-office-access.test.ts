@@ -18,7 +18,12 @@ function backOfficePaths(entries: RouteConfigEntry[], parent = "", inside = fals
   });
 }
 
-const SAMPLE_PARAMS: Record<string, string> = { id: crypto.randomUUID(), source: "shopify", reference: "1", email: "someone%40example.test" };
+const SAMPLE_PARAMS: Record<string, string> = {
+  id: crypto.randomUUID(),
+  source: "shopify",
+  reference: "1",
+  email: "someone%40example.test",
+};
 const filled = (path: string) => path.replace(/:(\w+)/g, (_, name: string) => SAMPLE_PARAMS[name] ?? "x");
 
 describe("the back office", () => {

@@ -41,7 +41,11 @@ describe("inside the dashboard the sidebar stays", () => {
 
   it("answers a record that does not exist with 404 inside the shell, the staff links included", async () => {
     const { cookie } = await signedIn("admin");
-    for (const path of [`/dashboard/customers/${crypto.randomUUID()}`, "/dashboard/orders/shopify/999999999999", "/dashboard/orders/paypal/1"]) {
+    for (const path of [
+      `/dashboard/customers/${crypto.randomUUID()}`,
+      "/dashboard/orders/shopify/999999999999",
+      "/dashboard/orders/paypal/1",
+    ]) {
       const response = await call(path, { cookie });
       expect([path, response.status]).toEqual([path, 404]);
       const html = await response.text();

@@ -59,7 +59,7 @@ describe("dashboard access", () => {
     const html = await response.text();
     expect(html).toContain("Hub");
     expect(html).toContain(account.email);
-    expect(html).not.toContain("/dashboard/manage-codes\"");
+    expect(html).not.toContain('/dashboard/manage-codes"');
   });
 
   it("answers 403 to a member on an admin page, and shows Access Denied", async () => {
@@ -104,7 +104,9 @@ describe("every HTML response", () => {
     expect(response.headers.get("Referrer-Policy")).toBe("strict-origin-when-cross-origin");
     // Every executable inline script carries the nonce, or is a static one allowed by its hash.
     const html = await response.text();
-    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].filter(([, attrs]) => !attrs!.includes("application/ld+json"));
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].filter(
+      ([, attrs]) => !attrs!.includes("application/ld+json"),
+    );
     expect(scripts.length).toBeGreaterThan(0);
     for (const [, attrs, body] of scripts) {
       if (attrs!.includes(`nonce="${nonce}"`)) continue;
@@ -178,7 +180,12 @@ describe("form bodies", () => {
     expect(await response.text()).toContain("This form is too large.");
     await vi.waitFor(() => expect(huge.cancelled()).toBe(true), { timeout: 5000 });
     expect(huge.pulledBytes()).toBeLessThanOrEqual(MAX_FORM_BYTES + 4 * chunk);
-    const small = await post("/dashboard/manage-codes/stock", cookie, streamOf("intent=delete&id=abc"), "application/x-www-form-urlencoded");
+    const small = await post(
+      "/dashboard/manage-codes/stock",
+      cookie,
+      streamOf("intent=delete&id=abc"),
+      "application/x-www-form-urlencoded",
+    );
     expect(small.status).toBe(400);
     expect(await small.text()).toContain("Unknown code");
   });

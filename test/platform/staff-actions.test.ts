@@ -19,7 +19,8 @@ describe("the capability comes first", () => {
       ["/dashboard/licences", { intent: "pause", licenceId: "x", reason: "" }],
       ["/dashboard/licences", { intent: "compensate", product: "", days: "999", reason: "" }],
     ];
-    for (const [path, form] of refused) expect([path, form.intent, (await call(path, { form, cookie })).status]).toEqual([path, form.intent, 403]);
+    for (const [path, form] of refused)
+      expect([path, form.intent, (await call(path, { form, cookie })).status]).toEqual([path, form.intent, 403]);
   });
 
   it("lets support's own intents through to the schema, which answers 400", async () => {
@@ -44,7 +45,12 @@ describe("every field's problem", () => {
     const cookie = await staff("admin");
     const response = await call("/dashboard/manage-codes/stock", { form: { intent: "threshold", variantId: "", threshold: "-1" }, cookie });
     expect(response.status).toBe(400);
-    const answer = (await response.json()) as { ok: boolean; intent?: string; problem: { field?: string }; fieldErrors: Record<string, string> };
+    const answer = (await response.json()) as {
+      ok: boolean;
+      intent?: string;
+      problem: { field?: string };
+      fieldErrors: Record<string, string>;
+    };
     expect(answer.ok).toBe(false);
     expect(answer.intent).toBe("threshold");
     expect(answer.problem.field).toBe("variantId");

@@ -30,18 +30,39 @@ it("moves every file into releases of the product most licences name, keeping it
   const d1 = env.MIGRATION_DB;
   await applyD1Migrations(d1, ALL.slice(0, MOVE));
   const licence = (key: string, product: string) =>
-    d1.prepare("insert into licences (key, product, plan, owner_email, created_at) values (?, ?, 'weekly', 'buyer@example.test', 1)").bind(key, product);
-  const file = (id: string, version: string, active: boolean, createdAt: number, extra: { size?: number | null; description?: string | null; free?: boolean } = {}) =>
     d1
-      .prepare("insert into downloadable_files (id, file_name, file_path, file_size, content_type, version, description, requires_subscription, is_active, created_at) values (?, ?, ?, ?, 'application/zip', ?, ?, ?, ?, ?)")
-      .bind(id, `Loader ${id}.zip`, `files/${id}/Loader.zip`, extra.size === undefined ? 1234 : extra.size, version, extra.description ?? null, extra.free ? 0 : 1, active ? 1 : 0, createdAt);
+      .prepare("insert into licences (key, product, plan, owner_email, created_at) values (?, ?, 'weekly', 'buyer@example.test', 1)")
+      .bind(key, product);
+  const file = (
+    id: string,
+    version: string,
+    active: boolean,
+    createdAt: number,
+    extra: { size?: number | null; description?: string | null; free?: boolean } = {},
+  ) =>
+    d1
+      .prepare(
+        "insert into downloadable_files (id, file_name, file_path, file_size, content_type, version, description, requires_subscription, is_active, created_at) values (?, ?, ?, ?, 'application/zip', ?, ?, ?, ?, ?)",
+      )
+      .bind(
+        id,
+        `Loader ${id}.zip`,
+        `files/${id}/Loader.zip`,
+        extra.size === undefined ? 1234 : extra.size,
+        version,
+        extra.description ?? null,
+        extra.free ? 0 : 1,
+        active ? 1 : 0,
+        createdAt,
+      );
   await d1.batch([
     licence("K-1", "Vertex Rust"),
     licence("K-2", "Vertex Rust"),
     licence("K-3", "Vertex HWID Spoofer"),
     // Staff had already uploaded 2.0.0 as a release.
-    d1
-      .prepare("insert into releases (id, version, channel, file_name, object_key, size, sha256, state, created_at, published_at) values ('staff', '2.0.0', 'stable', 'Setup.exe', 'releases/staff/Setup.exe', 10, 'aa', 'published', 5, 5)"),
+    d1.prepare(
+      "insert into releases (id, version, channel, file_name, object_key, size, sha256, state, created_at, published_at) values ('staff', '2.0.0', 'stable', 'Setup.exe', 'releases/staff/Setup.exe', 10, 'aa', 'published', 5, 5)",
+    ),
     file("listed", "1.0.0", true, 30, { description: "Run it as administrator." }),
     file("retired", "1.0.0", false, 20),
     file("clash", "2.0.0", true, 40, { size: null }),
@@ -51,7 +72,7 @@ it("moves every file into releases of the product most licences name, keeping it
 
   await applyD1Migrations(d1, ALL);
 
-  const rows = new Map(((await d1.prepare("select * from releases").all<Row>()).results).map((row) => [row.id, row]));
+  const rows = new Map((await d1.prepare("select * from releases").all<Row>()).results.map((row) => [row.id, row]));
   expect(rows.size).toBe(6);
   for (const row of rows.values()) {
     expect(row.product).toBe("Vertex Rust");
@@ -61,8 +82,18 @@ it("moves every file into releases of the product most licences name, keeping it
   expect(rows.get("staff")).toMatchObject({ version: "2.0.0", sha256: "aa", state: "published" });
   // A plain version kept; its object, type and words moved with it; the checksum is made on first use.
   expect(rows.get("listed")).toMatchObject({
-    version: "1.0.0", channel: "stable", state: "published", published_at: 30, yanked_at: null, notes: "Run it as administrator.",
-    file_name: "Loader listed.zip", object_key: "files/listed/Loader.zip", content_type: "application/zip", size: 1234, sha256: null, entitlement: null,
+    version: "1.0.0",
+    channel: "stable",
+    state: "published",
+    published_at: 30,
+    yanked_at: null,
+    notes: "Run it as administrator.",
+    file_name: "Loader listed.zip",
+    object_key: "files/listed/Loader.zip",
+    content_type: "application/zip",
+    size: 1234,
+    sha256: null,
+    entitlement: null,
   });
   // An inactive file is kept, yanked; the version it shares with the active one gains build metadata.
   expect(rows.get("retired")).toMatchObject({ state: "yanked", yanked_at: 20, object_key: "files/retired/Loader.zip" });
@@ -70,7 +101,10 @@ it("moves every file into releases of the product most licences name, keeping it
   expect(rows.get("clash")).toMatchObject({ state: "published", size: 0 });
   expect(rows.get("clash")!.version).toMatch(/^2\.0\.0\+file\.\d+$/);
   // What is not a plain version sorts below every real one, and keeps its old words in the notes.
-  for (const [id, old] of [["odd", "v3 final"], ["zeros", "01.2.3"]] as const) {
+  for (const [id, old] of [
+    ["odd", "v3 final"],
+    ["zeros", "01.2.3"],
+  ] as const) {
     expect(rows.get(id)!.version).toMatch(/^0\.0\.0\+file\.\d+$/);
     expect(rows.get(id)!.notes).toContain(old);
     expect(rows.get(id)!.state).toBe("published");

@@ -44,7 +44,8 @@ async function holder(variantTitle: "1 Week" | "30 Days" = "1 Week", product = "
 const fromHub = (id: string, cookie: string, headers: Record<string, string> = {}, method = "GET") =>
   send(`/dashboard/downloads/releases/${id}`, { method, cookie, headers: { Accept: "*/*", ...headers } });
 
-const fromLink = (url: string, headers: Record<string, string> = {}, method = "GET") => exports.default.fetch(new Request(url, { method, headers }));
+const fromLink = (url: string, headers: Record<string, string> = {}, method = "GET") =>
+  exports.default.fetch(new Request(url, { method, headers }));
 
 /** A link from releases/latest for `key`'s licence (the PC it binds on first use). */
 async function linkFor(key: string, channel?: string): Promise<Offer> {
@@ -60,9 +61,16 @@ async function stop(member: Holder, state: Stopped) {
   const now = Date.now();
   const licence = eq(licences.key, member.key);
   if (state === "refunded") {
-    await deliver("refunds/create", { id: nextId(), order_id: member.orderId, refund_line_items: [{ line_item_id: member.lineId, quantity: 1 }] });
+    await deliver("refunds/create", {
+      id: nextId(),
+      order_id: member.orderId,
+      refund_line_items: [{ line_item_id: member.lineId, quantity: 1 }],
+    });
   } else if (state === "expired") {
-    await db.update(licences).set({ activatedAt: now - 8 * DAY, expiresAt: now - 1000 }).where(licence);
+    await db
+      .update(licences)
+      .set({ activatedAt: now - 8 * DAY, expiresAt: now - 1000 })
+      .where(licence);
   } else if (state === "revoked") {
     await db.update(licences).set({ revokedAt: now }).where(licence);
   } else if (state === "banned") {
@@ -93,11 +101,15 @@ describe("the one download rule, on the hub's link and the API's signed link", (
 
   it("serves a live licence, bought and not yet activated, on both doors", async () => {
     const member = await holder();
-    expect((await db.select({ activatedAt: licences.activatedAt }).from(licences).where(eq(licences.key, member.key)).get())?.activatedAt).toBeNull();
+    expect(
+      (await db.select({ activatedAt: licences.activatedAt }).from(licences).where(eq(licences.key, member.key)).get())?.activatedAt,
+    ).toBeNull();
     const hub = await fromHub(stable.id, member.cookie);
     expect(hub.status).toBe(200);
     expect(new Uint8Array(await hub.arrayBuffer())).toEqual(stable.bytes);
-    const page = await (await send("/dashboard/downloads", { method: "GET", cookie: member.cookie, headers: { Accept: "text/html" } })).text();
+    const page = await (
+      await send("/dashboard/downloads", { method: "GET", cookie: member.cookie, headers: { Accept: "text/html" } })
+    ).text();
     expect(page).not.toContain("No Active Subscription");
     expect(page).toContain(`/dashboard/downloads/releases/${stable.id}`);
     expect((await fromLink((await linkFor(member.key)).url)).status).toBe(200);
@@ -113,7 +125,10 @@ describe("the one download rule, on the hub's link and the API's signed link", (
       await stop(member, state);
       const link = await fromLink(offer.url);
       expect(link.status).toBe(403);
-      expect(((await link.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining(REFUSED) });
+      expect(((await link.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+        code: "FORBIDDEN",
+        message: expect.stringContaining(REFUSED),
+      });
       expect((await fromLink(offer.url, {}, "HEAD")).status).toBe(403);
 
       const hub = await fromHub(stable.id, member.cookie);
@@ -123,7 +138,9 @@ describe("the one download rule, on the hub's link and the API's signed link", (
       } else {
         expect(hub.status).toBe(403);
         expect(await hub.text()).toContain(REFUSED);
-        const page = await (await send("/dashboard/downloads", { method: "GET", cookie: member.cookie, headers: { Accept: "text/html" } })).text();
+        const page = await (
+          await send("/dashboard/downloads", { method: "GET", cookie: member.cookie, headers: { Accept: "text/html" } })
+        ).text();
         expect(page).toContain("No Active Subscription");
         expect(page).not.toContain(`/dashboard/downloads/releases/${stable.id}`);
       }
@@ -170,7 +187,10 @@ describe("the one download rule, on the hub's link and the API's signed link", (
     expect(offer.sha256).toBe(await hex(beta.bytes));
     expect((await fromLink(offer.url)).status).toBe(200);
     // Beta Access taken off the licence: the link issued before stops working.
-    await db.update(licences).set({ entitlements: ["configs"] }).where(eq(licences.key, monthly.key));
+    await db
+      .update(licences)
+      .set({ entitlements: ["configs"] })
+      .where(eq(licences.key, monthly.key));
     expect((await fromLink(offer.url)).status).toBe(403);
   });
 
@@ -186,7 +206,9 @@ describe("the one download rule, on the hub's link and the API's signed link", (
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain(REFUSED);
     expect((await fromHub(ready.id, support)).status).toBe(404);
-    const supportPage = await (await send("/dashboard/downloads", { method: "GET", cookie: support, headers: { Accept: "text/html" } })).text();
+    const supportPage = await (
+      await send("/dashboard/downloads", { method: "GET", cookie: support, headers: { Accept: "text/html" } })
+    ).text();
     expect(supportPage).toContain("No Active Subscription");
     // A member with a live licence never sees what is not published yet.
     expect((await fromHub(ready.id, (await holder("30 Days")).cookie)).status).toBe(404);
@@ -200,15 +222,27 @@ describe("the one download rule, on the hub's link and the API's signed link", (
     const size = release.bytes.byteLength;
     const offer = await linkFor(member.key);
     expect(offer.sha256).toBe(sha);
-    const doors = [(headers: Record<string, string>, method?: string) => fromHub(release.id, member.cookie, headers, method), (headers: Record<string, string>, method?: string) => fromLink(offer.url, headers, method)];
+    const doors = [
+      (headers: Record<string, string>, method?: string) => fromHub(release.id, member.cookie, headers, method),
+      (headers: Record<string, string>, method?: string) => fromLink(offer.url, headers, method),
+    ];
     for (const door of doors) {
       const part = await door({ Range: "bytes=10-" });
-      expect([part.status, part.headers.get("Content-Range"), part.headers.get("X-Checksum-SHA256")]).toEqual([206, `bytes 10-${size - 1}/${size}`, sha]);
+      expect([part.status, part.headers.get("Content-Range"), part.headers.get("X-Checksum-SHA256")]).toEqual([
+        206,
+        `bytes 10-${size - 1}/${size}`,
+        sha,
+      ]);
       expect(new Uint8Array(await part.arrayBuffer())).toEqual(release.bytes.slice(10));
       const beyond = await door({ Range: `bytes=${size}-` });
       expect([beyond.status, beyond.headers.get("Content-Range")]).toEqual([416, `bytes */${size}`]);
       const head = await door({}, "HEAD");
-      expect([head.status, head.headers.get("Content-Length"), head.headers.get("X-Checksum-SHA256"), head.headers.get("Accept-Ranges")]).toEqual([200, String(size), sha, "bytes"]);
+      expect([
+        head.status,
+        head.headers.get("Content-Length"),
+        head.headers.get("X-Checksum-SHA256"),
+        head.headers.get("Accept-Ranges"),
+      ]).toEqual([200, String(size), sha, "bytes"]);
       expect((await head.arrayBuffer()).byteLength).toBe(0);
     }
   });
@@ -225,16 +259,34 @@ describe("a file moved from the old downloads list", () => {
     await env.DOWNLOADS.put(objectKey, body, { httpMetadata: { contentType: "application/zip" } });
     const version = `${nextVersion()}`;
     await db.insert(releases).values({
-      id, product: "Vertex Rust", version, channel: "stable", notes: "Run it as administrator.", fileName: "Vertex Loader.zip", objectKey,
-      contentType: "application/zip", size: 0, sha256: null, state: "published", createdAt: Date.now() - DAY, publishedAt: Date.now() - DAY,
+      id,
+      product: "Vertex Rust",
+      version,
+      channel: "stable",
+      notes: "Run it as administrator.",
+      fileName: "Vertex Loader.zip",
+      objectKey,
+      contentType: "application/zip",
+      size: 0,
+      sha256: null,
+      state: "published",
+      createdAt: Date.now() - DAY,
+      publishedAt: Date.now() - DAY,
     });
     const sha = await hex(bytes);
     const member = await holder();
 
     const hub = await fromHub(id, member.cookie, { Range: "bytes=5-" });
-    expect([hub.status, hub.headers.get("X-Checksum-SHA256"), hub.headers.get("Content-Range")]).toEqual([206, sha, `bytes 5-${bytes.byteLength - 1}/${bytes.byteLength}`]);
+    expect([hub.status, hub.headers.get("X-Checksum-SHA256"), hub.headers.get("Content-Range")]).toEqual([
+      206,
+      sha,
+      `bytes 5-${bytes.byteLength - 1}/${bytes.byteLength}`,
+    ]);
     expect(await hub.text()).toBe(body.slice(5));
-    expect(await db.select({ sha256: releases.sha256, size: releases.size }).from(releases).where(eq(releases.id, id)).get()).toEqual({ sha256: sha, size: bytes.byteLength });
+    expect(await db.select({ sha256: releases.sha256, size: releases.size }).from(releases).where(eq(releases.id, id)).get()).toEqual({
+      sha256: sha,
+      size: bytes.byteLength,
+    });
 
     // Offered to the program with the same checksum, and served through its link.
     await db.update(releases).set({ sha256: null, size: 0 }).where(eq(releases.id, id));
@@ -245,7 +297,9 @@ describe("a file moved from the old downloads list", () => {
 
     // The downloads page shows it with its checksum.
     await db.update(releases).set({ sha256: null, size: 0 }).where(eq(releases.id, id));
-    const page = await (await send("/dashboard/downloads", { method: "GET", cookie: member.cookie, headers: { Accept: "text/html" } })).text();
+    const page = await (
+      await send("/dashboard/downloads", { method: "GET", cookie: member.cookie, headers: { Accept: "text/html" } })
+    ).text();
     expect(page).toContain(sha);
     expect((await db.select({ sha256: releases.sha256 }).from(releases).where(eq(releases.id, id)).get())?.sha256).toBe(sha);
   });

@@ -4,11 +4,18 @@ import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { ORIGIN } from "../helpers";
 
-export const hex = async (bytes: Uint8Array<ArrayBuffer>) => Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+export const hex = async (bytes: Uint8Array<ArrayBuffer>) =>
+  Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 /** A request through the Worker as our own page's script sends it (same origin, signed in). */
 export function send(path: string, init: { method: string; cookie: string; body?: BodyInit; headers?: Record<string, string> }) {
-  const headers = new Headers({ Origin: ORIGIN, Cookie: init.cookie, "CF-Connecting-IP": "198.51.100.7", Accept: "application/json", ...init.headers });
+  const headers = new Headers({
+    Origin: ORIGIN,
+    Cookie: init.cookie,
+    "CF-Connecting-IP": "198.51.100.7",
+    Accept: "application/json",
+    ...init.headers,
+  });
   return exports.default.fetch(new Request(`${ORIGIN}${path}`, { method: init.method, headers, body: init.body, redirect: "manual" }));
 }
 
@@ -48,12 +55,22 @@ export async function startUpload(fields: UploadFields, cookie: string) {
   });
   return {
     response,
-    json: (await response.json()) as { ok: boolean; value: { id: string; parts: number; partBytes: number }; problem?: { field?: string; message: string }; fieldErrors?: Record<string, string> },
+    json: (await response.json()) as {
+      ok: boolean;
+      value: { id: string; parts: number; partBytes: number };
+      problem?: { field?: string; message: string };
+      fieldErrors?: Record<string, string>;
+    },
   };
 }
 
 export const putPart = (id: string, n: number, bytes: Uint8Array<ArrayBuffer>, cookie: string) =>
-  send(`/dashboard/releases/uploads/${id}?part=${n}`, { method: "PUT", cookie, body: bytes, headers: { "Content-Length": String(bytes.byteLength) } });
+  send(`/dashboard/releases/uploads/${id}?part=${n}`, {
+    method: "PUT",
+    cookie,
+    body: bytes,
+    headers: { "Content-Length": String(bytes.byteLength) },
+  });
 
 export const finish = (id: string, cookie: string) => send(`/dashboard/releases/uploads/${id}`, { method: "POST", cookie });
 
@@ -61,7 +78,11 @@ export const change = (intent: "publish" | "yank" | "discard", releaseId: string
   send("/dashboard/releases", { method: "POST", cookie, body: form({ intent, releaseId }), headers: { Accept: "*/*" } });
 
 /** A one-part release, uploaded, finished and (unless told) published through the Worker by `cookie`. */
-export async function published(cookie: string, version: string, options: Omit<UploadFields, "version" | "size"> & { publish?: boolean } = {}) {
+export async function published(
+  cookie: string,
+  version: string,
+  options: Omit<UploadFields, "version" | "size"> & { publish?: boolean } = {},
+) {
   const bytes = bytesOf(4096 + Math.floor(Math.random() * 512), version.length);
   const { json } = await startUpload({ version, size: bytes.byteLength, ...options }, cookie);
   expect(json.ok).toBe(true);

@@ -40,10 +40,20 @@ describe("entitlements", () => {
 
     const pc = hwid();
     const { json, text, response } = await validate({ key: monthly.key, hwid: pc, nonce: "entitlement-nonce-0001" });
-    expect(json).toMatchObject({ code: "VALID", licence: { entitlements: ["beta", "configs", "priority-support"] }, lease: { until: expect.any(String) } });
+    expect(json).toMatchObject({
+      code: "VALID",
+      licence: { entitlements: ["beta", "configs", "priority-support"] },
+      lease: { until: expect.any(String) },
+    });
     // The signature covers the entitlements: the public key verifies these exact bytes, and not an edited copy.
     const { publicKey } = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
-    const key = await crypto.subtle.importKey("raw", Uint8Array.from(atob(publicKey), (c) => c.charCodeAt(0)), { name: "Ed25519" }, false, ["verify"]);
+    const key = await crypto.subtle.importKey(
+      "raw",
+      Uint8Array.from(atob(publicKey), (c) => c.charCodeAt(0)),
+      { name: "Ed25519" },
+      false,
+      ["verify"],
+    );
     const signature = Uint8Array.from(atob(response.headers.get("Licence-Signature")!), (c) => c.charCodeAt(0));
     expect(await crypto.subtle.verify("Ed25519", key, signature, new TextEncoder().encode(text))).toBe(true);
     const edited = text.replace('"configs"', '"config5"');
@@ -51,15 +61,20 @@ describe("entitlements", () => {
     // The owner's subscription card says what the key includes, in the plan card's words.
     const owner = await createAccount();
     await boughtKey("30 Days", owner.email);
-    const page = await (await send("/dashboard/subscriptions", { method: "GET", cookie: await signIn(owner, unique("ip")), headers: { Accept: "text/html" } })).text();
+    const page = await (
+      await send("/dashboard/subscriptions", { method: "GET", cookie: await signIn(owner, unique("ip")), headers: { Accept: "text/html" } })
+    ).text();
     expect(page).toContain("Beta Access, Exclusive Configs, VIP Support");
     // Another PC learns nothing of the licence, its entitlements included.
-    expect((await validate({ key: monthly.key, hwid: hwid(), nonce: "entitlement-nonce-0002" })).json).toMatchObject({ code: "HWID_MISMATCH", licence: null });
+    expect((await validate({ key: monthly.key, hwid: hwid(), nonce: "entitlement-nonce-0002" })).json).toMatchObject({
+      code: "HWID_MISMATCH",
+      licence: null,
+    });
   });
 
-
   it("are defined by admins with the plans that include them, for keys sold from then on", async () => {
-    const save = (cookie: string, fields: Record<string, string>) => send("/dashboard/entitlements", { method: "POST", cookie, body: form({ intent: "save", ...fields }), headers: { Accept: "*/*" } });
+    const save = (cookie: string, fields: Record<string, string>) =>
+      send("/dashboard/entitlements", { method: "POST", cookie, body: form({ intent: "save", ...fields }), headers: { Accept: "*/*" } });
     const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
     expect((await save(support, { name: "aim-trainer", label: "Aim Trainer", "plan-weekly": "on" })).status).toBe(403);
     expect((await save(admin, { name: "Bad Name!", label: "x" })).status).toBe(400);
@@ -78,7 +93,12 @@ describe("entitlements", () => {
     const { key } = await boughtKey("1 Week");
     const { id } = (await db.select({ id: licences.id }).from(licences).where(eq(licences.key, key)).get())!;
     const staff = (cookie: string, intent: string, entitlement: string) =>
-      send("/dashboard/licences", { method: "POST", cookie, body: form({ intent, licenceId: String(id), entitlement }), headers: { Accept: "*/*" } });
+      send("/dashboard/licences", {
+        method: "POST",
+        cookie,
+        body: form({ intent, licenceId: String(id), entitlement }),
+        headers: { Accept: "*/*" },
+      });
     const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
     expect((await staff(support, "grant-entitlement", "beta")).status).toBe(403);
     expect((await staff(admin, "grant-entitlement", "no-such-thing")).status).toBe(400);
@@ -88,7 +108,10 @@ describe("entitlements", () => {
     expect((await validate({ key, hwid: pc, nonce: "grant-nonce-000001" })).json.licence.entitlements).toEqual(["beta", "config-library"]);
     expect((await staff(admin, "remove-entitlement", "config-library")).status).toBe(200);
     expect((await validate({ key, hwid: pc, nonce: "grant-nonce-000002" })).json.licence.entitlements).toEqual(["beta"]);
-    const audited = await db.select().from(auditLog).where(eq(auditLog.subject, `licence:${id}`));
+    const audited = await db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.subject, `licence:${id}`));
     expect(audited.map((row) => row.action).sort()).toEqual(["licence.grant-entitlement", "licence.remove-entitlement"]);
   });
 });
@@ -111,7 +134,9 @@ describe("release uploads in parts", () => {
     const { id } = json.value;
     expect((await putPart(id, 1, bytes.slice(0, PART_BYTES), admin)).status).toBe(200);
     // A dropped connection: the page asks where the upload stands and sends only what is missing.
-    const progress = (await (await send(`/dashboard/releases/uploads/${id}`, { method: "GET", cookie: admin })).json()) as { value: { parts: number[]; total: number } };
+    const progress = (await (await send(`/dashboard/releases/uploads/${id}`, { method: "GET", cookie: admin })).json()) as {
+      value: { parts: number[]; total: number };
+    };
     expect(progress.value).toMatchObject({ parts: [1], total: 2 });
     // Finishing early is refused, and nothing is lost.
     expect((await finish(id, admin)).status).toBe(409);
@@ -134,19 +159,27 @@ describe("release uploads in parts", () => {
     expect((await putPart(id, 0, bytesOf(10, 1), admin)).status).toBe(400);
     expect((await send(`/dashboard/releases/uploads/${id}`, { method: "DELETE", cookie: admin })).status).toBe(405);
     const again = await startUpload({ version: "0.9.1", size: 10 }, admin);
-    expect([again.response.status, again.json.problem]).toEqual([409, { code: "conflict", field: "version", message: "Version 0.9.1 of Vertex Rust is already on the stable channel" }]);
+    expect([again.response.status, again.json.problem]).toEqual([
+      409,
+      { code: "conflict", field: "version", message: "Version 0.9.1 of Vertex Rust is already on the stable channel" },
+    ]);
     const bad = await startUpload({ version: "v1", size: 3 * 1024 ** 3 }, admin);
     expect(bad.response.status).toBe(400);
     expect(Object.keys(bad.json.fieldErrors ?? {}).sort()).toEqual(["size", "version"]);
     // A version is unique per product and channel: another product may have its own 0.9.1.
     const spoofer = await startUpload({ version: "0.9.1", size: 10, product: "Vertex HWID Spoofer" }, admin);
     expect(spoofer.response.status).toBe(200);
-    expect((await db.select({ product: releases.product }).from(releases).where(eq(releases.id, spoofer.json.value.id)).get())?.product).toBe("Vertex HWID Spoofer");
+    expect(
+      (await db.select({ product: releases.product }).from(releases).where(eq(releases.id, spoofer.json.value.id)).get())?.product,
+    ).toBe("Vertex HWID Spoofer");
     expect((await change("discard", spoofer.json.value.id, admin)).status).toBe(200);
     // The product is one the catalogue sells.
     for (const product of ["", "Vertex Fortnite"]) {
       const unknown = await startUpload({ version: "0.9.2", size: 10, product }, admin);
-      expect([unknown.response.status, unknown.json.problem?.field ?? Object.keys(unknown.json.fieldErrors ?? {})[0]]).toEqual([400, "product"]);
+      expect([unknown.response.status, unknown.json.problem?.field ?? Object.keys(unknown.json.fieldErrors ?? {})[0]]).toEqual([
+        400,
+        "product",
+      ]);
     }
 
     const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
@@ -169,12 +202,23 @@ describe("release downloads", () => {
     const path = `/dashboard/downloads/releases/${id}`;
     const whole = await send(path, { method: "GET", cookie });
     const sha = await hex(bytes);
-    expect([whole.status, whole.headers.get("X-Checksum-SHA256"), whole.headers.get("Accept-Ranges"), whole.headers.get("Content-Length")]).toEqual([200, sha, "bytes", String(bytes.byteLength)]);
-    expect(whole.headers.get("Repr-Digest")).toBe(`sha-256=:${btoa(String.fromCharCode(...sha.match(/../g)!.map((h) => Number.parseInt(h, 16))))}:`);
+    expect([
+      whole.status,
+      whole.headers.get("X-Checksum-SHA256"),
+      whole.headers.get("Accept-Ranges"),
+      whole.headers.get("Content-Length"),
+    ]).toEqual([200, sha, "bytes", String(bytes.byteLength)]);
+    expect(whole.headers.get("Repr-Digest")).toBe(
+      `sha-256=:${btoa(String.fromCharCode(...sha.match(/../g)!.map((h) => Number.parseInt(h, 16))))}:`,
+    );
     expect(new Uint8Array(await whole.arrayBuffer())).toEqual(bytes);
 
     const part = await send(path, { method: "GET", cookie, headers: { Range: "bytes=100-199" } });
-    expect([part.status, part.headers.get("Content-Range"), part.headers.get("Content-Length")]).toEqual([206, `bytes 100-199/${bytes.byteLength}`, "100"]);
+    expect([part.status, part.headers.get("Content-Range"), part.headers.get("Content-Length")]).toEqual([
+      206,
+      `bytes 100-199/${bytes.byteLength}`,
+      "100",
+    ]);
     expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.slice(100, 200));
     const tail = await send(path, { method: "GET", cookie, headers: { Range: "bytes=-16" } });
     expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.slice(-16));
@@ -185,7 +229,12 @@ describe("release downloads", () => {
     expect([beyond.status, beyond.headers.get("Content-Range")]).toEqual([416, `bytes */${bytes.byteLength}`]);
 
     const head = await send(path, { method: "HEAD", cookie });
-    expect([head.status, head.headers.get("Content-Length"), head.headers.get("X-Checksum-SHA256"), (await head.arrayBuffer()).byteLength]).toEqual([200, String(bytes.byteLength), sha, 0]);
+    expect([
+      head.status,
+      head.headers.get("Content-Length"),
+      head.headers.get("X-Checksum-SHA256"),
+      (await head.arrayBuffer()).byteLength,
+    ]).toEqual([200, String(bytes.byteLength), sha, 0]);
     // Signed out: the dashboard's guard sends the browser to sign in.
     expect((await exports.default.fetch(`${ORIGIN}${path}`, { redirect: "manual" })).status).toBe(302);
   });
@@ -198,7 +247,9 @@ describe("release downloads", () => {
     expect((await send(`/dashboard/downloads/releases/${beta.id}`, { method: "GET", cookie: weekly.cookie })).status).toBe(403);
     expect((await send(`/dashboard/downloads/releases/${beta.id}`, { method: "GET", cookie: monthly.cookie })).status).toBe(200);
     // The page shows it locked, naming the plans that include it, and no link to it.
-    const page = await (await send("/dashboard/downloads", { method: "GET", cookie: weekly.cookie, headers: { Accept: "text/html" } })).text();
+    const page = await (
+      await send("/dashboard/downloads", { method: "GET", cookie: weekly.cookie, headers: { Accept: "text/html" } })
+    ).text();
     expect(page).toContain("Needs Beta Access, included in the Monthly and Lifetime plans");
     expect(page).not.toContain(`/dashboard/downloads/releases/${beta.id}`);
     expect(page).toContain(`/dashboard/downloads/releases/${stable.id}`);

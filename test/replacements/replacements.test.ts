@@ -22,7 +22,11 @@ async function activatedKey(hoursAgo: number): Promise<{ account: TestAccount; c
   const account = await createAccount();
   const { key } = await boughtKey("30 Days", account.email);
   expect((await validate({ key, hwid: hwid(), nonce: "replacement-nonce-01" })).json.code).toBe("VALID");
-  const [row] = await db.update(licences).set({ activatedAt: Date.now() - hoursAgo * HOUR }).where(eq(licences.key, key)).returning();
+  const [row] = await db
+    .update(licences)
+    .set({ activatedAt: Date.now() - hoursAgo * HOUR })
+    .where(eq(licences.key, key))
+    .returning();
   const code = await db.select().from(productCodes).where(eq(productCodes.code, key)).get();
   await addCodes(db, { id: code!.variantId, title: code!.variantTitle }, unique(SPARE));
   return { account, cookie: await signIn(account, unique("ip")), key, licenceId: row!.id };
@@ -66,7 +70,10 @@ describe("asking for a replacement", () => {
 describe("deciding a replacement", () => {
   it("approval revokes the old key and e-mails a new one of the same plan and entitlements with a fresh clock, audited", async () => {
     const member = await activatedKey(5);
-    await db.update(licences).set({ entitlements: ["beta", "configs", "priority-support", "custom-grant"] }).where(eq(licences.id, member.licenceId));
+    await db
+      .update(licences)
+      .set({ entitlements: ["beta", "configs", "priority-support", "custom-grant"] })
+      .where(eq(licences.id, member.licenceId));
     await ask(member.cookie, member.licenceId);
     const request = (await requestOf(member.licenceId))!;
     // Support may read but not decide; members may not either.
@@ -81,7 +88,13 @@ describe("deciding a replacement", () => {
     const newKey = /SPARE-[A-Za-z0-9]+/.exec(mail?.textBody ?? "")?.[0];
     expect(newKey).toBeTruthy();
     const fresh = await db.select().from(licences).where(eq(licences.key, newKey!)).get();
-    expect(fresh).toMatchObject({ plan: "monthly", activatedAt: null, expiresAt: null, revokedAt: null, entitlements: ["beta", "configs", "priority-support", "custom-grant"] });
+    expect(fresh).toMatchObject({
+      plan: "monthly",
+      activatedAt: null,
+      expiresAt: null,
+      revokedAt: null,
+      entitlements: ["beta", "configs", "priority-support", "custom-grant"],
+    });
     expect(await requestOf(member.licenceId)).toMatchObject({ state: "approved" });
     const audited = await db.select().from(auditLog).where(eq(auditLog.subject, member.key));
     expect(audited.map((row) => row.action)).toEqual(expect.arrayContaining(["replacement.request", "replacement.approve"]));
@@ -108,8 +121,17 @@ describe("deciding a replacement", () => {
 describe("two staff deciding one request", () => {
   const mailsTo = (email: string) => db.select().from(mailOutbox).where(eq(mailOutbox.toAddress, email)).all();
   const decisionsAudited = (key: string) =>
-    db.select().from(auditLog).where(and(eq(auditLog.subject, key), inArray(auditLog.action, ["replacement.approve", "replacement.decline"]))).all();
-  const sparesSold = (email: string) => db.select().from(productCodes).where(and(eq(productCodes.customerEmail, email), like(productCodes.code, `${SPARE}%`))).all();
+    db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.subject, key), inArray(auditLog.action, ["replacement.approve", "replacement.decline"])))
+      .all();
+  const sparesSold = (email: string) =>
+    db
+      .select()
+      .from(productCodes)
+      .where(and(eq(productCodes.customerEmail, email), like(productCodes.code, `${SPARE}%`)))
+      .all();
 
   it("at the same moment: one decision takes effect, the other is refused with 409 naming who decided, and the key, the e-mails and the audit log change once", async () => {
     const member = await activatedKey(3);
@@ -119,7 +141,10 @@ describe("two staff deciding one request", () => {
     const other = await signIn(otherAdmin, unique("ip"));
 
     const mailsBefore = (await mailsTo(member.account.email)).length;
-    const [approved, declined] = await Promise.all([decide(admin, "approve", request.id), decide(other, "decline", request.id, "The ban came from a chargeback")]);
+    const [approved, declined] = await Promise.all([
+      decide(admin, "approve", request.id),
+      decide(other, "decline", request.id, "The ban came from a chargeback"),
+    ]);
     expect([approved.status, declined.status].sort()).toEqual([200, 409]);
     const after = (await requestOf(member.licenceId))!;
     const loser = after.state === "approved" ? declined : approved;
@@ -184,7 +209,10 @@ describe("two staff deciding one request", () => {
       await ask(member.cookie, member.licenceId);
       const request = (await requestOf(member.licenceId))!;
       expect((await decide(admin, first, request.id)).status).toBe(200);
-      const before = { licence: await db.select().from(licences).where(eq(licences.id, member.licenceId)).get(), mails: (await mailsTo(member.account.email)).length };
+      const before = {
+        licence: await db.select().from(licences).where(eq(licences.id, member.licenceId)).get(),
+        mails: (await mailsTo(member.account.email)).length,
+      };
       const late = await decide(await signIn(await createAccount({ admin: true }), unique("ip")), second, request.id);
       expect(late.status).toBe(409);
       expect(await late.text()).toContain(`This request was already ${first === "approve" ? "approved" : "declined"} by`);
@@ -202,7 +230,10 @@ describe("two staff deciding one request", () => {
     const request = (await requestOf(member.licenceId))!;
     const code = await db.select().from(productCodes).where(eq(productCodes.code, member.key)).get();
     // Another sale takes the spare first.
-    await db.update(productCodes).set({ isUsed: true, usedAt: Date.now() }).where(and(eq(productCodes.variantId, code!.variantId), eq(productCodes.isUsed, false)));
+    await db
+      .update(productCodes)
+      .set({ isUsed: true, usedAt: Date.now() })
+      .where(and(eq(productCodes.variantId, code!.variantId), eq(productCodes.isUsed, false)));
 
     const mailsBefore = (await mailsTo(member.account.email)).length;
     const refused = await decide(admin, "approve", request.id);

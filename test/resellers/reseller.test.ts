@@ -16,13 +16,17 @@ async function reseller(balanceCents: number) {
 }
 
 const keysOf = (userId: string) => db.select().from(resellerKeys).where(eq(resellerKeys.userId, userId));
-const balanceOf = async (userId: string) => (await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get())!.balanceCents;
+const balanceOf = async (userId: string) =>
+  (await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get())!.balanceCents;
 
 describe("reseller panel", () => {
   it("opens an account with a 50% discount on the first visit and shows the balance in dollars", async () => {
     const account = await createAccount();
     const html = await (await call("/dashboard/resell", { cookie: await signIn(account, unique("ip")) })).text();
-    expect(await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get()).toMatchObject({ balanceCents: 0, discountRate: 50 });
+    expect(await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get()).toMatchObject({
+      balanceCents: 0,
+      discountRate: 50,
+    });
     expect(html).toContain("$0.00");
     expect(html).toContain("50%");
   });

@@ -20,12 +20,24 @@ async function buyer({ activate = true } = {}) {
   return { account, order, session, later: (days: number) => `${session}; __Host-test-clock=${days}` };
 }
 
-const standing = async (cookie?: string) => ((await (await call(`/api/reviews?product=${PRODUCT.handle}`, { cookie })).json()) as { standing: { kind: string } }).standing;
-const review = (cookie: string, form: Record<string, string>) => call("/api/reviews", { form: { intent: "save", product: PRODUCT.handle, ...form }, cookie });
+const standing = async (cookie?: string) =>
+  ((await (await call(`/api/reviews?product=${PRODUCT.handle}`, { cookie })).json()) as { standing: { kind: string } }).standing;
+const review = (cookie: string, form: Record<string, string>) =>
+  call("/api/reviews", { form: { intent: "save", product: PRODUCT.handle, ...form }, cookie });
 const remove = (cookie: string) => call("/api/reviews", { form: { intent: "delete", product: PRODUCT.handle }, cookie });
-const reviewsOf = (userId: string) => db.select().from(productReviews).where(and(eq(productReviews.productId, PRODUCT.id), eq(productReviews.userId, userId))).all();
+const reviewsOf = (userId: string) =>
+  db
+    .select()
+    .from(productReviews)
+    .where(and(eq(productReviews.productId, PRODUCT.id), eq(productReviews.userId, userId)))
+    .all();
 const page = async () => (await call(PAGE)).text();
-const moderationOf = (userId: string) => db.select().from(reviewModeration).where(and(eq(reviewModeration.productId, PRODUCT.id), eq(reviewModeration.userId, userId))).get();
+const moderationOf = (userId: string) =>
+  db
+    .select()
+    .from(reviewModeration)
+    .where(and(eq(reviewModeration.productId, PRODUCT.id), eq(reviewModeration.userId, userId)))
+    .get();
 const moderate = (cookie: string, form: Record<string, string>) => call("/dashboard/reviews", { form, cookie });
 /** Every review the public surfaces show: the product page and the next pages of "show more". */
 async function publicText() {
@@ -38,7 +50,13 @@ async function rating() {
   const html = await page();
   const stated = /data-average="([\d.]+)" data-count="(\d+)"/.exec(html);
   const jsonLd = /"aggregateRating":\{"@type":"AggregateRating","ratingValue":([\d.]+),"reviewCount":(\d+)/.exec(html);
-  return { html, average: stated?.[1] && Number(stated[1]).toFixed(1), count: Number(stated?.[2] ?? 0), ldAverage: jsonLd?.[1] && Number(jsonLd[1]).toFixed(1), ldCount: Number(jsonLd?.[2] ?? 0) };
+  return {
+    html,
+    average: stated?.[1] && Number(stated[1]).toFixed(1),
+    count: Number(stated?.[2] ?? 0),
+    ldAverage: jsonLd?.[1] && Number(jsonLd[1]).toFixed(1),
+    ldCount: Number(jsonLd?.[2] ?? 0),
+  };
 }
 
 describe("reviews from verified buyers", () => {
@@ -77,14 +95,33 @@ describe("reviews from verified buyers", () => {
     expect((await review(cookie, { rating: "4", body: "Better after the update, the menu is clearer now." })).status).toBe(200);
     const rows = await reviewsOf(member.account.id);
     expect(rows).toMatchObject([{ rating: 4, body: "Better after the update, the menu is clearer now." }]);
-    expect(await standing(cookie)).toEqual({ kind: "may-review", own: { rating: 4, body: "Better after the update, the menu is clearer now." }, hidden: null });
+    expect(await standing(cookie)).toEqual({
+      kind: "may-review",
+      own: { rating: 4, body: "Better after the update, the menu is clearer now." },
+      hidden: null,
+    });
     const now = Date.now();
     await expect(
-      db.insert(productReviews).values({ productId: PRODUCT.id, productHandle: PRODUCT.handle, productTitle: "Vertex Rust", userId: member.account.id, rating: 1, body: "A second review", createdAt: now, updatedAt: now }),
+      db
+        .insert(productReviews)
+        .values({
+          productId: PRODUCT.id,
+          productHandle: PRODUCT.handle,
+          productTitle: "Vertex Rust",
+          userId: member.account.id,
+          rating: 1,
+          body: "A second review",
+          createdAt: now,
+          updatedAt: now,
+        }),
     ).rejects.toSatisfy(isUniqueViolation);
 
     // Refunded: the key is revoked, so the member may no longer write (their review stays theirs to delete).
-    const refund = { id: nextId(), order_id: member.order.id, refund_line_items: [{ line_item_id: member.order.line_items[0]!.id, quantity: 1 }] };
+    const refund = {
+      id: nextId(),
+      order_id: member.order.id,
+      refund_line_items: [{ line_item_id: member.order.line_items[0]!.id, quantity: 1 }],
+    };
     await deliver("refunds/create", refund);
     expect(await standing(cookie)).toEqual({ kind: "no-licence" });
     expect((await review(cookie, { rating: "5", body: "Trying to change it after the refund." })).status).toBe(403);
@@ -122,7 +159,9 @@ describe("reviews from verified buyers", () => {
       expect(response.status).toBe(400);
       expect(await response.text()).toContain(message);
     }
-    expect((await review(cookie, { rating: "5", body: "Nice tool overall, would buy again.", product: "no-such-product" })).status).toBe(404);
+    expect((await review(cookie, { rating: "5", body: "Nice tool overall, would buy again.", product: "no-such-product" })).status).toBe(
+      404,
+    );
     expect((await call("/api/reviews", { form: { intent: "publish", product: PRODUCT.handle }, cookie })).status).toBe(400);
     expect(await reviewsOf(member.account.id)).toHaveLength(0);
   });
@@ -148,20 +187,42 @@ describe("reviews from verified buyers", () => {
     const support = await signIn(await createAccount({ role: "support" }), unique("ip"));
     const [row] = await reviewsOf(second.account.id);
     // A member may not hide a review; a reason is required.
-    expect((await call("/dashboard/reviews", { form: { intent: "hide", review: String(row!.id), reason: "Off topic" }, cookie: second.session })).status).toBe(403);
+    expect(
+      (await call("/dashboard/reviews", { form: { intent: "hide", review: String(row!.id), reason: "Off topic" }, cookie: second.session }))
+        .status,
+    ).toBe(403);
     const noReason = await call("/dashboard/reviews", { form: { intent: "hide", review: String(row!.id), reason: "" }, cookie: support });
     expect(noReason.status).toBe(400);
-    expect((await call("/dashboard/reviews", { form: { intent: "hide", review: String(row!.id), reason: "Not about the product" }, cookie: support })).status).toBe(200);
+    expect(
+      (
+        await call("/dashboard/reviews", {
+          form: { intent: "hide", review: String(row!.id), reason: "Not about the product" },
+          cookie: support,
+        })
+      ).status,
+    ).toBe(200);
     const hidden = await rating();
     expect(hidden.html).not.toContain(complaint);
     expect(hidden.count).toBe(before.count + 1);
     expect(hidden.ldCount).toBe(hidden.count);
     expect(Number(hidden.average)).toBeGreaterThan(Number(both.average));
-    expect(await db.select().from(auditLog).where(eq(auditLog.subject, `review:${row!.id}`)).all()).toMatchObject([{ action: "review.hide" }]);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.subject, `review:${row!.id}`))
+        .all(),
+    ).toMatchObject([{ action: "review.hide" }]);
     // Its author still sees it, marked hidden; staff see it in the list.
-    expect(await standing(second.later(1))).toMatchObject({ kind: "may-review", own: { rating: 1 }, hidden: { reason: "Not about the product" } });
+    expect(await standing(second.later(1))).toMatchObject({
+      kind: "may-review",
+      own: { rating: 1 },
+      hidden: { reason: "Not about the product" },
+    });
     expect(await (await call("/dashboard/reviews?show=hidden", { cookie: support })).text()).toContain(complaint);
-    expect((await call("/dashboard/reviews", { form: { intent: "hide", review: String(row!.id), reason: "Twice" }, cookie: support })).status).toBe(409);
+    expect(
+      (await call("/dashboard/reviews", { form: { intent: "hide", review: String(row!.id), reason: "Twice" }, cookie: support })).status,
+    ).toBe(409);
 
     expect((await call("/dashboard/reviews", { form: { intent: "unhide", review: String(row!.id) }, cookie: support })).status).toBe(200);
     const shown = await rating();
@@ -225,7 +286,13 @@ describe("reviews from verified buyers", () => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     const [winner, reason] = answers[0]!.status === 200 ? [one, "First reason"] : [two, "Second reason"];
     expect(await answers.find((a) => a.status === 409)!.text()).toContain(`This review was already hidden by ${winner.email}`);
-    expect(await db.select().from(auditLog).where(eq(auditLog.subject, `review:${row!.id}`)).all()).toMatchObject([{ action: "review.hide", actorUserId: winner.id }]);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.subject, `review:${row!.id}`))
+        .all(),
+    ).toMatchObject([{ action: "review.hide", actorUserId: winner.id }]);
     expect(await moderationOf(author.account.id)).toMatchObject({ reason, hiddenBy: winner.id });
   });
 

@@ -16,12 +16,28 @@ const results = async (q: string, cookie: string) => {
   return (await response.text()).replace(/<!-- -->/g, "");
 };
 /** The records a results page links to, in the order shown. */
-const hits = (html: string) =>
-  [...new Set([...html.matchAll(/href="(\/dashboard\/(?:orders\/[a-z]+\/[^"?]+|customers\/[^"?]+|licences\?key=[^"]+))"/g)].map((m) => m[1]!.replace(/&amp;/g, "&")))];
+const hits = (html: string) => [
+  ...new Set(
+    [...html.matchAll(/href="(\/dashboard\/(?:orders\/[a-z]+\/[^"?]+|customers\/[^"?]+|licences\?key=[^"]+))"/g)].map((m) =>
+      m[1]!.replace(/&amp;/g, "&"),
+    ),
+  ),
+];
 
 async function shopifyOrder(email = `${unique("buyer")}@example.test`) {
   const id = String(nextId());
-  await db.insert(shopifyOrders).values({ id, name: `#${id}`, email, currency: "USD", totalPrice: "29.99", lineItems: "[]", receivedAt: Date.now(), paidAt: Date.now() });
+  await db
+    .insert(shopifyOrders)
+    .values({
+      id,
+      name: `#${id}`,
+      email,
+      currency: "USD",
+      totalPrice: "29.99",
+      lineItems: "[]",
+      receivedAt: Date.now(),
+      paidAt: Date.now(),
+    });
   return id;
 }
 
@@ -59,7 +75,17 @@ describe("what the quick jump finds", () => {
     const cookie = await staff("support");
     const shopify = await shopifyOrder();
     const { orderNumber: crypto } = await cryptoOrder();
-    const manual = await db.insert(manualOrders).values({ email: `${unique("m")}@example.test`, variantId: "v", variantTitle: "Vertex Rust - 1 Week", reason: "goodwill", createdAt: Date.now() }).returning({ id: manualOrders.id }).get();
+    const manual = await db
+      .insert(manualOrders)
+      .values({
+        email: `${unique("m")}@example.test`,
+        variantId: "v",
+        variantTitle: "Vertex Rust - 1 Week",
+        reason: "goodwill",
+        createdAt: Date.now(),
+      })
+      .returning({ id: manualOrders.id })
+      .get();
     const cases: [string, string][] = [
       [`#${shopify}`, `/dashboard/orders/shopify/${shopify}`],
       [shopify, `/dashboard/orders/shopify/${shopify}`],
@@ -86,7 +112,9 @@ describe("what the quick jump finds", () => {
     const buyer = `${unique("cardbuyer")}@example.test`;
     const order = await shopifyOrder(buyer);
     const page = await results(buyer, cookie);
-    expect(hits(page)).toEqual(expect.arrayContaining([`/dashboard/customers/email/${encodeURIComponent(buyer)}`, `/dashboard/orders/shopify/${order}`]));
+    expect(hits(page)).toEqual(
+      expect.arrayContaining([`/dashboard/customers/email/${encodeURIComponent(buyer)}`, `/dashboard/orders/shopify/${order}`]),
+    );
     expect((await search(buyer, cookie)).headers.get("Location")).toBe(`/dashboard/customers/email/${encodeURIComponent(buyer)}`);
   });
 
@@ -98,7 +126,11 @@ describe("what the quick jump finds", () => {
     expect(response.headers.get("Location")).toBe(`/dashboard/licences?key=${encodeURIComponent(key)}`);
     const page = await results(key, cookie);
     expect(hits(page)).toEqual(
-      expect.arrayContaining([`/dashboard/licences?key=${encodeURIComponent(key)}`, `/dashboard/orders/shopify/${orderId}`, `/dashboard/customers/email/${encodeURIComponent(email)}`]),
+      expect.arrayContaining([
+        `/dashboard/licences?key=${encodeURIComponent(key)}`,
+        `/dashboard/orders/shopify/${orderId}`,
+        `/dashboard/customers/email/${encodeURIComponent(email)}`,
+      ]),
     );
   });
 
@@ -117,13 +149,38 @@ describe("what the quick jump finds", () => {
 describe("odd input", () => {
   it("answers 400 or an empty result, never a failure", async () => {
     const cookie = await staff("admin");
-    const odd = ["", " ", "\u0000", "%", "_", "'; drop table users; --", "#", "M-", "R-", "M-99999999999999999999999", "CRYPTO-", "@", "x".repeat(257), "🔑🔑", "\uFFFD", "\\", "a\nb", "<script>"];
+    const odd = [
+      "",
+      " ",
+      "\u0000",
+      "%",
+      "_",
+      "'; drop table users; --",
+      "#",
+      "M-",
+      "R-",
+      "M-99999999999999999999999",
+      "CRYPTO-",
+      "@",
+      "x".repeat(257),
+      "🔑🔑",
+      "\uFFFD",
+      "\\",
+      "a\nb",
+      "<script>",
+    ];
     for (const q of odd) {
       const response = await search(q, cookie, "&list=1");
       expect([q, response.status === 200 || response.status === 400]).toEqual([q, true]);
       if (response.status === 200) expect([q, hits(await response.text())]).toEqual([q, []]);
     }
-    for (const path of [`${SEARCH}?q=%E0%A4%A`, `${SEARCH}?q=%ED%A0%80`, `${SEARCH}?q=a&q=b&list=yes`, `${SEARCH}?list=1`, `${SEARCH}.data?q=%00`]) {
+    for (const path of [
+      `${SEARCH}?q=%E0%A4%A`,
+      `${SEARCH}?q=%ED%A0%80`,
+      `${SEARCH}?q=a&q=b&list=yes`,
+      `${SEARCH}?list=1`,
+      `${SEARCH}.data?q=%00`,
+    ]) {
       const response = await call(path, { cookie });
       expect([path, response.status === 200 || response.status === 400]).toEqual([path, true]);
     }

@@ -75,14 +75,24 @@ export default function CartPanel() {
               {count === 0 ? "Your cart is empty" : `${counted(count, "item")} in your cart`}
             </p>
           </div>
-          <button ref={closeRef} type="button" onClick={() => setOpen(false)} className="rounded p-1 text-muted hover:text-white" aria-label="Close cart">
+          <button
+            ref={closeRef}
+            type="button"
+            onClick={() => setOpen(false)}
+            className="rounded p-1 text-muted hover:text-white"
+            aria-label="Close cart"
+          >
             <X className="size-5" aria-hidden />
           </button>
         </div>
 
         <div className="flex-1 space-y-3 overflow-y-auto p-5">
           {state.items.map((item) => (
-            <article key={item.variantId} className="flex gap-3 rounded-lg border border-line bg-panel-2 p-3" aria-label={`${item.productTitle} ${variantLabel(item.variantTitle)}`}>
+            <article
+              key={item.variantId}
+              className="flex gap-3 rounded-lg border border-line bg-panel-2 p-3"
+              aria-label={`${item.productTitle} ${variantLabel(item.variantTitle)}`}
+            >
               {item.imageUrl ? (
                 <img src={item.imageUrl} alt="" width={64} height={64} className="size-16 shrink-0 rounded-md object-cover" />
               ) : (
@@ -93,16 +103,31 @@ export default function CartPanel() {
                 <p className="text-sm text-muted">{variantLabel(item.variantTitle)}</p>
                 <p className="mt-1 text-sm font-semibold text-accent">{formatMoney(item.price)}</p>
                 <div className="mt-2 flex items-center gap-2">
-                  <button type="button" className="rounded border border-line p-1 hover:border-accent" aria-label="Decrease quantity" onClick={() => setQuantity(item.variantId, item.quantity - 1)}>
+                  <button
+                    type="button"
+                    className="rounded border border-line p-1 hover:border-accent"
+                    aria-label="Decrease quantity"
+                    onClick={() => setQuantity(item.variantId, item.quantity - 1)}
+                  >
                     <Minus className="size-3.5" aria-hidden />
                   </button>
                   <span className="w-6 text-center text-sm tabular-nums" aria-label="Quantity">
                     {item.quantity}
                   </span>
-                  <button type="button" className="rounded border border-line p-1 hover:border-accent" aria-label="Increase quantity" onClick={() => setQuantity(item.variantId, item.quantity + 1)}>
+                  <button
+                    type="button"
+                    className="rounded border border-line p-1 hover:border-accent"
+                    aria-label="Increase quantity"
+                    onClick={() => setQuantity(item.variantId, item.quantity + 1)}
+                  >
                     <Plus className="size-3.5" aria-hidden />
                   </button>
-                  <button type="button" className="ml-auto rounded p-1 text-muted hover:text-red-400" aria-label={`Remove ${item.productTitle}`} onClick={() => remove(item.variantId)}>
+                  <button
+                    type="button"
+                    className="ml-auto rounded p-1 text-muted hover:text-red-400"
+                    aria-label={`Remove ${item.productTitle}`}
+                    onClick={() => remove(item.variantId)}
+                  >
                     <Trash2 className="size-4" aria-hidden />
                   </button>
                 </div>
@@ -114,7 +139,9 @@ export default function CartPanel() {
             <aside className="rounded-lg border border-accent/40 bg-accent/5 p-3" aria-label="Recommended">
               <p className="text-xs font-bold tracking-wider text-accent">RECOMMENDED</p>
               <div className="mt-2 flex items-center gap-3">
-                {upsell.imageUrl ? <img src={upsell.imageUrl} alt="" width={48} height={48} className="size-12 rounded object-cover" /> : null}
+                {upsell.imageUrl ? (
+                  <img src={upsell.imageUrl} alt="" width={48} height={48} className="size-12 rounded object-cover" />
+                ) : null}
                 <div className="min-w-0 flex-1">
                   <p className="truncate text-sm font-semibold">{upsell.productTitle}</p>
                   <p className="text-xs text-muted">{formatMoney(upsell.price)}</p>
@@ -144,9 +171,21 @@ export default function CartPanel() {
             <label htmlFor="cart-code" className="text-sm text-muted">
               Creator code (optional)
             </label>
-            <input id="cart-code" value={code} onChange={(e) => setCode(e.target.value)} maxLength={24} autoComplete="off" className={inputClass} />
+            <input
+              id="cart-code"
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+              maxLength={24}
+              autoComplete="off"
+              className={inputClass}
+            />
           </div>
-          <Button className="w-full" size="lg" disabled={count === 0 || state.isLoading} onClick={() => void checkout(state.items, { fromCart: true, code: code.trim() })}>
+          <Button
+            className="w-full"
+            size="lg"
+            disabled={count === 0 || state.isLoading}
+            onClick={() => void checkout(state.items, { fromCart: true, code: code.trim() })}
+          >
             <Lock className="size-4" aria-hidden />
             {state.isLoading ? "Creating Checkout..." : "Checkout Securely"}
           </Button>

@@ -14,7 +14,11 @@ export type PromptOutcome = { ok: true; response: string } | { ok: false; cancel
 
 const failed = (toast: Toast) => ({ ok: false as const, cancelled: false, toast });
 
-const UNREACHABLE: Toast = { title: "Connection problem", description: "We could not reach the server. Check your connection and try again.", variant: "destructive" };
+const UNREACHABLE: Toast = {
+  title: "Connection problem",
+  description: "We could not reach the server. Check your connection and try again.",
+  variant: "destructive",
+};
 
 const noSubscription = () => () => {};
 
@@ -69,6 +73,10 @@ export async function promptForPasskey(action: string, kind: "register" | "authe
     if (name === "InvalidStateError" && kind === "register") {
       return failed({ title: "Already added", description: "This device already holds a passkey for your account." });
     }
-    return failed({ title: "Passkey Error", description: "Your browser or device could not use a passkey here. Please try again.", variant: "destructive" });
+    return failed({
+      title: "Passkey Error",
+      description: "Your browser or device could not use a passkey here. Please try again.",
+      variant: "destructive",
+    });
   }
 }

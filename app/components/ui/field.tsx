@@ -55,7 +55,21 @@ export function TextAreaField({
 }
 
 /** A control with its label above and its hint and error below. */
-function Labelled({ id, label, hint, error, className, children }: { id: string; label: string; hint?: string; error?: string; className: string; children: ReactNode }) {
+function Labelled({
+  id,
+  label,
+  hint,
+  error,
+  className,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint?: string;
+  error?: string;
+  className: string;
+  children: ReactNode;
+}) {
   return (
     <div className={`space-y-1.5 ${className}`}>
       <label htmlFor={id} className="block text-sm font-medium text-zinc-200">

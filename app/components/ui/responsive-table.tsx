@@ -9,7 +9,17 @@ export interface Column<T> {
   wrap?: boolean;
 }
 
-export function ResponsiveTable<T>({ rows, columns, rowKey, label }: { rows: T[]; columns: Column<T>[]; rowKey: (row: T) => string; label: string }) {
+export function ResponsiveTable<T>({
+  rows,
+  columns,
+  rowKey,
+  label,
+}: {
+  rows: T[];
+  columns: Column<T>[];
+  rowKey: (row: T) => string;
+  label: string;
+}) {
   return (
     <>
       <ul aria-label={label} className="mt-4 space-y-3 sm:hidden">

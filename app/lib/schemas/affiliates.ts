@@ -10,7 +10,12 @@ const INVALID_CODE = "Use 3 to 24 letters, digits, - or _";
 export const affiliateCodeSchema = v.pipe(text(), v.trim(), v.regex(/^[A-Za-z0-9_-]{3,24}$/, INVALID_CODE));
 
 const sentence = (field: string, min: number, max: number) =>
-  v.pipe(text(), v.trim(), v.minLength(min, `Please tell us your ${field} (at least ${min} characters)`), v.maxLength(max, `Keep your ${field} under ${max} characters`));
+  v.pipe(
+    text(),
+    v.trim(),
+    v.minLength(min, `Please tell us your ${field} (at least ${min} characters)`),
+    v.maxLength(max, `Keep your ${field} under ${max} characters`),
+  );
 
 export const applySchema = v.object({
   intent: v.literal("apply"),

@@ -80,13 +80,20 @@ const currentPassword = v.pipe(text(), v.minLength(1, "Current password is requi
  */
 export const confirmEmailSchema = v.object({
   account: v.pipe(text(), v.uuid("Unknown account")),
-  password: v.pipe(text(), v.minLength(1, "Please enter the password you chose when signing up"), v.maxLength(PASSWORD_MAX, "Invalid credentials")),
+  password: v.pipe(
+    text(),
+    v.minLength(1, "Please enter the password you chose when signing up"),
+    v.maxLength(PASSWORD_MAX, "Invalid credentials"),
+  ),
 });
 
 /** Leaving for Discord from a form: to link it (with the password, where the account has one), or to confirm an address with it. */
 export const discordStartSchema = v.variant(
   "intent",
-  [v.object({ intent: v.literal("link"), password: v.pipe(text(), v.maxLength(PASSWORD_MAX, "Invalid credentials")) }), v.object({ intent: v.literal("confirm") })],
+  [
+    v.object({ intent: v.literal("link"), password: v.pipe(text(), v.maxLength(PASSWORD_MAX, "Invalid credentials")) }),
+    v.object({ intent: v.literal("confirm") }),
+  ],
   "Unknown request",
 );
 

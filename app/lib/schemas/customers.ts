@@ -49,4 +49,5 @@ export const customerActionSchema = v.variant(
 export type CustomerActionInput = v.InferOutput<typeof customerActionSchema>;
 
 /** The toast title for a customer form's input problem, in the browser and from the server. */
-export const customerInputTitle = (problem: Problem) => (problem.field === "reason" ? "Reason required" : problem.field === "amount" ? "Invalid Amount" : "Error");
+export const customerInputTitle = (problem: Problem) =>
+  problem.field === "reason" ? "Reason required" : problem.field === "amount" ? "Invalid Amount" : "Error";

@@ -10,7 +10,11 @@ const PRINTABLE = /^[\x20-\x7e]*$/;
 export const MAX_DEVICE_LENGTH = 64;
 
 export const validateLicenceSchema = v.object({
-  key: v.pipe(v.string("key must be a string"), v.minLength(1, "key is required"), v.maxLength(MAX_CODE_LENGTH, `key must be at most ${MAX_CODE_LENGTH} characters`)),
+  key: v.pipe(
+    v.string("key must be a string"),
+    v.minLength(1, "key is required"),
+    v.maxLength(MAX_CODE_LENGTH, `key must be at most ${MAX_CODE_LENGTH} characters`),
+  ),
   hwid: v.pipe(
     v.string("hwid must be a string"),
     v.minLength(16, "hwid must be 16 to 256 printable characters"),
@@ -94,4 +98,5 @@ export const licenceLookupSchema = v.object({
 });
 
 /** The toast title for a licence form's input problem, in the browser and from the server. */
-export const licenceInputTitle = (problem: Problem) => (problem.field === "reason" ? "Reason required" : problem.field === "days" ? "Days required" : "Error");
+export const licenceInputTitle = (problem: Problem) =>
+  problem.field === "reason" ? "Reason required" : problem.field === "days" ? "Days required" : "Error";

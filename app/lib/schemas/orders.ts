@@ -11,7 +11,10 @@ const day = (name: string) =>
   v.pipe(
     text(),
     v.trim(),
-    v.check((value) => value === "" || (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))), `${name} must be a date (yyyy-mm-dd)`),
+    v.check(
+      (value) => value === "" || (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))),
+      `${name} must be a date (yyyy-mm-dd)`,
+    ),
   );
 
 /** The order list's filters, as a shareable URL carries them. Dates are whole UTC days. */
@@ -42,11 +45,22 @@ export const orderActionSchema = v.variant(
     v.object({ intent: v.literal("resend") }),
     v.object({
       intent: v.literal("correct-email"),
-      email: v.pipe(text(), v.trim(), v.toLowerCase(), v.nonEmpty("Please enter the buyer's e-mail"), v.email("Please enter a valid e-mail"), v.maxLength(254)),
+      email: v.pipe(
+        text(),
+        v.trim(),
+        v.toLowerCase(),
+        v.nonEmpty("Please enter the buyer's e-mail"),
+        v.email("Please enter a valid e-mail"),
+        v.maxLength(254),
+      ),
     }),
     v.object({ intent: v.literal("revoke"), key: keyRef, reason }),
     v.object({ intent: v.literal("replace"), key: keyRef, reason }),
-    v.object({ intent: v.literal("cancel"), reason: v.pipe(text(), v.trim(), v.maxLength(200, "Keep the reason under 200 characters")), seen: seenSchema }),
+    v.object({
+      intent: v.literal("cancel"),
+      reason: v.pipe(text(), v.trim(), v.maxLength(200, "Keep the reason under 200 characters")),
+      seen: seenSchema,
+    }),
   ],
   "Unknown request",
 );
@@ -54,7 +68,14 @@ export const orderActionSchema = v.variant(
 /** Admin: a key handed out by hand, from stock, with the reason it was given. */
 export const manualOrderSchema = v.object({
   intent: v.literal("manual", "Unknown request"),
-  email: v.pipe(text(), v.trim(), v.toLowerCase(), v.nonEmpty("Please enter the buyer's e-mail"), v.email("Please enter a valid e-mail"), v.maxLength(254)),
+  email: v.pipe(
+    text(),
+    v.trim(),
+    v.toLowerCase(),
+    v.nonEmpty("Please enter the buyer's e-mail"),
+    v.email("Please enter a valid e-mail"),
+    v.maxLength(254),
+  ),
   variantId: v.pipe(text(), v.trim(), v.check(isVariantGid, "Please choose a variant")),
   reason,
 });
@@ -65,7 +86,11 @@ export const KEY_EXPORT_STATES = ["available", "sold", "revoked"] as const;
 /** The key export's filters. */
 export const keyExportSchema = v.pipe(
   v.object({
-    variant: v.pipe(text(), v.trim(), v.check((value) => value === "" || isVariantGid(value), "Unknown variant")),
+    variant: v.pipe(
+      text(),
+      v.trim(),
+      v.check((value) => value === "" || isVariantGid(value), "Unknown variant"),
+    ),
     state: v.optional(v.union([v.literal(""), v.picklist(KEY_EXPORT_STATES)], "State must be available, sold or revoked"), ""),
     from: day("From"),
     to: day("To"),

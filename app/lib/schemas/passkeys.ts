@@ -14,7 +14,8 @@ const CREDENTIAL_ID_MAX = 1364;
 // Far above any real answer ("none" attestation, a few hundred bytes), far below the form cap.
 const RESPONSE_MAX = 64 * 1024;
 
-const base64url = (max = RESPONSE_MAX) => v.pipe(v.string(UNREADABLE), v.regex(/^[A-Za-z0-9_-]+$/, UNREADABLE), v.maxLength(max, UNREADABLE));
+const base64url = (max = RESPONSE_MAX) =>
+  v.pipe(v.string(UNREADABLE), v.regex(/^[A-Za-z0-9_-]+$/, UNREADABLE), v.maxLength(max, UNREADABLE));
 
 const credentialFields = {
   id: base64url(CREDENTIAL_ID_MAX),
@@ -25,7 +26,13 @@ const credentialFields = {
 
 /** A JSON text field holding `entries`; anything else is the same plain message. */
 function jsonField<E extends v.ObjectEntries>(entries: E) {
-  return v.pipe(text(), v.nonEmpty(UNREADABLE), v.maxLength(RESPONSE_MAX, UNREADABLE), v.parseJson(undefined, UNREADABLE), v.object(entries, UNREADABLE));
+  return v.pipe(
+    text(),
+    v.nonEmpty(UNREADABLE),
+    v.maxLength(RESPONSE_MAX, UNREADABLE),
+    v.parseJson(undefined, UNREADABLE),
+    v.object(entries, UNREADABLE),
+  );
 }
 
 const registrationResponse = jsonField({
@@ -34,7 +41,9 @@ const registrationResponse = jsonField({
     {
       clientDataJSON: base64url(),
       attestationObject: base64url(),
-      transports: v.optional(v.pipe(v.array(v.pipe(v.string(UNREADABLE), v.maxLength(32, UNREADABLE)), UNREADABLE), v.maxLength(10, UNREADABLE))),
+      transports: v.optional(
+        v.pipe(v.array(v.pipe(v.string(UNREADABLE), v.maxLength(32, UNREADABLE)), UNREADABLE), v.maxLength(10, UNREADABLE)),
+      ),
     },
     UNREADABLE,
   ),
@@ -53,7 +62,11 @@ const authenticationResponse = jsonField({
   ),
 });
 
-const optionalName = v.pipe(text(), v.trim(), v.maxLength(PASSKEY_NAME_MAX, `A passkey's name can be at most ${PASSKEY_NAME_MAX} characters`));
+const optionalName = v.pipe(
+  text(),
+  v.trim(),
+  v.maxLength(PASSKEY_NAME_MAX, `A passkey's name can be at most ${PASSKEY_NAME_MAX} characters`),
+);
 const passkeyName = v.pipe(optionalName, v.minLength(1, "Give the passkey a name"));
 
 const passkeyId = v.pipe(text(), v.regex(/^[A-Za-z0-9_-]+$/, "Unknown passkey"), v.maxLength(CREDENTIAL_ID_MAX, "Unknown passkey"));

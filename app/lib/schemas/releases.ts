@@ -25,7 +25,12 @@ export const startReleaseSchema = v.object({
     v.regex(/^([a-z][a-z0-9-]{0,39})?$/, "Choose an entitlement"),
     v.transform((name) => name || null),
   ),
-  fileName: v.pipe(v.optional(v.string(), ""), v.trim(), v.minLength(1, "Choose a file to upload"), v.maxLength(200, "File names are at most 200 characters")),
+  fileName: v.pipe(
+    v.optional(v.string(), ""),
+    v.trim(),
+    v.minLength(1, "Choose a file to upload"),
+    v.maxLength(200, "File names are at most 200 characters"),
+  ),
   size: v.pipe(
     v.union([v.string(), v.number()], "Choose a file to upload"),
     v.transform(Number),
@@ -39,7 +44,10 @@ export type StartReleaseInput = v.InferOutput<typeof startReleaseSchema>;
 
 /** The Releases page's staff actions: start an upload; publish, yank or discard a release. */
 export const startReleaseActionSchema = v.object({ intent: v.literal("start"), ...startReleaseSchema.entries });
-export const changeReleaseSchema = v.object({ intent: v.picklist(["publish", "yank", "discard"]), releaseId: v.pipe(v.optional(v.string(), ""), v.uuid("No such release")) });
+export const changeReleaseSchema = v.object({
+  intent: v.picklist(["publish", "yank", "discard"]),
+  releaseId: v.pipe(v.optional(v.string(), ""), v.uuid("No such release")),
+});
 
 /** The program's question: the same fields as a validation, and the channel it follows. */
 export const latestReleaseSchema = v.object({

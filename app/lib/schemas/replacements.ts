@@ -19,6 +19,11 @@ export const replacementRequestSchema = v.object({
 export const replacementDecisionSchema = v.object({
   intent: v.picklist(["approve", "decline"]),
   requestId: v.pipe(v.string(), v.transform(Number), v.integer("No such request"), v.minValue(1, "No such request")),
-  reason: v.pipe(v.optional(v.string(), ""), v.trim(), v.minLength(3, "Give the member a reason"), v.maxLength(500, "At most 500 characters")),
+  reason: v.pipe(
+    v.optional(v.string(), ""),
+    v.trim(),
+    v.minLength(3, "Give the member a reason"),
+    v.maxLength(500, "At most 500 characters"),
+  ),
 });
 export type ReplacementDecision = v.InferOutput<typeof replacementDecisionSchema>;

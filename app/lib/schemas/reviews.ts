@@ -37,7 +37,12 @@ export const moderateReviewSchema = v.variant(
     v.object({
       intent: v.literal("hide"),
       review,
-      reason: v.pipe(text(), v.trim(), v.minLength(3, "Say why it is hidden (at least 3 characters)"), v.maxLength(HIDE_REASON_MAX_LENGTH, `Keep the reason under ${HIDE_REASON_MAX_LENGTH} characters`)),
+      reason: v.pipe(
+        text(),
+        v.trim(),
+        v.minLength(3, "Say why it is hidden (at least 3 characters)"),
+        v.maxLength(HIDE_REASON_MAX_LENGTH, `Keep the reason under ${HIDE_REASON_MAX_LENGTH} characters`),
+      ),
     }),
     v.object({ intent: v.literal("unhide"), review }),
   ],
@@ -49,12 +54,23 @@ export const promotionsSchema = v.variant(
   [
     v.object({
       intent: v.literal("threshold"),
-      threshold: v.pipe(text(), v.trim(), v.regex(/^\d{1,6}$/, "Use a whole number from 1"), v.transform(Number), v.minValue(1, "Use a whole number from 1")),
+      threshold: v.pipe(
+        text(),
+        v.trim(),
+        v.regex(/^\d{1,6}$/, "Use a whole number from 1"),
+        v.transform(Number),
+        v.minValue(1, "Use a whole number from 1"),
+      ),
     }),
     v.object({
       intent: v.literal("sale"),
       product,
-      label: v.pipe(text(), v.trim(), v.minLength(2, "Name the sale (at least 2 characters)"), v.maxLength(SALE_LABEL_MAX_LENGTH, `Keep the label under ${SALE_LABEL_MAX_LENGTH} characters`)),
+      label: v.pipe(
+        text(),
+        v.trim(),
+        v.minLength(2, "Name the sale (at least 2 characters)"),
+        v.maxLength(SALE_LABEL_MAX_LENGTH, `Keep the label under ${SALE_LABEL_MAX_LENGTH} characters`),
+      ),
       // A date and time in UTC, as the form's datetime-local field sends it.
       endsAt: v.pipe(
         text(),

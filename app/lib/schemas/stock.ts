@@ -39,12 +39,22 @@ export const stockThresholdSchema = v.object({
   intent: v.literal("threshold"),
   variantId: variantField(),
   // Digits only (no sign, fraction or exponent), then the range.
-  threshold: v.pipe(text(), v.trim(), v.regex(/^\d{1,7}$/, THRESHOLD_RULE), v.transform(Number), v.maxValue(MAX_STOCK_THRESHOLD, THRESHOLD_RULE)),
+  threshold: v.pipe(
+    text(),
+    v.trim(),
+    v.regex(/^\d{1,7}$/, THRESHOLD_RULE),
+    v.transform(Number),
+    v.maxValue(MAX_STOCK_THRESHOLD, THRESHOLD_RULE),
+  ),
 });
 
 export const clearThresholdSchema = v.object({ intent: v.literal("clear-threshold"), variantId: variantField() });
 
-export const stockFormSchema = v.variant("intent", [addCodesSchema, deleteCodeSchema, stockThresholdSchema, clearThresholdSchema], "Unknown request");
+export const stockFormSchema = v.variant(
+  "intent",
+  [addCodesSchema, deleteCodeSchema, stockThresholdSchema, clearThresholdSchema],
+  "Unknown request",
+);
 
 /**
  * The lists' filters as the page's URL carries them: a variant for each list, and the sold list's

@@ -39,7 +39,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const referral = await referralFor(db, typed || referralCode(request), viewer);
   if (typed && !referral) return refusal({ code: "invalid", message: "This code is not valid", field: "code" }, CHECKOUT_REFUSED);
   const extras: CartExtras = referral
-    ? { attributes: [{ key: REFERRAL_ATTRIBUTE, value: referral.code }], discount: { code: referral.discountCode, percent: referral.discountRate } }
+    ? {
+        attributes: [{ key: REFERRAL_ATTRIBUTE, value: referral.code }],
+        discount: { code: referral.discountCode, percent: referral.discountRate },
+      }
     : NO_EXTRAS;
   const result = await createCheckout({ db, config: env, catalogue, origin: new URL(request.url).origin }, input.value, viewer, extras);
   return result.ok ? data(result.value) : refusal(result.problem, CHECKOUT_REFUSED);

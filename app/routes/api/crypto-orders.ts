@@ -20,7 +20,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!viewer) return data<CryptoOrderAnswer>({ ok: false, message: "Please login to purchase" }, { status: 401 });
   const submission = await readSubmission(request, openCryptoOrderSchema);
   const setup = cryptoSetup(env, db);
-  const result = submission.ok ? await openCryptoOrder({ db, setup }, catalogue, viewer, submission.value, referralCode(request)) : submission;
+  const result = submission.ok
+    ? await openCryptoOrder({ db, setup }, catalogue, viewer, submission.value, referralCode(request))
+    : submission;
   return result.ok
     ? data<CryptoOrderAnswer>({ ok: true, order: cryptoOrderView(result.value, setup) })
     : data<CryptoOrderAnswer>({ ok: false, message: result.problem.message }, { status: problemStatus(result.problem) });

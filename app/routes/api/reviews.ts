@@ -46,12 +46,18 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return data<ReviewsAnswer>({ standing, more }, { headers: PRIVATE });
 }
 
-const titles: ProblemTitles = { invalid: "Please check your review", forbidden: "Not yet", "not-found": "Nothing to delete", "rate-limited": "Slow down" };
+const titles: ProblemTitles = {
+  invalid: "Please check your review",
+  forbidden: "Not yet",
+  "not-found": "Nothing to delete",
+  "rate-limited": "Slow down",
+};
 
 export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
   const viewer = await getViewer(db, callerOf(request));
-  if (!viewer) return answer(fail("unauthenticated", "Please log in to review this product"), { titles, success: { title: "" }, headers: PRIVATE });
+  if (!viewer)
+    return answer(fail("unauthenticated", "Please log in to review this product"), { titles, success: { title: "" }, headers: PRIVATE });
   const submission = await readSubmission(request, memberReviewSchema);
   if (!submission.ok) return answerInvalid(submission, { titles, headers: PRIVATE });
   const input = submission.value;
@@ -64,6 +70,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     titles,
     intent: input.intent,
     headers: PRIVATE,
-    success: input.intent === "save" ? { title: "Review saved", description: "Thank you for telling other buyers." } : { title: "Review deleted" },
+    success:
+      input.intent === "save" ? { title: "Review saved", description: "Thank you for telling other buyers." } : { title: "Review deleted" },
   });
 }

@@ -61,7 +61,16 @@ export default function TwoFactorSignIn({ loaderData }: Route.ComponentProps) {
       <h1 className="mt-3 text-2xl font-bold">Two-factor authentication</h1>
       <p className="mt-1 text-sm text-muted">Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
       <Form method="post" className="mt-6 space-y-4" onSubmit={onSubmit}>
-        <Field label="Code" name="code" inputMode="text" autoComplete="one-time-code" required maxLength={11} autoFocus error={errors.code} />
+        <Field
+          label="Code"
+          name="code"
+          inputMode="text"
+          autoComplete="one-time-code"
+          required
+          maxLength={11}
+          autoFocus
+          error={errors.code}
+        />
         <Button type="submit" className="w-full" disabled={busy}>
           {busy ? "Verifying..." : "Verify"}
         </Button>

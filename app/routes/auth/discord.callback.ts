@@ -1,6 +1,13 @@
 // GET /auth/discord/callback: Discord sends the browser back here, from a sign-in, from linking
 // Discord on the Security page, or from confirming a Discord registration's address.
-import { confirmWithDiscord, discordModeOf, finishDiscordLink, finishDiscordSignIn, forgetDiscordRoundTrip, isDiscordConfigured } from "~/server/accounts/discord-login.server";
+import {
+  confirmWithDiscord,
+  discordModeOf,
+  finishDiscordLink,
+  finishDiscordSignIn,
+  forgetDiscordRoundTrip,
+  isDiscordConfigured,
+} from "~/server/accounts/discord-login.server";
 import { getViewer } from "~/server/accounts/session.server";
 import { signInAs } from "~/server/accounts/sign-in.server";
 import { claimSubscriptions } from "~/server/licences/subscriptions.server";
@@ -27,9 +34,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { searchParams } = new URL(request.url);
   const callback = { code: searchParams.get("code"), state: searchParams.get("state") };
   const cleared = forgetDiscordRoundTrip();
-  const go = (to: string, toast: Toast, extra: TokenChange[] = []) => redirectWithToast(to, toast, { headers: tokenHeaders([...cleared, ...extra]) });
+  const go = (to: string, toast: Toast, extra: TokenChange[] = []) =>
+    redirectWithToast(to, toast, { headers: tokenHeaders([...cleared, ...extra]) });
   const refuse = (problem: Problem) =>
-    go("/auth", problemToast(problem, { unauthenticated: FAILED, conflict: "Account exists", forbidden: problem.message === ACCOUNT_SUSPENDED ? refusedSignInTitle : FAILED }));
+    go(
+      "/auth",
+      problemToast(problem, {
+        unauthenticated: FAILED,
+        conflict: "Account exists",
+        forbidden: problem.message === ACCOUNT_SUSPENDED ? refusedSignInTitle : FAILED,
+      }),
+    );
   const signIn = async (userId: string, extra: TokenChange[] = []) => {
     const signedIn = await signInAs(db, userId, caller);
     return signedIn.ok ? redirectAfterSignIn(request, signedIn.value, [...cleared, ...extra]) : refuse(signedIn.problem);
@@ -39,7 +54,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (mode.kind === "link") {
     // Linked only to the member who started the link, if they are still the one signed in.
     const viewer = await getViewer(db, caller);
-    if (viewer?.id !== mode.userId) return go("/auth", { title: "Login Required", description: "Please log in as the member who started linking Discord" });
+    if (viewer?.id !== mode.userId)
+      return go("/auth", { title: "Login Required", description: "Please log in as the member who started linking Discord" });
     const linked = await finishDiscordLink(mailingDeps(context), env, caller, callback, viewer.id);
     // Into the shop's server with the roles the member's licences give (decision 064).
     if (linked.ok) await joinServerOnLink(linkDeps(context), viewer.id, linked.value);
@@ -49,7 +65,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   }
   if (mode.kind === "confirm") {
     const confirmed = await confirmWithDiscord(db, env, caller, callback);
-    if (!confirmed.ok) return go("/auth/verify", problemToast(confirmed.problem, { "not-found": "Verification Failed", forbidden: "Not confirmed", unauthenticated: FAILED }));
+    if (!confirmed.ok)
+      return go(
+        "/auth/verify",
+        problemToast(confirmed.problem, { "not-found": "Verification Failed", forbidden: "Not confirmed", unauthenticated: FAILED }),
+      );
     // The mailbox and the Discord account are both proven: the address's keys join the account.
     await claimSubscriptions(db, confirmed.value.id, confirmed.value.email);
     return signIn(confirmed.value.id, [forgetToken("verify")]);

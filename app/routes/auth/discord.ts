@@ -32,6 +32,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const viewer = await getViewer(db, callerOf(request));
   if (!viewer) return redirectWithToast("/auth", { title: "Login Required", description: "Please log in to continue" });
   const allowed = await mayLinkDiscord(db, callerOf(request), viewer.id, form.value.password);
-  if (!allowed.ok) return redirectWithToast("/dashboard/security", problemToast(allowed.problem, { unauthenticated: "Not linked", conflict: "Not linked", "rate-limited": "Too many attempts" }));
+  if (!allowed.ok)
+    return redirectWithToast(
+      "/dashboard/security",
+      problemToast(allowed.problem, { unauthenticated: "Not linked", conflict: "Not linked", "rate-limited": "Too many attempts" }),
+    );
   return toDiscord(request, env, { kind: "link", userId: viewer.id });
 }

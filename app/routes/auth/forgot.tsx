@@ -42,21 +42,30 @@ export default function ForgotPassword() {
   return (
     <AuthPage icon={Mail}>
       <h1 className="mt-3 text-2xl font-bold">Forgot your password?</h1>
-      <p className="mt-1 text-sm text-muted">Enter the e-mail address or username of your account. We'll e-mail you a link to choose a new password.</p>
+      <p className="mt-1 text-sm text-muted">
+        Enter the e-mail address or username of your account. We'll e-mail you a link to choose a new password.
+      </p>
       {/* Always in the page, so that screen readers announce the message when it appears. */}
       <div role="status" className={sent ? "mt-6 rounded-lg border border-line bg-panel-2 p-4 text-sm" : "sr-only"}>
         {sent ? (
           <>
             <p className="font-semibold">Check your email</p>
             <p className="mt-1 text-muted">
-              If an account matches what you entered, a link to reset its password is on its way to the account's e-mail address. It works once, within 30
-              minutes, and only the newest link works. Nothing there? Check your spam folder, or send another link.
+              If an account matches what you entered, a link to reset its password is on its way to the account's e-mail address. It works
+              once, within 30 minutes, and only the newest link works. Nothing there? Check your spam folder, or send another link.
             </p>
           </>
         ) : null}
       </div>
       <Form method="post" className="mt-6 space-y-4" onSubmit={onSubmit} noValidate>
-        <Field label="Email or Username" name="emailOrUsername" autoComplete="username" required maxLength={254} error={errors.emailOrUsername} />
+        <Field
+          label="Email or Username"
+          name="emailOrUsername"
+          autoComplete="username"
+          required
+          maxLength={254}
+          error={errors.emailOrUsername}
+        />
         <Button type="submit" className="w-full" disabled={busy}>
           {busy ? "Sending..." : sent ? "Send another link" : "Send reset link"}
         </Button>

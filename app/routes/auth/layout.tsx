@@ -14,5 +14,11 @@ export default function Auth() {
 export const meta: Route.MetaFunction = ({ error }) => errorMeta(error);
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  return <GeneralErrorBoundary error={error} back={SIGN_IN} statusHandlers={{ 404: () => <NotFoundPage title="This page does not exist" back={SIGN_IN} /> }} />;
+  return (
+    <GeneralErrorBoundary
+      error={error}
+      back={SIGN_IN}
+      statusHandlers={{ 404: () => <NotFoundPage title="This page does not exist" back={SIGN_IN} /> }}
+    />
+  );
 }

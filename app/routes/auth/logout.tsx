@@ -9,7 +9,11 @@ import { callerOf, tokenCookie } from "~/http/caller.server";
 
 export async function action({ request, context }: Route.ActionArgs) {
   const clear = await destroySession(sessionDeps(context), callerOf(request));
-  return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": tokenCookie(clear) } });
+  return redirectWithToast(
+    "/",
+    { title: "Logged out", description: "Successfully signed out" },
+    { headers: { "Set-Cookie": tokenCookie(clear) } },
+  );
 }
 
 export function loader() {

@@ -68,7 +68,8 @@ export default function ResetPassword({ loaderData }: Route.ComponentProps) {
       <AuthPage icon={KeyRound}>
         <h1 className="mt-3 text-2xl font-bold">This link can't be used</h1>
         <p className="mt-1 text-sm text-muted">
-          The password reset link is invalid or has expired. A link works once, within 30 minutes, and only the newest one you asked for works.
+          The password reset link is invalid or has expired. A link works once, within 30 minutes, and only the newest one you asked for
+          works.
         </p>
         <Link to="/auth/forgot" className={buttonClass("primary", "md", "mt-6 w-full")}>
           Ask for a new link

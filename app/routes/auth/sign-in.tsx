@@ -69,13 +69,19 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "resend":
       await resendVerification(mailingDeps(context), callerOf(request), form);
       return answer(ok(), {
-        success: { title: "Verification Email Sent", description: "If that address has an account waiting for verification, a new link is on its way." },
+        success: {
+          title: "Verification Email Sent",
+          description: "If that address has an account waiting for verification, a new link is on its way.",
+        },
         intent: form.intent,
       });
   }
 }
 
-const PASSKEY_CANCELLED = { title: "No passkey used", description: "The passkey prompt was closed. Try again, or sign in with your password." };
+const PASSKEY_CANCELLED = {
+  title: "No passkey used",
+  description: "The passkey prompt was closed. Try again, or sign in with your password.",
+};
 
 export default function AuthPage({ loaderData }: Route.ComponentProps) {
   // The mode lives in the URL, so the toggle is a plain link that works before scripts load.
@@ -108,7 +114,8 @@ export default function AuthPage({ loaderData }: Route.ComponentProps) {
     clearSignup();
   }
 
-  const unverified = result?.intent === "login" && !result.ok && result.problem.code === "forbidden" && result.problem.message !== ACCOUNT_SUSPENDED;
+  const unverified =
+    result?.intent === "login" && !result.ok && result.problem.code === "forbidden" && result.problem.message !== ACCOUNT_SUSPENDED;
   const showResend = mode === "login" && (unverified || result?.intent === "resend");
 
   return (

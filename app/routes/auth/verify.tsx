@@ -35,8 +35,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const fromLink = new URL(request.url).searchParams.get("token");
   if (fromLink !== null) {
     const link = await checkVerificationLink(db, fromLink);
-    if (!link.ok) return redirectWithToast("/auth", problemToast(link.problem, FAILED), { headers: { ...NO_REFERRER, "Set-Cookie": tokenCookie(forgetToken("verify")) } });
-    throw redirect("/auth/verify", { headers: { ...NO_REFERRER, "Set-Cookie": linkTokenCookie("verify", fromLink, link.value.expiresAt) } });
+    if (!link.ok)
+      return redirectWithToast("/auth", problemToast(link.problem, FAILED), {
+        headers: { ...NO_REFERRER, "Set-Cookie": tokenCookie(forgetToken("verify")) },
+      });
+    throw redirect("/auth/verify", {
+      headers: { ...NO_REFERRER, "Set-Cookie": linkTokenCookie("verify", fromLink, link.value.expiresAt) },
+    });
   }
   const link = await checkVerificationLink(db, callerOf(request).tokens.verify ?? null);
   if (!link.ok) return { account: null };
@@ -66,7 +71,9 @@ export default function VerifyEmail({ loaderData }: Route.ComponentProps) {
     return (
       <AuthPage icon={MailCheck}>
         <h1 className="mt-3 text-2xl font-bold">This link can't be used</h1>
-        <p className="mt-1 text-sm text-muted">The confirmation link is invalid, was used already, or has expired. Log in to ask for a new one.</p>
+        <p className="mt-1 text-sm text-muted">
+          The confirmation link is invalid, was used already, or has expired. Log in to ask for a new one.
+        </p>
         <Link to="/auth" className={buttonClass("primary", "md", "mt-6 w-full")}>
           Go to log in
         </Link>
@@ -78,8 +85,8 @@ export default function VerifyEmail({ loaderData }: Route.ComponentProps) {
       <h1 className="mt-3 text-2xl font-bold">Confirm your e-mail address</h1>
       <p className="mt-2 text-sm text-muted">
         You are confirming the {BRAND} account <span className="font-semibold text-zinc-100">{account.username}</span> for the address{" "}
-        <span className="font-semibold [overflow-wrap:anywhere] text-zinc-100">{account.email}</span>. Once confirmed, the account opens, and keys bought with this address
-        belong to it.
+        <span className="font-semibold [overflow-wrap:anywhere] text-zinc-100">{account.email}</span>. Once confirmed, the account opens,
+        and keys bought with this address belong to it.
       </p>
       {account.withDiscord ? (
         // A plain form: the browser follows the redirect to Discord and back.
@@ -95,7 +102,15 @@ export default function VerifyEmail({ loaderData }: Route.ComponentProps) {
           <input type="hidden" name="account" value={account.id} />
           {/* Tells password managers which account the password is for. */}
           <input type="text" name="username" autoComplete="username" value={account.username} readOnly hidden />
-          <Field label="Password" name="password" type="password" autoComplete="current-password" required hint="The password you chose when signing up" error={errors.password} />
+          <Field
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            hint="The password you chose when signing up"
+            error={errors.password}
+          />
           <Button type="submit" className="w-full" disabled={busy}>
             {busy ? "Confirming..." : "Confirm"}
           </Button>

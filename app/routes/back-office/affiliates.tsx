@@ -51,7 +51,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
   const ip = clientAddress(request);
   if (input.intent === "mark-paid") {
-    return answer(await markPayoutPaid(db, viewer, input.payout, input.transaction, ip), { titles, intent: input.intent, success: { title: "Payout marked paid" } });
+    return answer(await markPayoutPaid(db, viewer, input.payout, input.transaction, ip), {
+      titles,
+      intent: input.intent,
+      success: { title: "Payout marked paid" },
+    });
   }
   return answer(await decideAffiliate(db, viewer, input, ip), {
     titles,
@@ -70,19 +74,53 @@ function Decisions({ row }: { row: Row }) {
     <div className="space-y-2">
       <ApproveForm affiliate={row.userId} from={row.status} code={row.code} rates={rates} />
       <div className="flex flex-wrap gap-2">
-        {row.status === "pending" ? <DecisionButton affiliate={row.userId} from={row.status} intent="decline">Decline</DecisionButton> : null}
-        {row.status === "approved" ? <DecisionButton affiliate={row.userId} from={row.status} intent="pause">Pause</DecisionButton> : null}
-        {row.status === "paused" ? <DecisionButton affiliate={row.userId} from={row.status} intent="resume">Resume</DecisionButton> : null}
+        {row.status === "pending" ? (
+          <DecisionButton affiliate={row.userId} from={row.status} intent="decline">
+            Decline
+          </DecisionButton>
+        ) : null}
+        {row.status === "approved" ? (
+          <DecisionButton affiliate={row.userId} from={row.status} intent="pause">
+            Pause
+          </DecisionButton>
+        ) : null}
+        {row.status === "paused" ? (
+          <DecisionButton affiliate={row.userId} from={row.status} intent="resume">
+            Resume
+          </DecisionButton>
+        ) : null}
       </div>
     </div>
   );
 }
 
 const columns = (manage: boolean): Column<Row>[] => [
-  { label: "Code", value: (a) => <Link to={`?affiliate=${a.userId}`} className="font-mono text-accent hover:underline">{a.code}</Link> },
-  { label: "Member", value: (a) => <Link to={`/dashboard/customers/${a.userId}`} className="hover:underline">{a.email}</Link> },
+  {
+    label: "Code",
+    value: (a) => (
+      <Link to={`?affiliate=${a.userId}`} className="font-mono text-accent hover:underline">
+        {a.code}
+      </Link>
+    ),
+  },
+  {
+    label: "Member",
+    value: (a) => (
+      <Link to={`/dashboard/customers/${a.userId}`} className="hover:underline">
+        {a.email}
+      </Link>
+    ),
+  },
   { label: "State", value: (a) => <Badge tone={STATE_TONE[a.status]}>{a.status}</Badge> },
-  { label: "Application", value: (a) => <span className="text-muted">{a.channel} · {a.audience} · {a.pitch}</span>, wrap: true },
+  {
+    label: "Application",
+    value: (a) => (
+      <span className="text-muted">
+        {a.channel} · {a.audience} · {a.pitch}
+      </span>
+    ),
+    wrap: true,
+  },
   { label: "Rates", value: (a) => `${a.commissionRate}% / ${a.discountRate}% off` },
   { label: "Clicks / orders", value: (a) => `${formatCount(a.clicks)} / ${formatCount(a.orders)}` },
   { label: "Pending / available / paid", value: (a) => `${formatUsd(a.pending)} / ${formatUsd(a.available)} / ${formatUsd(a.paidOut)}` },
@@ -118,9 +156,14 @@ export default function Affiliates({ loaderData }: Route.ComponentProps) {
             {payouts.map((p) => (
               <li key={p.id} className="rounded-lg border border-line bg-panel-2 p-3 text-sm">
                 <p>
-                  <span className="font-mono">{p.code}</span>: {formatUsd(p.cents)} to <span className="font-mono wrap-anywhere">{p.address}</span>, asked <LocalTime ms={p.requestedAt} />
+                  <span className="font-mono">{p.code}</span>: {formatUsd(p.cents)} to{" "}
+                  <span className="font-mono wrap-anywhere">{p.address}</span>, asked <LocalTime ms={p.requestedAt} />
                 </p>
-                {may.manage ? <div className="mt-2"><MarkPaidForm payout={p.id} /></div> : null}
+                {may.manage ? (
+                  <div className="mt-2">
+                    <MarkPaidForm payout={p.id} />
+                  </div>
+                ) : null}
               </li>
             ))}
           </ul>

@@ -31,12 +31,19 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db } = app(context);
   const params = new URL(request.url).searchParams;
   // What was typed, to show back in the form whatever its verdict.
-  const typed = Object.fromEntries(FILTER_NAMES.map((name) => [name, params.get(name) ?? ""])) as Pick<AuditFilters, (typeof FILTER_NAMES)[number]>;
+  const typed = Object.fromEntries(FILTER_NAMES.map((name) => [name, params.get(name) ?? ""])) as Pick<
+    AuditFilters,
+    (typeof FILTER_NAMES)[number]
+  >;
   const actions = auditActions(db);
   const filters = checkForm(auditFiltersSchema, { ...typed, cursor: params.get("cursor") ?? "" });
   const page = filters.ok ? await auditLogPage(db, filters.value) : filters;
   const answer = { filters: typed, actions: await actions, paged: filters.ok && filters.value.cursor !== "" };
-  if (!page.ok) return data({ ...answer, entries: [] as AuditEntry[], next: null, problem: page.problem as Problem | null }, { status: problemStatus(page.problem) });
+  if (!page.ok)
+    return data(
+      { ...answer, entries: [] as AuditEntry[], next: null, problem: page.problem as Problem | null },
+      { status: problemStatus(page.problem) },
+    );
   return { ...answer, ...page.value, problem: null };
 }
 
@@ -132,7 +139,9 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
   const { filters, actions, entries, next, problem, paged } = loaderData;
   const errorOf = (field: string) => (problem?.field === field ? problem.message : undefined);
   const filtered = FILTER_NAMES.some((name) => filters[name] !== "");
-  const nextHref = next ? `?${new URLSearchParams({ ...Object.fromEntries(FILTER_NAMES.filter((n) => filters[n]).map((n) => [n, filters[n]])), cursor: next })}` : null;
+  const nextHref = next
+    ? `?${new URLSearchParams({ ...Object.fromEntries(FILTER_NAMES.filter((n) => filters[n]).map((n) => [n, filters[n]])), cursor: next })}`
+    : null;
   const firstHref = `?${new URLSearchParams(Object.fromEntries(FILTER_NAMES.filter((n) => filters[n]).map((n) => [n, filters[n]])))}`;
   return (
     <div className="space-y-8">
@@ -142,7 +151,15 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
       <Card>
         <h2 className="font-bold">Filter</h2>
         <Form method="get" className="mt-4 grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-4" noValidate>
-          <Field label="Actor" name="actor" defaultValue={filters.actor} placeholder="Username, e-mail or system" hint="“system” for the shop's own jobs" autoComplete="off" error={errorOf("actor")} />
+          <Field
+            label="Actor"
+            name="actor"
+            defaultValue={filters.actor}
+            placeholder="Username, e-mail or system"
+            hint="“system” for the shop's own jobs"
+            autoComplete="off"
+            error={errorOf("actor")}
+          />
           <KindSelect actions={actions} value={filters.kind} error={errorOf("kind")} />
           <Field label="From (UTC day)" name="from" type="date" defaultValue={filters.from} error={errorOf("from")} />
           <Field label="To (UTC day)" name="to" type="date" defaultValue={filters.to} error={errorOf("to")} />
@@ -167,7 +184,13 @@ export default function AuditLog({ loaderData }: Route.ComponentProps) {
       <Card>
         <h2 className="font-bold">{paged ? "Older entries" : "Newest entries"}</h2>
         {entries.length === 0 ? (
-          <p className="mt-3 text-sm text-muted">{problem ? "Fix the filters above to see entries." : filtered ? "No entries match these filters." : "Nothing has been recorded yet."}</p>
+          <p className="mt-3 text-sm text-muted">
+            {problem
+              ? "Fix the filters above to see entries."
+              : filtered
+                ? "No entries match these filters."
+                : "Nothing has been recorded yet."}
+          </p>
         ) : (
           <ResponsiveTable label="Audit log entries" rows={entries} columns={COLUMNS} rowKey={(entry) => String(entry.id)} />
         )}

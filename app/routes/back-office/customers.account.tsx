@@ -38,12 +38,28 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   if (!customer) throw notFound("No such customer");
   const { role, id } = currentViewer(context);
   const allowed = (capability: Capability) => can(role, capability);
-  const may = { ban: allowed("customers.ban"), sessions: allowed("customers.sessions"), credit: allowed("balances.credit"), role: allowed("roles.assign") };
+  const may = {
+    ban: allowed("customers.ban"),
+    sessions: allowed("customers.sessions"),
+    credit: allowed("balances.credit"),
+    role: allowed("roles.assign"),
+  };
   // A fresh id for the credit form each time the page loads (also after each credit it makes).
-  return { ...customer, discord: await memberRoleSync(db, params.id), self: id === customer.profile.id, may, creditRequest: may.credit ? crypto.randomUUID() : null };
+  return {
+    ...customer,
+    discord: await memberRoleSync(db, params.id),
+    self: id === customer.profile.id,
+    may,
+    creditRequest: may.credit ? crypto.randomUUID() : null,
+  };
 }
 
-const titles: ProblemTitles = { invalid: customerInputTitle, forbidden: "Not allowed", "not-found": "Not found", conflict: "Nothing changed" };
+const titles: ProblemTitles = {
+  invalid: customerInputTitle,
+  forbidden: "Not allowed",
+  "not-found": "Not found",
+  conflict: "Nothing changed",
+};
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const submission = await readStaffAction(request, context, "customer", customerActionSchema);
@@ -66,11 +82,23 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       return reply(lifted, () => "They can sign in again.", "Ban lifted");
     }
     case "end-sessions":
-      return reply(await endCustomerSessions(sessionDeps(context), actor, params.id, input.session), ({ ended }) => `${ended} session(s) ended.`, "Signed out");
+      return reply(
+        await endCustomerSessions(sessionDeps(context), actor, params.id, input.session),
+        ({ ended }) => `${ended} session(s) ended.`,
+        "Signed out",
+      );
     case "credit":
-      return reply(await creditBalance(db, viewer, params.id, input, actor.ip), ({ balanceCents }) => `The balance is now ${formatUsd(balanceCents)}.`, "Balance credited");
+      return reply(
+        await creditBalance(db, viewer, params.id, input, actor.ip),
+        ({ balanceCents }) => `The balance is now ${formatUsd(balanceCents)}.`,
+        "Balance credited",
+      );
     case "role":
-      return reply(await assignRole(db, actor, params.id, input.role), ({ role }) => `Now ${role ? ROLE_LABEL[role] : "a member"}; it applies from their next request.`, "Role changed");
+      return reply(
+        await assignRole(db, actor, params.id, input.role),
+        ({ role }) => `Now ${role ? ROLE_LABEL[role] : "a member"}; it applies from their next request.`,
+        "Role changed",
+      );
   }
 }
 

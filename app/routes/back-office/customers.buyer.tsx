@@ -40,7 +40,9 @@ export default function CustomerBuyer({ loaderData }: Route.ComponentProps) {
           <h1 className="text-2xl font-black break-all">{email}</h1>
           <CustomerBadges role={null} bannedAt={null} hasAccount={false} />
         </div>
-        <p className="text-sm text-muted">A buyer without an account. Should they register with this address and verify it, their keys become their account's.</p>
+        <p className="text-sm text-muted">
+          A buyer without an account. Should they register with this address and verify it, their keys become their account's.
+        </p>
       </Card>
       <CustomerOrdersCard orders={orders} moreOrders={moreOrders} email={email} />
       <CustomerLicencesCard licences={licences} />

@@ -44,7 +44,10 @@ const FIELDS: Column<Customer>[] = [
   },
   { label: "E-mail", value: (c) => <span className="wrap-anywhere whitespace-normal">{c.email}</span> },
   { label: "Standing", value: (c) => <CustomerBadges role={c.role} bannedAt={c.bannedAt} hasAccount={c.id !== null} /> },
-  { label: "Joined", value: (c) => (c.joinedAt === null ? <span className="text-muted">—</span> : <LocalTime ms={c.joinedAt} className="text-muted" />) },
+  {
+    label: "Joined",
+    value: (c) => (c.joinedAt === null ? <span className="text-muted">—</span> : <LocalTime ms={c.joinedAt} className="text-muted" />),
+  },
 ];
 
 export default function Customers({ loaderData }: Route.ComponentProps) {
@@ -68,7 +71,9 @@ export default function Customers({ loaderData }: Route.ComponentProps) {
       <Card aria-busy={searching}>
         <h2 className="font-bold">{q ? `Results for "${q}"` : paged ? "Older accounts" : "Newest accounts"}</h2>
         {rows.length === 0 ? (
-          <p className="mt-3 text-sm text-muted">{error ? "Fix the search above." : q ? "No customer matches. Keys and hardware ids are matched exactly." : "No accounts yet."}</p>
+          <p className="mt-3 text-sm text-muted">
+            {error ? "Fix the search above." : q ? "No customer matches. Keys and hardware ids are matched exactly." : "No accounts yet."}
+          </p>
         ) : (
           <ResponsiveTable rows={rows} columns={FIELDS} rowKey={(c) => c.id ?? `email:${c.email}`} label="Customers" />
         )}

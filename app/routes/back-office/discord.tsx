@@ -38,11 +38,23 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   switch (form.intent) {
     case "discord-guild":
-      return answer(await saveGuild(db, viewer.id, form.guildId), { success: { title: "Server saved", description: "The health check now looks at this server." }, titles, intent: form.intent });
+      return answer(await saveGuild(db, viewer.id, form.guildId), {
+        success: { title: "Server saved", description: "The health check now looks at this server." },
+        titles,
+        intent: form.intent,
+      });
     case "discord-rule-add":
-      return answer(await addRoleRule({ db, setup: discordSetup(env, db) }, viewer.id, form), { success: { title: "Rule added", description: "Members get the role at the next sweep, within five minutes." }, titles, intent: form.intent });
+      return answer(await addRoleRule({ db, setup: discordSetup(env, db) }, viewer.id, form), {
+        success: { title: "Rule added", description: "Members get the role at the next sweep, within five minutes." },
+        titles,
+        intent: form.intent,
+      });
     case "discord-rule-remove":
-      return answer(await removeRoleRule(db, viewer.id, form.ruleId), { success: { title: "Rule removed", description: "The sync no longer hands out or takes back that role." }, titles, intent: form.intent });
+      return answer(await removeRoleRule(db, viewer.id, form.ruleId), {
+        success: { title: "Rule removed", description: "The sync no longer hands out or takes back that role." },
+        titles,
+        intent: form.intent,
+      });
   }
 }
 
@@ -54,7 +66,9 @@ export default function Discord({ loaderData }: Route.ComponentProps) {
         <h1 className="flex items-center gap-3 text-3xl font-black tracking-tight">
           DISCORD <MessageCircle className="size-6 text-accent" aria-hidden />
         </h1>
-        <p className="text-sm text-muted">Roles in the community server follow the licence: given when one starts, taken back when the last one that justified them ends.</p>
+        <p className="text-sm text-muted">
+          Roles in the community server follow the licence: given when one starts, taken back when the last one that justified them ends.
+        </p>
       </div>
       <HealthCard mode={mode} guildId={settings.guildId} health={health} counts={counts} savedProblems={settings.healthProblems} />
       <div className="grid grid-cols-1 gap-8 xl:grid-cols-2">

@@ -33,7 +33,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db } = app(context);
   const { name, label } = submission.value;
   const plans = LICENCE_PLANS.filter((plan) => (submission.value as Record<string, unknown>)[`plan-${plan}`] === "on");
-  return answer(await saveEntitlement(db, submission.viewer.id, { name, label, plans }), { intent: "save", success: { title: "Saved", description: `${label} applies to keys sold from now on` } });
+  return answer(await saveEntitlement(db, submission.viewer.id, { name, label, plans }), {
+    intent: "save",
+    success: { title: "Saved", description: `${label} applies to keys sold from now on` },
+  });
 }
 
 type Row = Route.ComponentProps["loaderData"]["entitlements"][number];
@@ -59,12 +62,22 @@ function EntitlementForm({ entitlement }: { entitlement?: Row }) {
         <legend className="sr-only">Plans that include {entitlement?.label ?? "it"}</legend>
         {LICENCE_PLANS.map((plan) => (
           <label key={plan} className="flex items-center gap-2">
-            <input type="checkbox" name={`plan-${plan}`} defaultChecked={entitlement?.plans.includes(plan)} className="size-4 accent-accent" />
+            <input
+              type="checkbox"
+              name={`plan-${plan}`}
+              defaultChecked={entitlement?.plans.includes(plan)}
+              className="size-4 accent-accent"
+            />
             {PLAN_NAME[plan]}
           </label>
         ))}
       </fieldset>
-      <Button type="submit" disabled={busy} aria-label={entitlement ? `Save ${entitlement.name}` : "Add entitlement"} className="sm:col-start-3 sm:row-start-1">
+      <Button
+        type="submit"
+        disabled={busy}
+        aria-label={entitlement ? `Save ${entitlement.name}` : "Add entitlement"}
+        className="sm:col-start-3 sm:row-start-1"
+      >
         {entitlement ? "Save" : "Add"}
       </Button>
     </fetcher.Form>
@@ -77,7 +90,10 @@ export default function Entitlements({ loaderData }: Route.ComponentProps) {
       <h1 className="flex items-center gap-2 text-3xl font-black">
         <BadgeCheck className="size-7 text-accent" aria-hidden /> Entitlements
       </h1>
-      <p className="text-sm text-muted">What each plan includes. A sale copies its plan&apos;s entitlements onto the key; changing a plan here changes only keys sold afterwards.</p>
+      <p className="text-sm text-muted">
+        What each plan includes. A sale copies its plan&apos;s entitlements onto the key; changing a plan here changes only keys sold
+        afterwards.
+      </p>
       <Card className="space-y-5">
         {loaderData.entitlements.map((entitlement) => (
           <div key={entitlement.name} className="border-b border-line pb-5 last:border-0 last:pb-0">

@@ -31,14 +31,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { value: input, viewer } = submission;
   const saved = await saveLegalPage(app(context).db, viewer, input.page, input.markdown, clientAddress(request));
   await purgePages(new URL(request.url).origin, [LEGAL_PAGES[input.page].path]);
-  return answer(saved, { intent: input.intent, success: { title: "Page saved", description: `${LEGAL_PAGES[input.page].title} is live.` } });
+  return answer(saved, {
+    intent: input.intent,
+    success: { title: "Page saved", description: `${LEGAL_PAGES[input.page].title} is live.` },
+  });
 }
 
 export default function LegalPages({ loaderData }: Route.ComponentProps) {
   return (
     <div className="space-y-8">
       <h1 className="text-3xl font-black">Legal Pages</h1>
-      <p className="max-w-2xl text-sm text-muted">The footer, the sign-up form and the checkout dialog link to these pages. Each starts as a template for a shop selling licence keys: read it, adapt it to your shop and your country's law, and save it.</p>
+      <p className="max-w-2xl text-sm text-muted">
+        The footer, the sign-up form and the checkout dialog link to these pages. Each starts as a template for a shop selling licence keys:
+        read it, adapt it to your shop and your country's law, and save it.
+      </p>
       {loaderData.pages.map((page) => (
         <LegalPageForm key={page.slug} {...page} />
       ))}

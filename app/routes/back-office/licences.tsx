@@ -56,7 +56,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const search = checkForm(licenceLookupSchema, { key: asked });
   if (!search.ok) return { key: asked, may, time, entitlements, licence: null, error: search.problem.message };
   const { key } = search.value;
-  return { key, may, time, entitlements, licence: key ? await licenceForAdmin(db, key, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)) : null, error: undefined };
+  return {
+    key,
+    may,
+    time,
+    entitlements,
+    licence: key ? await licenceForAdmin(db, key, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)) : null,
+    error: undefined,
+  };
 }
 
 /** What each change means for the program, as the toast says it. */
@@ -76,7 +83,13 @@ function changeToast(change: LicenceChange): Toast {
       return { title: "Key paused", description: "Key paused: it answers SUSPENDED and its time stands still until it is resumed" };
     case "resume": {
       const moved = change.expiryMovedByMs;
-      return { title: "Key resumed", description: moved === null ? "Key resumed: its clock starts at its first use" : `Key resumed: its expiry moved out by ${formatDuration(moved)}` };
+      return {
+        title: "Key resumed",
+        description:
+          moved === null
+            ? "Key resumed: its clock starts at its first use"
+            : `Key resumed: its expiry moved out by ${formatDuration(moved)}`,
+      };
     }
     case "grant-entitlement":
       return { title: "Entitlement granted", description: "Granted to this key: its next check carries it" };
@@ -99,7 +112,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { db, env } = app(context);
   if (form.intent === "compensate") {
     return answer(await compensateLicences({ db, queue: env.JOB_QUEUE }, viewer, form, clientAddress(request)), {
-      success: ({ licences }) => ({ title: "Time added", description: `${form.days} day(s) added to ${licences} licence(s) of ${form.product}; their owners are being e-mailed` }),
+      success: ({ licences }) => ({
+        title: "Time added",
+        description: `${form.days} day(s) added to ${licences} licence(s) of ${form.product}; their owners are being e-mailed`,
+      }),
       titles: { ...titles, conflict: "Nothing added" },
       intent: form.intent,
     });

@@ -15,11 +15,14 @@ import type { Route } from "./+types/manage-codes.stock";
 const DELETE_FAILED = "Failed to delete code";
 
 /** The delete form's only field is the code's id; a threshold's problems read "Invalid threshold"; the add form's "Error". */
-const inputTitle = (problem: Problem) => (problem.field === "id" ? DELETE_FAILED : problem.field === "threshold" ? "Invalid threshold" : "Error");
+const inputTitle = (problem: Problem) =>
+  problem.field === "id" ? DELETE_FAILED : problem.field === "threshold" ? "Invalid threshold" : "Error";
 
 function stockedToast({ variantTitle, added, duplicatesInInput, alreadyStored, backordersFilled }: Restocked): Toast {
   const skipped =
-    duplicatesInInput + alreadyStored > 0 ? `\nSkipped: ${duplicatesInInput} duplicate(s) in input, ${alreadyStored} already in database` : "";
+    duplicatesInInput + alreadyStored > 0
+      ? `\nSkipped: ${duplicatesInInput} duplicate(s) in input, ${alreadyStored} already in database`
+      : "";
   const filled = backordersFilled > 0 ? `\n${backordersFilled} waiting order unit(s) filled and e-mailed` : "";
   return { title: "Success", description: `Added ${added} new codes for ${variantTitle}${skipped}${filled}` };
 }
@@ -47,7 +50,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "threshold":
     case "clear-threshold": {
       const threshold = form.intent === "threshold" ? form.threshold : null;
-      const result = await setStockThreshold(mailingDeps(context), app(context).catalogue, viewer, { variantId: form.variantId, threshold }, clientAddress(request));
+      const result = await setStockThreshold(
+        mailingDeps(context),
+        app(context).catalogue,
+        viewer,
+        { variantId: form.variantId, threshold },
+        clientAddress(request),
+      );
       return answer(result, { intent: form.intent, titles: { invalid: inputTitle }, success: thresholdToast });
     }
   }

@@ -30,7 +30,9 @@ import type { Route } from "./+types/order";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("orders.view")];
 
-export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderData ? `Order ${loaderData.order.number}` : "Order"} | ${BRAND}` }];
+export const meta: Route.MetaFunction = ({ loaderData }) => [
+  { title: `${loaderData ? `Order ${loaderData.order.number}` : "Order"} | ${BRAND}` },
+];
 
 const sourceOf = (value: string): OrderSource => {
   if (!(ORDER_SOURCES as readonly string[]).includes(value)) throw notFound();
@@ -44,7 +46,11 @@ export async function loader({ params, context }: Route.LoaderArgs) {
   return { ...detail.value, canResend: can(role, "orders.resend"), canManage: can(role, "orders.manage") };
 }
 
-const titles: ProblemTitles = { invalid: (p) => (p.field === "reason" ? "Reason required" : "Error"), "not-found": "Key not found", conflict: "Nothing changed" };
+const titles: ProblemTitles = {
+  invalid: (p) => (p.field === "reason" ? "Reason required" : "Error"),
+  "not-found": "Key not found",
+  conflict: "Nothing changed",
+};
 
 export async function action({ request, params, context }: Route.ActionArgs) {
   const submission = await readStaffAction(request, context, "order", orderActionSchema);
@@ -57,9 +63,17 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const intent = form.intent;
   switch (form.intent) {
     case "reveal":
-      return answer(await revealKey(deps.db, actor, order, form.key), { intent, titles, success: { title: "Key revealed", description: "The reveal was recorded in the audit log" } });
+      return answer(await revealKey(deps.db, actor, order, form.key), {
+        intent,
+        titles,
+        success: { title: "Key revealed", description: "The reveal was recorded in the audit log" },
+      });
     case "resend":
-      return answer(await resendKeys(deps, actor, order), { intent, titles, success: ({ count }) => ({ title: "E-mail sent", description: `${count} key(s) sent again to ${order.email}` }) });
+      return answer(await resendKeys(deps, actor, order), {
+        intent,
+        titles,
+        success: ({ count }) => ({ title: "E-mail sent", description: `${count} key(s) sent again to ${order.email}` }),
+      });
     case "correct-email":
       return answer(await correctBuyerEmail(deps, actor, order, form.email), {
         intent,
@@ -67,10 +81,20 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         success: ({ count }) =>
           count > 0
             ? { title: "Address corrected", description: `${count} key(s) sent to ${form.email}` }
-            : { title: "Address corrected", description: `The order now names ${form.email}; no key could be sent just now (see the timeline)` },
+            : {
+                title: "Address corrected",
+                description: `The order now names ${form.email}; no key could be sent just now (see the timeline)`,
+              },
       });
     case "revoke":
-      return answer(await revokeKey(deps, actor, order, form.key, form.reason), { intent, titles, success: ({ variantTitle }) => ({ title: "Key revoked", description: `The ${variantTitle} key stopped working; the buyer was told why` }) });
+      return answer(await revokeKey(deps, actor, order, form.key, form.reason), {
+        intent,
+        titles,
+        success: ({ variantTitle }) => ({
+          title: "Key revoked",
+          description: `The ${variantTitle} key stopped working; the buyer was told why`,
+        }),
+      });
     case "replace":
       return answer(await replaceKey(deps, actor, order, form.key, form.reason), {
         intent,
@@ -78,7 +102,11 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         success: ({ variantTitle }) => ({ title: "Key replaced", description: `A new ${variantTitle} key was e-mailed to ${order.email}` }),
       });
     case "cancel":
-      return answer(await cancelOrderFromPage(deps.db, actor, order, form), { intent, titles, success: { title: "Order cancelled", description: `Order ${order.number} was cancelled` } });
+      return answer(await cancelOrderFromPage(deps.db, actor, order, form), {
+        intent,
+        titles,
+        success: { title: "Order cancelled", description: `Order ${order.number} was cancelled` },
+      });
   }
 }
 
@@ -137,7 +165,11 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
       </Section>
       <Card>
         <h2 className="font-bold">Keys ({keys.length})</h2>
-        {keys.length === 0 ? <p className="mt-2 text-sm text-muted">No keys handed out for this order.</p> : <ResponsiveTable rows={keys} columns={keyColumns(canManage)} rowKey={(k) => k.ref} label="Keys" />}
+        {keys.length === 0 ? (
+          <p className="mt-2 text-sm text-muted">No keys handed out for this order.</p>
+        ) : (
+          <ResponsiveTable rows={keys} columns={keyColumns(canManage)} rowKey={(k) => k.ref} label="Keys" />
+        )}
         {canResend || (canManage && cancellable) ? (
           <div className="mt-4 flex flex-wrap gap-4 border-t border-line pt-4">
             {canResend ? <ResendButton /> : null}

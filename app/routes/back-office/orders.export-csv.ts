@@ -17,6 +17,10 @@ export const middleware: Route.MiddlewareFunction[] = [requireCapability("export
 export async function loader({ request, context }: Route.LoaderArgs) {
   const input = checkForm(orderListSchema, Object.fromEntries(new URL(request.url).searchParams));
   if (!input.ok) throw data(input.problem.message, { status: 400 });
-  const stream = await exportOrders(app(context).db, { viewer: currentViewer(context), ip: clientAddress(request) }, orderFilters(input.value));
+  const stream = await exportOrders(
+    app(context).db,
+    { viewer: currentViewer(context), ip: clientAddress(request) },
+    orderFilters(input.value),
+  );
   return csvResponse(stream, exportFilename("orders"));
 }

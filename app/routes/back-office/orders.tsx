@@ -52,7 +52,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (!input.ok) return data({ ...base, ...none, error: input.problem.message }, { status: 400 });
   const page = await listOrders(db, orderFilters(input.value), input.value.cursor);
   if (!page.ok) return data({ ...base, ...none, error: page.problem.message }, { status: 400 });
-  const next = page.value.next && new URLSearchParams({ ...Object.fromEntries(url.searchParams), cursor: encodeCursor(page.value.next) }).toString();
+  const next =
+    page.value.next && new URLSearchParams({ ...Object.fromEntries(url.searchParams), cursor: encodeCursor(page.value.next) }).toString();
   const undelivered = await undeliveredOrders(db, page.value.rows);
   return { ...base, rows: page.value.rows, undelivered, next, paged: input.value.cursor !== "", error: null };
 }
@@ -63,7 +64,12 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = await readStaffAction(request, context, "manual-order", manualOrderSchema);
   if (!submission.ok) return answerInvalid(submission, { titles: { invalid: manualTitle } });
   const { viewer } = submission;
-  const result = await createManualOrder(mailingDeps(context), app(context).catalogue, { viewer, ip: clientAddress(request) }, submission.value);
+  const result = await createManualOrder(
+    mailingDeps(context),
+    app(context).catalogue,
+    { viewer, ip: clientAddress(request) },
+    submission.value,
+  );
   if (!result.ok) return answerProblem(result.problem, { titles: { conflict: "Out of stock", invalid: manualTitle } });
   return redirectWithToast(orderPath({ source: "admin", reference: result.value.reference }), {
     title: "Key handed out",
@@ -101,7 +107,11 @@ function Filters({ query, error }: { query: string; error: string | null }) {
   const params = new URLSearchParams(query);
   const value = (name: string) => params.get(name) ?? "";
   return (
-    <Form method="get" className="grid gap-3 sm:grid-cols-2 lg:grid-cols-6 lg:items-end" aria-describedby={error ? "orders-error" : undefined}>
+    <Form
+      method="get"
+      className="grid gap-3 sm:grid-cols-2 lg:grid-cols-6 lg:items-end"
+      aria-describedby={error ? "orders-error" : undefined}
+    >
       <Field
         label="Search"
         name="q"
@@ -111,7 +121,12 @@ function Filters({ query, error }: { query: string; error: string | null }) {
         placeholder="E-mail, key, txid or #1001"
         hint="An e-mail, a key, a 64-digit transaction id, or #1001, CRYPTO-…, R-12, M-3"
       />
-      <SelectField label="Source" name="source" defaultValue={value("source")} options={[{ value: "", label: "All sources" }, ...ORDER_SOURCES.map((s) => ({ value: s, label: SOURCE_LABEL[s] }))]} />
+      <SelectField
+        label="Source"
+        name="source"
+        defaultValue={value("source")}
+        options={[{ value: "", label: "All sources" }, ...ORDER_SOURCES.map((s) => ({ value: s, label: SOURCE_LABEL[s] }))]}
+      />
       <SelectField
         label="State"
         name="state"
@@ -147,7 +162,14 @@ function ManualOrderForm({ variants }: { variants: { id: string; title: string }
       <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="grid gap-3 lg:grid-cols-4 lg:items-end">
         <input type="hidden" name="intent" value="manual" />
         <Field label="Buyer's e-mail" name="email" type="email" required maxLength={254} autoComplete="off" error={errors.email} />
-        <SelectField label="Variant" name="variantId" required placeholder="Choose a variant..." options={variants.map((v) => ({ value: v.id, label: v.title }))} error={errors.variantId} />
+        <SelectField
+          label="Variant"
+          name="variantId"
+          required
+          placeholder="Choose a variant..."
+          options={variants.map((v) => ({ value: v.id, label: v.title }))}
+          error={errors.variantId}
+        />
         <Field label="Reason" name="reason" required maxLength={200} autoComplete="off" error={errors.reason} />
         <Button type="submit" disabled={busy}>
           {busy ? "Handing out..." : "Hand out key"}

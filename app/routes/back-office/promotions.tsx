@@ -13,7 +13,13 @@ import { BRAND } from "~/lib/brand";
 import { fail } from "~/lib/result";
 import { promotionsSchema } from "~/lib/schemas/reviews";
 import { LIMITS } from "~/server/catalogue/queries.server";
-import { endProductSale, productSaleList, recentPurchasersThreshold, setProductSale, setRecentPurchasersThreshold } from "~/server/catalogue/promotions.server";
+import {
+  endProductSale,
+  productSaleList,
+  recentPurchasersThreshold,
+  setProductSale,
+  setRecentPurchasersThreshold,
+} from "~/server/catalogue/promotions.server";
 import { SaleForm, ThresholdForm } from "./+shared/promotions/promotion-forms";
 import type { Route } from "./+types/promotions";
 
@@ -21,7 +27,8 @@ export const middleware: Route.MiddlewareFunction[] = [requireCapability("promot
 
 export const meta: Route.MetaFunction = () => [{ title: `Promotions | ${BRAND}` }];
 
-const productsOf = (context: Route.LoaderArgs["context"]) => app(context).catalogue.listProducts({ first: LIMITS.listProducts, variantsFirst: 1, imagesFirst: 1 });
+const productsOf = (context: Route.LoaderArgs["context"]) =>
+  app(context).catalogue.listProducts({ first: LIMITS.listProducts, variantsFirst: 1, imagesFirst: 1 });
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { db } = app(context);
@@ -44,14 +51,32 @@ export async function action({ request, context }: Route.ActionArgs) {
   const products = await productsOf(context);
   if (input.intent === "threshold") {
     const saved = await setRecentPurchasersThreshold(db, viewer, input.threshold, ip);
-    await purgePages(origin, products.flatMap((p) => pageAndData(`/product/${p.handle}`)));
-    return answer(saved, { titles, intent: input.intent, success: ({ threshold }) => ({ title: "Threshold saved", description: `Product pages say how often they were bought from ${threshold} orders a day.` }) });
+    await purgePages(
+      origin,
+      products.flatMap((p) => pageAndData(`/product/${p.handle}`)),
+    );
+    return answer(saved, {
+      titles,
+      intent: input.intent,
+      success: ({ threshold }) => ({
+        title: "Threshold saved",
+        description: `Product pages say how often they were bought from ${threshold} orders a day.`,
+      }),
+    });
   }
   const product = products.find((p) => p.handle === input.product);
-  if (!product) return answer(fail("not-found", "No such product", { field: "product" }), { titles, intent: input.intent, success: { title: "" } });
-  const result = input.intent === "sale" ? await setProductSale(db, viewer, product.id, { label: input.label, endsAt: input.endsAt }, ip) : await endProductSale(db, viewer, product.id, ip);
+  if (!product)
+    return answer(fail("not-found", "No such product", { field: "product" }), { titles, intent: input.intent, success: { title: "" } });
+  const result =
+    input.intent === "sale"
+      ? await setProductSale(db, viewer, product.id, { label: input.label, endsAt: input.endsAt }, ip)
+      : await endProductSale(db, viewer, product.id, ip);
   if (result.ok) await purgePages(origin, pageAndData(`/product/${product.handle}`));
-  return answer<unknown>(result, { titles, intent: input.intent, success: { title: input.intent === "sale" ? "Sale saved" : "Sale ended", description: product.title } });
+  return answer<unknown>(result, {
+    titles,
+    intent: input.intent,
+    success: { title: input.intent === "sale" ? "Sale saved" : "Sale ended", description: product.title },
+  });
 }
 
 export default function Promotions({ loaderData }: Route.ComponentProps) {
@@ -61,7 +86,8 @@ export default function Promotions({ loaderData }: Route.ComponentProps) {
       <div>
         <h1 className="text-3xl font-black">Promotions</h1>
         <p className="mt-2 max-w-2xl text-sm text-muted">
-          What the product pages claim comes from real data: the paid orders of the last 24 hours, and sales with a real end. The checkout charges the catalogue&apos;s prices, so a sale&apos;s label must describe prices the catalogue already has.
+          What the product pages claim comes from real data: the paid orders of the last 24 hours, and sales with a real end. The checkout
+          charges the catalogue&apos;s prices, so a sale&apos;s label must describe prices the catalogue already has.
         </p>
       </div>
       <ThresholdForm threshold={threshold} />

@@ -32,7 +32,17 @@ export async function loader({ context }: Route.LoaderArgs) {
   const [releases, entitlements, products] = await Promise.all([allReleases(db), listEntitlements(db), plansByProduct(catalogue)]);
   return {
     releases: releases.map(({ id, product, version, channel, entitlement, fileName, size, sha256, state, createdAt, publishedAt }) => ({
-      id, product, version, channel, entitlement, fileName, size, sha256, state, createdAt, publishedAt,
+      id,
+      product,
+      version,
+      channel,
+      entitlement,
+      fileName,
+      size,
+      sha256,
+      state,
+      createdAt,
+      publishedAt,
     })),
     entitlements: entitlements.map(({ name, label }) => ({ name, label })),
     // What a release can be a build of: the catalogue's products, by the title licences name.
@@ -47,17 +57,29 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { intent, releaseId } = submission.value;
   const titles = { conflict: "Not changed" };
   if (intent === "discard") {
-    return answer(await discardRelease(db, env.DOWNLOADS, submission.viewer, releaseId), { intent, titles, success: ({ version }) => ({ title: "Discarded", description: `${version} is gone` }) });
+    return answer(await discardRelease(db, env.DOWNLOADS, submission.viewer, releaseId), {
+      intent,
+      titles,
+      success: ({ version }) => ({ title: "Discarded", description: `${version} is gone` }),
+    });
   }
   return answer(await changeRelease(db, submission.viewer, releaseId, intent), {
     intent,
     titles,
-    success: ({ product, version, channel }) => ({ title: intent === "publish" ? "Published" : "Yanked", description: `${product} ${version} on ${channel}` }),
+    success: ({ product, version, channel }) => ({
+      title: intent === "publish" ? "Published" : "Yanked",
+      description: `${product} ${version} on ${channel}`,
+    }),
   });
 }
 
 const STATE_TONE: Record<string, BadgeTone> = { uploading: "yellow", ready: "orange", published: "green", yanked: "gray" };
-const CHANGES: Record<string, ("publish" | "yank" | "discard")[]> = { uploading: ["discard"], ready: ["publish", "discard"], published: ["yank"], yanked: ["publish"] };
+const CHANGES: Record<string, ("publish" | "yank" | "discard")[]> = {
+  uploading: ["discard"],
+  ready: ["publish", "discard"],
+  published: ["yank"],
+  yanked: ["publish"],
+};
 const CHANGE_LABEL = { publish: "Publish", yank: "Yank", discard: "Discard" };
 
 type Row = Route.ComponentProps["loaderData"]["releases"][number];
@@ -82,7 +104,15 @@ function ReleaseRow({ release }: { release: Row }) {
       <fetcher.Form method="post" className="mt-2 flex flex-wrap gap-2">
         <input type="hidden" name="releaseId" value={release.id} />
         {CHANGES[release.state]?.map((change) => (
-          <Button key={change} type="submit" name="intent" value={change} variant={change === "publish" ? "primary" : "outline"} disabled={fetcher.state !== "idle"} aria-label={`${CHANGE_LABEL[change]} ${release.product} ${release.channel} ${release.version}`}>
+          <Button
+            key={change}
+            type="submit"
+            name="intent"
+            value={change}
+            variant={change === "publish" ? "primary" : "outline"}
+            disabled={fetcher.state !== "idle"}
+            aria-label={`${CHANGE_LABEL[change]} ${release.product} ${release.channel} ${release.version}`}
+          >
             {CHANGE_LABEL[change]}
           </Button>
         ))}
@@ -99,8 +129,8 @@ export default function Releases({ loaderData }: Route.ComponentProps) {
         <Package className="size-7 text-accent" aria-hidden /> Releases
       </h1>
       <p className="text-sm text-muted">
-        The newest published version of a product on each channel is what its members and the program get as latest. Yanked releases are hidden and kept. This is where every download
-        is uploaded.
+        The newest published version of a product on each channel is what its members and the program get as latest. Yanked releases are
+        hidden and kept. This is where every download is uploaded.
       </p>
       <ReleaseUploadCard products={products} entitlements={entitlements} />
       <Card>

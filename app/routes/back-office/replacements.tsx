@@ -40,7 +40,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   return answer(await decideReplacement(mailingDeps(context), actor, submission.value), {
     intent: submission.value.intent,
     titles: { conflict: NOT_DECIDED, "not-found": NOT_DECIDED },
-    success: ({ state }) => (state === "approved" ? { title: "Approved", description: "The new key was e-mailed to the member." } : { title: "Declined", description: "The member was e-mailed the reason." }),
+    success: ({ state }) =>
+      state === "approved"
+        ? { title: "Approved", description: "The new key was e-mailed to the member." }
+        : { title: "Declined", description: "The member was e-mailed the reason." },
   });
 }
 
@@ -111,7 +114,9 @@ export default function Replacements({ loaderData }: Route.ComponentProps) {
   return (
     <div className="space-y-6">
       <h1 className="text-3xl font-black">Replacements</h1>
-      <p className="text-sm text-muted">Keys banned in game within 48 hours of activation, once per key. Approving revokes the key and e-mails a new one of the same plan.</p>
+      <p className="text-sm text-muted">
+        Keys banned in game within 48 hours of activation, once per key. Approving revokes the key and e-mails a new one of the same plan.
+      </p>
       {requests.length === 0 ? (
         <EmptyState className="text-center" title="No requests">
           Members ask from their subscription card.

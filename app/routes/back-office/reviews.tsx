@@ -40,7 +40,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { value: input, viewer } = submission;
   const result = await moderateReview(app(context).db, viewer, input, clientAddress(request));
   if (result.ok) await purgePages(new URL(request.url).origin, pageAndData(`/product/${result.value.productHandle}`));
-  return answer(result, { titles, intent: input.intent, success: { title: input.intent === "hide" ? "Review hidden" : "Review shown again" } });
+  return answer(result, {
+    titles,
+    intent: input.intent,
+    success: { title: input.intent === "hide" ? "Review hidden" : "Review shown again" },
+  });
 }
 
 const FILTER_LABEL: Record<ReviewFilter, string> = { all: "All", shown: "Shown", hidden: "Hidden" };
@@ -83,11 +87,20 @@ export default function Reviews({ loaderData }: Route.ComponentProps) {
     <div className="space-y-8">
       <div>
         <h1 className="text-3xl font-black">Reviews</h1>
-        <p className="mt-2 max-w-2xl text-sm text-muted">Reviews come only from members whose key for the product was activated at least a day before. A hidden review leaves the product page and its average, and stays hidden if its author edits it or deletes it and posts again, until it is shown again; its author sees it marked hidden, with the reason.</p>
+        <p className="mt-2 max-w-2xl text-sm text-muted">
+          Reviews come only from members whose key for the product was activated at least a day before. A hidden review leaves the product
+          page and its average, and stays hidden if its author edits it or deletes it and posts again, until it is shown again; its author
+          sees it marked hidden, with the reason.
+        </p>
       </div>
       <nav aria-label="Filter reviews" className="flex flex-wrap gap-2">
         {REVIEW_FILTERS.map((f) => (
-          <Link key={f} to={`?show=${f}`} aria-current={f === filter ? "page" : undefined} className={`rounded-full border px-3 py-1 text-sm ${f === filter ? "border-accent bg-accent/10 text-accent" : "border-line text-muted hover:text-white"}`}>
+          <Link
+            key={f}
+            to={`?show=${f}`}
+            aria-current={f === filter ? "page" : undefined}
+            className={`rounded-full border px-3 py-1 text-sm ${f === filter ? "border-accent bg-accent/10 text-accent" : "border-line text-muted hover:text-white"}`}
+          >
             {FILTER_LABEL[f]}
           </Link>
         ))}

@@ -76,7 +76,8 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
             />
           )}
           <p className="text-xs text-muted">
-            Counted: card orders paid and neither refunded nor cancelled, crypto key orders complete, reseller purchases from their balance (balance top-ups count when spent).
+            Counted: card orders paid and neither refunded nor cancelled, crypto key orders complete, reseller purchases from their balance
+            (balance top-ups count when spent).
           </p>
           {otherCurrencies.length > 0 ? (
             <p className="text-sm">
@@ -112,7 +113,11 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
                 title={`Top resellers by purchases, last ${SALES_DAYS} days`}
                 description="The resellers who spent the most on keys from their balance, in US dollars."
                 series={[{ key: "spent", label: "Spent", color: "#4ade80" }]}
-                rows={resellers.map((r) => ({ key: r.userId, label: `${r.username ?? r.userId} (${formatCount(r.purchases)} ${plural(r.purchases, "purchase", "purchases")})`, values: [r.cents] }))}
+                rows={resellers.map((r) => ({
+                  key: r.userId,
+                  label: `${r.username ?? r.userId} (${formatCount(r.purchases)} ${plural(r.purchases, "purchase", "purchases")})`,
+                  values: [r.cents],
+                }))}
                 format={formatUsd}
                 labelHeader="Reseller"
               />
@@ -128,7 +133,13 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
             title="Available codes per variant"
             description="Codes in stock per variant; a line marks its low-stock alert level, and bars at or below it (or with orders waiting) are red."
             series={[{ key: "available", label: "Available", color: "#38bdf8" }]}
-            rows={stock.map((s) => ({ key: s.variantId, label: s.waiting > 0 ? `${s.title} (${formatCount(s.waiting)} waiting)` : s.title, values: [s.available], marker: s.threshold, warn: s.low }))}
+            rows={stock.map((s) => ({
+              key: s.variantId,
+              label: s.waiting > 0 ? `${s.title} (${formatCount(s.waiting)} waiting)` : s.title,
+              values: [s.available],
+              marker: s.threshold,
+              warn: s.low,
+            }))}
             format={formatCount}
             markerLabel="Alert at"
             labelHeader="Variant"

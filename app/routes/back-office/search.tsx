@@ -62,7 +62,11 @@ export default function QuickJumpResults({ loaderData }: Route.ComponentProps) {
       {q && !error ? (
         <div aria-busy={searching} className="space-y-6">
           <h2 className="font-bold">{`Results for "${q}"`}</h2>
-          {found.length === 0 ? <p className="text-sm text-muted">Nothing found. Order numbers, e-mails, usernames and keys are matched whole; a username or e-mail also by how it starts.</p> : null}
+          {found.length === 0 ? (
+            <p className="text-sm text-muted">
+              Nothing found. Order numbers, e-mails, usernames and keys are matched whole; a username or e-mail also by how it starts.
+            </p>
+          ) : null}
           {found.map((section) => (
             <Card key={section.kind} padding="p-4 sm:p-6">
               <h3 id={`results-${section.kind}`} className="text-sm font-semibold tracking-wider text-muted uppercase">

@@ -43,7 +43,9 @@ export default function DevChain({ loaderData }: Route.ComponentProps) {
   return (
     <div className="mx-auto max-w-4xl space-y-6 px-4 py-10">
       <h1 className="text-3xl font-black tracking-tight">Simulated chain</h1>
-      <p className="text-sm text-muted">Development only. Payments made here go to the orders' own addresses; the tracker picks them up within seconds.</p>
+      <p className="text-sm text-muted">
+        Development only. Payments made here go to the orders' own addresses; the tracker picks them up within seconds.
+      </p>
       <Card className="flex flex-wrap items-center gap-3">
         {CRYPTO_COINS.map((coin) => (
           <Form key={coin} method="post" className="flex items-center gap-2">

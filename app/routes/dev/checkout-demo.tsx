@@ -40,7 +40,9 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
   return {
     lines: checkout.lines,
     // The discount code the cart carried, taken off as Shopify takes a percentage discount off.
-    discount: checkout.discount ? { code: checkout.discount.code, percent: checkout.discount.percent, amount: money(checkout.discount.cents) } : null,
+    discount: checkout.discount
+      ? { code: checkout.discount.code, percent: checkout.discount.percent, amount: money(checkout.discount.cents) }
+      : null,
     total: money(checkout.totalCents),
     email: checkout.email ?? "",
     orderNumber: checkout.orderNumber,
@@ -82,7 +84,12 @@ function OrderKeys({ keys }: { keys: BuyerOrderKeys }) {
                 {key.revoked ? (
                   <span className="font-sans text-xs text-red-400">Revoked</span>
                 ) : (
-                  <button type="button" className="rounded p-1 text-muted hover:text-white" aria-label={`Copy ${key.code}`} onClick={() => copyText(key.code, toast, { title: "Code copied to clipboard!" })}>
+                  <button
+                    type="button"
+                    className="rounded p-1 text-muted hover:text-white"
+                    aria-label={`Copy ${key.code}`}
+                    onClick={() => copyText(key.code, toast, { title: "Code copied to clipboard!" })}
+                  >
                     <Copy className="size-4" aria-hidden />
                   </button>
                 )}
@@ -91,7 +98,8 @@ function OrderKeys({ keys }: { keys: BuyerOrderKeys }) {
           ))}
           {keys.waiting > 0 ? (
             <li className="text-sm text-muted">
-              {keys.waiting} of {expected} {expected === 1 ? "key waits" : "keys wait"} for stock: {keys.waiting === 1 ? "it follows" : "they follow"} by e-mail as soon as it arrives.
+              {keys.waiting} of {expected} {expected === 1 ? "key waits" : "keys wait"} for stock:{" "}
+              {keys.waiting === 1 ? "it follows" : "they follow"} by e-mail as soon as it arrives.
             </li>
           ) : null}
         </ul>

@@ -14,7 +14,13 @@ import type { Route } from "./+types/clock";
 export const meta: Route.MetaFunction = () => [{ title: "Test clock" }, { name: "robots", content: "noindex" }];
 
 const clockSchema = v.object({
-  days: v.pipe(v.optional(v.string(), ""), v.trim(), v.regex(/^\d{1,4}$/, "Enter a number of days"), v.transform(Number), v.maxValue(MAX_TEST_CLOCK_DAYS, `At most ${MAX_TEST_CLOCK_DAYS} days`)),
+  days: v.pipe(
+    v.optional(v.string(), ""),
+    v.trim(),
+    v.regex(/^\d{1,4}$/, "Enter a number of days"),
+    v.transform(Number),
+    v.maxValue(MAX_TEST_CLOCK_DAYS, `At most ${MAX_TEST_CLOCK_DAYS} days`),
+  ),
 });
 
 export function loader({ request }: Route.LoaderArgs) {
@@ -33,11 +39,21 @@ export default function TestClock({ loaderData, actionData }: Route.ComponentPro
   return (
     <div className="mx-auto max-w-xl space-y-4 px-4 py-10">
       <h1 className="text-2xl font-bold">Test clock</h1>
-      <p className="text-sm text-muted">This page exists only in development. It moves this browser's clock ahead for the affiliate dashboard, so a held commission can be seen released.</p>
+      <p className="text-sm text-muted">
+        This page exists only in development. It moves this browser's clock ahead for the affiliate dashboard, so a held commission can be
+        seen released.
+      </p>
       <Card>
         <p role="status">This browser is {loaderData.days} day(s) ahead.</p>
         <Form method="post" className="mt-4 flex flex-col gap-3 sm:flex-row sm:items-end">
-          <Field label="Days ahead" name="days" inputMode="numeric" defaultValue={String(loaderData.days)} className="sm:flex-1" error={actionData?.ok === false ? actionData.problem.message : undefined} />
+          <Field
+            label="Days ahead"
+            name="days"
+            inputMode="numeric"
+            defaultValue={String(loaderData.days)}
+            className="sm:flex-1"
+            error={actionData?.ok === false ? actionData.problem.message : undefined}
+          />
           <Button type="submit">Set the clock</Button>
         </Form>
       </Card>

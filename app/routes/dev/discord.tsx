@@ -10,7 +10,16 @@ import { answerInvalid } from "~/http/answer.server";
 import { app } from "~/http/context.server";
 import { notFound } from "~/http/refusals.server";
 import { readSubmission } from "~/http/submission.server";
-import { devDiscordSchema, joinGuild, leaveGuild, rateLimitNext, removeRoleByHand, setBotRoleLow, SIMULATED_DISCORD_ENABLED, simulatedGuild } from "~/server/discord/dev-discord.server";
+import {
+  devDiscordSchema,
+  joinGuild,
+  leaveGuild,
+  rateLimitNext,
+  removeRoleByHand,
+  setBotRoleLow,
+  SIMULATED_DISCORD_ENABLED,
+  simulatedGuild,
+} from "~/server/discord/dev-discord.server";
 import { checkGuildHealth, queueReconcile } from "~/server/discord/reconcile.server";
 import { discordSetup } from "~/server/discord/role-setup.server";
 import type { Route } from "./+types/discord";
@@ -48,7 +57,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-function Intent({ intent, label, fields = {}, variant = "outline" }: { intent: string; label: string; fields?: Record<string, string>; variant?: "outline" | "ghost" | "primary" }) {
+function Intent({
+  intent,
+  label,
+  fields = {},
+  variant = "outline",
+}: {
+  intent: string;
+  label: string;
+  fields?: Record<string, string>;
+  variant?: "outline" | "ghost" | "primary";
+}) {
   const busy = useNavigation().state !== "idle";
   return (
     <Form method="post">
@@ -70,19 +89,24 @@ export default function DevDiscord({ loaderData }: Route.ComponentProps) {
     <div className="mx-auto max-w-4xl space-y-6 px-4 py-10">
       <h1 className="text-3xl font-black tracking-tight">Simulated Discord</h1>
       <p className="text-sm text-muted">
-        Development only. The shop talks to this guild as it would to Discord (same answers and error codes). Make something go wrong, then run the sweep and watch the
-        shop repair it; the health card on the back office's Discord page says what it found.
+        Development only. The shop talks to this guild as it would to Discord (same answers and error codes). Make something go wrong, then
+        run the sweep and watch the shop repair it; the health card on the back office's Discord page says what it found.
       </p>
       <Card className="space-y-3">
         <h2 className="font-bold">The shop's side</h2>
         <div className="flex flex-wrap gap-2">
           <Intent intent="reconcile" label="Run the sweep now" variant="primary" />
-          {botRoleLow ? <Intent intent="bot-high" label="Put the bot's role back on top" /> : <Intent intent="bot-low" label="Drag the bot's role too low" />}
+          {botRoleLow ? (
+            <Intent intent="bot-high" label="Put the bot's role back on top" />
+          ) : (
+            <Intent intent="bot-low" label="Drag the bot's role too low" />
+          )}
           <Intent intent="rate-limit" label="Answer the next 3 requests with 429" />
           <Intent intent="global-limit" label="Hit the global rate limit (3 requests)" />
         </div>
         <p className="text-xs text-muted">
-          {requests} request(s) answered so far; {rateLimitedRequests} more will be rate limited. Bot role: {botRoleLow ? "below the roles it hands out (50013)" : "above the roles it hands out"}.
+          {requests} request(s) answered so far; {rateLimitedRequests} more will be rate limited. Bot role:{" "}
+          {botRoleLow ? "below the roles it hands out (50013)" : "above the roles it hands out"}.
         </p>
       </Card>
       <Card className="space-y-3">
@@ -102,10 +126,22 @@ export default function DevDiscord({ loaderData }: Route.ComponentProps) {
             <li key={member.userId} className="flex flex-wrap items-center justify-between gap-3 py-3">
               <div className="min-w-0 space-y-1">
                 <p className="font-semibold break-all">
-                  {member.username} {member.shopUser ? <span className="text-sm font-normal text-muted">(shop member {member.shopUser})</span> : null}
+                  {member.username}{" "}
+                  {member.shopUser ? <span className="text-sm font-normal text-muted">(shop member {member.shopUser})</span> : null}
                 </p>
-                <p className="flex flex-wrap gap-1 text-sm" aria-label={`Roles of ${member.shopUser ? `shop member ${member.shopUser}` : member.username}`}>
-                  {member.roles.length === 0 ? <span className="text-muted">No roles</span> : member.roles.map((id) => <Badge key={id} tone="blue">{roleName(id)}</Badge>)}
+                <p
+                  className="flex flex-wrap gap-1 text-sm"
+                  aria-label={`Roles of ${member.shopUser ? `shop member ${member.shopUser}` : member.username}`}
+                >
+                  {member.roles.length === 0 ? (
+                    <span className="text-muted">No roles</span>
+                  ) : (
+                    member.roles.map((id) => (
+                      <Badge key={id} tone="blue">
+                        {roleName(id)}
+                      </Badge>
+                    ))
+                  )}
                 </p>
               </div>
               {member.bot ? (
@@ -113,7 +149,13 @@ export default function DevDiscord({ loaderData }: Route.ComponentProps) {
               ) : (
                 <div className="flex flex-wrap gap-2">
                   {member.roles.map((id) => (
-                    <Intent key={id} intent="remove-role" label={`Remove ${roleName(id)}`} fields={{ userId: member.userId, roleId: id }} variant="ghost" />
+                    <Intent
+                      key={id}
+                      intent="remove-role"
+                      label={`Remove ${roleName(id)}`}
+                      fields={{ userId: member.userId, roleId: id }}
+                      variant="ghost"
+                    />
                   ))}
                   <Intent intent="leave" label="Leave the server" fields={{ userId: member.userId }} variant="ghost" />
                 </div>

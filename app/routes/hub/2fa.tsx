@@ -61,7 +61,18 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 /** A 6-digit code from the authenticator app. */
 function CodeField({ label, error }: { label: string; error?: string }) {
-  return <Field label={label} name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required className="sm:flex-1" error={error} />;
+  return (
+    <Field
+      label={label}
+      name="code"
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      maxLength={6}
+      required
+      className="sm:flex-1"
+      error={error}
+    />
+  );
 }
 
 /** "JBSW Y3DP EHPK 3PXP": easier to type by hand. */
@@ -81,7 +92,8 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
   const confirmCheck = useFormCheck(twoFactorSettingsSchema, { title: "Error", answer: confirm.data });
   const disableCheck = useFormCheck(twoFactorSettingsSchema, { title: "Error", answer: disable.data });
   const started = setup.data?.ok && setup.data.value && "secret" in setup.data.value ? setup.data.value : undefined;
-  const codes = confirm.data?.ok && confirm.data.value && "recoveryCodes" in confirm.data.value ? confirm.data.value.recoveryCodes : undefined;
+  const codes =
+    confirm.data?.ok && confirm.data.value && "recoveryCodes" in confirm.data.value ? confirm.data.value.recoveryCodes : undefined;
 
   return (
     <div className="max-w-3xl space-y-6">
@@ -94,15 +106,17 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
           <ShieldCheck className="size-5 text-accent" aria-hidden /> Protect your account and your keys
         </p>
         <p>
-          With two-factor authentication on, signing in takes your password and a 6-digit code from an authenticator app on your phone (Google Authenticator,
-          Authy, 1Password, Bitwarden and others). Someone who learns your password still cannot get in.
+          With two-factor authentication on, signing in takes your password and a 6-digit code from an authenticator app on your phone
+          (Google Authenticator, Authy, 1Password, Bitwarden and others). Someone who learns your password still cannot get in.
         </p>
       </Card>
 
       {codes ? (
         <Card className="space-y-4">
           <h2 className="font-bold">Save your recovery codes</h2>
-          <p className="text-sm text-muted">Each code signs you in once if you lose your phone. They are shown only now: store them somewhere safe.</p>
+          <p className="text-sm text-muted">
+            Each code signs you in once if you lose your phone. They are shown only now: store them somewhere safe.
+          </p>
           <ul className="grid grid-cols-2 gap-2 font-mono text-sm sm:grid-cols-5" aria-label="Recovery codes">
             {codes.map((c) => (
               <li key={c} className="rounded bg-panel-2 px-2 py-1 text-center">
@@ -111,7 +125,12 @@ export default function TwoFactor({ loaderData }: Route.ComponentProps) {
             ))}
           </ul>
           <div className="flex flex-wrap gap-2">
-            <Button variant="outline" onClick={() => copyText(codes.join("\n"), toast, { title: "Copied!", description: `${codes.length} codes copied to clipboard` })}>
+            <Button
+              variant="outline"
+              onClick={() =>
+                copyText(codes.join("\n"), toast, { title: "Copied!", description: `${codes.length} codes copied to clipboard` })
+              }
+            >
               Copy codes
             </Button>
             <Button onClick={() => revalidator.revalidate()}>I have saved them</Button>

@@ -29,7 +29,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const { db } = app(context);
   const viewer = currentViewer(context);
   const affiliate = await affiliateOf(db, viewer.id);
-  if (!affiliate || affiliate.status === "pending" || affiliate.status === "declined") return { status: affiliate?.status ?? null, earning: null };
+  if (!affiliate || affiliate.status === "pending" || affiliate.status === "declined")
+    return { status: affiliate?.status ?? null, earning: null };
   const { code, commissionRate, discountRate, status } = affiliate;
   return {
     status,
@@ -56,7 +57,11 @@ export async function action({ request, context }: Route.ActionArgs) {
   const input = submission.value;
   switch (input.intent) {
     case "apply":
-      return answer(await applyAsAffiliate(db, viewer, input), { titles, intent: input.intent, success: { title: "Application sent", description: "We answer within two days." } });
+      return answer(await applyAsAffiliate(db, viewer, input), {
+        titles,
+        intent: input.intent,
+        success: { title: "Application sent", description: "We answer within two days." },
+      });
     case "withdraw":
       return answer(await withdrawCommission(db, viewer, input.request, clockNow(request)), {
         titles,
@@ -79,7 +84,12 @@ function CopyRow({ label, value }: { label: string; value: string }) {
       <p className="text-sm text-muted">{label}</p>
       <p className="mt-1 flex items-center gap-2 font-mono wrap-anywhere">
         {value}
-        <button type="button" className="shrink-0 rounded p-1 text-muted hover:text-white" aria-label={`Copy your ${label.toLowerCase()}`} onClick={() => copyText(value, toast, { title: "Copied!" })}>
+        <button
+          type="button"
+          className="shrink-0 rounded p-1 text-muted hover:text-white"
+          aria-label={`Copy your ${label.toLowerCase()}`}
+          onClick={() => copyText(value, toast, { title: "Copied!" })}
+        >
           <Copy className="size-4" aria-hidden />
         </button>
       </p>
@@ -121,7 +131,10 @@ export default function AffiliatePage({ loaderData }: Route.ComponentProps) {
           <AffiliateFigures figures={earning.figures} orders={earning.figures.referred} movements={earning.figures.movements} />
           <Card>
             <h2 className="font-bold">Get paid</h2>
-            <p className="mt-1 text-sm text-muted">Available commission: {formatUsd(earning.figures.available)}. Move it to your reseller balance at any time and spend it on keys, or ask for a crypto payout.</p>
+            <p className="mt-1 text-sm text-muted">
+              Available commission: {formatUsd(earning.figures.available)}. Move it to your reseller balance at any time and spend it on
+              keys, or ask for a crypto payout.
+            </p>
             <div className="mt-4 space-y-6">
               <WithdrawForm available={earning.figures.available} request={earning.withdrawRequest} />
               <PayoutForm available={earning.figures.available} request={earning.payoutRequest} />

@@ -34,7 +34,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const viewer = currentViewer(context);
   const number = new URL(request.url).searchParams.get("order");
   // Read after the order's chain check, so the list agrees with the card.
-  const recent = async () => (await ordersOf(db, viewer.id)).map((o) => ({ orderNumber: o.orderNumber, status: o.status, createdAt: o.createdAt }));
+  const recent = async () =>
+    (await ordersOf(db, viewer.id)).map((o) => ({ orderNumber: o.orderNumber, status: o.status, createdAt: o.createdAt }));
   if (number === null) return { recent: await recent(), lookup: null };
   const lookup = checkForm(orderLookupSchema, { order: number });
   const found = lookup.ok ? await findOrderFor(db, viewer, lookup.value.order) : lookup;
@@ -61,7 +62,8 @@ export default function CryptoTracker({ loaderData }: Route.ComponentProps) {
   const order = lookup?.ok ? lookup.order : null;
   // Every 5 s for up to an hour: the server reads the chain at most every 10 s anyway.
   useRecheckWhile(
-    order !== null && (WAITING.includes(order.status) || order.watchedLate || (order.paid && order.status !== "complete" && order.status !== "cancelled")),
+    order !== null &&
+      (WAITING.includes(order.status) || order.watchedLate || (order.paid && order.status !== "complete" && order.status !== "cancelled")),
     { everyMs: 5000, times: 720 },
   );
 

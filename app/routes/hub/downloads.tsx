@@ -19,7 +19,8 @@ export async function loader({ context }: Route.LoaderArgs) {
   const { db, env, catalogue } = app(context);
   // The page shows what the download link will do: both follow the same rule.
   const downloader = await downloaderOf(db, currentViewer(context));
-  const access: "staff" | "licensed" | "none" = downloader.kind === "staff" ? "staff" : downloader.licences.length > 0 ? "licensed" : "none";
+  const access: "staff" | "licensed" | "none" =
+    downloader.kind === "staff" ? "staff" : downloader.licences.length > 0 ? "licensed" : "none";
   return {
     // Streamed: the page shows "Loading downloads..." until the releases are there.
     shelves: releaseShelves(db, env.DOWNLOADS, downloader, catalogue),
@@ -38,16 +39,28 @@ export default function Downloads({ loaderData }: Route.ComponentProps) {
         </p>
       ) : null}
       {access === "none" ? (
-        <div role="status" className="flex items-start gap-3 rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-4 text-sm text-yellow-100">
+        <div
+          role="status"
+          className="flex items-start gap-3 rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-4 text-sm text-yellow-100"
+        >
           <AlertTriangle className="mt-0.5 size-5 shrink-0 text-yellow-400" aria-hidden />
           <div>
             <p className="font-semibold">No Active Subscription</p>
-            <p className="mt-1 text-yellow-100/80">Every release needs an active licence of its product. Pick a plan under Subscriptions.</p>
+            <p className="mt-1 text-yellow-100/80">
+              Every release needs an active licence of its product. Pick a plan under Subscriptions.
+            </p>
           </div>
         </div>
       ) : null}
       <Suspense fallback={<p className="text-muted">Loading downloads...</p>}>
-        <Await resolve={shelves} errorElement={<p role="alert" className="text-red-400">Failed to load downloads</p>}>
+        <Await
+          resolve={shelves}
+          errorElement={
+            <p role="alert" className="text-red-400">
+              Failed to load downloads
+            </p>
+          }
+        >
           {(loaded) =>
             loaded.length === 0 ? (
               <Card className="text-center">

@@ -56,7 +56,13 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)),
   ]);
   const keys = overview.keys.map((key) => ({ ...key, licence: licences.get(key.keyCode) ?? null }));
-  return { ...overview, keys, prices, cryptoCoins: cryptoSetup(env, db).coins, cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS) };
+  return {
+    ...overview,
+    keys,
+    prices,
+    cryptoCoins: cryptoSetup(env, db).coins,
+    cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS),
+  };
 }
 
 /** The toast title of an input problem, in the browser and from the server alike. */
@@ -108,7 +114,12 @@ function KeyCode({ code }: { code: string }) {
   return (
     <span className="inline-flex items-center gap-2 font-mono wrap-anywhere">
       {code}
-      <button type="button" className="shrink-0 rounded p-1 text-muted hover:text-white" aria-label={`Copy ${code}`} onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })}>
+      <button
+        type="button"
+        className="shrink-0 rounded p-1 text-muted hover:text-white"
+        aria-label={`Copy ${code}`}
+        onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })}
+      >
         <Copy className="size-3.5" aria-hidden />
       </button>
     </span>
@@ -121,7 +132,9 @@ function KeyPc({ licence, cooldownDays }: { licence: ResellerKey["licence"]; coo
   return (
     <span className="inline-flex flex-wrap items-center gap-x-3 gap-y-1">
       <BoundPc licence={licence} unbound={<span className="text-muted">No PC bound</span>} />
-      {ownerCanReset(licence) ? <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} cooldownDays={cooldownDays} size="sm" /> : null}
+      {ownerCanReset(licence) ? (
+        <ResetPcForm licence={licence} nextResetAt={licence.nextOwnerResetAt} cooldownDays={cooldownDays} size="sm" />
+      ) : null}
     </span>
   );
 }
@@ -130,7 +143,10 @@ function KeyPc({ licence, cooldownDays }: { licence: ResellerKey["licence"]; coo
 const keyFields = (cooldownDays: number): Column<ResellerKey>[] => [
   { label: "Key", value: (key) => <KeyCode code={key.keyCode} /> },
   { label: "Type", value: (key) => KEY_TYPES[key.keyType] },
-  { label: "Status", value: (key) => <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge> },
+  {
+    label: "Status",
+    value: (key) => <Badge tone={key.status === "active" ? "green" : "gray"}>{key.status === "active" ? "Active" : "Used"}</Badge>,
+  },
   { label: "Licence", value: (key) => (key.licence ? <LicenceStateBadge licence={key.licence} /> : <span className="text-muted">—</span>) },
   { label: "PC", value: (key) => <KeyPc licence={key.licence} cooldownDays={cooldownDays} /> },
   { label: "Purchased", value: (key) => <LocalTime ms={key.purchaseDate} className="text-muted" /> },
@@ -145,7 +161,12 @@ function KeyListActions({ keys, total }: { keys: ResellerKey[]; total: number })
       <Button
         variant="outline"
         size="sm"
-        onClick={() => copyText(keys.map((k) => k.keyCode).join("\n"), toast, { title: "Copied!", description: `${keys.length} keys copied to clipboard` })}
+        onClick={() =>
+          copyText(keys.map((k) => k.keyCode).join("\n"), toast, {
+            title: "Copied!",
+            description: `${keys.length} keys copied to clipboard`,
+          })
+        }
       >
         <Copy className="size-4" aria-hidden /> {all ? "Copy all keys" : `Copy the newest ${keys.length}`}
       </Button>
@@ -193,9 +214,21 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
             onSubmit={balanceCheck.onSubmit}
           >
             <input type="hidden" name="intent" value="add-balance" />
-            <Field label="Amount (USD)" name="amount" inputMode="decimal" placeholder="50.00" className="sm:flex-1" error={balanceCheck.errors.amount} />
+            <Field
+              label="Amount (USD)"
+              name="amount"
+              inputMode="decimal"
+              placeholder="50.00"
+              className="sm:flex-1"
+              error={balanceCheck.errors.amount}
+            />
             {cryptoCoins.length > 1 ? (
-              <SelectField label="Pay with" name="coin" defaultValue={cryptoCoins[0]} options={cryptoCoins.map((coin) => ({ value: coin, label: coin }))} />
+              <SelectField
+                label="Pay with"
+                name="coin"
+                defaultValue={cryptoCoins[0]}
+                options={cryptoCoins.map((coin) => ({ value: coin, label: coin }))}
+              />
             ) : (
               <input type="hidden" name="coin" value={cryptoCoins[0] ?? ""} />
             )}
@@ -204,7 +237,9 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
             </Button>
           </balanceFetcher.Form>
           <p className="mt-2 text-xs text-muted">
-            {cryptoCoins.length > 0 ? "At least $10. You pay the amount in Bitcoin or Litecoin; it is added to your balance once the payment is confirmed." : "Crypto top-ups are not available right now."}
+            {cryptoCoins.length > 0
+              ? "At least $10. You pay the amount in Bitcoin or Litecoin; it is added to your balance once the payment is confirmed."
+              : "Crypto top-ups are not available right now."}
           </p>
           <BalanceHistory entries={ledger} topUpHref={(order) => `/dashboard/crypto-tracker?order=${encodeURIComponent(order)}`} />
         </Card>
@@ -217,8 +252,18 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
               <legend className="text-sm font-medium">License type</legend>
               <div className="mt-2 grid grid-cols-2 gap-2">
                 {(Object.keys(KEY_TYPES) as KeyType[]).map((type) => (
-                  <label key={type} className={`flex cursor-pointer items-center gap-2 rounded-lg border-2 px-3 py-2 text-sm font-semibold ${keyType === type ? "border-accent bg-accent/10" : "border-line"}`}>
-                    <input type="radio" name="keyType" value={type} checked={keyType === type} onChange={() => setKeyType(type)} className="accent-accent" />
+                  <label
+                    key={type}
+                    className={`flex cursor-pointer items-center gap-2 rounded-lg border-2 px-3 py-2 text-sm font-semibold ${keyType === type ? "border-accent bg-accent/10" : "border-line"}`}
+                  >
+                    <input
+                      type="radio"
+                      name="keyType"
+                      value={type}
+                      checked={keyType === type}
+                      onChange={() => setKeyType(type)}
+                      className="accent-accent"
+                    />
                     {KEY_TYPES[type]}
                   </label>
                 ))}
@@ -259,7 +304,11 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
           <p className="mt-3 text-sm text-muted">No keys yet. Generate your first batch above.</p>
         ) : (
           <>
-            {keys.length < totalKeys ? <p className="mt-2 text-sm text-muted">The newest {keys.length} of your {totalKeys} keys; the CSV has them all.</p> : null}
+            {keys.length < totalKeys ? (
+              <p className="mt-2 text-sm text-muted">
+                The newest {keys.length} of your {totalKeys} keys; the CSV has them all.
+              </p>
+            ) : null}
             <ResponsiveTable rows={keys} columns={keyFields(cooldownDays)} rowKey={(key) => key.id} label="Your keys" />
           </>
         )}

@@ -60,7 +60,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     case "end-session": {
       const result = await endOneSession(deps, viewer, callerOf(request), form.session);
       if (result.ok && result.value.endedCurrent) {
-        return redirectWithToast("/", { title: "Logged out", description: "Successfully signed out" }, { headers: { "Set-Cookie": tokenCookie(forgetToken("session")) } });
+        return redirectWithToast(
+          "/",
+          { title: "Logged out", description: "Successfully signed out" },
+          { headers: { "Set-Cookie": tokenCookie(forgetToken("session")) } },
+        );
       }
       return answer(result, { success: { title: "Session ended", description: "That device is signed out." }, intent: form.intent });
     }
@@ -117,7 +121,8 @@ function SessionRow({ session }: { session: Route.ComponentProps["loaderData"]["
         </p>
         <p className="text-muted">{session.place ?? "Location unknown"}</p>
         <p className="text-xs text-muted">
-          Signed in <LocalTime ms={session.createdAt} format="datetime" /> · last seen <LocalTime ms={session.lastSeenAt} format="datetime" />
+          Signed in <LocalTime ms={session.createdAt} format="datetime" /> · last seen{" "}
+          <LocalTime ms={session.lastSeenAt} format="datetime" />
         </p>
       </div>
       {session.current ? null : (
@@ -147,7 +152,14 @@ function PasswordCard() {
       <p className="text-sm text-muted">Changing your password signs you out on every other device.</p>
       <change.Form method="post" className="grid gap-4 sm:grid-cols-2" onSubmit={check.onSubmit} key={changed ? "done" : "form"}>
         <input type="hidden" name="intent" value="change-password" />
-        <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={check.errors.currentPassword} />
+        <Field
+          label="Current password"
+          name="currentPassword"
+          type="password"
+          autoComplete="current-password"
+          required
+          error={check.errors.currentPassword}
+        />
         <Field
           label="New password"
           name="newPassword"

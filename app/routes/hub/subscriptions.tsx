@@ -46,23 +46,40 @@ export async function loader({ context }: Route.LoaderArgs) {
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now),
     orderOnItsWay(db, viewer.email),
   ]);
-  const requests = await replacementRequestsOf(db, [...licences.values()].map((licence) => licence.id));
+  const requests = await replacementRequestsOf(
+    db,
+    [...licences.values()].map((licence) => licence.id),
+  );
   const rows = all.map((s) => {
     const licence = (s.code && licences.get(s.code)) || null;
     // Asked once per key; the form shows while the key may still be replaced.
     const replacement = licence
-      ? { request: requests.get(licence.id) ?? null, open: licence.state !== "revoked" && withinReplacementWindow(licence.activatedAt, now) }
+      ? {
+          request: requests.get(licence.id) ?? null,
+          open: licence.state !== "revoked" && withinReplacementWindow(licence.activatedAt, now),
+        }
       : null;
     // A subscription past its expiry counts as expired even before the hourly job marks it; a
     // paused key's time stands still, so its subscription stays current.
     const runOut = s.expiryDate !== null && s.expiryDate <= now && licence?.state !== "paused";
     return { ...s, status: s.status === "active" && runOut ? "expired" : s.status, licence, replacement };
   });
-  return { active: rows.filter((s) => s.status === "active"), past: rows.filter((s) => s.status !== "active"), onItsWay, cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS) };
+  return {
+    active: rows.filter((s) => s.status === "active"),
+    past: rows.filter((s) => s.status !== "active"),
+    onItsWay,
+    cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS),
+  };
 }
 
 const NOT_RESET = "PC not reset";
-const resetTitles: ProblemTitles = { invalid: NOT_RESET, "not-found": NOT_RESET, forbidden: NOT_RESET, conflict: NOT_RESET, "rate-limited": "Too soon to reset" };
+const resetTitles: ProblemTitles = {
+  invalid: NOT_RESET,
+  "not-found": NOT_RESET,
+  forbidden: NOT_RESET,
+  conflict: NOT_RESET,
+  "rate-limited": "Too soon to reset",
+};
 
 const NOT_ASKED = "Replacement not requested";
 const memberActions = v.variant("intent", [resetHwidSchema, replacementRequestSchema]);
@@ -78,16 +95,36 @@ export async function action({ request, context }: Route.ActionArgs) {
       titles: { "not-found": NOT_ASKED, conflict: NOT_ASKED },
     });
   }
-  return answer(await resetOwnHwid(db, currentViewer(context), submission.value.licenceId, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), clientAddress(request)), {
-    success: { title: "PC reset", description: "The next validation binds the new PC." },
-    titles: resetTitles,
-  });
+  return answer(
+    await resetOwnHwid(
+      db,
+      currentViewer(context),
+      submission.value.licenceId,
+      resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS),
+      clientAddress(request),
+    ),
+    {
+      success: { title: "PC reset", description: "The next validation binds the new PC." },
+      titles: resetTitles,
+    },
+  );
 }
 
 const PLANS = [
   { name: "Daily", price: "$9.99", period: "24 Hours", features: ["All Features", "Discord Support", "Instant Activation"] },
-  { name: "Weekly", price: "$29.99", period: "7 Days", popular: true, features: ["All Features", "Priority Support", "Free Updates", "Config Library"] },
-  { name: "Monthly", price: "$89.99", period: "30 Days", features: ["All Features", "VIP Support", "Free Updates", "Exclusive Configs", "Beta Access"] },
+  {
+    name: "Weekly",
+    price: "$29.99",
+    period: "7 Days",
+    popular: true,
+    features: ["All Features", "Priority Support", "Free Updates", "Config Library"],
+  },
+  {
+    name: "Monthly",
+    price: "$89.99",
+    period: "30 Days",
+    features: ["All Features", "VIP Support", "Free Updates", "Exclusive Configs", "Beta Access"],
+  },
 ];
 
 const STATUS_TONE: Record<string, BadgeTone> = { active: "green", expired: "gray", revoked: "red" };
@@ -100,7 +137,12 @@ function KeyLine({ code }: { code: string | null }) {
   return (
     <p className="mt-3 flex items-center gap-2 rounded-md border border-line bg-panel-2 px-3 py-2 font-mono text-sm">
       <span className="min-w-0 flex-1 break-all">{code}</span>
-      <button type="button" className="rounded p-1 text-muted hover:text-white" aria-label="Copy product key" onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })}>
+      <button
+        type="button"
+        className="rounded p-1 text-muted hover:text-white"
+        aria-label="Copy product key"
+        onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })}
+      >
         <Copy className="size-4" aria-hidden />
       </button>
     </p>
@@ -147,7 +189,9 @@ function Dates({ s, never }: { s: Subscription; never: string }) {
       </div>
       <div>
         <dt className="inline text-muted">Expires: </dt>
-        <dd className="inline">{s.licence ? <LicenceExpiry licence={s.licence} never={never} /> : s.expiryDate ? <LocalTime ms={s.expiryDate} /> : never}</dd>
+        <dd className="inline">
+          {s.licence ? <LicenceExpiry licence={s.licence} never={never} /> : s.expiryDate ? <LocalTime ms={s.expiryDate} /> : never}
+        </dd>
       </div>
       <div>
         <dt className="inline text-muted">Price: </dt>
@@ -212,7 +256,9 @@ export default function Subscriptions({ loaderData }: Route.ComponentProps) {
           {PLANS.map((plan) => (
             <Card key={plan.name} className={`relative flex flex-col ${plan.popular ? "border-accent" : ""}`}>
               {plan.popular ? (
-                <span className="absolute -top-3 left-1/2 -translate-x-1/2 rounded-full bg-accent px-3 py-1 text-xs font-black text-zinc-950">MOST POPULAR</span>
+                <span className="absolute -top-3 left-1/2 -translate-x-1/2 rounded-full bg-accent px-3 py-1 text-xs font-black text-zinc-950">
+                  MOST POPULAR
+                </span>
               ) : null}
               <h3 className="font-bold">{plan.name}</h3>
               <p className="mt-2 text-3xl font-black">{plan.price}</p>

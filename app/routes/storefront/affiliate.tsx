@@ -18,7 +18,11 @@ export const meta: Route.MetaFunction = () => [
 ];
 
 const STEPS = [
-  { icon: Handshake, title: "Apply", text: "Tell us about your channel or community from your dashboard and choose your code. We answer every application within two days." },
+  {
+    icon: Handshake,
+    title: "Apply",
+    text: "Tell us about your channel or community from your dashboard and choose your code. We answer every application within two days.",
+  },
   {
     icon: BadgePercent,
     title: "Share",

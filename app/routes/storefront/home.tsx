@@ -57,7 +57,8 @@ export function loader({ request, context }: Route.LoaderArgs) {
         error instanceof CatalogueError && error.kind === "payment-required"
           ? {
               title: error.message,
-              description: "Storefront API access requires an active Shopify billing plan. Visit https://admin.shopify.com to upgrade your store.",
+              description:
+                "Storefront API access requires an active Shopify billing plan. Visit https://admin.shopify.com to upgrade your store.",
               variant: "destructive",
             }
           : null;
@@ -127,7 +128,14 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         </div>
       </section>
 
-      <HomeSection id="why" title={<>Why Choose <span className="text-accent">{BRAND}</span></>}>
+      <HomeSection
+        id="why"
+        title={
+          <>
+            Why Choose <span className="text-accent">{BRAND}</span>
+          </>
+        }
+      >
         <div className="mt-10 grid gap-6 md:grid-cols-3">
           {REASONS.map(({ icon: Icon, title, text }) => (
             <Card key={title}>
@@ -186,7 +194,9 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         <Card padding="p-6 sm:p-10" className="flex flex-col items-center gap-4 bg-gradient-to-br from-accent/15 to-panel text-center">
           <Users className="size-10 text-accent" aria-hidden />
           <h2 className="text-3xl font-black">Join {COMMUNITY_SIZE} members</h2>
-          <p className="max-w-xl text-muted">Configs, giveaways, update news and a support team that plays the game. Say hello in our Discord.</p>
+          <p className="max-w-xl text-muted">
+            Configs, giveaways, update news and a support team that plays the game. Say hello in our Discord.
+          </p>
           <a href={communityUrl} target="_blank" rel="noreferrer" className={buttonClass("primary", "lg")}>
             Join the Community
           </a>

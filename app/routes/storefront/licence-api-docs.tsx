@@ -11,7 +11,11 @@ export const headers = publicPageHeaders;
 
 export const meta: Route.MetaFunction = () => [
   { title: `Licence API and SDKs | ${BRAND}` },
-  { name: "description", content: "How the shop's program checks its licence: the signed licence API, offline leases, the C++ and TypeScript SDKs and their conformance vectors." },
+  {
+    name: "description",
+    content:
+      "How the shop's program checks its licence: the signed licence API, offline leases, the C++ and TypeScript SDKs and their conformance vectors.",
+  },
 ];
 
 export function loader() {

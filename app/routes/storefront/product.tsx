@@ -43,7 +43,13 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     .catch(() => []);
   const pick = others.find((p) => /spoofer/i.test(p.title)) ?? others[0];
   const upsell = pick
-    ? { productId: pick.id, title: pick.title, handle: pick.handle, imageUrl: pick.images[0]?.thumbnailUrl ?? null, fromPrice: pick.priceRange.minVariantPrice }
+    ? {
+        productId: pick.id,
+        title: pick.title,
+        handle: pick.handle,
+        imageUrl: pick.images[0]?.thumbnailUrl ?? null,
+        fromPrice: pick.priceRange.minVariantPrice,
+      }
     : null;
   // The coins the shop's wallets are set up for; none: no crypto checkout.
   const cryptoCoins = cryptoSetup(env, db).coins;
@@ -86,7 +92,17 @@ export const meta: Route.MetaFunction = ({ loaderData }) => {
         image: product.images.map((i) => absolute(i.url)),
         brand: { "@type": "Brand", name: BRAND },
         // Only real reviews rate the product, and none means no rating at all.
-        ...(reviews.count > 0 ? { aggregateRating: { "@type": "AggregateRating", ratingValue: reviews.average, reviewCount: reviews.count, bestRating: 5, worstRating: 1 } } : {}),
+        ...(reviews.count > 0
+          ? {
+              aggregateRating: {
+                "@type": "AggregateRating",
+                ratingValue: reviews.average,
+                reviewCount: reviews.count,
+                bestRating: 5,
+                worstRating: 1,
+              },
+            }
+          : {}),
         offers: product.variants.map((variant) => ({
           "@type": "Offer",
           name: variant.title,
@@ -109,10 +125,18 @@ export default function ProductPage({ loaderData }: Route.ComponentProps) {
       <div className="grid grid-cols-1 gap-10 lg:grid-cols-2">
         <Gallery images={product.images} title={product.title} />
         <div className="space-y-6">
-          <BuyBox key={product.id} product={product} cryptoCoins={loaderData.cryptoCoins} status={loaderData.status} promotions={loaderData.promotions} />
+          <BuyBox
+            key={product.id}
+            product={product}
+            cryptoCoins={loaderData.cryptoCoins}
+            status={loaderData.status}
+            promotions={loaderData.promotions}
+          />
           {upsell ? (
             <Card padding="p-4" className="flex items-center gap-4">
-              {upsell.imageUrl ? <img src={upsell.imageUrl} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" /> : null}
+              {upsell.imageUrl ? (
+                <img src={upsell.imageUrl} alt="" width={64} height={64} loading="lazy" className="size-16 rounded-md object-cover" />
+              ) : null}
               <div className="min-w-0 flex-1">
                 <p className="text-xs font-bold tracking-wider text-accent">RECOMMENDED</p>
                 <p className="truncate font-semibold">{upsell.title}</p>

@@ -41,9 +41,19 @@ export default function Products({ loaderData }: Route.ComponentProps) {
         <ul className="mt-10 grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
           {products.map((product) => (
             <li key={product.id}>
-              <Link to={`/product/${product.handle}`} className="group block overflow-hidden rounded-xl border border-line bg-panel hover:border-accent">
+              <Link
+                to={`/product/${product.handle}`}
+                className="group block overflow-hidden rounded-xl border border-line bg-panel hover:border-accent"
+              >
                 {product.images[0] ? (
-                  <img src={product.images[0].url} alt={product.images[0].altText ?? product.title} width={600} height={600} loading="lazy" className="aspect-square w-full object-cover" />
+                  <img
+                    src={product.images[0].url}
+                    alt={product.images[0].altText ?? product.title}
+                    width={600}
+                    height={600}
+                    loading="lazy"
+                    className="aspect-square w-full object-cover"
+                  />
                 ) : null}
                 <div className="p-5">
                   <h2 className="font-bold group-hover:text-accent">{product.title}</h2>

@@ -50,7 +50,10 @@ export async function loader({ context }: Route.LoaderArgs) {
   // A public page cached for a minute: the nearest replica may answer its reads (decision 068).
   const db = replicaDatabase(app(context).env.DB);
   const [updates, products] = await Promise.all([latestStatusUpdates(db), statusProducts(context)]);
-  const statuses = await productStatuses(db, products.map((p) => p.id));
+  const statuses = await productStatuses(
+    db,
+    products.map((p) => p.id),
+  );
   return {
     updates: updates.map((u) => ({ ...u, productTitle: products.find((p) => p.id === u.productId)?.title ?? null })),
     products: products.map((p) => ({ id: p.id, title: p.title, ...statuses.get(p.id)! })),
@@ -113,7 +116,13 @@ function PostUpdateForm({ products }: { products: StatusProduct[] }) {
             <label htmlFor="status-type" className="block text-sm font-medium">
               Type
             </label>
-            <select id="status-type" name="type" defaultValue="update" className={inputClass} {...describedBy("status-type", { error: errors.type })}>
+            <select
+              id="status-type"
+              name="type"
+              defaultValue="update"
+              className={inputClass}
+              {...describedBy("status-type", { error: errors.type })}
+            >
               {STATUS_TYPES.map((type) => (
                 <option key={type} value={type}>
                   {capitalised(type)}
@@ -131,11 +140,16 @@ function PostUpdateForm({ products }: { products: StatusProduct[] }) {
           <SelectField
             label="Set its status to"
             name="productStatus"
-            options={[{ value: "", label: "Keep as it is" }, ...PRODUCT_STATUSES.map((status) => ({ value: status, label: PRODUCT_STATUS_BADGE[status].label }))]}
+            options={[
+              { value: "", label: "Keep as it is" },
+              ...PRODUCT_STATUSES.map((status) => ({ value: status, label: PRODUCT_STATUS_BADGE[status].label })),
+            ]}
             error={errors.productStatus}
           />
         </div>
-        <p className="text-xs text-muted">The type only sets the post's icon. A product's badge here and on its page changes only when you set its status.</p>
+        <p className="text-xs text-muted">
+          The type only sets the post's icon. A product's badge here and on its page changes only when you set its status.
+        </p>
         <Button type="submit" disabled={busy}>
           {busy ? "Posting..." : "Post Update"}
         </Button>
@@ -217,7 +231,9 @@ export default function Status({ loaderData }: Route.ComponentProps) {
                           {update.productStatus ? (
                             <>
                               <span className="text-muted">is now</span>
-                              <Badge tone={PRODUCT_STATUS_BADGE[update.productStatus].tone}>{PRODUCT_STATUS_BADGE[update.productStatus].label}</Badge>
+                              <Badge tone={PRODUCT_STATUS_BADGE[update.productStatus].tone}>
+                                {PRODUCT_STATUS_BADGE[update.productStatus].label}
+                              </Badge>
                             </>
                           ) : null}
                         </p>

@@ -25,7 +25,11 @@ const FAQS = [
     q: "Is it undetected?",
     a: (
       <>
-        Yes. We track every game update and post the current state on the <Link to="/status" className="text-accent underline">Status page</Link>.
+        Yes. We track every game update and post the current state on the{" "}
+        <Link to="/status" className="text-accent underline">
+          Status page
+        </Link>
+        .
       </>
     ),
   },
@@ -60,7 +64,11 @@ export default function Support() {
           <Mail className="size-7 text-accent" aria-hidden />
           <h2 className="mt-3 font-bold">Email Support</h2>
           <p className="mt-1 flex-1 text-sm text-muted">
-            Write to <a href={`mailto:${supportEmail}`} className="text-accent underline">{supportEmail}</a>. We reply within 24 hours.
+            Write to{" "}
+            <a href={`mailto:${supportEmail}`} className="text-accent underline">
+              {supportEmail}
+            </a>
+            . We reply within 24 hours.
           </p>
         </Card>
         <Card className="flex flex-col">

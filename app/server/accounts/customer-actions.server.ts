@@ -22,12 +22,23 @@ export interface StaffActor {
 /** The account `userId` and its role, if the actor's role has `capability`; else the problem. */
 async function target(db: Db, actor: Viewer, capability: Capability, userId: string): Promise<Result<{ role: Role | null }>> {
   if (!can(actor.role, capability)) return fail("forbidden", "Your role may not do this");
-  const row = await db.select({ role: userRoles.role }).from(users).leftJoin(userRoles, eq(userRoles.userId, users.id)).where(eq(users.id, userId)).get();
+  const row = await db
+    .select({ role: userRoles.role })
+    .from(users)
+    .leftJoin(userRoles, eq(userRoles.userId, users.id))
+    .where(eq(users.id, userId))
+    .get();
   return row ? ok({ role: row.role }) : fail("not-found", "No such customer");
 }
 
 /** Bans the account: it cannot sign in, every session ends now (chat sockets close with them). */
-export async function banCustomer(deps: SessionDeps, { viewer, ip }: StaffActor, userId: string, reason: string, now = Date.now()): Promise<Result<{ sessionsEnded: number }>> {
+export async function banCustomer(
+  deps: SessionDeps,
+  { viewer, ip }: StaffActor,
+  userId: string,
+  reason: string,
+  now = Date.now(),
+): Promise<Result<{ sessionsEnded: number }>> {
   const { db } = deps;
   if (userId === viewer.id && can(viewer.role, "customers.ban")) return fail("forbidden", "You cannot ban your own account");
   const found = await target(db, viewer, "customers.ban", userId);
@@ -62,7 +73,12 @@ export async function unbanCustomer(db: Db, { viewer, ip }: StaffActor, userId: 
 }
 
 /** Ends one session of the account (by its public id) or, with none named, all of them. */
-export async function endCustomerSessions(deps: SessionDeps, { viewer, ip }: StaffActor, userId: string, session: string): Promise<Result<{ ended: number }>> {
+export async function endCustomerSessions(
+  deps: SessionDeps,
+  { viewer, ip }: StaffActor,
+  userId: string,
+  session: string,
+): Promise<Result<{ ended: number }>> {
   const found = await target(deps.db, viewer, "customers.sessions", userId);
   if (!found.ok) return found;
   const { count } = await endSessions(deps, userId, session ? { publicId: session } : { all: true });
@@ -72,7 +88,12 @@ export async function endCustomerSessions(deps: SessionDeps, { viewer, ip }: Sta
 }
 
 /** Gives the account a staff role, or none (a member). Sessions read the role on every request. */
-export async function assignRole(db: Db, { viewer, ip }: StaffActor, userId: string, choice: RoleChoice): Promise<Result<{ role: Role | null }>> {
+export async function assignRole(
+  db: Db,
+  { viewer, ip }: StaffActor,
+  userId: string,
+  choice: RoleChoice,
+): Promise<Result<{ role: Role | null }>> {
   if (userId === viewer.id && can(viewer.role, "roles.assign")) return fail("forbidden", "You cannot change your own role");
   const found = await target(db, viewer, "roles.assign", userId);
   if (!found.ok) return found;
@@ -80,7 +101,11 @@ export async function assignRole(db: Db, { viewer, ip }: StaffActor, userId: str
   const to = choice === "member" ? null : choice;
   if (from === to) return fail("conflict", "The account already has this role");
   if (to === null) await db.delete(userRoles).where(eq(userRoles.userId, userId));
-  else await db.insert(userRoles).values({ userId, role: to }).onConflictDoUpdate({ target: userRoles.userId, set: { role: to } });
+  else
+    await db
+      .insert(userRoles)
+      .values({ userId, role: to })
+      .onConflictDoUpdate({ target: userRoles.userId, set: { role: to } });
   await audit(db, viewer.id, "customer.role", userId, { from: from ?? "member", to: choice }, ip);
   return ok({ role: to });
 }

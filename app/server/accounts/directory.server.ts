@@ -34,7 +34,8 @@ function findLive(db: Db, where: SQL, now: number) {
 
 export const findById = (db: Db, id: string, now = Date.now()) => findLive(db, eq(users.id, id), now);
 
-export const findByEmail = (db: Db, email: string, now = Date.now()) => findLive(db, sql`lower(${users.email}) = ${email.toLowerCase()}`, now);
+export const findByEmail = (db: Db, email: string, now = Date.now()) =>
+  findLive(db, sql`lower(${users.email}) = ${email.toLowerCase()}`, now);
 
 export const findByUsername = (db: Db, username: string, now = Date.now()) =>
   findLive(db, sql`lower(${profiles.username}) = ${username.toLowerCase()}`, now);

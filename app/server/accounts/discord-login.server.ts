@@ -41,7 +41,11 @@ const client = (config: DiscordConfig, origin: string) =>
 export type DiscordMode = { kind: "sign-in" } | { kind: "link"; userId: string } | { kind: "confirm" };
 
 /** Where to send the browser, and the tokens that tie the callback to this browser and say what it is for. */
-export function startDiscordSignIn(config: DiscordConfig, origin: string, mode: DiscordMode = { kind: "sign-in" }): { url: string; tokens: TokenChange[] } {
+export function startDiscordSignIn(
+  config: DiscordConfig,
+  origin: string,
+  mode: DiscordMode = { kind: "sign-in" },
+): { url: string; tokens: TokenChange[] } {
   const state = generateState();
   const verifier = generateCodeVerifier();
   // guilds.join: a member linked to the shop is added to its server with their roles (decision 064).
@@ -86,7 +90,11 @@ async function freeUsername(db: Db, wanted: string): Promise<string> {
   const base = (wanted.replace(/[^A-Za-z0-9_.-]/g, "").slice(0, 18) || "member").padEnd(3, "0");
   for (let i = 0; i < 20; i++) {
     const candidate = i === 0 ? base : `${base}${Math.floor(Math.random() * 10_000)}`;
-    const taken = await db.select({ id: profiles.id }).from(profiles).where(sql`lower(${profiles.username}) = ${candidate.toLowerCase()}`).get();
+    const taken = await db
+      .select({ id: profiles.id })
+      .from(profiles)
+      .where(sql`lower(${profiles.username}) = ${candidate.toLowerCase()}`)
+      .get();
     if (!taken) return candidate;
   }
   return `${base}${crypto.randomUUID().slice(0, 6)}`;
@@ -124,18 +132,32 @@ async function accountFor(deps: MailingDeps, discordUser: DiscordUser, caller: C
   // replaces it; the new one waits for the same confirmation.
   const avatarUrl = discordUser.avatar ? `https://cdn.discordapp.com/avatars/${discordUser.id}/${discordUser.avatar}.png?size=128` : null;
   const username = await freeUsername(db, discordUser.username);
-  const opened = await openAccount(db, { email, username, passwordHash: null, verifiedAt: null, avatarUrl }, { how: "discord", ip: caller.ip, now });
+  const opened = await openAccount(
+    db,
+    { email, username, passwordHash: null, verifiedAt: null, avatarUrl },
+    { how: "discord", ip: caller.ip, now },
+  );
   if (!opened.ok) return opened;
   await db
     .insert(oauthAccounts)
-    .values({ provider: "discord", providerUserId: discordUser.id, providerUsername: discordUser.username, userId: opened.value.id, createdAt: now })
+    .values({
+      provider: "discord",
+      providerUserId: discordUser.id,
+      providerUsername: discordUser.username,
+      userId: opened.value.id,
+      createdAt: now,
+    })
     .onConflictDoNothing();
   await sendVerification(deps, { id: opened.value.id, email, username, createdAt: now }, caller.origin, now);
   return ok({ kind: "confirm-email", email });
 }
 
 /** The Discord account the callback's code stands for, once the state proves the callback is this browser's. */
-async function discordUserOf(config: DiscordConfig, caller: Caller, { code, state }: DiscordCallback): Promise<Result<DiscordUser & { accessToken: string }>> {
+async function discordUserOf(
+  config: DiscordConfig,
+  caller: Caller,
+  { code, state }: DiscordCallback,
+): Promise<Result<DiscordUser & { accessToken: string }>> {
   const expectedState = caller.tokens.discordState;
   const verifier = caller.tokens.discordVerifier;
   if (!state || !code || !expectedState || !verifier || state !== expectedState) {
@@ -158,7 +180,13 @@ async function discordUserOf(config: DiscordConfig, caller: Caller, { code, stat
  * the address whose confirmation link was just mailed. Starting the session (`signInAs`) and
  * forgetting the round trip (`forgetDiscordRoundTrip`) are the edge's.
  */
-export async function finishDiscordSignIn(deps: MailingDeps, config: DiscordConfig, caller: Caller, callback: DiscordCallback, now = Date.now()): Promise<Result<DiscordSignIn>> {
+export async function finishDiscordSignIn(
+  deps: MailingDeps,
+  config: DiscordConfig,
+  caller: Caller,
+  callback: DiscordCallback,
+  now = Date.now(),
+): Promise<Result<DiscordSignIn>> {
   const discordUser = await discordUserOf(config, caller, callback);
   return discordUser.ok ? accountFor(deps, discordUser.value, caller, now) : discordUser;
 }
@@ -189,7 +217,14 @@ export interface DiscordLink {
  * Completes a link started on the Security page by `mode.userId`, if that member is still the one
  * signed in: the Discord account becomes a way into their account, audited and e-mailed to them.
  */
-export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig, caller: Caller, callback: DiscordCallback, userId: string, now = Date.now()): Promise<Result<DiscordLink>> {
+export async function finishDiscordLink(
+  deps: MailingDeps,
+  config: DiscordConfig,
+  caller: Caller,
+  callback: DiscordCallback,
+  userId: string,
+  now = Date.now(),
+): Promise<Result<DiscordLink>> {
   const discordUser = await discordUserOf(config, caller, callback);
   if (!discordUser.ok) return discordUser;
   const linked = await recordDiscordLink(deps, userId, discordUser.value, caller.ip, now);
@@ -201,7 +236,13 @@ export async function finishDiscordLink(deps: MailingDeps, config: DiscordConfig
  * audited and e-mailed to them. The same account linked again is no change. Checked again here,
  * when the round trip comes back: a link started in another browser may have finished meanwhile.
  */
-export async function recordDiscordLink(deps: MailingDeps, userId: string, discordUser: Pick<DiscordUser, "id" | "username">, ip: string | null, now = Date.now()): Promise<Result> {
+export async function recordDiscordLink(
+  deps: MailingDeps,
+  userId: string,
+  discordUser: Pick<DiscordUser, "id" | "username">,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result> {
   const { db } = deps;
   const { id: discordId, username } = discordUser;
   const link = await linkedAccount(db, discordId);
@@ -236,7 +277,8 @@ export async function unlinkDiscord(db: Db, userId: string, ip: string | null, n
   if (!link) return fail("conflict", "No Discord account is linked.");
   const account = await findById(db, userId, now);
   const passkey = await db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).get();
-  if (!account?.passwordHash && !passkey) return fail("conflict", "Discord is your only way to log in: set a password first (Forgot your password? on the log-in page).");
+  if (!account?.passwordHash && !passkey)
+    return fail("conflict", "Discord is your only way to log in: set a password first (Forgot your password? on the log-in page).");
   await db.delete(oauthAccounts).where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.userId, userId)));
   await audit(db, userId, "discord.unlink", userId, { discordId: link.providerUserId }, ip);
   return ok();
@@ -247,7 +289,13 @@ export async function unlinkDiscord(db: Db, userId: string, ip: string | null, n
  * token proves the mailbox, and the round trip proves the Discord account linked to it. Answers
  * the account, verified, for the caller to claim the address's keys and sign it in.
  */
-export async function confirmWithDiscord(db: Db, config: DiscordConfig, caller: Caller, callback: DiscordCallback, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+export async function confirmWithDiscord(
+  db: Db,
+  config: DiscordConfig,
+  caller: Caller,
+  callback: DiscordCallback,
+  now = Date.now(),
+): Promise<Result<{ id: string; email: string }>> {
   const token = caller.tokens.verify ?? null;
   const registration = await checkVerificationLink(db, token, now);
   if (!registration.ok) return registration;

@@ -63,7 +63,9 @@ export async function openAccount(
         // Only while still unverified: had one been verified meanwhile, it stays, and the insert
         // below fails on its address or name, which undoes the whole batch.
         db.delete(users).where(and(inArray(users.id, replaced), isNull(users.emailVerifiedAt))),
-        db.insert(users).values({ id, email: account.email, passwordHash: account.passwordHash, emailVerifiedAt: account.verifiedAt, createdAt: now }),
+        db
+          .insert(users)
+          .values({ id, email: account.email, passwordHash: account.passwordHash, emailVerifiedAt: account.verifiedAt, createdAt: now }),
         db.insert(profiles).values({ id, username: account.username, avatarUrl: account.avatarUrl ?? null, createdAt: now }),
       ]);
     } catch (error) {

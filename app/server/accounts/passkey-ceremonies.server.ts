@@ -40,7 +40,11 @@ const NOT_SET_UP = "Passkeys are not set up on this site yet.";
  * own origin, so any local port works; production refuses instead of guessing, because a passkey
  * made for a hostname someone happened to use (a preview URL) is bound to it for good.
  */
-export function relyingParty(settings: RelyingPartySettings, caller: Caller, production = import.meta.env.MODE === "production"): Result<RelyingParty> {
+export function relyingParty(
+  settings: RelyingPartySettings,
+  caller: Caller,
+  production = import.meta.env.MODE === "production",
+): Result<RelyingParty> {
   const configuredId = settings.WEBAUTHN_RP_ID?.trim().toLowerCase() ?? "";
   const configuredOrigin = settings.WEBAUTHN_ORIGIN?.trim() ?? "";
   if (!configuredId && !configuredOrigin) {
@@ -65,7 +69,14 @@ function ceremonyIdFrom(caller: Caller): Promise<string | null> {
 }
 
 /** Stores a ceremony's challenge and returns the token that names it. A browser's previous ceremony ends. */
-export async function openCeremony(db: Db, caller: Caller, purpose: Purpose, userId: string | null, challenge: string, now: number): Promise<TokenChange> {
+export async function openCeremony(
+  db: Db,
+  caller: Caller,
+  purpose: Purpose,
+  userId: string | null,
+  challenge: string,
+  now: number,
+): Promise<TokenChange> {
   const previous = await ceremonyIdFrom(caller);
   if (previous) await db.delete(webauthnChallenges).where(eq(webauthnChallenges.id, previous));
   const token = randomToken();

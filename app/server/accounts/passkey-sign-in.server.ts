@@ -15,7 +15,15 @@ import { loginChallenges, passkeys, users } from "../platform/db/schema.server";
 import { fromBase64Url, toBase64Url } from "../platform/tokens.server";
 import { openSession, type SignIn } from "./admission.server";
 import { challengedAccount, completeChallengeWith } from "./login-challenge.server";
-import { type CeremonyStart, openCeremony, PROMPT_TIMEOUT_MS, refusal, type RelyingParty, takeCeremony, transportsOf } from "./passkey-ceremonies.server";
+import {
+  type CeremonyStart,
+  openCeremony,
+  PROMPT_TIMEOUT_MS,
+  refusal,
+  type RelyingParty,
+  takeCeremony,
+  transportsOf,
+} from "./passkey-ceremonies.server";
 import { attemptSucceeded, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 import type { Caller } from "../platform/caller.server";
 
@@ -67,14 +75,26 @@ async function verifyAssertion(
     .where(and(eq(passkeys.id, passkey.id), counter === 0 ? eq(passkeys.counter, 0) : lt(passkeys.counter, counter)))
     .returning({ id: passkeys.id });
   if (used.length === 0) {
-    await audit(db, passkey.userId, "passkey.counter-refused", passkey.userId, { passkey: passkey.id, counter, stored: passkey.counter }, caller.ip);
+    await audit(
+      db,
+      passkey.userId,
+      "passkey.counter-refused",
+      passkey.userId,
+      { passkey: passkey.id, counter, stored: passkey.counter },
+      caller.ip,
+    );
     return fail("unauthenticated", CLONED);
   }
   return ok();
 }
 
 /** Options for signing in with a passkey alone: no allow list, the authenticator offers what it holds for this site. */
-export async function signInOptions(db: Db, rp: RelyingParty, caller: Caller, now = Date.now()): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
+export async function signInOptions(
+  db: Db,
+  rp: RelyingParty,
+  caller: Caller,
+  now = Date.now(),
+): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
   const ip = caller.ip;
   // Each start stores a challenge for someone not yet known, so starts are limited per client too.
   const reservation = await reserveAttempt(db, [{ policy: "passkeyCeremonyFromClient", key: `passkey:${ip}` }], now);
@@ -91,7 +111,13 @@ const UNKNOWN_PASSKEY = "This passkey is not registered here. It may have been r
  * PIN, a fingerprint), which makes it two factors, so no second step follows. Failures count
  * against the client like failed password sign-ins.
  */
-export async function signInWithPasskey(db: Db, rp: RelyingParty, caller: Caller, response: PasskeyAssertion, now = Date.now()): Promise<Result<SignIn>> {
+export async function signInWithPasskey(
+  db: Db,
+  rp: RelyingParty,
+  caller: Caller,
+  response: PasskeyAssertion,
+  now = Date.now(),
+): Promise<Result<SignIn>> {
   const reservation = await reserveAttempt(db, throttleKeys(caller.ip), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "failed sign-in attempts");
   const ceremony = await takeCeremony(db, caller, "sign-in", now);
@@ -117,7 +143,12 @@ export async function signInWithPasskey(db: Db, rp: RelyingParty, caller: Caller
 const CHALLENGE_GONE = "Your sign-in timed out. Please log in again.";
 
 /** Options for the second step of a password sign-in: only the challenged account's passkeys will do. */
-export async function secondFactorOptions(db: Db, rp: RelyingParty, caller: Caller, now = Date.now()): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
+export async function secondFactorOptions(
+  db: Db,
+  rp: RelyingParty,
+  caller: Caller,
+  now = Date.now(),
+): CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
   const userId = await challengedAccount(db, caller, now);
   if (!userId) return fail("unauthenticated", CHALLENGE_GONE);
   const own = await db.select({ id: passkeys.id, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, userId));
@@ -149,8 +180,13 @@ export async function completeChallengeWithPasskey(
     caller,
     async (userId) => {
       const ceremony = await takeCeremony(db, caller, "second-factor", now);
-      const passkey = await db.select().from(passkeys).where(and(eq(passkeys.id, response.id), eq(passkeys.userId, userId))).get();
-      if (!ceremony || ceremony.userId !== userId || !passkey) return fail("unauthenticated", "That passkey did not work.", { field: "passkey" });
+      const passkey = await db
+        .select()
+        .from(passkeys)
+        .where(and(eq(passkeys.id, response.id), eq(passkeys.userId, userId)))
+        .get();
+      if (!ceremony || ceremony.userId !== userId || !passkey)
+        return fail("unauthenticated", "That passkey did not work.", { field: "passkey" });
       const verified = await verifyAssertion(db, rp, passkey, response, ceremony.challenge, false, caller, now);
       if (!verified.ok) return fail("unauthenticated", verified.problem.message, { field: "passkey" });
       await audit(db, userId, "passkey.sign-in", userId, { passkey: passkey.id, step: "second-factor" }, caller.ip);

@@ -14,7 +14,15 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { passkeys } from "../platform/db/schema.server";
 import { toBase64Url } from "../platform/tokens.server";
-import { type CeremonyStart, openCeremony, PROMPT_TIMEOUT_MS, refusal, type RelyingParty, takeCeremony, transportsOf } from "./passkey-ceremonies.server";
+import {
+  type CeremonyStart,
+  openCeremony,
+  PROMPT_TIMEOUT_MS,
+  refusal,
+  type RelyingParty,
+  takeCeremony,
+  transportsOf,
+} from "./passkey-ceremonies.server";
 import type { Caller } from "../platform/caller.server";
 
 /** Enough for every device a member owns, few enough that an account's list stays a list. */
@@ -29,7 +37,13 @@ export interface PasskeySummary {
   backedUp: boolean;
 }
 
-const summary = { id: passkeys.id, name: passkeys.name, createdAt: passkeys.createdAt, lastUsedAt: passkeys.lastUsedAt, backedUp: passkeys.backedUp };
+const summary = {
+  id: passkeys.id,
+  name: passkeys.name,
+  createdAt: passkeys.createdAt,
+  lastUsedAt: passkeys.lastUsedAt,
+  backedUp: passkeys.backedUp,
+};
 
 export async function listPasskeys(db: Db, userId: string): Promise<PasskeySummary[]> {
   return db.select(summary).from(passkeys).where(eq(passkeys.userId, userId)).orderBy(asc(passkeys.createdAt), asc(passkeys.id));
@@ -70,9 +84,19 @@ function defaultName(aaguid: string, taken: string[]): string {
  * in without a username) with user verification (so it is two factors on its own), never one the
  * authenticator already holds for this account.
  */
-export async function registrationOptions(db: Db, rp: RelyingParty, viewer: Viewer, caller: Caller, now = Date.now()): CeremonyStart<PublicKeyCredentialCreationOptionsJSON> {
-  const existing = await db.select({ id: passkeys.id, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, viewer.id));
-  if (existing.length >= MAX_PASSKEYS) return fail("conflict", `You already have ${MAX_PASSKEYS} passkeys. Remove one before adding another.`);
+export async function registrationOptions(
+  db: Db,
+  rp: RelyingParty,
+  viewer: Viewer,
+  caller: Caller,
+  now = Date.now(),
+): CeremonyStart<PublicKeyCredentialCreationOptionsJSON> {
+  const existing = await db
+    .select({ id: passkeys.id, transports: passkeys.transports })
+    .from(passkeys)
+    .where(eq(passkeys.userId, viewer.id));
+  if (existing.length >= MAX_PASSKEYS)
+    return fail("conflict", `You already have ${MAX_PASSKEYS} passkeys. Remove one before adding another.`);
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -139,10 +163,18 @@ export async function registerPasskey(
 const NOT_YOURS = "That passkey is not on your account.";
 
 export async function renamePasskey(db: Db, viewer: Viewer, caller: Caller, id: string, name: string): Promise<Result<PasskeySummary>> {
-  const before = await db.select({ name: passkeys.name }).from(passkeys).where(and(eq(passkeys.id, id), eq(passkeys.userId, viewer.id))).get();
+  const before = await db
+    .select({ name: passkeys.name })
+    .from(passkeys)
+    .where(and(eq(passkeys.id, id), eq(passkeys.userId, viewer.id)))
+    .get();
   // Another member's passkey and one that does not exist answer alike.
   const [renamed] = before
-    ? await db.update(passkeys).set({ name }).where(and(eq(passkeys.id, id), eq(passkeys.userId, viewer.id))).returning(summary)
+    ? await db
+        .update(passkeys)
+        .set({ name })
+        .where(and(eq(passkeys.id, id), eq(passkeys.userId, viewer.id)))
+        .returning(summary)
     : [];
   if (!before || !renamed) return fail("not-found", NOT_YOURS, { field: "id" });
   await audit(db, viewer.id, "passkey.rename", viewer.id, { passkey: id, from: before.name, to: name }, caller.ip);

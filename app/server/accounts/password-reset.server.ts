@@ -9,7 +9,14 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { ResetRequestInput } from "~/lib/schemas/auth";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { emailVerificationTokens, loginChallenges, oauthAccounts, passwordResetTokens, users, webauthnChallenges } from "../platform/db/schema.server";
+import {
+  emailVerificationTokens,
+  loginChallenges,
+  oauthAccounts,
+  passwordResetTokens,
+  users,
+  webauthnChallenges,
+} from "../platform/db/schema.server";
 import { mailBody } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
@@ -40,7 +47,9 @@ export async function requestPasswordReset(deps: MailingDeps, caller: Caller, in
   const reservation = await reserveAttempt(deps.db, keys, now);
   if (!reservation.ok) return throttled(reservation.waitMs, "reset requests");
   const origin = caller.origin;
-  deps.waitUntil(mailResetLink(deps, name, origin, ip, now).catch((error: unknown) => console.error("Password reset link not sent:", error)));
+  deps.waitUntil(
+    mailResetLink(deps, name, origin, ip, now).catch((error: unknown) => console.error("Password reset link not sent:", error)),
+  );
   return ok();
 }
 
@@ -82,18 +91,30 @@ async function findLink(db: Db, token: string | null, now: number) {
 }
 
 /** Whether a reset link can still be used, and whose account it is for (the form names it). */
-export async function checkResetLink(db: Db, token: string | null, now = Date.now()): Promise<Result<{ username: string; expiresAt: number }>> {
+export async function checkResetLink(
+  db: Db,
+  token: string | null,
+  now = Date.now(),
+): Promise<Result<{ username: string; expiresAt: number }>> {
   const link = await findLink(db, token, now);
   return link ? ok({ username: link.account.username, expiresAt: link.expiresAt }) : unusable();
 }
 
 /** The statements that make sign-ins begun before a password change start over, with the new password. */
 export function signInsInProgress(db: Db, userId: string) {
-  return [db.delete(loginChallenges).where(eq(loginChallenges.userId, userId)), db.delete(webauthnChallenges).where(eq(webauthnChallenges.userId, userId))] as const;
+  return [
+    db.delete(loginChallenges).where(eq(loginChallenges.userId, userId)),
+    db.delete(webauthnChallenges).where(eq(webauthnChallenges.userId, userId)),
+  ] as const;
 }
 
 /** Tells the account's address that its password changed (`how` finishes the sentence), and what to do if that was not its owner. */
-export async function mailPasswordChanged(deps: MailingDeps, account: { email: string; username: string }, caller: Caller, how: string): Promise<void> {
+export async function mailPasswordChanged(
+  deps: MailingDeps,
+  account: { email: string; username: string },
+  caller: Caller,
+  how: string,
+): Promise<void> {
   const origin = caller.origin;
   await sendMail(deps, {
     to: account.email,
@@ -149,14 +170,22 @@ export async function resetPassword(
     // A reset takes the account back for whoever holds the mailbox: a Discord account someone else
     // linked (to a registration of this address, or through a session left open) goes with it.
     db.delete(oauthAccounts).where(eq(oauthAccounts.userId, link.userId)).returning({ id: oauthAccounts.providerUserId }),
-    db.update(users).set({ passwordHash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})` }).where(eq(users.id, link.userId)),
+    db
+      .update(users)
+      .set({ passwordHash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})` })
+      .where(eq(users.id, link.userId)),
     ...signInsInProgress(db, link.userId),
     // The address is proven now; a verification link still out has nothing left to do.
     db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, link.userId)),
   ]);
   await endSessions(deps, link.userId, { all: true });
   const discord = unlinked.length > 0 ? " Discord was unlinked from it: link your own Discord account again on the Security page." : "";
-  await mailPasswordChanged(deps, link.account, caller, `with a reset link sent to this address. Every device signed in to the account has been signed out.${discord}`);
+  await mailPasswordChanged(
+    deps,
+    link.account,
+    caller,
+    `with a reset link sent to this address. Every device signed in to the account has been signed out.${discord}`,
+  );
   await audit(db, link.userId, "password.reset", link.userId, { verifiedNow }, ip);
   return ok({ id: link.userId, email: link.account.email, verifiedNow });
 }

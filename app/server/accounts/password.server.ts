@@ -9,9 +9,7 @@ const KEY_BITS = 256;
 const PREFIX = "pbkdf2_sha256";
 
 async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iterations: number) {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, [
-    "deriveBits",
-  ]);
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password), "PBKDF2", false, ["deriveBits"]);
   const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, KEY_BITS);
   return new Uint8Array(bits);
 }

@@ -33,7 +33,12 @@ function timeLeft(ms: number): string {
  * The mail says that someone signed up with this address, so that whoever owns the mailbox and
  * did not can simply ignore it: the registration then lapses.
  */
-export async function sendVerification(deps: MailingDeps, user: { id: string; email: string; username: string; createdAt: number }, origin: string, now = Date.now()) {
+export async function sendVerification(
+  deps: MailingDeps,
+  user: { id: string; email: string; username: string; createdAt: number },
+  origin: string,
+  now = Date.now(),
+) {
   const token = randomToken();
   const expiresAt = user.createdAt + REGISTRATION_TTL_MS;
   await deps.db.insert(emailVerificationTokens).values({ tokenHash: await sha256Hex(token), userId: user.id, createdAt: now, expiresAt });
@@ -64,7 +69,11 @@ export async function signUp(deps: MailingDeps, caller: Caller, input: SignupInp
   const reservation = await reserveAttempt(db, signupKeys, now);
   if (!reservation.ok) return throttled(reservation.waitMs, "sign-ups from this connection");
 
-  const opened = await openAccount(db, { email, username, passwordHash: await hashPassword(password), verifiedAt: null }, { how: "sign-up", ip, now });
+  const opened = await openAccount(
+    db,
+    { email, username, passwordHash: await hashPassword(password), verifiedAt: null },
+    { how: "sign-up", ip, now },
+  );
   if (!opened.ok) return opened;
   await sendVerification(deps, { id: opened.value.id, email, username, createdAt: now }, caller.origin, now);
   return ok();
@@ -112,14 +121,26 @@ export async function checkVerificationLink(db: Db, token: string | null, now = 
     : undefined;
   const account = link ? await findById(db, link.userId, now) : undefined;
   if (!link || !account || account.verifiedAt) return unusableLink();
-  return ok({ id: account.id, username: account.username, email: account.email, expiresAt: link.expiresAt, withDiscord: account.passwordHash === null });
+  return ok({
+    id: account.id,
+    username: account.username,
+    email: account.email,
+    expiresAt: link.expiresAt,
+    withDiscord: account.passwordHash === null,
+  });
 }
 
 /**
  * The Confirm button: the one who holds the mailbox (the link's token) and chose the password at
  * sign-up confirms the account the page named. Wrong passwords count like failed sign-ins.
  */
-export async function confirmWithPassword(db: Db, caller: Caller, token: string | null, input: ConfirmEmailInput, now = Date.now()): Promise<Result<{ id: string; email: string }>> {
+export async function confirmWithPassword(
+  db: Db,
+  caller: Caller,
+  token: string | null,
+  input: ConfirmEmailInput,
+  now = Date.now(),
+): Promise<Result<{ id: string; email: string }>> {
   const link = await checkVerificationLink(db, token, now);
   // The page named one account; a link swapped in meanwhile (another tab) confirms nothing.
   if (!link.ok || link.value.id !== input.account) return unusableLink();
@@ -141,11 +162,7 @@ export async function verifyEmail(db: Db, token: string | null, now = Date.now()
   const unusable = unusableLink();
   const hash = await tokenHash(token);
   if (!hash) return unusable;
-  const row = await db
-    .delete(emailVerificationTokens)
-    .where(eq(emailVerificationTokens.tokenHash, hash))
-    .returning()
-    .get();
+  const row = await db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.tokenHash, hash)).returning().get();
   if (!row || row.expiresAt <= now) return unusable;
   const [verified] = await db.batch([
     // A registration older than a day is gone, even before the cron job has deleted it.

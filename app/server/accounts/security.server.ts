@@ -15,7 +15,12 @@ import { attemptSucceeded, reserveAttempt, throttled, throttleKeys } from "./thr
 import type { Caller } from "../platform/caller.server";
 
 /** Ends one of the member's sessions; `endedCurrent` says whether it was the one asking. */
-export async function endOneSession(deps: SessionDeps, viewer: Viewer, caller: Caller, publicId: string): Promise<Result<{ endedCurrent: boolean }>> {
+export async function endOneSession(
+  deps: SessionDeps,
+  viewer: Viewer,
+  caller: Caller,
+  publicId: string,
+): Promise<Result<{ endedCurrent: boolean }>> {
   const { count, endedCurrent } = await endSessions(deps, viewer.id, { publicId }, caller);
   // Another account's session, or one already gone, answer alike.
   if (count === 0) return fail("not-found", "That session has already ended.");
@@ -34,25 +39,38 @@ export async function endOtherSessions(deps: SessionDeps, viewer: Viewer, caller
  * A new password, given the current one. Wrong current passwords count against the same
  * allowance as failed sign-ins, so this form is no side door for guessing.
  */
-export async function changePassword(deps: SessionDeps & MailingDeps, viewer: Viewer, caller: Caller, input: PasswordChangeInput): Promise<Result> {
+export async function changePassword(
+  deps: SessionDeps & MailingDeps,
+  viewer: Viewer,
+  caller: Caller,
+  input: PasswordChangeInput,
+): Promise<Result> {
   const { db } = deps;
   const reservation = await reserveAttempt(db, throttleKeys(caller.ip, viewer.id));
   if (!reservation.ok) return throttled(reservation.waitMs, "failed password attempts");
   const account = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, viewer.id)).get();
   if (!account?.passwordHash) {
-    return fail("conflict", "Your account has no password yet. Use \"Forgot your password?\" on the sign-in page to set one.");
+    return fail("conflict", 'Your account has no password yet. Use "Forgot your password?" on the sign-in page to set one.');
   }
   if (!(await verifyPassword(input.currentPassword, account.passwordHash))) {
     return fail("unauthenticated", "Your current password is not right.", { field: "currentPassword" });
   }
   await attemptSucceeded(db, reservation);
   await db.batch([
-    db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, viewer.id)),
+    db
+      .update(users)
+      .set({ passwordHash: await hashPassword(input.newPassword) })
+      .where(eq(users.id, viewer.id)),
     // A sign-in half done with the old password must not finish with its second factor.
     ...signInsInProgress(db, viewer.id),
   ]);
   await signInChanged(deps, viewer, caller, "password.change");
-  await mailPasswordChanged(deps, viewer, caller, "from a signed-in device. Every other device signed in to the account has been signed out.");
+  await mailPasswordChanged(
+    deps,
+    viewer,
+    caller,
+    "from a signed-in device. Every other device signed in to the account has been signed out.",
+  );
   return ok();
 }
 

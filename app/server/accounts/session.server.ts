@@ -104,7 +104,12 @@ async function endWhere({ db, sessionsEnded }: SessionDeps, where: SQL | undefin
  * Ends sessions of `userId` and answers how many ended, and whether the one `caller` is signed in
  * with was among them. A session of another account is never touched.
  */
-export async function endSessions(deps: SessionDeps, userId: string, which: SessionSelection, caller?: Caller): Promise<{ count: number; endedCurrent: boolean }> {
+export async function endSessions(
+  deps: SessionDeps,
+  userId: string,
+  which: SessionSelection,
+  caller?: Caller,
+): Promise<{ count: number; endedCurrent: boolean }> {
   const mine = eq(sessions.userId, userId);
   let where = mine;
   if ("allBut" in which) {

@@ -72,7 +72,12 @@ async function retryAfterMs(db: Db, keys: ThrottleKey[], now: number): Promise<n
   const rows = await db
     .select({ blockedUntil: authThrottle.blockedUntil })
     .from(authThrottle)
-    .where(inArray(authThrottle.key, keys.map((k) => k.key)));
+    .where(
+      inArray(
+        authThrottle.key,
+        keys.map((k) => k.key),
+      ),
+    );
   return Math.max(0, ...rows.map((r) => r.blockedUntil - now));
 }
 
@@ -82,7 +87,10 @@ async function retryAfterMs(db: Db, keys: ThrottleKey[], now: number): Promise<n
  */
 function lockoutAfter(policy: ThrottlePolicy, attempts: SQL): SQL {
   const { lockouts } = THROTTLE_POLICIES[policy];
-  const cases = lockouts.slice(0, -1).map((ms, i) => ` when ${i + 1} then ${ms}`).join("");
+  const cases = lockouts
+    .slice(0, -1)
+    .map((ms, i) => ` when ${i + 1} then ${ms}`)
+    .join("");
   return sql`(case ${attempts} when 0 then 0${sql.raw(cases)} else ${sql.raw(String(lockouts.at(-1)!))} end)`;
 }
 
@@ -166,7 +174,9 @@ function describeWait(ms: number): string {
 
 /** The problem for an attempt refused by the throttle: what was refused, and when to try again. */
 export function throttled(ms: number, what: string) {
-  return fail("rate-limited", `Too many ${what}. Please wait ${describeWait(ms)} and try again.`, { retryAfterSeconds: Math.ceil(ms / SECOND) });
+  return fail("rate-limited", `Too many ${what}. Please wait ${describeWait(ms)} and try again.`, {
+    retryAfterSeconds: Math.ceil(ms / SECOND),
+  });
 }
 
 /**

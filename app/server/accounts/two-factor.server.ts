@@ -65,7 +65,10 @@ async function consumeStep(db: Db, userId: string, step: number): Promise<boolea
 
 export async function twoFactorStatus(db: Db, userId: string) {
   const factor = await db.select({ status: totpFactors.status }).from(totpFactors).where(eq(totpFactors.userId, userId)).get();
-  const [left] = await db.select({ n: count() }).from(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
+  const [left] = await db
+    .select({ n: count() })
+    .from(recoveryCodes)
+    .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
   return { enabled: factor?.status === "verified", recoveryCodesLeft: left?.n ?? 0 };
 }
 
@@ -74,14 +77,22 @@ export async function hasTwoFactor(db: Db, userId: string): Promise<boolean> {
 }
 
 /** Starts enrolment: a fresh secret, as a QR code and as a key to type in. */
-export async function startEnrolment(db: Db, key: string, viewer: Viewer, now = Date.now()): Promise<Result<{ secret: string; qrDataUrl: string }>> {
+export async function startEnrolment(
+  db: Db,
+  key: string,
+  viewer: Viewer,
+  now = Date.now(),
+): Promise<Result<{ secret: string; qrDataUrl: string }>> {
   if (await hasTwoFactor(db, viewer.id)) return fail("conflict", "Two-factor authentication is already enabled");
   const secret = new OTPAuth.Secret({ buffer: randomBytes(20).buffer }).base32;
   const sealed = await sealSecret(secret, key);
   await db
     .insert(totpFactors)
     .values({ userId: viewer.id, secret: sealed, status: "pending", createdAt: now })
-    .onConflictDoUpdate({ target: totpFactors.userId, set: { secret: sealed, status: "pending", lastUsedStep: null, createdAt: now, verifiedAt: null } });
+    .onConflictDoUpdate({
+      target: totpFactors.userId,
+      set: { secret: sealed, status: "pending", lastUsedStep: null, createdAt: now, verifiedAt: null },
+    });
   return ok({ secret, qrDataUrl: qrDataUrl(totpFor(secret, viewer.email).toString()) });
 }
 
@@ -108,7 +119,14 @@ const normaliseRecovery = (code: string) => code.replace(/[^A-Za-z0-9]/g, "").to
  * so neither is a way around the other. The attempt is counted before `check` runs; a right code
  * starts the account's count over, as at sign-in.
  */
-async function checkCodeThrottled(db: Db, caller: Caller, userId: string, check: () => Promise<boolean>, wrong: Result, now: number): Promise<Result> {
+async function checkCodeThrottled(
+  db: Db,
+  caller: Caller,
+  userId: string,
+  check: () => Promise<boolean>,
+  wrong: Result,
+  now: number,
+): Promise<Result> {
   const reservation = await reserveAttempt(db, secondFactorKeys(caller.ip, userId), now);
   if (!reservation.ok) return throttled(reservation.waitMs, "wrong codes");
   if (!(await check())) return wrong;
@@ -117,9 +135,20 @@ async function checkCodeThrottled(db: Db, caller: Caller, userId: string, check:
 }
 
 /** Confirms enrolment with a code from the app; turns 2FA on and returns the recovery codes. */
-export async function confirmEnrolment(deps: SessionDeps, key: string, viewer: Viewer, caller: Caller, code: string, now = Date.now()): Promise<Result<{ recoveryCodes: string[] }>> {
+export async function confirmEnrolment(
+  deps: SessionDeps,
+  key: string,
+  viewer: Viewer,
+  caller: Caller,
+  code: string,
+  now = Date.now(),
+): Promise<Result<{ recoveryCodes: string[] }>> {
   const { db } = deps;
-  const factor = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, viewer.id), eq(totpFactors.status, "pending"))).get();
+  const factor = await db
+    .select()
+    .from(totpFactors)
+    .where(and(eq(totpFactors.userId, viewer.id), eq(totpFactors.status, "pending")))
+    .get();
   if (!factor) return fail("conflict", "Start again: open the setup first");
   const wrong = fail("invalid", "That code is not valid. Check your app's time and try again.", { field: "code" });
   const typed = code.trim();
@@ -141,7 +170,9 @@ export async function confirmEnrolment(deps: SessionDeps, key: string, viewer: V
   await db.batch([
     db.update(totpFactors).set({ status: "verified", verifiedAt: now }).where(eq(totpFactors.userId, viewer.id)),
     db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id)),
-    db.insert(recoveryCodes).values(await Promise.all(codes.map(async (c) => ({ userId: viewer.id, codeHash: await sha256Hex(normaliseRecovery(c)) })))),
+    db
+      .insert(recoveryCodes)
+      .values(await Promise.all(codes.map(async (c) => ({ userId: viewer.id, codeHash: await sha256Hex(normaliseRecovery(c)) })))),
   ]);
   await signInChanged(deps, viewer, caller, "2fa.enable");
   return ok({ recoveryCodes: codes });
@@ -151,9 +182,20 @@ export async function confirmEnrolment(deps: SessionDeps, key: string, viewer: V
  * Checks a second factor at sign-in: a current TOTP code (once per step) or an unused recovery
  * code (once, ever).
  */
-export async function verifySecondFactor(db: Db, key: string, userId: string, email: string, input: string, now = Date.now()): Promise<boolean> {
+export async function verifySecondFactor(
+  db: Db,
+  key: string,
+  userId: string,
+  email: string,
+  input: string,
+  now = Date.now(),
+): Promise<boolean> {
   const code = input.trim();
-  const factor = await db.select().from(totpFactors).where(and(eq(totpFactors.userId, userId), eq(totpFactors.status, "verified"))).get();
+  const factor = await db
+    .select()
+    .from(totpFactors)
+    .where(and(eq(totpFactors.userId, userId), eq(totpFactors.status, "verified")))
+    .get();
   if (!factor) return false;
   if (isAppCode(code)) {
     const step = matchingStep(totpFor(await openSecret(factor.secret, key), email), code, now);
@@ -170,14 +212,30 @@ export async function verifySecondFactor(db: Db, key: string, userId: string, em
 }
 
 /** Turns 2FA off; it takes a current code from the app (not a recovery code). */
-export async function disableTwoFactor(deps: SessionDeps, key: string, viewer: Viewer, caller: Caller, code: string, now = Date.now()): Promise<Result> {
+export async function disableTwoFactor(
+  deps: SessionDeps,
+  key: string,
+  viewer: Viewer,
+  caller: Caller,
+  code: string,
+  now = Date.now(),
+): Promise<Result> {
   const { db } = deps;
   const wrong = fail("invalid", "Enter a current code from your authenticator app", { field: "code" });
   if (!isAppCode(code.trim())) return wrong;
-  const checked = await checkCodeThrottled(db, caller, viewer.id, () => verifySecondFactor(db, key, viewer.id, viewer.email, code, now), wrong, now);
+  const checked = await checkCodeThrottled(
+    db,
+    caller,
+    viewer.id,
+    () => verifySecondFactor(db, key, viewer.id, viewer.email, code, now),
+    wrong,
+    now,
+  );
   if (!checked.ok) return checked;
-  await db.batch([db.delete(totpFactors).where(eq(totpFactors.userId, viewer.id)), db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id))]);
+  await db.batch([
+    db.delete(totpFactors).where(eq(totpFactors.userId, viewer.id)),
+    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, viewer.id)),
+  ]);
   await signInChanged(deps, viewer, caller, "2fa.disable");
   return ok();
 }
-

@@ -18,7 +18,8 @@ const chartStart = (now: number) => Math.floor(now / DAY_MS) * DAY_MS - (CHART_D
 /** Clicks and commissions per day for the last CHART_DAYS days, oldest first. */
 async function chartOf(db: Db, affiliateId: string, now: number) {
   const start = chartStart(now);
-  const day = (column: typeof affiliateClicks.at | typeof affiliateLedger.createdAt) => sql<number>`cast((${column} - ${start}) / ${DAY_MS} as integer)`;
+  const day = (column: typeof affiliateClicks.at | typeof affiliateLedger.createdAt) =>
+    sql<number>`cast((${column} - ${start}) / ${DAY_MS} as integer)`;
   const [clicks, commissions] = await Promise.all([
     db
       .select({ day: day(affiliateClicks.at), n: count() })
@@ -28,7 +29,9 @@ async function chartOf(db: Db, affiliateId: string, now: number) {
     db
       .select({ day: day(affiliateLedger.createdAt), n: count(), cents: sql<number>`sum(${affiliateLedger.amountCents})` })
       .from(affiliateLedger)
-      .where(and(eq(affiliateLedger.affiliateId, affiliateId), eq(affiliateLedger.kind, "commission"), gte(affiliateLedger.createdAt, start)))
+      .where(
+        and(eq(affiliateLedger.affiliateId, affiliateId), eq(affiliateLedger.kind, "commission"), gte(affiliateLedger.createdAt, start)),
+      )
       .groupBy(day(affiliateLedger.createdAt)),
   ]);
   return Array.from({ length: CHART_DAYS }, (_, i) => ({
@@ -67,7 +70,10 @@ async function referredOrders(db: Db, affiliateId: string, now: number, limit = 
 async function countsOf(db: Db, affiliateId: string) {
   const [[clicks], [orders]] = await Promise.all([
     db.select({ n: count() }).from(affiliateClicks).where(eq(affiliateClicks.affiliateId, affiliateId)),
-    db.select({ n: count() }).from(affiliateLedger).where(and(eq(affiliateLedger.affiliateId, affiliateId), eq(affiliateLedger.kind, "commission"))),
+    db
+      .select({ n: count() })
+      .from(affiliateLedger)
+      .where(and(eq(affiliateLedger.affiliateId, affiliateId), eq(affiliateLedger.kind, "commission"))),
   ]);
   const c = clicks?.n ?? 0;
   const o = orders?.n ?? 0;
@@ -84,7 +90,15 @@ export async function affiliateFigures(db: Db, affiliateId: string, now = Date.n
     affiliateLedgerOf(db, affiliateId),
   ]);
   // The ledger as it is shown: what moved, when, and for what (buyers stay masked).
-  const movements = ledger.map((row) => ({ id: row.id, kind: row.kind, amountCents: row.amountCents, availableAt: row.availableAt, createdAt: row.createdAt, paidAt: row.paidAt, transaction: row.payoutTransaction }));
+  const movements = ledger.map((row) => ({
+    id: row.id,
+    kind: row.kind,
+    amountCents: row.amountCents,
+    availableAt: row.availableAt,
+    createdAt: row.createdAt,
+    paidAt: row.paidAt,
+    transaction: row.payoutTransaction,
+  }));
   return { ...counts, ...balances, chart, referred: orders, movements };
 }
 
@@ -96,20 +110,49 @@ export async function affiliatesOverview(db: Db, now = Date.now()) {
     .innerJoin(users, eq(users.id, affiliates.userId))
     .orderBy(sql`${affiliates.status} <> 'pending'`, affiliates.code)
     .limit(500);
-  return Promise.all(rows.map(async ({ affiliate, email }) => ({ ...affiliate, email, ...(await countsOf(db, affiliate.userId)), ...(await balancesOf(db, affiliate.userId, now)) })));
+  return Promise.all(
+    rows.map(async ({ affiliate, email }) => ({
+      ...affiliate,
+      email,
+      ...(await countsOf(db, affiliate.userId)),
+      ...(await balancesOf(db, affiliate.userId, now)),
+    })),
+  );
 }
 
 /** Staff: crypto payouts requested and not yet marked paid, oldest first. */
 export function openPayouts(db: Db) {
   return db
-    .select({ id: affiliateLedger.id, affiliateId: affiliateLedger.affiliateId, code: affiliates.code, cents: sql<number>`-${affiliateLedger.amountCents}`, address: affiliateLedger.payoutAddress, requestedAt: affiliateLedger.createdAt })
+    .select({
+      id: affiliateLedger.id,
+      affiliateId: affiliateLedger.affiliateId,
+      code: affiliates.code,
+      cents: sql<number>`-${affiliateLedger.amountCents}`,
+      address: affiliateLedger.payoutAddress,
+      requestedAt: affiliateLedger.createdAt,
+    })
     .from(affiliateLedger)
     .innerJoin(affiliates, eq(affiliates.userId, affiliateLedger.affiliateId))
     .where(and(eq(affiliateLedger.kind, "payout"), sql`${affiliateLedger.paidAt} is null`))
     .orderBy(affiliateLedger.createdAt);
 }
 
-const LEDGER_HEADER = ["id", "affiliate code", "affiliate email", "kind", "amount", "available at", "order", "order paid", "buyer", "reference", "payout address", "payout transaction", "paid at", "created at"];
+const LEDGER_HEADER = [
+  "id",
+  "affiliate code",
+  "affiliate email",
+  "kind",
+  "amount",
+  "available at",
+  "order",
+  "order paid",
+  "buyer",
+  "reference",
+  "payout address",
+  "payout transaction",
+  "paid at",
+  "created at",
+];
 const EXPORT_PAGE = 1000;
 
 /** Staff: every row of the affiliate ledger as CSV, oldest first, streamed a page at a time; audited. */

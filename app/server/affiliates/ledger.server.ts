@@ -50,7 +50,6 @@ export async function recordCommission(db: Db, by: { code: string } | { id: stri
   return recorded.length === 1;
 }
 
-
 /** What is left of a commission row after its voids so far (a partial refund voids only its share). */
 const unvoided = sql<number>`(${affiliateLedger.amountCents} + coalesce((select sum(v.amount_cents) from affiliate_ledger v where v.kind = 'void' and v.order_key = ${affiliateLedger.orderKey}), 0))`;
 
@@ -80,14 +79,25 @@ export const voidCommissionOf = (db: Db, orderId: string, now: number, when?: SQ
           orderKey: affiliateLedger.orderKey,
           orderCents: sql<null>`null`.as("order_cents"),
           buyerEmail: affiliateLedger.buyerEmail,
-          reference: (part ? sql<string>`cast(${affiliateLedger.id} as text) || ':refund:' || ${part.refundId}` : sql<string>`cast(${affiliateLedger.id} as text)`).as("reference"),
+          reference: (part
+            ? sql<string>`cast(${affiliateLedger.id} as text) || ':refund:' || ${part.refundId}`
+            : sql<string>`cast(${affiliateLedger.id} as text)`
+          ).as("reference"),
           payoutAddress: sql<null>`null`.as("payout_address"),
           payoutTransaction: sql<null>`null`.as("payout_transaction"),
           paidAt: sql<null>`null`.as("paid_at"),
           createdAt: sql<number>`${now}`.as("created_at"),
         })
         .from(affiliateLedger)
-        .where(and(eq(affiliateLedger.kind, "commission"), inArray(affiliateLedger.orderKey, [`shopify:${orderId}`, `crypto:${orderId}`]), gt(affiliateLedger.availableAt, now), sql`${unvoided} > 0`, when)),
+        .where(
+          and(
+            eq(affiliateLedger.kind, "commission"),
+            inArray(affiliateLedger.orderKey, [`shopify:${orderId}`, `crypto:${orderId}`]),
+            gt(affiliateLedger.availableAt, now),
+            sql`${unvoided} > 0`,
+            when,
+          ),
+        ),
     )
     .onConflictDoNothing();
 
@@ -115,7 +125,12 @@ export async function balancesOf(db: Db, affiliateId: string, now = Date.now()) 
  * written only while the affiliate still has `cents` available, checked in the statement itself,
  * so two sent at once cannot both take the same money; a request id used before writes nothing.
  */
-export function takeAvailable(db: Db, affiliateId: string, move: { kind: "withdrawal" | "payout"; cents: number; request: string; address?: string }, now: number) {
+export function takeAvailable(
+  db: Db,
+  affiliateId: string,
+  move: { kind: "withdrawal" | "payout"; cents: number; request: string; address?: string },
+  now: number,
+) {
   return db
     .insert(affiliateLedger)
     .select(
@@ -144,21 +159,39 @@ export function takeAvailable(db: Db, affiliateId: string, move: { kind: "withdr
 
 /** An affiliate who may move money: approved or paused (a paused affiliate keeps what they earned). */
 export async function earningAffiliate(db: Db, userId: string): Promise<Result<Affiliate>> {
-  const affiliate = await db.select().from(affiliates).where(and(eq(affiliates.userId, userId), inArray(affiliates.status, ["approved", "paused"]))).get();
+  const affiliate = await db
+    .select()
+    .from(affiliates)
+    .where(and(eq(affiliates.userId, userId), inArray(affiliates.status, ["approved", "paused"])))
+    .get();
   return affiliate ? ok(affiliate) : fail("not-found", "You are not an affiliate");
 }
 
 /** A crypto payout of available commission, above the minimum; staff send it and mark it paid. */
-export async function requestPayout(db: Db, viewer: Viewer, input: { amount: number; address: string; request: string }, now = Date.now()): Promise<Result<{ cents: number }>> {
+export async function requestPayout(
+  db: Db,
+  viewer: Viewer,
+  input: { amount: number; address: string; request: string },
+  now = Date.now(),
+): Promise<Result<{ cents: number }>> {
   const affiliate = await earningAffiliate(db, viewer.id);
   if (!affiliate.ok) return affiliate;
-  const [taken] = await db.batch([takeAvailable(db, viewer.id, { kind: "payout", cents: input.amount, request: input.request, address: input.address }, now)]);
+  const [taken] = await db.batch([
+    takeAvailable(db, viewer.id, { kind: "payout", cents: input.amount, request: input.request, address: input.address }, now),
+  ]);
   if (taken.length === 0) return fail("conflict", "You do not have that much commission available", { field: "amount" });
   return ok({ cents: input.amount });
 }
 
 /** Staff: a requested payout was sent, by this transaction; once. */
-export async function markPayoutPaid(db: Db, staff: Viewer, payoutId: number, transaction: string, ip: string | null, now = Date.now()): Promise<Result> {
+export async function markPayoutPaid(
+  db: Db,
+  staff: Viewer,
+  payoutId: number,
+  transaction: string,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result> {
   const paid = await db
     .update(affiliateLedger)
     .set({ payoutTransaction: transaction.toLowerCase(), paidAt: now })
@@ -172,5 +205,10 @@ export async function markPayoutPaid(db: Db, staff: Viewer, payoutId: number, tr
 
 /** An affiliate's ledger, newest first. */
 export function affiliateLedgerOf(db: Db, affiliateId: string, limit = 50) {
-  return db.select().from(affiliateLedger).where(eq(affiliateLedger.affiliateId, affiliateId)).orderBy(desc(affiliateLedger.createdAt), desc(affiliateLedger.id)).limit(limit);
+  return db
+    .select()
+    .from(affiliateLedger)
+    .where(eq(affiliateLedger.affiliateId, affiliateId))
+    .orderBy(desc(affiliateLedger.createdAt), desc(affiliateLedger.id))
+    .limit(limit);
 }

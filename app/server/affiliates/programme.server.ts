@@ -25,12 +25,25 @@ export interface Referral {
 export const affiliateOf = (db: Db, userId: string) => db.select().from(affiliates).where(eq(affiliates.userId, userId)).get();
 
 /** A member applies with the code they chose; one application per member. */
-export async function applyAsAffiliate(db: Db, viewer: Viewer, input: Omit<ApplyInput, "intent">, now = Date.now()): Promise<Result<Affiliate>> {
+export async function applyAsAffiliate(
+  db: Db,
+  viewer: Viewer,
+  input: Omit<ApplyInput, "intent">,
+  now = Date.now(),
+): Promise<Result<Affiliate>> {
   if (await affiliateOf(db, viewer.id)) return fail("conflict", "You have already applied");
   try {
     const row = await db
       .insert(affiliates)
-      .values({ userId: viewer.id, code: input.code, channel: input.channel, audience: input.audience, pitch: input.pitch, status: "pending", appliedAt: now })
+      .values({
+        userId: viewer.id,
+        code: input.code,
+        channel: input.channel,
+        audience: input.audience,
+        pitch: input.pitch,
+        status: "pending",
+        appliedAt: now,
+      })
       .returning()
       .get();
     return ok(row);
@@ -58,7 +71,13 @@ const TRANSITIONS: Record<Decision["intent"], { from: AffiliateState[]; to: Affi
  * (decision 083): of two staff deciding at once, or one deciding on a page another has since
  * changed, one wins and the other is told who decided.
  */
-export async function decideAffiliate(db: Db, staff: Viewer, input: Decision, ip: string | null, now = Date.now()): Promise<Result<Affiliate>> {
+export async function decideAffiliate(
+  db: Db,
+  staff: Viewer,
+  input: Decision,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<Affiliate>> {
   const { from, to } = TRANSITIONS[input.intent];
   const rates =
     input.intent === "approve"
@@ -87,7 +106,10 @@ async function decidedAlready(db: Db, input: Decision): Promise<Result<never>> {
     .get();
   if (!existing) return fail("not-found", "No such affiliate");
   if (existing.status !== input.from && existing.status !== "pending") {
-    return fail("conflict", `This affiliate was already ${existing.status} by ${existing.decider ?? "another member of staff"}: reload to see it`);
+    return fail(
+      "conflict",
+      `This affiliate was already ${existing.status} by ${existing.decider ?? "another member of staff"}: reload to see it`,
+    );
   }
   return fail("conflict", `This affiliate is ${existing.status}: it cannot be done now`);
 }
@@ -115,7 +137,11 @@ export async function followReferralLink(db: Db, code: string, now = Date.now())
  * The affiliate a purchase is referred by: none for an unknown, unapproved or paused one, and
  * none when the buyer is the affiliate (the same account, or the same e-mail address).
  */
-export async function referrer(db: Db, by: { code: string } | { id: string }, buyer: { id?: string | null; email: string }): Promise<Affiliate | null> {
+export async function referrer(
+  db: Db,
+  by: { code: string } | { id: string },
+  buyer: { id?: string | null; email: string },
+): Promise<Affiliate | null> {
   const found = await approvedAffiliate(db, by);
   if (!found) return null;
   const self = found.affiliate.userId === buyer.id || found.email.toLowerCase() === buyer.email.trim().toLowerCase();
@@ -125,5 +151,12 @@ export async function referrer(db: Db, by: { code: string } | { id: string }, bu
 /** The referral a code gives this buyer, if any. */
 export async function referralFor(db: Db, code: string | null, buyer: { id?: string | null; email: string }): Promise<Referral | null> {
   const affiliate = code ? await referrer(db, { code }, buyer) : null;
-  return affiliate && { affiliateId: affiliate.userId, code: affiliate.code, discountRate: affiliate.discountRate, discountCode: affiliate.shopifyDiscountCode ?? affiliate.code };
+  return (
+    affiliate && {
+      affiliateId: affiliate.userId,
+      code: affiliate.code,
+      discountRate: affiliate.discountRate,
+      discountCode: affiliate.shopifyDiscountCode ?? affiliate.code,
+    }
+  );
 }

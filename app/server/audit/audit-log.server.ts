@@ -109,7 +109,10 @@ export async function auditLogPage(db: Db, filters: AuditFilters): Promise<Resul
     .limit(AUDIT_PAGE_SIZE + 1);
   const page = rows.slice(0, AUDIT_PAGE_SIZE);
   const last = page.at(-1);
-  const numbers = await orderNumbers(db, page.map((row) => row.subject));
+  const numbers = await orderNumbers(
+    db,
+    page.map((row) => row.subject),
+  );
   return ok({
     entries: page.map((row) => ({
       id: row.id,
@@ -133,9 +136,20 @@ export async function auditLogPage(db: Db, filters: AuditFilters): Promise<Resul
 async function orderNumbers(db: Db, subjects: (string | null)[]): Promise<Map<string, string>> {
   const orders = subjects.flatMap((subject) => (subject ? [orderSubject(subject)].filter((o) => o !== null) : []));
   const shopifyIds = orders.filter((o) => o.source === "shopify").map((o) => o.reference);
-  const names = shopifyIds.length === 0 ? [] : await db.select({ id: shopifyOrders.id, name: shopifyOrders.name }).from(shopifyOrders).where(inArray(shopifyOrders.id, shopifyIds));
+  const names =
+    shopifyIds.length === 0
+      ? []
+      : await db
+          .select({ id: shopifyOrders.id, name: shopifyOrders.name })
+          .from(shopifyOrders)
+          .where(inArray(shopifyOrders.id, shopifyIds));
   const shopifyName = new Map(names.map((n) => [n.id, n.name ?? n.id]));
-  const number = { shopify: (ref: string) => shopifyName.get(ref) ?? ref, crypto: (ref: string) => ref, reseller: (ref: string) => `R-${ref}`, admin: (ref: string) => `M-${ref}` };
+  const number = {
+    shopify: (ref: string) => shopifyName.get(ref) ?? ref,
+    crypto: (ref: string) => ref,
+    reseller: (ref: string) => `R-${ref}`,
+    admin: (ref: string) => `M-${ref}`,
+  };
   return new Map(orders.map((o) => [`${o.source}:${o.reference}`, number[o.source](o.reference)]));
 }
 

@@ -36,7 +36,11 @@ export function normaliseProduct(node: StorefrontProduct): Product {
     handle: node.handle,
     description: node.description,
     priceRange: node.priceRange,
-    images: node.images.edges.map(({ node: image }) => ({ url: image.url, altText: image.altText ?? null, thumbnailUrl: image.thumbnailUrl })),
+    images: node.images.edges.map(({ node: image }) => ({
+      url: image.url,
+      altText: image.altText ?? null,
+      thumbnailUrl: image.thumbnailUrl,
+    })),
     // Shopify names a product's only variant "Default Title"; the shop sells it as Lifetime, and
     // every page, picker, e-mail and export after this point reads the name the buyer knows.
     variants: node.variants.edges.map(({ node: variant }) => ({ ...variant, title: variantLabel(variant.title) })),
@@ -191,7 +195,10 @@ export async function plansByProduct(catalogue: Catalogue): Promise<Map<string, 
   const plans = new Map<string, LicencePlan[]>();
   for (const { product, variant } of await allVariants(catalogue)) {
     const sold = new Set([...(plans.get(product.title) ?? []), planOf(variant.title)]);
-    plans.set(product.title, LICENCE_PLANS.filter((plan) => sold.has(plan)));
+    plans.set(
+      product.title,
+      LICENCE_PLANS.filter((plan) => sold.has(plan)),
+    );
   }
   return plans;
 }

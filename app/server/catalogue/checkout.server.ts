@@ -79,13 +79,13 @@ function cartToken(cartId: string): string {
 
 async function shopifyCheckout(deps: CheckoutDeps, lines: CheckoutLine[], email: string, extras: CartExtras): Promise<Result<Checkout>> {
   try {
-    const input = { lines, buyerIdentity: { email }, attributes: extras.attributes, discountCodes: extras.discount ? [extras.discount.code] : [] };
-    const data = await storefrontRequest<CartCreateData>(
-      deps.config,
-      CART_CREATE_MUTATION,
-      { input },
-      deps.fetcher,
-    );
+    const input = {
+      lines,
+      buyerIdentity: { email },
+      attributes: extras.attributes,
+      discountCodes: extras.discount ? [extras.discount.code] : [],
+    };
+    const data = await storefrontRequest<CartCreateData>(deps.config, CART_CREATE_MUTATION, { input }, deps.fetcher);
     const { cart, userErrors } = data.cartCreate;
     if (userErrors.length > 0) return fail("invalid", `Cart creation failed: ${userErrors.map((e) => e.message).join(", ")}`);
     if (!cart?.checkoutUrl) return fail("unavailable", "No checkout URL returned from Shopify");
@@ -105,7 +105,12 @@ export interface DemoCheckoutLine {
   quantity: number;
 }
 
-async function demoCheckout(deps: CheckoutDeps, lines: CheckoutLine[], buyer: { id: string; email: string }, extras: CartExtras): Promise<Result<Checkout>> {
+async function demoCheckout(
+  deps: CheckoutDeps,
+  lines: CheckoutLine[],
+  buyer: { id: string; email: string },
+  extras: CartExtras,
+): Promise<Result<Checkout>> {
   const products = await deps.catalogue.listProducts({ first: LIMITS.adminProducts, variantsFirst: LIMITS.productVariants });
   const stored: DemoCheckoutLine[] = [];
   for (const line of lines) {
@@ -148,8 +153,14 @@ export const DEMO_CHECKOUT_ENABLED = import.meta.env.MODE !== "production";
 export async function paidCarts(db: Db, cartIds: string[]): Promise<{ cartId: string; order: string }[]> {
   if (cartIds.length === 0) return [];
   const [orders, demos] = await Promise.all([
-    db.select({ cartId: shopifyOrders.cartToken, order: shopifyOrders.name, id: shopifyOrders.id }).from(shopifyOrders).where(inArray(shopifyOrders.cartToken, cartIds)),
-    db.select({ cartId: demoCheckouts.id, number: demoCheckouts.orderNumber }).from(demoCheckouts).where(and(inArray(demoCheckouts.id, cartIds), isNotNull(demoCheckouts.paidAt))),
+    db
+      .select({ cartId: shopifyOrders.cartToken, order: shopifyOrders.name, id: shopifyOrders.id })
+      .from(shopifyOrders)
+      .where(inArray(shopifyOrders.cartToken, cartIds)),
+    db
+      .select({ cartId: demoCheckouts.id, number: demoCheckouts.orderNumber })
+      .from(demoCheckouts)
+      .where(and(inArray(demoCheckouts.id, cartIds), isNotNull(demoCheckouts.paidAt))),
   ]);
   const paid = new Map<string, string>(demos.map((d) => [d.cartId, `#${d.number}`]));
   for (const o of orders) if (o.cartId) paid.set(o.cartId, o.order ?? o.id);
@@ -167,7 +178,8 @@ export async function createCheckout(
   extras: CartExtras = NO_EXTRAS,
 ): Promise<Result<Checkout>> {
   const [paid] = await paidCarts(deps.db, input.checkouts);
-  if (paid) return fail("conflict", `This cart was already paid (order ${paid.order}). Your cart is updated; check it before you pay again.`);
+  if (paid)
+    return fail("conflict", `This cart was already paid (order ${paid.order}). Your cart is updated; check it before you pay again.`);
   const { lines } = input;
   if (isShopifyConfigured(deps.config)) return shopifyCheckout(deps, lines, buyer.email, extras);
   if (DEMO_CHECKOUT_ENABLED) return demoCheckout(deps, lines, buyer, extras);
@@ -205,7 +217,9 @@ type DemoOrder = {
 /** A Shopify `orders/create` payload (the fields our webhook reads, as Shopify names them). */
 export function demoOrderPayload(order: DemoOrder) {
   const subtotal = subtotalOf(order.lines);
-  const discount = order.discount ? demoDiscount({ discountCode: order.discount.code, discountPercent: order.discount.percent }, subtotal) : null;
+  const discount = order.discount
+    ? demoDiscount({ discountCode: order.discount.code, discountPercent: order.discount.percent }, subtotal)
+    : null;
   const money = (cents: number) => (cents / 100).toFixed(2);
   return {
     id: order.id,
@@ -281,11 +295,16 @@ export async function payDemoCheckout(
     return existing?.orderNumber ? ok({ orderNumber: existing.orderNumber }) : fail("not-found", "This checkout does not exist.");
   }
   const orderId = now * 1000 + Math.floor(Math.random() * 1000);
-  await db.update(demoCheckouts).set({ orderId: String(orderId) }).where(eq(demoCheckouts.id, id));
+  await db
+    .update(demoCheckouts)
+    .set({ orderId: String(orderId) })
+    .where(eq(demoCheckouts.id, id));
   const discount = paid.discountCode && paid.discountPercent ? { code: paid.discountCode, percent: paid.discountPercent } : null;
   const lines = JSON.parse(paid.lines) as DemoCheckoutLine[];
   const attributes = JSON.parse(paid.attributes) as { key: string; value: string }[];
-  const body = JSON.stringify(demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, cartToken: id, lines, attributes, discount }));
+  const body = JSON.stringify(
+    demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, cartToken: id, lines, attributes, discount }),
+  );
   const status = await deliver({
     path: "/webhooks/shopify",
     headers: {

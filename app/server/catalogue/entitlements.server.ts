@@ -10,7 +10,9 @@ import { entitlements, planEntitlements } from "../platform/db/schema.server";
 
 /** The names `plan` includes now, as a JSON array: the value a new licence row's `entitlements` takes. */
 export const entitlementsOfPlan = (plan: LicencePlan) =>
-  sql<string[]>`(select json_group_array(entitlement) from (select entitlement from plan_entitlements where plan = ${plan} order by entitlement))`;
+  sql<
+    string[]
+  >`(select json_group_array(entitlement) from (select entitlement from plan_entitlements where plan = ${plan} order by entitlement))`;
 
 export interface EntitlementRow {
   name: string;
@@ -28,7 +30,12 @@ export async function listEntitlements(db: Db): Promise<EntitlementRow[]> {
 }
 
 /** Defines an entitlement (or renames its label) and sets the plans that include it. */
-export async function saveEntitlement(db: Db, actorId: string, input: { name: string; label: string; plans: LicencePlan[] }, now = Date.now()): Promise<Result<{ name: string }>> {
+export async function saveEntitlement(
+  db: Db,
+  actorId: string,
+  input: { name: string; label: string; plans: LicencePlan[] },
+  now = Date.now(),
+): Promise<Result<{ name: string }>> {
   const { name, label, plans } = input;
   await db.batch([
     db.insert(entitlements).values({ name, label, createdAt: now }).onConflictDoUpdate({ target: entitlements.name, set: { label } }),

@@ -31,14 +31,25 @@ export async function paidOrdersInLastDay(db: Db, variantIds: readonly string[],
     db
       .select({ n: sql<number>`count(*)` })
       .from(cryptoOrders)
-      .where(and(inArray(cryptoOrders.variantId, [...variantIds]), gt(cryptoOrders.paidAt, since), eq(cryptoOrders.purpose, "key"), notInArray(cryptoOrders.status, ["cancelled"])))
+      .where(
+        and(
+          inArray(cryptoOrders.variantId, [...variantIds]),
+          gt(cryptoOrders.paidAt, since),
+          eq(cryptoOrders.purpose, "key"),
+          notInArray(cryptoOrders.status, ["cancelled"]),
+        ),
+      )
       .get(),
   ]);
   return (card?.n ?? 0) + (crypto?.n ?? 0);
 }
 
 export async function recentPurchasersThreshold(db: Db): Promise<number> {
-  const row = await db.select({ threshold: storefrontSettings.recentPurchasersThreshold }).from(storefrontSettings).where(eq(storefrontSettings.id, 1)).get();
+  const row = await db
+    .select({ threshold: storefrontSettings.recentPurchasersThreshold })
+    .from(storefrontSettings)
+    .where(eq(storefrontSettings.id, 1))
+    .get();
   return row?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;
 }
 
@@ -72,17 +83,33 @@ export async function productSaleList(db: Db) {
 }
 
 /** Staff: the recent-purchasers threshold; audited. */
-export async function setRecentPurchasersThreshold(db: Db, staff: Viewer, threshold: number, ip: string | null, now = Date.now()): Promise<Result<{ threshold: number }>> {
+export async function setRecentPurchasersThreshold(
+  db: Db,
+  staff: Viewer,
+  threshold: number,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<{ threshold: number }>> {
   await db
     .insert(storefrontSettings)
     .values({ id: 1, recentPurchasersThreshold: threshold, updatedAt: now, updatedBy: staff.id })
-    .onConflictDoUpdate({ target: storefrontSettings.id, set: { recentPurchasersThreshold: threshold, updatedAt: now, updatedBy: staff.id } });
+    .onConflictDoUpdate({
+      target: storefrontSettings.id,
+      set: { recentPurchasersThreshold: threshold, updatedAt: now, updatedBy: staff.id },
+    });
   await audit(db, staff.id, "storefront.recent-purchasers", "storefront", { threshold }, ip);
   return ok({ threshold });
 }
 
 /** Staff: sets (or replaces) the sale on a product, which must end in the future; audited. */
-export async function setProductSale(db: Db, staff: Viewer, productId: string, sale: ProductSale, ip: string | null, now = Date.now()): Promise<Result<ProductSale>> {
+export async function setProductSale(
+  db: Db,
+  staff: Viewer,
+  productId: string,
+  sale: ProductSale,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<ProductSale>> {
   if (sale.endsAt <= now) return fail("invalid", "The sale must end in the future", { field: "endsAt" });
   await db
     .insert(productSales)
@@ -94,7 +121,11 @@ export async function setProductSale(db: Db, staff: Viewer, productId: string, s
 
 /** Staff: ends a product's sale now; audited. */
 export async function endProductSale(db: Db, staff: Viewer, productId: string, ip: string | null): Promise<Result> {
-  const gone = await db.delete(productSales).where(eq(productSales.productId, productId)).returning({ productId: productSales.productId }).get();
+  const gone = await db
+    .delete(productSales)
+    .where(eq(productSales.productId, productId))
+    .returning({ productId: productSales.productId })
+    .get();
   if (!gone) return fail("not-found", "This product has no sale");
   await audit(db, staff.id, "storefront.sale-end", `product:${productId}`, {}, ip);
   return ok();

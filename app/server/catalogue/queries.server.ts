@@ -8,11 +8,23 @@ const PRODUCT_FIELDS = /* GraphQL */ `
     handle
     description
     priceRange {
-      minVariantPrice { amount currencyCode }
-      maxVariantPrice { amount currencyCode }
+      minVariantPrice {
+        amount
+        currencyCode
+      }
+      maxVariantPrice {
+        amount
+        currencyCode
+      }
     }
     images(first: $imagesFirst) {
-      edges { node { url altText thumbnailUrl: url(transform: { maxWidth: 240, maxHeight: 240 }) } }
+      edges {
+        node {
+          url
+          altText
+          thumbnailUrl: url(transform: { maxWidth: 240, maxHeight: 240 })
+        }
+      }
     }
     variants(first: $variantsFirst) {
       edges {
@@ -20,19 +32,34 @@ const PRODUCT_FIELDS = /* GraphQL */ `
           id
           title
           availableForSale
-          price { amount currencyCode }
-          selectedOptions { name value }
+          price {
+            amount
+            currencyCode
+          }
+          selectedOptions {
+            name
+            value
+          }
         }
       }
     }
-    options { name optionValues { name } }
+    options {
+      name
+      optionValues {
+        name
+      }
+    }
   }
 `;
 
 export const PRODUCTS_QUERY = /* GraphQL */ `
   query Products($first: Int!, $variantsFirst: Int!, $imagesFirst: Int!) {
     products(first: $first) {
-      edges { node { ...ProductFields } }
+      edges {
+        node {
+          ...ProductFields
+        }
+      }
     }
   }
   ${PRODUCT_FIELDS}
@@ -40,7 +67,9 @@ export const PRODUCTS_QUERY = /* GraphQL */ `
 
 export const PRODUCT_BY_HANDLE_QUERY = /* GraphQL */ `
   query ProductByHandle($handle: String!, $variantsFirst: Int!, $imagesFirst: Int!) {
-    product(handle: $handle) { ...ProductFields }
+    product(handle: $handle) {
+      ...ProductFields
+    }
   }
   ${PRODUCT_FIELDS}
 `;
@@ -52,7 +81,12 @@ export const CART_CREATE_MUTATION = /* GraphQL */ `
         id
         checkoutUrl
         totalQuantity
-        cost { totalAmount { amount currencyCode } }
+        cost {
+          totalAmount {
+            amount
+            currencyCode
+          }
+        }
         lines(first: 100) {
           edges {
             node {
@@ -62,15 +96,24 @@ export const CART_CREATE_MUTATION = /* GraphQL */ `
                 ... on ProductVariant {
                   id
                   title
-                  price { amount currencyCode }
-                  product { title handle }
+                  price {
+                    amount
+                    currencyCode
+                  }
+                  product {
+                    title
+                    handle
+                  }
                 }
               }
             }
           }
         }
       }
-      userErrors { field message }
+      userErrors {
+        field
+        message
+      }
     }
   }
 `;

@@ -41,7 +41,10 @@ const txsSchema = v.array(
     txid: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
     // Outputs without an address (OP_RETURN, bare scripts) leave `scriptpubkey_address` out.
     vout: v.array(v.object({ scriptpubkey_address: v.nullish(v.string()), value: wholeNumber })),
-    status: v.variant("confirmed", [v.object({ confirmed: v.literal(true), block_height: wholeNumber }), v.object({ confirmed: v.literal(false) })]),
+    status: v.variant("confirmed", [
+      v.object({ confirmed: v.literal(true), block_height: wholeNumber }),
+      v.object({ confirmed: v.literal(false) }),
+    ]),
   }),
 );
 
@@ -76,7 +79,11 @@ export function esploraChain(baseUrl: string, fetcher: typeof fetch = fetch, tim
       return parse(body);
     } catch (error) {
       const where = error instanceof v.ValiError ? v.getDotPath(error.issues[0]) : null;
-      throw fail(error instanceof SyntaxError ? "answered with something else than JSON" : `answered an unexpected value${where ? ` at ${where}` : ""}`);
+      throw fail(
+        error instanceof SyntaxError
+          ? "answered with something else than JSON"
+          : `answered an unexpected value${where ? ` at ${where}` : ""}`,
+      );
     }
   }
 

@@ -71,7 +71,11 @@ export function paidThreshold(order: Pick<CryptoOrder, "amountUnits" | "purpose"
 function overpayment(order: CryptoOrder) {
   const over = order.amountUnits === null || order.paidAt === null ? 0 : order.receivedUnits - order.amountUnits;
   if (over <= 0) return null;
-  return { units: over, cents: order.rateCents === null ? null : Math.round((over * order.rateCents) / 100_000_000), handled: order.review !== "overpaid" };
+  return {
+    units: over,
+    cents: order.rateCents === null ? null : Math.round((over * order.rateCents) / 100_000_000),
+    handled: order.review !== "overpaid",
+  };
 }
 
 /**
@@ -79,12 +83,21 @@ function overpayment(order: CryptoOrder) {
  * staff reading someone else's order, who see all of it but the key (they reveal that on the
  * order's page, where the reveal is audited).
  */
-export function cryptoOrderView(order: CryptoOrder, rules: Pick<InvoiceRules, "confirmations">, { now = Date.now(), forBuyer = true } = {}) {
+export function cryptoOrderView(
+  order: CryptoOrder,
+  rules: Pick<InvoiceRules, "confirmations">,
+  { now = Date.now(), forBuyer = true } = {},
+) {
   const open = (order.status === "pending" || order.status === "underpaid") && order.expiresAt !== null && order.expiresAt > now;
   const dueUnits = order.amountUnits === null ? null : Math.max(order.amountUnits - order.receivedUnits, 0);
   const uri = open && dueUnits ? paymentUri(order.cryptoType, order.walletAddress, dueUnits) : null;
   // Expired with nothing seen: the tracker keeps looking a while for money sent just too late.
-  const watchedLate = order.status === "expired" && order.review === null && order.addressIndex !== null && order.paidAt === null && watchedLateByBuyer(order, now);
+  const watchedLate =
+    order.status === "expired" &&
+    order.review === null &&
+    order.addressIndex !== null &&
+    order.paidAt === null &&
+    watchedLateByBuyer(order, now);
   return {
     orderNumber: order.orderNumber,
     purpose: order.purpose,
@@ -141,13 +154,21 @@ interface Purchase {
 /** The next receive index of the wallet account: each is handed out once, in order. */
 async function nextAddressIndex(db: Db, account: string): Promise<number> {
   const bump = { nextIndex: sql`${walletCursors.nextIndex} + 1` };
-  const bumped = await db.update(walletCursors).set(bump).where(eq(walletCursors.account, account)).returning({ nextIndex: walletCursors.nextIndex }).get();
+  const bumped = await db
+    .update(walletCursors)
+    .set(bump)
+    .where(eq(walletCursors.account, account))
+    .returning({ nextIndex: walletCursors.nextIndex })
+    .get();
   if (bumped) return bumped.nextIndex - 1;
   // The wallet's first order, or its cursor was lost (a restore, a hand edit): carry on after the
   // highest index an order holds, so no address is handed out twice.
   const row = await db
     .insert(walletCursors)
-    .values({ account, nextIndex: sql`(select coalesce(max(${cryptoOrders.addressIndex}), -1) + 2 from ${cryptoOrders} where ${cryptoOrders.walletAccount} = ${account})` })
+    .values({
+      account,
+      nextIndex: sql`(select coalesce(max(${cryptoOrders.addressIndex}), -1) + 2 from ${cryptoOrders} where ${cryptoOrders.walletAccount} = ${account})`,
+    })
     .onConflictDoUpdate({ target: walletCursors.account, set: bump })
     .returning({ nextIndex: walletCursors.nextIndex })
     .get();
@@ -157,7 +178,8 @@ async function nextAddressIndex(db: Db, account: string): Promise<number> {
 /** Smallest units of the coin for `cents` US cents at `rateCents` per coin, rounded up. */
 const unitsFor = (cents: number, rateCents: number) => Math.ceil((cents * 100_000_000) / rateCents);
 
-const openOrders = (userId: string, now: number) => and(eq(cryptoOrders.userId, userId), inArray(cryptoOrders.status, ["pending", "underpaid"]), gt(cryptoOrders.expiresAt, now));
+const openOrders = (userId: string, now: number) =>
+  and(eq(cryptoOrders.userId, userId), inArray(cryptoOrders.status, ["pending", "underpaid"]), gt(cryptoOrders.expiresAt, now));
 
 /** Reusing an open order makes sense only while its quote has this long left to run. */
 const REUSE_MIN_LEFT_MS = 10 * 60_000;
@@ -167,7 +189,13 @@ const REUSE_MIN_LEFT_MS = 10 * 60_000;
  * thing while its quote has time left, otherwise quotes the amount at the current rate and gives
  * it the wallet's next address. The member's open orders are capped.
  */
-async function openInvoice(deps: InvoiceDeps, viewer: Viewer, purchase: Purchase, coin: CryptoCoin, now: number): Promise<Result<CryptoOrder>> {
+async function openInvoice(
+  deps: InvoiceDeps,
+  viewer: Viewer,
+  purchase: Purchase,
+  coin: CryptoCoin,
+  now: number,
+): Promise<Result<CryptoOrder>> {
   const { db, setup } = deps;
   const wallet = setup.wallets[coin];
   if (!wallet) return fail("unavailable", `${coin} payments are not available right now`);
@@ -269,9 +297,22 @@ export async function openCryptoOrder(
 export const TOP_UP_VARIANT = "reseller-balance";
 
 /** Opens (or reuses) an order that tops up the member's reseller balance by the amount. */
-export function openTopUp(deps: InvoiceDeps, viewer: Viewer, { amount, coin }: Pick<TopUpInput, "amount" | "coin">, now = Date.now()): Promise<Result<CryptoOrder>> {
+export function openTopUp(
+  deps: InvoiceDeps,
+  viewer: Viewer,
+  { amount, coin }: Pick<TopUpInput, "amount" | "coin">,
+  now = Date.now(),
+): Promise<Result<CryptoOrder>> {
   // A top-up buys nothing an affiliate earns on.
-  const purchase: Purchase = { purpose: "top-up", productTitle: "Reseller balance", variantTitle: "Top-up", variantId: TOP_UP_VARIANT, amountCents: amount, currency: "USD", referredBy: null };
+  const purchase: Purchase = {
+    purpose: "top-up",
+    productTitle: "Reseller balance",
+    variantTitle: "Top-up",
+    variantId: TOP_UP_VARIANT,
+    amountCents: amount,
+    currency: "USD",
+    referredBy: null,
+  };
   return openInvoice(deps, viewer, purchase, coin, now);
 }
 

@@ -26,7 +26,11 @@ export function ordersNeedingReview(db: Db) {
     .limit(200);
 }
 
-const DECIDED: Record<string, string> = { "crypto-order.fulfil": "fulfilled", "crypto-order.cancel": "cancelled", "crypto-order.resolve": "marked as handled" };
+const DECIDED: Record<string, string> = {
+  "crypto-order.fulfil": "fulfilled",
+  "crypto-order.cancel": "cancelled",
+  "crypto-order.resolve": "marked as handled",
+};
 
 /** The latest staff decision on an order after `since`, and who took it (from the audit log, where every decision is written). */
 async function lastDecision(db: Db, order: CryptoOrder, since: number) {
@@ -34,7 +38,13 @@ async function lastDecision(db: Db, order: CryptoOrder, since: number) {
     .select({ action: auditLog.action, by: users.email })
     .from(auditLog)
     .leftJoin(users, eq(users.id, auditLog.actorUserId))
-    .where(and(eq(auditLog.subject, orderKey("crypto", order.orderNumber)), inArray(auditLog.action, Object.keys(DECIDED)), gte(auditLog.createdAt, since)))
+    .where(
+      and(
+        eq(auditLog.subject, orderKey("crypto", order.orderNumber)),
+        inArray(auditLog.action, Object.keys(DECIDED)),
+        gte(auditLog.createdAt, since),
+      ),
+    )
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
     .get();
 }
@@ -42,7 +52,8 @@ async function lastDecision(db: Db, order: CryptoOrder, since: number) {
 /** The answer to a decision that came second: who decided first, if staff did; else what stands in the way. */
 async function refused(db: Db, order: CryptoOrder, since: number, otherwise: string): Promise<Result<never>> {
   const first = await lastDecision(db, order, since);
-  if (first) return fail("conflict", `Order ${order.orderNumber} was already ${DECIDED[first.action]} by ${first.by ?? "another member of staff"}`);
+  if (first)
+    return fail("conflict", `Order ${order.orderNumber} was already ${DECIDED[first.action]} by ${first.by ?? "another member of staff"}`);
   return fail("conflict", otherwise);
 }
 
@@ -63,12 +74,17 @@ export async function fulfilCryptoOrder(
   const { db } = deps;
   const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, input.orderId)).get();
   if (!order) return fail("not-found", "Unknown order");
-  const awaiting = (ADMIN_FULFILLABLE as readonly string[]).includes(order.status) && order.paidAt === null && (order.status === "submitted" || order.review !== null);
+  const awaiting =
+    (ADMIN_FULFILLABLE as readonly string[]).includes(order.status) &&
+    order.paidAt === null &&
+    (order.status === "submitted" || order.review !== null);
   if (!awaiting) return refused(db, order, order.createdAt, notAwaiting(order));
   if (order.purpose === "top-up") {
-    if (input.source === "manual") return fail("invalid", "A top-up is credited to the balance; it takes no product code", { field: "code" });
+    if (input.source === "manual")
+      return fail("invalid", "A top-up is credited to the balance; it takes no product code", { field: "code" });
   } else if (input.source === "stock") {
-    if (!(await hasCodeInStock(db, order.variantId))) return fail("conflict", `No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
+    if (!(await hasCodeInStock(db, order.variantId)))
+      return fail("conflict", `No codes in stock for ${order.productTitle} - ${order.variantTitle}`);
   } else if (await namedCodeTaken(db, input.code, order.variantId)) {
     return fail("conflict", "This code has already been sold", { field: "code" });
   }
@@ -91,7 +107,11 @@ export async function fulfilCryptoOrder(
       .where(and(eq(cryptoOrders.id, order.id), eq(cryptoOrders.paidAt, now)));
     return fail("unavailable", "The fulfilment queue is not available right now; please try again in a moment");
   }
-  await audit(db, admin.id, "crypto-order.fulfil", orderKey("crypto", order.orderNumber), { source: input.source, status: order.status, review: order.review });
+  await audit(db, admin.id, "crypto-order.fulfil", orderKey("crypto", order.orderNumber), {
+    source: input.source,
+    status: order.status,
+    review: order.review,
+  });
   return ok(marked);
 }
 
@@ -101,23 +121,45 @@ export async function fulfilCryptoOrder(
  * fulfilled since, or the chain has moved, is not cancelled on a stale view (decision 083). One
  * audit entry, under the order, with the reason when the admin gave one.
  */
-export async function cancelCryptoOrder(db: Db, admin: Viewer, orderId: string, why: { seen: number; reason?: string; ip?: string | null }, now = Date.now()): Promise<Result<CryptoOrder>> {
+export async function cancelCryptoOrder(
+  db: Db,
+  admin: Viewer,
+  orderId: string,
+  why: { seen: number; reason?: string; ip?: string | null },
+  now = Date.now(),
+): Promise<Result<CryptoOrder>> {
   const cancelled = await db
     .update(cryptoOrders)
     .set({ status: "cancelled", review: null, updatedAt: now })
-    .where(and(eq(cryptoOrders.id, orderId), notInArray(cryptoOrders.status, ["complete", "cancelled"]), eq(cryptoOrders.updatedAt, why.seen)))
+    .where(
+      and(eq(cryptoOrders.id, orderId), notInArray(cryptoOrders.status, ["complete", "cancelled"]), eq(cryptoOrders.updatedAt, why.seen)),
+    )
     .returning()
     .get();
   if (!cancelled) {
     const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, orderId)).get();
     if (!order || order.status === "complete" || order.status === "cancelled") {
-      return order ? refused(db, order, why.seen, "Completed or cancelled orders cannot be cancelled") : fail("conflict", "Completed or cancelled orders cannot be cancelled");
+      return order
+        ? refused(db, order, why.seen, "Completed or cancelled orders cannot be cancelled")
+        : fail("conflict", "Completed or cancelled orders cannot be cancelled");
     }
-    return refused(db, order, why.seen, `Order ${order.orderNumber} changed since the page showed it (it is now ${order.status}): reload to see it`);
+    return refused(
+      db,
+      order,
+      why.seen,
+      `Order ${order.orderNumber} changed since the page showed it (it is now ${order.status}): reload to see it`,
+    );
   }
   // A fulfilment that broke halfway may have claimed a key already.
   await releaseUnit(db, cryptoUnit(cancelled));
-  await audit(db, admin.id, "crypto-order.cancel", orderKey("crypto", cancelled.orderNumber), why.reason ? { reason: why.reason } : {}, why.ip ?? null);
+  await audit(
+    db,
+    admin.id,
+    "crypto-order.cancel",
+    orderKey("crypto", cancelled.orderNumber),
+    why.reason ? { reason: why.reason } : {},
+    why.ip ?? null,
+  );
   return ok(cancelled);
 }
 
@@ -130,6 +172,9 @@ export async function resolveCryptoOrder(db: Db, admin: Viewer, orderId: string,
     .returning()
     .get();
   if (!resolved) return fail("conflict", "Only a completed, overpaid order can be marked as handled");
-  await audit(db, admin.id, "crypto-order.resolve", orderKey("crypto", resolved.orderNumber), { receivedUnits: resolved.receivedUnits, amountUnits: resolved.amountUnits });
+  await audit(db, admin.id, "crypto-order.resolve", orderKey("crypto", resolved.orderNumber), {
+    receivedUnits: resolved.receivedUnits,
+    amountUnits: resolved.amountUnits,
+  });
   return ok(resolved);
 }

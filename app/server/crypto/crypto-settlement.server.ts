@@ -17,7 +17,13 @@ import { type CryptoOrder, SETTLEABLE } from "./crypto-orders.server";
 import { creditTopUp } from "../resellers/reseller-balance.server";
 
 /** The one unit a crypto order buys: its key is claimed against it, so it has at most one. */
-export const cryptoUnit = (order: CryptoOrder): OrderUnit => ({ orderId: order.orderNumber, lineId: "crypto", unitIndex: 0, variantId: order.variantId, email: order.customerEmail });
+export const cryptoUnit = (order: CryptoOrder): OrderUnit => ({
+  orderId: order.orderNumber,
+  lineId: "crypto",
+  unitIndex: 0,
+  variantId: order.variantId,
+  email: order.customerEmail,
+});
 
 /**
  * The job queue's half: completes a paid order. A key order gets a key (the one named, or
@@ -89,7 +95,13 @@ async function settleTopUp(db: Db, order: CryptoOrder, now: number): Promise<voi
 async function deliverCryptoKey(deps: MailingDeps, order: CryptoOrder, key: { id: number; code: string }, purchasedAt: number) {
   await recordSale(deps.db, { email: order.customerEmail, userId: order.userId }, cryptoSale(order, key, purchasedAt));
   const buyer = { id: order.userId, email: order.customerEmail };
-  const paid = { orderKey: `crypto:${order.orderNumber}`, paidCents: order.amountCents, currency: order.currency, buyer, paidAt: order.paidAt ?? purchasedAt };
+  const paid = {
+    orderKey: `crypto:${order.orderNumber}`,
+    paidCents: order.amountCents,
+    currency: order.currency,
+    buyer,
+    paidAt: order.paidAt ?? purchasedAt,
+  };
   await recordCommission(deps.db, order.referredBy ? { id: order.referredBy } : null, paid);
   await mailCryptoKey(deps, order, key.code);
 }

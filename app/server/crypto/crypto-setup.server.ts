@@ -91,7 +91,8 @@ export function cryptoSetup(env: CryptoEnv, db: Db): CryptoSetup {
     }
     wallets[coin] = parsed.value;
   }
-  const explorer = (coin: CryptoCoin) => (coin === "BTC" ? env.CRYPTO_BTC_EXPLORER_URL : env.CRYPTO_LTC_EXPLORER_URL)?.trim() || (PRODUCTION ? PUBLIC_EXPLORERS[coin] : "");
+  const explorer = (coin: CryptoCoin) =>
+    (coin === "BTC" ? env.CRYPTO_BTC_EXPLORER_URL : env.CRYPTO_LTC_EXPLORER_URL)?.trim() || (PRODUCTION ? PUBLIC_EXPLORERS[coin] : "");
   const rateUrl = env.CRYPTO_RATE_URL?.trim() || (PRODUCTION ? DEFAULT_RATE_URL : "");
   return {
     wallets,

@@ -10,7 +10,15 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, failedJobs } from "../platform/db/schema.server";
 import { CHECKS_PER_MESSAGE, type JobQueue } from "../platform/job-registry.server";
-import { CLOSED_UNPAID_STATES, type CryptoOrder, OPEN_STATES, paidThreshold, type SeenPayment, SETTLEABLE, watchedLateByBuyer } from "./crypto-orders.server";
+import {
+  CLOSED_UNPAID_STATES,
+  type CryptoOrder,
+  OPEN_STATES,
+  paidThreshold,
+  type SeenPayment,
+  SETTLEABLE,
+  watchedLateByBuyer,
+} from "./crypto-orders.server";
 import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
 
 /** An order's chain is read at most once per this interval, however many trackers are open. */
@@ -57,7 +65,8 @@ function nextState(order: CryptoOrder, seen: Observation, rules: InvoiceRules, n
   let next: Partial<CryptoOrder> = {};
   if ((OPEN_STATES as readonly string[]).includes(order.status)) {
     if (late && order.status !== "processing" && total > order.receivedUnits) next = { status: "paid-late", review: "paid-late" };
-    else if (total >= threshold && settled >= threshold) next = { status: "processing", paidAt: now, review: total > (order.amountUnits ?? 0) ? "overpaid" : null };
+    else if (total >= threshold && settled >= threshold)
+      next = { status: "processing", paidAt: now, review: total > (order.amountUnits ?? 0) ? "overpaid" : null };
     else if (total >= threshold) next = unconfirmedTooLong ? { status: "paid-late", review: "paid-late" } : { status: "processing" };
     // Short of the amount (or a payment vanished before it was confirmed): open until the quote runs out.
     else if (total > 0) next = late ? { status: "expired", review: "underpaid" } : { status: "underpaid" };
@@ -104,7 +113,6 @@ function watchable(order: CryptoOrder, now: number, byBuyer: boolean): boolean {
   return !byBuyer || watchedLateByBuyer(order, now);
 }
 
-
 /**
  * Checks one order against the chain (at most once per interval) and applies what it shows.
  * Returns the order as it is now. When the order becomes paid, its settlement is queued.
@@ -130,14 +138,25 @@ export async function checkOrder(
   const updated = await deps.db
     .update(cryptoOrders)
     .set(next)
-    .where(and(eq(cryptoOrders.id, claimed.id), eq(cryptoOrders.status, claimed.status), eq(cryptoOrders.updatedAt, claimed.updatedAt), isNull(cryptoOrders.paidAt)))
+    .where(
+      and(
+        eq(cryptoOrders.id, claimed.id),
+        eq(cryptoOrders.status, claimed.status),
+        eq(cryptoOrders.updatedAt, claimed.updatedAt),
+        isNull(cryptoOrders.paidAt),
+      ),
+    )
     .returning()
     .get();
   // Another writer moved it first: what it wrote stands.
   if (!updated) return (await deps.db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get()) ?? claimed;
   // Flagged for a person just now (underpaid, overpaid, paid late): once, by the writer that won.
   if (updated.review !== null && updated.review !== claimed.review) {
-    await audit(deps.db, null, "crypto-order.review", orderKey("crypto", updated.orderNumber), { review: updated.review, status: updated.status, receivedUnits: updated.receivedUnits });
+    await audit(deps.db, null, "crypto-order.review", orderKey("crypto", updated.orderNumber), {
+      review: updated.review,
+      status: updated.status,
+      receivedUnits: updated.receivedUnits,
+    });
   }
   if (updated.paidAt !== null) await queueSettlement(deps.queue, updated);
   return updated;
@@ -159,7 +178,8 @@ export async function runChainChecks(deps: WatchDeps, orderNumbers: string[], no
   for (const order of orders) await checkOrder(deps, order, { now, tips });
 }
 
-const groupsOf = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+const groupsOf = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 /** Orders whose chain is worth reading now: open ones each interval, expired ones hourly for a week. */
 function dueForCheck(now: number) {
@@ -167,7 +187,10 @@ function dueForCheck(now: number) {
     isNotNull(cryptoOrders.addressIndex),
     isNull(cryptoOrders.paidAt),
     or(
-      and(inArray(cryptoOrders.status, OPEN_STATES), or(isNull(cryptoOrders.checkedAt), lte(cryptoOrders.checkedAt, now - CHECK_INTERVAL_MS))),
+      and(
+        inArray(cryptoOrders.status, OPEN_STATES),
+        or(isNull(cryptoOrders.checkedAt), lte(cryptoOrders.checkedAt, now - CHECK_INTERVAL_MS)),
+      ),
       and(
         inArray(cryptoOrders.status, CLOSED_UNPAID_STATES),
         gt(cryptoOrders.expiresAt, now - LATE_WATCH_MS),
@@ -182,16 +205,29 @@ function dueForCheck(now: number) {
  * a few seconds apart so neither one invocation's subrequests nor the explorer's rate limit are
  * exceeded; and queues again the settlement of paid orders still waiting for it.
  */
-export async function queueChainChecks(deps: { db: Db; queue: JobQueue<"chain-check" | "crypto-order"> }, now = Date.now()): Promise<number> {
+export async function queueChainChecks(
+  deps: { db: Db; queue: JobQueue<"chain-check" | "crypto-order"> },
+  now = Date.now(),
+): Promise<number> {
   const { db, queue } = deps;
-  const due = await db.select({ orderNumber: cryptoOrders.orderNumber }).from(cryptoOrders).where(dueForCheck(now)).orderBy(asc(cryptoOrders.checkedAt)).limit(4000);
+  const due = await db
+    .select({ orderNumber: cryptoOrders.orderNumber })
+    .from(cryptoOrders)
+    .where(dueForCheck(now))
+    .orderBy(asc(cryptoOrders.checkedAt))
+    .limit(4000);
   const groups = groupsOf(
     due.map((o) => o.orderNumber),
     CHECKS_PER_MESSAGE,
   );
   // sendBatch takes at most 100 messages.
   for (const [batchIndex, batch] of groupsOf(groups, 100).entries()) {
-    await queue.sendBatch(batch.map((orderNumbers, i) => ({ body: { kind: "chain-check" as const, orderNumbers }, delaySeconds: Math.min((batchIndex * 100 + i) * 2, 600) })));
+    await queue.sendBatch(
+      batch.map((orderNumbers, i) => ({
+        body: { kind: "chain-check" as const, orderNumbers },
+        delaySeconds: Math.min((batchIndex * 100 + i) * 2, 600),
+      })),
+    );
   }
   const unsettled = await db
     .select({ orderNumber: cryptoOrders.orderNumber })

@@ -34,8 +34,11 @@ export async function simulatedChainView(db: Db, env: CryptoEnv) {
           .where(and(inArray(cryptoOrders.status, OPEN_STATES), isNull(cryptoOrders.paidAt), inArray(cryptoOrders.cryptoType, coins)))
           .orderBy(desc(cryptoOrders.createdAt))
           .limit(100);
-  const paid = orders.length === 0 ? [] : await Promise.all(orders.map((order) => setup.chain(order.cryptoType).paymentsTo(order.walletAddress)));
-  const tips = Object.fromEntries(await Promise.all(CRYPTO_COINS.map(async (coin) => [coin, coins.includes(coin) ? await setup.chain(coin).tipHeight() : null] as const))) as Record<CryptoCoin, number | null>;
+  const paid =
+    orders.length === 0 ? [] : await Promise.all(orders.map((order) => setup.chain(order.cryptoType).paymentsTo(order.walletAddress)));
+  const tips = Object.fromEntries(
+    await Promise.all(CRYPTO_COINS.map(async (coin) => [coin, coins.includes(coin) ? await setup.chain(coin).tipHeight() : null] as const)),
+  ) as Record<CryptoCoin, number | null>;
   return {
     // What the simulated chain holds for each order's address, beside what the order last saw.
     orders: orders.map((order, i) => ({
@@ -51,6 +54,7 @@ export async function simulatedChainView(db: Db, env: CryptoEnv) {
 export async function orderOnSimulatedChain(db: Db, env: CryptoEnv, number: string): Promise<Result<CryptoOrder>> {
   const order = await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, number)).get();
   if (!order || order.addressIndex === null) return fail("not-found", "No such crypto order");
-  if (!cryptoSetup(env, db).simulatedCoins.includes(order.cryptoType)) return fail("conflict", `${order.cryptoType} is watched on a real chain here`);
+  if (!cryptoSetup(env, db).simulatedCoins.includes(order.cryptoType))
+    return fail("conflict", `${order.cryptoType} is watched on a real chain here`);
   return ok(order);
 }

@@ -44,7 +44,10 @@ export async function mineBlock(db: Db, coin: CryptoCoin): Promise<number> {
       .insert(simulatedTips)
       .values({ coin, height })
       .onConflictDoUpdate({ target: simulatedTips.coin, set: { height: sql`${simulatedTips.height} + 1` } }),
-    db.update(simulatedPayments).set({ height }).where(and(eq(simulatedPayments.coin, coin), isNull(simulatedPayments.height))),
+    db
+      .update(simulatedPayments)
+      .set({ height })
+      .where(and(eq(simulatedPayments.coin, coin), isNull(simulatedPayments.height))),
   ]);
   return height;
 }

@@ -40,11 +40,19 @@ export function parseAccountKey(coin: CryptoCoin, text: string): Result<AccountK
   try {
     payload = base58check.decode(trimmed);
   } catch {
-    return fail("invalid", `CRYPTO_${coin}_XPUB is not an extended public key (it should start with zpub or xpub${coin === "LTC" ? ", Ltub or Mtub" : ""})`);
+    return fail(
+      "invalid",
+      `CRYPTO_${coin}_XPUB is not an extended public key (it should start with zpub or xpub${coin === "LTC" ? ", Ltub or Mtub" : ""})`,
+    );
   }
   const version = payload.length === 78 ? new DataView(payload.buffer, payload.byteOffset).getUint32(0) : -1;
-  if (PRIVATE_VERSIONS.has(version)) return fail("invalid", `CRYPTO_${coin}_XPUB holds a private key: configure the account's public key (zpub) instead, and move the funds if the private key was shared`);
-  if (WRAPPED_SEGWIT_VERSIONS.has(version)) return fail("invalid", `CRYPTO_${coin}_XPUB is a wrapped SegWit key (ypub): export the native SegWit (zpub) key of a BIP84 wallet`);
+  if (PRIVATE_VERSIONS.has(version))
+    return fail(
+      "invalid",
+      `CRYPTO_${coin}_XPUB holds a private key: configure the account's public key (zpub) instead, and move the funds if the private key was shared`,
+    );
+  if (WRAPPED_SEGWIT_VERSIONS.has(version))
+    return fail("invalid", `CRYPTO_${coin}_XPUB is a wrapped SegWit key (ypub): export the native SegWit (zpub) key of a BIP84 wallet`);
   if (!(version in PUBLIC_VERSIONS[coin])) return fail("invalid", `CRYPTO_${coin}_XPUB is not a ${coin} extended public key`);
   try {
     const key = HDKey.fromExtendedKey(trimmed, { public: version, private: 0 });

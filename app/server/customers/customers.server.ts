@@ -106,7 +106,10 @@ async function emailsByKeyOrPc(db: Db, value: string, limit: number): Promise<{ 
  * reseller or licence) or a hardware id — accounts newest first, then buyers without an account.
  * With no `q`, every account, newest first, a page at a time after `cursor`.
  */
-export async function searchCustomers(db: Db, { q, cursor }: CustomerSearchInput): Promise<{ rows: CustomerRow[]; nextCursor: string | null }> {
+export async function searchCustomers(
+  db: Db,
+  { q, cursor }: CustomerSearchInput,
+): Promise<{ rows: CustomerRow[]; nextCursor: string | null }> {
   if (!q) {
     const [at, id] = cursor ? [Number(cursor.slice(0, cursor.indexOf("."))), cursor.slice(cursor.indexOf(".") + 1)] : [];
     const after = at === undefined ? undefined : or(lt(users.createdAt, at), and(eq(users.createdAt, at), lt(users.id, id!)));
@@ -179,7 +182,10 @@ export async function customerAccount(db: Db, id: string, caller: Caller, cooldo
     licencesOf(db, profile, cooldownMs),
     listSessions(db, id, caller),
     twoFactorStatus(db, id),
-    db.select({ n: sql<number>`count(*)` }).from(passkeys).where(eq(passkeys.userId, id)),
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(passkeys)
+      .where(eq(passkeys.userId, id)),
     resellerBalanceOf(db, id),
   ]);
   return {
@@ -199,7 +205,11 @@ export async function customerAccount(db: Db, id: string, caller: Caller, cooldo
 
 /** Staff: a buyer known by e-mail alone — the account holding it (if any), their orders and keys. */
 export async function customerByEmail(db: Db, email: string, cooldownMs: number) {
-  const account = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email.toLowerCase()}`).get();
+  const account = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(sql`lower(${users.email}) = ${email.toLowerCase()}`)
+    .get();
   if (account) return { accountId: account.id } as const;
   const [orders, held] = await Promise.all([ordersOf(db, email, null), maskedLicences(db, email, cooldownMs)]);
   return { accountId: null, email: email.toLowerCase(), ...orders, licences: held } as const;

@@ -4,7 +4,15 @@
 import { eq, sql } from "drizzle-orm";
 import * as v from "valibot";
 import type { Db } from "../platform/db/client.server";
-import { discordRoleRules, discordSettings, oauthAccounts, profiles, simulatedDiscordFaults, simulatedDiscordMembers, simulatedDiscordRoles } from "../platform/db/schema.server";
+import {
+  discordRoleRules,
+  discordSettings,
+  oauthAccounts,
+  profiles,
+  simulatedDiscordFaults,
+  simulatedDiscordMembers,
+  simulatedDiscordRoles,
+} from "../platform/db/schema.server";
 import { ensureSimulatedGuild, SIMULATED_BOT_ID, SIMULATED_GUILD_ID, SIMULATED_ROLES } from "./simulated-discord.server";
 
 const BOT_ROLE_HIGH = 10;
@@ -13,11 +21,22 @@ const BOT_ROLE_LOW = 1;
 export async function simulatedGuild(db: Db) {
   await ensureSimulatedGuild(db);
   const [roles, members, faults] = await Promise.all([
-    db.select().from(simulatedDiscordRoles).orderBy(sql`${simulatedDiscordRoles.position} desc`),
     db
-      .select({ userId: simulatedDiscordMembers.userId, username: simulatedDiscordMembers.username, roles: simulatedDiscordMembers.roles, shopUser: profiles.username })
+      .select()
+      .from(simulatedDiscordRoles)
+      .orderBy(sql`${simulatedDiscordRoles.position} desc`),
+    db
+      .select({
+        userId: simulatedDiscordMembers.userId,
+        username: simulatedDiscordMembers.username,
+        roles: simulatedDiscordMembers.roles,
+        shopUser: profiles.username,
+      })
       .from(simulatedDiscordMembers)
-      .leftJoin(oauthAccounts, sql`${oauthAccounts.provider} = 'discord' and ${oauthAccounts.providerUserId} = ${simulatedDiscordMembers.userId}`)
+      .leftJoin(
+        oauthAccounts,
+        sql`${oauthAccounts.provider} = 'discord' and ${oauthAccounts.providerUserId} = ${simulatedDiscordMembers.userId}`,
+      )
       .leftJoin(profiles, eq(profiles.id, oauthAccounts.userId))
       .orderBy(simulatedDiscordMembers.joinedAt),
     db.select().from(simulatedDiscordFaults).where(eq(simulatedDiscordFaults.id, 1)).get(),
@@ -28,7 +47,9 @@ export async function simulatedGuild(db: Db) {
     .select({ userId: oauthAccounts.providerUserId, username: oauthAccounts.providerUsername, shopUser: profiles.username })
     .from(oauthAccounts)
     .leftJoin(profiles, eq(profiles.id, oauthAccounts.userId))
-    .where(sql`${oauthAccounts.provider} = 'discord' and ${oauthAccounts.providerUserId} not in (select ${simulatedDiscordMembers.userId} from ${simulatedDiscordMembers})`);
+    .where(
+      sql`${oauthAccounts.provider} = 'discord' and ${oauthAccounts.providerUserId} not in (select ${simulatedDiscordMembers.userId} from ${simulatedDiscordMembers})`,
+    );
   return {
     outside,
     roles,
@@ -43,7 +64,9 @@ export async function simulatedGuild(db: Db) {
 export async function removeRoleByHand(db: Db, userId: string, roleId: string): Promise<void> {
   await db
     .update(simulatedDiscordMembers)
-    .set({ roles: sql`(select coalesce(json_group_array(value), '[]') from json_each(${simulatedDiscordMembers.roles}) where value != ${roleId})` })
+    .set({
+      roles: sql`(select coalesce(json_group_array(value), '[]') from json_each(${simulatedDiscordMembers.roles}) where value != ${roleId})`,
+    })
     .where(eq(simulatedDiscordMembers.userId, userId));
 }
 
@@ -62,13 +85,19 @@ export async function joinGuild(db: Db, userId: string, username: string): Promi
 /** The bot's role dragged below the roles it hands out, or back above them. */
 export async function setBotRoleLow(db: Db, low: boolean): Promise<void> {
   await ensureSimulatedGuild(db);
-  await db.update(simulatedDiscordRoles).set({ position: low ? BOT_ROLE_LOW : BOT_ROLE_HIGH }).where(eq(simulatedDiscordRoles.name, "Vertex Bot"));
+  await db
+    .update(simulatedDiscordRoles)
+    .set({ position: low ? BOT_ROLE_LOW : BOT_ROLE_HIGH })
+    .where(eq(simulatedDiscordRoles.name, "Vertex Bot"));
 }
 
 /** The next `requests` answers are 429s asking to wait `seconds` (Discord's global limit if `global`). */
 export async function rateLimitNext(db: Db, requests: number, seconds: number, global: boolean): Promise<void> {
   await ensureSimulatedGuild(db);
-  await db.update(simulatedDiscordFaults).set({ rateLimitedRequests: requests, retryAfterSeconds: seconds, globalLimit: global ? 1 : 0 }).where(eq(simulatedDiscordFaults.id, 1));
+  await db
+    .update(simulatedDiscordFaults)
+    .set({ rateLimitedRequests: requests, retryAfterSeconds: seconds, globalLimit: global ? 1 : 0 })
+    .where(eq(simulatedDiscordFaults.id, 1));
 }
 
 /** The simulated Discord is there in development and tests, never in a production build. */
@@ -88,7 +117,11 @@ export const devDiscordSchema = v.variant(
 
 /** Demo data: the simulated server, with "Subscriber" for any active licence and "VIP" for monthly and lifetime (once; staff may change it). */
 export async function seedSimulatedDiscord(db: Db, now: number): Promise<void> {
-  const [settings] = await db.insert(discordSettings).values({ id: 1, guildId: SIMULATED_GUILD_ID, updatedAt: now }).onConflictDoNothing().returning();
+  const [settings] = await db
+    .insert(discordSettings)
+    .values({ id: 1, guildId: SIMULATED_GUILD_ID, updatedAt: now })
+    .onConflictDoNothing()
+    .returning();
   if (!settings) return;
   await ensureSimulatedGuild(db);
   await db

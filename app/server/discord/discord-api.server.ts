@@ -10,7 +10,13 @@ export const MANAGE_ROLES = 1n << 28n;
 export const ADMINISTRATOR = 1n << 3n;
 
 /** Discord's JSON error codes the sync acts on. */
-export const DISCORD_ERRORS = { unknownMember: 10007, unknownRole: 10011, unknownUser: 10013, missingAccess: 50001, missingPermissions: 50013 } as const;
+export const DISCORD_ERRORS = {
+  unknownMember: 10007,
+  unknownRole: 10011,
+  unknownUser: 10013,
+  missingAccess: 50001,
+  missingPermissions: 50013,
+} as const;
 
 export interface DiscordRole {
   id: string;
@@ -26,8 +32,7 @@ export interface DiscordMember {
 }
 
 export type DiscordAnswer<T> =
-  | { ok: true; value: T }
-  | { ok: false; status: number; code: number; message: string; retryAfterSeconds?: number; global?: boolean };
+  { ok: true; value: T } | { ok: false; status: number; code: number; message: string; retryAfterSeconds?: number; global?: boolean };
 
 /** One HTTP exchange as plain values (decision 062): what the transport sends, and what came back. */
 export interface DiscordCall {
@@ -85,9 +90,19 @@ export function discordApi(options: { baseUrl: string; token: string; transport:
     if (init.reason) headers["X-Audit-Log-Reason"] = encodeURIComponent(init.reason);
     let reply: DiscordReply;
     try {
-      reply = await options.transport({ method, url: `${base}${path}`, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+      reply = await options.transport({
+        method,
+        url: `${base}${path}`,
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
     } catch (error) {
-      return { ok: false, status: 0, code: 0, message: `Discord could not be reached: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        status: 0,
+        code: 0,
+        message: `Discord could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     const text = reply.body;
     let body: Record<string, unknown> = {};
@@ -110,8 +125,11 @@ export function discordApi(options: { baseUrl: string; token: string; transport:
     me: () => call("GET", "/users/@me"),
     roles: (guildId) => call("GET", `/guilds/${encodeURIComponent(guildId)}/roles`),
     member: (guildId, userId) => call("GET", memberPath(guildId, userId)),
-    addMember: (guildId, userId, accessToken, roles) => call("PUT", memberPath(guildId, userId), { body: { access_token: accessToken, roles } }),
-    addRole: (guildId, userId, roleId, reason) => call("PUT", `${memberPath(guildId, userId)}/roles/${encodeURIComponent(roleId)}`, { reason }),
-    removeRole: (guildId, userId, roleId, reason) => call("DELETE", `${memberPath(guildId, userId)}/roles/${encodeURIComponent(roleId)}`, { reason }),
+    addMember: (guildId, userId, accessToken, roles) =>
+      call("PUT", memberPath(guildId, userId), { body: { access_token: accessToken, roles } }),
+    addRole: (guildId, userId, roleId, reason) =>
+      call("PUT", `${memberPath(guildId, userId)}/roles/${encodeURIComponent(roleId)}`, { reason }),
+    removeRole: (guildId, userId, roleId, reason) =>
+      call("DELETE", `${memberPath(guildId, userId)}/roles/${encodeURIComponent(roleId)}`, { reason }),
   };
 }

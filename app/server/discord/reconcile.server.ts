@@ -21,7 +21,11 @@ const MESSAGE_SPACING_SECONDS = 2;
  * Cron (and /dev/discord's "Run the sweep now", for `everyone`): rows for new links, parked retries that are due, and the members compared longest ago,
  * queued `MEMBERS_PER_RECONCILE` to a message.
  */
-export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, now = Date.now(), { everyone = false } = {}): Promise<{ members: number; messages: number }> {
+export async function queueReconcile(
+  deps: Pick<RoleSyncDeps, "db" | "queue">,
+  now = Date.now(),
+  { everyone = false } = {},
+): Promise<{ members: number; messages: number }> {
   const { db, queue } = deps;
   const settings = await roleSettings(db);
   if (!settings.guildId || settings.rules.length === 0) return { members: 0, messages: 0 };
@@ -34,7 +38,10 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
     .set({ nextAttemptAt: null })
     .where(and(isNotNull(discordRoleSync.nextAttemptAt), lte(discordRoleSync.nextAttemptAt, now)))
     .returning({ userId: discordRoleSync.userId });
-  await queueRoleSync(queue, due.map((row) => row.userId));
+  await queueRoleSync(
+    queue,
+    due.map((row) => row.userId),
+  );
   // Licences that started or ended since (a purchase, an expiry, a refund, a ban), links that
   // ended or changed, and Discord accounts released with roles to take back: synced now, without
   // waiting for the member's turn to be compared.
@@ -49,7 +56,10 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
         or ${oauthAccounts.providerUserId} != ${discordRoleSync.discordId} or exists (select 1 from ${discordRoleReleases} where ${discordRoleReleases.userId} = ${discordRoleSync.userId}))`,
     )
     .limit(MEMBERS_PER_SWEEP);
-  await queueRoleSync(queue, changed.map((row) => row.userId));
+  await queueRoleSync(
+    queue,
+    changed.map((row) => row.userId),
+  );
 
   const stale = await db
     .select({ userId: discordRoleSync.userId })
@@ -61,18 +71,25 @@ export async function queueReconcile(deps: Pick<RoleSyncDeps, "db" | "queue">, n
   const userIds = stale.map((row) => row.userId);
   const messages: MessageSendRequest<JobOf<"discord-reconcile">>[] = [];
   for (let i = 0; i < userIds.length; i += MEMBERS_PER_RECONCILE) {
-    messages.push({ body: { kind: "discord-reconcile", userIds: userIds.slice(i, i + MEMBERS_PER_RECONCILE) }, delaySeconds: messages.length * MESSAGE_SPACING_SECONDS });
+    messages.push({
+      body: { kind: "discord-reconcile", userIds: userIds.slice(i, i + MEMBERS_PER_RECONCILE) },
+      delaySeconds: messages.length * MESSAGE_SPACING_SECONDS,
+    });
   }
   for (let i = 0; i < messages.length; i += 100) await queue.sendBatch(messages.slice(i, i + 100));
   // Marked as looked at when queued, so the next cron run does not queue them again meanwhile.
   for (let i = 0; i < userIds.length; i += 90) {
-    await db.update(discordRoleSync).set({ checkedAt: now }).where(inArray(discordRoleSync.userId, userIds.slice(i, i + 90)));
+    await db
+      .update(discordRoleSync)
+      .set({ checkedAt: now })
+      .where(inArray(discordRoleSync.userId, userIds.slice(i, i + 90)));
   }
   return { members: userIds.length, messages: messages.length };
 }
 
 /** A member's row once Discord said what they have. */
-const memberSeen = (db: Db, userId: string, values: Partial<typeof discordRoleSync.$inferInsert>) => db.update(discordRoleSync).set(values).where(eq(discordRoleSync.userId, userId));
+const memberSeen = (db: Db, userId: string, values: Partial<typeof discordRoleSync.$inferInsert>) =>
+  db.update(discordRoleSync).set(values).where(eq(discordRoleSync.userId, userId));
 
 const sameRoles = (a: string[], b: string[]) => a.length === b.length && a.every((role) => b.includes(role));
 
@@ -110,7 +127,14 @@ export async function runReconcile(deps: RoleSyncDeps, userIds: string[], now = 
     }
     const has = member.value.roles.filter((role) => managed.includes(role));
     const differs = !sameRoles(has, should) || row.state === "not-in-guild" || row.state === "pending";
-    seen.push(memberSeen(db, row.userId, { actualRoles: JSON.stringify(member.value.roles.toSorted()), desiredRoles: JSON.stringify(should), checkedAt: now, ...(differs ? { state: "pending" as const } : {}) }));
+    seen.push(
+      memberSeen(db, row.userId, {
+        actualRoles: JSON.stringify(member.value.roles.toSorted()),
+        desiredRoles: JSON.stringify(should),
+        checkedAt: now,
+        ...(differs ? { state: "pending" as const } : {}),
+      }),
+    );
     if (differs) toSync.push(row.userId);
   }
   // What Discord said of each member, written in one round trip rather than one per member.
@@ -136,14 +160,20 @@ export async function checkGuildHealth(deps: Pick<RoleSyncDeps, "db" | "setup">,
   const report: GuildHealth = { checkedAt: now, problems: [], roles: [], botName: null };
   const me = await setup.api.me();
   if (!me.ok) {
-    report.problems.push(me.status === 401 ? "Discord refused the bot token (401): set DISCORD_BOT_TOKEN to the bot's current token from the Developer Portal." : `Discord could not be asked about the bot: ${me.message}.`);
+    report.problems.push(
+      me.status === 401
+        ? "Discord refused the bot token (401): set DISCORD_BOT_TOKEN to the bot's current token from the Developer Portal."
+        : `Discord could not be asked about the bot: ${me.message}.`,
+    );
   } else {
     report.botName = me.value.username;
     const [roles, bot] = await Promise.all([setup.api.roles(guildId), setup.api.member(guildId, me.value.id)]);
     if (!roles.ok || !bot.ok) {
       const answer = !roles.ok ? roles : (bot as Extract<typeof bot, { ok: false }>);
       if (answer.status === 429) return null;
-      report.problems.push(`The bot "${me.value.username}" is not in the guild ${guildId} (${answer.code || answer.status}): invite it to the server with the Manage Roles permission.`);
+      report.problems.push(
+        `The bot "${me.value.username}" is not in the guild ${guildId} (${answer.code || answer.status}): invite it to the server with the Manage Roles permission.`,
+      );
     } else {
       const held = roles.value.filter((role) => bot.value.roles.includes(role.id) || role.id === guildId);
       const permissions = held.reduce((all, role) => all | BigInt(role.permissions), 0n);
@@ -154,7 +184,10 @@ export async function checkGuildHealth(deps: Pick<RoleSyncDeps, "db" | "setup">,
       for (const roleId of managedRoles(settings.rules)) {
         const role = roles.value.find((candidate) => candidate.id === roleId);
         if (!role) report.problems.push(`The role ${roleId} no longer exists in the guild: choose another below.`);
-        else if (role.position >= top) report.problems.push(`Drag the bot's role "${topName}" above "${role.name}" in Server Settings → Roles: a bot can only hand out roles below its highest role (Discord error 50013).`);
+        else if (role.position >= top)
+          report.problems.push(
+            `Drag the bot's role "${topName}" above "${role.name}" in Server Settings → Roles: a bot can only hand out roles below its highest role (Discord error 50013).`,
+          );
       }
       report.roles = roles.value
         .filter((role) => role.id !== guildId && !role.managed)
@@ -162,6 +195,9 @@ export async function checkGuildHealth(deps: Pick<RoleSyncDeps, "db" | "setup">,
         .map((role) => ({ id: role.id, name: role.name, position: role.position, assignable: manage && role.position < top }));
     }
   }
-  await db.update(discordSettings).set({ healthCheckedAt: now, healthProblems: JSON.stringify(report.problems) }).where(eq(discordSettings.id, 1));
+  await db
+    .update(discordSettings)
+    .set({ healthCheckedAt: now, healthProblems: JSON.stringify(report.problems) })
+    .where(eq(discordSettings.id, 1));
   return report;
 }

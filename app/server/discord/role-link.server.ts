@@ -38,7 +38,12 @@ export async function simulatedDiscordIdOf(userId: string): Promise<string> {
 }
 
 /** Links the member's simulated Discord account (the password was checked first), and joins the server. */
-export async function linkSimulatedDiscord(deps: LinkDeps, user: { id: string; username: string }, ip: string | null, now = Date.now()): Promise<Result> {
+export async function linkSimulatedDiscord(
+  deps: LinkDeps,
+  user: { id: string; username: string },
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result> {
   const discordId = await simulatedDiscordIdOf(user.id);
   const linked = await recordDiscordLink(deps, user.id, { id: discordId, username: user.username }, ip, now);
   if (linked.ok) await joinServerOnLink(deps, user.id, { discordId, accessToken: simulatedAccessToken(discordId) }, now);

@@ -24,9 +24,16 @@ export interface DiscordSetup {
 /** `invocation`: the id of the queue or cron invocation, sent with each request (see `discordApi`). */
 export function discordSetup(env: DiscordEnv, db: Db, invocation?: string): DiscordSetup {
   const token = env.DISCORD_BOT_TOKEN?.trim();
-  if (token) return { api: discordApi({ baseUrl: env.DISCORD_API_URL?.trim() || DEFAULT_DISCORD_API_URL, token, transport: fetchTransport, invocation }), simulated: false };
+  if (token)
+    return {
+      api: discordApi({ baseUrl: env.DISCORD_API_URL?.trim() || DEFAULT_DISCORD_API_URL, token, transport: fetchTransport, invocation }),
+      simulated: false,
+    };
   if (PRODUCTION) return { api: null, simulated: false };
-  return { api: discordApi({ baseUrl: "https://discord.simulated/api/v10", token: "simulated", transport: simulatedDiscord(db) }), simulated: true };
+  return {
+    api: discordApi({ baseUrl: "https://discord.simulated/api/v10", token: "simulated", transport: simulatedDiscord(db) }),
+    simulated: true,
+  };
 }
 
 /**
@@ -61,7 +68,15 @@ export interface RoleSettings {
 export async function roleSettings(db: Db): Promise<RoleSettings> {
   const [settings, rules] = await Promise.all([
     db.select().from(discordSettings).where(eq(discordSettings.id, 1)).get(),
-    db.select({ id: discordRoleRules.id, grant: discordRoleRules.grant, roleId: discordRoleRules.roleId, roleName: discordRoleRules.roleName }).from(discordRoleRules).orderBy(discordRoleRules.id),
+    db
+      .select({
+        id: discordRoleRules.id,
+        grant: discordRoleRules.grant,
+        roleId: discordRoleRules.roleId,
+        roleName: discordRoleRules.roleName,
+      })
+      .from(discordRoleRules)
+      .orderBy(discordRoleRules.id),
   ]);
   return {
     guildId: settings?.guildId ?? null,
@@ -77,7 +92,10 @@ export const managedRoles = (rules: RoleRule[]) => [...new Set(rules.map((rule) 
 /** The roles each of `userIds` should have now (see `desiredRolesJson`). */
 export async function desiredRolesOf(db: Db, userIds: string[], now: number): Promise<Map<string, string[]>> {
   if (userIds.length === 0) return new Map();
-  const rows = await db.select({ userId: users.id, roles: desiredRolesJson(now) }).from(users).where(inArray(users.id, userIds));
+  const rows = await db
+    .select({ userId: users.id, roles: desiredRolesJson(now) })
+    .from(users)
+    .where(inArray(users.id, userIds));
   return new Map(rows.map((row) => [row.userId, JSON.parse(row.roles) as string[]]));
 }
 
@@ -103,15 +121,22 @@ export async function saveGuild(db: Db, staffId: string, guildId: string, now = 
  * Staff: an active licence of `grant` gives `roleId`, a role Discord says the server has (when
  * Discord cannot be asked, the rule is kept and the health check judges the role later).
  */
-export async function addRoleRule(deps: { db: Db; setup: DiscordSetup }, staffId: string, rule: { grant: string; roleId: string }, now = Date.now()): Promise<Result> {
+export async function addRoleRule(
+  deps: { db: Db; setup: DiscordSetup },
+  staffId: string,
+  rule: { grant: string; roleId: string },
+  now = Date.now(),
+): Promise<Result> {
   const { db, setup } = deps;
   const settings = await roleSettings(db);
   if (!settings.guildId) return fail("conflict", "Choose the server first.");
   const managed = managedRoles(settings.rules);
-  if (!managed.includes(rule.roleId) && managed.length >= MAX_MANAGED_ROLES) return fail("conflict", `The sync hands out at most ${MAX_MANAGED_ROLES} roles: remove a rule first.`);
+  if (!managed.includes(rule.roleId) && managed.length >= MAX_MANAGED_ROLES)
+    return fail("conflict", `The sync hands out at most ${MAX_MANAGED_ROLES} roles: remove a rule first.`);
   const roles = setup.api ? await setup.api.roles(settings.guildId) : null;
   const role = roles?.ok ? roles.value.find((candidate) => candidate.id === rule.roleId) : undefined;
-  if (roles?.ok && (!role || role.id === settings.guildId || role.managed)) return fail("invalid", "The server has no role with this id that can be handed out", { field: "roleId" });
+  if (roles?.ok && (!role || role.id === settings.guildId || role.managed))
+    return fail("invalid", "The server has no role with this id that can be handed out", { field: "roleId" });
   const added = await db
     .insert(discordRoleRules)
     .values({ ...rule, roleName: role?.name ?? null, createdAt: now })
@@ -140,7 +165,11 @@ export async function syncCounts(db: Db): Promise<Record<(typeof discordRoleSync
 
 /** Where one member's roles stand, for their page and the customer's page in the back office. */
 export async function memberRoleSync(db: Db, userId: string) {
-  const [link, row, settings] = await Promise.all([discordLinkOf(db, userId), db.select().from(discordRoleSync).where(eq(discordRoleSync.userId, userId)).get(), roleSettings(db)]);
+  const [link, row, settings] = await Promise.all([
+    discordLinkOf(db, userId),
+    db.select().from(discordRoleSync).where(eq(discordRoleSync.userId, userId)).get(),
+    roleSettings(db),
+  ]);
   if (!link) return null;
   const managed = managedRoles(settings.rules);
   const name = (id: string) => settings.rules.find((rule) => rule.roleId === id)?.roleName ?? id;

@@ -42,11 +42,21 @@ export function failureOf(answer: Extract<DiscordAnswer<unknown>, { ok: false }>
   if (answer.status === 429) return { kind: "rate-limited", seconds: answer.retryAfterSeconds ?? 1, global: answer.global ?? false };
   if (answer.code === DISCORD_ERRORS.unknownMember || answer.code === DISCORD_ERRORS.unknownUser) return { kind: "not-in-guild" };
   if (answer.code === DISCORD_ERRORS.missingPermissions) {
-    return { kind: "setup", message: "Discord refused to change a role: Missing Permissions (50013). The bot's highest role must sit above every role it hands out, with Manage Roles." };
+    return {
+      kind: "setup",
+      message:
+        "Discord refused to change a role: Missing Permissions (50013). The bot's highest role must sit above every role it hands out, with Manage Roles.",
+    };
   }
-  if (answer.code === DISCORD_ERRORS.missingAccess || answer.code === 10004) return { kind: "setup", message: `The bot cannot reach the guild (${answer.code}): invite it to the server.` };
-  if (answer.code === DISCORD_ERRORS.unknownRole) return { kind: "setup", message: "A role the sync hands out no longer exists in the guild (10011): choose another on the Discord page." };
-  if (answer.status === 401) return { kind: "setup", message: "Discord refused the bot token (401): set DISCORD_BOT_TOKEN to the bot's current token." };
+  if (answer.code === DISCORD_ERRORS.missingAccess || answer.code === 10004)
+    return { kind: "setup", message: `The bot cannot reach the guild (${answer.code}): invite it to the server.` };
+  if (answer.code === DISCORD_ERRORS.unknownRole)
+    return {
+      kind: "setup",
+      message: "A role the sync hands out no longer exists in the guild (10011): choose another on the Discord page.",
+    };
+  if (answer.status === 401)
+    return { kind: "setup", message: "Discord refused the bot token (401): set DISCORD_BOT_TOKEN to the bot's current token." };
   return { kind: "transient", message: `Discord answered ${answer.status || "nothing"}: ${answer.message}` };
 }
 
@@ -56,7 +66,10 @@ export async function raiseHealthAlert(db: Db, message: string, now: number): Pr
   if (!row) return;
   const problems = row.problems ? (JSON.parse(row.problems) as string[]) : [];
   if (problems.includes(message)) return;
-  await db.update(discordSettings).set({ healthProblems: JSON.stringify([...problems, message]), healthCheckedAt: now }).where(eq(discordSettings.id, 1));
+  await db
+    .update(discordSettings)
+    .set({ healthProblems: JSON.stringify([...problems, message]), healthCheckedAt: now })
+    .where(eq(discordSettings.id, 1));
 }
 
 const syncRowOf = (db: Db, userId: string) => db.select().from(discordRoleSync).where(eq(discordRoleSync.userId, userId)).get();
@@ -73,12 +86,20 @@ async function sendLater(deps: RoleSyncDeps, userId: string, seconds: number, no
 }
 
 /** Records a failed attempt and when the next one runs (or that the job failed for good). */
-export async function syncFailed(deps: RoleSyncDeps, row: Pick<SyncRow, "userId" | "attempts" | "state">, failure: SyncFailure, now: number): Promise<void> {
+export async function syncFailed(
+  deps: RoleSyncDeps,
+  row: Pick<SyncRow, "userId" | "attempts" | "state">,
+  failure: SyncFailure,
+  now: number,
+): Promise<void> {
   const { db } = deps;
   const { userId } = row;
   if (failure.kind === "not-in-guild") {
     // Parked: nothing can change their roles until they are back; the reconcile sweep looks for them.
-    await db.update(discordRoleSync).set({ state: "not-in-guild", lastError: "Not in the server", attempts: 0, nextAttemptAt: null, checkedAt: now }).where(eq(discordRoleSync.userId, userId));
+    await db
+      .update(discordRoleSync)
+      .set({ state: "not-in-guild", lastError: "Not in the server", attempts: 0, nextAttemptAt: null, checkedAt: now })
+      .where(eq(discordRoleSync.userId, userId));
     return;
   }
   if (failure.kind === "rate-limited") {
@@ -87,19 +108,29 @@ export async function syncFailed(deps: RoleSyncDeps, row: Pick<SyncRow, "userId"
     const nextAttemptAt = await sendLater(deps, userId, failure.seconds, now);
     await db
       .update(discordRoleSync)
-      .set({ state: "retrying", nextAttemptAt, lastError: `Discord asked to wait ${failure.seconds} s (${failure.global ? "global" : "route"} rate limit)` })
+      .set({
+        state: "retrying",
+        nextAttemptAt,
+        lastError: `Discord asked to wait ${failure.seconds} s (${failure.global ? "global" : "route"} rate limit)`,
+      })
       .where(eq(discordRoleSync.userId, userId));
     return;
   }
   if (failure.kind === "setup") await raiseHealthAlert(db, failure.message, now);
   const attempts = (row.state === "failed" ? 0 : row.attempts) + 1;
   if (attempts > RETRY_SCHEDULE_SECONDS.length) {
-    await db.update(discordRoleSync).set({ state: "failed", attempts, nextAttemptAt: null, lastError: failure.message }).where(eq(discordRoleSync.userId, userId));
+    await db
+      .update(discordRoleSync)
+      .set({ state: "failed", attempts, nextAttemptAt: null, lastError: failure.message })
+      .where(eq(discordRoleSync.userId, userId));
     await markJobDead(db, syncJobKey(userId), { kind: "discord-sync", userId }, attempts, now);
     return;
   }
   const nextAttemptAt = await sendLater(deps, userId, RETRY_SCHEDULE_SECONDS[attempts - 1]!, now);
-  await db.update(discordRoleSync).set({ state: "retrying", attempts, nextAttemptAt, lastError: failure.message }).where(eq(discordRoleSync.userId, userId));
+  await db
+    .update(discordRoleSync)
+    .set({ state: "retrying", attempts, nextAttemptAt, lastError: failure.message })
+    .where(eq(discordRoleSync.userId, userId));
 }
 
 /**
@@ -141,9 +172,20 @@ export async function followLink(db: Db, userId: string, discordId: string, now:
  * links). One that has left the server has none left to take; one now linked to another member
  * keeps what that member's own sync says. False when Discord refused, the failure recorded.
  */
-async function takeBackRoles(deps: RoleSyncDeps, row: SyncRow, discordId: string, managed: string[], guildId: string, now: number): Promise<boolean> {
+async function takeBackRoles(
+  deps: RoleSyncDeps,
+  row: SyncRow,
+  discordId: string,
+  managed: string[],
+  guildId: string,
+  now: number,
+): Promise<boolean> {
   const { db, setup } = deps;
-  const holder = await db.select({ userId: oauthAccounts.userId }).from(oauthAccounts).where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.providerUserId, discordId))).get();
+  const holder = await db
+    .select({ userId: oauthAccounts.userId })
+    .from(oauthAccounts)
+    .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.providerUserId, discordId)))
+    .get();
   if (holder) {
     await queueRoleSync(deps.queue, [holder.userId]);
     return true;
@@ -178,11 +220,20 @@ export async function syncMemberRoles(deps: RoleSyncDeps, userId: string, now = 
   const row = link ? await followLink(db, userId, link.discordId, now) : await syncRowOf(db, userId);
   if (!row) return;
   const desired = link ? ((await desiredRolesOf(db, [userId], now)).get(userId) ?? []) : [];
-  await db.update(discordRoleSync).set({ desiredRoles: json(desired) }).where(eq(discordRoleSync.userId, userId));
-  if (deps.pause.until > now) return syncFailed(deps, row, { kind: "rate-limited", seconds: Math.ceil((deps.pause.until - now) / 1000), global: true }, now);
+  await db
+    .update(discordRoleSync)
+    .set({ desiredRoles: json(desired) })
+    .where(eq(discordRoleSync.userId, userId));
+  if (deps.pause.until > now)
+    return syncFailed(deps, row, { kind: "rate-limited", seconds: Math.ceil((deps.pause.until - now) / 1000), global: true }, now);
   const managed = managedRoles(settings.rules);
 
-  const release = await db.select({ discordId: discordRoleReleases.discordId }).from(discordRoleReleases).where(eq(discordRoleReleases.userId, userId)).orderBy(discordRoleReleases.createdAt).get();
+  const release = await db
+    .select({ discordId: discordRoleReleases.discordId })
+    .from(discordRoleReleases)
+    .where(eq(discordRoleReleases.userId, userId))
+    .orderBy(discordRoleReleases.createdAt)
+    .get();
   if (release || !link) {
     const discordId = release?.discordId ?? row.discordId;
     if (!(await takeBackRoles(deps, row, discordId, managed, settings.guildId, now))) return;
@@ -191,7 +242,12 @@ export async function syncMemberRoles(deps: RoleSyncDeps, userId: string, now = 
         db.delete(discordRoleReleases).where(and(eq(discordRoleReleases.userId, userId), eq(discordRoleReleases.discordId, discordId))),
         db
           .update(discordRoleSync)
-          .set({ attempts: 0, nextAttemptAt: null, lastError: null, state: sql`case when ${discordRoleSync.state} in ('retrying', 'failed') then 'pending' else ${discordRoleSync.state} end` })
+          .set({
+            attempts: 0,
+            nextAttemptAt: null,
+            lastError: null,
+            state: sql`case when ${discordRoleSync.state} in ('retrying', 'failed') then 'pending' else ${discordRoleSync.state} end`,
+          })
           .where(eq(discordRoleSync.userId, userId)),
       ]);
       // The next released account, or the linked one, in a job of its own.
@@ -212,7 +268,9 @@ export async function syncMemberRoles(deps: RoleSyncDeps, userId: string, now = 
   ];
   for (const { roleId, add } of changes) {
     const reason = add ? "An active licence grants this role" : "No active licence grants this role any more";
-    const answer = add ? await setup.api.addRole(settings.guildId, link.discordId, roleId, reason) : await setup.api.removeRole(settings.guildId, link.discordId, roleId, reason);
+    const answer = add
+      ? await setup.api.addRole(settings.guildId, link.discordId, roleId, reason)
+      : await setup.api.removeRole(settings.guildId, link.discordId, roleId, reason);
     if (!answer.ok) return syncFailed(deps, row, failureOf(answer), now);
     if (add) held.add(roleId);
     else held.delete(roleId);
@@ -220,7 +278,15 @@ export async function syncMemberRoles(deps: RoleSyncDeps, userId: string, now = 
   }
   await db
     .update(discordRoleSync)
-    .set({ actualRoles: json([...held]), state: "synced", attempts: 0, nextAttemptAt: null, lastError: null, lastSyncAt: now, checkedAt: now })
+    .set({
+      actualRoles: json([...held]),
+      state: "synced",
+      attempts: 0,
+      nextAttemptAt: null,
+      lastError: null,
+      lastSyncAt: now,
+      checkedAt: now,
+    })
     .where(eq(discordRoleSync.userId, userId));
   if (row.attempts > 0 || row.state === "failed") await forgetFailures(db, syncJobKey(userId));
 }
@@ -242,5 +308,8 @@ export async function queueSyncForOrder(deps: Pick<RoleSyncDeps, "db" | "queue">
     .innerJoin(users, sql`lower(${users.email}) = lower(${licences.ownerEmail})`)
     .innerJoin(oauthAccounts, and(eq(oauthAccounts.userId, users.id), eq(oauthAccounts.provider, "discord")))
     .where(eq(licences.orderId, orderId));
-  await queueRoleSync(deps.queue, owners.map((owner) => owner.userId));
+  await queueRoleSync(
+    deps.queue,
+    owners.map((owner) => owner.userId),
+  );
 }

@@ -32,7 +32,10 @@ export async function ensureSimulatedGuild(db: Db): Promise<void> {
         { id: SIMULATED_ROLES.vip, name: "VIP", position: 3, permissions: "0" },
       ])
       .onConflictDoNothing(),
-    db.insert(simulatedDiscordMembers).values({ userId: SIMULATED_BOT_ID, username: "Vertex Bot", roles: JSON.stringify([BOT_ROLE_ID]), joinedAt: 0 }).onConflictDoNothing(),
+    db
+      .insert(simulatedDiscordMembers)
+      .values({ userId: SIMULATED_BOT_ID, username: "Vertex Bot", roles: JSON.stringify([BOT_ROLE_ID]), joinedAt: 0 })
+      .onConflictDoNothing(),
     db.insert(simulatedDiscordFaults).values({ id: 1 }).onConflictDoNothing(),
   ]);
   seeded.add(db);
@@ -51,11 +54,17 @@ const parseRoles = (text: string): string[] => JSON.parse(text) as string[];
 async function rateLimited(db: Db): Promise<DiscordReply | null> {
   const [fault] = await db
     .update(simulatedDiscordFaults)
-    .set({ rateLimitedRequests: sql`${simulatedDiscordFaults.rateLimitedRequests} - 1`, requests: sql`${simulatedDiscordFaults.requests} + 1` })
+    .set({
+      rateLimitedRequests: sql`${simulatedDiscordFaults.rateLimitedRequests} - 1`,
+      requests: sql`${simulatedDiscordFaults.requests} + 1`,
+    })
     .where(sql`${simulatedDiscordFaults.id} = 1 and ${simulatedDiscordFaults.rateLimitedRequests} > 0`)
     .returning({ retryAfter: simulatedDiscordFaults.retryAfterSeconds, global: simulatedDiscordFaults.globalLimit });
   if (!fault) {
-    await db.update(simulatedDiscordFaults).set({ requests: sql`${simulatedDiscordFaults.requests} + 1` }).where(eq(simulatedDiscordFaults.id, 1));
+    await db
+      .update(simulatedDiscordFaults)
+      .set({ requests: sql`${simulatedDiscordFaults.requests} + 1` })
+      .where(eq(simulatedDiscordFaults.id, 1));
     return null;
   }
   const global = fault.global === 1;
@@ -67,12 +76,20 @@ async function rateLimited(db: Db): Promise<DiscordReply | null> {
     "x-ratelimit-scope": global ? "global" : "user",
   };
   if (global) headers["x-ratelimit-global"] = "true";
-  return json(429, { message: "You are being rate limited.", retry_after: fault.retryAfter, global, code: global ? 0 : undefined }, headers);
+  return json(
+    429,
+    { message: "You are being rate limited.", retry_after: fault.retryAfter, global, code: global ? 0 : undefined },
+    headers,
+  );
 }
 
 /** The bot's highest role position and whether it may manage roles. */
 async function botPower(db: Db): Promise<{ top: number; manageRoles: boolean }> {
-  const member = await db.select({ roles: simulatedDiscordMembers.roles }).from(simulatedDiscordMembers).where(eq(simulatedDiscordMembers.userId, SIMULATED_BOT_ID)).get();
+  const member = await db
+    .select({ roles: simulatedDiscordMembers.roles })
+    .from(simulatedDiscordMembers)
+    .where(eq(simulatedDiscordMembers.userId, SIMULATED_BOT_ID))
+    .get();
   const ids = member ? parseRoles(member.roles) : [];
   const roles = await db.select().from(simulatedDiscordRoles);
   const held = roles.filter((role) => ids.includes(role.id));
@@ -108,7 +125,10 @@ async function handle(db: Db, method: string, parts: string[], body: () => Recor
   if (guildId !== SIMULATED_GUILD_ID) return error(404, 10004, "Unknown Guild");
   if (collection === "roles" && method === "GET" && !userId) {
     const roles = await db.select().from(simulatedDiscordRoles).orderBy(simulatedDiscordRoles.position);
-    return json(200, roles.map((role) => ({ ...role, managed: false, hoist: false, mentionable: false, color: 0 })));
+    return json(
+      200,
+      roles.map((role) => ({ ...role, managed: false, hoist: false, mentionable: false, color: 0 })),
+    );
   }
   if (collection !== "members" || !userId) return error(404, 0, "404: Not Found");
   const member = await db.select().from(simulatedDiscordMembers).where(eq(simulatedDiscordMembers.userId, userId)).get();
@@ -135,7 +155,10 @@ async function handle(db: Db, method: string, parts: string[], body: () => Recor
     if (refused) return refused;
     const held = parseRoles(member.roles).filter((id) => id !== roleId);
     if (method === "PUT") held.push(roleId);
-    await db.update(simulatedDiscordMembers).set({ roles: JSON.stringify(held) }).where(eq(simulatedDiscordMembers.userId, userId));
+    await db
+      .update(simulatedDiscordMembers)
+      .set({ roles: JSON.stringify(held) })
+      .where(eq(simulatedDiscordMembers.userId, userId));
     return json(204, null);
   }
   return error(405, 0, "405: Method Not Allowed");

@@ -40,17 +40,48 @@ const DEMO_RELEASES = [
 ] as const;
 
 const STATUS_UPDATES = [
-  { id: 1, title: "Vertex Rust updated for the latest game patch", description: "Offsets refreshed after this week's Rust update. Restart the loader to pick up the new build.", type: "update" as const, daysAgo: 1 },
-  { id: 2, title: "Scheduled maintenance finished", description: "License servers were moved to new hardware. Key activation is faster now.", type: "maintenance" as const, daysAgo: 4 },
-  { id: 3, title: "Loader crash on some Windows 11 builds fixed", description: "A crash at start-up on Windows 11 24H2 has been fixed in loader 1.0.0.", type: "incident" as const, daysAgo: 9 },
+  {
+    id: 1,
+    title: "Vertex Rust updated for the latest game patch",
+    description: "Offsets refreshed after this week's Rust update. Restart the loader to pick up the new build.",
+    type: "update" as const,
+    daysAgo: 1,
+  },
+  {
+    id: 2,
+    title: "Scheduled maintenance finished",
+    description: "License servers were moved to new hardware. Key activation is faster now.",
+    type: "maintenance" as const,
+    daysAgo: 4,
+  },
+  {
+    id: 3,
+    title: "Loader crash on some Windows 11 builds fixed",
+    description: "A crash at start-up on Windows 11 24H2 has been fixed in loader 1.0.0.",
+    type: "incident" as const,
+    daysAgo: 9,
+  },
 ];
 
 export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): Promise<void> {
-  const existing = await db.select({ n: sql<number>`count(*)` }).from(users).where(sql`${users.id} in (${DEMO_ACCOUNTS[0].id}, ${DEMO_ACCOUNTS[1].id})`).get();
+  const existing = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(users)
+    .where(sql`${users.id} in (${DEMO_ACCOUNTS[0].id}, ${DEMO_ACCOUNTS[1].id})`)
+    .get();
   if ((existing?.n ?? 0) < DEMO_ACCOUNTS.length) {
     for (const account of DEMO_ACCOUNTS) {
       await db.batch([
-        db.insert(users).values({ id: account.id, email: account.email, passwordHash: await hashPassword(account.password), emailVerifiedAt: now, createdAt: now }).onConflictDoNothing(),
+        db
+          .insert(users)
+          .values({
+            id: account.id,
+            email: account.email,
+            passwordHash: await hashPassword(account.password),
+            emailVerifiedAt: now,
+            createdAt: now,
+          })
+          .onConflictDoNothing(),
         db.insert(profiles).values({ id: account.id, username: account.username, createdAt: now }).onConflictDoNothing(),
       ]);
       if (account.admin) await db.insert(userRoles).values({ userId: account.id, role: "admin" }).onConflictDoNothing();
@@ -79,7 +110,8 @@ export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): 
 
   for (const release of DEMO_RELEASES) {
     const bytes = new TextEncoder().encode(release.body);
-    if (!(await bucket.head(release.key))) await bucket.put(release.key, bytes, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
+    if (!(await bucket.head(release.key)))
+      await bucket.put(release.key, bytes, { httpMetadata: { contentType: "text/plain; charset=utf-8" } });
     await db
       .insert(releases)
       .values({

@@ -119,7 +119,10 @@ export async function runJobBatch(env: Env, batch: MessageBatch<unknown>, waitUn
       if ("problem" in read) throw new Error(read.problem);
       // A job that could take the invocation past its subrequests (a backlog bringing several
       // chain checks or reconciles into one batch) is sent back, as a new message, for a later batch.
-      const subrequests = subrequestsOf(read.job, read.job.kind === "discord-sync" ? managedRoles((await discordSettings()).rules).length : 0);
+      const subrequests = subrequestsOf(
+        read.job,
+        read.job.kind === "discord-sync" ? managedRoles((await discordSettings()).rules).length : 0,
+      );
       if (subrequests > subrequestsLeft) {
         await env.JOB_QUEUE.send(read.job, { delaySeconds: PUT_BACK_SECONDS });
       } else {

@@ -29,7 +29,9 @@ export async function codeOfUnit(db: Db, unit: Pick<OrderUnit, "orderId" | "line
   return db
     .select()
     .from(productCodes)
-    .where(and(eq(productCodes.orderId, unit.orderId), eq(productCodes.orderLineId, unit.lineId), eq(productCodes.unitIndex, unit.unitIndex)))
+    .where(
+      and(eq(productCodes.orderId, unit.orderId), eq(productCodes.orderLineId, unit.lineId), eq(productCodes.unitIndex, unit.unitIndex)),
+    )
     .get();
 }
 
@@ -40,7 +42,10 @@ export const isFreeCodeOf = (variantId: unknown) =>
 /** The oldest code of the variant still in stock, still free as the statement runs: the one to hand out next. */
 const isOldestFreeCode = (variantId: string) =>
   and(
-    eq(productCodes.id, sql`(select ${productCodes.id} from ${productCodes} where ${isFreeCodeOf(variantId)} order by ${productCodes.id} limit 1)`),
+    eq(
+      productCodes.id,
+      sql`(select ${productCodes.id} from ${productCodes} where ${isFreeCodeOf(variantId)} order by ${productCodes.id} limit 1)`,
+    ),
     eq(productCodes.isUsed, false),
   );
 
@@ -63,7 +68,14 @@ interface Holder {
 const claimOldestFree = (db: Db, variantId: string, holder: Holder, now: number, when?: SQL) =>
   db
     .update(productCodes)
-    .set({ isUsed: true, usedAt: now, customerEmail: holder.email, orderId: holder.orderId, orderLineId: holder.lineId, unitIndex: holder.unitIndex })
+    .set({
+      isUsed: true,
+      usedAt: now,
+      customerEmail: holder.email,
+      orderId: holder.orderId,
+      orderLineId: holder.lineId,
+      unitIndex: holder.unitIndex,
+    })
     .where(and(isOldestFreeCode(variantId), when))
     .returning();
 
@@ -102,7 +114,11 @@ export async function claimCode(db: Db, unit: OrderUnit, { now = Date.now(), fro
 export async function namedCodeTaken(db: Db, code: string, variantId: string): Promise<boolean> {
   const [licence, stocked] = await Promise.all([
     db.select({ id: licences.id }).from(licences).where(eq(licences.key, code)).get(),
-    db.select({ variantId: productCodes.variantId, isUsed: productCodes.isUsed }).from(productCodes).where(eq(productCodes.code, code)).get(),
+    db
+      .select({ variantId: productCodes.variantId, isUsed: productCodes.isUsed })
+      .from(productCodes)
+      .where(eq(productCodes.code, code))
+      .get(),
   ]);
   return Boolean(licence) || (stocked !== undefined && (stocked.isUsed || stocked.variantId !== variantId));
 }
@@ -124,9 +140,21 @@ export async function hasCodeInStock(db: Db, variantId: string): Promise<boolean
  * licence, a sale or another plan's stock has it. A unit that got its code from a run at the same
  * time keeps that one.
  */
-export async function claimNamedCode(db: Db, unit: OrderUnit, named: { code: string; variantTitle: string }, now: number): Promise<Assignment | { kind: "taken" }> {
+export async function claimNamedCode(
+  db: Db,
+  unit: OrderUnit,
+  named: { code: string; variantTitle: string },
+  now: number,
+): Promise<Assignment | { kind: "taken" }> {
   if (await namedCodeTaken(db, named.code, unit.variantId)) return { kind: "taken" };
-  const claim = { isUsed: true, usedAt: now, customerEmail: unit.email, orderId: unit.orderId, orderLineId: unit.lineId, unitIndex: unit.unitIndex };
+  const claim = {
+    isUsed: true,
+    usedAt: now,
+    customerEmail: unit.email,
+    orderId: unit.orderId,
+    orderLineId: unit.lineId,
+    unitIndex: unit.unitIndex,
+  };
   try {
     const code =
       (await db
@@ -169,7 +197,13 @@ export interface DecisionTaken {
  * `decision`, if any, was won), and the old key is revoked only if the new unit exists. So with no
  * stock nothing changes, and of two replaces of the same key only one succeeds.
  */
-export async function claimReplacement(db: Db, orderId: string, codeId: number, now: number, decision?: DecisionTaken): Promise<Result<{ old: CodeRow; fresh: CodeRow }>> {
+export async function claimReplacement(
+  db: Db,
+  orderId: string,
+  codeId: number,
+  now: number,
+  decision?: DecisionTaken,
+): Promise<Result<{ old: CodeRow; fresh: CodeRow }>> {
   const old = (await db.select().from(productCodes).where(eq(productCodes.id, codeId)).get())!;
   if (old.revokedAt !== null) return fail("conflict", "This key is already revoked");
   const line = old.orderLineId ?? "manual";
@@ -181,7 +215,13 @@ export async function claimReplacement(db: Db, orderId: string, codeId: number, 
   const oldStillWorks = sql`exists (select 1 from ${productCodes} where ${productCodes.id} = ${old.id} and ${productCodes.revokedAt} is null)`;
   const newUnitExists = sql`exists (select 1 from ${productCodes} where ${productCodes.orderId} = ${orderId} and ${productCodes.orderLineId} = ${line} and ${productCodes.unitIndex} = ${unitIndex})`;
   const moves = [
-    claimOldestFree(db, old.variantId, { email: old.customerEmail, orderId, lineId: line, unitIndex }, now, and(oldStillWorks, decision?.won)),
+    claimOldestFree(
+      db,
+      old.variantId,
+      { email: old.customerEmail, orderId, lineId: line, unitIndex },
+      now,
+      and(oldStillWorks, decision?.won),
+    ),
     revokeCode(db, old.id, now, newUnitExists),
     ...keysStopWorking(db, orderId, now),
   ] as const;
@@ -239,7 +279,12 @@ export async function claimForManualOrder(db: Db, handOut: ManualHandOut, now: n
     claimOldestFree(db, handOut.variantId, { email: handOut.email, orderId: sql`'M-' || ${newest}`, lineId: "manual", unitIndex: 0 }, now),
     db
       .delete(manualOrders)
-      .where(and(eq(manualOrders.id, newest), sql`not exists (select 1 from ${productCodes} where ${productCodes.orderId} = 'M-' || ${manualOrders.id})`))
+      .where(
+        and(
+          eq(manualOrders.id, newest),
+          sql`not exists (select 1 from ${productCodes} where ${productCodes.orderId} = 'M-' || ${manualOrders.id})`,
+        ),
+      )
       .returning({ id: manualOrders.id }),
   ]);
   return refused.length > 0 || !order || !code ? undefined : { order, code };

@@ -98,7 +98,10 @@ async function holdingMailLease(db: Db, orderId: string, mail: () => Promise<voi
   try {
     await mail();
   } finally {
-    await db.update(shopifyOrders).set({ mailLease: null, mailLeaseUntil: null }).where(and(eq(shopifyOrders.id, orderId), eq(shopifyOrders.mailLease, lease)));
+    await db
+      .update(shopifyOrders)
+      .set({ mailLease: null, mailLeaseUntil: null })
+      .where(and(eq(shopifyOrders.id, orderId), eq(shopifyOrders.mailLease, lease)));
   }
 }
 
@@ -108,7 +111,11 @@ async function holdingMailLease(db: Db, orderId: string, mail: () => Promise<voi
  * many are still to come; a later one (units a later order body added) names only the new keys.
  * Units that waited for stock are mailed when their backorder is filled, not here.
  */
-export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name: string; email: string }, now = Date.now()): Promise<void> {
+export async function mailOrderKeys(
+  deps: MailingDeps,
+  order: { id: string; name: string; email: string },
+  now = Date.now(),
+): Promise<void> {
   const { db } = deps;
   const firstKey = `order-keys:${order.id}`;
   await holdingMailLease(db, order.id, async () => {
@@ -147,7 +154,10 @@ export async function mailOrderKeys(deps: MailingDeps, order: { id: string; name
       );
       return;
     }
-    const pendingLine = pending > 0 ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.` : "";
+    const pendingLine =
+      pending > 0
+        ? `${pending} more ${plural(pending, "key", "keys")} will follow by e-mail as soon as ${plural(pending, "it is", "they are")} in stock.`
+        : "";
     await sendKeyMail(
       deps,
       {
@@ -182,7 +192,11 @@ export async function mailBackorderFilled(
     {
       to: backorder.customerEmail,
       subject: `Your ${BRAND} key is ready — order ${orderName}`,
-      parts: [`Good news: the key you were waiting for from order ${orderName} is in stock.`, { label: key.variantTitle, code: key.code }, ACTIVATE],
+      parts: [
+        `Good news: the key you were waiting for from order ${orderName} is in stock.`,
+        { label: key.variantTitle, code: key.code },
+        ACTIVATE,
+      ],
       dedupeKey: `backorder-filled:${backorder.id}`,
       orderKey: orderKey("shopify", backorder.orderId),
       handsOut: [key.id],
@@ -194,7 +208,15 @@ export async function mailBackorderFilled(
 /** The key of a completed crypto order. */
 export async function mailCryptoKey(
   deps: MailingDeps,
-  order: { id: string; orderNumber: string; customerEmail: string; cryptoType: string; amountCents: number; productTitle: string; variantTitle: string },
+  order: {
+    id: string;
+    orderNumber: string;
+    customerEmail: string;
+    cryptoType: string;
+    amountCents: number;
+    productTitle: string;
+    variantTitle: string;
+  },
   code: string,
 ): Promise<void> {
   const product = `${order.productTitle} - ${order.variantTitle}`;
@@ -221,7 +243,13 @@ const KEYS_INTRO = {
  * Keys handed out by the shop's staff: an order's keys sent again, a replacement, or a key given by
  * hand. Keys with an `id` are marked sent in the same transaction as the message.
  */
-export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: (MailedKey & { id?: number | null })[], why: keyof typeof KEYS_INTRO, dedupeKey: string): Promise<void> {
+export async function mailKeys(
+  deps: MailingDeps,
+  order: MailedOrder,
+  keys: (MailedKey & { id?: number | null })[],
+  why: keyof typeof KEYS_INTRO,
+  dedupeKey: string,
+): Promise<void> {
   if (keys.length === 0) return;
   await sendKeyMail(deps, {
     to: order.to,
@@ -237,7 +265,13 @@ export async function mailKeys(deps: MailingDeps, order: MailedOrder, keys: (Mai
  * Keys that stopped working — a refund, a cancellation or a revocation by the shop — each named,
  * with why. Nothing is sent when no key stopped.
  */
-export async function mailKeysStopped(deps: MailingDeps, order: MailedOrder, keys: MailedKey[], why: string, dedupeKey: string): Promise<void> {
+export async function mailKeysStopped(
+  deps: MailingDeps,
+  order: MailedOrder,
+  keys: MailedKey[],
+  why: string,
+  dedupeKey: string,
+): Promise<void> {
   if (keys.length === 0 || order.to === "") return;
   await sendKeyMail(deps, {
     to: order.to,
@@ -257,7 +291,13 @@ export async function mailKeysStopped(deps: MailingDeps, order: MailedOrder, key
  * A card order's buyer hears which of the keys they were sent a refund or cancellation stopped
  * (once: the dedupe key names the event). A key revoked before it was ever mailed is not news to them.
  */
-export async function mailRevokedKeys(deps: MailingDeps, orderId: string, revoked: RevokedKey[], why: string, dedupeKey: string): Promise<void> {
+export async function mailRevokedKeys(
+  deps: MailingDeps,
+  orderId: string,
+  revoked: RevokedKey[],
+  why: string,
+  dedupeKey: string,
+): Promise<void> {
   const told = revoked.filter((k) => k.mailedAt !== null);
   const to = told.find((k) => k.customerEmail)?.customerEmail;
   if (!to) return;

@@ -16,11 +16,20 @@ export interface RevokedKey {
   customerEmail: string | null;
   mailedAt: number | null;
 }
-const revokedKey = { code: productCodes.code, variantTitle: productCodes.variantTitle, customerEmail: productCodes.customerEmail, mailedAt: productCodes.mailedAt };
+const revokedKey = {
+  code: productCodes.code,
+  variantTitle: productCodes.variantTitle,
+  customerEmail: productCodes.customerEmail,
+  mailedAt: productCodes.mailedAt,
+};
 
 /** Every key of the order that still works (a cancellation). */
 export const revokeOrderKeys = (db: Db, orderId: string, now: number) =>
-  db.update(productCodes).set({ revokedAt: now }).where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt))).returning(revokedKey);
+  db
+    .update(productCodes)
+    .set({ revokedAt: now })
+    .where(and(eq(productCodes.orderId, orderId), isNull(productCodes.revokedAt)))
+    .returning(revokedKey);
 
 /**
  * A refund's delivered keys of one line: its newest units that still work, `count` of them (an SQL
@@ -50,7 +59,12 @@ export const revokeCode = (db: Db, codeId: number, now: number, when?: SQL) =>
  * its licence, its subscription and a held affiliate commission on its order, in one transaction; a reseller's key (no code, no order of codes)
  * is its licence.
  */
-export async function revokeOneKey(db: Db, key: { codeId: number | null; key: string }, orderId: string | null, now: number): Promise<boolean> {
+export async function revokeOneKey(
+  db: Db,
+  key: { codeId: number | null; key: string },
+  orderId: string | null,
+  now: number,
+): Promise<boolean> {
   if (key.codeId !== null && orderId !== null) {
     const [revoked] = await db.batch([
       revokeCode(db, key.codeId, now, eq(productCodes.orderId, orderId)).returning({ id: productCodes.id }),

@@ -30,7 +30,11 @@ export function saleOf(order: { id: string; currency: string }, line: OrderLine,
 }
 
 /** What a crypto order's key sold: the plan it was opened for, at the price it was quoted. */
-export function cryptoSale(order: Pick<typeof cryptoOrders.$inferSelect, "orderNumber" | "productTitle" | "variantTitle" | "amountCents" | "currency">, code: SoldCode, soldAt: number): Sale {
+export function cryptoSale(
+  order: Pick<typeof cryptoOrders.$inferSelect, "orderNumber" | "productTitle" | "variantTitle" | "amountCents" | "currency">,
+  code: SoldCode,
+  soldAt: number,
+): Sale {
   return {
     codeId: code.id,
     code: code.code,
@@ -44,9 +48,22 @@ export function cryptoSale(order: Pick<typeof cryptoOrders.$inferSelect, "orderN
 }
 
 /** What a key handed out by hand sold: the plan, for nothing. */
-export function manualSale(order: { orderId: string; productTitle: string; variantTitle: string; currency: string }, code: SoldCode, soldAt: number): Sale {
+export function manualSale(
+  order: { orderId: string; productTitle: string; variantTitle: string; currency: string },
+  code: SoldCode,
+  soldAt: number,
+): Sale {
   const { orderId, productTitle, variantTitle, currency } = order;
-  return { codeId: code.id, code: code.code, productTitle, variantTitle, priceAmount: "0.00", priceCurrency: currency, purchasedAt: soldAt, orderId };
+  return {
+    codeId: code.id,
+    code: code.code,
+    productTitle,
+    variantTitle,
+    priceAmount: "0.00",
+    priceCurrency: currency,
+    purchasedAt: soldAt,
+    orderId,
+  };
 }
 
 /** What the new key of a replacement records as its sale: the line the old key was sold on, and the account it went to. */
@@ -82,8 +99,18 @@ async function replacementSaleOf(
   const licence = await db.select({ product: licences.product }).from(licences).where(eq(licences.productCodeId, old.id)).get();
   const product = licence?.product ?? old.variantTitle;
   const variantTitle = old.variantTitle.startsWith(`${product} - `) ? old.variantTitle.slice(product.length + 3) : old.variantTitle;
-  const manual = order.source === "admin" ? await db.select({ userId: manualOrders.userId }).from(manualOrders).where(eq(manualOrders.id, Number(order.reference))).get() : undefined;
-  return { sale: manualSale({ orderId, productTitle: product, variantTitle, currency: order.currency }, code, now), userId: manual?.userId ?? undefined };
+  const manual =
+    order.source === "admin"
+      ? await db
+          .select({ userId: manualOrders.userId })
+          .from(manualOrders)
+          .where(eq(manualOrders.id, Number(order.reference)))
+          .get()
+      : undefined;
+  return {
+    sale: manualSale({ orderId, productTitle: product, variantTitle, currency: order.currency }, code, now),
+    userId: manual?.userId ?? undefined,
+  };
 }
 
 /**
@@ -111,7 +138,10 @@ export async function recordSale(db: Db, buyer: { email: string; userId?: string
  * the correction's batch, beside the order and its waiting units).
  */
 export const keysFollowAddress = (db: Db, orderId: string, email: string) =>
-  [db.update(productCodes).set({ customerEmail: email }).where(eq(productCodes.orderId, orderId)), licencesFollowAddress(db, orderId, email)] as const;
+  [
+    db.update(productCodes).set({ customerEmail: email }).where(eq(productCodes.orderId, orderId)),
+    licencesFollowAddress(db, orderId, email),
+  ] as const;
 
 /** A reseller's key: generated on the server from the CSPRNG. */
 export function newKeyCode(): string {
@@ -131,16 +161,35 @@ export interface ResellerPurchase {
  * reset their customers' PCs), as statements for the purchase's batch; `purchaseId` names the
  * ledger row that the same batch writes.
  */
-export function resellerKeysFor(db: Db, purchase: ResellerPurchase, quantity: number, purchaseId: SQL<number>, now: number): { keys: string[]; statements: BatchItem<"sqlite">[] } {
+export function resellerKeysFor(
+  db: Db,
+  purchase: ResellerPurchase,
+  quantity: number,
+  purchaseId: SQL<number>,
+  now: number,
+): { keys: string[]; statements: BatchItem<"sqlite">[] } {
   const { buyer, product, keyType, unitCents } = purchase;
   const keys = Array.from({ length: quantity }, newKeyCode);
-  const rows = keys.map((keyCode, i) => ({ id: crypto.randomUUID(), userId: buyer.id, keyCode, keyType, status: "active" as const, priceCents: unitCents, purchaseDate: now + i }));
+  const rows = keys.map((keyCode, i) => ({
+    id: crypto.randomUUID(),
+    userId: buyer.id,
+    keyCode,
+    keyType,
+    status: "active" as const,
+    priceCents: unitCents,
+    purchaseDate: now + i,
+  }));
   return {
     keys,
     statements: [
       // Eight bound parameters per key row; one transaction for the keys and their licences.
       ...chunksOf(rows, 8).map((group) => db.insert(resellerKeys).values(group.map((row) => ({ ...row, purchaseId })))),
-      ...resellerLicences(db, rows.map((row) => ({ key: row.keyCode, resellerKeyId: row.id })), { email: buyer.email, product, plan: keyType }, now),
+      ...resellerLicences(
+        db,
+        rows.map((row) => ({ key: row.keyCode, resellerKeyId: row.id })),
+        { email: buyer.email, product, plan: keyType },
+        now,
+      ),
     ],
   };
 }

@@ -100,14 +100,21 @@ export async function lowStock(db: Db): Promise<StockLevel[]> {
     db
       .select({
         variantId: stockAlerts.variantId,
-        title: sql<string | null>`(select ${productCodes.variantTitle} from ${productCodes} where ${productCodes.variantId} = ${stockAlerts.variantId} limit 1)`,
+        title: sql<
+          string | null
+        >`(select ${productCodes.variantTitle} from ${productCodes} where ${productCodes.variantId} = ${stockAlerts.variantId} limit 1)`,
         threshold: stockAlerts.threshold,
         available,
       })
       .from(stockAlerts)
       .where(sql`${stockAlerts.threshold} >= ${available}`),
     db
-      .select({ variantId: backorders.variantId, title: sql<string>`max(${backorders.variantTitle})`, waiting: count(), available: availableOf(backorders.variantId) })
+      .select({
+        variantId: backorders.variantId,
+        title: sql<string>`max(${backorders.variantTitle})`,
+        waiting: count(),
+        available: availableOf(backorders.variantId),
+      })
       .from(backorders)
       .where(and(isNull(backorders.filledAt), isNull(backorders.cancelledAt)))
       .groupBy(backorders.variantId)
@@ -115,12 +122,27 @@ export async function lowStock(db: Db): Promise<StockLevel[]> {
   ]);
   const levels = new Map<string, StockLevel>();
   for (const w of waiting) {
-    levels.set(w.variantId, { variantId: w.variantId, title: w.title, available: w.available, threshold: null, waiting: w.waiting, low: true });
+    levels.set(w.variantId, {
+      variantId: w.variantId,
+      title: w.title,
+      available: w.available,
+      threshold: null,
+      waiting: w.waiting,
+      low: true,
+    });
   }
   for (const t of belowThreshold) {
     const known = levels.get(t.variantId);
     if (known) known.threshold = t.threshold;
-    else levels.set(t.variantId, { variantId: t.variantId, title: t.title ?? t.variantId, available: t.available, threshold: t.threshold, waiting: 0, low: true });
+    else
+      levels.set(t.variantId, {
+        variantId: t.variantId,
+        title: t.title ?? t.variantId,
+        available: t.available,
+        threshold: t.threshold,
+        waiting: 0,
+        low: true,
+      });
   }
   return [...levels.values()].sort((a, b) => a.title.localeCompare(b.title));
 }
@@ -150,6 +172,13 @@ export async function setStockThreshold(
       .onConflictDoUpdate({ target: stockAlerts.variantId, set: { threshold: input.threshold } });
     await checkLowStock(deps, { id: input.variantId, title: variant.title }, now);
   }
-  await audit(db, admin.id, input.threshold === null ? "stock.threshold-clear" : "stock.threshold", input.variantId, { variant: variant.title, threshold: input.threshold }, ip);
+  await audit(
+    db,
+    admin.id,
+    input.threshold === null ? "stock.threshold-clear" : "stock.threshold",
+    input.variantId,
+    { variant: variant.title, threshold: input.threshold },
+    ip,
+  );
   return ok({ variantTitle: variant.title, threshold: input.threshold });
 }

@@ -7,12 +7,20 @@ import { userRoles, users } from "../platform/db/schema.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
 
 async function adminEmails(deps: MailingDeps): Promise<string[]> {
-  const rows = await deps.db.select({ email: users.email }).from(users).innerJoin(userRoles, eq(userRoles.userId, users.id)).where(eq(userRoles.role, "admin"));
+  const rows = await deps.db
+    .select({ email: users.email })
+    .from(users)
+    .innerJoin(userRoles, eq(userRoles.userId, users.id))
+    .where(eq(userRoles.role, "admin"));
   return rows.map((r) => r.email);
 }
 
 /** Tells every admin that a paid order is waiting for stock. */
-export async function mailBackorderAlert(deps: MailingDeps, order: { id: string; name: string; email: string }, count: number): Promise<void> {
+export async function mailBackorderAlert(
+  deps: MailingDeps,
+  order: { id: string; name: string; email: string },
+  count: number,
+): Promise<void> {
   const keys = `${count} ${plural(count, "key", "keys")}`;
   for (const to of await adminEmails(deps)) {
     await sendMail(deps, {

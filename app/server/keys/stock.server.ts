@@ -23,7 +23,12 @@ export function parseCodeLines(text: string): { codes: string[]; duplicatesInInp
 }
 
 /** Stores the new codes of the admin's text for a variant; at least one must be new. */
-export async function addCodes(db: Db, variant: { id: string; title: string }, text: string, now = Date.now()): Promise<Result<AddedCodes>> {
+export async function addCodes(
+  db: Db,
+  variant: { id: string; title: string },
+  text: string,
+  now = Date.now(),
+): Promise<Result<AddedCodes>> {
   const { codes, duplicatesInInput } = parseCodeLines(text);
   if (codes.length === 0) return fail("invalid", "No valid codes found", { field: "codes" });
   if (codes.length > MAX_CODES_PER_SUBMISSION) {
@@ -41,7 +46,10 @@ export async function addCodes(db: Db, variant: { id: string; title: string }, t
     const taken = new Set((await db.select({ key: licences.key }).from(licences).where(inArray(licences.key, group))).map((l) => l.key));
     const fresh = group.filter((code) => !taken.has(code));
     if (fresh.length === 0) continue;
-    added += await storeCodes(db, fresh.map((code) => ({ variantId: variant.id, variantTitle: variant.title, code, createdAt: now })));
+    added += await storeCodes(
+      db,
+      fresh.map((code) => ({ variantId: variant.id, variantTitle: variant.title, code, createdAt: now })),
+    );
   }
   if (added === 0) return fail("conflict", `All ${codes.length} codes already exist in the database`);
   return ok({ added, duplicatesInInput, alreadyStored: codes.length - added });

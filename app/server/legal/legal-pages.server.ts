@@ -29,7 +29,14 @@ export async function legalPage(db: Db, slug: LegalSlug) {
 }
 
 /** Staff: saves a legal page's Markdown; audited. */
-export async function saveLegalPage(db: Db, staff: Viewer, slug: LegalSlug, markdown: string, ip: string | null, now = Date.now()): Promise<Result<{ updatedAt: number }>> {
+export async function saveLegalPage(
+  db: Db,
+  staff: Viewer,
+  slug: LegalSlug,
+  markdown: string,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<{ updatedAt: number }>> {
   await db
     .insert(legalPages)
     .values({ slug, markdown, updatedAt: now, updatedBy: staff.id })

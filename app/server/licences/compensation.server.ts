@@ -62,7 +62,11 @@ export async function compensateLicences(
   const existing = await db.select().from(licenceCompensations).where(eq(licenceCompensations.scopeKey, scopeKey)).get();
   if (existing) {
     await queueMail(deps.queue, existing.id);
-    return fail("conflict", `Time was already added to ${existing.product} for this reason on ${formatDate(existing.createdAt)} (${existing.days} days)`, { field: "reason" });
+    return fail(
+      "conflict",
+      `Time was already added to ${existing.product} for this reason on ${formatDate(existing.createdAt)} (${existing.days} days)`,
+      { field: "reason" },
+    );
   }
   const [running] = await db.select({ n: count() }).from(licences).where(stillRunning(input, now));
   if (!running?.n) return fail("conflict", `No running licence of ${input.product}${input.plan ? ` (${input.plan})` : ""} to add time to`);
@@ -73,7 +77,16 @@ export async function compensateLicences(
   await db.batch([
     db
       .insert(licenceCompensations)
-      .values({ id, scopeKey, product: input.product, plan: input.plan || null, days: input.days, reason: input.reason, createdBy: admin.id, createdAt: now })
+      .values({
+        id,
+        scopeKey,
+        product: input.product,
+        plan: input.plan || null,
+        days: input.days,
+        reason: input.reason,
+        createdBy: admin.id,
+        createdAt: now,
+      })
       .onConflictDoNothing({ target: licenceCompensations.scopeKey }),
     // Which licences this compensation extends, chosen once: only if the row above is ours.
     db.insert(licenceExtensions).select(
@@ -96,7 +109,14 @@ export async function compensateLicences(
   // Another request with the same reason won the race: it extended the licences, once.
   if (saved?.id !== id) return fail("conflict", "Time was just added for this reason by another request", { field: "reason" });
   const total = saved.licenceCount ?? 0;
-  await audit(db, admin.id, "licence.compensate", `compensation:${id}`, { product: input.product, plan: input.plan || "all timed plans", days: input.days, reason: input.reason, licences: total }, ip);
+  await audit(
+    db,
+    admin.id,
+    "licence.compensate",
+    `compensation:${id}`,
+    { product: input.product, plan: input.plan || "all timed plans", days: input.days, reason: input.reason, licences: total },
+    ip,
+  );
   await queueMail(deps.queue, id);
   return ok({ licences: total });
 }
@@ -148,7 +168,10 @@ export async function mailCompensation(deps: MailingDeps, compensationId: string
   const added = `${counted(compensation.days, "day")}`;
   let sentAtOnce = 0;
   for (const [owner, keys] of owners) {
-    const lines = keys.map((k) => `${maskKey(k.key)}: ${k.pausedAt !== null ? "paused; the added time counts once it resumes" : `now runs until ${formatDate(k.expiresAt!)} (UTC)`}`);
+    const lines = keys.map(
+      (k) =>
+        `${maskKey(k.key)}: ${k.pausedAt !== null ? "paused; the added time counts once it resumes" : `now runs until ${formatDate(k.expiresAt!)} (UTC)`}`,
+    );
     const intro = `We added ${added} to your ${compensation.product} ${plural(keys.length, "licence", "licences")}: ${compensation.reason}.`;
     // The first few go out at once; the rest wait for the cron's delivery, a batch at a time.
     const sent = await sendMail(

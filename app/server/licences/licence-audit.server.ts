@@ -8,5 +8,11 @@ import type { Db } from "../platform/db/client.server";
  * log, and a key in it would be a key revealed without the audited reveal); the detail carries
  * the key masked.
  */
-export const auditLicence = (db: Db, actorId: string, action: string, row: { id: number; key: string }, detail: Record<string, unknown>, ip: string | null) =>
-  audit(db, actorId, action, `licence:${row.id}`, { key: maskKey(row.key), ...detail }, ip);
+export const auditLicence = (
+  db: Db,
+  actorId: string,
+  action: string,
+  row: { id: number; key: string },
+  detail: Record<string, unknown>,
+  ip: string | null,
+) => audit(db, actorId, action, `licence:${row.id}`, { key: maskKey(row.key), ...detail }, ip);

@@ -24,7 +24,9 @@ export async function changeLicenceEntitlement(
     }
     const [granted] = await db
       .update(licences)
-      .set({ entitlements: sql`(select json_group_array(value) from (select value from json_each(${licences.entitlements}) union select ${name} order by 1))` })
+      .set({
+        entitlements: sql`(select json_group_array(value) from (select value from json_each(${licences.entitlements}) union select ${name} order by 1))`,
+      })
       .where(and(eq(licences.id, row.id), sql`not ${holds(name)}`))
       .returning({ id: licences.id });
     if (!granted) return fail("conflict", "This key already has it");
@@ -33,7 +35,9 @@ export async function changeLicenceEntitlement(
   }
   const [removed] = await db
     .update(licences)
-    .set({ entitlements: sql`(select json_group_array(value) from (select value from json_each(${licences.entitlements}) where value <> ${name} order by 1))` })
+    .set({
+      entitlements: sql`(select json_group_array(value) from (select value from json_each(${licences.entitlements}) where value <> ${name} order by 1))`,
+    })
     .where(and(eq(licences.id, row.id), holds(name)))
     .returning({ id: licences.id });
   if (!removed) return fail("conflict", "This key does not have it");

@@ -34,7 +34,9 @@ export const recordLicence = (db: Db, sold: SoldLicence) =>
       entitlements:
         sold.replacesCodeId === undefined
           ? entitlementsOfPlan(sold.plan)
-          : sql<string[]>`coalesce((select ${licences.entitlements} from ${licences} where ${licences.productCodeId} = ${sold.replacesCodeId}), ${entitlementsOfPlan(sold.plan)})`,
+          : sql<
+              string[]
+            >`coalesce((select ${licences.entitlements} from ${licences} where ${licences.productCodeId} = ${sold.replacesCodeId}), ${entitlementsOfPlan(sold.plan)})`,
       ownerEmail: sold.ownerEmail,
       productCodeId: sold.codeId,
       orderId: sold.orderId,
@@ -46,9 +48,22 @@ export const recordLicence = (db: Db, sold: SoldLicence) =>
     .onConflictDoNothing({ target: licences.productCodeId });
 
 /** The licences of keys a reseller bought, as statements for the purchase's batch (seven bound parameters a row). */
-export const resellerLicences = (db: Db, keys: { key: string; resellerKeyId: string }[], owner: { email: string; product: string; plan: LicencePlan }, now: number) =>
+export const resellerLicences = (
+  db: Db,
+  keys: { key: string; resellerKeyId: string }[],
+  owner: { email: string; product: string; plan: LicencePlan },
+  now: number,
+) =>
   chunksOf(
-    keys.map(({ key, resellerKeyId }) => ({ key, product: owner.product, plan: owner.plan, ownerEmail: owner.email, resellerKeyId, createdAt: now, entitlements: entitlementsOfPlan(owner.plan) })),
+    keys.map(({ key, resellerKeyId }) => ({
+      key,
+      product: owner.product,
+      plan: owner.plan,
+      ownerEmail: owner.email,
+      resellerKeyId,
+      createdAt: now,
+      entitlements: entitlementsOfPlan(owner.plan),
+    })),
     7,
   ).map((group) => db.insert(licences).values(group));
 
@@ -57,7 +72,8 @@ export const forgetLicenceOf = (db: Db, codeId: number, orderId: string) =>
   db.delete(licences).where(and(eq(licences.productCodeId, codeId), eq(licences.orderId, orderId)));
 
 /** Staff corrected an order's address: its licences name the new owner. */
-export const licencesFollowAddress = (db: Db, orderId: string, email: string) => db.update(licences).set({ ownerEmail: email }).where(eq(licences.orderId, orderId));
+export const licencesFollowAddress = (db: Db, orderId: string, email: string) =>
+  db.update(licences).set({ ownerEmail: email }).where(eq(licences.orderId, orderId));
 
 /** The order's codes revoked so far. */
 const revokedCodesOf = (orderId: string) =>

@@ -20,7 +20,6 @@ import { changeLicenceEntitlement } from "./licence-entitlements.server";
 import { licenceState, nonNegativeSetting } from "./validation.server";
 import { DAY_MS } from "~/lib/time";
 
-
 /** The member's cooldown between their own resets in days, from HWID_RESET_COOLDOWN_DAYS (default 7). */
 export const resetCooldownDays = (setting: string | undefined): number => nonNegativeSetting(setting, 7);
 
@@ -51,7 +50,14 @@ async function entitlementWords(db: Db): Promise<(name: string) => { name: strin
   return (name) => ({ name, label: labels.get(name) ?? name });
 }
 
-function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number, now: number, hwid: string | null, words: (name: string) => { name: string; label: string }): LicenceView {
+function view(
+  row: LicenceRow,
+  resets: LicenceView["resets"],
+  cooldownMs: number,
+  now: number,
+  hwid: string | null,
+  words: (name: string) => { name: string; label: string },
+): LicenceView {
   const next = row.lastOwnerResetAt === null ? null : row.lastOwnerResetAt + cooldownMs;
   return {
     id: row.id,
@@ -77,10 +83,23 @@ function view(row: LicenceRow, resets: LicenceView["resets"], cooldownMs: number
 const ownedBy = (owner: Pick<Viewer, "email">) => sql`lower(${licences.ownerEmail}) = lower(${owner.email})`;
 
 /** The member's licences (bought with their e-mail, or generated in their reseller panel), by key. */
-export async function licencesOf(db: Db, owner: Pick<Viewer, "email">, cooldownMs: number, now = Date.now()): Promise<Map<string, LicenceView>> {
+export async function licencesOf(
+  db: Db,
+  owner: Pick<Viewer, "email">,
+  cooldownMs: number,
+  now = Date.now(),
+): Promise<Map<string, LicenceView>> {
   const rows = await db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500);
-  const [resets, words] = await Promise.all([resetsOf(db, rows.map((r) => r.id)), entitlementWords(db)]);
-  return new Map(rows.map((row) => [row.key, view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid), words)]));
+  const [resets, words] = await Promise.all([
+    resetsOf(
+      db,
+      rows.map((r) => r.id),
+    ),
+    entitlementWords(db),
+  ]);
+  return new Map(
+    rows.map((row) => [row.key, view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid), words)]),
+  );
 }
 
 /** Admin: everything about the licence behind a key. */
@@ -120,7 +139,11 @@ async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actor: Vie
     db
       .update(licences)
       // The freed PC's name goes with it: the next PC's first check names itself.
-      .set(by === "owner" ? { hwid: null, lastCheckDevice: null, lastResetAt: now, lastOwnerResetAt: now } : { hwid: null, lastCheckDevice: null, lastResetAt: now })
+      .set(
+        by === "owner"
+          ? { hwid: null, lastCheckDevice: null, lastResetAt: now, lastOwnerResetAt: now }
+          : { hwid: null, lastCheckDevice: null, lastResetAt: now },
+      )
       .where(and(eq(licences.id, row.id), eq(licences.hwid, row.hwid ?? ""), extra))
       .returning({ id: licences.id }),
     db.insert(licenceResets).select(
@@ -154,17 +177,31 @@ export async function resetOwnHwid(
   ip: string | null,
   now = Date.now(),
 ): Promise<Result<{ nextResetAt: number }>> {
-  const row = await db.select().from(licences).where(and(eq(licences.id, licenceId), ownedBy(viewer))).get();
+  const row = await db
+    .select()
+    .from(licences)
+    .where(and(eq(licences.id, licenceId), ownedBy(viewer)))
+    .get();
   if (!row) return fail("not-found", "No such key on your account");
   if (row.bannedAt !== null) return fail("forbidden", "This key is banned. Contact support.");
   if (row.revokedAt !== null) return fail("conflict", "This key was revoked and no longer works");
   if (row.pausedAt !== null) return fail("conflict", "This key is paused. Contact support.");
   if (row.hwid === null) return fail("conflict", "This key is not bound to a PC yet: it binds to the first PC that uses it");
   const next = row.lastOwnerResetAt === null ? now : row.lastOwnerResetAt + cooldownMs;
-  const tooSoon = () => fail("rate-limited", "This key's PC was reset recently", { retryAfterSeconds: Math.max(1, Math.ceil((next - now) / 1000)) });
+  const tooSoon = () =>
+    fail("rate-limited", "This key's PC was reset recently", { retryAfterSeconds: Math.max(1, Math.ceil((next - now) / 1000)) });
   if (next > now) return tooSoon();
   const cooledDown = or(isNull(licences.lastOwnerResetAt), lte(licences.lastOwnerResetAt, now - cooldownMs));
-  if (!(await freePc(db, row, "owner", viewer, and(cooledDown, isNull(licences.revokedAt), isNull(licences.bannedAt), isNull(licences.pausedAt)), now))) {
+  if (
+    !(await freePc(
+      db,
+      row,
+      "owner",
+      viewer,
+      and(cooledDown, isNull(licences.revokedAt), isNull(licences.bannedAt), isNull(licences.pausedAt)),
+      now,
+    ))
+  ) {
     return fail("conflict", "This key changed meanwhile; reload the page and try again");
   }
   // Support reads these when a member asks why their key moved PCs.
@@ -176,14 +213,29 @@ export async function resetOwnHwid(
  * Pauses a running (or not yet activated) licence: it answers SUSPENDED and its clock stands still
  * until it is resumed. One conditional statement, so a second click pauses nothing.
  */
-async function pauseLicence(db: Db, admin: Viewer, row: LicenceRow, reason: string, ip: string | null, now: number): Promise<Result<LicenceChange>> {
+async function pauseLicence(
+  db: Db,
+  admin: Viewer,
+  row: LicenceRow,
+  reason: string,
+  ip: string | null,
+  now: number,
+): Promise<Result<LicenceChange>> {
   if (row.pausedAt !== null) return fail("conflict", "This key is already paused");
   if (row.bannedAt !== null || row.revokedAt !== null) return fail("conflict", "A banned or revoked key cannot be paused");
   if (row.expiresAt !== null && row.expiresAt <= now) return fail("conflict", "This key has expired: there is no time left to keep");
   const paused = await db
     .update(licences)
     .set({ pausedAt: now })
-    .where(and(eq(licences.id, row.id), isNull(licences.pausedAt), isNull(licences.bannedAt), isNull(licences.revokedAt), or(isNull(licences.expiresAt), sql`${licences.expiresAt} > ${now}`)))
+    .where(
+      and(
+        eq(licences.id, row.id),
+        isNull(licences.pausedAt),
+        isNull(licences.bannedAt),
+        isNull(licences.revokedAt),
+        or(isNull(licences.expiresAt), sql`${licences.expiresAt} > ${now}`),
+      ),
+    )
     .returning({ id: licences.id });
   if (paused.length === 0) return fail("conflict", "This key changed meanwhile; reload and try again");
   await auditLicence(db, admin.id, "licence.pause", row, { reason }, ip);
@@ -217,7 +269,9 @@ async function resumeLicence(db: Db, admin: Viewer, row: LicenceRow, ip: string 
 export function syncSubscriptionExpiry(db: Db, codeIds: SQL) {
   return db
     .update(userSubscriptions)
-    .set({ expiryDate: sql`(select ${licences.expiresAt} from ${licences} where ${licences.productCodeId} = ${userSubscriptions.productCodeId})` })
+    .set({
+      expiryDate: sql`(select ${licences.expiresAt} from ${licences} where ${licences.productCodeId} = ${userSubscriptions.productCodeId})`,
+    })
     .where(sql`${userSubscriptions.productCodeId} in (${codeIds})`);
 }
 
@@ -225,10 +279,17 @@ export function syncSubscriptionExpiry(db: Db, codeIds: SQL) {
  * What a staff change to a licence did, for the edge to word: a resume says how far the expiry
  * moved (null while the key has not been activated, its clock starting at its first use).
  */
-export type LicenceChange = { intent: Exclude<LicenceChangeInput["intent"], "resume"> } | { intent: "resume"; expiryMovedByMs: number | null };
+export type LicenceChange =
+  { intent: Exclude<LicenceChangeInput["intent"], "resume"> } | { intent: "resume"; expiryMovedByMs: number | null };
 
 /** Staff: resets (support and admins), bans, unbans, pauses and resumes (admins), each audited. */
-export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeInput, ip: string | null, now = Date.now()): Promise<Result<LicenceChange>> {
+export async function manageLicence(
+  db: Db,
+  admin: Viewer,
+  input: LicenceChangeInput,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<LicenceChange>> {
   if (!can(admin.role, STAFF_ACTIONS.licence[input.intent])) return fail("forbidden", "Your role may not do this to a licence");
   if (input.intent === "ban-hwid") {
     await db
@@ -248,10 +309,12 @@ export async function manageLicence(db: Db, admin: Viewer, input: LicenceChangeI
   if (!row) return fail("not-found", "No such key");
   if (input.intent === "pause") return pauseLicence(db, admin, row, input.reason, ip, now);
   if (input.intent === "resume") return resumeLicence(db, admin, row, ip, now);
-  if (input.intent === "grant-entitlement" || input.intent === "remove-entitlement") return changeLicenceEntitlement(db, admin, row, input, ip);
+  if (input.intent === "grant-entitlement" || input.intent === "remove-entitlement")
+    return changeLicenceEntitlement(db, admin, row, input, ip);
   if (input.intent === "reset-hwid") {
     if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
-    if (!(await freePc(db, row, "admin", admin, undefined, now))) return fail("conflict", "This key changed meanwhile; reload and try again");
+    if (!(await freePc(db, row, "admin", admin, undefined, now)))
+      return fail("conflict", "This key changed meanwhile; reload and try again");
     await auditLicence(db, admin.id, "licence.reset-hwid", row, { previousHwid: row.hwid }, ip);
     return ok({ intent: input.intent });
   }

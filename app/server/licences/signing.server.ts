@@ -34,7 +34,10 @@ async function importSigner(secret: string): Promise<LicenceSigner> {
  * An answer as the API sends it: its exact JSON bytes and their signature. The conformance vectors
  * are made by this same function, so every SDK is tested against what the server really signs.
  */
-export async function signAnswer(signer: LicenceSigner, answer: LicenceAnswer): Promise<{ bytes: Uint8Array<ArrayBuffer>; signature: string }> {
+export async function signAnswer(
+  signer: LicenceSigner,
+  answer: LicenceAnswer,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; signature: string }> {
   const bytes = new TextEncoder().encode(JSON.stringify(answer));
   return { bytes, signature: await signer.sign(bytes) };
 }

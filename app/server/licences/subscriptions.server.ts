@@ -18,7 +18,12 @@ export interface SubscriptionSource {
 }
 
 /** What a subscription records of the order line its key was sold for. */
-export function subscriptionSource(order: { id: string; currency: string }, line: OrderLine, codeId: number, purchasedAt: number): SubscriptionSource {
+export function subscriptionSource(
+  order: { id: string; currency: string },
+  line: OrderLine,
+  codeId: number,
+  purchasedAt: number,
+): SubscriptionSource {
   return {
     codeId,
     productTitle: line.title,
@@ -98,7 +103,14 @@ export async function expireSubscriptions(db: Db, now = Date.now()): Promise<num
   const rows = await db
     .update(userSubscriptions)
     .set({ status: "expired" })
-    .where(and(eq(userSubscriptions.status, "active"), isNotNull(userSubscriptions.expiryDate), lte(userSubscriptions.expiryDate, now), sql`not ${keyPaused}`))
+    .where(
+      and(
+        eq(userSubscriptions.status, "active"),
+        isNotNull(userSubscriptions.expiryDate),
+        lte(userSubscriptions.expiryDate, now),
+        sql`not ${keyPaused}`,
+      ),
+    )
     .returning({ id: userSubscriptions.id });
   return rows.length;
 }
@@ -123,4 +135,3 @@ export async function subscriptionsOf(db: Db, userId: string) {
     .where(eq(userSubscriptions.userId, userId))
     .orderBy(desc(userSubscriptions.purchaseDate));
 }
-

@@ -69,7 +69,12 @@ export function licenceState(row: typeof licences.$inferSelect, now: number): Li
   return row.activatedAt === null ? "not-activated" : "active";
 }
 
-const STOPPED: Partial<Record<LicenceState, LicenceCode>> = { banned: "BANNED", revoked: "REVOKED", paused: "SUSPENDED", expired: "EXPIRED" };
+const STOPPED: Partial<Record<LicenceState, LicenceCode>> = {
+  banned: "BANNED",
+  revoked: "REVOKED",
+  paused: "SUSPENDED",
+  expired: "EXPIRED",
+};
 
 /** What the row says about this PC now, or "bind" when the key is free to bind to it. */
 function verdict(row: LicenceRow, input: ValidateLicenceInput, now: number): LicenceCode | "bind" {
@@ -95,7 +100,11 @@ const licenceSelection = {
   hwidBanned: sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${sql.placeholder("hwid")})`,
   ownerBanned,
 };
-const FIND_LICENCE = new QueryBuilder().select(licenceSelection).from(licences).where(eq(licences.key, sql.placeholder("key"))).toSQL();
+const FIND_LICENCE = new QueryBuilder()
+  .select(licenceSelection)
+  .from(licences)
+  .where(eq(licences.key, sql.placeholder("key")))
+  .toSQL();
 const licenceFields = Object.entries(licenceSelection).map(([name, field]) => ({
   name,
   // As the ORM reads a row: a column's own decoding (the entitlements' JSON), and none for null.
@@ -126,7 +135,8 @@ async function bind(db: Db, row: LicenceRow, hwid: string, now: number): Promise
         .where(eq(userSubscriptions.productCodeId, row.productCodeId)),
     );
   }
-  if (row.resellerKeyId !== null) follow.push(db.update(resellerKeys).set({ status: "used" }).where(eq(resellerKeys.id, row.resellerKeyId)));
+  if (row.resellerKeyId !== null)
+    follow.push(db.update(resellerKeys).set({ status: "used" }).where(eq(resellerKeys.id, row.resellerKeyId)));
   const [bound] = await db.batch([
     db
       .update(licences)
@@ -190,7 +200,11 @@ export async function validateLicence(
   const device = input.device ?? null;
   if (valid && row && (row.lastCheckAt === null || now - row.lastCheckAt >= CHECK_RECORD_INTERVAL_MS || row.lastCheckDevice !== device)) {
     recordCheck(
-      db.update(licences).set({ lastCheckAt: now, lastCheckPlace: locate(), lastCheckDevice: device }).where(eq(licences.id, row.id)).then(() => undefined),
+      db
+        .update(licences)
+        .set({ lastCheckAt: now, lastCheckPlace: locate(), lastCheckDevice: device })
+        .where(eq(licences.id, row.id))
+        .then(() => undefined),
     );
   }
   const secondsLeft = row?.expiresAt ? Math.floor((row.expiresAt - now) / 1000) : RECHECK_SECONDS;
@@ -209,7 +223,13 @@ export async function validateLicence(
     issuedAt: new Date(now).toISOString(),
     ttl: valid ? Math.max(0, Math.min(RECHECK_SECONDS, secondsLeft)) : 0,
     licence: shown
-      ? { product: shown.product, plan: shown.plan, activatedAt: iso(shown.activatedAt), expiresAt: iso(shown.expiresAt), entitlements: shown.entitlements }
+      ? {
+          product: shown.product,
+          plan: shown.plan,
+          activatedAt: iso(shown.activatedAt),
+          expiresAt: iso(shown.expiresAt),
+          entitlements: shown.entitlements,
+        }
       : null,
     lease: valid && row ? { until: new Date(Math.min(now + leaseMs, row.expiresAt ?? Infinity)).toISOString() } : null,
   });

@@ -32,7 +32,13 @@ export async function fillBackorders(db: Db, variantId: string, now = Date.now()
     .limit(200);
   const filled: FilledBackorder[] = [];
   for (const backorder of open) {
-    const unit = { orderId: backorder.orderId, lineId: backorder.lineItemId, unitIndex: backorder.unitIndex, variantId, email: backorder.customerEmail };
+    const unit = {
+      orderId: backorder.orderId,
+      lineId: backorder.lineItemId,
+      unitIndex: backorder.unitIndex,
+      variantId,
+      email: backorder.customerEmail,
+    };
     const assignment = await claimCode(db, unit, { now, fromQueue: true });
     if (assignment.kind === "out-of-stock") break; // the rest keep waiting, in order
     const { code } = assignment;
@@ -48,7 +54,11 @@ export async function fillBackorders(db: Db, variantId: string, now = Date.now()
       filled.push({ backorder: marked, code });
     } else if (assignment.kind === "new") {
       // The order was cancelled (or refunded) while the code was being claimed: it goes back.
-      const current = await db.select({ cancelledAt: backorders.cancelledAt }).from(backorders).where(eq(backorders.id, backorder.id)).get();
+      const current = await db
+        .select({ cancelledAt: backorders.cancelledAt })
+        .from(backorders)
+        .where(eq(backorders.id, backorder.id))
+        .get();
       if (current?.cancelledAt) await releaseClaim(db, code.id, backorder.orderId, false);
     }
   }

@@ -21,5 +21,8 @@ export async function keysOfOrder(db: Db, orderId: string): Promise<BuyerOrderKe
       .from(backorders)
       .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
   ]);
-  return { keys: keys.map((k) => ({ variantTitle: k.variantTitle, code: k.code, revoked: k.revokedAt !== null })), waiting: waiting?.n ?? 0 };
+  return {
+    keys: keys.map((k) => ({ variantTitle: k.variantTitle, code: k.code, revoked: k.revokedAt !== null })),
+    waiting: waiting?.n ?? 0,
+  };
 }

@@ -113,7 +113,9 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
   await mailOrderKeys(deps, order, now);
   if (newBackorders > 0) await mailBackorderAlert(deps, order, newBackorders);
   // Once per variant, after all its units: a shortage alerts once per order, not once per key.
-  const variants = new Map(order.lines.flatMap((line) => (line.variantId ? [[line.variantId, codeLabel(line.title, line.variantTitle)] as const] : [])));
+  const variants = new Map(
+    order.lines.flatMap((line) => (line.variantId ? [[line.variantId, codeLabel(line.title, line.variantTitle)] as const] : [])),
+  );
   for (const [id, title] of variants) await checkLowStock(deps, { id, title }, now);
   return outcome;
 }

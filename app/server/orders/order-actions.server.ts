@@ -49,7 +49,10 @@ const RESEND_INTERVAL_MS = 60_000;
 export async function resendKeys(deps: MailingDeps, actor: Actor, order: OrderRow, now = Date.now()): Promise<Result<{ count: number }>> {
   // Staff cannot flood a buyer's inbox: one resend of an order a minute, whoever asks.
   const last = await lastAuditedAt(deps.db, "order.resend", { subject: order.key }, now - RESEND_INTERVAL_MS);
-  if (last !== undefined) return fail("rate-limited", "The keys were sent again less than a minute ago", { retryAfterSeconds: Math.max(1, Math.ceil((last + RESEND_INTERVAL_MS - now) / 1000)) });
+  if (last !== undefined)
+    return fail("rate-limited", "The keys were sent again less than a minute ago", {
+      retryAfterSeconds: Math.max(1, Math.ceil((last + RESEND_INTERVAL_MS - now) / 1000)),
+    });
   const working = (await keysOfOrder(deps.db, order)).filter((k) => k.revokedAt === null && k.licence?.revokedAt == null);
   if (working.length === 0) return fail("conflict", `Order ${order.number} has no working keys to send`);
   const keys: MailedKey[] = working.map((k) => ({ variantTitle: k.variantTitle, code: k.key }));
@@ -64,30 +67,54 @@ export async function resendKeys(deps: MailingDeps, actor: Actor, order: OrderRo
  * its keys, their licences and its waiting units name the corrected one, so its account can claim
  * them. Only while the order is flagged, so a working address is never redirected; audited.
  */
-export async function correctBuyerEmail(deps: MailingDeps, actor: Actor, order: OrderRow, email: string, now = Date.now()): Promise<Result<{ count: number }>> {
+export async function correctBuyerEmail(
+  deps: MailingDeps,
+  actor: Actor,
+  order: OrderRow,
+  email: string,
+  now = Date.now(),
+): Promise<Result<{ count: number }>> {
   const { db } = deps;
   if (order.source !== "shopify") return fail("conflict", "Only a card order's address is corrected here");
   if (email === order.email.toLowerCase()) return fail("invalid", "That is the address the e-mail failed to reach", { field: "email" });
   const [flagged] = await undeliveredOrders(db, [order]);
   if (!flagged) return fail("conflict", `The e-mail to ${order.email || "the buyer"} was not refused: there is nothing to correct`);
   // An address an account has proven is its owner's: their keys are not moved away from it.
-  const proven = await db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = lower(${order.email})`, isNotNull(users.emailVerifiedAt))).get();
+  const proven = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(sql`lower(${users.email}) = lower(${order.email})`, isNotNull(users.emailVerifiedAt)))
+    .get();
   if (proven) return fail("conflict", `${order.email} belongs to a verified member's account: its keys stay with that account`);
   await db.batch([
     db.update(shopifyOrders).set({ email }).where(eq(shopifyOrders.id, order.reference)),
     ...keysFollowAddress(db, order.reference, email),
-    db.update(backorders).set({ customerEmail: email }).where(and(eq(backorders.orderId, order.reference), isNull(backorders.filledAt))),
+    db
+      .update(backorders)
+      .set({ customerEmail: email })
+      .where(and(eq(backorders.orderId, order.reference), isNull(backorders.filledAt))),
   ]);
   await audit(db, actor.viewer.id, "order.correct-email", order.key, { from: order.email, to: email }, actor.ip);
   // The corrected address's account (if it proved the address) now holds the keys.
-  const owner = await db.select({ id: users.id }).from(users).where(and(sql`lower(${users.email}) = ${email}`, isNotNull(users.emailVerifiedAt))).get();
+  const owner = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(sql`lower(${users.email}) = ${email}`, isNotNull(users.emailVerifiedAt)))
+    .get();
   if (owner) await claimSubscriptions(db, owner.id, email);
   const resent = await resendKeys(deps, actor, { ...order, email }, now);
   return resent.ok ? resent : ok({ count: 0 });
 }
 
 /** A key stops working (its licence answers REVOKED); the buyer is told which key, and why. */
-export async function revokeKey(deps: MailingDeps, actor: Actor, order: OrderRow, ref: string, reason: string, now = Date.now()): Promise<Result<{ variantTitle: string }>> {
+export async function revokeKey(
+  deps: MailingDeps,
+  actor: Actor,
+  order: OrderRow,
+  ref: string,
+  reason: string,
+  now = Date.now(),
+): Promise<Result<{ variantTitle: string }>> {
   const { db } = deps;
   const found = await keyOf(db, order, ref);
   if (!found.ok) return found;
@@ -95,7 +122,13 @@ export async function revokeKey(deps: MailingDeps, actor: Actor, order: OrderRow
   const done = await revokeOneKey(db, key, codeOrderId(order.source, order.reference), now);
   if (!done) return fail("conflict", "This key is already revoked");
   await audit(db, actor.viewer.id, "order.revoke-key", order.key, { codeId: key.codeId ?? ref, reason }, actor.ip);
-  await mailKeysStopped(deps, mailedOrder(order), [{ variantTitle: key.variantTitle, code: key.key }], reason, `keys-stopped:revoke:${order.key}:${ref}`);
+  await mailKeysStopped(
+    deps,
+    mailedOrder(order),
+    [{ variantTitle: key.variantTitle, code: key.key }],
+    reason,
+    `keys-stopped:revoke:${order.key}:${ref}`,
+  );
   return ok({ variantTitle: key.variantTitle });
 }
 
@@ -128,7 +161,13 @@ export async function replaceKey(
   await recordSale(db, { email: old.customerEmail ?? order.email, userId }, sale);
   await audit(db, actor.viewer.id, "order.replace-key", order.key, { codeId: old.id, newCodeId: fresh.id, reason }, actor.ip);
   // Marked as mailed with the message: a later order body must not mail it again as a new key.
-  await mailKeys(deps, mailedOrder(order), [{ id: fresh.id, variantTitle: fresh.variantTitle, code: fresh.code }], "replacement", `replacement:${fresh.id}`);
+  await mailKeys(
+    deps,
+    mailedOrder(order),
+    [{ id: fresh.id, variantTitle: fresh.variantTitle, code: fresh.code }],
+    "replacement",
+    `replacement:${fresh.id}`,
+  );
   return ok({ variantTitle: old.variantTitle });
 }
 
@@ -146,19 +185,46 @@ export async function cancelOrderFromPage(db: Db, actor: Actor, order: OrderRow,
  * in one transaction (the order is taken back in the same transaction when there is no stock). The
  * key becomes the buyer's licence and subscription and is e-mailed.
  */
-export async function createManualOrder(deps: MailingDeps, catalogue: Catalogue, actor: Actor, input: ManualOrderInput, now = Date.now()): Promise<Result<{ reference: string }>> {
+export async function createManualOrder(
+  deps: MailingDeps,
+  catalogue: Catalogue,
+  actor: Actor,
+  input: ManualOrderInput,
+  now = Date.now(),
+): Promise<Result<{ reference: string }>> {
   const { db } = deps;
   const variant = (await allVariants(catalogue)).find((v) => v.variant.id === input.variantId);
   if (!variant) return fail("invalid", "Please choose a variant", { field: "variantId" });
-  const claimed = await claimForManualOrder(db, { email: input.email, variantId: variant.variant.id, variantTitle: variant.title, reason: input.reason, createdBy: actor.viewer.id }, now);
+  const claimed = await claimForManualOrder(
+    db,
+    { email: input.email, variantId: variant.variant.id, variantTitle: variant.title, reason: input.reason, createdBy: actor.viewer.id },
+    now,
+  );
   if (!claimed) return fail("conflict", `No ${variant.title} codes in stock`);
   const { order, code } = claimed;
   await checkLowStock(deps, { id: variant.variant.id, title: variant.title }, now);
   const orderId = `M-${order.id}`;
-  const sale = manualSale({ orderId, productTitle: variant.product.title, variantTitle: variant.variant.title, currency: "USD" }, code, now);
+  const sale = manualSale(
+    { orderId, productTitle: variant.product.title, variantTitle: variant.variant.title, currency: "USD" },
+    code,
+    now,
+  );
   await recordSale(db, { email: input.email, userId: order.userId ?? undefined }, sale);
   const key = orderKey("admin", order.id);
-  await audit(db, actor.viewer.id, "order.manual", key, { email: input.email, variantId: variant.variant.id, codeId: code.id, reason: input.reason }, actor.ip);
-  await mailKeys(deps, { to: input.email, name: orderId, orderKey: key }, [{ variantTitle: code.variantTitle, code: code.code }], "manual", `manual-key:${order.id}`);
+  await audit(
+    db,
+    actor.viewer.id,
+    "order.manual",
+    key,
+    { email: input.email, variantId: variant.variant.id, codeId: code.id, reason: input.reason },
+    actor.ip,
+  );
+  await mailKeys(
+    deps,
+    { to: input.email, name: orderId, orderKey: key },
+    [{ variantTitle: code.variantTitle, code: code.code }],
+    "manual",
+    `manual-key:${order.id}`,
+  );
   return ok({ reference: String(order.id) });
 }

@@ -16,7 +16,12 @@ export const EXPORT_PAGE_SIZE = 1000;
 const ORDER_HEADER = ["order", "source", "reference", "email", "state", "total", "currency", "method", "created at"];
 
 /** Every order the list's filters select, newest first, as CSV; the export is audited with its filters. */
-export async function exportOrders(db: Db, actor: Actor, filters: OrderFilters, pageSize = EXPORT_PAGE_SIZE): Promise<ReadableStream<Uint8Array>> {
+export async function exportOrders(
+  db: Db,
+  actor: Actor,
+  filters: OrderFilters,
+  pageSize = EXPORT_PAGE_SIZE,
+): Promise<ReadableStream<Uint8Array>> {
   await audit(db, actor.viewer.id, "export.orders", "orders", { ...filters }, actor.ip);
   return csvStream<OrderRow, string>(
     ORDER_HEADER,
@@ -42,7 +47,12 @@ const KEY_STATE: Record<KeyExportInput["state"] & string, SQL | undefined> = {
  * Every stocked key the filters select, oldest first, as CSV. The dates select the day a key was
  * sold, or added for keys still in stock (UTC days).
  */
-export async function exportKeys(db: Db, actor: Actor, input: KeyExportInput, pageSize = EXPORT_PAGE_SIZE): Promise<ReadableStream<Uint8Array>> {
+export async function exportKeys(
+  db: Db,
+  actor: Actor,
+  input: KeyExportInput,
+  pageSize = EXPORT_PAGE_SIZE,
+): Promise<ReadableStream<Uint8Array>> {
   await audit(db, actor.viewer.id, "export.keys", "keys", { ...input }, actor.ip);
   const from = dayStart(input.from);
   const until = dayStart(input.to, 1);
@@ -73,6 +83,15 @@ export async function exportKeys(db: Db, actor: Actor, input: KeyExportInput, pa
         .limit(pageSize);
       return { rows, next: rows.length === pageSize ? rows.at(-1)!.id : null };
     },
-    (k) => [k.id, k.variantTitle, k.code, k.revokedAt !== null ? "revoked" : k.isUsed ? "sold" : "available", k.order, k.email, isoTime(k.usedAt), isoTime(k.revokedAt)],
+    (k) => [
+      k.id,
+      k.variantTitle,
+      k.code,
+      k.revokedAt !== null ? "revoked" : k.isUsed ? "sold" : "available",
+      k.order,
+      k.email,
+      isoTime(k.usedAt),
+      isoTime(k.revokedAt),
+    ],
   );
 }

@@ -7,7 +7,17 @@ import { decodeCursor, type OrderCursor, type OrderRow, type OrderSource, ORDER_
 import { fail, ok, type Result } from "~/lib/result";
 import { dayStart, type OrderListInput } from "~/lib/schemas/orders";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { cryptoOrders, licences, mailOutbox, manualOrders, orderIndex, productCodes, resellerKeys, resellerLedger, shopifyOrders } from "../platform/db/schema.server";
+import {
+  cryptoOrders,
+  licences,
+  mailOutbox,
+  manualOrders,
+  orderIndex,
+  productCodes,
+  resellerKeys,
+  resellerLedger,
+  shopifyOrders,
+} from "../platform/db/schema.server";
 
 export const ORDER_PAGE_SIZE = 50;
 
@@ -22,7 +32,13 @@ export interface OrderFilters {
 }
 
 export function orderFilters(input: Pick<OrderListInput, "q" | "source" | "state" | "from" | "to">): OrderFilters {
-  return { q: input.q, source: input.source || undefined, state: input.state || undefined, from: dayStart(input.from), until: dayStart(input.to, 1) };
+  return {
+    q: input.q,
+    source: input.source || undefined,
+    state: input.state || undefined,
+    from: dayStart(input.from),
+    until: dayStart(input.to, 1),
+  };
 }
 
 /** The view's WHERE terms for the filters other than the search: SQLite pushes each into every arm. */
@@ -37,7 +53,9 @@ function filterTerms(filters: OrderFilters): (SQL | undefined)[] {
 
 /** Rows strictly after the cursor in the list's order (created_at desc, key desc). */
 const afterCursor = (cursor: OrderCursor | null) =>
-  cursor ? or(lt(orderIndex.createdAt, cursor.createdAt), and(eq(orderIndex.createdAt, cursor.createdAt), lt(orderIndex.key, cursor.key))) : undefined;
+  cursor
+    ? or(lt(orderIndex.createdAt, cursor.createdAt), and(eq(orderIndex.createdAt, cursor.createdAt), lt(orderIndex.key, cursor.key)))
+    : undefined;
 
 /** A 64-hex-digit transaction id, as wallets and explorers show one. */
 const TXID = /^[0-9a-f]{64}$/i;
@@ -48,7 +66,11 @@ export type OrderReference = { source: OrderSource; reference: string; createdAt
 async function orderOfCodeOrderId(db: Db, orderId: string): Promise<OrderReference | undefined> {
   const manual = /^M-(\d{1,15})$/.exec(orderId);
   if (manual) {
-    const row = await db.select({ createdAt: manualOrders.createdAt }).from(manualOrders).where(eq(manualOrders.id, Number(manual[1]))).get();
+    const row = await db
+      .select({ createdAt: manualOrders.createdAt })
+      .from(manualOrders)
+      .where(eq(manualOrders.id, Number(manual[1])))
+      .get();
     return row && { source: "admin", reference: manual[1]!, createdAt: row.createdAt };
   }
   const [crypto, shopify] = await Promise.all([
@@ -117,7 +139,9 @@ async function ordersOfTransaction(db: Db, txid: string): Promise<OrderReference
   const rows = await db
     .select({ orderNumber: cryptoOrders.orderNumber, createdAt: cryptoOrders.createdAt })
     .from(cryptoOrders)
-    .where(or(eq(cryptoOrders.transactionId, txid), eq(cryptoOrders.transactionId, lower), sql`instr(${cryptoOrders.payments}, ${lower}) > 0`))
+    .where(
+      or(eq(cryptoOrders.transactionId, txid), eq(cryptoOrders.transactionId, lower), sql`instr(${cryptoOrders.payments}, ${lower}) > 0`),
+    )
     .limit(ORDER_PAGE_SIZE);
   return rows.map((o) => ({ source: "crypto", reference: o.orderNumber, createdAt: o.createdAt }));
 }
@@ -146,9 +170,23 @@ async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | nu
   const nth = (source: OrderSource) => {
     switch (source) {
       case "shopify":
-        return db.select({ at: shopifyOrders.receivedAt }).from(shopifyOrders).where(range(shopifyOrders.receivedAt)).orderBy(desc(shopifyOrders.receivedAt)).limit(1).offset(size).get();
+        return db
+          .select({ at: shopifyOrders.receivedAt })
+          .from(shopifyOrders)
+          .where(range(shopifyOrders.receivedAt))
+          .orderBy(desc(shopifyOrders.receivedAt))
+          .limit(1)
+          .offset(size)
+          .get();
       case "crypto":
-        return db.select({ at: cryptoOrders.createdAt }).from(cryptoOrders).where(range(cryptoOrders.createdAt)).orderBy(desc(cryptoOrders.createdAt)).limit(1).offset(size).get();
+        return db
+          .select({ at: cryptoOrders.createdAt })
+          .from(cryptoOrders)
+          .where(range(cryptoOrders.createdAt))
+          .orderBy(desc(cryptoOrders.createdAt))
+          .limit(1)
+          .offset(size)
+          .get();
       case "reseller":
         return db
           .select({ at: resellerLedger.createdAt })
@@ -159,7 +197,14 @@ async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | nu
           .offset(size)
           .get();
       case "admin":
-        return db.select({ at: manualOrders.createdAt }).from(manualOrders).where(range(manualOrders.createdAt)).orderBy(desc(manualOrders.createdAt)).limit(1).offset(size).get();
+        return db
+          .select({ at: manualOrders.createdAt })
+          .from(manualOrders)
+          .where(range(manualOrders.createdAt))
+          .orderBy(desc(manualOrders.createdAt))
+          .limit(1)
+          .offset(size)
+          .get();
     }
   };
   const bounds = (await Promise.all(sources.map(nth))).flatMap((row) => (row ? [row.at] : []));
@@ -186,7 +231,14 @@ function indexRow(db: Db, order: OrderReference, terms: (SQL | undefined)[] = []
   return db
     .select(rowColumns)
     .from(orderIndex)
-    .where(and(eq(orderIndex.source, order.source), eq(orderIndex.reference, order.reference), eq(orderIndex.createdAt, order.createdAt), ...terms))
+    .where(
+      and(
+        eq(orderIndex.source, order.source),
+        eq(orderIndex.reference, order.reference),
+        eq(orderIndex.createdAt, order.createdAt),
+        ...terms,
+      ),
+    )
     .get();
 }
 
@@ -212,11 +264,20 @@ export async function undeliveredMail(db: Db, orders: Pick<OrderRow, "key" | "em
     const rows = await db
       .select({ orderKey: mailOutbox.orderKey, to: mailOutbox.toAddress, error: mailOutbox.lastError, at: mailOutbox.createdAt })
       .from(mailOutbox)
-      .where(and(inArray(mailOutbox.orderKey, group.map((o) => o.key)), eq(mailOutbox.status, "failed")))
+      .where(
+        and(
+          inArray(
+            mailOutbox.orderKey,
+            group.map((o) => o.key),
+          ),
+          eq(mailOutbox.status, "failed"),
+        ),
+      )
       .orderBy(desc(mailOutbox.createdAt));
     for (const row of rows) {
       const order = group.find((o) => o.key === row.orderKey);
-      if (order && row.orderKey && !failed.has(row.orderKey) && row.to.toLowerCase() === order.email.toLowerCase()) failed.set(row.orderKey, { to: row.to, error: row.error, at: row.at });
+      if (order && row.orderKey && !failed.has(row.orderKey) && row.to.toLowerCase() === order.email.toLowerCase())
+        failed.set(row.orderKey, { to: row.to, error: row.error, at: row.at });
     }
   }
   return failed;
@@ -263,10 +324,20 @@ export function codeOrderId(source: OrderSource, reference: string): string | nu
 /** An order's row in the index, found through its own table. */
 export async function findOrder(db: Db, source: OrderSource, reference: string): Promise<OrderRow | undefined> {
   let createdAt: number | undefined;
-  if (source === "shopify") createdAt = (await db.select({ at: shopifyOrders.receivedAt }).from(shopifyOrders).where(eq(shopifyOrders.id, reference)).get())?.at;
-  else if (source === "crypto") createdAt = (await db.select({ at: cryptoOrders.createdAt }).from(cryptoOrders).where(eq(cryptoOrders.orderNumber, reference)).get())?.at;
+  if (source === "shopify")
+    createdAt = (await db.select({ at: shopifyOrders.receivedAt }).from(shopifyOrders).where(eq(shopifyOrders.id, reference)).get())?.at;
+  else if (source === "crypto")
+    createdAt = (await db.select({ at: cryptoOrders.createdAt }).from(cryptoOrders).where(eq(cryptoOrders.orderNumber, reference)).get())
+      ?.at;
   else if (!/^\d{1,15}$/.test(reference)) return undefined;
   else if (source === "reseller") createdAt = (await resellerPurchase(db, Number(reference)))?.createdAt;
-  else createdAt = (await db.select({ at: manualOrders.createdAt }).from(manualOrders).where(eq(manualOrders.id, Number(reference))).get())?.at;
+  else
+    createdAt = (
+      await db
+        .select({ at: manualOrders.createdAt })
+        .from(manualOrders)
+        .where(eq(manualOrders.id, Number(reference)))
+        .get()
+    )?.at;
   return createdAt === undefined ? undefined : indexRow(db, { source, reference, createdAt });
 }

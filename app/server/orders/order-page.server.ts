@@ -9,7 +9,21 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { OrderLine } from "../platform/db/stored-orders.server";
 import { licenceState } from "../licences/validation.server";
 import type { Db } from "../platform/db/client.server";
-import { auditLog, backorders, cryptoOrders, licences, mailOutbox, manualOrders, productCodes, profiles, resellerKeys, resellerLedger, shopifyOrders, shopifyRefunds, webhookDeliveries } from "../platform/db/schema.server";
+import {
+  auditLog,
+  backorders,
+  cryptoOrders,
+  licences,
+  mailOutbox,
+  manualOrders,
+  productCodes,
+  profiles,
+  resellerKeys,
+  resellerLedger,
+  shopifyOrders,
+  shopifyRefunds,
+  webhookDeliveries,
+} from "../platform/db/schema.server";
 import { detailFields } from "../audit/audit-log.server";
 import { codeOrderId, findOrder, undeliveredMail } from "./order-list.server";
 
@@ -18,14 +32,28 @@ export async function keysOfOrder(db: Db, order: Pick<OrderRow, "source" | "refe
   const orderId = codeOrderId(order.source, order.reference);
   if (orderId === null) {
     return db
-      .select({ ref: sql<string>`'r' || ${resellerKeys.id}`, codeId: sql<number | null>`null`, key: resellerKeys.keyCode, variantTitle: resellerKeys.keyType, revokedAt: licences.revokedAt, licence: licences })
+      .select({
+        ref: sql<string>`'r' || ${resellerKeys.id}`,
+        codeId: sql<number | null>`null`,
+        key: resellerKeys.keyCode,
+        variantTitle: resellerKeys.keyType,
+        revokedAt: licences.revokedAt,
+        licence: licences,
+      })
       .from(resellerKeys)
       .leftJoin(licences, eq(licences.resellerKeyId, resellerKeys.id))
       .where(eq(resellerKeys.purchaseId, Number(order.reference)))
       .orderBy(resellerKeys.purchaseDate);
   }
   return db
-    .select({ ref: sql<string>`'c' || ${productCodes.id}`, codeId: productCodes.id, key: productCodes.code, variantTitle: productCodes.variantTitle, revokedAt: productCodes.revokedAt, licence: licences })
+    .select({
+      ref: sql<string>`'c' || ${productCodes.id}`,
+      codeId: productCodes.id,
+      key: productCodes.code,
+      variantTitle: productCodes.variantTitle,
+      revokedAt: productCodes.revokedAt,
+      licence: licences,
+    })
     .from(productCodes)
     .leftJoin(licences, eq(licences.productCodeId, productCodes.id))
     .where(eq(productCodes.orderId, orderId))
@@ -45,22 +73,39 @@ async function keyViews(db: Db, order: OrderRow, now: number): Promise<OrderKeyV
           .where(and(eq(backorders.orderId, orderId), isNull(backorders.filledAt), isNull(backorders.cancelledAt))),
   ]);
   return [
-    ...keys.map(
-      (k): OrderKeyView => ({
-        ref: k.ref,
-        masked: maskKey(k.key),
-        variantTitle: k.codeId === null ? `Reseller key (${k.variantTitle})` : k.variantTitle,
-        state: k.revokedAt === null ? "delivered" : "revoked",
-        licence: k.licence ? { state: licenceState(k.licence, now), activatedAt: k.licence.activatedAt, expiresAt: k.licence.expiresAt, pcBound: k.licence.hwid !== null } : null,
-        replaceable: k.codeId !== null,
-      }),
-    ),
-    ...waiting.map((b): OrderKeyView => ({ ref: `b${b.id}`, masked: "—", variantTitle: b.variantTitle, state: "backordered", licence: null, replaceable: false })),
+    ...keys.map((k): OrderKeyView => ({
+      ref: k.ref,
+      masked: maskKey(k.key),
+      variantTitle: k.codeId === null ? `Reseller key (${k.variantTitle})` : k.variantTitle,
+      state: k.revokedAt === null ? "delivered" : "revoked",
+      licence: k.licence
+        ? {
+            state: licenceState(k.licence, now),
+            activatedAt: k.licence.activatedAt,
+            expiresAt: k.licence.expiresAt,
+            pcBound: k.licence.hwid !== null,
+          }
+        : null,
+      replaceable: k.codeId !== null,
+    })),
+    ...waiting.map((b): OrderKeyView => ({
+      ref: `b${b.id}`,
+      masked: "—",
+      variantTitle: b.variantTitle,
+      state: "backordered",
+      licence: null,
+      replaceable: false,
+    })),
   ];
 }
 
-const entry = (at: number | null, kind: TimelineEntry["kind"], title: string, detail: string | null = null, actor: string | null = null): TimelineEntry[] =>
-  at === null ? [] : [{ at, kind, title, detail, actor }];
+const entry = (
+  at: number | null,
+  kind: TimelineEntry["kind"],
+  title: string,
+  detail: string | null = null,
+  actor: string | null = null,
+): TimelineEntry[] => (at === null ? [] : [{ at, kind, title, detail, actor }]);
 
 async function timelineOf(db: Db, order: OrderRow): Promise<TimelineEntry[]> {
   const orderId = codeOrderId(order.source, order.reference);
@@ -73,7 +118,14 @@ async function timelineOf(db: Db, order: OrderRow): Promise<TimelineEntry[]> {
       .where(eq(auditLog.subject, order.key))
       .orderBy(desc(auditLog.createdAt))
       .limit(200),
-    order.source === "shopify" ? db.select().from(webhookDeliveries).where(eq(webhookDeliveries.orderId, order.reference)).orderBy(desc(webhookDeliveries.receivedAt)).limit(200) : [],
+    order.source === "shopify"
+      ? db
+          .select()
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.orderId, order.reference))
+          .orderBy(desc(webhookDeliveries.receivedAt))
+          .limit(200)
+      : [],
     order.source === "shopify" ? db.select().from(shopifyRefunds).where(eq(shopifyRefunds.orderId, order.reference)) : [],
     orderId === null ? [] : db.select().from(backorders).where(eq(backorders.orderId, orderId)),
     order.source === "shopify" ? db.select().from(shopifyOrders).where(eq(shopifyOrders.id, order.reference)).get() : undefined,
@@ -81,15 +133,26 @@ async function timelineOf(db: Db, order: OrderRow): Promise<TimelineEntry[]> {
   ]);
   const entries: TimelineEntry[] = [
     ...entry(order.createdAt, "order", "Order placed"),
-    ...mails.flatMap((m) => entry(m.sentAt ?? m.createdAt, "mail", `E-mail ${m.status}: ${m.subject}`, m.status === "failed" ? m.lastError : `to ${m.toAddress}`)),
+    ...mails.flatMap((m) =>
+      entry(m.sentAt ?? m.createdAt, "mail", `E-mail ${m.status}: ${m.subject}`, m.status === "failed" ? m.lastError : `to ${m.toAddress}`),
+    ),
     ...audits.map((a) => ({
       at: a.createdAt,
       kind: "audit" as const,
       title: actionLabel(a.action),
-      detail: detailFields(a.detail).map(([key, value]) => `${key}: ${value}`).join(" · ") || null,
+      detail:
+        detailFields(a.detail)
+          .map(([key, value]) => `${key}: ${value}`)
+          .join(" · ") || null,
       actor: a.actor ?? "deleted account",
     })),
-    ...deliveries.map((d) => ({ at: d.receivedAt, kind: "webhook" as const, title: `Webhook ${d.topic}: ${d.outcome}`, detail: d.detail, actor: null })),
+    ...deliveries.map((d) => ({
+      at: d.receivedAt,
+      kind: "webhook" as const,
+      title: `Webhook ${d.topic}: ${d.outcome}`,
+      detail: d.detail,
+      actor: null,
+    })),
     ...refunds.flatMap((r) => [
       ...entry(r.receivedAt, "refund", "Refund received", `Refund ${r.id}`),
       ...entry(r.appliedAt, "refund", "Refund applied", `Refund ${r.id}`),
@@ -99,7 +162,13 @@ async function timelineOf(db: Db, order: OrderRow): Promise<TimelineEntry[]> {
       ...entry(b.filledAt, "backorder", "Backorder filled", b.variantTitle),
       ...entry(b.cancelledAt, "backorder", "Backorder cancelled", b.variantTitle),
     ]),
-    ...(shopify ? [...entry(shopify.paidAt, "order", "Paid"), ...entry(shopify.cancelledAt, "order", "Cancelled"), ...entry(shopify.refundedAt, "refund", "Refunded")] : []),
+    ...(shopify
+      ? [
+          ...entry(shopify.paidAt, "order", "Paid"),
+          ...entry(shopify.cancelledAt, "order", "Cancelled"),
+          ...entry(shopify.refundedAt, "refund", "Refunded"),
+        ]
+      : []),
     ...(crypto
       ? [
           ...entry(crypto.firstSeenAt, "crypto", "Payment first seen on chain"),
@@ -116,9 +185,22 @@ export async function orderDetail(db: Db, source: OrderSource, reference: string
   const order = await findOrder(db, source, reference);
   if (!order) return fail("not-found", "No such order");
   const [keys, timeline, undelivered] = await Promise.all([keyViews(db, order, now), timelineOf(db, order), undeliveredMail(db, [order])]);
-  const detail: OrderDetail = { order, lines: [], crypto: null, reason: null, keys, timeline, cancellable: false, undelivered: undelivered.get(order.key) ?? null };
+  const detail: OrderDetail = {
+    order,
+    lines: [],
+    crypto: null,
+    reason: null,
+    keys,
+    timeline,
+    cancellable: false,
+    undelivered: undelivered.get(order.key) ?? null,
+  };
   if (source === "shopify") {
-    const row = await db.select({ lineItems: shopifyOrders.lineItems, currency: shopifyOrders.currency }).from(shopifyOrders).where(eq(shopifyOrders.id, reference)).get();
+    const row = await db
+      .select({ lineItems: shopifyOrders.lineItems, currency: shopifyOrders.currency })
+      .from(shopifyOrders)
+      .where(eq(shopifyOrders.id, reference))
+      .get();
     detail.lines = (JSON.parse(row?.lineItems ?? "[]") as OrderLine[]).map((l) => ({
       title: `${l.title} - ${l.variantTitle}`,
       quantity: l.quantity,
@@ -127,7 +209,11 @@ export async function orderDetail(db: Db, source: OrderSource, reference: string
   } else if (source === "crypto") {
     const c = (await db.select().from(cryptoOrders).where(eq(cryptoOrders.orderNumber, reference)).get())!;
     detail.lines = [
-      { title: c.purpose === "top-up" ? "Reseller balance top-up" : `${c.productTitle} - ${c.variantTitle}`, quantity: 1, price: { amount: (c.amountCents / 100).toFixed(2), currencyCode: c.currency } },
+      {
+        title: c.purpose === "top-up" ? "Reseller balance top-up" : `${c.productTitle} - ${c.variantTitle}`,
+        quantity: 1,
+        price: { amount: (c.amountCents / 100).toFixed(2), currencyCode: c.currency },
+      },
     ];
     detail.crypto = {
       coin: c.cryptoType,
@@ -143,10 +229,18 @@ export async function orderDetail(db: Db, source: OrderSource, reference: string
     };
     detail.cancellable = c.status !== "complete" && c.status !== "cancelled";
   } else if (source === "reseller") {
-    const l = await db.select({ reference: resellerLedger.reference }).from(resellerLedger).where(eq(resellerLedger.id, Number(reference))).get();
+    const l = await db
+      .select({ reference: resellerLedger.reference })
+      .from(resellerLedger)
+      .where(eq(resellerLedger.id, Number(reference)))
+      .get();
     detail.lines = [{ title: `Reseller keys (${l?.reference ?? "purchase"})`, quantity: keys.length, price: null }];
   } else {
-    const m = (await db.select().from(manualOrders).where(eq(manualOrders.id, Number(reference))).get())!;
+    const m = (await db
+      .select()
+      .from(manualOrders)
+      .where(eq(manualOrders.id, Number(reference)))
+      .get())!;
     detail.lines = [{ title: m.variantTitle, quantity: 1, price: null }];
     detail.reason = m.reason;
   }

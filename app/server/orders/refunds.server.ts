@@ -32,7 +32,8 @@ export interface RefundedLine {
   quantity: number;
 }
 
-export type RefundOutcome = { state: "applied"; revoked: RevokedKey[]; cancelled: number } | { state: "waiting-for-payment" } | { state: "already-applied" };
+export type RefundOutcome =
+  { state: "applied"; revoked: RevokedKey[]; cancelled: number } | { state: "waiting-for-payment" } | { state: "already-applied" };
 
 /** Keeps a refund, once by its id, for `applyRefund`: a refund body, or one listed in an order body. */
 export async function storeRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<void> {
@@ -49,7 +50,13 @@ export async function storeRefund(db: Db, refundId: string, orderId: string, lin
  * all handed out yet (not paid here, or being handed out right now) waits, and is applied right
  * after they are.
  */
-export async function recordRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<RefundOutcome> {
+export async function recordRefund(
+  db: Db,
+  refundId: string,
+  orderId: string,
+  lines: RefundedLine[],
+  now = Date.now(),
+): Promise<RefundOutcome> {
   await storeRefund(db, refundId, orderId, lines, now);
   const order = await db.select({ fulfilledAt: shopifyOrders.fulfilledAt }).from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
   if (!order?.fulfilledAt) return { state: "waiting-for-payment" };
@@ -84,10 +91,16 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
     ];
   });
   const [, ...results] = await db.batch([
-    db.update(shopifyRefunds).set({ claimToken: token, appliedAt: now }).where(and(eq(shopifyRefunds.id, refundId), isNull(shopifyRefunds.appliedAt))),
+    db
+      .update(shopifyRefunds)
+      .set({ claimToken: token, appliedAt: now })
+      .where(and(eq(shopifyRefunds.id, refundId), isNull(shopifyRefunds.appliedAt))),
     ...perLine,
     ...keysStopWorking(db, orderId, now),
-    db.update(shopifyOrders).set({ refundedAt: now }).where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
+    db
+      .update(shopifyOrders)
+      .set({ refundedAt: now })
+      .where(and(eq(shopifyOrders.id, orderId), claimed, sql`${lines.length} > 0`)),
     // A refund of units voids the affiliate's commission on the order while it is still held: the
     // refunded units' share of it.
     voidCommissionOf(db, orderId, now, and(claimed, sql`${lines.length} > 0`), { refundId, share }),

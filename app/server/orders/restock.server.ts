@@ -10,7 +10,13 @@ import { checkLowStock } from "../keys/stock-alerts.server";
 
 export type Restocked = AddedCodes & { variantTitle: string; backordersFilled: number };
 
-export async function stockCodes(deps: MailingDeps, catalogue: Catalogue, variantId: string, text: string, now = Date.now()): Promise<Result<Restocked>> {
+export async function stockCodes(
+  deps: MailingDeps,
+  catalogue: Catalogue,
+  variantId: string,
+  text: string,
+  now = Date.now(),
+): Promise<Result<Restocked>> {
   const variant = (await allVariants(catalogue)).find((v) => v.variant.id === variantId);
   if (!variant) return fail("invalid", "That variant is not in the catalogue", { field: "variantId" });
   const added = await addCodes(deps.db, { id: variantId, title: variant.title }, text, now);

@@ -8,7 +8,6 @@ import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, orderIndex, productCodes, profiles, resellerLedger } from "../platform/db/schema.server";
 import { DAY_MS } from "~/lib/time";
 
-
 export type DayRevenue = { day: string } & Record<PaymentMethod, number>;
 
 export interface SalesOverview {
@@ -41,7 +40,13 @@ export async function salesOverview(db: Db, variants: { id: string; title: strin
   const since = Math.floor(now / DAY_MS) * DAY_MS - (SALES_DAYS - 1) * DAY_MS;
   const [revenue, leftOut, units, stock, resellers] = await Promise.all([
     db
-      .select({ day, method: orderIndex.method, currency: orderIndex.currency, cents: sql<number>`sum(${orderIndex.totalCents})`, orders: count() })
+      .select({
+        day,
+        method: orderIndex.method,
+        currency: orderIndex.currency,
+        cents: sql<number>`sum(${orderIndex.totalCents})`,
+        orders: count(),
+      })
       .from(orderIndex)
       .where(and(gte(orderIndex.createdAt, since), paid))
       .groupBy(day, orderIndex.method, orderIndex.currency),
@@ -58,7 +63,12 @@ export async function salesOverview(db: Db, variants: { id: string; title: strin
       .orderBy(desc(count()), productCodes.variantTitle),
     stockLevels(db, variants),
     db
-      .select({ userId: resellerLedger.userId, username: profiles.username, cents: sql<number>`-sum(${resellerLedger.amountCents})`, purchases: count() })
+      .select({
+        userId: resellerLedger.userId,
+        username: profiles.username,
+        cents: sql<number>`-sum(${resellerLedger.amountCents})`,
+        purchases: count(),
+      })
       .from(resellerLedger)
       .leftJoin(profiles, eq(profiles.id, resellerLedger.userId))
       .where(and(eq(resellerLedger.kind, "purchase"), gte(resellerLedger.createdAt, since)))

@@ -21,7 +21,8 @@ type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: stri
 async function applyRefundBody(deps: MailingDeps, refund: { refundId: string; orderId: string; lines: RefundedLine[] }): Promise<Applied> {
   const { refundId, orderId } = refund;
   const result = await recordRefund(deps.db, refundId, orderId, refund.lines);
-  if (result.state === "applied") await mailRevokedKeys(deps, orderId, result.revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+  if (result.state === "applied")
+    await mailRevokedKeys(deps, orderId, result.revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
   const detail =
     result.state === "applied"
       ? `Refund: ${result.revoked.length} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled`
@@ -41,7 +42,11 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
   const recorded = await recordOrder(db, body);
   if (recorded.stale) {
     const when = body.updatedAt ? new Date(body.updatedAt).toISOString() : "none";
-    return { outcome: "ignored", detail: `Older than the order's state already applied (updated_at ${when}): nothing changed`, orderId: body.id };
+    return {
+      outcome: "ignored",
+      detail: `Older than the order's state already applied (updated_at ${when}): nothing changed`,
+      orderId: body.id,
+    };
   }
   // The keys go to the address the order holds: the first body's, or the one staff corrected.
   const order = { ...body, email: recorded.email };
@@ -50,16 +55,32 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
   if (recorded.cancelled) {
     const revoked = await cancelOrder(db, order.id);
     await mailRevokedKeys(deps, order.id, revoked, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
-    return { outcome: "processed", detail: revoked.length > 0 ? `Cancelled: ${revoked.length} key(s) revoked` : "Order is cancelled: nothing handed out", orderId: order.id };
+    return {
+      outcome: "processed",
+      detail: revoked.length > 0 ? `Cancelled: ${revoked.length} key(s) revoked` : "Order is cancelled: nothing handed out",
+      orderId: order.id,
+    };
   }
   // This body's own word: units an edit added are handed out only once the order is paid again.
-  if (!order.paid) return { outcome: "processed", detail: `Not paid yet (${order.financialStatus ?? "unknown"}): waiting for the payment`, orderId: order.id };
+  if (!order.paid)
+    return {
+      outcome: "processed",
+      detail: `Not paid yet (${order.financialStatus ?? "unknown"}): waiting for the payment`,
+      orderId: order.id,
+    };
   // Before the keys: a refund this body carries is applied while handing them out, and voids it.
   const paidCents = Math.round(Number(order.totalPrice ?? 0) * 100);
   const orderKey = `shopify:${order.id}`;
-  await recordCommission(db, order.referral ? { code: order.referral } : null, { orderKey, paidCents, currency: order.currency, buyer: { email: order.email }, paidAt: Date.now() });
+  await recordCommission(db, order.referral ? { code: order.referral } : null, {
+    orderKey,
+    paidCents,
+    currency: order.currency,
+    buyer: { email: order.email },
+    paidAt: Date.now(),
+  });
   const result = await fulfilOrder(deps, order);
-  for (const { refundId, revoked } of result.refunded) await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+  for (const { refundId, revoked } of result.refunded)
+    await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
   const detail = [
     `${result.assigned} key(s) handed out`,
     result.backordered ? `${result.backordered} backordered` : "",
@@ -108,7 +129,12 @@ export async function processDelivery(deps: MailingDeps, job: Omit<JobOf<"shopif
   const finish = (outcome: string, detail: string, orderId?: string) =>
     db
       .update(webhookDeliveries)
-      .set({ outcome, detail: detail.slice(0, 500), orderId: orderId ?? null, ...(FINISHED_OUTCOMES.includes(outcome) ? { payload: null } : {}) })
+      .set({
+        outcome,
+        detail: detail.slice(0, 500),
+        orderId: orderId ?? null,
+        ...(FINISHED_OUTCOMES.includes(outcome) ? { payload: null } : {}),
+      })
       .where(and(eq(webhookDeliveries.id, deliveryId), notInArray(webhookDeliveries.outcome, FINISHED_OUTCOMES)));
 
   // Only a delivery recorded before bodies were kept lacks one; Shopify's next retry stores it.

@@ -24,7 +24,10 @@ const lineItemSchema = v.object({
   price: money,
 });
 
-const refundLinesSchema = v.optional(v.array(v.object({ line_item_id: id, quantity: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)) })), []);
+const refundLinesSchema = v.optional(
+  v.array(v.object({ line_item_id: id, quantity: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)) })),
+  [],
+);
 
 const refundSchema = v.object({ id, order_id: id, refund_line_items: refundLinesSchema });
 
@@ -43,7 +46,10 @@ const orderSchema = v.object({
   line_items: v.pipe(v.array(lineItemSchema), v.maxLength(250)),
   refunds: v.optional(v.array(v.object({ id, refund_line_items: refundLinesSchema })), []),
   // The cart's attributes (the referral travels as one) and the discount codes the buyer used.
-  note_attributes: v.optional(v.nullable(v.array(v.object({ name: v.string(), value: v.optional(v.nullable(v.union([v.string(), v.number()]))) }))), []),
+  note_attributes: v.optional(
+    v.nullable(v.array(v.object({ name: v.string(), value: v.optional(v.nullable(v.union([v.string(), v.number()]))) }))),
+    [],
+  ),
   discount_codes: v.optional(v.nullable(v.array(v.object({ code: v.string() }))), []),
 });
 
@@ -104,7 +110,8 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Order {
   };
 }
 
-const refundLines = (lines: v.InferOutput<typeof refundLinesSchema>) => lines.map((l) => ({ lineId: l.line_item_id, quantity: l.quantity }));
+const refundLines = (lines: v.InferOutput<typeof refundLinesSchema>) =>
+  lines.map((l) => ({ lineId: l.line_item_id, quantity: l.quantity }));
 
 /** What a body names itself in Shopify's Admin API, where it says (every webhook body does): "Order", "Refund"… */
 function kindOf(body: object): string | null {

@@ -49,7 +49,12 @@ const REJECTION_AUDIT_WINDOW_MS = 60_000;
  * subject, with the topic it claimed (untrusted: cleaned and cut short) and the sender's address;
  * at most once a minute per address. Nothing else is kept.
  */
-export async function auditRejectedDelivery(db: Db, { ip, topic: claimed }: DeliveryClaims, reason: string, now = Date.now()): Promise<void> {
+export async function auditRejectedDelivery(
+  db: Db,
+  { ip, topic: claimed }: DeliveryClaims,
+  reason: string,
+  now = Date.now(),
+): Promise<void> {
   // Anyone can send these: one entry per sender a minute, so they cannot flood the log.
   if ((await lastAuditedAt(db, "webhook.rejected", { ip }, now - REJECTION_AUDIT_WINDOW_MS)) !== undefined) return;
   const topic = claimed.replace(/[^\w/.-]/g, "").slice(0, 60);
@@ -71,18 +76,20 @@ interface DeliveryRecord {
  * that was kept; nothing for a handled one, which is never applied again.
  */
 export async function recordDelivery(db: Db, record: DeliveryRecord, payload: string) {
-  return db
-    .insert(webhookDeliveries)
-    .values({ ...record, outcome: "queued", payload })
-    // The first body stays: only the body is signed, not the id, so a different signed body sent
-    // under a pending delivery's id must not replace it.
-    .onConflictDoUpdate({
-      target: webhookDeliveries.id,
-      set: { payload: sql`coalesce(${webhookDeliveries.payload}, excluded.payload)` },
-      setWhere: notInArray(webhookDeliveries.outcome, FINISHED_OUTCOMES),
-    })
-    .returning()
-    .get();
+  return (
+    db
+      .insert(webhookDeliveries)
+      .values({ ...record, outcome: "queued", payload })
+      // The first body stays: only the body is signed, not the id, so a different signed body sent
+      // under a pending delivery's id must not replace it.
+      .onConflictDoUpdate({
+        target: webhookDeliveries.id,
+        set: { payload: sql`coalesce(${webhookDeliveries.payload}, excluded.payload)` },
+        setWhere: notInArray(webhookDeliveries.outcome, FINISHED_OUTCOMES),
+      })
+      .returning()
+      .get()
+  );
 }
 
 /**
@@ -125,7 +132,9 @@ export async function receiveShopifyWebhook(
       console.error("Could not queue a webhook delivery:", error);
     }
     // Kept for the cron to queue again; Shopify is told to retry too.
-    return (await recordDelivery(db, record, text)) !== undefined ? fail("unavailable", "Could not queue the delivery; please retry") : ok("already-processed");
+    return (await recordDelivery(db, record, text)) !== undefined
+      ? fail("unavailable", "Could not queue the delivery; please retry")
+      : ok("already-processed");
   }
   // A seen delivery is queued again only while it is unhandled: its first message may be lost.
   if ((await recordDelivery(db, record, text)) === undefined) return ok("already-processed");
@@ -174,7 +183,13 @@ export async function orderOnItsWay(db: Db, email: string): Promise<boolean> {
   const row = await db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
-    .where(and(inArray(webhookDeliveries.outcome, ["queued", "error"]), inArray(webhookDeliveries.topic, ["orders/create", "orders/updated", "orders/paid"]), sql`${buyer} = ${email.toLowerCase()}`))
+    .where(
+      and(
+        inArray(webhookDeliveries.outcome, ["queued", "error"]),
+        inArray(webhookDeliveries.topic, ["orders/create", "orders/updated", "orders/paid"]),
+        sql`${buyer} = ${email.toLowerCase()}`,
+      ),
+    )
     .get();
   return row !== undefined;
 }

@@ -19,7 +19,12 @@ export async function audit(
  * When `action` was last audited after `since` for the subject, or for the client address
  * (no address matches entries without one): what limits built on the log ask.
  */
-export async function lastAuditedAt(db: Db, action: string, of: { subject: string } | { ip: string | null }, since: number): Promise<number | undefined> {
+export async function lastAuditedAt(
+  db: Db,
+  action: string,
+  of: { subject: string } | { ip: string | null },
+  since: number,
+): Promise<number | undefined> {
   const whose = "subject" in of ? eq(auditLog.subject, of.subject) : of.ip === null ? isNull(auditLog.ip) : eq(auditLog.ip, of.ip);
   const last = await db
     .select({ at: auditLog.createdAt })

@@ -3,15 +3,7 @@
 // without building one.
 
 /** The tokens the shop keeps in a browser, by what they prove. The edge decides how they travel. */
-export type BrowserToken =
-  | "session"
-  | "challenge"
-  | "ceremony"
-  | "verify"
-  | "reset"
-  | "discordState"
-  | "discordVerifier"
-  | "discordMode";
+export type BrowserToken = "session" | "challenge" | "ceremony" | "verify" | "reset" | "discordState" | "discordVerifier" | "discordMode";
 
 export interface Caller {
   /** The client's address ("local" when the edge names none): throttles and the audit log. */
@@ -32,5 +24,9 @@ export interface TokenChange {
   seconds: number;
 }
 
-export const keepToken = (token: BrowserToken, value: string, seconds: number): TokenChange => ({ token, value, seconds: Math.max(0, Math.floor(seconds)) });
+export const keepToken = (token: BrowserToken, value: string, seconds: number): TokenChange => ({
+  token,
+  value,
+  seconds: Math.max(0, Math.floor(seconds)),
+});
 export const forgetToken = (token: BrowserToken): TokenChange => ({ token, value: null, seconds: 0 });

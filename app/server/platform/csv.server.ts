@@ -21,7 +21,11 @@ export const isoTime = (ms: number | null) => (ms === null ? null : new Date(ms)
  * A CSV stream: the header, then one page after another from `nextPage` (given the last page's
  * position), each turned into lines and handed on before the next page is read.
  */
-export function csvStream<T, P>(header: string[], nextPage: (after: P | null) => Promise<{ rows: T[]; next: P | null }>, line: (row: T) => (string | number | null)[]): ReadableStream<Uint8Array> {
+export function csvStream<T, P>(
+  header: string[],
+  nextPage: (after: P | null) => Promise<{ rows: T[]; next: P | null }>,
+  line: (row: T) => (string | number | null)[],
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let after: P | null = null;
   let started = false;

@@ -12,6 +12,8 @@ export type MailParagraph = string | { href: string; label: string };
 export function mailBody(paragraphs: MailParagraph[]): { text: string; html: string } {
   return {
     text: paragraphs.map((p) => (typeof p === "string" ? p : p.href)).join("\n\n"),
-    html: paragraphs.map((p) => (typeof p === "string" ? `<p>${escapeHtml(p)}</p>` : `<p><a href="${escapeHtml(p.href)}">${escapeHtml(p.label)}</a></p>`)).join(""),
+    html: paragraphs
+      .map((p) => (typeof p === "string" ? `<p>${escapeHtml(p)}</p>` : `<p><a href="${escapeHtml(p.href)}">${escapeHtml(p.label)}</a></p>`))
+      .join(""),
   };
 }

@@ -23,10 +23,18 @@ export function errorText(error: unknown): string {
   return (inner instanceof Error ? inner.message : String(inner)).slice(0, 500);
 }
 
-const kindOf = (body: unknown) => (typeof body === "object" && body !== null && "kind" in body ? String(body.kind).slice(0, 50) : "unknown");
+const kindOf = (body: unknown) =>
+  typeof body === "object" && body !== null && "kind" in body ? String(body.kind).slice(0, 50) : "unknown";
 
 /** Notes a failed attempt of the job `id` (its message `body`), keeping the latest error. */
-export async function noteFailedAttempt(db: Db, id: string, body: unknown, attempts: number, error: unknown, now = Date.now()): Promise<void> {
+export async function noteFailedAttempt(
+  db: Db,
+  id: string,
+  body: unknown,
+  attempts: number,
+  error: unknown,
+  now = Date.now(),
+): Promise<void> {
   const lastError = errorText(error);
   await db
     .insert(failedJobs)
@@ -39,7 +47,15 @@ export async function markJobDead(db: Db, id: string, body: unknown, attempts: n
   await db
     .insert(failedJobs)
     // A job that died without a recorded error (the handler itself broke) still shows, saying so.
-    .values({ id, kind: kindOf(body), body: JSON.stringify(body), attempts, lastError: "The job failed without reporting an error", failedAt: now, deadAt: now })
+    .values({
+      id,
+      kind: kindOf(body),
+      body: JSON.stringify(body),
+      attempts,
+      lastError: "The job failed without reporting an error",
+      failedAt: now,
+      deadAt: now,
+    })
     .onConflictDoUpdate({ target: failedJobs.id, set: { deadAt: now } });
 }
 
@@ -51,7 +67,13 @@ export async function forgetFailures(db: Db, id: string): Promise<void> {
 /** Jobs the queue gave up on, newest first, for the admin. */
 export function deadJobs(db: Db, limit = 50) {
   return db
-    .select({ id: failedJobs.id, kind: failedJobs.kind, attempts: failedJobs.attempts, lastError: failedJobs.lastError, deadAt: failedJobs.deadAt })
+    .select({
+      id: failedJobs.id,
+      kind: failedJobs.kind,
+      attempts: failedJobs.attempts,
+      lastError: failedJobs.lastError,
+      deadAt: failedJobs.deadAt,
+    })
     .from(failedJobs)
     .where(isNotNull(failedJobs.deadAt))
     .orderBy(desc(failedJobs.deadAt))

@@ -31,7 +31,13 @@ const JOB_SCHEMAS = [
   v.object({
     kind: v.literal("shopify-delivery"),
     deliveryId: id(200),
-    delivered: v.optional(v.object({ topic: v.pipe(v.string(), v.maxLength(100)), receivedAt: v.number(), payload: v.pipe(v.string(), v.maxBytes(INLINE_BODY_BYTES * 3)) })),
+    delivered: v.optional(
+      v.object({
+        topic: v.pipe(v.string(), v.maxLength(100)),
+        receivedAt: v.number(),
+        payload: v.pipe(v.string(), v.maxBytes(INLINE_BODY_BYTES * 3)),
+      }),
+    ),
   }),
   // A paid crypto order's key to hand out: the admin's typed-in code, or the next in stock.
   v.object({ kind: v.literal("crypto-order"), orderNumber: id(64), code: v.nullable(v.pipe(v.string(), v.maxLength(500))) }),

@@ -7,6 +7,11 @@ export async function cachedJson<T>(name: string, key: string, ttlSeconds: numbe
   const hit = await cache.match(key);
   if (hit) return (await hit.json()) as T;
   const value = await load();
-  await cache.put(key, new Response(JSON.stringify(value), { headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${ttlSeconds}` } }));
+  await cache.put(
+    key,
+    new Response(JSON.stringify(value), {
+      headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${ttlSeconds}` },
+    }),
+  );
   return value;
 }

@@ -7,7 +7,10 @@ let imported: { secret: string; key: Promise<CryptoKey> } | undefined;
 
 function hmacKey(secret: string): Promise<CryptoKey> {
   if (imported?.secret !== secret) {
-    imported = { secret, key: crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]) };
+    imported = {
+      secret,
+      key: crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]),
+    };
   }
   return imported.key;
 }

@@ -49,7 +49,11 @@ export async function downloaderOf(db: Db, viewer: Viewer, now = Date.now()): Pr
 }
 
 /** The holder of one licence (the program's key, or the one a signed link was issued for): it, while live. */
-export async function licenceHolder(db: Db, licence: { id: number } | { key: string }, now = Date.now()): Promise<Downloader & { kind: "member" }> {
+export async function licenceHolder(
+  db: Db,
+  licence: { id: number } | { key: string },
+  now = Date.now(),
+): Promise<Downloader & { kind: "member" }> {
   const where = "id" in licence ? eq(licences.id, licence.id) : eq(licences.key, licence.key);
   return { kind: "member", licences: await liveLicences(db, where, now) };
 }
@@ -69,7 +73,9 @@ export function lackFor(downloader: Downloader, release: Pick<Release, "product"
   const needs = releaseNeeds(release);
   const ofProduct = downloader.licences.filter((licence) => licence.product === release.product);
   if (ofProduct.length === 0) return { product: release.product, entitlements: needs };
-  const [fewest] = ofProduct.map((licence) => needs.filter((name) => !licence.entitlements.includes(name))).sort((a, b) => a.length - b.length);
+  const [fewest] = ofProduct
+    .map((licence) => needs.filter((name) => !licence.entitlements.includes(name)))
+    .sort((a, b) => a.length - b.length);
   return fewest && fewest.length > 0 ? { product: null, entitlements: fewest } : null;
 }
 

@@ -31,10 +31,17 @@ export interface ReleaseOffer {
 /** The validation's answer, the channel asked about and its newest release for this licence (null when none). */
 export type LatestReleaseAnswer = LicenceAnswer & { channel: ReleaseChannel; release: ReleaseOffer | null };
 
-const linkBytes = (releaseId: string, licenceId: number, expires: number) => new TextEncoder().encode(`release-download\n${releaseId}\n${licenceId}\n${expires}`);
+const linkBytes = (releaseId: string, licenceId: number, expires: number) =>
+  new TextEncoder().encode(`release-download\n${releaseId}\n${licenceId}\n${expires}`);
 
 /** A link to release `releaseId` for licence `licenceId`, signed by the shop, that works for DOWNLOAD_LINK_SECONDS. */
-export async function signedDownloadLink(signer: LicenceSigner, origin: string, releaseId: string, licenceId: number, now: number): Promise<{ url: string; expires: number }> {
+export async function signedDownloadLink(
+  signer: LicenceSigner,
+  origin: string,
+  releaseId: string,
+  licenceId: number,
+  now: number,
+): Promise<{ url: string; expires: number }> {
   const expires = now + DOWNLOAD_LINK_SECONDS * 1000;
   const signature = toBase64Url(fromBase64(await signer.sign(linkBytes(releaseId, licenceId, expires))));
   return { url: `${origin}/api/v1/releases/${releaseId}/download?licence=${licenceId}&expires=${expires}&signature=${signature}`, expires };
@@ -82,13 +89,24 @@ interface LinkParameters {
  * The release a signed link names, opened for the licence it was issued for: if the link is
  * genuine and unexpired, and the download rule still lets that licence have a published release.
  */
-export async function releaseByLink(db: Db, bucket: R2Bucket, signer: LicenceSigner, catalogue: Catalogue, id: string, link: LinkParameters, now = Date.now()): Promise<Result<Release>> {
+export async function releaseByLink(
+  db: Db,
+  bucket: R2Bucket,
+  signer: LicenceSigner,
+  catalogue: Catalogue,
+  id: string,
+  link: LinkParameters,
+  now = Date.now(),
+): Promise<Result<Release>> {
   const expires = Number(link.expires);
   const licenceId = Number(link.licence);
   let genuine = false;
   try {
     genuine =
-      Number.isSafeInteger(expires) && Number.isSafeInteger(licenceId) && link.signature !== null && (await signer.verify(linkBytes(id, licenceId, expires), fromBase64Url(link.signature)));
+      Number.isSafeInteger(expires) &&
+      Number.isSafeInteger(licenceId) &&
+      link.signature !== null &&
+      (await signer.verify(linkBytes(id, licenceId, expires), fromBase64Url(link.signature)));
   } catch {
     genuine = false;
   }

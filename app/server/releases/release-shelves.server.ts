@@ -37,7 +37,10 @@ async function withChecksum(db: Db, bucket: R2Bucket, release: Release): Promise
   if (release.sha256) return release;
   const measured = await objectDigest(bucket, release.objectKey);
   if (!measured) return null;
-  await db.update(releases).set(measured).where(and(eq(releases.id, release.id), isNull(releases.sha256)));
+  await db
+    .update(releases)
+    .set(measured)
+    .where(and(eq(releases.id, release.id), isNull(releases.sha256)));
   return { ...release, ...measured };
 }
 
@@ -50,8 +53,16 @@ async function publishedReleases(db: Db): Promise<Release[]> {
 }
 
 /** The newest published release of `product` on `channel` that `downloader` may have, with its checksum. */
-export async function latestReleaseFor(db: Db, bucket: R2Bucket, downloader: Downloader, product: string, channel: ReleaseChannel): Promise<Release | null> {
-  const newest = (await publishedReleases(db)).find((release) => release.product === product && release.channel === channel && lackFor(downloader, release) === null);
+export async function latestReleaseFor(
+  db: Db,
+  bucket: R2Bucket,
+  downloader: Downloader,
+  product: string,
+  channel: ReleaseChannel,
+): Promise<Release | null> {
+  const newest = (await publishedReleases(db)).find(
+    (release) => release.product === product && release.channel === channel && lackFor(downloader, release) === null,
+  );
   return newest ? withChecksum(db, bucket, newest) : null;
 }
 
@@ -62,7 +73,13 @@ const productPlans = (catalogue: Catalogue) => plansByProduct(catalogue).catch((
  * The release `id` opened for `downloader` by the one rule, with its checksum: not found unless it
  * may be seen, refused (saying what is missing and what to buy) unless the rule allows it.
  */
-export async function openRelease(db: Db, bucket: R2Bucket, downloader: Downloader, id: string, catalogue: Catalogue): Promise<Result<Release>> {
+export async function openRelease(
+  db: Db,
+  bucket: R2Bucket,
+  downloader: Downloader,
+  id: string,
+  catalogue: Catalogue,
+): Promise<Result<Release>> {
   const release = await db.select().from(releases).where(eq(releases.id, id)).get();
   if (!release || !visibleTo(downloader, release)) return fail("not-found", "Release not found");
   const lack = lackFor(downloader, release);
@@ -75,7 +92,12 @@ export async function openRelease(db: Db, bucket: R2Bucket, downloader: Download
 }
 
 /** The bytes asked for: the whole object, or `range`; only its metadata for a HEAD. */
-export async function releaseObject(bucket: R2Bucket, release: Release, range: { offset: number; length: number } | null, headOnly: boolean): Promise<R2Object | null> {
+export async function releaseObject(
+  bucket: R2Bucket,
+  release: Release,
+  range: { offset: number; length: number } | null,
+  headOnly: boolean,
+): Promise<R2Object | null> {
   if (headOnly) return bucket.head(release.objectKey);
   return bucket.get(release.objectKey, range ? { range } : {});
 }

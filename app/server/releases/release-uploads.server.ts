@@ -58,7 +58,9 @@ export async function startRelease(
   } catch (error) {
     await upload.abort();
     if (refusedBy(error, "releases.product, releases.channel, releases.version")) {
-      return fail("conflict", `Version ${input.version} of ${input.product} is already on the ${input.channel} channel`, { field: "version" });
+      return fail("conflict", `Version ${input.version} of ${input.product} is already on the ${input.channel} channel`, {
+        field: "version",
+      });
     }
     if (refusedBy(error, "FOREIGN KEY")) return fail("invalid", "No such entitlement", { field: "entitlement" });
     throw error;
@@ -81,7 +83,12 @@ export async function uploadProgress(db: Db, id: string): Promise<Result<{ parts
 }
 
 /** The upload part `n` belongs to and the length it must have, unless the part is refused. */
-async function partRefusal(db: Db, id: string, n: number, length: number): Promise<Result<{ objectKey: string; uploadId: string; expected: number }>> {
+async function partRefusal(
+  db: Db,
+  id: string,
+  n: number,
+  length: number,
+): Promise<Result<{ objectKey: string; uploadId: string; expected: number }>> {
   const release = await uploading(db, id);
   if (!release.ok) return release;
   const { objectKey, uploadId, size } = release.value;
@@ -94,7 +101,14 @@ async function partRefusal(db: Db, id: string, n: number, length: number): Promi
  * Stores part `n` from `body` (streamed to R2, `length` bytes as the request declared). Every part
  * but the last is exactly PART_BYTES, as R2 requires; sending a part again replaces it.
  */
-export async function storePart(db: Db, bucket: R2Bucket, id: string, n: number, body: ReadableStream<Uint8Array> | null, length: number): Promise<Result<{ stored: number }>> {
+export async function storePart(
+  db: Db,
+  bucket: R2Bucket,
+  id: string,
+  n: number,
+  body: ReadableStream<Uint8Array> | null,
+  length: number,
+): Promise<Result<{ stored: number }>> {
   const refused = await partRefusal(db, id, n, length);
   if (!refused.ok) {
     // A refused part is not read: tell the sender we are done with it.
@@ -116,18 +130,29 @@ export async function storePart(db: Db, bucket: R2Bucket, id: string, n: number,
 }
 
 /** Joins the parts into the file and records its SHA-256; the release is then ready to publish. */
-export async function finishRelease(db: Db, bucket: R2Bucket, admin: Viewer, id: string): Promise<Result<{ sha256: string; size: number }>> {
+export async function finishRelease(
+  db: Db,
+  bucket: R2Bucket,
+  admin: Viewer,
+  id: string,
+): Promise<Result<{ sha256: string; size: number }>> {
   const release = await uploading(db, id);
   if (!release.ok) return release;
   const { objectKey, uploadId, size, parts, version, channel } = release.value;
   const total = partCount(size);
   const missing = Array.from({ length: total }, (_, i) => i + 1).filter((n) => !parts[String(n)]);
-  if (missing.length > 0) return fail("conflict", `Parts still missing: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? "..." : ""}`);
-  const object = await bucket.resumeMultipartUpload(objectKey, uploadId).complete(Object.entries(parts).map(([n, etag]) => ({ partNumber: Number(n), etag })));
+  if (missing.length > 0)
+    return fail("conflict", `Parts still missing: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? "..." : ""}`);
+  const object = await bucket
+    .resumeMultipartUpload(objectKey, uploadId)
+    .complete(Object.entries(parts).map(([n, etag]) => ({ partNumber: Number(n), etag })));
   if (object.size !== size) return fail("invalid", `The file stored is ${object.size} bytes, not the ${size} announced`);
   const sha256 = (await objectDigest(bucket, objectKey))?.sha256;
   if (!sha256) return fail("failed", "The stored file could not be read back; try finishing again");
-  await db.update(releases).set({ state: "ready", uploadId: null, sha256 }).where(and(eq(releases.id, id), eq(releases.state, "uploading")));
+  await db
+    .update(releases)
+    .set({ state: "ready", uploadId: null, sha256 })
+    .where(and(eq(releases.id, id), eq(releases.state, "uploading")));
   await audit(db, admin.id, "release.upload", `${release.value.product} ${channel} ${version}`, { size, sha256 });
   return ok({ sha256, size });
 }
@@ -138,21 +163,34 @@ const TRANSITIONS = {
 } as const;
 
 /** Publishes a finished release (or one yanked before) or yanks a published one: one conditional update. */
-export async function changeRelease(db: Db, admin: Viewer, id: string, change: keyof typeof TRANSITIONS, now = Date.now()): Promise<Result<{ product: string; version: string; channel: string }>> {
+export async function changeRelease(
+  db: Db,
+  admin: Viewer,
+  id: string,
+  change: keyof typeof TRANSITIONS,
+  now = Date.now(),
+): Promise<Result<{ product: string; version: string; channel: string }>> {
   const { from, to } = TRANSITIONS[change];
   const [row] = await db
     .update(releases)
     .set(to === "published" ? { state: to, publishedAt: now, yankedAt: null } : { state: to, yankedAt: now })
     .where(and(eq(releases.id, id), inArray(releases.state, [...from])))
     .returning({ product: releases.product, version: releases.version, channel: releases.channel });
-  if (!row) return fail("conflict", change === "publish" ? "Only a finished or yanked release can be published" : "Only a published release can be yanked");
+  if (!row)
+    return fail(
+      "conflict",
+      change === "publish" ? "Only a finished or yanked release can be published" : "Only a published release can be yanked",
+    );
   await audit(db, admin.id, TRANSITIONS[change].audit, `${row.product} ${row.channel} ${row.version}`);
   return ok(row);
 }
 
 /** Drops an upload never published: its parts or object, and its row. */
 export async function discardRelease(db: Db, bucket: R2Bucket, admin: Viewer, id: string): Promise<Result<{ version: string }>> {
-  const [row] = await db.delete(releases).where(and(eq(releases.id, id), inArray(releases.state, ["uploading", "ready"]))).returning();
+  const [row] = await db
+    .delete(releases)
+    .where(and(eq(releases.id, id), inArray(releases.state, ["uploading", "ready"])))
+    .returning();
   if (!row) return fail("conflict", "Only an unpublished release can be discarded");
   if (row.uploadId) await bucket.resumeMultipartUpload(row.objectKey, row.uploadId).abort();
   else await bucket.delete(row.objectKey);

@@ -23,7 +23,11 @@ export async function replacementQueue(db: Db, now = Date.now()) {
     .innerJoin(licences, eq(licences.id, replacementRequests.licenceId))
     .orderBy(desc(replacementRequests.createdAt))
     .limit(200);
-  const resets = await Promise.all(rows.map(({ licence }) => db.select({ at: licenceResets.resetAt, by: licenceResets.by }).from(licenceResets).where(eq(licenceResets.licenceId, licence.id))));
+  const resets = await Promise.all(
+    rows.map(({ licence }) =>
+      db.select({ at: licenceResets.resetAt, by: licenceResets.by }).from(licenceResets).where(eq(licenceResets.licenceId, licence.id)),
+    ),
+  );
   return rows.map(({ request, licence }, i) => ({
     id: request.id,
     state: request.state,
@@ -71,11 +75,19 @@ const claimDecision = (db: Db, id: number, state: Decided, actor: Actor, reason:
 
 /** This caller's decision, as the statement that won it wrote it. */
 const ours = (id: number, state: Decided, actor: Actor, now: number) =>
-  and(eq(replacementRequests.id, id), eq(replacementRequests.state, state), eq(replacementRequests.decidedBy, actor.viewer.id), eq(replacementRequests.decidedAt, now));
+  and(
+    eq(replacementRequests.id, id),
+    eq(replacementRequests.state, state),
+    eq(replacementRequests.decidedBy, actor.viewer.id),
+    eq(replacementRequests.decidedAt, now),
+  );
 
 /** Gives a decision back (its effect could not happen): the request waits again, to be decided anew. */
 const undoDecision = (db: Db, id: number, state: Decided, actor: Actor, now: number, when?: SQL) =>
-  db.update(replacementRequests).set({ state: "pending", reason: null, decidedBy: null, decidedAt: null }).where(and(ours(id, state, actor, now), when));
+  db
+    .update(replacementRequests)
+    .set({ state: "pending", reason: null, decidedBy: null, decidedAt: null })
+    .where(and(ours(id, state, actor, now), when));
 
 /**
  * Staff decide a pending request, once: whoever wins the request's conditional change acts, mails
@@ -83,7 +95,12 @@ const undoDecision = (db: Db, id: number, state: Decided, actor: Actor, now: num
  * request in the same transaction that replaces the key, so the two never disagree; a decline
  * that cannot write its e-mail gives the request back.
  */
-export async function decideReplacement(deps: MailingDeps, actor: Actor, decision: ReplacementDecision, now = Date.now()): Promise<Result<{ key: string; state: Decided }>> {
+export async function decideReplacement(
+  deps: MailingDeps,
+  actor: Actor,
+  decision: ReplacementDecision,
+  now = Date.now(),
+): Promise<Result<{ key: string; state: Decided }>> {
   const { db } = deps;
   const found = await requestWithLicence(db, decision.requestId);
   if (!found) return fail("not-found", "No such request");
@@ -116,7 +133,11 @@ export async function decideReplacement(deps: MailingDeps, actor: Actor, decisio
     undo: (nothingMoved) => undoDecision(db, request.id, "approved", actor, now, nothingMoved),
   });
   if (!replaced.ok) {
-    const after = await db.select({ state: replacementRequests.state }).from(replacementRequests).where(eq(replacementRequests.id, request.id)).get();
+    const after = await db
+      .select({ state: replacementRequests.state })
+      .from(replacementRequests)
+      .where(eq(replacementRequests.id, request.id))
+      .get();
     return after?.state === "pending" ? replaced : decidedAlready(db, request.id);
   }
   await audit(db, actor.viewer.id, "replacement.approve", licence.key, { reason: decision.reason }, actor.ip);

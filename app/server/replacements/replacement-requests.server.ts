@@ -14,7 +14,12 @@ const WINDOW_MS = REPLACEMENT_WINDOW_HOURS * 3600_000;
 /** Whether a key activated at `activatedAt` may still be replaced at `now`. */
 export const withinReplacementWindow = (activatedAt: number | null, now: number) => activatedAt !== null && now - activatedAt <= WINDOW_MS;
 
-export async function requestReplacement(db: Db, member: Viewer, input: { licenceId: number; description: string }, now = Date.now()): Promise<Result<{ key: string }>> {
+export async function requestReplacement(
+  db: Db,
+  member: Viewer,
+  input: { licenceId: number; description: string },
+  now = Date.now(),
+): Promise<Result<{ key: string }>> {
   const licence = await db
     .select()
     .from(licences)
@@ -26,7 +31,9 @@ export async function requestReplacement(db: Db, member: Viewer, input: { licenc
     return fail("conflict", `Replacements are for keys banned within ${REPLACEMENT_WINDOW_HOURS} hours of activation`);
   }
   try {
-    await db.insert(replacementRequests).values({ licenceId: licence.id, userId: member.id, description: input.description, createdAt: now });
+    await db
+      .insert(replacementRequests)
+      .values({ licenceId: licence.id, userId: member.id, description: input.description, createdAt: now });
   } catch (error) {
     if (refusedBy(error, "replacement_requests.licence_id")) return fail("conflict", "You already asked for a replacement of this key");
     throw error;

@@ -17,7 +17,10 @@ export const DEFAULT_DISCOUNT_RATE = 50;
 
 /** Opens the member's reseller account, if it is not open yet. */
 const openAccount = (db: Db, userId: string, now: number) =>
-  db.insert(resellerAccounts).values({ userId, balanceCents: 0, discountRate: DEFAULT_DISCOUNT_RATE, createdAt: now }).onConflictDoNothing();
+  db
+    .insert(resellerAccounts)
+    .values({ userId, balanceCents: 0, discountRate: DEFAULT_DISCOUNT_RATE, createdAt: now })
+    .onConflictDoNothing();
 
 /** The member's reseller account, opened on first use. */
 export async function ensureResellerAccount(db: Db, userId: string, now = Date.now()) {
@@ -28,7 +31,13 @@ export async function ensureResellerAccount(db: Db, userId: string, now = Date.n
 /** The newest changes to a reseller's balance: top-ups, credits and purchases. */
 export function ledgerOf(db: Db, userId: string, limit = 20) {
   return db
-    .select({ id: resellerLedger.id, kind: resellerLedger.kind, amountCents: resellerLedger.amountCents, reference: resellerLedger.reference, createdAt: resellerLedger.createdAt })
+    .select({
+      id: resellerLedger.id,
+      kind: resellerLedger.kind,
+      amountCents: resellerLedger.amountCents,
+      reference: resellerLedger.reference,
+      createdAt: resellerLedger.createdAt,
+    })
     .from(resellerLedger)
     .where(eq(resellerLedger.userId, userId))
     .orderBy(desc(resellerLedger.createdAt), desc(resellerLedger.id))
@@ -38,7 +47,11 @@ export function ledgerOf(db: Db, userId: string, limit = 20) {
 /** Staff: a member's reseller balance (null when they never opened the panel) and its ledger. Opens nothing. */
 export async function resellerBalanceOf(db: Db, userId: string) {
   const [account, ledger] = await Promise.all([
-    db.select({ balanceCents: resellerAccounts.balanceCents, discountRate: resellerAccounts.discountRate }).from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get(),
+    db
+      .select({ balanceCents: resellerAccounts.balanceCents, discountRate: resellerAccounts.discountRate })
+      .from(resellerAccounts)
+      .where(eq(resellerAccounts.userId, userId))
+      .get(),
     ledgerOf(db, userId),
   ]);
   return { account: account ?? null, ledger };
@@ -57,7 +70,13 @@ export async function creditTopUp(db: Db, order: typeof cryptoOrders.$inferSelec
     db
       .update(resellerAccounts)
       .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${order.amountCents}` })
-      .where(and(eq(resellerAccounts.userId, order.userId), sql`not ${credited}`, sql`exists (select 1 from ${cryptoOrders} where ${stillPaid})`)),
+      .where(
+        and(
+          eq(resellerAccounts.userId, order.userId),
+          sql`not ${credited}`,
+          sql`exists (select 1 from ${cryptoOrders} where ${stillPaid})`,
+        ),
+      ),
     db
       .insert(resellerLedger)
       .select(
@@ -144,7 +163,11 @@ export async function withdrawCommission(db: Db, viewer: Viewer, request: string
   const { available } = await balancesOf(db, viewer.id, now);
   if (available <= 0) return fail("conflict", "No commission is available to withdraw yet");
   await openAccount(db, viewer.id, now);
-  const withdrawal = and(eq(affiliateLedger.kind, "withdrawal"), eq(affiliateLedger.reference, request), eq(affiliateLedger.affiliateId, viewer.id));
+  const withdrawal = and(
+    eq(affiliateLedger.kind, "withdrawal"),
+    eq(affiliateLedger.reference, request),
+    eq(affiliateLedger.affiliateId, viewer.id),
+  );
   const taken = sql`(select -${affiliateLedger.amountCents} from ${affiliateLedger} where ${withdrawal})`;
   const credited = sql`exists (select 1 from ${resellerLedger} where ${resellerLedger.kind} = 'commission' and ${resellerLedger.reference} = ${request})`;
   const [moved] = await db.batch([

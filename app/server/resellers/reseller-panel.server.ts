@@ -20,7 +20,12 @@ import { licences, resellerKeys } from "../platform/db/schema.server";
 export async function resellerOverview(db: Db, userId: string) {
   const account = await ensureResellerAccount(db, userId);
   const [keys, [totals], ledger] = await Promise.all([
-    db.select().from(resellerKeys).where(eq(resellerKeys.userId, userId)).orderBy(desc(resellerKeys.purchaseDate), desc(resellerKeys.id)).limit(200),
+    db
+      .select()
+      .from(resellerKeys)
+      .where(eq(resellerKeys.userId, userId))
+      .orderBy(desc(resellerKeys.purchaseDate), desc(resellerKeys.id))
+      .limit(200),
     db
       .select({ total: count(), active: sql<number>`sum(case when ${resellerKeys.status} = 'active' then 1 else 0 end)` })
       .from(resellerKeys)
@@ -91,7 +96,10 @@ export function exportResellerKeys(db: Db, userId: string, now = Date.now(), pag
             eq(resellerKeys.userId, userId),
             after === null
               ? undefined
-              : or(gt(resellerKeys.purchaseDate, after.purchaseDate), and(eq(resellerKeys.purchaseDate, after.purchaseDate), gt(resellerKeys.id, after.id))),
+              : or(
+                  gt(resellerKeys.purchaseDate, after.purchaseDate),
+                  and(eq(resellerKeys.purchaseDate, after.purchaseDate), gt(resellerKeys.id, after.id)),
+                ),
           ),
         )
         .orderBy(asc(resellerKeys.purchaseDate), asc(resellerKeys.id))

@@ -8,10 +8,25 @@ import type { Db } from "../platform/db/client.server";
 import { productReviews, productSales, profiles, users } from "../platform/db/schema.server";
 
 const DEMO_REVIEWS = [
-  { name: "JakeM", rating: 5, daysAgo: 2, text: "Set up in five minutes. ESP is clean and the aim feels natural, nobody on the server suspected a thing." },
-  { name: "SofiaR", rating: 5, daysAgo: 4, text: "Key arrived instantly by e-mail. Support walked me through the loader on Discord at 2am." },
+  {
+    name: "JakeM",
+    rating: 5,
+    daysAgo: 2,
+    text: "Set up in five minutes. ESP is clean and the aim feels natural, nobody on the server suspected a thing.",
+  },
+  {
+    name: "SofiaR",
+    rating: 5,
+    daysAgo: 4,
+    text: "Key arrived instantly by e-mail. Support walked me through the loader on Discord at 2am.",
+  },
   { name: "TomK", rating: 5, daysAgo: 7, text: "Best recoil control I've used. No frame drops at all on a GTX 1660." },
-  { name: "LukasB", rating: 4, daysAgo: 8, text: "Great features, the menu took me a bit to learn. Configs from the community helped a lot." },
+  {
+    name: "LukasB",
+    rating: 4,
+    daysAgo: 8,
+    text: "Great features, the menu took me a bit to learn. Configs from the community helped a lot.",
+  },
   { name: "EmmaW", rating: 5, daysAgo: 14, text: "Weekly plan was perfect for wipe day. Upgraded to monthly right after." },
   { name: "DanielP", rating: 5, daysAgo: 15, text: "Updated within hours of the last patch. That's what you pay for." },
   { name: "NoahF", rating: 5, daysAgo: 21, text: "Loot ESP alone is worth it. Found three stashes in my first hour." },
@@ -31,7 +46,14 @@ export async function seedDemoReviews(db: Db, now: number): Promise<void> {
   await db.batch([
     db
       .insert(users)
-      .values(reviewers.map(({ id, name, at }) => ({ id, email: `${name.toLowerCase()}@reviewers.example.com`, emailVerifiedAt: at, createdAt: at })))
+      .values(
+        reviewers.map(({ id, name, at }) => ({
+          id,
+          email: `${name.toLowerCase()}@reviewers.example.com`,
+          emailVerifiedAt: at,
+          createdAt: at,
+        })),
+      )
       .onConflictDoNothing(),
     db
       .insert(profiles)
@@ -40,7 +62,16 @@ export async function seedDemoReviews(db: Db, now: number): Promise<void> {
     db
       .insert(productReviews)
       .values(
-        reviewers.map(({ id, rating, text, at }) => ({ productId: product.id, productHandle: product.handle, productTitle: product.title, userId: id, rating, body: text, createdAt: at, updatedAt: at })),
+        reviewers.map(({ id, rating, text, at }) => ({
+          productId: product.id,
+          productHandle: product.handle,
+          productTitle: product.title,
+          userId: id,
+          rating,
+          body: text,
+          createdAt: at,
+          updatedAt: at,
+        })),
       )
       .onConflictDoNothing(),
     db

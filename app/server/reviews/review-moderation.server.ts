@@ -22,7 +22,10 @@ const FILTER: Record<ReviewFilter, SQL | undefined> = {
 
 const moderator = alias(users, "moderator");
 
-const moderationOfReview = and(eq(reviewModeration.productId, productReviews.productId), eq(reviewModeration.userId, productReviews.userId));
+const moderationOfReview = and(
+  eq(reviewModeration.productId, productReviews.productId),
+  eq(reviewModeration.userId, productReviews.userId),
+);
 
 /** Staff: the newest reviews (up to 200) under the filter. */
 export async function reviewsForStaff(db: Db, filter: ReviewFilter) {
@@ -78,13 +81,30 @@ export async function moderateReview(
       .onConflictDoNothing()
       .returning({ at: reviewModeration.hiddenAt });
     if (!hidden) {
-      const first = await db.select({ by: users.email }).from(reviewModeration).leftJoin(users, eq(users.id, reviewModeration.hiddenBy)).where(pair).get();
-      return fail("conflict", first ? `This review was already hidden by ${first.by ?? "another member of staff"}` : "This review changed meanwhile; reload and try again");
+      const first = await db
+        .select({ by: users.email })
+        .from(reviewModeration)
+        .leftJoin(users, eq(users.id, reviewModeration.hiddenBy))
+        .where(pair)
+        .get();
+      return fail(
+        "conflict",
+        first
+          ? `This review was already hidden by ${first.by ?? "another member of staff"}`
+          : "This review changed meanwhile; reload and try again",
+      );
     }
   } else {
     const [shown] = await db.delete(reviewModeration).where(pair).returning({ at: reviewModeration.hiddenAt });
     if (!shown) return fail("conflict", "This review is already shown");
   }
-  await audit(db, staff.id, `review.${input.intent}`, `review:${input.review}`, input.intent === "hide" ? { reason: input.reason } : {}, ip);
+  await audit(
+    db,
+    staff.id,
+    `review.${input.intent}`,
+    `review:${input.review}`,
+    input.intent === "hide" ? { reason: input.reason } : {},
+    ip,
+  );
   return ok({ productHandle: review.productHandle });
 }

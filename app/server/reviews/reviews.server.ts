@@ -108,7 +108,13 @@ async function withinBudget(db: Db, viewer: Viewer, now: number): Promise<Result
 }
 
 /** Writes the member's review of the product, or replaces their earlier one; staff's hiding (kept per member and product) stays. */
-export async function saveReview(db: Db, viewer: Viewer, product: ReviewedProduct, input: Omit<SaveReviewInput, "intent" | "product">, now = Date.now()): Promise<Result<{ created: boolean }>> {
+export async function saveReview(
+  db: Db,
+  viewer: Viewer,
+  product: ReviewedProduct,
+  input: Omit<SaveReviewInput, "intent" | "product">,
+  now = Date.now(),
+): Promise<Result<{ created: boolean }>> {
   const standing = await reviewStanding(db, viewer, product, now);
   if (standing.kind !== "may-review") return fail("forbidden", REFUSALS[standing.kind]);
   const budget = await withinBudget(db, viewer, now);
@@ -117,8 +123,20 @@ export async function saveReview(db: Db, viewer: Viewer, product: ReviewedProduc
   // One statement: two sends at once both land on the member's one row (the unique index).
   const row = await db
     .insert(productReviews)
-    .values({ productId: product.id, productHandle: product.handle, productTitle: product.title, userId: viewer.id, rating, body, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: [productReviews.productId, productReviews.userId], set: { rating, body, updatedAt: now, productHandle: product.handle } })
+    .values({
+      productId: product.id,
+      productHandle: product.handle,
+      productTitle: product.title,
+      userId: viewer.id,
+      rating,
+      body,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoUpdate({
+      target: [productReviews.productId, productReviews.userId],
+      set: { rating, body, updatedAt: now, productHandle: product.handle },
+    })
     .returning({ createdAt: productReviews.createdAt })
     .get();
   return ok({ created: row.createdAt === now && standing.own === null });

@@ -18,6 +18,10 @@ export async function quickJump(db: Db, q: string, kinds: readonly RecordKind[],
   return {
     orders: orders && (orders.ok ? { rows: orders.value.rows, more: orders.value.next !== null } : { rows: [], more: false }),
     customers: customers && { rows: customers.rows.slice(0, QUICK_JUMP_LIMIT), more: customers.rows.length > QUICK_JUMP_LIMIT },
-    licences: asked("licence") ? (licence ? [{ key: licence.key, product: licence.product, ownerEmail: licence.ownerEmail, state: licence.state }] : []) : null,
+    licences: asked("licence")
+      ? licence
+        ? [{ key: licence.key, product: licence.product, ownerEmail: licence.ownerEmail, state: licence.state }]
+        : []
+      : null,
   };
 }

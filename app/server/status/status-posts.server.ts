@@ -65,7 +65,13 @@ export function statusAuthor(viewer: Viewer | null): Result<Viewer> {
  * Posts an update; one naming a product (and, with it, the product's new status) must name one
  * the catalogue sells. Returns the product the post was about, whose page shows its status.
  */
-export async function postStatusUpdate(db: Db, products: Product[], author: Viewer, input: StatusUpdateInput, now = Date.now()): Promise<Result<{ product: Product | null }>> {
+export async function postStatusUpdate(
+  db: Db,
+  products: Product[],
+  author: Viewer,
+  input: StatusUpdateInput,
+  now = Date.now(),
+): Promise<Result<{ product: Product | null }>> {
   const product = input.product ? products.find((p) => p.id === input.product) : undefined;
   if (input.product && !product) return fail("invalid", "This product is not in the catalogue", { field: "product" });
   await db.insert(statusUpdates).values({
@@ -79,4 +85,3 @@ export async function postStatusUpdate(db: Db, products: Product[], author: View
   });
   return ok({ product: product ?? null });
 }
-

@@ -159,7 +159,11 @@ export class LicenceVerifier {
   }
 
   /** Judges the answer to a call, or the failure that took its place. */
-  async judgeAnswer(sent: { key: string; hwid: string; nonce: string }, response: SignedResponse | UnsignedFailure, clock: ClockReading): Promise<CheckResult> {
+  async judgeAnswer(
+    sent: { key: string; hwid: string; nonce: string },
+    response: SignedResponse | UnsignedFailure,
+    clock: ClockReading,
+  ): Promise<CheckResult> {
     if ("status" in response) return failure(response);
     const answer = await this.open(response.body, response.signature);
     if (!answer) return tampered("signature", "The licence server's answer is not genuine.");
@@ -175,7 +179,12 @@ export class LicenceVerifier {
   }
 
   /** Judges the answer to releases/latest for `channel`: judgeAnswer's checks, the channel echoed, the release offered. */
-  async judgeRelease(sent: { key: string; hwid: string; nonce: string }, channel: ReleaseChannel, response: SignedResponse | UnsignedFailure, clock: ClockReading): Promise<LatestReleaseResult> {
+  async judgeRelease(
+    sent: { key: string; hwid: string; nonce: string },
+    channel: ReleaseChannel,
+    response: SignedResponse | UnsignedFailure,
+    clock: ClockReading,
+  ): Promise<LatestReleaseResult> {
     return releaseVerdict(await this.judgeAnswer(sent, response, clock), channel, (message) => tampered("channel", message));
   }
 
@@ -191,7 +200,8 @@ export class LicenceVerifier {
     if (clock.now < Math.max(issuedAt, clock.trustedTime ?? issuedAt) - CLOCK_SKEW_MS || clock.driftMs < -MAX_BACKWARD_DRIFT_MS) {
       return tampered("rollback", "The computer's clock was set back.");
     }
-    if (clock.trustedTime !== null && issuedAt < clock.trustedTime - CLOCK_SKEW_MS) return tampered("stale", "The stored offline lease is older than an answer already seen.");
+    if (clock.trustedTime !== null && issuedAt < clock.trustedTime - CLOCK_SKEW_MS)
+      return tampered("stale", "The stored offline lease is older than an answer already seen.");
     const expiresAt = answer.licence?.expiresAt ? Date.parse(answer.licence.expiresAt) : Infinity;
     const until = Math.min(Date.parse(answer.lease.until), expiresAt);
     if (!(clock.now < until)) return offline("lease-expired", "The offline lease has ended.");
@@ -199,11 +209,24 @@ export class LicenceVerifier {
   }
 
   private verdict(answer: LicenceAnswer, fromLease: boolean): CheckResult {
-    if (answer.code !== "VALID") return result({ outcome: "denied", code: answer.code, answer, message: DENIED_MESSAGES[answer.code] ?? "This licence is not valid." });
+    if (answer.code !== "VALID")
+      return result({
+        outcome: "denied",
+        code: answer.code,
+        answer,
+        message: DENIED_MESSAGES[answer.code] ?? "This licence is not valid.",
+      });
     if (this.product !== undefined && answer.licence?.product !== this.product) {
       return result({ outcome: "denied", code: "WRONG_PRODUCT", answer, message: DENIED_MESSAGES.WRONG_PRODUCT! });
     }
-    return result({ outcome: "valid", code: "VALID", offline: fromLease, answer, leaseUntil: answer.lease ? new Date(answer.lease.until) : null, message: "Licence valid." });
+    return result({
+      outcome: "valid",
+      code: "VALID",
+      offline: fromLease,
+      answer,
+      leaseUntil: answer.lease ? new Date(answer.lease.until) : null,
+      message: "Licence valid.",
+    });
   }
 }
 
@@ -258,7 +281,11 @@ export class LicenceClient {
     return { now, trustedTime: this.trustedTime, driftMs: now - this.anchor.wall - (performance.now() - this.anchor.monotonic) };
   }
 
-  private async call(endpoint: string, sent: { key: string; hwid: string; nonce: string }, extra: Record<string, string> = {}): Promise<SignedResponse | UnsignedFailure> {
+  private async call(
+    endpoint: string,
+    sent: { key: string; hwid: string; nonce: string },
+    extra: Record<string, string> = {},
+  ): Promise<SignedResponse | UnsignedFailure> {
     const request = new Request(new URL(`/api/v1/${endpoint}`, this.options.baseUrl), {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -269,7 +296,11 @@ export class LicenceClient {
       const body = new Uint8Array(await response.arrayBuffer());
       if (response.status !== 200) {
         const retryAfter = Number(response.headers.get("Retry-After"));
-        return { status: response.status, body: new TextDecoder().decode(body), ...(retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}) };
+        return {
+          status: response.status,
+          body: new TextDecoder().decode(body),
+          ...(retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+        };
       }
       return { body, signature: response.headers.get("Licence-Signature") };
     } catch {
@@ -284,7 +315,8 @@ export class LicenceClient {
     this.trustedTime = Math.max(this.trustedTime ?? 0, Date.parse(judged.answer.issuedAt));
     this.anchor = { wall: Date.now(), monotonic: performance.now() };
     // Only the latest VALID answer may stand in offline: any other verdict ends the lease.
-    if (judged.outcome === "valid") await this.store.write({ body: new TextDecoder().decode(response.body), signature: response.signature ?? "" });
+    if (judged.outcome === "valid")
+      await this.store.write({ body: new TextDecoder().decode(response.body), signature: response.signature ?? "" });
     else await this.store.clear();
     return true;
   }

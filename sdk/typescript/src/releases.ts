@@ -29,7 +29,9 @@ export interface Release {
 export type LatestReleaseError = "no-release" | "channel-not-allowed" | "denied" | "offline" | "tampered" | "malformed";
 
 /** The licence's verdict (checked as every check is) and the release offered, or why there is none. */
-export type LatestReleaseResult = { licence: CheckResult; message: string } & ({ release: Release; error: null } | { release: null; error: LatestReleaseError });
+export type LatestReleaseResult = { licence: CheckResult; message: string } & (
+  { release: Release; error: null } | { release: null; error: LatestReleaseError }
+);
 
 const isRelease = (value: unknown, channel: ReleaseChannel): value is Release => {
   const release = value as Partial<Release> | null;
@@ -48,21 +50,31 @@ const isRelease = (value: unknown, channel: ReleaseChannel): value is Release =>
   );
 };
 
-const refused = (licence: CheckResult, error: LatestReleaseError, message = licence.message): LatestReleaseResult => ({ licence, release: null, error, message });
+const refused = (licence: CheckResult, error: LatestReleaseError, message = licence.message): LatestReleaseResult => ({
+  licence,
+  release: null,
+  error,
+  message,
+});
 
 /**
  * What a judged answer to releases/latest for `channel` offers: the licence's own refusals first,
  * then the channel echoed (a genuine answer about another channel, kept by a proxy with this
  * call's nonce, is tampered), then the release.
  */
-export function releaseVerdict(judged: CheckResult, channel: ReleaseChannel, tamper: (message: string) => CheckResult): LatestReleaseResult {
+export function releaseVerdict(
+  judged: CheckResult,
+  channel: ReleaseChannel,
+  tamper: (message: string) => CheckResult,
+): LatestReleaseResult {
   if (judged.outcome === "offline" || judged.outcome === "tampered") return refused(judged, judged.outcome);
   const body = judged.answer as unknown as { channel?: unknown; release?: unknown };
   if (body.channel !== channel) return refused(tamper("The licence server's answer was about another release channel."), "tampered");
   if (judged.outcome === "denied") return refused(judged, "denied");
   if (body.release === null || body.release === undefined) {
     const needs = CHANNEL_ENTITLEMENT[channel];
-    if (needs !== null && !judged.hasEntitlement(needs)) return refused(judged, "channel-not-allowed", `This licence's plan does not include the ${channel} channel.`);
+    if (needs !== null && !judged.hasEntitlement(needs))
+      return refused(judged, "channel-not-allowed", `This licence's plan does not include the ${channel} channel.`);
     return refused(judged, "no-release", `No release is published on the ${channel} channel for this licence.`);
   }
   if (!isRelease(body.release, channel)) return refused(judged, "malformed", "The licence server's release could not be read.");
@@ -83,7 +95,9 @@ export interface DownloadTarget {
 
 export type DownloadError = "unreachable" | "status" | "too-large" | "checksum";
 
-export type DownloadResult = { ok: true; status: number; resumedFrom: number } | { ok: false; error: DownloadError; message: string; status: number | null; resumedFrom: number };
+export type DownloadResult =
+  | { ok: true; status: number; resumedFrom: number }
+  | { ok: false; error: DownloadError; message: string; status: number | null; resumedFrom: number };
 
 /** Compares two equal-length hex digests without stopping at the first difference. */
 function sameDigest(a: string, b: string): boolean {
@@ -98,7 +112,11 @@ function sameDigest(a: string, b: string): boolean {
  * bytes hash to the signed SHA-256 (discarding them otherwise). A transfer cut off keeps its bytes
  * for the next attempt.
  */
-export async function downloadRelease(release: Release, target: DownloadTarget, options: { fetch?: (request: Request) => Promise<Response> } = {}): Promise<DownloadResult> {
+export async function downloadRelease(
+  release: Release,
+  target: DownloadTarget,
+  options: { fetch?: (request: Request) => Promise<Response> } = {},
+): Promise<DownloadResult> {
   let hash = sha256.create();
   let held = 0;
   for await (const chunk of target.saved()) {
@@ -111,7 +129,13 @@ export async function downloadRelease(release: Release, target: DownloadTarget, 
     held = 0;
   }
   const resumedFrom = held;
-  const failed = (error: DownloadError, message: string, status: number | null): DownloadResult => ({ ok: false, error, message, status, resumedFrom });
+  const failed = (error: DownloadError, message: string, status: number | null): DownloadResult => ({
+    ok: false,
+    error,
+    message,
+    status,
+    resumedFrom,
+  });
 
   let response: Response;
   try {

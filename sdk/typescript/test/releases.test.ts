@@ -110,7 +110,12 @@ describe("downloadRelease", () => {
   });
 
   it("refuses an expired link with its status, and more bytes than the release", async () => {
-    expect(await downloadRelease(release, memoryTarget().target, server({ status: 403 }))).toMatchObject({ ok: false, error: "status", status: 403, message: expect.stringContaining("expired") });
+    expect(await downloadRelease(release, memoryTarget().target, server({ status: 403 }))).toMatchObject({
+      ok: false,
+      error: "status",
+      status: 403,
+      message: expect.stringContaining("expired"),
+    });
     const { target, state } = memoryTarget();
     expect(await downloadRelease({ ...release, size: 1000 }, target, server())).toMatchObject({ ok: false, error: "too-large" });
     expect(state.committed).toBeNull();
@@ -127,7 +132,9 @@ describe("LicenceClient.latestRelease", () => {
       fetch: async (request) => {
         sent.push(request);
         // The recorded answer names the vectors' nonce, not this call's: a replay.
-        return new Response("body" in vector.response ? vector.response.body : "", { headers: { "Licence-Signature": vector.response.signature! } });
+        return new Response("body" in vector.response ? vector.response.body : "", {
+          headers: { "Licence-Signature": vector.response.signature! },
+        });
       },
     });
     const result = await client.latestRelease(vector.request.key, vector.request.hwid, "stable");
@@ -140,7 +147,13 @@ describe("LicenceClient.latestRelease", () => {
 
   it("offers the release of a genuine answer to this call, signed by the shop", async () => {
     const vector = vectors.releaseCases.find((c) => c.name === "the newest stable release for a weekly key")!;
-    const key = await crypto.subtle.importKey("pkcs8", Uint8Array.from(atob(vectors.testOnlyPrivateKey.pkcs8Base64), (c) => c.charCodeAt(0)), { name: "Ed25519" }, false, ["sign"]);
+    const key = await crypto.subtle.importKey(
+      "pkcs8",
+      Uint8Array.from(atob(vectors.testOnlyPrivateKey.pkcs8Base64), (c) => c.charCodeAt(0)),
+      { name: "Ed25519" },
+      false,
+      ["sign"],
+    );
     const client = new LicenceClient({
       baseUrl: "https://shop.example",
       publicKey: vectors.publicKey,
@@ -153,7 +166,11 @@ describe("LicenceClient.latestRelease", () => {
       },
     });
     const result = await client.latestRelease(vector.request.key, vector.request.hwid, "stable");
-    expect(result).toMatchObject({ error: null, licence: { outcome: "valid" }, release: { version: "1.4.0", sha256: vector.expect.release!.sha256, url: vector.expect.release!.url } });
+    expect(result).toMatchObject({
+      error: null,
+      licence: { outcome: "valid" },
+      release: { version: "1.4.0", sha256: vector.expect.release!.sha256, url: vector.expect.release!.url },
+    });
     expect(result.licence.hasEntitlement("config-library")).toBe(true);
   });
 });

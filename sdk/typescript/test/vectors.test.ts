@@ -20,8 +20,13 @@ async function judge(vector: Case): Promise<CheckResult> {
   const response = "response" in vector ? vector.response : undefined;
   if (!response) throw new Error(`${vector.name}: no response`);
   if ("network" in response) return verifier.judgeAnswer(vector.request, { status: null, body: "" }, clockOf(vector));
-  if (response.status !== 200) return verifier.judgeAnswer(vector.request, { status: response.status, body: response.body }, clockOf(vector));
-  return verifier.judgeAnswer(vector.request, { body: new TextEncoder().encode(response.body), signature: response.signature }, clockOf(vector));
+  if (response.status !== 200)
+    return verifier.judgeAnswer(vector.request, { status: response.status, body: response.body }, clockOf(vector));
+  return verifier.judgeAnswer(
+    vector.request,
+    { body: new TextEncoder().encode(response.body), signature: response.signature },
+    clockOf(vector),
+  );
 }
 
 function responseOf(response: ReleaseCase["response"]): SignedResponse | UnsignedFailure {
@@ -54,13 +59,27 @@ describe("the licence conformance vectors", () => {
 
 describe("the release conformance vectors", () => {
   it("hold offered releases and every refusal", () => {
-    expect(new Set(vectors.releaseCases.map((c) => c.expect.error))).toEqual(new Set([null, "channel-not-allowed", "no-release", "denied", "tampered", "offline"]));
+    expect(new Set(vectors.releaseCases.map((c) => c.expect.error))).toEqual(
+      new Set([null, "channel-not-allowed", "no-release", "denied", "tampered", "offline"]),
+    );
   });
 
   it.each(vectors.releaseCases.map((c) => [c.name, c] as const))("%s", async (_name, vector) => {
     const verifier = await LicenceVerifier.create(vectors.publicKey);
-    const judged = await verifier.judgeRelease(vector.request, vector.request.channel as ReleaseChannel, responseOf(vector.response), clockOf(vector));
-    const offered = judged.release && { version: judged.release.version, channel: judged.release.channel, size: judged.release.size, sha256: judged.release.sha256, url: judged.release.url, urlExpiresAt: judged.release.urlExpiresAt };
+    const judged = await verifier.judgeRelease(
+      vector.request,
+      vector.request.channel as ReleaseChannel,
+      responseOf(vector.response),
+      clockOf(vector),
+    );
+    const offered = judged.release && {
+      version: judged.release.version,
+      channel: judged.release.channel,
+      size: judged.release.size,
+      sha256: judged.release.sha256,
+      url: judged.release.url,
+      urlExpiresAt: judged.release.urlExpiresAt,
+    };
     expect({ ...conclusion(judged.licence), error: judged.error, release: offered }).toEqual(vector.expect);
   });
 });

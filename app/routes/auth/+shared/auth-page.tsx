@@ -14,7 +14,13 @@ import type { Problem } from "~/lib/result";
 import { PASSWORD_MAX, PASSWORD_MIN } from "~/lib/schemas/auth";
 import type { Toast } from "~/lib/toast";
 
-export function AuthPage({ icon: Icon, children }: { icon: ComponentType<{ className?: string; "aria-hidden"?: boolean }>; children: ReactNode }) {
+export function AuthPage({
+  icon: Icon,
+  children,
+}: {
+  icon: ComponentType<{ className?: string; "aria-hidden"?: boolean }>;
+  children: ReactNode;
+}) {
   return (
     <div className="mx-auto flex min-h-[calc(100dvh-4rem)] max-w-md flex-col justify-center px-4 py-12">
       <Link to="/auth" className="mb-6 inline-flex items-center gap-2 text-sm text-muted hover:text-white">
@@ -32,7 +38,10 @@ export function AuthPage({ icon: Icon, children }: { icon: ComponentType<{ class
  * A page's one form: checked with its schema before sending, the action's answer toasted and its
  * field problem shown, and `busy` while it is on its way.
  */
-export function useAnsweredForm<S extends v.GenericSchema>(schema: S, answer: { ok: boolean; problem?: Problem; fieldErrors?: FieldErrors; toast: Toast } | undefined) {
+export function useAnsweredForm<S extends v.GenericSchema>(
+  schema: S,
+  answer: { ok: boolean; problem?: Problem; fieldErrors?: FieldErrors; toast: Toast } | undefined,
+) {
   const busy = useNavigation().state === "submitting";
   const { toast } = useToast();
   const check = useFormCheck(schema, { title: "Validation Error", answer });
@@ -43,7 +52,10 @@ export function useAnsweredForm<S extends v.GenericSchema>(schema: S, answer: { 
 }
 
 /** Where a member chooses a password (sign-up, reset), with the sign-up rules as its hint. */
-export function NewPasswordField({ label = "Password", ...props }: InputHTMLAttributes<HTMLInputElement> & { label?: string; error?: string }) {
+export function NewPasswordField({
+  label = "Password",
+  ...props
+}: InputHTMLAttributes<HTMLInputElement> & { label?: string; error?: string }) {
   return (
     <Field
       label={label}
@@ -59,4 +71,8 @@ export function NewPasswordField({ label = "Password", ...props }: InputHTMLAttr
 }
 
 /** The meta of a page an e-mailed link opens: never indexed, and no Referer leaves it with the link's token. */
-export const linkPageMeta = (title: string) => [{ title: `${title} | ${BRAND}` }, { name: "robots", content: "noindex" }, { name: "referrer", content: "no-referrer" }];
+export const linkPageMeta = (title: string) => [
+  { title: `${title} | ${BRAND}` },
+  { name: "robots", content: "noindex" },
+  { name: "referrer", content: "no-referrer" },
+];

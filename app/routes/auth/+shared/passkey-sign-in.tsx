@@ -10,7 +10,17 @@ import { Button } from "~/components/ui/button";
 import { type ActionAnswer, useResultToast } from "~/components/use-result-toast";
 import { promptForPasskey, useWebAuthnSupport } from "~/components/security/passkey-prompt";
 
-export function PasskeySignInButton({ action, label, cancelled, className = "" }: { action: string; label: string; cancelled: Toast; className?: string }) {
+export function PasskeySignInButton({
+  action,
+  label,
+  cancelled,
+  className = "",
+}: {
+  action: string;
+  label: string;
+  cancelled: Toast;
+  className?: string;
+}) {
   const fetcher = useFetcher<ActionAnswer>();
   useResultToast(fetcher);
   const { toast } = useToast();
@@ -19,7 +29,9 @@ export function PasskeySignInButton({ action, label, cancelled, className = "" }
   const busy = prompting || fetcher.state !== "idle";
 
   if (!supported) {
-    return <p className={`text-center text-sm text-muted ${className}`}>This browser cannot use passkeys. Sign in with your password instead.</p>;
+    return (
+      <p className={`text-center text-sm text-muted ${className}`}>This browser cannot use passkeys. Sign in with your password instead.</p>
+    );
   }
 
   async function signIn() {

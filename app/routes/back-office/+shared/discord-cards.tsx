@@ -53,7 +53,13 @@ export function HealthCard({
         <h2 id="discord-health" className="font-bold">
           Health
         </h2>
-        {!guildId || mode === "off" ? <Badge tone="gray">Not set up</Badge> : problems.length === 0 ? <Badge tone="green">Working</Badge> : <Badge tone="red">Needs attention</Badge>}
+        {!guildId || mode === "off" ? (
+          <Badge tone="gray">Not set up</Badge>
+        ) : problems.length === 0 ? (
+          <Badge tone="green">Working</Badge>
+        ) : (
+          <Badge tone="red">Needs attention</Badge>
+        )}
       </div>
       <p className="text-sm text-muted">{MODE_TEXT[mode]}</p>
       {!guildId ? (
@@ -61,7 +67,9 @@ export function HealthCard({
       ) : problems.length === 0 ? (
         <p className="flex items-start gap-2 text-sm">
           <CheckCircle className="mt-0.5 size-4 shrink-0 text-green-400" aria-hidden />
-          {health?.botName ? `The bot "${health.botName}" is in the server, may manage roles and sits above every role it hands out.` : "No problems found."}
+          {health?.botName
+            ? `The bot "${health.botName}" is in the server, may manage roles and sits above every role it hands out.`
+            : "No problems found."}
         </p>
       ) : (
         <ul className="space-y-2" aria-label="What to change">
@@ -92,17 +100,30 @@ export function HealthCard({
 
 export function GuildCard({ guildId }: { guildId: string | null }) {
   const fetcher = useFetcher<Answer>();
-  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, discordSettingsSchema, { title: "Check the form", answer: fetcher.data?.intent === "discord-guild" ? fetcher.data : null });
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, discordSettingsSchema, {
+    title: "Check the form",
+    answer: fetcher.data?.intent === "discord-guild" ? fetcher.data : null,
+  });
   return (
     <Card className="space-y-4">
       <h2 className="font-bold">Server</h2>
       <p className="text-sm text-muted">
-        The community server the roles live in. In Discord, turn on Developer Mode (User Settings → Advanced), then right-click the server and Copy Server ID. Invite the bot
-        with the Manage Roles permission.
+        The community server the roles live in. In Discord, turn on Developer Mode (User Settings → Advanced), then right-click the server
+        and Copy Server ID. Invite the bot with the Manage Roles permission.
       </p>
       <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
         <input type="hidden" name="intent" value="discord-guild" />
-        <Field label="Server id" name="guildId" defaultValue={guildId ?? ""} key={guildId} inputMode="numeric" autoComplete="off" required error={errors.guildId} className="flex-1" />
+        <Field
+          label="Server id"
+          name="guildId"
+          defaultValue={guildId ?? ""}
+          key={guildId}
+          inputMode="numeric"
+          autoComplete="off"
+          required
+          error={errors.guildId}
+          className="flex-1"
+        />
         <Button type="submit" disabled={busy} className="sm:mb-0">
           {busy ? "Saving..." : "Save server"}
         </Button>
@@ -111,18 +132,28 @@ export function GuildCard({ guildId }: { guildId: string | null }) {
   );
 }
 
-export function RulesCard({ rules, roles }: { rules: { id: number; grant: string; roleId: string; roleName: string | null }[]; roles: GuildRole[] }) {
+export function RulesCard({
+  rules,
+  roles,
+}: {
+  rules: { id: number; grant: string; roleId: string; roleName: string | null }[];
+  roles: GuildRole[];
+}) {
   const fetcher = useFetcher<Answer>();
   const remove = useFetcher<Answer>();
-  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, discordSettingsSchema, { title: "Check the form", answer: fetcher.data?.intent === "discord-rule-add" ? fetcher.data : null });
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, discordSettingsSchema, {
+    title: "Check the form",
+    answer: fetcher.data?.intent === "discord-rule-add" ? fetcher.data : null,
+  });
   useFetcherForm(remove, discordSettingsSchema, { title: "Nothing changed" });
-  const roleName = (rule: (typeof rules)[number]) => roles.find((role) => role.id === rule.roleId)?.name ?? rule.roleName ?? `Role ${rule.roleId}`;
+  const roleName = (rule: (typeof rules)[number]) =>
+    roles.find((role) => role.id === rule.roleId)?.name ?? rule.roleName ?? `Role ${rule.roleId}`;
   return (
     <Card className="space-y-4">
       <h2 className="font-bold">Roles</h2>
       <p className="text-sm text-muted">
-        Which role an active licence grants (paid and not expired, refunded, cancelled, revoked or banned). A member keeps a role while any licence of theirs grants it. The
-        sync touches only these roles, at most {MAX_MANAGED_ROLES}.
+        Which role an active licence grants (paid and not expired, refunded, cancelled, revoked or banned). A member keeps a role while any
+        licence of theirs grants it. The sync touches only these roles, at most {MAX_MANAGED_ROLES}.
       </p>
       {rules.length === 0 ? (
         <p className="text-sm">No rules yet: nobody gets a role until you add one.</p>
@@ -131,12 +162,18 @@ export function RulesCard({ rules, roles }: { rules: { id: number; grant: string
           {rules.map((rule) => (
             <li key={rule.id} className="flex flex-wrap items-center justify-between gap-2 p-3 text-sm">
               <span>
-                <span className="font-semibold">{GRANT_LABELS[rule.grant as keyof typeof GRANT_LABELS] ?? rule.grant}</span> gives <Badge tone="blue">{roleName(rule)}</Badge>
+                <span className="font-semibold">{GRANT_LABELS[rule.grant as keyof typeof GRANT_LABELS] ?? rule.grant}</span> gives{" "}
+                <Badge tone="blue">{roleName(rule)}</Badge>
               </span>
               <remove.Form method="post">
                 <input type="hidden" name="intent" value="discord-rule-remove" />
                 <input type="hidden" name="ruleId" value={rule.id} />
-                <Button type="submit" variant="ghost" disabled={remove.state !== "idle"} aria-label={`Remove the rule: ${GRANT_LABELS[rule.grant as keyof typeof GRANT_LABELS] ?? rule.grant} gives ${roleName(rule)}`}>
+                <Button
+                  type="submit"
+                  variant="ghost"
+                  disabled={remove.state !== "idle"}
+                  aria-label={`Remove the rule: ${GRANT_LABELS[rule.grant as keyof typeof GRANT_LABELS] ?? rule.grant} gives ${roleName(rule)}`}
+                >
                   Remove
                 </Button>
               </remove.Form>
@@ -146,7 +183,14 @@ export function RulesCard({ rules, roles }: { rules: { id: number; grant: string
       )}
       <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} className="grid gap-3 sm:grid-cols-2 sm:items-end">
         <input type="hidden" name="intent" value="discord-rule-add" />
-        <SelectField label="Granted by" name="grant" required placeholder="Choose..." options={ROLE_GRANTS.map((grant) => ({ value: grant, label: GRANT_LABELS[grant] }))} error={errors.grant} />
+        <SelectField
+          label="Granted by"
+          name="grant"
+          required
+          placeholder="Choose..."
+          options={ROLE_GRANTS.map((grant) => ({ value: grant, label: GRANT_LABELS[grant] }))}
+          error={errors.grant}
+        />
         {roles.length > 0 ? (
           <SelectField
             label="Role"
@@ -157,7 +201,15 @@ export function RulesCard({ rules, roles }: { rules: { id: number; grant: string
             error={errors.roleId}
           />
         ) : (
-          <Field label="Role id" name="roleId" inputMode="numeric" autoComplete="off" required error={errors.roleId} hint="Discord could not list the roles: paste the role's id" />
+          <Field
+            label="Role id"
+            name="roleId"
+            inputMode="numeric"
+            autoComplete="off"
+            required
+            error={errors.roleId}
+            hint="Discord could not list the roles: paste the role's id"
+          />
         )}
         {/* The card is half the page wide from lg up: the button goes below the two choices. */}
         <Button type="submit" disabled={busy} className="sm:col-span-2 sm:justify-self-end">

@@ -22,4 +22,3 @@ export function OrderStateBadge({ state }: { state: string }) {
 
 export const orderTotal = (order: Pick<OrderRow, "totalCents" | "currency">) =>
   order.currency === "USD" ? formatUsd(order.totalCents) : `${(order.totalCents / 100).toFixed(2)} ${order.currency}`;
-

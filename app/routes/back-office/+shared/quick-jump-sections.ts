@@ -26,30 +26,36 @@ export function quickJumpSections(q: string, records: QuickJumpRecords, pages: Q
   const sections: QuickJumpSection[] = [];
   if (pages.length > 0) sections.push({ kind: "page", heading: "Pages", hits: pages, more: null });
   if (records.orders) {
-    sections.push({ kind: "order", heading: heading("order"), hits: records.orders.rows.map((order) => orderHit(order, q)), more: records.orders.more ? search(ORDERS_PATH) : null });
+    sections.push({
+      kind: "order",
+      heading: heading("order"),
+      hits: records.orders.rows.map((order) => orderHit(order, q)),
+      more: records.orders.more ? search(ORDERS_PATH) : null,
+    });
   }
   if (records.customers) {
-    const hits = records.customers.rows.map(
-      (customer): QuickJumpHit => ({
-        kind: "customer",
-        label: customer.username ?? customer.email,
-        detail: customer.id ? customer.email : `${customer.email} · no account`,
-        href: customerHref(customer),
-        exact: same(customer.email, q) || same(customer.username, q),
-      }),
-    );
-    sections.push({ kind: "customer", heading: heading("customer"), hits, more: records.customers.more ? search("/dashboard/customers") : null });
+    const hits = records.customers.rows.map((customer): QuickJumpHit => ({
+      kind: "customer",
+      label: customer.username ?? customer.email,
+      detail: customer.id ? customer.email : `${customer.email} · no account`,
+      href: customerHref(customer),
+      exact: same(customer.email, q) || same(customer.username, q),
+    }));
+    sections.push({
+      kind: "customer",
+      heading: heading("customer"),
+      hits,
+      more: records.customers.more ? search("/dashboard/customers") : null,
+    });
   }
   if (records.licences) {
-    const hits = records.licences.map(
-      (licence): QuickJumpHit => ({
-        kind: "licence",
-        label: `${licence.product} · ${maskKey(licence.key)}`,
-        detail: `${LICENCE_STATE_LABEL[licence.state]} · ${licence.ownerEmail}`,
-        href: `${LICENCES_PATH}?key=${encodeURIComponent(licence.key)}`,
-        exact: true,
-      }),
-    );
+    const hits = records.licences.map((licence): QuickJumpHit => ({
+      kind: "licence",
+      label: `${licence.product} · ${maskKey(licence.key)}`,
+      detail: `${LICENCE_STATE_LABEL[licence.state]} · ${licence.ownerEmail}`,
+      href: `${LICENCES_PATH}?key=${encodeURIComponent(licence.key)}`,
+      exact: true,
+    }));
     sections.push({ kind: "licence", heading: heading("licence"), hits, more: null });
   }
   return sections;

@@ -21,9 +21,22 @@ export function ApplyForm() {
       <p className="mt-1 text-sm text-muted">Tell us where you would share us. We answer every application within two days.</p>
       <fetcher.Form ref={formRef} method="post" className="mt-4 space-y-4" onSubmit={onSubmit} noValidate>
         <input type="hidden" name="intent" value="apply" />
-        <Field label="Your code" name="code" required autoComplete="off" hint="3 to 24 letters, digits, - or _. Your audience types it at checkout." error={errors.code} />
+        <Field
+          label="Your code"
+          name="code"
+          required
+          autoComplete="off"
+          hint="3 to 24 letters, digits, - or _. Your audience types it at checkout."
+          error={errors.code}
+        />
         <Field label="Channel" name="channel" required placeholder="youtube.com/@yourchannel" error={errors.channel} />
-        <Field label="Audience" name="audience" required placeholder="About 20,000 subscribers, mostly Rust players" error={errors.audience} />
+        <Field
+          label="Audience"
+          name="audience"
+          required
+          placeholder="About 20,000 subscribers, mostly Rust players"
+          error={errors.audience}
+        />
         <div className="space-y-1.5">
           <label htmlFor="pitch" className="block text-sm font-medium text-zinc-200">
             A few words
@@ -74,7 +87,13 @@ export function PayoutForm({ available, request }: { available: number; request:
       <input type="hidden" name="intent" value="payout" />
       <input type="hidden" name="request" value={request} />
       <div className="grid gap-3 sm:grid-cols-2">
-        <Field label="Amount (USD)" name="amount" inputMode="decimal" placeholder={(MIN_PAYOUT_CENTS / 100).toFixed(2)} error={errors.amount} />
+        <Field
+          label="Amount (USD)"
+          name="amount"
+          inputMode="decimal"
+          placeholder={(MIN_PAYOUT_CENTS / 100).toFixed(2)}
+          error={errors.amount}
+        />
         <Field label="BTC or LTC address" name="address" autoComplete="off" error={errors.address} />
       </div>
       <Button type="submit" variant="outline" disabled={busy || available < MIN_PAYOUT_CENTS}>

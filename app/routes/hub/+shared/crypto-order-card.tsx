@@ -41,25 +41,40 @@ function StatusLine({ order }: { order: CryptoOrderView }) {
   const coins = (units: number) => `${formatCoin(units)} ${order.coin}`;
   switch (order.status) {
     case "pending":
-      return <p className="text-sm text-yellow-200">Please complete your payment and we will verify it shortly. This page updates by itself once it shows up on chain.</p>;
+      return (
+        <p className="text-sm text-yellow-200">
+          Please complete your payment and we will verify it shortly. This page updates by itself once it shows up on chain.
+        </p>
+      );
     case "underpaid":
       return (
         <p className="text-sm text-yellow-200">
-          We received {coins(order.receivedUnits)} of {coins(order.amountUnits ?? 0)}. Send the remaining {coins(order.dueUnits ?? 0)} to the same address before the time runs out.
+          We received {coins(order.receivedUnits)} of {coins(order.amountUnits ?? 0)}. Send the remaining {coins(order.dueUnits ?? 0)} to
+          the same address before the time runs out.
         </p>
       );
     case "processing":
       return order.paid ? (
-        <p className="text-sm text-sky-200">{order.purpose === "top-up" ? "Payment confirmed. Your balance is being topped up." : "Payment confirmed. Your key is on its way."}</p>
+        <p className="text-sm text-sky-200">
+          {order.purpose === "top-up"
+            ? "Payment confirmed. Your balance is being topped up."
+            : "Payment confirmed. Your key is on its way."}
+        </p>
       ) : (
         <p className="text-sm text-sky-200">
-          Payment received. Waiting for {order.confirmationsNeeded === 1 ? "its confirmation" : `${order.confirmationsNeeded} confirmations`} on chain ({order.confirmations} of {order.confirmationsNeeded} so far).
+          Payment received. Waiting for{" "}
+          {order.confirmationsNeeded === 1 ? "its confirmation" : `${order.confirmationsNeeded} confirmations`} on chain (
+          {order.confirmations} of {order.confirmationsNeeded} so far).
         </p>
       );
     case "submitted":
       return <p className="text-sm text-sky-200">Your payment was submitted. Our support team is verifying it now.</p>;
     case "paid-late":
-      return <p className="text-sm text-yellow-200">Your payment arrived after the quote ran out. Our team will review it and either complete your order or refund you.</p>;
+      return (
+        <p className="text-sm text-yellow-200">
+          Your payment arrived after the quote ran out. Our team will review it and either complete your order or refund you.
+        </p>
+      );
     case "complete":
       return null;
     default:
@@ -182,31 +197,38 @@ export function CryptoOrderCard({ order }: { order: CryptoOrderView }) {
           </p>
         </div>
       ) : (
-      <div className="rounded-lg border border-accent/40 bg-accent/5 p-4">
-        <p className="text-xs font-bold tracking-wider text-accent">YOUR PRODUCT KEY</p>
-        {order.status === "complete" ? (
-          order.productCode ? (
-            <p className="mt-2 flex items-center gap-2 font-mono text-lg">
-              {order.productCode}
-              <button type="button" className="rounded p-1 text-muted hover:text-white" aria-label="Copy product key" onClick={() => copyText(order.productCode!, toast, { title: "Code copied to clipboard!" })}>
-                <Copy className="size-4" aria-hidden />
-              </button>
-            </p>
-          ) : order.keyHeldBack ? (
-            <p className="mt-2 text-sm text-muted">
-              Shown to the buyer only.{" "}
-              <Link to={`/dashboard/orders/crypto/${encodeURIComponent(order.orderNumber)}`} className="text-accent underline">
-                Reveal it on the order's page
-              </Link>{" "}
-              (recorded in the audit log).
-            </p>
+        <div className="rounded-lg border border-accent/40 bg-accent/5 p-4">
+          <p className="text-xs font-bold tracking-wider text-accent">YOUR PRODUCT KEY</p>
+          {order.status === "complete" ? (
+            order.productCode ? (
+              <p className="mt-2 flex items-center gap-2 font-mono text-lg">
+                {order.productCode}
+                <button
+                  type="button"
+                  className="rounded p-1 text-muted hover:text-white"
+                  aria-label="Copy product key"
+                  onClick={() => copyText(order.productCode!, toast, { title: "Code copied to clipboard!" })}
+                >
+                  <Copy className="size-4" aria-hidden />
+                </button>
+              </p>
+            ) : order.keyHeldBack ? (
+              <p className="mt-2 text-sm text-muted">
+                Shown to the buyer only.{" "}
+                <Link to={`/dashboard/orders/crypto/${encodeURIComponent(order.orderNumber)}`} className="text-accent underline">
+                  Reveal it on the order's page
+                </Link>{" "}
+                (recorded in the audit log).
+              </p>
+            ) : (
+              <p className="mt-2 text-muted">Processing...</p>
+            )
           ) : (
-            <p className="mt-2 text-muted">Processing...</p>
-          )
-        ) : (
-          <p className="mt-2 text-sm text-muted">{order.paid && order.status !== "cancelled" ? "Your key appears here in a moment." : KEY_PENDING[order.status]}</p>
-        )}
-      </div>
+            <p className="mt-2 text-sm text-muted">
+              {order.paid && order.status !== "cancelled" ? "Your key appears here in a moment." : KEY_PENDING[order.status]}
+            </p>
+          )}
+        </div>
       )}
       <p className="text-xs text-muted">
         Created <LocalTime ms={order.createdAt} format="datetime" /> · Updated <LocalTime ms={order.updatedAt} format="datetime" />

@@ -26,7 +26,17 @@ const STATE_TEXT: Record<RoleSync["state"], string> = {
 };
 
 const RoleList = ({ roles }: { roles: string[] }) =>
-  roles.length === 0 ? <span className="text-muted">none</span> : <>{roles.map((role) => <Badge key={role} tone="blue">{role}</Badge>)}</>;
+  roles.length === 0 ? (
+    <span className="text-muted">none</span>
+  ) : (
+    <>
+      {roles.map((role) => (
+        <Badge key={role} tone="blue">
+          {role}
+        </Badge>
+      ))}
+    </>
+  );
 
 function Roles({ roles }: { roles: RoleSync }) {
   return (
@@ -38,7 +48,9 @@ function Roles({ roles }: { roles: RoleSync }) {
           <RoleList roles={roles.should} />
         </dd>
         <dt className="text-muted">You have in the server</dt>
-        <dd className="flex flex-wrap gap-1">{roles.has ? <RoleList roles={roles.has} /> : <span className="text-muted">not checked yet</span>}</dd>
+        <dd className="flex flex-wrap gap-1">
+          {roles.has ? <RoleList roles={roles.has} /> : <span className="text-muted">not checked yet</span>}
+        </dd>
       </dl>
       {roles.lastSyncAt ? (
         <p className="text-xs text-muted">
@@ -49,7 +61,17 @@ function Roles({ roles }: { roles: RoleSync }) {
   );
 }
 
-export function DiscordCard({ linked, askPassword, simulated, roles }: { linked: string | null; askPassword: boolean; simulated: boolean; roles: RoleSync | null }) {
+export function DiscordCard({
+  linked,
+  askPassword,
+  simulated,
+  roles,
+}: {
+  linked: string | null;
+  askPassword: boolean;
+  simulated: boolean;
+  roles: RoleSync | null;
+}) {
   const unlink = useFetcher<Answer>();
   const link = useFetcher<Answer>();
   useResultToast(unlink);
@@ -66,7 +88,8 @@ export function DiscordCard({ linked, askPassword, simulated, roles }: { linked:
         <>
           <div className="flex flex-wrap items-center justify-between gap-3">
             <p className="flex flex-wrap items-center gap-2 text-sm text-muted">
-              <Badge tone="green">Linked</Badge> <span className="font-semibold text-zinc-100">{linked}</span> can log in to your account, and gets the roles your licences give.
+              <Badge tone="green">Linked</Badge> <span className="font-semibold text-zinc-100">{linked}</span> can log in to your account,
+              and gets the roles your licences give.
             </p>
             <unlink.Form method="post">
               <input type="hidden" name="intent" value="unlink-discord" />
@@ -79,7 +102,9 @@ export function DiscordCard({ linked, askPassword, simulated, roles }: { linked:
         </>
       ) : simulated ? (
         <>
-          <p className="text-sm text-muted">Development: link the simulated Discord account to log in with it and get your roles in the simulated server (see /dev/discord).</p>
+          <p className="text-sm text-muted">
+            Development: link the simulated Discord account to log in with it and get your roles in the simulated server (see /dev/discord).
+          </p>
           <link.Form method="post" className="flex flex-col gap-3 sm:flex-row sm:items-end">
             <input type="hidden" name="intent" value="link-simulated-discord" />
             {password}
@@ -91,8 +116,8 @@ export function DiscordCard({ linked, askPassword, simulated, roles }: { linked:
       ) : (
         <>
           <p className="text-sm text-muted">
-            Link your Discord account to log in with it and get the roles your licences give in the community server (you join it in the same step). Discord asks you to
-            allow it; nothing is posted for you.
+            Link your Discord account to log in with it and get the roles your licences give in the community server (you join it in the
+            same step). Discord asks you to allow it; nothing is posted for you.
           </p>
           <form method="post" action="/auth/discord" className="flex flex-col gap-3 sm:flex-row sm:items-end">
             <input type="hidden" name="intent" value="link" />

@@ -92,7 +92,11 @@ export function LiveChat() {
         } else if (frame.type === "typing") {
           setTyping(frame.members);
         } else if (frame.type === "error") {
-          toast({ title: frame.action === "delete" ? "Failed to delete message" : "Failed to send message", description: frame.message, variant: "destructive" });
+          toast({
+            title: frame.action === "delete" ? "Failed to delete message" : "Failed to send message",
+            description: frame.message,
+            variant: "destructive",
+          });
         } else if (frame.type === "session-ended") {
           signedOut();
           socket.close(SESSION_ENDED_CLOSE, "Session ended");
@@ -175,7 +179,11 @@ export function LiveChat() {
                   <span className={`font-semibold ${mine ? "text-accent" : ""}`}>{message.username}</span>
                   <LocalTime ms={message.createdAt} format="time" className="text-xs text-muted" />
                   {mine ? (
-                    <button type="button" className="text-xs text-muted underline hover:text-red-400" onClick={() => sendFrame({ type: "delete", id: message.id }, "Failed to delete message")}>
+                    <button
+                      type="button"
+                      className="text-xs text-muted underline hover:text-red-400"
+                      onClick={() => sendFrame({ type: "delete", id: message.id }, "Failed to delete message")}
+                    >
                       Delete
                     </button>
                   ) : null}

@@ -80,7 +80,13 @@ function RenameForm({ passkey, onDone }: { passkey: PasskeyItem; onDone: () => v
   const check = useFormCheck(passkeySettingsSchema, { title: "Error", answer: rename.data });
   const busy = rename.state !== "idle";
   return (
-    <rename.Form method="post" action={ACTION} onSubmit={check.onSubmit} className="flex min-w-0 flex-1 flex-col gap-3 sm:flex-row sm:items-end" noValidate>
+    <rename.Form
+      method="post"
+      action={ACTION}
+      onSubmit={check.onSubmit}
+      className="flex min-w-0 flex-1 flex-col gap-3 sm:flex-row sm:items-end"
+      noValidate
+    >
       <input type="hidden" name="intent" value="rename" />
       <input type="hidden" name="id" value={passkey.id} />
       <Field
@@ -166,15 +172,17 @@ export function PasskeysSection({ passkeys, available }: { passkeys: PasskeyItem
         <KeyRound className="size-4 text-accent" aria-hidden /> Passkeys
       </h2>
       <p className="text-sm text-muted">
-        Sign in with your fingerprint, face or device PIN instead of your password. A passkey stays on your device or in your password manager and cannot be
-        phished. It also works as the second step when two-factor authentication is on.
+        Sign in with your fingerprint, face or device PIN instead of your password. A passkey stays on your device or in your password
+        manager and cannot be phished. It also works as the second step when two-factor authentication is on.
       </p>
       {!available ? (
         <p className="text-sm text-muted">Passkeys are not available on this site yet.</p>
       ) : (
         <>
           <AddPasskey supported={supported} />
-          {supported ? null : <p className="text-sm text-muted">This browser cannot create passkeys. Try a current browser on your phone or computer.</p>}
+          {supported ? null : (
+            <p className="text-sm text-muted">This browser cannot create passkeys. Try a current browser on your phone or computer.</p>
+          )}
         </>
       )}
       {passkeys.length === 0 ? (

@@ -11,7 +11,8 @@ import { Card } from "~/components/ui/card";
 import { formatFileSize } from "~/lib/format";
 import { type ChannelShelf, lockedReason, type ReleaseView } from "~/lib/releases";
 
-const NOTES = "text-sm text-zinc-300 [&_a]:text-accent [&_a]:underline [&_code]:font-mono [&_li]:mt-1 [&_p]:mt-2 [&_ul]:mt-2 [&_ul]:list-disc [&_ul]:pl-5 [&_h2]:mt-3 [&_h2]:font-bold [&_h3]:mt-3 [&_h3]:font-semibold";
+const NOTES =
+  "text-sm text-zinc-300 [&_a]:text-accent [&_a]:underline [&_code]:font-mono [&_li]:mt-1 [&_p]:mt-2 [&_ul]:mt-2 [&_ul]:list-disc [&_ul]:pl-5 [&_h2]:mt-3 [&_h2]:font-bold [&_h3]:mt-3 [&_h3]:font-semibold";
 const CHANNEL_TITLE = { stable: "Stable", beta: "Beta" } as const;
 
 function Checksum({ sha256 }: { sha256: string | null }) {

@@ -12,7 +12,15 @@ const STATE_WORDS: Record<string, string> = {
   declined: "Your replacement request was declined.",
 };
 
-export function ReplacementRequest({ licenceId, request, open }: { licenceId: number; request: { state: string; reason: string | null } | null; open: boolean }) {
+export function ReplacementRequest({
+  licenceId,
+  request,
+  open,
+}: {
+  licenceId: number;
+  request: { state: string; reason: string | null } | null;
+  open: boolean;
+}) {
   const fetcher = useFetcher();
   const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, replacementRequestSchema, { title: "Replacement not requested" });
   const id = `replacement-${licenceId}`;
@@ -44,7 +52,11 @@ export function ReplacementRequest({ licenceId, request, open }: { licenceId: nu
             className="w-full rounded-md border border-line bg-panel-2 p-3 text-sm"
             {...describedBy(id, { hint: "hint", error: errors.description })}
           />
-          <FieldNotes id={id} hint={`Once per key, within ${REPLACEMENT_WINDOW_HOURS} hours of its activation.`} error={errors.description} />
+          <FieldNotes
+            id={id}
+            hint={`Once per key, within ${REPLACEMENT_WINDOW_HOURS} hours of its activation.`}
+            error={errors.description}
+          />
         </div>
         <Button type="submit" disabled={busy}>
           {busy ? "Sending..." : "Ask for a replacement"}

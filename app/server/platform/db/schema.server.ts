@@ -3,16 +3,7 @@
 // over as it is; everything the server needs beyond that (accounts, sessions, dedupe, outbox) is here too.
 // Times are integer milliseconds since the epoch; money we own is integer cents.
 import { sql } from "drizzle-orm";
-import {
-  check,
-  index,
-  integer,
-  primaryKey,
-  sqliteTable,
-  sqliteView,
-  text,
-  uniqueIndex,
-} from "drizzle-orm/sqlite-core";
+import { check, index, integer, primaryKey, sqliteTable, sqliteView, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { AFFILIATE_STATES } from "../../../lib/affiliates";
 import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
@@ -80,11 +71,7 @@ export const sessions = sqliteTable(
     // Roughly where the session started ("Berlin, DE"), from Cloudflare's view of the client.
     place: text("place"),
   },
-  (t) => [
-    uniqueIndex("sessions_public_id").on(t.publicId),
-    index("sessions_user").on(t.userId),
-    index("sessions_expires").on(t.expiresAt),
-  ],
+  (t) => [uniqueIndex("sessions_public_id").on(t.publicId), index("sessions_user").on(t.userId), index("sessions_expires").on(t.expiresAt)],
 );
 
 // Password reset links: only the SHA-256 of the token is kept. An account has at most one (a
@@ -285,7 +272,9 @@ export const resellerKeys = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     keyCode: text("key_code").notNull().unique(),
     keyType: text("key_type", { enum: ["monthly", "weekly"] }).notNull(),
-    status: text("status", { enum: ["active", "used"] }).notNull().default("active"),
+    status: text("status", { enum: ["active", "used"] })
+      .notNull()
+      .default("active"),
     priceCents: integer("price_cents").notNull(),
     purchaseDate: integer("purchase_date").notNull(),
     // The balance ledger's purchase row that paid for it: the reseller order it belongs to.
@@ -316,12 +305,18 @@ export const resellerLedger = sqliteTable(
   (t) => [
     index("reseller_ledger_user").on(t.userId, t.createdAt),
     index("reseller_ledger_kind").on(t.kind, t.createdAt),
-    uniqueIndex("reseller_ledger_top_up").on(t.reference).where(sql`${t.kind} = 'top-up'`),
+    uniqueIndex("reseller_ledger_top_up")
+      .on(t.reference)
+      .where(sql`${t.kind} = 'top-up'`),
     // A credit's reference is the form's one-time request id: a second send of the same form
     // (a double click, a retried request) cannot credit twice.
-    uniqueIndex("reseller_ledger_credit").on(t.reference).where(sql`${t.kind} = 'credit'`),
+    uniqueIndex("reseller_ledger_credit")
+      .on(t.reference)
+      .where(sql`${t.kind} = 'credit'`),
     // Affiliate commission moved to the balance: its reference is the withdrawal's, credited once.
-    uniqueIndex("reseller_ledger_commission").on(t.reference).where(sql`${t.kind} = 'commission'`),
+    uniqueIndex("reseller_ledger_commission")
+      .on(t.reference)
+      .where(sql`${t.kind} = 'commission'`),
     check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase', 'commission')`),
   ],
 );
@@ -362,7 +357,10 @@ export const licences = sqliteTable(
     pausedAt: integer("paused_at"),
     // The entitlement names the licence grants: its plan's at the sale, copied so that changing the
     // plan later takes nothing away (decision 054); staff may grant or remove one on a single licence.
-    entitlements: text("entitlements", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    entitlements: text("entitlements", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
   },
   (t) => [
     uniqueIndex("licences_key").on(t.key),
@@ -397,7 +395,10 @@ export const planEntitlements = sqliteTable(
       .notNull()
       .references(() => entitlements.name, { onDelete: "cascade" }),
   },
-  (t) => [primaryKey({ columns: [t.plan, t.entitlement] }), check("plan_entitlements_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`)],
+  (t) => [
+    primaryKey({ columns: [t.plan, t.entitlement] }),
+    check("plan_entitlements_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`),
+  ],
 );
 
 export const RELEASE_STATES = ["uploading", "ready", "published", "yanked"] as const;
@@ -422,7 +423,10 @@ export const releases = sqliteTable(
     // The R2 multipart upload's id while parts arrive; null once the object is whole.
     uploadId: text("upload_id"),
     // The parts stored so far, part number to R2's etag: what a resumed upload skips.
-    parts: text("parts", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+    parts: text("parts", { mode: "json" })
+      .$type<Record<string, string>>()
+      .notNull()
+      .default(sql`'{}'`),
     size: integer("size").notNull(),
     sha256: text("sha256"),
     state: text("state", { enum: RELEASE_STATES }).notNull().default("uploading"),
@@ -528,7 +532,16 @@ export const bannedHwids = sqliteTable("banned_hwids", {
 // pending (New), underpaid (PaidPartial, still open), processing (paid in full, waiting for
 // confirmations, then for its key), complete (Settled), expired, paid-late, cancelled; `submitted`
 // is kept for orders from before on-chain checks, whose buyers typed a transaction id.
-export const CRYPTO_ORDER_STATES = ["pending", "underpaid", "processing", "complete", "expired", "paid-late", "cancelled", "submitted"] as const;
+export const CRYPTO_ORDER_STATES = [
+  "pending",
+  "underpaid",
+  "processing",
+  "complete",
+  "expired",
+  "paid-late",
+  "cancelled",
+  "submitted",
+] as const;
 
 export const cryptoOrders = sqliteTable(
   "crypto_orders",
@@ -539,7 +552,9 @@ export const cryptoOrders = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     // "key": a plan's key, handed out on payment; "top-up": the amount is credited to the buyer's reseller balance.
-    purpose: text("purpose", { enum: ["key", "top-up"] }).notNull().default("key"),
+    purpose: text("purpose", { enum: ["key", "top-up"] })
+      .notNull()
+      .default("key"),
     status: text("status", { enum: CRYPTO_ORDER_STATES }).notNull(),
     productTitle: text("product_title").notNull(),
     variantTitle: text("variant_title").notNull(),
@@ -587,11 +602,18 @@ export const cryptoOrders = sqliteTable(
     index("crypto_orders_created").on(t.createdAt),
     index("crypto_orders_paid").on(t.variantId, t.paidAt),
     // An address is never handed to two orders.
-    uniqueIndex("crypto_orders_address").on(t.cryptoType, t.walletAddress).where(sql`${t.addressIndex} is not null`),
+    uniqueIndex("crypto_orders_address")
+      .on(t.cryptoType, t.walletAddress)
+      .where(sql`${t.addressIndex} is not null`),
     // One payment pays for one order: a transaction ID cannot be submitted for a second order
     // while the first that used it is still open or complete.
-    uniqueIndex("crypto_orders_transaction").on(t.transactionId).where(sql`${t.transactionId} is not null and ${t.status} <> 'cancelled'`),
-    check("crypto_orders_status_values", sql`${t.status} in ('pending', 'underpaid', 'processing', 'complete', 'expired', 'paid-late', 'cancelled', 'submitted')`),
+    uniqueIndex("crypto_orders_transaction")
+      .on(t.transactionId)
+      .where(sql`${t.transactionId} is not null and ${t.status} <> 'cancelled'`),
+    check(
+      "crypto_orders_status_values",
+      sql`${t.status} in ('pending', 'underpaid', 'processing', 'complete', 'expired', 'paid-late', 'cancelled', 'submitted')`,
+    ),
     check("crypto_orders_coin", sql`${t.cryptoType} in ('BTC', 'LTC')`),
     check("crypto_orders_purpose", sql`${t.purpose} in ('key', 'top-up')`),
   ],
@@ -630,7 +652,9 @@ export const statusUpdates = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     title: text("title").notNull(),
     description: text("description").notNull(),
-    type: text("type", { enum: ["update", "maintenance", "incident"] }).notNull().default("update"),
+    type: text("type", { enum: ["update", "maintenance", "incident"] })
+      .notNull()
+      .default("update"),
     // A post may set one product's status (decision 046): the product's current status is the one
     // its latest such post set.
     productId: text("product_id"),
@@ -642,7 +666,10 @@ export const statusUpdates = sqliteTable(
     index("status_updates_created").on(t.createdAt),
     index("status_updates_product").on(t.productId, t.createdAt),
     check("status_updates_type", sql`${t.type} in ('update', 'maintenance', 'incident')`),
-    check("status_updates_product_status", sql`${t.productStatus} is null or (${t.productId} is not null and ${t.productStatus} in ('undetected', 'updating', 'detected', 'down'))`),
+    check(
+      "status_updates_product_status",
+      sql`${t.productStatus} is null or (${t.productId} is not null and ${t.productStatus} in ('undetected', 'updating', 'detected', 'down'))`,
+    ),
   ],
 );
 
@@ -774,7 +801,9 @@ export const mailOutbox = sqliteTable(
     subject: text("subject").notNull(),
     textBody: text("text_body").notNull(),
     htmlBody: text("html_body"),
-    status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "sent", "failed"] })
+      .notNull()
+      .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     // Makes a send idempotent: the same key never produces a second message.
@@ -988,9 +1017,15 @@ export const affiliateLedger = sqliteTable(
   (t) => [
     index("affiliate_ledger_affiliate").on(t.affiliateId, t.createdAt),
     index("affiliate_ledger_payouts").on(t.kind, t.paidAt),
-    uniqueIndex("affiliate_ledger_commission").on(t.orderKey).where(sql`${t.kind} = 'commission'`),
-    uniqueIndex("affiliate_ledger_void").on(t.reference).where(sql`${t.kind} = 'void'`),
-    uniqueIndex("affiliate_ledger_request").on(t.reference).where(sql`${t.kind} in ('withdrawal', 'payout')`),
+    uniqueIndex("affiliate_ledger_commission")
+      .on(t.orderKey)
+      .where(sql`${t.kind} = 'commission'`),
+    uniqueIndex("affiliate_ledger_void")
+      .on(t.reference)
+      .where(sql`${t.kind} = 'void'`),
+    uniqueIndex("affiliate_ledger_request")
+      .on(t.reference)
+      .where(sql`${t.kind} in ('withdrawal', 'payout')`),
     check("affiliate_ledger_kind", sql`${t.kind} in ('commission', 'void', 'withdrawal', 'payout')`),
   ],
 );
@@ -1049,7 +1084,9 @@ export const discordRoleSync = sqliteTable(
     desiredRoles: text("desired_roles").notNull().default("[]"),
     // Null until Discord has been asked.
     actualRoles: text("actual_roles"),
-    state: text("state", { enum: ["pending", "synced", "not-in-guild", "retrying", "failed"] }).notNull().default("pending"),
+    state: text("state", { enum: ["pending", "synced", "not-in-guild", "retrying", "failed"] })
+      .notNull()
+      .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     // A retry parked past the queue's longest delay: the cron sends it when it is due.
     nextAttemptAt: integer("next_attempt_at"),
@@ -1167,5 +1204,8 @@ export const storefrontSettings = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
   },
-  (t) => [check("storefront_settings_one_row", sql`${t.id} = 1`), check("storefront_settings_threshold", sql`${t.recentPurchasersThreshold} >= 1`)],
+  (t) => [
+    check("storefront_settings_one_row", sql`${t.id} = 1`),
+    check("storefront_settings_threshold", sql`${t.recentPurchasersThreshold} >= 1`),
+  ],
 );

@@ -23,5 +23,7 @@ export function storedLine(order: { lineItems: string }, lineId: string | null):
  * the order is stored, else the id itself (a crypto order's id is its number, "CRYPTO-...").
  */
 export function orderName(orderId: SQLWrapper): SQL<string | null> {
-  return sql<string | null>`coalesce((select ${shopifyOrders.name} from ${shopifyOrders} where ${shopifyOrders.id} = ${orderId}), ${orderId})`;
+  return sql<
+    string | null
+  >`coalesce((select ${shopifyOrders.name} from ${shopifyOrders} where ${shopifyOrders.id} = ${orderId}), ${orderId})`;
 }

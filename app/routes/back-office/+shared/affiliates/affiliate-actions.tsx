@@ -27,13 +27,37 @@ export function ApproveForm({
   const fetcher = useFetcher();
   const { formRef, onSubmit, errors, busy } = useFetcherForm(fetcher, approveSchema, { title });
   return (
-    <fetcher.Form ref={formRef} method="post" className="grid gap-2 sm:grid-cols-[6rem_6rem_minmax(0,1fr)_auto] sm:items-end" onSubmit={onSubmit} noValidate>
+    <fetcher.Form
+      ref={formRef}
+      method="post"
+      className="grid gap-2 sm:grid-cols-[6rem_6rem_minmax(0,1fr)_auto] sm:items-end"
+      onSubmit={onSubmit}
+      noValidate
+    >
       <input type="hidden" name="intent" value="approve" />
       <input type="hidden" name="affiliate" value={affiliate} />
       <input type="hidden" name="from" value={from} />
-      <Field label="Commission %" name="commissionRate" inputMode="numeric" defaultValue={String(rates?.commissionRate ?? DEFAULT_COMMISSION_RATE)} error={errors.commissionRate} />
-      <Field label="Discount %" name="discountRate" inputMode="numeric" defaultValue={String(rates?.discountRate ?? DEFAULT_DISCOUNT_RATE)} error={errors.discountRate} />
-      <Field label="Shopify discount code" name="shopifyDiscountCode" defaultValue={rates?.shopifyDiscountCode ?? ""} placeholder={code} error={errors.shopifyDiscountCode} />
+      <Field
+        label="Commission %"
+        name="commissionRate"
+        inputMode="numeric"
+        defaultValue={String(rates?.commissionRate ?? DEFAULT_COMMISSION_RATE)}
+        error={errors.commissionRate}
+      />
+      <Field
+        label="Discount %"
+        name="discountRate"
+        inputMode="numeric"
+        defaultValue={String(rates?.discountRate ?? DEFAULT_DISCOUNT_RATE)}
+        error={errors.discountRate}
+      />
+      <Field
+        label="Shopify discount code"
+        name="shopifyDiscountCode"
+        defaultValue={rates?.shopifyDiscountCode ?? ""}
+        placeholder={code}
+        error={errors.shopifyDiscountCode}
+      />
       <Button type="submit" size="sm" disabled={busy}>
         {busy ? "Saving..." : rates ? "Save rates" : "Approve"}
       </Button>
@@ -42,7 +66,17 @@ export function ApproveForm({
 }
 
 /** One button that posts an intent about one affiliate (decline, pause, resume), taken from the state it was shown in. */
-export function DecisionButton({ affiliate, from, intent, children }: { affiliate: string; from: AffiliateState; intent: "decline" | "pause" | "resume"; children: ReactNode }) {
+export function DecisionButton({
+  affiliate,
+  from,
+  intent,
+  children,
+}: {
+  affiliate: string;
+  from: AffiliateState;
+  intent: "decline" | "pause" | "resume";
+  children: ReactNode;
+}) {
   const fetcher = useFetcher();
   useResultToast(fetcher);
   return (

@@ -8,7 +8,14 @@ import { formatUsd } from "~/lib/format";
 import type { LicenceView } from "~/lib/licences";
 import { variantLabel } from "~/lib/plans";
 import { type Role, ROLE_LABEL } from "~/lib/roles";
-import { banSchema, type CustomerActionInput, customerActionSchema, customerInputTitle, ROLE_CHOICES, roleSchema } from "~/lib/schemas/customers";
+import {
+  banSchema,
+  type CustomerActionInput,
+  customerActionSchema,
+  customerInputTitle,
+  ROLE_CHOICES,
+  roleSchema,
+} from "~/lib/schemas/customers";
 import { creditSchema } from "~/lib/schemas/reseller";
 import { BalanceHistory, type LedgerEntry } from "~/components/balance-history";
 import { DetailRow, LicenceExpiry } from "~/components/licence-details";
@@ -78,7 +85,10 @@ function ActionForm({
 }) {
   const fetcher = useFetcher<Answer>();
   const schema = intent === "ban" ? banSchema : intent === "credit" ? creditSchema : intent === "role" ? roleSchema : customerActionSchema;
-  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, schema, { title: customerInputTitle, answer: fetcher.data?.intent === intent ? fetcher.data : null });
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, schema, {
+    title: customerInputTitle,
+    answer: fetcher.data?.intent === intent ? fetcher.data : null,
+  });
   if (confirm) {
     return (
       <ConfirmedAction
@@ -124,13 +134,16 @@ export function ProfileCard({ profile, security }: Pick<CustomerAccountView, "pr
       </div>
       <dl className="grid grid-cols-[minmax(0,8rem)_minmax(0,1fr)] gap-x-4 gap-y-2 text-sm sm:grid-cols-2 lg:grid-cols-3">
         <DetailRow label="E-mail">
-          <span className="break-all">{profile.email}</span> {profile.verifiedAt ? <Badge tone="green">Verified</Badge> : <Badge tone="yellow">Not verified</Badge>}
+          <span className="break-all">{profile.email}</span>{" "}
+          {profile.verifiedAt ? <Badge tone="green">Verified</Badge> : <Badge tone="yellow">Not verified</Badge>}
         </DetailRow>
         <DetailRow label="Joined">
           <LocalTime ms={profile.joinedAt} format="datetime" />
         </DetailRow>
         <DetailRow label="Role">{profile.role ? ROLE_LABEL[profile.role] : "Member"}</DetailRow>
-        <DetailRow label="Authenticator app">{security.enabled ? `On · ${security.recoveryCodesLeft} recovery code(s) left` : "Off"}</DetailRow>
+        <DetailRow label="Authenticator app">
+          {security.enabled ? `On · ${security.recoveryCodesLeft} recovery code(s) left` : "Off"}
+        </DetailRow>
         <DetailRow label="Passkeys">{security.passkeys}</DetailRow>
         {profile.bannedAt !== null ? (
           <DetailRow label="Banned">
@@ -165,7 +178,17 @@ export function StandingCard({ profile, self, may }: Pick<CustomerAccountView, "
               cost: "Every session of the account ends at once and every way of signing in is refused, with your reason, until the ban is lifted. Their keys keep working.",
             }}
           >
-            {(errors) => <Field label="Reason for the ban" name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />}
+            {(errors) => (
+              <Field
+                label="Reason for the ban"
+                name="reason"
+                required
+                maxLength={200}
+                autoComplete="off"
+                error={errors.reason}
+                data-autofocus
+              />
+            )}
           </ActionForm>
         )
       ) : null}
@@ -176,7 +199,13 @@ export function StandingCard({ profile, self, may }: Pick<CustomerAccountView, "
               <label htmlFor="role" className="block text-sm font-medium text-zinc-200">
                 Role
               </label>
-              <select id="role" name="role" defaultValue={profile.role ?? "member"} className={inputClass} {...describedBy("role", { hint: ROLE_HINT, error: errors.role })}>
+              <select
+                id="role"
+                name="role"
+                defaultValue={profile.role ?? "member"}
+                className={inputClass}
+                {...describedBy("role", { hint: ROLE_HINT, error: errors.role })}
+              >
                 {ROLE_CHOICES.map((choice) => (
                   <option key={choice} value={choice}>
                     {choice === "member" ? "Member" : ROLE_LABEL[choice]}
@@ -203,7 +232,10 @@ export function SessionsCard({ sessions, may }: Pick<CustomerAccountView, "sessi
             fields={{ session: "" }}
             label="End all sessions"
             variant="outline"
-            confirm={{ title: "End every session?", cost: "The member is signed out on every device at once, and their open chat closes. They can sign in again." }}
+            confirm={{
+              title: "End every session?",
+              cost: "The member is signed out on every device at once, and their open chat closes. They can sign in again.",
+            }}
           />
         ) : null}
       </div>
@@ -225,7 +257,10 @@ export function SessionsCard({ sessions, may }: Pick<CustomerAccountView, "sessi
                     fields={{ session: s.publicId }}
                     label="End"
                     variant="ghost"
-                    confirm={{ title: `End the session on ${s.device}?`, cost: "That device is signed out at once. The member can sign in there again." }}
+                    confirm={{
+                      title: `End the session on ${s.device}?`,
+                      cost: "That device is signed out at once. The member can sign in there again.",
+                    }}
                   />
                 </span>
               ) : null}
@@ -283,7 +318,9 @@ export function ResellerCard({ reseller, may, creditRequest }: Pick<CustomerAcco
       {creditRequest ? (
         <div className="mt-4">
           <ActionForm intent="credit" label="Credit" fields={{ request: creditRequest }}>
-            {(errors) => <Field label="Amount to credit (USD)" name="amount" inputMode="decimal" required className="sm:w-48" error={errors.amount} />}
+            {(errors) => (
+              <Field label="Amount to credit (USD)" name="amount" inputMode="decimal" required className="sm:w-48" error={errors.amount} />
+            )}
           </ActionForm>
         </div>
       ) : null}

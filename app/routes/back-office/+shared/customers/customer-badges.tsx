@@ -2,7 +2,15 @@
 import { ROLE_LABEL, type Role } from "~/lib/roles";
 import { Badge } from "~/components/ui/badge";
 
-export function CustomerBadges({ role, bannedAt, hasAccount = true }: { role: Role | null; bannedAt: number | null; hasAccount?: boolean }) {
+export function CustomerBadges({
+  role,
+  bannedAt,
+  hasAccount = true,
+}: {
+  role: Role | null;
+  bannedAt: number | null;
+  hasAccount?: boolean;
+}) {
   if (!hasAccount) return <Badge tone="gray">No account</Badge>;
   return (
     <span className="inline-flex flex-wrap gap-1.5">

@@ -31,7 +31,16 @@ const ORDER_FIELDS: Column<CustomerOrder>[] = [
       </Link>
     ),
   },
-  { label: "State", value: (o) => <Badge tone={o.state === "paid" || o.state === "complete" ? "green" : o.state === "cancelled" || o.state === "refunded" ? "red" : "gray"}>{o.state}</Badge> },
+  {
+    label: "State",
+    value: (o) => (
+      <Badge
+        tone={o.state === "paid" || o.state === "complete" ? "green" : o.state === "cancelled" || o.state === "refunded" ? "red" : "gray"}
+      >
+        {o.state}
+      </Badge>
+    ),
+  },
   { label: "Total", value: (o) => `${formatCents(o.totalCents, o.currency)} · ${o.method}` },
   { label: "Placed", value: (o) => <LocalTime ms={o.createdAt} format="datetime" className="text-muted" /> },
 ];
@@ -61,7 +70,12 @@ const LICENCE_FIELDS: Column<LicenceView>[] = [
   { label: "PC", value: (l) => <BoundPc licence={l} unbound={<span className="text-muted">Not bound</span>} /> },
   {
     label: "Last check",
-    value: (l) => (l.lastCheckAt === null ? <span className="text-muted">Never</span> : <LocalTime ms={l.lastCheckAt} format="datetime" className="text-muted" />),
+    value: (l) =>
+      l.lastCheckAt === null ? (
+        <span className="text-muted">Never</span>
+      ) : (
+        <LocalTime ms={l.lastCheckAt} format="datetime" className="text-muted" />
+      ),
   },
 ];
 
@@ -69,7 +83,9 @@ export function CustomerLicencesCard({ licences }: { licences: LicenceView[] }) 
   return (
     <Card>
       <h2 className="font-bold">Keys</h2>
-      <p className="mt-1 text-sm text-muted">Keys are masked here: to reset a PC, look up the key the customer reads out on the Licences page.</p>
+      <p className="mt-1 text-sm text-muted">
+        Keys are masked here: to reset a PC, look up the key the customer reads out on the Licences page.
+      </p>
       {licences.length === 0 ? (
         <p className="mt-3 text-sm text-muted">No keys under this e-mail.</p>
       ) : (

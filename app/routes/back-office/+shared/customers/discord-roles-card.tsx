@@ -22,7 +22,18 @@ const STATE: Record<CustomerDiscord["state"], [string, BadgeTone]> = {
   failed: ["Failed", "red"],
 };
 
-const Roles = ({ roles }: { roles: string[] }) => (roles.length === 0 ? <span className="text-muted">none</span> : <>{roles.map((role) => <Badge key={role} tone="blue">{role}</Badge>)}</>);
+const Roles = ({ roles }: { roles: string[] }) =>
+  roles.length === 0 ? (
+    <span className="text-muted">none</span>
+  ) : (
+    <>
+      {roles.map((role) => (
+        <Badge key={role} tone="blue">
+          {role}
+        </Badge>
+      ))}
+    </>
+  );
 
 export function DiscordRolesCard({ discord }: { discord: CustomerDiscord | null }) {
   return (
@@ -41,7 +52,9 @@ export function DiscordRolesCard({ discord }: { discord: CustomerDiscord | null 
               <Roles roles={discord.should} />
             </dd>
             <dt className="text-muted">Has (last seen)</dt>
-            <dd className="flex flex-wrap gap-1">{discord.has ? <Roles roles={discord.has} /> : <span className="text-muted">not checked yet</span>}</dd>
+            <dd className="flex flex-wrap gap-1">
+              {discord.has ? <Roles roles={discord.has} /> : <span className="text-muted">not checked yet</span>}
+            </dd>
             <dt className="text-muted">Last sync</dt>
             <dd>{discord.lastSyncAt ? <LocalTime ms={discord.lastSyncAt} format="datetime" /> : "never"}</dd>
           </dl>

@@ -9,7 +9,17 @@ import { formatDate } from "~/lib/format";
 import { LEGAL_PAGES, type LegalSlug } from "~/lib/legal";
 import { legalEditSchema } from "~/lib/schemas/legal";
 
-export function LegalPageForm({ slug, markdown, updatedAt, edited }: { slug: LegalSlug; markdown: string; updatedAt: number; edited: boolean }) {
+export function LegalPageForm({
+  slug,
+  markdown,
+  updatedAt,
+  edited,
+}: {
+  slug: LegalSlug;
+  markdown: string;
+  updatedAt: number;
+  edited: boolean;
+}) {
   const fetcher = useFetcher();
   const { onSubmit, errors, busy } = useFetcherForm(fetcher, legalEditSchema, { title: "Please check the page" });
   const { title, path } = LEGAL_PAGES[slug];

@@ -22,19 +22,24 @@ const PLAN_CHOICES = [
 /** Adds days to every running licence of a product (or plan) after a detection or an outage. */
 export function CompensationCard({ products, compensations }: { products: string[]; compensations: Compensation[] }) {
   const fetcher = useFetcher<Answer>();
-  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, compensationSchema, { title: licenceInputTitle, answer: fetcher.data?.intent === "compensate" ? fetcher.data : null });
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, compensationSchema, {
+    title: licenceInputTitle,
+    answer: fetcher.data?.intent === "compensate" ? fetcher.data : null,
+  });
   const [confirming, setConfirming] = useState<FormData | null>(null);
   const done = fetcher.state === "idle" && fetcher.data?.ok === true && fetcher.data.intent === "compensate";
   useEffect(() => {
     if (done) setConfirming(null);
   }, [done]);
-  const asked = confirming ? { product: String(confirming.get("product")), plan: String(confirming.get("plan")), days: String(confirming.get("days")) } : null;
+  const asked = confirming
+    ? { product: String(confirming.get("product")), plan: String(confirming.get("plan")), days: String(confirming.get("days")) }
+    : null;
   return (
     <Card className="space-y-4">
       <h2 className="font-bold">Add time after downtime</h2>
       <p className="text-sm text-muted">
-        After a detection or an outage, add days to every running licence of a product (or one plan). Each reason counts once per product; owners get an
-        e-mail. Keys not yet activated have lost nothing and keep their full term.
+        After a detection or an outage, add days to every running licence of a product (or one plan). Each reason counts once per product;
+        owners get an e-mail. Keys not yet activated have lost nothing and keep their full term.
       </p>
       <form
         ref={formRef}
@@ -47,10 +52,27 @@ export function CompensationCard({ products, compensations }: { products: string
           setConfirming(new FormData(event.currentTarget));
         }}
       >
-        <SelectField label="Product" name="product" required placeholder="Choose a product..." options={products.map((p) => ({ value: p, label: p }))} error={errors.product} className="lg:col-span-2" />
+        <SelectField
+          label="Product"
+          name="product"
+          required
+          placeholder="Choose a product..."
+          options={products.map((p) => ({ value: p, label: p }))}
+          error={errors.product}
+          className="lg:col-span-2"
+        />
         <SelectField label="Plan" name="plan" options={PLAN_CHOICES} error={errors.plan} />
         <Field label={`Days to add (1 to ${MAX_COMPENSATION_DAYS})`} name="days" inputMode="numeric" required error={errors.days} />
-        <Field label="Reason" name="reason" required maxLength={200} autoComplete="off" hint="Shown to owners, e.g. Detection on Nov 20" error={errors.reason} className="sm:col-span-2 lg:col-span-3" />
+        <Field
+          label="Reason"
+          name="reason"
+          required
+          maxLength={200}
+          autoComplete="off"
+          hint="Shown to owners, e.g. Detection on Nov 20"
+          error={errors.reason}
+          className="sm:col-span-2 lg:col-span-3"
+        />
         <input type="hidden" name="intent" value="compensate" />
         <Button type="submit" disabled={busy} className="lg:mb-6">
           Add time

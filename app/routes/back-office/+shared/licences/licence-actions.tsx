@@ -64,7 +64,11 @@ function LicenceAction({
         </Button>
       )}
     >
-      {reasonLabel ? (errors) => <Field label={reasonLabel} name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus /> : undefined}
+      {reasonLabel
+        ? (errors) => (
+            <Field label={reasonLabel} name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />
+          )
+        : undefined}
     </ConfirmedAction>
   );
 }
@@ -182,7 +186,11 @@ function EntitlementsCard({ licence, defined }: { licence: AdminLicenceView; def
       <ul className="flex flex-wrap gap-2">
         {licence.entitlements.map((e) => (
           <li key={e.name}>
-            <LicenceAction fields={{ intent: "remove-entitlement", licenceId: id, entitlement: e.name }} label={`Remove ${e.label}`} variant="outline" />
+            <LicenceAction
+              fields={{ intent: "remove-entitlement", licenceId: id, entitlement: e.name }}
+              label={`Remove ${e.label}`}
+              variant="outline"
+            />
           </li>
         ))}
       </ul>
@@ -190,7 +198,12 @@ function EntitlementsCard({ licence, defined }: { licence: AdminLicenceView; def
         <fetcher.Form method="post" className="flex flex-wrap items-end gap-2">
           <input type="hidden" name="intent" value="grant-entitlement" />
           <input type="hidden" name="licenceId" value={id} />
-          <SelectField label="Grant" name="entitlement" options={grantable.map((e) => ({ value: e.name, label: e.label }))} className="min-w-40" />
+          <SelectField
+            label="Grant"
+            name="entitlement"
+            options={grantable.map((e) => ({ value: e.name, label: e.label }))}
+            className="min-w-40"
+          />
           <Button type="submit" disabled={fetcher.state !== "idle"}>
             Grant
           </Button>

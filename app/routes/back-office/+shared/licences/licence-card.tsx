@@ -11,7 +11,8 @@ import { Card } from "~/components/ui/card";
 import type { AdminLicenceView } from "~/lib/licences";
 import { PLAN_TERM } from "~/lib/plans";
 
-const planLabel = (plan: AdminLicenceView["plan"]) => (plan === "lifetime" ? "Lifetime" : `${plan.charAt(0).toUpperCase()}${plan.slice(1)} (${PLAN_TERM[plan]})`);
+const planLabel = (plan: AdminLicenceView["plan"]) =>
+  plan === "lifetime" ? "Lifetime" : `${plan.charAt(0).toUpperCase()}${plan.slice(1)} (${PLAN_TERM[plan]})`;
 
 export function LicenceCard({ licence }: { licence: AdminLicenceView }) {
   const { toast } = useToast();
@@ -20,7 +21,12 @@ export function LicenceCard({ licence }: { licence: AdminLicenceView }) {
       <div className="space-y-1">
         <h2 className="flex items-center gap-2 font-mono text-lg font-bold break-all">
           {licence.key}
-          <button type="button" className="shrink-0 rounded p-1 text-muted hover:text-white" aria-label="Copy licence key" onClick={() => copyText(licence.key, toast, { title: "Code copied to clipboard!" })}>
+          <button
+            type="button"
+            className="shrink-0 rounded p-1 text-muted hover:text-white"
+            aria-label="Copy licence key"
+            onClick={() => copyText(licence.key, toast, { title: "Code copied to clipboard!" })}
+          >
             <Copy className="size-4" aria-hidden />
           </button>
         </h2>
@@ -30,8 +36,12 @@ export function LicenceCard({ licence }: { licence: AdminLicenceView }) {
       </div>
       <LicenceDetails licence={licence} reader="admin" showExpiry>
         <DetailRow label="Owner">{licence.ownerEmail}</DetailRow>
-        <DetailRow label="Order">{licence.orderId ? <OrderRef name={licence.orderName} id={licence.orderId} showId /> : "Generated in a reseller panel"}</DetailRow>
-        <DetailRow label="Owner's next reset">{licence.nextOwnerResetAt === null ? "Any time" : <LocalTime ms={licence.nextOwnerResetAt} />}</DetailRow>
+        <DetailRow label="Order">
+          {licence.orderId ? <OrderRef name={licence.orderName} id={licence.orderId} showId /> : "Generated in a reseller panel"}
+        </DetailRow>
+        <DetailRow label="Owner's next reset">
+          {licence.nextOwnerResetAt === null ? "Any time" : <LocalTime ms={licence.nextOwnerResetAt} />}
+        </DetailRow>
         {licence.state === "banned" ? <DetailRow label="Key ban reason">{licence.banReason}</DetailRow> : null}
         {licence.ownerBan ? (
           <DetailRow label="Owner's account">
@@ -50,7 +60,10 @@ export function LicenceCard({ licence }: { licence: AdminLicenceView }) {
               <>
                 <Badge tone="red">Banned</Badge>
                 <span className="mt-1 block">
-                  {licence.hwidBan.reason} <span className="text-muted">· since <LocalTime ms={licence.hwidBan.bannedAt} /></span>
+                  {licence.hwidBan.reason}{" "}
+                  <span className="text-muted">
+                    · since <LocalTime ms={licence.hwidBan.bannedAt} />
+                  </span>
                 </span>
               </>
             ) : (

@@ -28,7 +28,13 @@ export function AddCodesCard({ variants }: { variants: VariantOption[] }) {
       <h2 className="text-lg font-bold">Add New Codes</h2>
       <fetcher.Form ref={formRef} method="post" action="/dashboard/manage-codes/stock" className="mt-4 space-y-4" onSubmit={onSubmit}>
         <input type="hidden" name="intent" value="add" />
-        <SelectField label="Variant" name="variantId" placeholder="Choose a variant..." options={variants.map((v) => ({ value: v.id, label: v.title }))} error={errors.variantId} />
+        <SelectField
+          label="Variant"
+          name="variantId"
+          placeholder="Choose a variant..."
+          options={variants.map((v) => ({ value: v.id, label: v.title }))}
+          error={errors.variantId}
+        />
         <div className="space-y-1.5">
           <label htmlFor="add-codes" className="text-sm font-medium">
             Product Codes (one per line)

@@ -27,14 +27,20 @@ function DeleteCode({ id, code }: { id: number; code: string }) {
       title="Delete this code?"
       cost={
         <>
-          <span className="font-mono break-all text-zinc-100">{code}</span> leaves the stock for good: it can no longer be sold or handed out, and this cannot be
-          undone.
+          <span className="font-mono break-all text-zinc-100">{code}</span> leaves the stock for good: it can no longer be sold or handed
+          out, and this cannot be undone.
         </>
       }
       confirmLabel="Delete code"
       busyLabel="Deleting..."
       trigger={(open) => (
-        <button type="button" onClick={open} disabled={fetcher.state !== "idle"} className="rounded p-1.5 text-muted hover:text-red-400" aria-label={`Delete code ${code}`}>
+        <button
+          type="button"
+          onClick={open}
+          disabled={fetcher.state !== "idle"}
+          className="rounded p-1.5 text-muted hover:text-red-400"
+          aria-label={`Delete code ${code}`}
+        >
           <Trash2 className="size-4" aria-hidden />
         </button>
       )}
@@ -46,7 +52,12 @@ function DeleteCode({ id, code }: { id: number; code: string }) {
 function CopyCode({ code }: { code: string }) {
   const { toast } = useToast();
   return (
-    <button type="button" onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })} className="rounded p-1.5 text-muted hover:text-white" aria-label={`Copy code ${code}`}>
+    <button
+      type="button"
+      onClick={() => copyText(code, toast, { title: "Code copied to clipboard!" })}
+      className="rounded p-1.5 text-muted hover:text-white"
+      aria-label={`Copy code ${code}`}
+    >
       <Copy className="size-4" aria-hidden />
     </button>
   );
@@ -58,7 +69,15 @@ export interface AvailableCodes {
   total: number;
 }
 
-export function AvailableCodesCard({ codes, variants, variantId }: { codes: AvailableCodes; variants: VariantOption[]; variantId: string }) {
+export function AvailableCodesCard({
+  codes,
+  variants,
+  variantId,
+}: {
+  codes: AvailableCodes;
+  variants: VariantOption[];
+  variantId: string;
+}) {
   const { toast } = useToast();
   useResultToast(useFetcher<Answer>({ key: DELETE_FETCHER }));
   return (
@@ -69,7 +88,12 @@ export function AvailableCodesCard({ codes, variants, variantId }: { codes: Avai
           variant="outline"
           size="sm"
           disabled={codes.rows.length === 0}
-          onClick={() => copyText(codes.rows.map((r) => r.code).join("\n"), toast, { title: "Copied!", description: `${codes.rows.length} codes copied to clipboard` })}
+          onClick={() =>
+            copyText(codes.rows.map((r) => r.code).join("\n"), toast, {
+              title: "Copied!",
+              description: `${codes.rows.length} codes copied to clipboard`,
+            })
+          }
         >
           <Copy className="size-4" aria-hidden /> Copy All Codes
         </Button>

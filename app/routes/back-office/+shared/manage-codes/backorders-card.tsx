@@ -17,7 +17,9 @@ export function BackordersCard({ backorders }: { backorders: Backorder[] }) {
   return (
     <Card>
       <h2 className="text-lg font-bold">Backorders ({backorders.length})</h2>
-      <p className="mt-1 text-sm text-muted">Paid order units that found no code. Adding codes for the variant fills them, oldest first, and e-mails each key.</p>
+      <p className="mt-1 text-sm text-muted">
+        Paid order units that found no code. Adding codes for the variant fills them, oldest first, and e-mails each key.
+      </p>
       <ScrollList label="Backorders">
         {backorders.length === 0 ? <li className="text-sm text-muted">Nothing is waiting.</li> : null}
         {backorders.map((b) => (

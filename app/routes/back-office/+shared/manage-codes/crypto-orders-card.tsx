@@ -5,7 +5,15 @@
 // Above the list, what keeps crypto payments off. Posts to the page's crypto-orders route.
 import { useEffect, useId, useState } from "react";
 import { useFetcher } from "react-router";
-import { type CryptoCoin, type CryptoReview, type CryptoStatus, CRYPTO_REVIEW_LABEL, CRYPTO_STATUS_LABEL, formatCoin, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
+import {
+  type CryptoCoin,
+  type CryptoReview,
+  type CryptoStatus,
+  CRYPTO_REVIEW_LABEL,
+  CRYPTO_STATUS_LABEL,
+  formatCoin,
+  fulfilCryptoOrderSchema,
+} from "~/lib/crypto-orders";
 import { formatUsd } from "~/lib/format";
 import type { Answer } from "~/lib/answer";
 import { LocalTime } from "~/components/local-time";
@@ -83,7 +91,9 @@ function QueuedOrderRow({ order }: { order: QueuedCryptoOrder }) {
       <dl className="mt-2 grid gap-x-6 gap-y-1 text-sm sm:grid-cols-2">
         <div>
           <dt className="inline text-muted">Product: </dt>
-          <dd className="inline">{order.productTitle} - {order.variantTitle}</dd>
+          <dd className="inline">
+            {order.productTitle} - {order.variantTitle}
+          </dd>
         </div>
         <div>
           <dt className="inline text-muted">Customer: </dt>
@@ -91,7 +101,9 @@ function QueuedOrderRow({ order }: { order: QueuedCryptoOrder }) {
         </div>
         <div>
           <dt className="inline text-muted">Amount: </dt>
-          <dd className="inline">{formatUsd(order.amountCents)} in {order.cryptoType}</dd>
+          <dd className="inline">
+            {formatUsd(order.amountCents)} in {order.cryptoType}
+          </dd>
         </div>
         <div>
           <dt className="inline text-muted">Created: </dt>
@@ -123,7 +135,8 @@ function QueuedOrderRow({ order }: { order: QueuedCryptoOrder }) {
           <div key={payment.txid} className="sm:col-span-2">
             <dt className="inline text-muted">Transaction: </dt>
             <dd className="inline font-mono break-all">
-              {payment.txid} ({formatCoin(payment.units)} {order.cryptoType}, {payment.height === null ? "unconfirmed" : `block ${payment.height}`})
+              {payment.txid} ({formatCoin(payment.units)} {order.cryptoType},{" "}
+              {payment.height === null ? "unconfirmed" : `block ${payment.height}`})
             </dd>
           </div>
         ))}
@@ -134,7 +147,11 @@ function QueuedOrderRow({ order }: { order: QueuedCryptoOrder }) {
           </div>
         ) : null}
       </dl>
-      {order.paid ? <SettledOrderActions order={order} busy={busy} /> : <OpenOrderActions order={order} busy={busy} errors={errors} onSubmit={onSubmit} />}
+      {order.paid ? (
+        <SettledOrderActions order={order} busy={busy} />
+      ) : (
+        <OpenOrderActions order={order} busy={busy} errors={errors} onSubmit={onSubmit} />
+      )}
     </li>
   );
 }
@@ -142,7 +159,12 @@ function QueuedOrderRow({ order }: { order: QueuedCryptoOrder }) {
 /** An overpaid order that was settled: the admin refunds the difference, then marks it handled. */
 function SettledOrderActions({ order, busy }: { order: QueuedCryptoOrder; busy: boolean }) {
   const fetcher = useFetcher<Answer>({ key: CRYPTO_FETCHER });
-  if (order.status !== "complete") return <p className="mt-3 text-sm text-muted">Paid; {order.purpose === "top-up" ? "the top-up is being credited" : "its key is being handed out"}.</p>;
+  if (order.status !== "complete")
+    return (
+      <p className="mt-3 text-sm text-muted">
+        Paid; {order.purpose === "top-up" ? "the top-up is being credited" : "its key is being handed out"}.
+      </p>
+    );
   return (
     <fetcher.Form method="post" action={ACTION} className="mt-3">
       <input type="hidden" name="intent" value="resolve" />
@@ -154,7 +176,12 @@ function SettledOrderActions({ order, busy }: { order: QueuedCryptoOrder; busy: 
   );
 }
 
-function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedCryptoOrder; busy: boolean } & Pick<ReturnType<typeof useFormCheck>, "errors" | "onSubmit">) {
+function OpenOrderActions({
+  order,
+  busy,
+  errors,
+  onSubmit,
+}: { order: QueuedCryptoOrder; busy: boolean } & Pick<ReturnType<typeof useFormCheck>, "errors" | "onSubmit">) {
   const fetcher = useFetcher<Answer>({ key: CRYPTO_FETCHER });
   const codeId = useId();
   const fromStock = useId();
@@ -170,29 +197,29 @@ function OpenOrderActions({ order, busy, errors, onSubmit }: { order: QueuedCryp
           </Button>
         </fetcher.Form>
       ) : (
-      <fetcher.Form method="post" action={ACTION} className="mt-3 space-y-2" onSubmit={onSubmit}>
-        <input type="hidden" name="intent" value="fulfil" />
-        <input type="hidden" name="orderId" value={order.id} />
-        <input type="hidden" name="source" value="manual" />
-        <input
-          id={codeId}
-          name="code"
-          placeholder="Enter product code"
-          aria-label={`Product code for ${order.orderNumber}`}
-          className={`${inputClass} font-mono`}
-          {...describedBy(codeId, { error: errors.code })}
-        />
-        <FieldError id={codeId} error={errors.code} />
-        <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={busy}>
-            Fulfill
-          </Button>
-          {/* Submits the form below, which needs no code: the typed one's check does not apply. */}
-          <Button type="submit" form={fromStock} variant="outline" disabled={busy}>
-            Use next code in stock
-          </Button>
-        </div>
-      </fetcher.Form>
+        <fetcher.Form method="post" action={ACTION} className="mt-3 space-y-2" onSubmit={onSubmit}>
+          <input type="hidden" name="intent" value="fulfil" />
+          <input type="hidden" name="orderId" value={order.id} />
+          <input type="hidden" name="source" value="manual" />
+          <input
+            id={codeId}
+            name="code"
+            placeholder="Enter product code"
+            aria-label={`Product code for ${order.orderNumber}`}
+            className={`${inputClass} font-mono`}
+            {...describedBy(codeId, { error: errors.code })}
+          />
+          <FieldError id={codeId} error={errors.code} />
+          <div className="flex flex-wrap gap-2">
+            <Button type="submit" disabled={busy}>
+              Fulfill
+            </Button>
+            {/* Submits the form below, which needs no code: the typed one's check does not apply. */}
+            <Button type="submit" form={fromStock} variant="outline" disabled={busy}>
+              Use next code in stock
+            </Button>
+          </div>
+        </fetcher.Form>
       )}
       {order.purpose === "top-up" ? null : (
         <fetcher.Form id={fromStock} method="post" action={ACTION}>

@@ -55,7 +55,10 @@ export function SoldCodesCard({
       <ScrollList label="Sold codes">
         {codes.rows.length === 0 ? <li className="text-sm text-muted">No sold codes in this view.</li> : null}
         {codes.rows.map((row) => (
-          <li key={row.id} className="flex flex-wrap items-center gap-x-4 gap-y-1 rounded-md border border-line bg-panel-2 px-3 py-2 text-sm">
+          <li
+            key={row.id}
+            className="flex flex-wrap items-center gap-x-4 gap-y-1 rounded-md border border-line bg-panel-2 px-3 py-2 text-sm"
+          >
             <span className="font-mono wrap-anywhere">{row.code}</span>
             <span className="text-muted">{row.variantTitle}</span>
             <span className="break-all">{row.customerEmail}</span>

@@ -52,7 +52,14 @@ function ThresholdForm({ row }: { row: LowStockRow }) {
         <clearer.Form method="post" action={STOCK_ACTION}>
           <input type="hidden" name="intent" value="clear-threshold" />
           <input type="hidden" name="variantId" value={row.variantId} />
-          <Button type="submit" size="sm" variant="ghost" disabled={busy} className="mb-1" aria-label={`Remove the low-stock alert of ${row.title}`}>
+          <Button
+            type="submit"
+            size="sm"
+            variant="ghost"
+            disabled={busy}
+            className="mb-1"
+            aria-label={`Remove the low-stock alert of ${row.title}`}
+          >
             Clear
           </Button>
         </clearer.Form>
@@ -66,7 +73,8 @@ export function StockLevelsCard({ levels }: { levels: (LowStockRow & { low: bool
     <Card>
       <h2 className="text-lg font-bold">Stock levels</h2>
       <p className="mt-1 text-sm text-muted">
-        Every admin is e-mailed once when a variant&apos;s available codes drop to its alert level; restocking above it arms the alert again.
+        Every admin is e-mailed once when a variant&apos;s available codes drop to its alert level; restocking above it arms the alert
+        again.
       </p>
       <ScrollList label="Stock levels">
         {levels.length === 0 ? <li className="text-sm text-muted">No variants yet.</li> : null}

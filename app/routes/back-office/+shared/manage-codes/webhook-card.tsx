@@ -11,7 +11,14 @@ import { Card } from "~/components/ui/card";
 import { useResultToast } from "~/components/use-result-toast";
 import { counted } from "~/lib/format";
 
-const OUTCOME_TONE: Record<string, BadgeTone> = { processed: "green", queued: "yellow", processing: "yellow", ignored: "gray", rejected: "red", error: "red" };
+const OUTCOME_TONE: Record<string, BadgeTone> = {
+  processed: "green",
+  queued: "yellow",
+  processing: "yellow",
+  ignored: "gray",
+  rejected: "red",
+  error: "red",
+};
 
 const JOB_LABEL: Record<string, string> = { "shopify-delivery": "Shopify delivery", "crypto-order": "Crypto order" };
 
@@ -28,7 +35,15 @@ export interface WebhookStatus {
   endpoint: string;
   secretSet: boolean;
   topics: readonly string[];
-  deliveries: { id: string; topic: string; outcome: string; detail: string | null; orderId: string | null; orderName: string | null; receivedAt: number }[];
+  deliveries: {
+    id: string;
+    topic: string;
+    outcome: string;
+    detail: string | null;
+    orderId: string | null;
+    orderName: string | null;
+    receivedAt: number;
+  }[];
   failedJobs: FailedJob[];
 }
 
@@ -54,7 +69,12 @@ function FailedJobRow({ job }: { job: FailedJob }) {
       <fetcher.Form method="post" action="/dashboard/manage-codes/jobs" className="mt-2">
         <input type="hidden" name="intent" value="retry" />
         <input type="hidden" name="id" value={job.id} />
-        <Button type="submit" variant="outline" disabled={fetcher.state !== "idle"} aria-label={`Retry ${JOB_LABEL[job.kind] ?? job.kind} ${reference}`}>
+        <Button
+          type="submit"
+          variant="outline"
+          disabled={fetcher.state !== "idle"}
+          aria-label={`Retry ${JOB_LABEL[job.kind] ?? job.kind} ${reference}`}
+        >
           {fetcher.state === "idle" ? "Retry" : "Retrying…"}
         </Button>
       </fetcher.Form>
@@ -70,9 +90,9 @@ export function WebhookCard({ endpoint, secretSet, topics, deliveries, failedJob
         <Webhook className="size-5 text-accent" aria-hidden /> Webhook Integration
       </h2>
       <p className="mt-2 text-sm text-muted">
-        The webhook is active. It listens for order events from the storefront ({topics.join(", ")}) and e-mails an available code matching each purchased
-        variant to the customer; orders without stock are backordered. Each delivery is answered at once and fulfilled from a queue moments later; a
-        job that still fails after its retries is listed under Failed jobs.
+        The webhook is active. It listens for order events from the storefront ({topics.join(", ")}) and e-mails an available code matching
+        each purchased variant to the customer; orders without stock are backordered. Each delivery is answered at once and fulfilled from a
+        queue moments later; a job that still fails after its retries is listed under Failed jobs.
       </p>
       <dl className="mt-4 grid gap-3 text-sm sm:grid-cols-2">
         <div>

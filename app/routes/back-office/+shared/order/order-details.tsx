@@ -50,7 +50,8 @@ export function CryptoEvidence({ crypto }: { crypto: Evidence }) {
       {crypto.review ? <Detail label="Review">{crypto.review}</Detail> : null}
       {crypto.payments.map((p) => (
         <Detail key={p.txid} label="Transaction">
-          <span className="font-mono break-all">{p.txid}</span> ({formatCoin(p.units)} {crypto.coin}, {p.height === null ? "unconfirmed" : `block ${p.height}`})
+          <span className="font-mono break-all">{p.txid}</span> ({formatCoin(p.units)} {crypto.coin},{" "}
+          {p.height === null ? "unconfirmed" : `block ${p.height}`})
         </Detail>
       ))}
       {crypto.transactionId ? (

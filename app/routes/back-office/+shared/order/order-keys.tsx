@@ -68,14 +68,19 @@ function KeyChangeForm({ keyRef, masked, intent, label }: { keyRef: string; mask
         </Button>
       )}
     >
-      {(errors) => <Field label={`Why ${intent}?`} name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />}
+      {(errors) => (
+        <Field label={`Why ${intent}?`} name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />
+      )}
     </ConfirmedAction>
   );
 }
 
 export function keyColumns(canManage: boolean): Column<OrderKeyView>[] {
   return [
-    { label: "Key", value: (k) => (k.state === "backordered" ? <span className="text-muted">—</span> : <span className="font-mono">{k.masked}</span>) },
+    {
+      label: "Key",
+      value: (k) => (k.state === "backordered" ? <span className="text-muted">—</span> : <span className="font-mono">{k.masked}</span>),
+    },
     { label: "Variant", value: (k) => k.variantTitle },
     { label: "State", value: (k) => <Badge tone={KEY_STATE_BADGE[k.state].tone}>{KEY_STATE_BADGE[k.state].label}</Badge> },
     {
@@ -163,13 +168,29 @@ export function UndeliveredNotice({ mail, canCorrect }: { mail: UndeliveredMail;
     <section role="alert" className="rounded-xl border border-red-500/40 bg-red-500/10 p-5 text-sm">
       <h2 className="font-bold text-red-200">The buyer's e-mail could not be delivered</h2>
       <p className="mt-1 text-zinc-200">
-        The e-mail to <span className="font-semibold break-all">{mail.to || "(no address)"}</span> failed on <LocalTime ms={mail.at} format="datetime" />
+        The e-mail to <span className="font-semibold break-all">{mail.to || "(no address)"}</span> failed on{" "}
+        <LocalTime ms={mail.at} format="datetime" />
         {mail.error ? `: ${mail.error}` : ""}. The keys were handed out all the same.
       </p>
       {canCorrect ? (
-        <fetcher.Form ref={formRef} method="post" onSubmit={onSubmit} noValidate className="mt-4 flex flex-col gap-3 sm:flex-row sm:items-end">
+        <fetcher.Form
+          ref={formRef}
+          method="post"
+          onSubmit={onSubmit}
+          noValidate
+          className="mt-4 flex flex-col gap-3 sm:flex-row sm:items-end"
+        >
           <input type="hidden" name="intent" value="correct-email" />
-          <Field label="Corrected e-mail" name="email" type="email" required autoComplete="off" maxLength={254} className="sm:flex-1" error={errors.email} />
+          <Field
+            label="Corrected e-mail"
+            name="email"
+            type="email"
+            required
+            autoComplete="off"
+            maxLength={254}
+            className="sm:flex-1"
+            error={errors.email}
+          />
           <Button type="submit" disabled={busy}>
             {busy ? "Sending..." : "Send the keys to this address"}
           </Button>

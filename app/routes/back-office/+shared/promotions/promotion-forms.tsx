@@ -19,10 +19,20 @@ export function ThresholdForm({ threshold }: { threshold: number }) {
   return (
     <Card>
       <h2 className="font-bold">Recent purchasers</h2>
-      <p className="mt-1 text-sm text-muted">A product page says how often the product was bought in the last 24 hours only from this many paid orders; below it, it says nothing.</p>
+      <p className="mt-1 text-sm text-muted">
+        A product page says how often the product was bought in the last 24 hours only from this many paid orders; below it, it says
+        nothing.
+      </p>
       <fetcher.Form method="post" className="mt-4 flex flex-col gap-2 sm:flex-row sm:items-end" onSubmit={onSubmit} noValidate>
         <input type="hidden" name="intent" value="threshold" />
-        <Field label="Orders in 24 hours" name="threshold" inputMode="numeric" defaultValue={String(threshold)} className="sm:w-48" error={errors.threshold} />
+        <Field
+          label="Orders in 24 hours"
+          name="threshold"
+          inputMode="numeric"
+          defaultValue={String(threshold)}
+          className="sm:w-48"
+          error={errors.threshold}
+        />
         <Button type="submit" disabled={busy}>
           {busy ? "Saving..." : "Save threshold"}
         </Button>
@@ -48,7 +58,15 @@ function EndSaleButton({ product }: { product: string }) {
   );
 }
 
-export function SaleForm({ title: productTitle, handle, sale }: { title: string; handle: string; sale: (ProductSale & { productId: string }) | null }) {
+export function SaleForm({
+  title: productTitle,
+  handle,
+  sale,
+}: {
+  title: string;
+  handle: string;
+  sale: (ProductSale & { productId: string }) | null;
+}) {
   const fetcher = useFetcher();
   const { onSubmit, errors, busy } = useFetcherForm(fetcher, promotionsSchema, { title });
   return (
@@ -63,11 +81,22 @@ export function SaleForm({ title: productTitle, handle, sale }: { title: string;
           <Badge tone="gray">No sale</Badge>
         )}
       </div>
-      <fetcher.Form method="post" className="mt-3 grid gap-2 sm:grid-cols-[minmax(0,1fr)_14rem_auto] sm:items-end" onSubmit={onSubmit} noValidate>
+      <fetcher.Form
+        method="post"
+        className="mt-3 grid gap-2 sm:grid-cols-[minmax(0,1fr)_14rem_auto] sm:items-end"
+        onSubmit={onSubmit}
+        noValidate
+      >
         <input type="hidden" name="intent" value="sale" />
         <input type="hidden" name="product" value={handle} />
         <Field label="Label" name="label" placeholder="Launch week" defaultValue={sale?.label ?? ""} error={errors.label} />
-        <Field label="Ends (UTC)" name="endsAt" type="datetime-local" defaultValue={sale ? utcField(sale.endsAt) : ""} error={errors.endsAt} />
+        <Field
+          label="Ends (UTC)"
+          name="endsAt"
+          type="datetime-local"
+          defaultValue={sale ? utcField(sale.endsAt) : ""}
+          error={errors.endsAt}
+        />
         <Button type="submit" size="sm" disabled={busy}>
           {busy ? "Saving..." : sale ? "Save sale" : "Start sale"}
         </Button>

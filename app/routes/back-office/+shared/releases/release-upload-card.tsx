@@ -30,7 +30,11 @@ export function ReleaseUploadCard({ products, entitlements }: { products: string
     const file = data.get("file");
     const fields = Object.fromEntries([...data.entries()].filter((entry): entry is [string, string] => typeof entry[1] === "string"));
     // The schema checks the file's name and size as the server will.
-    const issues = formIssues(startReleaseSchema, { ...fields, fileName: file instanceof File ? file.name : "", size: file instanceof File ? String(file.size) : "0" });
+    const issues = formIssues(startReleaseSchema, {
+      ...fields,
+      fileName: file instanceof File ? file.name : "",
+      size: file instanceof File ? String(file.size) : "0",
+    });
     setErrors(issues?.fields ?? {});
     if (issues || !(file instanceof File)) {
       toast({ title: UPLOAD_FAILED, description: issues?.problem.message ?? "Choose a file to upload", variant: "destructive" });
@@ -60,7 +64,14 @@ export function ReleaseUploadCard({ products, entitlements }: { products: string
         <Upload className="size-5 text-accent" aria-hidden /> Upload a release
       </h2>
       <form method="post" onSubmit={onSubmit} noValidate className="mt-4 grid gap-4 sm:grid-cols-2">
-        <FileField label="File" name="file" required className="sm:col-span-2" hint={`Up to ${MAX_RELEASE_BYTES / 1024 ** 3} GB, sent in parts of ${PART_BYTES / 1024 ** 2} MB.`} error={shown.fileName ?? shown.size} />
+        <FileField
+          label="File"
+          name="file"
+          required
+          className="sm:col-span-2"
+          hint={`Up to ${MAX_RELEASE_BYTES / 1024 ** 3} GB, sent in parts of ${PART_BYTES / 1024 ** 2} MB.`}
+          error={shown.fileName ?? shown.size}
+        />
         <SelectField
           label="Product"
           name="product"
@@ -91,7 +102,13 @@ export function ReleaseUploadCard({ products, entitlements }: { products: string
           <label htmlFor="release-notes" className="block text-sm font-medium text-zinc-200">
             Release notes (Markdown)
           </label>
-          <textarea id="release-notes" name="notes" rows={4} maxLength={20000} className="w-full rounded-md border border-line bg-panel-2 p-3 text-sm" />
+          <textarea
+            id="release-notes"
+            name="notes"
+            rows={4}
+            maxLength={20000}
+            className="w-full rounded-md border border-line bg-panel-2 p-3 text-sm"
+          />
         </div>
         {progress ? (
           <div className="sm:col-span-2">

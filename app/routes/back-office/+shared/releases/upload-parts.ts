@@ -50,7 +50,9 @@ const resumeKey = (file: File) => `release-upload:${file.name}:${file.size}:${fi
 export async function uploadRelease(file: File, fields: Record<string, string>, onProgress: (sent: number, total: number) => void) {
   const remembered = localStorage.getItem(resumeKey(file));
   let upload: Started & { stored: number[] };
-  const progress = remembered ? await call<{ parts: number[]; partBytes: number; total: number }>(`${BASE}/${remembered}`, { method: "GET" }).catch(() => null) : null;
+  const progress = remembered
+    ? await call<{ parts: number[]; partBytes: number; total: number }>(`${BASE}/${remembered}`, { method: "GET" }).catch(() => null)
+    : null;
   if (remembered && progress) {
     upload = { id: remembered, partBytes: progress.partBytes, parts: progress.total, stored: progress.parts };
   } else {

@@ -34,7 +34,9 @@ function useIdleStart(enabled: boolean): boolean {
     if (saveData || window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
     let idle = 0;
     const begin = () => {
-      idle = window.requestIdleCallback ? window.requestIdleCallback(() => setStart(true), { timeout: 4000 }) : window.setTimeout(() => setStart(true), 1500);
+      idle = window.requestIdleCallback
+        ? window.requestIdleCallback(() => setStart(true), { timeout: 4000 })
+        : window.setTimeout(() => setStart(true), 1500);
     };
     if (document.readyState === "complete") begin();
     else window.addEventListener("load", begin, { once: true });
@@ -62,7 +64,8 @@ export function HeroBackground({ videoId, heroVisible }: { videoId: string; hero
   }, [start]);
 
   // The player posts its state only to a page that said it is listening.
-  const listen = () => frame.current?.contentWindow?.postMessage(JSON.stringify({ event: "listening", id: "hero", channel: "widget" }), PLAYER_ORIGIN);
+  const listen = () =>
+    frame.current?.contentWindow?.postMessage(JSON.stringify({ event: "listening", id: "hero", channel: "widget" }), PLAYER_ORIGIN);
 
   return (
     <>

@@ -29,7 +29,10 @@ export function useIntroOver(): boolean {
 
 export function IntroSplash() {
   return (
-    <div aria-hidden className="intro-splash fixed inset-0 z-[150] flex flex-col items-center justify-center bg-surface bg-[radial-gradient(ellipse_at_top,rgba(249,115,22,0.25),transparent_60%)]">
+    <div
+      aria-hidden
+      className="intro-splash fixed inset-0 z-[150] flex flex-col items-center justify-center bg-surface bg-[radial-gradient(ellipse_at_top,rgba(249,115,22,0.25),transparent_60%)]"
+    >
       <p className="intro-logo text-5xl font-black tracking-tight text-white sm:text-7xl">
         {BRAND.toUpperCase()}
         <span className="text-accent">.</span>

@@ -48,7 +48,10 @@ export function Plans({ offer }: { offer: PlanOffer | null }) {
       {cards.map(({ variant, period, name }) => {
         const best = period === "mo";
         return (
-          <Card key={variant.id} className={`relative flex flex-col ${best ? "border-accent shadow-[0_0_40px_-12px] shadow-accent/60" : ""}`}>
+          <Card
+            key={variant.id}
+            className={`relative flex flex-col ${best ? "border-accent shadow-[0_0_40px_-12px] shadow-accent/60" : ""}`}
+          >
             {best ? (
               <span className="absolute -top-3 left-1/2 -translate-x-1/2 rounded-full bg-accent px-3 py-1 text-xs font-black tracking-wider text-zinc-950">
                 BEST VALUE

@@ -202,7 +202,9 @@ export function BuyBox({
       ) : null}
 
       {promotions.sale ? <SaleCountdown sale={promotions.sale} /> : null}
-      {variant && cryptoCoins.length > 0 ? <CryptoDialog variant={variant} coins={cryptoCoins} open={payingCrypto} onClose={() => setPayingCrypto(false)} /> : null}
+      {variant && cryptoCoins.length > 0 ? (
+        <CryptoDialog variant={variant} coins={cryptoCoins} open={payingCrypto} onClose={() => setPayingCrypto(false)} />
+      ) : null}
 
       <Dialog
         open={pending !== null}

@@ -14,7 +14,17 @@ import { Dialog } from "~/components/ui/dialog";
 
 const COIN_NAME: Record<CryptoCoin, string> = { BTC: "Bitcoin (BTC)", LTC: "Litecoin (LTC)" };
 
-export function CryptoDialog({ variant, coins, open, onClose }: { variant: ProductVariant; coins: readonly CryptoCoin[]; open: boolean; onClose: () => void }) {
+export function CryptoDialog({
+  variant,
+  coins,
+  open,
+  onClose,
+}: {
+  variant: ProductVariant;
+  coins: readonly CryptoCoin[];
+  open: boolean;
+  onClose: () => void;
+}) {
   const fetcher = useFetcher<CryptoOrderAnswer>();
   const { toast } = useToast();
   const { submit } = fetcher;
@@ -29,7 +39,12 @@ export function CryptoDialog({ variant, coins, open, onClose }: { variant: Produ
   const busy = fetcher.state !== "idle";
 
   return (
-    <Dialog open={open} onClose={onClose} title="Pay with Cryptocurrency" description="Pay with Bitcoin or Litecoin. Your key is sent once the payment is confirmed on chain.">
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title="Pay with Cryptocurrency"
+      description="Pay with Bitcoin or Litecoin. Your key is sent once the payment is confirmed on chain."
+    >
       {coins.length > 1 ? (
         <div role="radiogroup" aria-label="Coin" className="mb-4 grid grid-cols-2 gap-2 text-sm">
           {coins.map((choice) => (
@@ -63,7 +78,12 @@ export function CryptoDialog({ variant, coins, open, onClose }: { variant: Produ
             <p className="text-muted">Order number</p>
             <p className="flex items-center gap-2 font-mono text-base font-semibold">
               {order.orderNumber}
-              <button type="button" className="rounded p-1 text-muted hover:text-white" aria-label="Copy order number" onClick={() => copyText(order.orderNumber, toast, { title: "Copied!", description: "Order number copied to clipboard" })}>
+              <button
+                type="button"
+                className="rounded p-1 text-muted hover:text-white"
+                aria-label="Copy order number"
+                onClick={() => copyText(order.orderNumber, toast, { title: "Copied!", description: "Order number copied to clipboard" })}
+              >
                 <Copy className="size-4" aria-hidden />
               </button>
             </p>
@@ -77,7 +97,10 @@ export function CryptoDialog({ variant, coins, open, onClose }: { variant: Produ
             <li>The Crypto Tracker shows your payment as soon as it is on chain, and its confirmations.</li>
             <li>Once it is confirmed, your key appears on the tracker and arrives by e-mail.</li>
           </ol>
-          <Link to={`/dashboard/crypto-tracker?order=${encodeURIComponent(order.orderNumber)}`} className={buttonClass("primary", "md", "w-full")}>
+          <Link
+            to={`/dashboard/crypto-tracker?order=${encodeURIComponent(order.orderNumber)}`}
+            className={buttonClass("primary", "md", "w-full")}
+          >
             Go to Crypto Tracker
           </Link>
         </div>

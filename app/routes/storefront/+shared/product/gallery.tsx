@@ -10,7 +10,14 @@ export function Gallery({ images, title }: { images: ProductImage[]; title: stri
     <div className="space-y-3">
       <div className="aspect-square overflow-hidden rounded-xl border border-line bg-panel">
         {current ? (
-          <img src={current.url} alt={current.altText ?? title} width={800} height={800} fetchPriority="high" className="size-full object-cover" />
+          <img
+            src={current.url}
+            alt={current.altText ?? title}
+            width={800}
+            height={800}
+            fetchPriority="high"
+            className="size-full object-cover"
+          />
         ) : (
           <div className="flex size-full items-center justify-center text-muted">No image</div>
         )}
@@ -26,7 +33,15 @@ export function Gallery({ images, title }: { images: ProductImage[]; title: stri
               aria-pressed={i === active}
               className={`aspect-square overflow-hidden rounded-md border-2 ${i === active ? "border-accent" : "border-transparent opacity-70 hover:opacity-100"}`}
             >
-              <img src={image.thumbnailUrl} alt="" width={120} height={120} loading="lazy" fetchPriority="low" className="size-full object-cover" />
+              <img
+                src={image.thumbnailUrl}
+                alt=""
+                width={120}
+                height={120}
+                loading="lazy"
+                fetchPriority="low"
+                className="size-full object-cover"
+              />
             </button>
           ))}
         </div>

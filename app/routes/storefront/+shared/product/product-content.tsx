@@ -2,9 +2,15 @@
 import { PlayCircle } from "~/components/icons";
 
 const FEATURES: { name: string; items: string[] }[] = [
-  { name: "Aimbot", items: ["Smooth aim with adjustable FOV", "Bone selection: head, chest or pelvis", "Visibility checks", "Projectile drop prediction"] },
+  {
+    name: "Aimbot",
+    items: ["Smooth aim with adjustable FOV", "Bone selection: head, chest or pelvis", "Visibility checks", "Projectile drop prediction"],
+  },
   { name: "Magic Bullet", items: ["Bullets curve onto the target", "Adjustable hit chance", "Works with every firearm"] },
-  { name: "ESP Visuals", items: ["Player boxes, names and distance", "Health bars and held items", "Sleeper and NPC toggles", "Loot, stash and ore ESP"] },
+  {
+    name: "ESP Visuals",
+    items: ["Player boxes, names and distance", "Health bars and held items", "Sleeper and NPC toggles", "Loot, stash and ore ESP"],
+  },
   { name: "Movement", items: ["Spider climb", "Omni-sprint", "No fall damage"] },
   { name: "Weapon Mods", items: ["No recoil", "No spread", "Instant eoka", "Automatic fire for semi-auto weapons"] },
   { name: "Vehicles", items: ["Minicopter speed tuning", "Boat and car ESP", "Fuel display"] },
@@ -51,7 +57,10 @@ export function DemoVideos() {
       </h2>
       <div className="mt-4 grid gap-4 sm:grid-cols-2">
         {["Aimbot & Magic Bullet", "ESP & Loot Finder"].map((title) => (
-          <div key={title} className="flex aspect-video flex-col items-center justify-center gap-2 rounded-xl border border-line bg-panel-2 text-muted">
+          <div
+            key={title}
+            className="flex aspect-video flex-col items-center justify-center gap-2 rounded-xl border border-line bg-panel-2 text-muted"
+          >
             <PlayCircle className="size-10" aria-hidden />
             <p className="text-sm font-semibold">{title}</p>
             <p className="text-xs">Video coming soon</p>

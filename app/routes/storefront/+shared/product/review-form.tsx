@@ -27,8 +27,18 @@ function StarsInput({ defaultValue, error }: { defaultValue: number | undefined;
       <legend className="text-sm font-medium text-zinc-200">Your rating</legend>
       <div className="mt-1.5 flex flex-wrap gap-2">
         {[1, 2, 3, 4, 5].map((n) => (
-          <label key={n} className="flex cursor-pointer items-center gap-1.5 rounded-md border border-line bg-panel-2 px-3 py-2 text-sm has-checked:border-accent has-checked:bg-accent/10">
-            <input type="radio" name="rating" value={n} defaultChecked={defaultValue === n} className="accent-accent" aria-invalid={error ? true : undefined} />
+          <label
+            key={n}
+            className="flex cursor-pointer items-center gap-1.5 rounded-md border border-line bg-panel-2 px-3 py-2 text-sm has-checked:border-accent has-checked:bg-accent/10"
+          >
+            <input
+              type="radio"
+              name="rating"
+              value={n}
+              defaultChecked={defaultValue === n}
+              className="accent-accent"
+              aria-invalid={error ? true : undefined}
+            />
             {counted(n, "star")}
           </label>
         ))}
@@ -47,7 +57,8 @@ function HiddenNotice({ hidden, posted }: { hidden: ReviewHidden; posted: boolea
       </p>
       <p className="mt-1 wrap-anywhere">Reason: {hidden.reason}</p>
       <p className="mt-1 text-yellow-100/80">
-        It is not shown on this page or counted in its rating, and a review you edit or post again stays hidden until our staff show it again. Contact support if you think this is a mistake.
+        It is not shown on this page or counted in its rating, and a review you edit or post again stays hidden until our staff show it
+        again. Contact support if you think this is a mistake.
       </p>
     </div>
   );
@@ -82,7 +93,8 @@ export function ReviewForm({ handle }: { handle: string }) {
       <p className="mt-6 rounded-xl border border-line bg-panel p-4 text-sm text-muted" data-testid="review-why-not">
         {current.kind === "too-soon" ? (
           <>
-            Reviews come from buyers who have used their key for a day: you can review this product from <LocalTime ms={current.from} format="datetime" />.
+            Reviews come from buyers who have used their key for a day: you can review this product from{" "}
+            <LocalTime ms={current.from} format="datetime" />.
           </>
         ) : (
           WHY_NOT[current.kind]
@@ -100,7 +112,15 @@ export function ReviewForm({ handle }: { handle: string }) {
     <Card className="mt-6">
       <h3 className="font-bold">{own ? "Your review" : "Review this product"}</h3>
       {hidden ? <HiddenNotice hidden={hidden} posted={own !== null} /> : null}
-      <send.Form ref={formRef} method="post" action="/api/reviews" className="mt-4 space-y-4" onSubmit={onSubmit} noValidate key={own ? `${own.rating}:${own.body}` : "new"}>
+      <send.Form
+        ref={formRef}
+        method="post"
+        action="/api/reviews"
+        className="mt-4 space-y-4"
+        onSubmit={onSubmit}
+        noValidate
+        key={own ? `${own.rating}:${own.body}` : "new"}
+      >
         <input type="hidden" name="intent" value="save" />
         <input type="hidden" name="product" value={handle} />
         <StarsInput defaultValue={own?.rating} error={errors.rating} />
