@@ -3,10 +3,14 @@ import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { generateKeyPairSync } from "node:crypto";
 import { defineConfig } from "vitest/config";
+import { unstable_readConfig } from "wrangler";
 import { sqlAsText } from "./vite.config.ts";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  // Every setting from wrangler.toml, given again as a binding so that a developer's .dev.vars (a
+  // shorter crypto quote, a mail key) cannot change what the tests see; the tests' own values follow.
+  const settings = unstable_readConfig({ config: "./wrangler.toml" }).vars;
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
@@ -21,6 +25,7 @@ export default defineConfig(async () => {
           // A second, empty database for tests that run migrations step by step over old rows.
           d1Databases: ["MIGRATION_DB"],
           bindings: {
+            ...settings,
             TEST_MIGRATIONS: migrations,
             SHOPIFY_STUB_URL: inject("shopifyStubUrl"),
             CRYPTO_BTC_EXPLORER_URL: `${inject("esploraStubUrl")}/btc`,
