@@ -6,6 +6,18 @@ import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 import { sqlAsText } from "./vite.config.ts";
 
+const TESTS = ["test/**/*.test.ts", "test/**/*.test.tsx", "sdk/typescript/test/**/*.test.ts"];
+const NOT_TESTS = ["test/e2e/**"];
+/** Test files that need a database no other file writes to. */
+const OWN_DATABASE = [
+  "test/catalogue/promotions.test.ts",
+  "test/jobs/demo-seed.test.ts",
+  "test/licences/licence-vectors.test.ts",
+  "test/orders/plan-names.test.ts",
+  "test/orders/sales-figures.test.ts",
+  "test/releases/release-uploads.test.ts",
+];
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   // Every setting from wrangler.toml, given again as a binding so that a developer's .dev.vars (a
@@ -55,14 +67,20 @@ export default defineConfig(async () => {
     ],
     resolve: { tsconfigPaths: true },
     test: {
-      include: ["test/**/*.test.ts", "test/**/*.test.tsx", "sdk/typescript/test/**/*.test.ts"],
-      exclude: ["test/e2e/**"],
       setupFiles: ["./test/setup.ts"],
       css: { include: [/app\.css/] },
       globalSetup: ["./test/shopify-stub.ts", "./test/esplora-stub.ts"],
       // The first request in a file builds the routes it touches on demand; on a busy two-core
       // machine that alone can pass Vitest's 5 s default. A test that hangs still fails.
       testTimeout: 20_000,
+      // Most files share their workerd and its database: they make their own accounts, orders and
+      // keys under fresh names, so they never see each other's, and the suite saves a start-up
+      // per file. The files that need the whole database to themselves (empty figures, the demo
+      // seed, shop-wide settings, the signing key's vectors) run each in a fresh one.
+      projects: [
+        { extends: true, test: { name: "shared", isolate: false, include: TESTS, exclude: [...NOT_TESTS, ...OWN_DATABASE] } },
+        { extends: true, test: { name: "own-database", include: OWN_DATABASE, exclude: NOT_TESTS } },
+      ],
     },
   };
 });

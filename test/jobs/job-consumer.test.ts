@@ -413,7 +413,7 @@ describe("fulfilment queue: the consumer", () => {
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toHaveLength(2);
     const rows = await Promise.all(result.retryMessages.map((m) => failure(`message:${m.msgId}`)));
-    expect(rows.map((r) => r?.lastError)).toEqual([expect.stringContaining("Not a job"), expect.stringContaining("Not a fulfilment job")]);
+    expect(rows.map((r) => r?.lastError)).toEqual([expect.stringContaining("Not a job"), expect.stringContaining("Not a job")]);
   });
 });
 

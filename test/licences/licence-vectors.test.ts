@@ -664,5 +664,5 @@ it("the conformance vectors are what the server signs today", async () => {
   const document = await vectors();
   // The published public key is the test seed's (a wrong constant here would make every case lie).
   expect((await signerOf(TEST_SEED)).publicKey).toBe(document.publicKey);
-  await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot("../sdk/vectors/licence-vectors.json");
+  await expect(`${JSON.stringify(document, null, 2)}\n`).toMatchFileSnapshot("../../sdk/vectors/licence-vectors.json");
 });
