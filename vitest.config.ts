@@ -12,11 +12,26 @@ const NOT_TESTS = ["test/e2e/**"];
 const OWN_DATABASE = [
   "test/catalogue/promotions.test.ts",
   "test/jobs/demo-seed.test.ts",
+  "test/keys/stock-alerts.test.ts",
   "test/licences/licence-vectors.test.ts",
   "test/orders/plan-names.test.ts",
   "test/orders/sales-figures.test.ts",
   "test/releases/release-uploads.test.ts",
 ];
+
+/**
+ * Which files run, and how. `npm test` runs two sets one after the other. Most files share their
+ * workerd and its database ("shared"): they make their own accounts, orders and keys under fresh
+ * names, so they never see each other's, and the suite saves a start-up per file. The files that
+ * need the whole database to themselves (empty figures, the demo seed, shop-wide settings, the
+ * signing key's vectors) run each in a fresh one ("own-database"). Without TEST_FILES every file
+ * gets its own, as when a developer runs a few of them by name.
+ */
+function testSet(set: string | undefined) {
+  if (set === "shared") return { include: TESTS, exclude: [...NOT_TESTS, ...OWN_DATABASE], isolate: false };
+  if (set === "own-database") return { include: OWN_DATABASE, exclude: NOT_TESTS };
+  return { include: TESTS, exclude: NOT_TESTS };
+}
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -73,14 +88,7 @@ export default defineConfig(async () => {
       // The first request in a file builds the routes it touches on demand; on a busy two-core
       // machine that alone can pass Vitest's 5 s default. A test that hangs still fails.
       testTimeout: 20_000,
-      // Most files share their workerd and its database: they make their own accounts, orders and
-      // keys under fresh names, so they never see each other's, and the suite saves a start-up
-      // per file. The files that need the whole database to themselves (empty figures, the demo
-      // seed, shop-wide settings, the signing key's vectors) run each in a fresh one.
-      projects: [
-        { extends: true, test: { name: "shared", isolate: false, include: TESTS, exclude: [...NOT_TESTS, ...OWN_DATABASE] } },
-        { extends: true, test: { name: "own-database", include: OWN_DATABASE, exclude: NOT_TESTS } },
-      ],
+      ...testSet(process.env.TEST_FILES),
     },
   };
 });
