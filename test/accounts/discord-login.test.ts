@@ -170,16 +170,14 @@ describe("sign in with Discord", () => {
     const now = Date.now();
     const sessionId = unique("sess");
     await db.batch([
-      db
-        .insert(sessions)
-        .values({
-          id: sessionId,
-          publicId: unique("pub"),
-          userId: squatter.id,
-          expiresAt: now + 86_400_000,
-          createdAt: now,
-          lastSeenAt: now,
-        }),
+      db.insert(sessions).values({
+        id: sessionId,
+        publicId: unique("pub"),
+        userId: squatter.id,
+        expiresAt: now + 86_400_000,
+        createdAt: now,
+        lastSeenAt: now,
+      }),
       db.insert(totpFactors).values({ userId: squatter.id, secret: "x", status: "verified", createdAt: now, verifiedAt: now }),
       db.insert(recoveryCodes).values({ userId: squatter.id, codeHash: "h" }),
       db.insert(passwordResetTokens).values({ tokenHash: unique("reset"), userId: squatter.id, createdAt: now, expiresAt: now + 60_000 }),

@@ -299,15 +299,13 @@ describe("a member who links another Discord account", () => {
       problem: { code: "conflict" },
     });
     await expect(
-      db
-        .insert(oauthAccounts)
-        .values({
-          provider: "discord",
-          providerUserId: first.discordId,
-          providerUsername: "taken",
-          userId: second.id,
-          createdAt: Date.now(),
-        }),
+      db.insert(oauthAccounts).values({
+        provider: "discord",
+        providerUserId: first.discordId,
+        providerUsername: "taken",
+        userId: second.id,
+        createdAt: Date.now(),
+      }),
     ).rejects.toThrow();
     expect(await db.select().from(oauthAccounts).where(eq(oauthAccounts.userId, second.id))).toEqual([]);
     expect(await rolesInGuild(first.discordId)).toEqual([SUBSCRIBER]);

@@ -12,7 +12,7 @@ test("a member's role follows the licence: linked, granted on purchase, taken by
   const order = await buyWeeklyByWebhook(baseURL!, member.email);
 
   await page.goto("/dashboard/security", { waitUntil: "networkidle" });
-  const card = page.locator("div.rounded-xl").filter({ has: page.getByRole("heading", { name: "Discord" }) });
+  const card = page.getByRole("region", { name: "Discord" });
   await card.getByLabel("Your password").fill(member.password);
   await card.getByRole("button", { name: "Link Discord" }).click();
   await expect(page.getByText("Discord linked")).toBeVisible();

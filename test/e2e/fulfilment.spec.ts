@@ -63,13 +63,16 @@ test("a crypto order paid on the simulated chain settles by itself: the tracker 
   await expect(dialog.getByRole("link", { name: "Open in wallet" })).toHaveAttribute("href", /^bitcoin:bc1q[a-z0-9]+\?amount=0\.\d+$/);
   await expect(dialog.getByRole("img", { name: /QR code to pay .* BTC/ })).toBeVisible();
   await expect(dialog.getByText("(demo rate, for trying the shop locally)")).toBeVisible();
-  const number = (await dialog.locator("p.font-mono").first().textContent())!.trim();
+  const number = (await dialog
+    .getByText(/^CRYPTO-/)
+    .first()
+    .textContent())!.trim();
   expect(number).toMatch(/^CRYPTO-[A-Z0-9]{12}$/);
   // The other coin is an order of its own, at a Litecoin address.
   await dialog.getByRole("radio", { name: "Litecoin (LTC)" }).click();
   await expect(dialog.getByRole("link", { name: "Open in wallet" })).toHaveAttribute("href", /^litecoin:ltc1q/);
   await dialog.getByRole("radio", { name: "Bitcoin (BTC)" }).click();
-  await expect(dialog.locator("p.font-mono").first()).toHaveText(number);
+  await expect(dialog.getByText(/^CRYPTO-/).first()).toHaveText(number);
   await dialog.getByRole("link", { name: "Go to Crypto Tracker" }).click();
   await expect(page.getByText("Please complete your payment and we will verify it shortly.")).toBeVisible();
 

@@ -89,7 +89,7 @@ test("the C++ example activates a bought key, is refused on a second PC until a 
   // Bought by a signed order webhook, as Shopify sends it; the key shows on the buyer's hub.
   const member = await signUpAndLogIn(page, "sdk");
   const order = await buyWeeklyByWebhook(shop, member.email);
-  const card = page.locator("div.rounded-xl").filter({ hasText: "Vertex Rust — 1 Week" });
+  const card = page.getByRole("article", { name: "Vertex Rust — 1 Week" });
   await reloadUntilVisible(page, "/dashboard/subscriptions", card);
   const key = (await card.getByRole("button", { name: "Copy product key" }).locator("xpath=..").textContent())?.trim();
   expect(key).toBeTruthy();

@@ -29,7 +29,7 @@ test("a bought key binds its first PC, refuses another, and moves after a Reset 
   await checkout.close();
 
   // The key arrives moments after the payment, handed out by the fulfilment queue.
-  const card = page.locator("div.rounded-xl").filter({ hasText: "Vertex Rust — 1 Week" });
+  const card = page.getByRole("article", { name: "Vertex Rust — 1 Week" });
   await reloadUntilVisible(page, "/dashboard/subscriptions", card);
   await expect(card.getByText("Not activated — 7 days from first use")).toBeVisible();
   await expect(card.getByText("No PC bound")).toBeVisible();

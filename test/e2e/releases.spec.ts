@@ -18,7 +18,7 @@ async function memberWithPlan(page: Page, context: BrowserContext, plan: RegExp,
   const checkout = await openDemoCheckout(page, context, "/product/vertex-rust", plan);
   await payDemoCheckout(checkout);
   await checkout.close();
-  await reloadUntilVisible(page, "/dashboard/subscriptions", page.locator("div.rounded-xl").filter({ hasText: `Vertex Rust — ${title}` }));
+  await reloadUntilVisible(page, "/dashboard/subscriptions", page.getByRole("article", { name: `Vertex Rust — ${title}` }));
 }
 
 test("an admin uploads a release in parts; a monthly member downloads it with its checksum, a weekly member sees it locked", async ({

@@ -24,7 +24,7 @@ test("a buyer who used their key for a day reviews the product, and staff hide t
 
   // Bought, and used once on a PC.
   await buyWeeklyByWebhook(baseURL!, member.email);
-  const card = page.locator("div.rounded-xl").filter({ hasText: "Vertex Rust — 1 Week" });
+  const card = page.getByRole("article", { name: "Vertex Rust — 1 Week" });
   await reloadUntilVisible(page, "/dashboard/subscriptions", card);
   const key = (await card.getByRole("button", { name: "Copy product key" }).locator("xpath=..").textContent())?.trim();
   const { publicKey } = (await (await fetch(new URL("/api/v1/licences/signing-key", baseURL))).json()) as { publicKey: string };

@@ -330,17 +330,15 @@ describe("fulfilling crypto orders", () => {
 
   it("refuses a typed code that was already sold to someone else", async () => {
     const tag = unique("SOLD").toUpperCase();
-    await db
-      .insert(productCodes)
-      .values({
-        variantId: VARIANT,
-        variantTitle: "x",
-        code: tag,
-        createdAt: Date.now(),
-        isUsed: true,
-        usedAt: Date.now(),
-        orderId: "other",
-      });
+    await db.insert(productCodes).values({
+      variantId: VARIANT,
+      variantTitle: "x",
+      code: tag,
+      createdAt: Date.now(),
+      isUsed: true,
+      usedAt: Date.now(),
+      orderId: "other",
+    });
     const order = await submittedOrder();
     const response = await post({ intent: "fulfil", orderId: order.id, code: tag, source: "manual" }, await adminCookie());
     expect(response.status).toBe(409);

@@ -92,15 +92,13 @@ const ROWS = {
 async function storeRows() {
   for (const [key, row] of Object.entries(ROWS)) {
     await db.delete(licences).where(eq(licences.key, key));
-    await db
-      .insert(licences)
-      .values({
-        key,
-        ownerEmail: "vectors@example.test",
-        createdAt: ISSUED - 100 * DAY,
-        ...row,
-        entitlements: "entitlements" in row ? [...row.entitlements] : [],
-      });
+    await db.insert(licences).values({
+      key,
+      ownerEmail: "vectors@example.test",
+      createdAt: ISSUED - 100 * DAY,
+      ...row,
+      entitlements: "entitlements" in row ? [...row.entitlements] : [],
+    });
   }
 }
 

@@ -19,19 +19,17 @@ function quietDay(): { day: string; start: number } {
 
 async function shopifyOrder(values: Partial<typeof shopifyOrders.$inferInsert>) {
   const id = String(nextId());
-  await db
-    .insert(shopifyOrders)
-    .values({
-      id,
-      name: `#${id}`,
-      email: `${unique("buyer")}@example.test`,
-      currency: "USD",
-      totalPrice: "10.00",
-      lineItems: "[]",
-      receivedAt: Date.now(),
-      paidAt: Date.now(),
-      ...values,
-    });
+  await db.insert(shopifyOrders).values({
+    id,
+    name: `#${id}`,
+    email: `${unique("buyer")}@example.test`,
+    currency: "USD",
+    totalPrice: "10.00",
+    lineItems: "[]",
+    receivedAt: Date.now(),
+    paidAt: Date.now(),
+    ...values,
+  });
   return id;
 }
 

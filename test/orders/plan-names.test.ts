@@ -99,18 +99,16 @@ describe("the lifetime variant's name", () => {
     const code = unique("OLD-").toUpperCase();
     const buyer = await createAccount();
     await db.insert(productCodes).values({ variantId: LIFETIME, variantTitle: "Vertex Rust - Default Title", code, createdAt: 0 });
-    await db
-      .insert(userSubscriptions)
-      .values({
-        id: crypto.randomUUID(),
-        userId: buyer.id,
-        status: "active",
-        productTitle: "Vertex Rust",
-        variantTitle: "Default Title",
-        priceCurrency: "USD",
-        priceAmount: "249.99",
-        purchaseDate: 0,
-      });
+    await db.insert(userSubscriptions).values({
+      id: crypto.randomUUID(),
+      userId: buyer.id,
+      status: "active",
+      productTitle: "Vertex Rust",
+      variantTitle: "Default Title",
+      priceCurrency: "USD",
+      priceAmount: "249.99",
+      purchaseDate: 0,
+    });
     const waiting = await db
       .insert(mailOutbox)
       .values({

@@ -102,18 +102,16 @@ describe("reviews from verified buyers", () => {
     });
     const now = Date.now();
     await expect(
-      db
-        .insert(productReviews)
-        .values({
-          productId: PRODUCT.id,
-          productHandle: PRODUCT.handle,
-          productTitle: "Vertex Rust",
-          userId: member.account.id,
-          rating: 1,
-          body: "A second review",
-          createdAt: now,
-          updatedAt: now,
-        }),
+      db.insert(productReviews).values({
+        productId: PRODUCT.id,
+        productHandle: PRODUCT.handle,
+        productTitle: "Vertex Rust",
+        userId: member.account.id,
+        rating: 1,
+        body: "A second review",
+        createdAt: now,
+        updatedAt: now,
+      }),
     ).rejects.toSatisfy(isUniqueViolation);
 
     // Refunded: the key is revoked, so the member may no longer write (their review stays theirs to delete).

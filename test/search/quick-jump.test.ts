@@ -26,18 +26,16 @@ const hits = (html: string) => [
 
 async function shopifyOrder(email = `${unique("buyer")}@example.test`) {
   const id = String(nextId());
-  await db
-    .insert(shopifyOrders)
-    .values({
-      id,
-      name: `#${id}`,
-      email,
-      currency: "USD",
-      totalPrice: "29.99",
-      lineItems: "[]",
-      receivedAt: Date.now(),
-      paidAt: Date.now(),
-    });
+  await db.insert(shopifyOrders).values({
+    id,
+    name: `#${id}`,
+    email,
+    currency: "USD",
+    totalPrice: "29.99",
+    lineItems: "[]",
+    receivedAt: Date.now(),
+    paidAt: Date.now(),
+  });
   return id;
 }
 

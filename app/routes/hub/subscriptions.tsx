@@ -2,6 +2,7 @@
 // last check, resets), past subscriptions, and the plans. Its action is the member's own Reset PC,
 // which the reseller panel's keys post to as well.
 import { Link } from "react-router";
+import { useId } from "react";
 import { copyText } from "~/components/copy";
 import { Check, Copy } from "~/components/icons";
 import { LicenceDetails, LicenceExpiry, ResetPcForm } from "~/components/licence-details";
@@ -152,10 +153,11 @@ function KeyLine({ code }: { code: string | null }) {
 /** A current plan without an expiry runs "Never" out; a past one without an expiry shows "N/A". */
 function SubscriptionCard({ s, cooldownDays }: { s: Subscription; cooldownDays: number }) {
   const active = s.status === "active";
+  const titleId = useId();
   return (
-    <Card>
+    <Card as="article" aria-labelledby={titleId}>
       <div className="flex flex-wrap items-center gap-3">
-        <p className="font-semibold">
+        <p id={titleId} className="font-semibold">
           {s.productTitle} — {variantLabel(s.variantTitle)}
         </p>
         <Badge tone={STATUS_TONE[s.status] ?? "gray"}>{s.status.charAt(0).toUpperCase() + s.status.slice(1)}</Badge>

@@ -2,6 +2,7 @@
 // should have in the community server and has, or a form to link one: through Discord (a plain
 // form, so the browser follows the redirect) or, in development, the simulated Discord.
 import { useFetcher } from "react-router";
+import { useId } from "react";
 import { LocalTime } from "~/components/local-time";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
@@ -81,9 +82,12 @@ export function DiscordCard({
   ) : (
     <input type="hidden" name="password" value="" />
   );
+  const headingId = useId();
   return (
-    <Card className="space-y-3">
-      <h2 className="font-bold">Discord</h2>
+    <Card as="section" aria-labelledby={headingId} className="space-y-3">
+      <h2 id={headingId} className="font-bold">
+        Discord
+      </h2>
       {linked ? (
         <>
           <div className="flex flex-wrap items-center justify-between gap-3">
