@@ -41,8 +41,9 @@ export default defineConfig({
       stderr: "pipe",
     },
     {
-      // Built afresh, so the test never sees a stale build.
-      command: `npm run build && npm run preview -- --port ${PRODUCTION_PORT}`,
+      // Built afresh, so the test never sees a stale build, unless the caller has just built it
+      // (E2E_BUILT=1, as CI does after its own build step).
+      command: `${process.env.E2E_BUILT === "1" ? "" : "npm run build && "}npm run preview -- --port ${PRODUCTION_PORT}`,
       url: `${PRODUCTION_URL}/api/viewer`,
       reuseExistingServer: !process.env.CI,
       timeout: 240_000,
