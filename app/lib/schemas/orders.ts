@@ -35,6 +35,15 @@ export const orderListSchema = v.pipe(
 export type OrderListInput = v.InferOutput<typeof orderListSchema>;
 
 const reason = v.pipe(text(), v.trim(), v.nonEmpty("Please give a reason"), v.maxLength(200, "Keep the reason under 200 characters"));
+/** The buyer's address as staff type it: where a key goes. */
+const buyerEmail = v.pipe(
+  text(),
+  v.trim(),
+  v.toLowerCase(),
+  v.nonEmpty("Please enter the buyer's e-mail"),
+  v.email("Please enter a valid e-mail"),
+  v.maxLength(254),
+);
 const keyRef = v.pipe(text(), v.regex(/^[cr][0-9A-Za-z-]{1,40}$/, "Unknown key"));
 
 /** The order page's actions; each names its intent (and the capability it needs is checked per intent). */
@@ -45,14 +54,7 @@ export const orderActionSchema = v.variant(
     v.object({ intent: v.literal("resend") }),
     v.object({
       intent: v.literal("correct-email"),
-      email: v.pipe(
-        text(),
-        v.trim(),
-        v.toLowerCase(),
-        v.nonEmpty("Please enter the buyer's e-mail"),
-        v.email("Please enter a valid e-mail"),
-        v.maxLength(254),
-      ),
+      email: buyerEmail,
     }),
     v.object({ intent: v.literal("revoke"), key: keyRef, reason }),
     v.object({ intent: v.literal("replace"), key: keyRef, reason }),
@@ -68,14 +70,7 @@ export const orderActionSchema = v.variant(
 /** Admin: a key handed out by hand, from stock, with the reason it was given. */
 export const manualOrderSchema = v.object({
   intent: v.literal("manual", "Unknown request"),
-  email: v.pipe(
-    text(),
-    v.trim(),
-    v.toLowerCase(),
-    v.nonEmpty("Please enter the buyer's e-mail"),
-    v.email("Please enter a valid e-mail"),
-    v.maxLength(254),
-  ),
+  email: buyerEmail,
   variantId: v.pipe(text(), v.trim(), v.check(isVariantGid, "Please choose a variant")),
   reason,
 });

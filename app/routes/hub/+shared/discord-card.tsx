@@ -5,6 +5,7 @@ import { useFetcher } from "react-router";
 import { useId } from "react";
 import { LocalTime } from "~/components/local-time";
 import { useResultToast } from "~/components/use-result-toast";
+import { DiscordRoleList } from "~/components/discord-role-list";
 import { Badge } from "~/components/ui/badge";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
@@ -26,19 +27,6 @@ const STATE_TEXT: Record<RoleSync["state"], string> = {
   failed: "Your roles could not be updated; the shop's staff have been told.",
 };
 
-const RoleList = ({ roles }: { roles: string[] }) =>
-  roles.length === 0 ? (
-    <span className="text-muted">none</span>
-  ) : (
-    <>
-      {roles.map((role) => (
-        <Badge key={role} tone="blue">
-          {role}
-        </Badge>
-      ))}
-    </>
-  );
-
 function Roles({ roles }: { roles: RoleSync }) {
   return (
     <div className="space-y-2 rounded-lg border border-line p-3 text-sm">
@@ -46,11 +34,11 @@ function Roles({ roles }: { roles: RoleSync }) {
       <dl className="grid gap-2 sm:grid-cols-[auto_1fr]">
         <dt className="text-muted">Your licences give</dt>
         <dd className="flex flex-wrap gap-1">
-          <RoleList roles={roles.should} />
+          <DiscordRoleList roles={roles.should} />
         </dd>
         <dt className="text-muted">You have in the server</dt>
         <dd className="flex flex-wrap gap-1">
-          {roles.has ? <RoleList roles={roles.has} /> : <span className="text-muted">not checked yet</span>}
+          {roles.has ? <DiscordRoleList roles={roles.has} /> : <span className="text-muted">not checked yet</span>}
         </dd>
       </dl>
       {roles.lastSyncAt ? (

@@ -1,6 +1,7 @@
 // A customer's Discord link as staff see it: the account, the roles their licences give and the
 // roles Discord last said they have, the sync's state and its last error.
 import { LocalTime } from "~/components/local-time";
+import { DiscordRoleList } from "~/components/discord-role-list";
 import { Badge, type BadgeTone } from "~/components/ui/badge";
 import { Card } from "~/components/ui/card";
 
@@ -22,19 +23,6 @@ const STATE: Record<CustomerDiscord["state"], [string, BadgeTone]> = {
   failed: ["Failed", "red"],
 };
 
-const Roles = ({ roles }: { roles: string[] }) =>
-  roles.length === 0 ? (
-    <span className="text-muted">none</span>
-  ) : (
-    <>
-      {roles.map((role) => (
-        <Badge key={role} tone="blue">
-          {role}
-        </Badge>
-      ))}
-    </>
-  );
-
 export function DiscordRolesCard({ discord }: { discord: CustomerDiscord | null }) {
   return (
     <Card className="space-y-3">
@@ -49,11 +37,11 @@ export function DiscordRolesCard({ discord }: { discord: CustomerDiscord | null 
           <dl className="grid gap-2 text-sm sm:grid-cols-[auto_1fr]">
             <dt className="text-muted">Should have</dt>
             <dd className="flex flex-wrap gap-1">
-              <Roles roles={discord.should} />
+              <DiscordRoleList roles={discord.should} />
             </dd>
             <dt className="text-muted">Has (last seen)</dt>
             <dd className="flex flex-wrap gap-1">
-              {discord.has ? <Roles roles={discord.has} /> : <span className="text-muted">not checked yet</span>}
+              {discord.has ? <DiscordRoleList roles={discord.has} /> : <span className="text-muted">not checked yet</span>}
             </dd>
             <dt className="text-muted">Last sync</dt>
             <dd>{discord.lastSyncAt ? <LocalTime ms={discord.lastSyncAt} format="datetime" /> : "never"}</dd>
