@@ -43,7 +43,8 @@ export async function logIn(page: Page, emailOrUsername: string, password: strin
 
 /** Fills in and sends the sign-up form; the account then waits for its address to be confirmed. */
 export async function signUp(page: Page, member: { username: string; email: string; password: string }) {
-  await page.goto("/auth?mode=signup");
+  // Scripts loaded first: the form then answers in place, as a member sees it.
+  await page.goto("/auth?mode=signup", { waitUntil: "networkidle" });
   await page.getByLabel("Username").fill(member.username);
   await page.getByLabel("Email").fill(member.email);
   await page.getByLabel("Password").fill(member.password);
