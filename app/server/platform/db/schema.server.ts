@@ -460,6 +460,8 @@ export const replacementRequests = sqliteTable(
     reason: text("reason"),
     decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
     decidedAt: integer("decided_at"),
+    // The random mark of the decision that won the request: only that caller acts on it, or gives it back.
+    claim: text("claim"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
