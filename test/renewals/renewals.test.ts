@@ -3,6 +3,8 @@
 // order opened from the hub for the licence) and the balance path; one that names someone else's,
 // a revoked licence or another product's is an ordinary purchase with the reason on the order; a
 // refund takes back exactly the time it added; an upgrade costs the new plan less the unused time.
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
@@ -31,6 +33,7 @@ import {
   unique,
   validate,
 } from "../helpers";
+import worker from "../../workers/app";
 
 const DAY = 24 * 60 * 60_000;
 const WEEK = 7 * DAY;
@@ -113,6 +116,10 @@ describe("a card payment naming a licence", () => {
     // The program on the same PC, with the same key, now reads the new expiry.
     const answer = await check(key, pc);
     expect(answer).toMatchObject({ code: "VALID", licence: { expiresAt: new Date(before + WEEK).toISOString() } });
+    // ...and where its owner renews it again, signed by the shop.
+    expect(answer.licence.renewUrl).toMatch(
+      new RegExp(`^${ORIGIN}/dashboard/renew/${licence.id}\\?plan=weekly&expires=\\d+&signature=[\\w-]+$`),
+    );
     // One subscription, carrying the new expiry: no second "past subscription" in the hub.
     const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, account.id)).all();
     expect(subscriptions).toHaveLength(1);
@@ -280,6 +287,52 @@ describe("the upgrade's arithmetic, stated on the page before payment", () => {
     expect(upgraded.expiresAt).toBeGreaterThan(Date.now() + 29 * DAY);
     expect(upgraded.entitlements).toEqual(expect.arrayContaining(["beta"]));
     expect(await check(key, pc)).toMatchObject({ code: "VALID", licence: { plan: "monthly" } });
+  });
+});
+
+describe("an upgrade by card with a Shopify store", () => {
+  /** The Worker as a shop with a Shopify store (the simulated one) answers, with or without its Admin API token. */
+  const asShopifyShop = (request: Request, admin: { url: string; token: string }) =>
+    worker.fetch(
+      request as Request<unknown, IncomingRequestCfProperties>,
+      {
+        ...env,
+        SHOPIFY_STOREFRONT_URL: `${env.SHOPIFY_STUB_URL}/ok`,
+        SHOPIFY_STOREFRONT_TOKEN: "stub-token",
+        SHOPIFY_ADMIN_URL: admin.url,
+        SHOPIFY_ADMIN_TOKEN: admin.token,
+      },
+      createExecutionContext(),
+    );
+  const upgradeRequest = (licenceId: number, cookie: string) =>
+    new Request(`${ORIGIN}${renewPage(licenceId)}`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: ORIGIN, "Content-Type": "application/x-www-form-urlencoded", "CF-Connecting-IP": "198.51.100.1" },
+      body: new URLSearchParams({ intent: "card", plan: "monthly" }),
+    });
+
+  it("checks out through a draft order at the quote, naming the licence; without the Admin API token it says why", async () => {
+    const { account, licence, cookie } = await memberWithWeeklyLicence();
+    await endsAt(licence.id, Date.now() + DAY + 60_000);
+    const behaviour = `admin-${crypto.randomUUID()}`;
+    const response = await asShopifyShop(upgradeRequest(licence.id, cookie), {
+      url: `${env.SHOPIFY_STUB_URL}/${behaviour}`,
+      token: "stub-admin-token",
+    });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toMatch(/^https:\/\/shop\.example\/invoices\/draft-\d+$/);
+    const { last } = (await (await fetch(`${env.SHOPIFY_STUB_URL}/hits/${behaviour}`)).json()) as {
+      last: { variables: { input: Record<string, unknown> } };
+    };
+    expect(last.variables.input).toMatchObject({
+      email: account.email,
+      customAttributes: [{ key: RENEWS, value: String(licence.id) }],
+      lineItems: [{ variantId: MONTH_VARIANT, quantity: 1, appliedDiscount: { value: 4.28, valueType: "FIXED_AMOUNT" } }],
+    });
+
+    const refused = await asShopifyShop(upgradeRequest(licence.id, cookie), { url: "", token: "" });
+    expect(refused.status).toBe(503);
+    expect(await refused.text()).toContain("Shopify Admin API token is not set");
   });
 });
 

@@ -54,7 +54,10 @@ describe("the licence conformance vectors", () => {
 
   it.each(vectors.cases.map((c) => [c.name, c] as const))("%s", async (_name, vector) => {
     const result = await judge(vector);
-    const { expiresAt, renewUrl, ...stated } = vector.expect as typeof vector.expect & { expiresAt?: string | null; renewUrl?: string | null };
+    const { expiresAt, renewUrl, ...stated } = vector.expect as typeof vector.expect & {
+      expiresAt?: string | null;
+      renewUrl?: string | null;
+    };
     expect(conclusion(result)).toEqual(stated);
     // Where a case states the licence's expiry and renewal link, the SDK exposes exactly those.
     if (expiresAt !== undefined) expect(result.expiresAt?.toISOString() ?? null).toBe(expiresAt);
