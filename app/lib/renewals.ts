@@ -16,12 +16,6 @@ export const ENDED_REMINDER_DAYS = 7;
 /** Auto-renewal takes the price from the balance this long before the licence ends. */
 export const AUTO_RENEW_BEFORE_MS = DAY_MS;
 
-/** The plans a licence of `plan` may move up to, among those the product sells. */
-export function upgradesOf(plan: LicencePlan, sold: LicencePlan[]): LicencePlan[] {
-  const order: LicencePlan[] = ["daily", "weekly", "monthly", "lifetime"];
-  return sold.filter((target) => order.indexOf(target) > order.indexOf(plan));
-}
-
 /** A licence as the upgrade's arithmetic needs it. */
 export interface QuotedLicence {
   plan: LicencePlan;

@@ -27,7 +27,6 @@ export const renewSchema = v.variant(
   [renewByCardSchema, renewByCryptoSchema, renewFromBalanceSchema, autoRenewSchema],
   "Unknown request",
 );
-export type RenewInput = v.InferOutput<typeof renewSchema>;
 
 /** The Security page's switch for renewal reminders. */
 export const remindersSchema = v.object({

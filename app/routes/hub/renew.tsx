@@ -231,7 +231,7 @@ export default function Renew({ loaderData }: Route.ComponentProps) {
         </p>
       ) : null}
       {renewal ? (
-        <Card aria-labelledby="renew-heading">
+        <Card as="section" aria-labelledby="renew-heading">
           <h2 id="renew-heading" className="font-bold">
             Renew: {renewal.variantTitle}
           </h2>
@@ -260,7 +260,7 @@ export default function Renew({ loaderData }: Route.ComponentProps) {
         </Card>
       )}
       {upgrades.map((upgrade) => (
-        <Card key={upgrade.plan} aria-labelledby={`upgrade-${upgrade.plan}`}>
+        <Card as="section" key={upgrade.plan} aria-labelledby={`upgrade-${upgrade.plan}`}>
           <h2 id={`upgrade-${upgrade.plan}`} className="font-bold">
             Upgrade to {upgrade.planName}
           </h2>

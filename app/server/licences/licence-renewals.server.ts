@@ -8,7 +8,7 @@ import { and, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm"
 import type { BatchItem } from "drizzle-orm/batch";
 import { type LicencePlan, PLAN_DURATION_MS } from "~/lib/plans";
 import type { Db } from "../platform/db/client.server";
-import { licenceRenewals, licences, RENEWAL_METHODS, userSubscriptions } from "../platform/db/schema.server";
+import { licenceRenewals, licences, type RENEWAL_METHODS, userSubscriptions } from "../platform/db/schema.server";
 
 export type RenewalMethod = (typeof RENEWAL_METHODS)[number];
 export type RenewalRow = typeof licenceRenewals.$inferSelect;
