@@ -125,6 +125,8 @@ export function cryptoOrderView(
     variantTitle: order.variantTitle,
     transactionId: order.transactionId,
     productCode: order.status === "complete" && forBuyer ? order.productCode : null,
+    // An order that renews a licence (decision 090) hands out no key: paid, it extends that licence.
+    renewsLicence: order.renewsLicenceId !== null,
     keyHeldBack: order.status === "complete" && !forBuyer && order.productCode !== null,
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
