@@ -51,7 +51,7 @@ function RenewalFigures({ figures }: { figures: Route.ComponentProps["loaderData
   const share = figures.ended === 0 ? null : Math.round((figures.renewedWithinWeek / figures.ended) * 100);
   return (
     <>
-      <dl className="grid grid-cols-2 gap-x-4 gap-y-3 text-sm sm:grid-cols-4">
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-3 text-sm">
         <div>
           <dt className="text-muted">New purchases</dt>
           <dd className="text-xl font-black tabular-nums">{formatCount(figures.newPurchases)}</dd>

@@ -156,7 +156,7 @@ function ExtendKey({ licence, price, request }: { licence: ResellerKey["licence"
     return <span className="text-muted">—</span>;
   }
   return (
-    <extend.Form method="post">
+    <extend.Form method="post" className="flex flex-col items-start gap-0.5">
       <input type="hidden" name="intent" value="extend" />
       <input type="hidden" name="licenceId" value={licence.id} />
       <input type="hidden" name="request" value={request} />
@@ -167,8 +167,9 @@ function ExtendKey({ licence, price, request }: { licence: ResellerKey["licence"
         disabled={extend.state !== "idle"}
         aria-label={`Extend ${licence.key} for ${formatUsd(price)}`}
       >
-        {extend.state !== "idle" ? "Extending..." : `Extend (${formatUsd(price)})`}
+        {extend.state !== "idle" ? "Extending..." : "Extend"}
       </Button>
+      <span className="text-xs text-muted">{formatUsd(price)}</span>
     </extend.Form>
   );
 }

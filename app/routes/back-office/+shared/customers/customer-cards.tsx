@@ -119,7 +119,7 @@ const LICENCE_FIELDS: Column<HeldLicence>[] = [
         <LocalTime ms={l.lastCheckAt} format="datetime" className="text-muted" />
       ),
   },
-  { label: "History", value: (l) => <LicenceHistory history={l.history} /> },
+  { label: "History", value: (l) => <LicenceHistory history={l.history} />, wrap: true },
 ];
 
 export function CustomerLicencesCard({ licences }: { licences: HeldLicence[] }) {
