@@ -8,8 +8,21 @@ import { env } from "cloudflare:workers";
 import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
-import { licences, mailOutbox, resellerAccounts, resellerLedger } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, db, deliver, hwid, nextId, paidOrderPayload, signIn, unique, validate } from "../helpers";
+import { licences, mailOutbox, resellerAccounts } from "~/server/platform/db/schema.server";
+import {
+  balanceOf,
+  boughtKey,
+  call,
+  createAccount,
+  db,
+  deliver,
+  hwid,
+  nextId,
+  paidOrderPayload,
+  signIn,
+  unique,
+  validate,
+} from "../helpers";
 
 const HOUR = 60 * 60_000;
 const DAY = 24 * HOUR;
@@ -148,13 +161,9 @@ describe("auto-renew", () => {
     await doubledCron(now);
     await doubledCron(now + HOUR);
     expect((await licenceOf(licence.key)).expiresAt).toBe(licence.expiresAt! + WEEK);
-    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get())?.balanceCents).toBe(5000 - 2999);
-    const purchases = await db
-      .select()
-      .from(resellerLedger)
-      .where(and(eq(resellerLedger.userId, account.id), eq(resellerLedger.kind, "purchase")))
-      .all();
-    expect(purchases).toHaveLength(1);
+    const balance = await balanceOf(account.id);
+    expect(balance.cents).toBe(5000 - 2999);
+    expect(balance.purchases).toHaveLength(1);
     expect(await mailsTo(account.email, "extended until")).toHaveLength(1);
     // Renewed: no reminder for the old end.
     expect(await remindersTo(account.email)).toHaveLength(0);
@@ -165,7 +174,7 @@ describe("auto-renew", () => {
     await doubledCron(now);
     await runScheduledJobs(env, now + HOUR);
     expect((await licenceOf(licence.key)).expiresAt).toBe(licence.expiresAt);
-    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get())?.balanceCents).toBe(1000);
+    expect((await balanceOf(account.id)).cents).toBe(1000);
     const refused = await mailsTo(account.email, "could not be renewed automatically");
     expect(refused).toHaveLength(1);
     expect(refused[0]!.textBody).toContain("Insufficient balance");

@@ -14,10 +14,10 @@ import {
   mailOutbox,
   productCodes,
   resellerAccounts,
-  resellerLedger,
   userSubscriptions,
 } from "~/server/platform/db/schema.server";
 import {
+  balanceOf,
   boughtKey,
   call,
   createAccount,
@@ -353,13 +353,7 @@ describe("the balance path", () => {
     expect((await pay()).status).toBe(200);
     expect((await pay()).status).toBe(200);
     expect((await licenceOf(key)).expiresAt).toBe(before + WEEK);
-    expect((await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, account.id)).get())?.balanceCents).toBe(5000 - 2999);
-    const purchases = await db
-      .select()
-      .from(resellerLedger)
-      .where(and(eq(resellerLedger.userId, account.id), eq(resellerLedger.kind, "purchase")))
-      .all();
-    expect(purchases).toMatchObject([{ amountCents: -2999 }]);
+    expect(await balanceOf(account.id)).toMatchObject({ cents: 5000 - 2999, purchases: [{ amountCents: -2999 }] });
   });
 
   it("lets a reseller extend a key they sold, at their price, from their balance", async () => {
@@ -373,7 +367,7 @@ describe("the balance path", () => {
     const pc = hwid();
     expect((await check(sold.key, pc)).code).toBe("VALID");
     const bound = await licenceOf(sold.key);
-    const balance = (await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, reseller.id)).get())!.balanceCents;
+    const balance = (await balanceOf(reseller.id)).cents!;
     const extended = await call("/dashboard/resell", {
       form: { intent: "extend", licenceId: String(bound.id), request: crypto.randomUUID() },
       cookie,

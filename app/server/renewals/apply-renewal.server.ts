@@ -9,7 +9,7 @@ import { maskKey } from "~/lib/licences";
 import { type LicencePlan, PLAN_NAME } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import { entitlementsOfPlan } from "../catalogue/entitlements.server";
-import { extensionStatements, renewalByClaim, renewalById, type RenewalMethod, type RenewalRow } from "../licences/licence-renewals.server";
+import { type Extension, extensionStatements, renewalByClaim, renewalById, type RenewalRow } from "../licences/licence-renewals.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { auditLog } from "../platform/db/schema.server";
@@ -17,22 +17,14 @@ import { escapeHtml } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { licenceById, renewalKindOf } from "./renewal-terms.server";
 
-/** A payment that names a licence: who paid, for which plan of which product, how, and what it was. */
-export interface RenewalPayment {
-  claimKey: string;
-  licenceId: number;
-  /** The address the payment came from: only the licence's owner renews it. */
+/**
+ * A payment that names a licence: who paid (only the licence's owner renews it) and for which plan
+ * of which product; the rest is what the record keeps (how it was paid, its order, its price).
+ */
+export type RenewalPayment = Omit<Extension, "kind" | "toPlan" | "entitlements" | "variantTitle"> & {
   payer: string;
   paid: { product: string; plan: LicencePlan; variantTitle: string };
-  method: RenewalMethod;
-  auto?: boolean;
-  orderKey: string | SQL<string>;
-  orderLineId?: string | null;
-  unitIndex?: number;
-  priceCents: number;
-  currency: string;
-  paidAt: number;
-}
+};
 
 /** The money side of a renewal paid in the same batch: its statements (after the record), and whether it was paid, in SQL. */
 export type PaidInBatch = (ours: SQL) => { statements: readonly BatchItem<"sqlite">[]; paid: SQL };
@@ -53,21 +45,13 @@ export async function applyRenewal(
   const licence = await licenceById(db, payment.licenceId);
   const kind = renewalKindOf(licence, payment.payer, payment.paid, payment.paidAt);
   if (!kind.ok) return kind;
+  const { payer: _payer, paid, ...recorded } = payment;
   const extension = extensionStatements(db, {
-    claimKey: payment.claimKey,
-    licenceId: payment.licenceId,
+    ...recorded,
     kind: kind.value,
-    toPlan: payment.paid.plan,
-    method: payment.method,
-    auto: payment.auto,
-    orderKey: payment.orderKey,
-    orderLineId: payment.orderLineId,
-    unitIndex: payment.unitIndex,
-    priceCents: payment.priceCents,
-    currency: payment.currency,
-    paidAt: payment.paidAt,
-    entitlements: kind.value === "upgrade" ? entitlementsOfPlan(payment.paid.plan) : undefined,
-    variantTitle: payment.paid.variantTitle,
+    toPlan: paid.plan,
+    entitlements: kind.value === "upgrade" ? entitlementsOfPlan(paid.plan) : undefined,
+    variantTitle: paid.variantTitle,
   });
   if (pay) {
     const money = pay(extension.ours);
