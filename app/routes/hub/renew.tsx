@@ -208,9 +208,14 @@ function AutoRenewCard({ data }: { data: PageData }) {
   );
 }
 
-export default function Renew({ loaderData }: Route.ComponentProps) {
+export default function Renew({ loaderData, actionData }: Route.ComponentProps) {
   const data = loaderData;
   const { licence, renewal, upgrades, linkProblem } = data;
+  // A card or crypto payment that could not start answers here (the others answer in a toast).
+  const refused =
+    actionData && "ok" in actionData && !actionData.ok && (actionData.intent === "card" || actionData.intent === "crypto")
+      ? actionData.toast.description
+      : null;
   return (
     <div className="max-w-3xl space-y-6">
       <Link to="/dashboard/subscriptions" className="inline-flex items-center gap-1 text-sm text-muted hover:text-white">
@@ -225,9 +230,9 @@ export default function Renew({ loaderData }: Route.ComponentProps) {
         </p>
         <p className="text-sm text-muted">Same key, same PC: the time is added to this licence, nothing to reinstall.</p>
       </div>
-      {linkProblem ? (
+      {linkProblem || refused ? (
         <p role="alert" className="rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-3 text-sm text-yellow-200">
-          {linkProblem}
+          {refused ?? linkProblem}
         </p>
       ) : null}
       {renewal ? (
