@@ -28,9 +28,13 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await deleteExpiredResetLinks(db, now);
   await deleteExpiredCeremonies(db, now);
   await forgetIdleThrottles(db, now);
-  // Auto-renewal first: a licence it renews is not reminded (decision 091).
-  await runAutoRenewals(mailing, catalogueFor(env), now);
-  await sendRenewalReminders(mailing, await reminderLinks(env), reminderDays(env.RENEWAL_REMINDER_DAYS), now);
+  // Auto-renewal first: a licence it renews is not reminded (decision 091). Each acts once (claimed
+  // in D1), so a failure here (the catalogue unreachable) only waits for the next run, and the
+  // other jobs still run.
+  await runAutoRenewals(mailing, catalogueFor(env), now).catch((error: unknown) => console.error("Auto-renewals failed:", error));
+  await sendRenewalReminders(mailing, await reminderLinks(env), reminderDays(env.RENEWAL_REMINDER_DAYS), now).catch((error: unknown) =>
+    console.error("Renewal reminders failed:", error),
+  );
   await expireSubscriptions(db, now);
   await requeueStuckDeliveries({ db, queue: env.JOB_QUEUE }, now);
   await queueChainChecks({ db, queue: env.JOB_QUEUE }, now);
