@@ -1,4 +1,5 @@
-// A reseller's balance history: top-ups, the shop's credits, affiliate commission and purchases, newest first. The
+// A reseller's balance history: top-ups, the shop's credits, affiliate commission (and its holds while
+// a referred payment is disputed) and purchases, newest first. The
 // reseller sees it on their panel, staff on the member's page in the back office.
 import { Link } from "react-router";
 import { formatUsd } from "~/lib/format";
@@ -9,6 +10,8 @@ const LEDGER_LABEL = {
   credit: "Credited by the shop",
   purchase: "Keys bought",
   commission: "Affiliate commission",
+  "dispute-hold": "Held: a referred payment is disputed",
+  "dispute-release": "Released: the dispute was won",
 } as const;
 
 export interface LedgerEntry {

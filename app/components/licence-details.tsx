@@ -16,6 +16,7 @@ const STATE_TONE: Record<LicenceView["state"], BadgeTone> = {
   "not-activated": "blue",
   active: "green",
   paused: "yellow",
+  suspended: "orange",
   expired: "gray",
   revoked: "red",
   banned: "red",

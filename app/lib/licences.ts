@@ -2,12 +2,13 @@
 // the words a licence's state is read in. Shared with the browser, so the types live here.
 import { type LicencePlan, PLAN_TERM } from "./plans";
 
-export type LicenceState = "not-activated" | "active" | "paused" | "expired" | "revoked" | "banned";
+export type LicenceState = "not-activated" | "active" | "paused" | "suspended" | "expired" | "revoked" | "banned";
 
 export const LICENCE_STATE_LABEL: Record<LicenceState, string> = {
   "not-activated": "Not activated",
   active: "Active",
   paused: "Paused",
+  suspended: "Suspended",
   expired: "Expired",
   revoked: "Revoked",
   banned: "Banned",

@@ -51,6 +51,8 @@ export async function recordOrder(db: Db, order: Order, now = Date.now()): Promi
       cancelledAt: order.cancelled ? now : null,
       sourceUpdatedAt: order.updatedAt,
       cartToken: order.cartToken,
+      country: order.country ?? null,
+      browserIp: order.browserIp ?? null,
     })
     .onConflictDoUpdate({
       target: shopifyOrders.id,
@@ -62,6 +64,8 @@ export async function recordOrder(db: Db, order: Order, now = Date.now()): Promi
         cancelledAt: sql`coalesce(${shopifyOrders.cancelledAt}, ${order.cancelled ? now : null})`,
         sourceUpdatedAt: order.updatedAt,
         cartToken: sql`coalesce(${shopifyOrders.cartToken}, ${order.cartToken})`,
+        country: sql`coalesce(${shopifyOrders.country}, ${order.country ?? null})`,
+        browserIp: sql`coalesce(${shopifyOrders.browserIp}, ${order.browserIp ?? null})`,
         ...(order.paid ? { fulfilledAt: null } : {}),
       },
       setWhere: sql`coalesce(${shopifyOrders.sourceUpdatedAt}, 0) <= ${order.updatedAt}`,
