@@ -24,6 +24,7 @@ const ACTION_LABELS: Record<string, string> = {
   "export.affiliate-ledger": "Exported the affiliate ledger",
   "export.keys": "Exported keys",
   "export.orders": "Exported orders",
+  "export.dispute-evidence": "Exported a dispute's evidence",
   "dispute.opened": "A payment dispute was opened",
   "dispute.updated": "A payment dispute changed",
   "dispute.won": "A payment dispute was won",

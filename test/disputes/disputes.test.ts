@@ -68,15 +68,13 @@ function disputeBody(orderId: number | string, status: string, id = nextId()) {
 async function activatedPurchase() {
   const account = await createAccount();
   const discordId = String(1_300_000_000_000_000_000n + BigInt(nextId()));
-  await db
-    .insert(oauthAccounts)
-    .values({
-      provider: "discord",
-      providerUserId: discordId,
-      providerUsername: account.username,
-      userId: account.id,
-      createdAt: Date.now(),
-    });
+  await db.insert(oauthAccounts).values({
+    provider: "discord",
+    providerUserId: discordId,
+    providerUsername: account.username,
+    userId: account.id,
+    createdAt: Date.now(),
+  });
   await joinGuild(db, discordId, account.username);
   const bought = await boughtKey("1 Week", account.email);
   const pc = hwid();

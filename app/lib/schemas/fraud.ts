@@ -27,27 +27,16 @@ export type BlockInput = v.InferOutput<typeof blockSchema>;
 export const liftBlockSchema = v.object({ intent: v.literal("lift"), blockId: id });
 
 /**
- * Blocking a customer: the account's e-mail, and which of what is known of them goes with it: each
- * ticked box is a field `take-N` whose value is "kind:value" (a PC, an address, another e-mail).
+ * Blocking a customer from their page: the reason and expiry for every block it makes, and which of
+ * what is known of them goes with their e-mail: each ticked box is a field `take-N` whose value is
+ * "kind:value" (a PC, an address, another e-mail), read with `takenValues`.
  */
-export const blockCustomerSchema = v.pipe(
-  v.looseObject({
-    intent: v.literal("block-customer"),
-    email: v.pipe(text(), v.trim(), v.nonEmpty("Unknown customer")),
-    reason,
-    expires: expiry,
-  }),
-  v.transform(({ intent, email, reason, expires, ...rest }) => ({
-    intent,
-    email,
-    reason,
-    expires,
-    also: Object.entries(rest)
-      .filter(([name, value]) => name.startsWith("take-") && typeof value === "string")
-      .slice(0, 100)
-      .map(([, value]) => String(value)),
-  })),
-);
+export const blockCustomerSchema = v.looseObject({ intent: v.literal("block-customer"), reason, expires: expiry });
+export const takenValues = (input: Record<string, unknown>): string[] =>
+  Object.entries(input)
+    .filter(([name, value]) => name.startsWith("take-") && typeof value === "string")
+    .slice(0, 100)
+    .map(([, value]) => String(value));
 export type BlockCustomerInput = v.InferOutput<typeof blockCustomerSchema>;
 
 const count = (label: string) =>

@@ -16,7 +16,9 @@ import { applyDispute, type DisputeBody, followOrderDisputes } from "../disputes
 import { audit } from "../platform/audit.server";
 import { shopifyOrders } from "../platform/db/schema.server";
 import type { OrderLine } from "../platform/db/stored-orders.server";
-import { heldForReview } from "./order-risk.server";
+import { heldForReview, releaseHeldOrder } from "./order-risk.server";
+import type { Result } from "~/lib/result";
+import type { Viewer } from "~/lib/viewer";
 import type { JobOf } from "../platform/job-registry.server";
 import { FINISHED_OUTCOMES, recordDelivery } from "./shopify-webhook.server";
 
@@ -142,14 +144,20 @@ async function handOutKeys(deps: MailingDeps, order: Order) {
 }
 
 /**
- * Staff released an order held for review (order-risk.server claimed it): its keys go out now, as
- * the paid body would have handed them out, from the order as stored.
+ * Staff release an order held for review: the one who claims the release (order-risk.server) hands
+ * its keys out now, as the paid body would have, from the order as stored.
  */
-export async function fulfilReleasedOrder(deps: MailingDeps, orderId: string): Promise<number> {
+export async function releaseOrder(
+  deps: MailingDeps,
+  actor: { viewer: Viewer; ip: string | null },
+  orderId: string,
+): Promise<Result<{ assigned: number }>> {
+  const released = await releaseHeldOrder(deps.db, actor, orderId);
+  if (!released.ok) return released;
   const row = await deps.db.select().from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
-  if (!row || row.paidAt === null || row.cancelledAt !== null) return 0;
+  if (!row || row.paidAt === null || row.cancelledAt !== null) return { ok: true, value: { assigned: 0 } };
   const result = await handOutKeys(deps, storedOrder(row));
-  return result.assigned;
+  return { ok: true, value: { assigned: result.assigned } };
 }
 
 function storedOrder(row: typeof shopifyOrders.$inferSelect): Order {
