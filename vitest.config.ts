@@ -14,6 +14,8 @@ const OWN_DATABASE = [
   "test/jobs/demo-seed.test.ts",
   "test/keys/stock-alerts.test.ts",
   "test/licences/licence-vectors.test.ts",
+  "test/licences/shared-keys.test.ts",
+  "test/orders/order-risk.test.ts",
   "test/orders/plan-names.test.ts",
   "test/orders/sales-figures.test.ts",
   "test/releases/release-uploads.test.ts",

@@ -2,7 +2,7 @@
 // (the REST Admin API's Dispute resource) suspend the order's keys while open, restore them when
 // won, revoke them when lost; in any order, replayed, each step audited once, with the licence
 // answer, the member's Discord roles and the affiliate's commission checked.
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { and, eq, like } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { HOLD_MS } from "~/lib/affiliates";
@@ -30,6 +30,7 @@ import {
   hwid,
   latestMail,
   nextId,
+  ORIGIN,
   paidOrderPayload,
   signIn,
   unique,
@@ -81,7 +82,7 @@ async function activatedPurchase() {
   const check = () => validate({ key: bought.key, hwid: pc, nonce: unique("nonce-0123456789") });
   expect((await check()).json.code).toBe("VALID");
   await expectRoles(discordId, [SUBSCRIBER]);
-  return { ...bought, account, discordId, check };
+  return { ...bought, account, discordId, check, pc };
 }
 
 async function expectRoles(discordId: string, roles: string[]) {
@@ -267,5 +268,44 @@ describe("the affiliate's commission", () => {
     expect(await balance()).toBe(1000);
     expect(await auditsOf(orderId, "dispute.balance-held")).toHaveLength(1);
     expect(await auditsOf(orderId, "dispute.balance-released")).toHaveLength(1);
+  });
+});
+
+describe("the Disputes page", () => {
+  it("lists an open dispute with the buyer's licence activity and exports it as evidence for Shopify", async () => {
+    const bought = await activatedPurchase();
+    // A check from a located address, as a program in Germany makes it.
+    const located = await exports.default.fetch(
+      new Request(`${ORIGIN}/api/v1/licences/validate`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "CF-Connecting-IP": "203.0.113.90", "CF-IPCountry": "DE" },
+        body: JSON.stringify({ key: bought.key, hwid: bought.pc, nonce: unique("nonce-0123456789"), device: "GAMING-PC" }),
+        cf: { city: "Berlin", country: "DE" },
+      } as RequestInit),
+    );
+    expect(((await located.json()) as { code: string }).code).toBe("VALID");
+    const dispute = disputeBody(bought.orderId, "needs_response");
+    await deliver("disputes/create", dispute);
+    const admin = await signIn(await createAccount({ role: "support" }), "192.0.2.230");
+    const page = (await (await call("/dashboard/disputes", { cookie: admin })).text()).replace(/<!-- -->/g, "");
+    expect(page).toContain(`Order ${bought.order.name}`);
+    expect(page).toContain("Export evidence");
+
+    await vi.waitFor(async () => {
+      const file = await call(`/dashboard/disputes/${dispute.id}/evidence.txt`, { cookie: admin });
+      expect(file.status).toBe(200);
+      expect(file.headers.get("Content-Disposition")).toContain(`dispute-${dispute.id}-evidence.txt`);
+      const text = await file.text();
+      expect(text).toContain(`Order ${bought.order.name}`);
+      expect(text).toContain(bought.email);
+      expect(text).toMatch(/First activated: \w{3} \d{2}, \d{4}/);
+      expect(text).toContain('("GAMING-PC")');
+      expect(text).toContain("from Berlin, DE");
+      expect(text).toContain("in DE");
+      expect(text).toMatch(/sent to .*@example\.test/);
+    });
+    // A member sees none of it.
+    const member = await signIn(bought.account, "192.0.2.231");
+    expect((await call(`/dashboard/disputes/${dispute.id}/evidence.txt`, { cookie: member })).status).toBe(403);
   });
 });

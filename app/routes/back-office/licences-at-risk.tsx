@@ -82,7 +82,7 @@ function Decide({ flag }: { flag: Flag }) {
 }
 
 function FlagCard({ flag, mayManage }: { flag: Flag; mayManage: boolean }) {
-  const countries = [...new Set(flag.evidence.sightings.flatMap((s) => (s.country ? [s.country] : [])))];
+  const countries = [...new Set(flag.evidence.sightings.flatMap((s) => (s.country ? [s.country] : [])))].toSorted();
   return (
     <Card as="article" aria-labelledby={`flag-${flag.id}`}>
       <div className="flex flex-wrap items-center gap-2">
