@@ -22,7 +22,6 @@ export const blockSchema = v.object({
   reason,
   expires: expiry,
 });
-export type BlockInput = v.InferOutput<typeof blockSchema>;
 
 export const liftBlockSchema = v.object({ intent: v.literal("lift"), blockId: id });
 
@@ -37,7 +36,6 @@ export const takenValues = (input: Record<string, unknown>): string[] =>
     .filter(([name, value]) => name.startsWith("take-") && typeof value === "string")
     .slice(0, 100)
     .map(([, value]) => String(value));
-export type BlockCustomerInput = v.InferOutput<typeof blockCustomerSchema>;
 
 const count = (label: string) =>
   v.pipe(text(), v.trim(), v.regex(/^\d{1,4}$/, `${label}: a whole number`), v.transform(Number), v.minValue(2, `${label}: at least 2`));
@@ -86,5 +84,3 @@ export const riskDecisionSchema = v.object({
   intent: v.picklist(["suspend", "ban", "dismiss"], "Unknown action"),
   flagId: id,
 });
-
-export const heldOrderSchema = v.object({ intent: v.literal("release") });

@@ -7,7 +7,7 @@
 // won or lost for good), and every effect is a conditional statement that checks the outcome as
 // stored, so retries, replays and deliveries in any order end in the same state. Each effect that
 // changed something is audited.
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { desc, eq, inArray, sql } from "drizzle-orm";
 import { ANSWER_REASON } from "~/lib/fraud";
 import { commissionOfOrder, restoreDisputedCommission, voidCommissionOf } from "../affiliates/ledger.server";
 import { liftOrderSuspension, suspendOrderLicences } from "../licences/licence-records.server";
@@ -182,10 +182,3 @@ export async function listDisputes(db: Db) {
   ]);
   return { open, settled };
 }
-
-export const disputeById = (db: Db, id: string) =>
-  db
-    .select()
-    .from(disputes)
-    .where(and(eq(disputes.id, id)))
-    .get();
