@@ -15,8 +15,8 @@ import { latestReleaseAnswer, releaseByLink } from "~/server/releases/release-li
 import { clientAddress, clientNetwork, countryOf, placeOf } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
-import { reportSighting } from "~/server/licences/sharing.server";
-import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
+import { DEFAULT_WATCH_SEND_SECONDS, type KeyWatchNamespace, reportSighting } from "~/server/licences/sharing.server";
+import { type LicenceAnswer, nonNegativeSetting, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { database, replicaDatabase } from "~/server/platform/db/client.server";
 import { readJson } from "~/http/request-body.server";
 import { openApiDocument } from "./openapi";
@@ -92,7 +92,18 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
     country,
     // Shared-key detection: the key's watch hears of the check after the answer (decision 093).
     sighted: (licence) =>
-      reportSighting(c.env.KEY_WATCH, waitUntil, { licenceId: licence.id, key: licence.key, address, country, at: Date.now() }),
+      reportSighting(
+        c.env.KEY_WATCH as unknown as KeyWatchNamespace,
+        waitUntil,
+        {
+          licenceId: licence.id,
+          key: licence.key,
+          address,
+          country,
+          at: Date.now(),
+        },
+        nonNegativeSetting(c.env.LICENCE_WATCH_SEND_SECONDS, DEFAULT_WATCH_SEND_SECONDS) * 1000,
+      ),
   });
   if (!answer.ok) return rateLimited();
   return { input: input.value as v.InferOutput<S>, signer: signer.value, answer: answer.value };

@@ -6,7 +6,7 @@ import { and, desc, eq, isNotNull, sql } from "drizzle-orm";
 import type { BlockKind } from "~/lib/fraud";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
-import { addBlock } from "../blocks/blocks.server";
+import { addBlock, addressHex } from "../blocks/blocks.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, licenceResets, licences, sessions, users } from "../platform/db/schema.server";
@@ -54,7 +54,8 @@ export async function knownOfCustomer(db: Db, userId: string): Promise<KnownOfCu
     email,
     emails: [...new Set(orderEmails.map((o) => o.email).filter((e) => e && e !== email))],
     hwids: [...new Set([...bound, ...previous].map((row) => row.hwid!))],
-    ips: [...new Set(addresses.map((row) => row.ip!))].slice(0, LIMIT),
+    // Only what is an address (a script or test may name its caller otherwise).
+    ips: [...new Set(addresses.map((row) => row.ip!))].filter((ip) => addressHex(ip) !== null).slice(0, LIMIT),
   };
 }
 

@@ -1,16 +1,15 @@
 // Shared-key detection (decision 093). Each licence check of an existing key tells the key's watch
-// (a Durable Object per key, workers/key-watch.ts) where it came from, at most once an hour per key
-// and address in each isolate, after the answer and with no D1 write of its own: the check's hot
-// path stays one read. The watch counts the distinct addresses and countries of the window and,
+// (a Durable Object per key, workers/key-watch.ts) where it came from: each key and address at most
+// once an hour per isolate, a key's new addresses gathered into at most one message a minute, sent
+// after the answer and with no D1 write of its own: the check's hot path stays one read. The watch counts the distinct addresses and countries of the window and,
 // when a threshold is reached, this module flags the licence on the Licences-at-risk list (once
 // while a flag is open) and, above the second threshold when staff set one, suspends it. Staff
 // suspend, ban or dismiss a flag, claiming it first.
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { ANSWER_REASON } from "~/lib/fraud";
+import { ANSWER_REASON, type FraudSettings } from "~/lib/fraud";
 import { maskKey } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
-import { fraudSettingsOf } from "../blocks/fraud-settings.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { licenceRiskFlags, licences } from "../platform/db/schema.server";
@@ -25,9 +24,16 @@ export interface Sighting {
   reports: number;
 }
 
+/** One address a check came from, as an isolate reports it. */
+export interface Report {
+  address: string;
+  country: string | null;
+  at: number;
+}
+
 /** What a key's watch answers: the Durable Object's RPC methods the shop calls. */
 export interface KeyWatchStub {
-  sighted(sighting: { licenceId: number; address: string; country: string | null; at: number }): Promise<void>;
+  sighted(licenceId: number, reports: Report[]): Promise<void>;
   sightings(): Promise<Sighting[]>;
 }
 export interface KeyWatchNamespace {
@@ -37,30 +43,47 @@ export interface KeyWatchNamespace {
 
 /** How long an isolate stays quiet about a key and address it already reported. */
 const REPORT_EVERY_MS = 60 * 60_000;
+/** By default an isolate tells a key's watch at most once a minute, carrying every new address since. */
+export const DEFAULT_WATCH_SEND_SECONDS = 60;
+/** Enough addresses in one message to reach any threshold; more wait for the next. */
+const REPORTS_PER_MESSAGE = 64;
 const MEMO_LIMIT = 50_000;
 const reported = new Map<string, number>();
+const waiting = new Map<string, { licenceId: number; reports: Report[]; sentAt: number }>();
 
 /**
- * The licence check's hook: tells the key's watch of this check unless this isolate told it of the
- * same key and address within the hour. The message runs after the answer (`waitUntil`).
+ * The licence check's hook: notes where a check of an existing key came from, unless this isolate
+ * noted the same key and address within the hour, and tells the key's watch after the answer
+ * (`waitUntil`): a key's first address at once, later ones together at most once a minute per key
+ * (LICENCE_WATCH_SEND_SECONDS).
+ * No D1 write, and a program checking from one place costs its watch one message an hour.
  */
 export function reportSighting(
   watch: KeyWatchNamespace | undefined,
   waitUntil: (work: Promise<unknown>) => void,
-  sighting: { licenceId: number; key: string; address: string; country: string | null; at: number },
+  sighting: { licenceId: number; key: string } & Report,
+  sendEveryMs = DEFAULT_WATCH_SEND_SECONDS * 1000,
 ): void {
   if (!watch || sighting.address === "local") return;
-  const memo = `${sighting.key}\n${sighting.address}`;
+  const { key, licenceId, address, country, at } = sighting;
+  const memo = `${key}\n${address}`;
   const until = reported.get(memo);
-  if (until !== undefined && until > sighting.at) return;
+  if (until !== undefined && until > at) return;
   if (reported.size >= MEMO_LIMIT) reported.clear();
-  reported.set(memo, sighting.at + REPORT_EVERY_MS);
-  const { licenceId, address, country, at } = sighting;
+  reported.set(memo, at + REPORT_EVERY_MS);
+  if (waiting.size >= MEMO_LIMIT) waiting.clear();
+  const batch = waiting.get(key) ?? { licenceId, reports: [], sentAt: 0 };
+  waiting.set(key, batch);
+  if (batch.reports.length < REPORTS_PER_MESSAGE) batch.reports.push({ address, country, at });
+  if (at - batch.sentAt < sendEveryMs) return;
+  const reports = batch.reports;
+  batch.reports = [];
+  batch.sentAt = at;
   waitUntil(
     watch
-      .get(watch.idFromName(sighting.key))
-      .sighted({ licenceId, address, country, at })
-      .catch((error: unknown) => console.error("Reporting a licence check to its watch failed", error)),
+      .get(watch.idFromName(key))
+      .sighted(licenceId, reports)
+      .catch((error: unknown) => console.error("Reporting licence checks to the key's watch failed", error)),
   );
 }
 
@@ -82,11 +105,16 @@ const suspendForSharing = (db: Db, licenceId: number, now: number) =>
  * `countries` countries: flagged at the thresholds (once while a flag is open; not again within the
  * window after staff dismissed one), suspended above the second threshold when one is set.
  */
-export async function judgeSharing(db: Db, licenceId: number, window: Sighting[], now = Date.now()): Promise<void> {
-  const settings = await fraudSettingsOf(db);
+export async function judgeSharing(
+  db: Db,
+  licenceId: number,
+  window: Sighting[],
+  settings: FraudSettings,
+  now = Date.now(),
+): Promise<"flagged" | "suspended" | null> {
   const addresses = window.length;
   const countries = new Set(window.flatMap((s) => (s.country ? [s.country] : []))).size;
-  if (addresses < settings.flagAddresses && countries < settings.flagCountries) return;
+  if (addresses < settings.flagAddresses && countries < settings.flagCountries) return null;
   const windowMs = settings.windowHours * 3600_000;
   const evidence = JSON.stringify({
     windowHours: settings.windowHours,
@@ -124,7 +152,7 @@ export async function judgeSharing(db: Db, licenceId: number, window: Sighting[]
   const over =
     (settings.suspendAddresses !== null && addresses >= settings.suspendAddresses) ||
     (settings.suspendCountries !== null && countries >= settings.suspendCountries);
-  if (!over) return;
+  if (!over) return "flagged";
   const [suspended] = await db.batch([
     suspendForSharing(db, licenceId, now),
     db
@@ -133,6 +161,7 @@ export async function judgeSharing(db: Db, licenceId: number, window: Sighting[]
       .where(and(eq(licenceRiskFlags.licenceId, licenceId), eq(licenceRiskFlags.state, "open"))),
   ]);
   if (suspended.length > 0) await audit(db, null, "licence.auto-suspended", `licence:${licenceId}`, { addresses, countries });
+  return "suspended";
 }
 
 /** The Licences-at-risk list: open flags first, then the latest decided ones, with their licence. */
