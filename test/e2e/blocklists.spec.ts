@@ -6,7 +6,11 @@ import { expect, test } from "@playwright/test";
 import { LicenceClient } from "../../sdk/typescript/src/licence-client.ts";
 import { buyWeeklyByWebhook, logIn, reloadUntilVisible, signUpAndLogIn, stockAsAdmin, uniqueName } from "./helpers";
 
-test("staff block a customer with their PCs from the customer page; the program is BANNED until the block is lifted", async ({ page, browser, baseURL }) => {
+test("staff block a customer with their PCs from the customer page; the program is BANNED until the block is lifted", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const shop = baseURL!;
   await stockAsAdmin(browser, "Vertex Rust - 1 Week", [`BLOCK-E2E-${uniqueName("k")}`]);
@@ -43,7 +47,10 @@ test("staff block a customer with their PCs from the customer page; the program 
   const standing = admin.getByRole("table", { name: "Standing blocks" });
   const row = standing.getByRole("row").filter({ hasText: pc });
   await row.getByRole("button", { name: "Lift" }).click();
-  await admin.getByRole("dialog", { name: `Lift the block on ${pc}?` }).getByRole("button", { name: "Lift block" }).click();
+  await admin
+    .getByRole("dialog", { name: `Lift the block on ${pc}?` })
+    .getByRole("button", { name: "Lift block" })
+    .click();
   await expect(admin.getByRole("status").filter({ hasText: "Block lifted" })).toBeVisible();
   expect((await program.check(key, pc)).outcome).toBe("valid");
   await admin.close();

@@ -220,7 +220,10 @@ export class LicenceVerifier {
         code: answer.code,
         answer,
         // The shop's own words when the answer gives them (signed, like the rest of it).
-        message: typeof answer.reason === "string" && answer.reason !== "" ? answer.reason : (DENIED_MESSAGES[answer.code] ?? "This licence is not valid."),
+        message:
+          typeof answer.reason === "string" && answer.reason !== ""
+            ? answer.reason
+            : (DENIED_MESSAGES[answer.code] ?? "This licence is not valid."),
       });
     if (this.product !== undefined && answer.licence?.product !== this.product) {
       return result({ outcome: "denied", code: "WRONG_PRODUCT", answer, message: DENIED_MESSAGES.WRONG_PRODUCT! });
