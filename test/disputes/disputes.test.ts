@@ -157,6 +157,9 @@ describe("out of order", () => {
     await deliver("disputes/update", { ...opened, status: "won" });
     await deliver("disputes/create", opened);
     expect((await bought.check()).json.code).toBe("VALID");
+    // Settled as won at once; the opening that came late neither reopens nor suspends it.
+    expect(await auditsOf(bought.orderId, "dispute.won")).toHaveLength(1);
+    expect(await auditsOf(bought.orderId, "dispute.opened")).toHaveLength(0);
     expect(await auditsOf(bought.orderId, "dispute.licences-suspended")).toHaveLength(0);
   });
 

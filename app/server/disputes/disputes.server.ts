@@ -84,7 +84,7 @@ async function recordDispute(db: Db, body: DisputeBody, now: number) {
     })
     .returning();
   if (changed) {
-    const action = !before ? "dispute.opened" : changed.outcome !== "open" ? `dispute.${changed.outcome}` : "dispute.updated";
+    const action = changed.outcome !== "open" ? `dispute.${changed.outcome}` : before ? "dispute.updated" : "dispute.opened";
     await audit(db, null, action, orderSubject(body.orderId), {
       dispute: body.id,
       status: body.status,
