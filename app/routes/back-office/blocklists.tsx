@@ -104,9 +104,11 @@ function AddBlock() {
 
 type Row = Route.ComponentProps["loaderData"]["standing"][number];
 
+// One fetcher for every Lift button, toasted by the page: a lifted row leaves the list, its button with it.
+const LIFT = "lift-block";
+
 function Lift({ row }: { row: Row }) {
-  const fetcher = useFetcher();
-  useResultToast(fetcher);
+  const fetcher = useFetcher({ key: LIFT });
   return (
     <ConfirmedAction
       fetcher={fetcher}
@@ -128,6 +130,7 @@ function Lift({ row }: { row: Row }) {
 
 export default function Blocklists({ loaderData }: Route.ComponentProps) {
   const { standing, ended, mayManage } = loaderData;
+  useResultToast(useFetcher({ key: LIFT }));
   return (
     <div className="space-y-6">
       <h1 className="text-3xl font-black">Blocklists</h1>

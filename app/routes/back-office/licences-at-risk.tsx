@@ -59,9 +59,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 
 type Flag = Route.ComponentProps["loaderData"]["flags"][number];
 
+// One fetcher for every decision, toasted by the page: a decided flag loses its buttons.
+const DECIDE = "decide-flag";
+
 function Decide({ flag }: { flag: Flag }) {
-  const fetcher = useFetcher();
-  useResultToast(fetcher);
+  const fetcher = useFetcher({ key: DECIDE });
   const busy = fetcher.state !== "idle";
   return (
     <fetcher.Form method="post" className="mt-3 flex flex-wrap gap-2">
@@ -183,6 +185,7 @@ function Settings({ settings }: { settings: Route.ComponentProps["loaderData"]["
 
 export default function LicencesAtRisk({ loaderData }: Route.ComponentProps) {
   const { flags, settings, mayManage } = loaderData;
+  useResultToast(useFetcher({ key: DECIDE }));
   return (
     <div className="space-y-6">
       <h1 className="text-3xl font-black">Licences at risk</h1>

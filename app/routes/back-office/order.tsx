@@ -27,6 +27,7 @@ import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealK
 import { orderDetail } from "~/server/orders/order-page.server";
 import { findOrder } from "~/server/orders/order-list.server";
 import { releaseOrder } from "~/server/orders/shopify-consumer.server";
+import { queueSyncForOrder } from "~/server/discord/role-sync.server";
 import { clientAddress } from "~/http/caller.server";
 import type { Route } from "./+types/order";
 
@@ -103,9 +104,12 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         titles: { ...titles, conflict: "Not replaced" },
         success: ({ variantTitle }) => ({ title: "Key replaced", description: `A new ${variantTitle} key was e-mailed to ${order.email}` }),
       });
-    case "release":
+    case "release": {
       if (order.source !== "shopify") throw notFound();
-      return answer(await releaseOrder(deps, actor, order.reference), {
+      const released = await releaseOrder(deps, actor, order.reference);
+      // The keys' owners' Discord roles follow now, as after any paid order.
+      if (released.ok) await queueSyncForOrder({ db: deps.db, queue: app(context).env.JOB_QUEUE }, order.reference);
+      return answer(released, {
         intent,
         titles: { ...titles, conflict: "Not released" },
         success: ({ assigned }) => ({
@@ -113,6 +117,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
           description: `${assigned} key(s) handed out and e-mailed to ${order.email}`,
         }),
       });
+    }
     case "cancel":
       return answer(await cancelOrderFromPage(deps.db, actor, order, form), {
         intent,
