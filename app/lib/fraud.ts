@@ -13,16 +13,6 @@ export const BLOCK_KIND_LABEL = {
 export type BlockKind = keyof typeof BLOCK_KIND_LABEL;
 export const BLOCK_KINDS = Object.keys(BLOCK_KIND_LABEL) as BlockKind[];
 
-/** What a block's value looks like, as the form's hint says it. */
-export const BLOCK_KIND_HINT: Record<BlockKind, string> = {
-  email: "buyer@example.com",
-  domain: "example.com",
-  hwid: "The PC's hardware id, as a licence shows it",
-  ip: "203.0.113.7, 203.0.113.0/24 or 2001:db8::/48",
-  country: "Two letters: DE, US…",
-  discord: "The Discord user id (a number)",
-};
-
 /** Shared-key detection and order holds when staff have set nothing. */
 export const FRAUD_DEFAULTS = {
   windowHours: 24,

@@ -6,6 +6,7 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { ANSWER_REASON, FRAUD_DEFAULTS } from "~/lib/fraud";
+import { reportSighting } from "~/server/licences/sharing.server";
 import { auditLog, licenceRiskFlags, licences } from "~/server/platform/db/schema.server";
 import { boughtKey, call, createAccount, db, hwid, ORIGIN, signIn, unique } from "../helpers";
 
@@ -121,5 +122,37 @@ describe("a key shared across countries", () => {
       cookie: await admin(),
     });
     expect(response.status).toBe(400);
+  });
+});
+
+describe("reporting checks to a key's watch", () => {
+  it("sends a key's first place at once, then new places together at most once per interval, each place once an hour", () => {
+    const sent: { key: string; reports: string[] }[] = [];
+    const watch = {
+      idFromName: (name: string) => name as unknown as DurableObjectId,
+      get: (id: DurableObjectId) => ({
+        sighted: async (_licenceId: number, reports: { address: string }[]) => {
+          sent.push({ key: String(id), reports: reports.map((r) => r.address) });
+        },
+        sightings: async () => [],
+      }),
+    };
+    const key = unique("KEY");
+    const report = (address: string, at: number) =>
+      reportSighting(watch, () => {}, { licenceId: 1, key, address, country: "DE", at }, 60_000);
+    const t = 1_000_000;
+    report("203.0.113.1", t);
+    report("203.0.113.1", t + 1000);
+    report("203.0.113.2", t + 2000);
+    report("203.0.113.3", t + 3000);
+    expect(sent).toEqual([{ key, reports: ["203.0.113.1"] }]);
+    // A check from a place already reported carries what waits once the minute is over.
+    report("203.0.113.1", t + 61_000);
+    expect(sent.at(-1)).toEqual({ key, reports: ["203.0.113.2", "203.0.113.3"] });
+    report("203.0.113.2", t + 200_000);
+    expect(sent).toHaveLength(2);
+    // An hour later the same place counts again (its window moves on).
+    report("203.0.113.2", t + 3_700_000);
+    expect(sent.at(-1)).toEqual({ key, reports: ["203.0.113.2"] });
   });
 });

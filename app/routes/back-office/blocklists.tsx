@@ -17,7 +17,7 @@ import { app } from "~/http/context.server";
 import { currentViewer, requireCapability } from "~/http/guards.server";
 import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
-import { BLOCK_KIND_HINT, BLOCK_KIND_LABEL, BLOCK_KINDS } from "~/lib/fraud";
+import { BLOCK_KIND_LABEL, BLOCK_KINDS } from "~/lib/fraud";
 import { can } from "~/lib/roles";
 import { blockSchema, liftBlockSchema } from "~/lib/schemas/fraud";
 import * as v from "valibot";
@@ -81,7 +81,7 @@ function AddBlock() {
           name="value"
           required
           maxLength={256}
-          hint={Object.values(BLOCK_KIND_HINT).slice(0, 3).join(" · ")}
+          hint="An address or domain, a hardware id, 203.0.113.7 or 203.0.113.0/24, a country (DE) or a Discord user id"
           error={errors.value}
         />
         <Field label="Reason" name="reason" required maxLength={200} error={errors.reason} />

@@ -68,14 +68,19 @@ export function reportSighting(
   const { key, licenceId, address, country, at } = sighting;
   const memo = `${key}\n${address}`;
   const until = reported.get(memo);
-  if (until !== undefined && until > at) return;
-  if (reported.size >= MEMO_LIMIT) reported.clear();
-  reported.set(memo, at + REPORT_EVERY_MS);
-  if (waiting.size >= MEMO_LIMIT) waiting.clear();
-  const batch = waiting.get(key) ?? { licenceId, reports: [], sentAt: 0 };
-  waiting.set(key, batch);
-  if (batch.reports.length < REPORTS_PER_MESSAGE) batch.reports.push({ address, country, at });
-  if (at - batch.sentAt < sendEveryMs) return;
+  let batch = waiting.get(key);
+  if (until === undefined || until <= at) {
+    if (reported.size >= MEMO_LIMIT) reported.clear();
+    reported.set(memo, at + REPORT_EVERY_MS);
+    if (!batch) {
+      if (waiting.size >= MEMO_LIMIT) waiting.clear();
+      batch = { licenceId, reports: [], sentAt: 0 };
+      waiting.set(key, batch);
+    }
+    if (batch.reports.length < REPORTS_PER_MESSAGE) batch.reports.push({ address, country, at });
+  }
+  // Any check of the key may carry what waits, once the interval is over.
+  if (!batch || batch.reports.length === 0 || at - batch.sentAt < sendEveryMs) return;
   const reports = batch.reports;
   batch.reports = [];
   batch.sentAt = at;
