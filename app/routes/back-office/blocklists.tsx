@@ -1,6 +1,7 @@
 // /dashboard/blocklists: the shop's blocklist (decision 093): e-mail addresses and domains, PCs, IP
 // addresses and ranges, countries and Discord accounts, each with a reason and an optional expiry.
 // Support reads it; admins block and lift (blocks.manage), each audited.
+import { BlockExpiryField } from "~/components/block-expiry-field";
 import { useFetcher } from "react-router";
 import { ConfirmedAction } from "~/components/confirmed-action";
 import { LocalTime } from "~/components/local-time";
@@ -85,13 +86,7 @@ function AddBlock() {
           error={errors.value}
         />
         <Field label="Reason" name="reason" required maxLength={200} error={errors.reason} />
-        <Field
-          label="Expires (optional)"
-          name="expires"
-          type="date"
-          hint="Blocked until the end of that day (UTC)"
-          error={errors.expires}
-        />
+        <BlockExpiryField error={errors.expires} />
         <div className="sm:col-span-2">
           <Button type="submit" disabled={busy}>
             {busy ? "Blocking..." : "Block"}

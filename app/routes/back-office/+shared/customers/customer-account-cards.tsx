@@ -1,3 +1,4 @@
+import { BlockExpiryField } from "~/components/block-expiry-field";
 // The cards of a customer's account page: profile and sign-in security, standing (ban, role),
 // subscriptions, sessions and the reseller balance. Each form posts an intent to the page's action
 // and shows its answer as a toast; the server checks every capability again.
@@ -236,7 +237,9 @@ export function BlockCard({ profile, known }: Pick<CustomerAccountView, "profile
     <Card className="space-y-3">
       <h2 className="font-bold">Blocklist</h2>
       <p className="text-sm text-muted">
-        Blocks {known.email} and, if you keep them ticked, the {offered.length} PC(s), address(es) and e-mail(s) known of this customer.
+        {offered.length > 0
+          ? `Blocks ${known.email} and, if you keep them ticked, the PCs, addresses and e-mails known of this customer (${offered.length}).`
+          : `Blocks ${known.email}. No PC, address or other e-mail is known of this customer.`}
       </p>
       <ActionForm
         intent="block-customer"
@@ -250,13 +253,7 @@ export function BlockCard({ profile, known }: Pick<CustomerAccountView, "profile
         {(errors) => (
           <div className="space-y-3">
             <Field label="Reason" name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />
-            <Field
-              label="Expires (optional)"
-              name="expires"
-              type="date"
-              hint="Blocked until the end of that day (UTC)"
-              error={errors.expires}
-            />
+            <BlockExpiryField error={errors.expires} />
             {offered.length > 0 ? (
               <fieldset className="space-y-1.5">
                 <legend className="text-sm font-medium text-zinc-200">Also block</legend>
