@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from "vitest";
 import { ANSWER_REASON, FRAUD_DEFAULTS } from "~/lib/fraud";
 import { reportSighting } from "~/server/licences/sharing.server";
 import { auditLog, licenceRiskFlags, licences } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, db, hwid, ORIGIN, signIn, unique } from "../helpers";
+import { boughtKey, call, createAccount, db, hwid, ORIGIN, saveFraudSettings, signIn, unique } from "../helpers";
 
 const COUNTRIES = ["DE", "FR", "NL", "PL", "SE", "ES", "IT", "PT", "BE", "AT", "CZ", "DK"];
 
@@ -85,18 +85,7 @@ describe("a key shared across countries", () => {
 
   it("is suspended on its own above the second threshold once staff turn it on", async () => {
     const cookie = await admin();
-    const saved = await call("/dashboard/licences-at-risk", {
-      form: {
-        intent: "settings",
-        windowHours: "24",
-        flagAddresses: "10",
-        flagCountries: "3",
-        suspendAddresses: "",
-        suspendCountries: "4",
-        holdRiskyOrders: "",
-      },
-      cookie,
-    });
+    const saved = await saveFraudSettings(cookie, { flagCountries: "3", suspendCountries: "4" });
     expect(saved.status).toBe(200);
     const { key } = await boughtKey();
     const pc = hwid();
@@ -109,18 +98,7 @@ describe("a key shared across countries", () => {
   });
 
   it("refuses thresholds for automatic suspension that are not above the flag's", async () => {
-    const response = await call("/dashboard/licences-at-risk", {
-      form: {
-        intent: "settings",
-        windowHours: "24",
-        flagAddresses: "10",
-        flagCountries: "5",
-        suspendAddresses: "",
-        suspendCountries: "5",
-        holdRiskyOrders: "",
-      },
-      cookie: await admin(),
-    });
+    const response = await saveFraudSettings(await admin(), { suspendCountries: "5" });
     expect(response.status).toBe(400);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { RISK_REASON_LABEL } from "~/lib/fraud";
 import { addCodes } from "~/server/keys/stock.server";
 import { productCodes } from "~/server/platform/db/schema.server";
-import { call, createAccount, db, deliver, hwid, nextId, ORIGIN, paidOrderPayload, signIn, unique } from "../helpers";
+import { call, createAccount, db, deliver, hwid, nextId, ORIGIN, paidOrderPayload, saveFraudSettings, signIn, unique } from "../helpers";
 
 async function stockedOrder(email: string, country = "US") {
   const variant = nextId();
@@ -57,18 +57,7 @@ describe("order risk", () => {
   });
 
   it("holds risky orders for review once staff turn the hold on", async () => {
-    const saved = await call("/dashboard/licences-at-risk", {
-      form: {
-        intent: "settings",
-        windowHours: "24",
-        flagAddresses: "10",
-        flagCountries: "5",
-        suspendAddresses: "",
-        suspendCountries: "",
-        holdRiskyOrders: "on",
-      },
-      cookie: await admin(),
-    });
+    const saved = await saveFraudSettings(await admin(), { holdRiskyOrders: "on" });
     expect(saved.status).toBe(200);
     const { order } = await stockedOrder(`${unique("x")}@yopmail.com`);
     await deliver("orders/paid", order);

@@ -1,8 +1,8 @@
-import { BlockExpiryField } from "~/components/block-expiry-field";
 // The cards of a customer's account page: profile and sign-in security, standing (ban, role),
-// subscriptions, sessions and the reseller balance. Each form posts an intent to the page's action
+// subscriptions, sessions, the reseller balance and blocking the customer. Each form posts an intent to the page's action
 // and shows its answer as a toast; the server checks every capability again.
 import { type ReactNode } from "react";
+import { BlockExpiryField } from "~/components/block-expiry-field";
 import { useFetcher } from "react-router";
 import type { Answer } from "~/lib/answer";
 import { formatUsd } from "~/lib/format";
