@@ -112,6 +112,7 @@ export function LicenceDetails({
       <DetailRow label="Activated">
         {licence.activatedAt === null ? "Not yet" : <LocalTime ms={licence.activatedAt} format="datetime" />}
       </DetailRow>
+      {licence.state === "suspended" && licence.suspendReason ? <DetailRow label="Why">{licence.suspendReason}</DetailRow> : null}
       {showExpiry ? (
         <DetailRow label="Expires">
           <LicenceExpiry licence={licence} never="Never" />

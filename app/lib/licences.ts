@@ -25,6 +25,8 @@ export interface LicenceView {
   expiresAt: number | null;
   /** When staff paused it; null while it runs. */
   pausedAt: number | null;
+  /** Why the shop's fraud rules suspended it (a disputed payment, a shared key); null otherwise. */
+  suspendReason?: string | null;
   /** The bound PC: shortened for the owner, whole for an admin; null when no PC is bound. */
   hwid: string | null;
   /** The bound PC's name as its program reports it; null when none was sent or no PC is bound. */

@@ -111,6 +111,9 @@ describe("a dispute opened, won and lost", () => {
     const suspended = await bought.check();
     expect(suspended.json).toMatchObject({ valid: false, code: "SUSPENDED", reason: ANSWER_REASON.dispute, lease: null });
     await expectRoles(bought.discordId, []);
+    // The member sees why on their Subscriptions page.
+    const hub = await (await call("/dashboard/subscriptions", { cookie: await signIn(bought.account, "192.0.2.232") })).text();
+    expect(hub).toContain(ANSWER_REASON.dispute);
 
     // Shopify retries and sends the update: nothing is done twice.
     await deliver("disputes/create", opened);
