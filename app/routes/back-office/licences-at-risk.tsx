@@ -88,9 +88,9 @@ function FlagCard({ flag, mayManage }: { flag: Flag; mayManage: boolean }) {
   return (
     <Card as="article" aria-labelledby={`flag-${flag.id}`}>
       <div className="flex flex-wrap items-center gap-2">
-        <h3 id={`flag-${flag.id}`} className="font-mono text-sm">
+        <h2 id={`flag-${flag.id}`} className="font-mono text-sm">
           {flag.masked}
-        </h3>
+        </h2>
         <Badge tone={flag.state === "open" ? "orange" : flag.state === "dismissed" ? "gray" : "red"}>{flag.state}</Badge>
         {flag.autoSuspended ? <Badge tone="yellow">suspended automatically</Badge> : null}
         <span className="text-sm text-muted">
