@@ -88,6 +88,10 @@ export default [
         ]),
         route("licences", "routes/back-office/licences.tsx"),
         route("replacements", "routes/back-office/replacements.tsx"),
+        route("blocklists", "routes/back-office/blocklists.tsx"),
+        route("licences-at-risk", "routes/back-office/licences-at-risk.tsx"),
+        route("disputes", "routes/back-office/disputes.tsx"),
+        route("disputes/:id/evidence.txt", "routes/back-office/disputes.evidence.ts"),
         route("entitlements", "routes/back-office/entitlements.tsx"),
         // The upload's steps nest under the page, so its releases.manage guard runs first.
         route("releases", "routes/back-office/releases.tsx", [

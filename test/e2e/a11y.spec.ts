@@ -57,6 +57,9 @@ const ADMIN_PAGES = [
   "/dashboard/reviews",
   "/dashboard/promotions",
   "/dashboard/discord",
+  "/dashboard/disputes",
+  "/dashboard/blocklists",
+  "/dashboard/licences-at-risk",
   // The quick jump's results page, listed rather than jumping to the one account it finds.
   "/dashboard/search?q=admin&list=1",
 ];
@@ -167,7 +170,7 @@ for (const width of WIDTHS) {
       for (const group of await nav.locator("details").all()) {
         if (!(await group.evaluate((details) => (details as HTMLDetailsElement).open))) await group.locator("summary").click();
       }
-      await expect(nav.getByRole("link")).toHaveCount(22);
+      await expect(nav.getByRole("link")).toHaveCount(25);
       const found = await scan(page, "/dashboard/orders (every group open)", `admin ${width}px`);
       await page.keyboard.press("/");
       const box = page.getByRole("combobox", { name: "Quick jump" });
