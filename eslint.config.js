@@ -19,7 +19,7 @@ const DOMAIN_USES = {
   legal: ["platform"],
   status: ["platform"],
   audit: ["platform", "accounts"],
-  chat: ["platform", "accounts"],
+  chat: ["platform", "accounts", "catalogue", "releases"],
   discord: ["platform", "accounts"],
   reviews: ["platform", "accounts", "catalogue"],
   licences: ["platform", "catalogue"],

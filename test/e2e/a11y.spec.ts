@@ -38,6 +38,8 @@ const HUB_PAGES = [
   "/dashboard/2fa",
   "/dashboard/security",
   "/dashboard/affiliate",
+  "/dashboard/chat/general",
+  "/dashboard/chat/announcements",
 ];
 const ADMIN_PAGES = [
   ...HUB_PAGES,
@@ -56,6 +58,7 @@ const ADMIN_PAGES = [
   "/dashboard/reviews",
   "/dashboard/promotions",
   "/dashboard/discord",
+  "/dashboard/chat-moderation",
   // The quick jump's results page, listed rather than jumping to the one account it finds.
   "/dashboard/search?q=admin&list=1",
 ];

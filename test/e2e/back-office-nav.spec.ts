@@ -15,13 +15,13 @@ const ADMIN_GROUPS: [string, string[]][] = [
   ["Sales", ["Orders", "Customers", "Sales"]],
   ["Keys & licences", ["Manage Codes", "Licences", "Replacements"]],
   ["Catalogue & releases", ["Releases", "Entitlements", "Promotions"]],
-  ["Community", ["Affiliates", "Reviews", "Discord"]],
+  ["Community", ["Affiliates", "Reviews", "Chat Moderation", "Discord"]],
   ["Settings", ["Legal Pages", "Audit Log"]],
 ];
 const SUPPORT_GROUPS: [string, string[]][] = [
   ["Sales", ["Orders", "Customers"]],
   ["Keys & licences", ["Licences"]],
-  ["Community", ["Affiliates", "Reviews"]],
+  ["Community", ["Affiliates", "Reviews", "Chat Moderation"]],
   ["Settings", ["Audit Log"]],
 ];
 
