@@ -32,6 +32,7 @@ import {
   REPORT_CONTEXT,
   RETENTION_DEFAULT_DAYS,
   ROOM_CLOSED_CLOSE,
+  ROOM_SOCKET_LIMIT,
   type ServerFrame,
   SESSION_ENDED_CLOSE,
   slowModeMessage,
@@ -137,6 +138,8 @@ export class ChatRoom extends DurableObject<Env> {
     const config = decodeHeader(request.headers.get(ROOM_HEADER), roomConfigSchema);
     const member = decodeHeader(request.headers.get(MEMBER_HEADER), socketMemberSchema);
     if (!config || !member) return new Response("Unknown member", { status: 400 });
+    // Past its design limit the room takes no more sockets; the browser tries again with backoff.
+    if (this.ctx.getWebSockets().length >= ROOM_SOCKET_LIMIT) return new Response("This room is full right now", { status: 503 });
     this.configure(config);
     const now = Date.now();
 

@@ -24,6 +24,8 @@ export const PING = "ping";
 export const PONG = "pong";
 export const PING_EVERY_MS = 30_000;
 export const PRESENCE_TIMEOUT_MS = 75_000;
+/** The room's design limit of sockets (decision 095): past it the room refuses more, and the browser tries again later. */
+export const ROOM_SOCKET_LIMIT = 2000;
 /** Pinned messages a room shows at its top, at most. */
 export const MAX_PINS = 5;
 /** Members a message may mention; more "@names" are left as plain text. */
