@@ -184,7 +184,7 @@ export class ChatRoom extends DurableObject<Env> {
       present: this.presentCount(now),
     });
     this.send(server, { type: "typing", members: this.typingMembers(now) });
-    await this.armAlarm(now);
+    await this.alarmBy(Math.min(this.ctx.storage.kv.get<number>(PRESENCE_DUE) ?? Infinity, attachment.accessCheckAt ?? Infinity), now);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -222,7 +222,7 @@ export class ChatRoom extends DurableObject<Env> {
     }
     this.presenceChanged();
     if (me.typingUntil > Date.now()) this.broadcastTyping(Date.now());
-    await this.armAlarm(Date.now());
+    await this.alarmBy(this.ctx.storage.kv.get<number>(PRESENCE_DUE) ?? Infinity, Date.now());
   }
 
   async webSocketError(ws: WebSocket): Promise<void> {
@@ -463,7 +463,7 @@ export class ChatRoom extends DurableObject<Env> {
     if (this.clearTyping(me.userId)) this.broadcastTyping(now);
     if (this.ctx.storage.kv.get(RETENTION_DUE) === undefined) {
       this.ctx.storage.kv.put(RETENTION_DUE, now + DAY_MS);
-      await this.armAlarm(now);
+      await this.alarmBy(now + DAY_MS, now);
     }
   }
 
@@ -542,7 +542,7 @@ export class ChatRoom extends DurableObject<Env> {
     const wasTyping = this.typingMembers(now).some((m) => m.userId === me.userId);
     ws.serializeAttachment({ ...me, typingUntil: now + TYPING_TIMEOUT_MS } satisfies Attachment);
     if (!wasTyping) this.broadcastTyping(now);
-    return this.armAlarm(now);
+    return this.alarmBy(now + TYPING_TIMEOUT_MS, now);
   }
 
   private clearTyping(userId: string): boolean {
@@ -665,6 +665,11 @@ export class ChatRoom extends DurableObject<Env> {
     }
     const due = this.ctx.storage.kv.get<number>(RETENTION_DUE);
     if (due !== undefined && due <= now) {
+      // Once a day: members' send times that no limit looks at any more are forgotten.
+      const forgetBefore = now - Math.max(RATE_LIMIT.windowMs, (this.config()?.slowModeSeconds ?? 0) * 1000);
+      for (const [key, sends] of this.ctx.storage.kv.list<number[]>({ prefix: "sends:" })) {
+        if ((sends.at(-1) ?? 0) < forgetBefore) this.ctx.storage.kv.delete(key);
+      }
       const any = this.db.select({ id: messages.id }).from(messages).limit(1).get();
       if (any) this.ctx.storage.kv.put(RETENTION_DUE, now + DAY_MS);
       else this.ctx.storage.kv.delete(RETENTION_DUE);
@@ -672,6 +677,16 @@ export class ChatRoom extends DurableObject<Env> {
   }
 
   // ---- The alarm ----
+
+  /**
+   * Something new is due at `due`: the room's alarm comes no later. (Adding one thing needs no
+   * look at everything else: the alarm itself works out the next time when it has run.)
+   */
+  private async alarmBy(due: number, now: number): Promise<void> {
+    if (!Number.isFinite(due)) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > due) await this.ctx.storage.setAlarm(Math.max(due, now));
+  }
 
   /** The next time anything is due (typing, presence, a licence check, the retention sweep), set as the room's one alarm. */
   private async armAlarm(now: number): Promise<void> {

@@ -253,7 +253,7 @@ function MessageText({ message, me }: { message: ChatMessage; me: ChatYou | null
         part.mention ? (
           <span
             key={i}
-            className={`rounded px-0.5 font-semibold ${me && part.text.slice(1).toLowerCase() === me.username.toLowerCase() ? "bg-accent/25 text-accent" : "text-sky-300"}`}
+            className={`rounded px-0.5 font-semibold ${me && part.text.slice(1).toLowerCase() === me.username.toLowerCase() ? "bg-accent text-zinc-950" : "text-sky-300"}`}
           >
             {part.text}
           </span>
