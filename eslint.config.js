@@ -21,7 +21,7 @@ const DOMAIN_USES = {
   legal: ["platform"],
   status: ["platform"],
   audit: ["platform", "accounts"],
-  chat: ["platform", "accounts"],
+  chat: ["platform", "accounts", "catalogue", "releases"],
   discord: ["platform", "accounts", "blocks"],
   reviews: ["platform", "accounts", "catalogue"],
   licences: ["platform", "catalogue", "blocks"],

@@ -58,6 +58,7 @@ export const STAFF_PAGES: readonly StaffPage[] = [
   { to: "/dashboard/promotions", label: "Promotions", capability: "promotions.manage", group: "catalogue" },
   { to: "/dashboard/affiliates", label: "Affiliates", capability: "affiliates.view", group: "community" },
   { to: "/dashboard/reviews", label: "Reviews", capability: "reviews.moderate", group: "community" },
+  { to: "/dashboard/chat-moderation", label: "Chat Moderation", capability: "chat.moderate", group: "community" },
   { to: "/dashboard/discord", label: "Discord", capability: "discord.manage", group: "community" },
   { to: "/dashboard/legal", label: "Legal Pages", capability: "legal.edit", group: "settings" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view", group: "settings" },

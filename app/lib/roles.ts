@@ -35,6 +35,9 @@ export const CAPABILITIES = {
   "affiliates.manage": ["admin"],
   // Product reviews: support and admins hide one with a reason, or show it again.
   "reviews.moderate": ["admin", "support"],
+  // The chat: removing messages, muting and banning members from it, pins, the reports queue, and
+  // its rooms (create, settings, archive).
+  "chat.moderate": ["admin", "support"],
   // The product page's social proof: the recent-purchasers threshold and product sales.
   "promotions.manage": ["admin"],
   // The Terms of Service, Refund Policy and Privacy Policy.

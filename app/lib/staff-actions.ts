@@ -58,6 +58,20 @@ export const STAFF_ACTIONS = {
   replacement: { approve: "replacements.decide", decline: "replacements.decide" },
   // The Reviews page: hiding a review with a reason, or showing it again.
   reviews: { hide: "reviews.moderate", unhide: "reviews.moderate" },
+  // The chat moderation page and the moderator's menu in the hub's chat: messages, members, pins
+  // and reports; and the page's rooms.
+  chat: {
+    delete: "chat.moderate",
+    purge: "chat.moderate",
+    mute: "chat.moderate",
+    unmute: "chat.moderate",
+    ban: "chat.moderate",
+    unban: "chat.moderate",
+    pin: "chat.moderate",
+    unpin: "chat.moderate",
+    dismiss: "chat.moderate",
+  },
+  "chat-rooms": { create: "chat.moderate", settings: "chat.moderate", archive: "chat.moderate", restore: "chat.moderate" },
   // The Promotions page: the recent-purchasers threshold and each product's sale.
   promotions: { threshold: "promotions.manage", sale: "promotions.manage", "end-sale": "promotions.manage" },
   // The legal pages' editor.

@@ -15,13 +15,13 @@ const ADMIN_GROUPS: [string, string[]][] = [
   ["Sales", ["Orders", "Customers", "Sales", "Disputes"]],
   ["Keys & licences", ["Manage Codes", "Licences", "Replacements", "Blocklists", "Licences at risk"]],
   ["Catalogue & releases", ["Releases", "Entitlements", "Promotions"]],
-  ["Community", ["Affiliates", "Reviews", "Discord"]],
+  ["Community", ["Affiliates", "Reviews", "Chat Moderation", "Discord"]],
   ["Settings", ["Legal Pages", "Audit Log"]],
 ];
 const SUPPORT_GROUPS: [string, string[]][] = [
   ["Sales", ["Orders", "Customers", "Disputes"]],
   ["Keys & licences", ["Licences", "Blocklists", "Licences at risk"]],
-  ["Community", ["Affiliates", "Reviews"]],
+  ["Community", ["Affiliates", "Reviews", "Chat Moderation"]],
   ["Settings", ["Audit Log"]],
 ];
 

@@ -5,6 +5,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, sqliteView, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { AFFILIATE_STATES } from "../../../lib/affiliates";
+import { LINK_RULES, RETENTION_DEFAULT_DAYS, ROOM_KINDS } from "../../../lib/chat";
 import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
 import { RELEASE_CHANNELS } from "../../../lib/releases";
@@ -1444,4 +1445,99 @@ export const fraudSettings = sqliteTable(
     updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
   },
   (t) => [check("fraud_settings_one_row", sql`${t.id} = 1`)],
+);
+
+// The chat's rooms (decision 094): which exist, who sees them and who posts in them (every member;
+// every member reads and staff post; a product's live licence holders), and the rules each room
+// enforces. Messages live in each room's Durable Object; this is the registry the Worker lists
+// rooms from without waking them, and the rules it hands each room (decision 095 for retention).
+// "general" and "announcements" are every shop's and are never archived.
+export const chatRooms = sqliteTable(
+  "chat_rooms",
+  {
+    slug: text("slug").primaryKey(),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: ROOM_KINDS }).notNull(),
+    // The product whose licence holders the room is for (the title licences name); only for product rooms.
+    product: text("product"),
+    slowModeSeconds: integer("slow_mode_seconds").notNull().default(0),
+    linkRule: text("link_rule", { enum: LINK_RULES }).notNull().default("allowed"),
+    blockedWords: text("blocked_words", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    retentionDays: integer("retention_days").notNull().default(RETENTION_DEFAULT_DAYS),
+    createdAt: integer("created_at").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    archivedAt: integer("archived_at"),
+    archivedBy: text("archived_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    // One open room per product.
+    uniqueIndex("chat_rooms_product")
+      .on(t.product)
+      .where(sql`${t.archivedAt} is null`),
+    check("chat_rooms_product_kind", sql`(${t.kind} = 'product') = (${t.product} is not null)`),
+    check("chat_rooms_slow_mode", sql`${t.slowModeSeconds} between 0 and 3600`),
+    check("chat_rooms_retention", sql`${t.retentionDays} between 1 and 3650`),
+  ],
+);
+
+// Staff's mutes and bans from the chat (not from the shop), chat-wide (decision 094). A mute always
+// ends; a ban lasts until lifted. The Worker reads a member's open ones when their socket opens and
+// hands them to the room, which refuses by them; staff's changes reach open sockets at once.
+export const chatSanctions = sqliteTable(
+  "chat_sanctions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["mute", "ban"] }).notNull(),
+    // When a mute ends; null for a ban, which lasts until lifted.
+    until: integer("until"),
+    reason: text("reason").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+    // Lifted by staff, or replaced by a newer one of the same kind.
+    liftedAt: integer("lifted_at"),
+    liftedBy: text("lifted_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    index("chat_sanctions_member").on(t.userId, t.kind, t.liftedAt),
+    index("chat_sanctions_open").on(t.liftedAt, t.createdAt),
+    check("chat_sanctions_mute_ends", sql`${t.kind} <> 'mute' or ${t.until} is not null`),
+  ],
+);
+
+// Members' reports of chat messages, for staff's queue (decision 094). The message and the few
+// around it are copied when it is reported, so the evidence stays whatever happens to the message.
+export const chatReports = sqliteTable(
+  "chat_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    room: text("room")
+      .notNull()
+      .references(() => chatRooms.slug),
+    messageId: integer("message_id").notNull(),
+    authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
+    authorName: text("author_name").notNull(),
+    content: text("content").notNull(),
+    messageAt: integer("message_at").notNull(),
+    // The messages just before and after it: [{ id, username, content, createdAt }].
+    context: text("context", { mode: "json" }).$type<{ id: number; username: string; content: string; createdAt: number }[]>().notNull(),
+    reporterId: text("reporter_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    createdAt: integer("created_at").notNull(),
+    state: text("state", { enum: ["open", "actioned", "dismissed"] })
+      .notNull()
+      .default("open"),
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
+    decidedAt: integer("decided_at"),
+    // What staff did: delete, mute, ban or dismiss.
+    decision: text("decision"),
+  },
+  (t) => [uniqueIndex("chat_reports_once").on(t.room, t.messageId, t.reporterId), index("chat_reports_queue").on(t.state, t.createdAt)],
 );
