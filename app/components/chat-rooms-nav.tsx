@@ -68,8 +68,8 @@ export function ChatRoomsNav({ linkClass }: { linkClass: (state: { isActive: boo
   let items: ReactNode;
   if (!rooms) {
     items = (
-      <li className="px-3 py-1.5 text-xs text-muted" role="status">
-        Loading rooms...
+      <li className="px-3 py-1.5 text-xs text-muted">
+        <span role="status">Loading rooms...</span>
       </li>
     );
   } else {
