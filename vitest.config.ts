@@ -14,9 +14,13 @@ const OWN_DATABASE = [
   "test/jobs/demo-seed.test.ts",
   "test/keys/stock-alerts.test.ts",
   "test/licences/licence-vectors.test.ts",
+  "test/licences/shared-keys.test.ts",
+  "test/orders/order-risk.test.ts",
   "test/orders/plan-names.test.ts",
   "test/orders/sales-figures.test.ts",
   "test/releases/release-uploads.test.ts",
+  // The renewal cron reads every licence's expiry.
+  "test/renewals/reminders.test.ts",
 ];
 
 /**
@@ -49,8 +53,8 @@ export default defineConfig(async () => {
             "keyshop-jobs": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: "keyshop-jobs-failed" },
             "keyshop-jobs-failed": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5 },
           },
-          // A second, empty database for tests that run migrations step by step over old rows.
-          d1Databases: ["MIGRATION_DB"],
+          // Empty databases for tests that run migrations step by step over old rows.
+          d1Databases: ["MIGRATION_DB", "MIGRATION_DB_SHOP_OF_MANY"],
           bindings: {
             ...settings,
             TEST_MIGRATIONS: migrations,
@@ -64,6 +68,8 @@ export default defineConfig(async () => {
             CRYPTO_LTC_XPUB:
               "zpub6rPo5mF47z5coVm5rvWv7fv181awb7Vckn5Cf3xQXBVKu18kuBHDhNi1Jrb4br6vVD3ZbrnXemEsWJoR18mZwkUdzwD8TQnHDUCGxqZ6swA",
             SHOPIFY_WEBHOOK_SECRET: "test-webhook-secret",
+            // Each check's place reaches the key's watch at once, so a test sees the count it made.
+            LICENCE_WATCH_SEND_SECONDS: "0",
             SHOPIFY_STOREFRONT_TOKEN: "",
             MAIL_API_KEY: "",
             DISCORD_CLIENT_SECRET: "",

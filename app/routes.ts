@@ -48,6 +48,9 @@ export default [
     route("auth/discord", "routes/auth/discord.ts"),
     route("auth/discord/callback", "routes/auth/discord.callback.ts"),
     route("auth/logout", "routes/auth/logout.tsx"),
+    // Turning renewal reminders off from an e-mail's signed link, signed in or not (its one-click
+    // POST is answered by the Worker before the CSRF check: mail clients send no Origin).
+    route("reminders/unsubscribe", "routes/auth/reminders-unsubscribe.tsx"),
   ]),
   route("api/viewer", "routes/api/viewer.ts"),
   route("api/upsell", "routes/api/upsell.ts"),
@@ -61,6 +64,8 @@ export default [
       layout("routes/hub/layout.tsx", [
         index("routes/hub/index.tsx"),
         route("subscriptions", "routes/hub/subscriptions.tsx"),
+        // Renewing one licence, keeping its key; the one-click links in reminders and the program lead here.
+        route("renew/:licence", "routes/hub/renew.tsx"),
         route("downloads", "routes/hub/downloads.tsx"),
         route("downloads/releases/:id", "routes/hub/downloads.release.ts"),
         route("resell", "routes/hub/resell.tsx"),
@@ -85,6 +90,10 @@ export default [
         ]),
         route("licences", "routes/back-office/licences.tsx"),
         route("replacements", "routes/back-office/replacements.tsx"),
+        route("blocklists", "routes/back-office/blocklists.tsx"),
+        route("licences-at-risk", "routes/back-office/licences-at-risk.tsx"),
+        route("disputes", "routes/back-office/disputes.tsx"),
+        route("disputes/:id/evidence.txt", "routes/back-office/disputes.evidence.ts"),
         route("entitlements", "routes/back-office/entitlements.tsx"),
         // The upload's steps nest under the page, so its releases.manage guard runs first.
         route("releases", "routes/back-office/releases.tsx", [

@@ -10,6 +10,8 @@ import {
   mailOutbox,
   productCodes,
   profiles,
+  resellerAccounts,
+  resellerLedger,
   shopifyOrders,
   userRoles,
   users,
@@ -329,6 +331,20 @@ export async function boughtKey(variantTitle = "1 Week", email = `${unique("buye
   return { key: code, email, orderId: order.id, lineId: order.line_items[0]!.id, order };
 }
 
+/** A member's reseller balance (undefined before their account opens) and the purchases it paid, oldest first. */
+export async function balanceOf(userId: string) {
+  const [account, purchases] = await Promise.all([
+    db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get(),
+    db
+      .select()
+      .from(resellerLedger)
+      .where(and(eq(resellerLedger.userId, userId), eq(resellerLedger.kind, "purchase")))
+      .orderBy(resellerLedger.id)
+      .all(),
+  ]);
+  return { cents: account?.balanceCents, purchases };
+}
+
 /** A hardware id as a loader sends one, unique unless named. */
 export const hwid = (name = unique("pc")) => `HWID-${name}-0123456789`;
 
@@ -343,4 +359,18 @@ export async function validate(body: unknown, ip = `203.0.113.${Math.floor(Math.
   );
   const text = await response.text();
   return { response, text, json: JSON.parse(text) };
+}
+
+/** The shop's fraud settings as an admin saves them on Licences at risk: the defaults, with `changes`. */
+export function saveFraudSettings(cookie: string, changes: Record<string, string> = {}) {
+  const form = {
+    intent: "settings",
+    windowHours: "24",
+    flagAddresses: "10",
+    flagCountries: "5",
+    suspendAddresses: "",
+    suspendCountries: "",
+    holdRiskyOrders: "",
+  };
+  return call("/dashboard/licences-at-risk", { form: { ...form, ...changes }, cookie });
 }

@@ -51,6 +51,13 @@ export const CAPABILITIES = {
   "replacements.decide": ["admin"],
   // Discord roles that follow the licence: the guild, which role each plan grants, the health card.
   "discord.manage": ["admin"],
+  // Fraud: support sees disputes (and exports their evidence), the blocklist and licences at risk;
+  // admins block and lift, decide on a licence at risk and set the thresholds, and release held orders.
+  "disputes.view": ["admin", "support"],
+  "blocks.view": ["admin", "support"],
+  "blocks.manage": ["admin"],
+  "risk.view": ["admin", "support"],
+  "risk.manage": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -13,6 +13,8 @@ export const STAFF_ACTIONS = {
     revoke: "orders.manage",
     replace: "orders.manage",
     cancel: "orders.manage",
+    // A paid order held for review: its keys go out.
+    release: "orders.manage",
   },
   // The order list: a key handed out by hand.
   "manual-order": { manual: "orders.manage" },
@@ -23,7 +25,13 @@ export const STAFF_ACTIONS = {
     "end-sessions": "customers.sessions",
     credit: "balances.credit",
     role: "roles.assign",
+    // Blocking the customer with their known PCs, addresses and e-mails, in one confirmation.
+    "block-customer": "blocks.manage",
   },
+  // The Blocklists page: a block added, or lifted.
+  blocks: { block: "blocks.manage", lift: "blocks.manage" },
+  // Licences at risk: a flagged licence suspended, banned or dismissed; the detection's thresholds.
+  risk: { suspend: "risk.manage", ban: "risk.manage", dismiss: "risk.manage", settings: "risk.manage" },
   // The licence page: support resets PCs; bans, pauses and added time are for admins.
   licence: {
     "reset-hwid": "licences.reset",

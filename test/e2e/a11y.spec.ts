@@ -4,7 +4,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { INTRO_FLAG } from "../../app/lib/intro";
-import { creditFromCustomerPage, logIn, openCartWithMainProduct } from "./helpers";
+import { creditFromCustomerPage, logIn, openCartWithMainProduct, reloadUntilVisible } from "./helpers";
 
 const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 const WIDTHS = [1280, 390];
@@ -25,6 +25,7 @@ const PUBLIC_PAGES = [
   "/auth/forgot",
   // Without a link: the page that says the link cannot be used.
   "/auth/reset",
+  "/reminders/unsubscribe?user=none&signature=none",
   "/no-such-page",
   // The simulated Discord's control panel (development only).
   "/dev/discord",
@@ -58,6 +59,9 @@ const ADMIN_PAGES = [
   "/dashboard/reviews",
   "/dashboard/promotions",
   "/dashboard/discord",
+  "/dashboard/disputes",
+  "/dashboard/blocklists",
+  "/dashboard/licences-at-risk",
   "/dashboard/chat-moderation",
   // The quick jump's results page, listed rather than jumping to the one account it finds.
   "/dashboard/search?q=admin&list=1",
@@ -136,6 +140,10 @@ for (const width of WIDTHS) {
       await page.getByRole("button", { name: /^Pay / }).click();
       await expect(page.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
       found.push(...(await scan(page, `${checkout} (paid)`, `member ${width}px`)));
+      // The renewal page of a licence (decision 090), from its card on Subscriptions.
+      const renew = page.getByRole("link", { name: /^Renew or upgrade/ }).first();
+      await reloadUntilVisible(page, "/dashboard/subscriptions", renew);
+      found.push(...(await violations(page, (await renew.getAttribute("href"))!, `member ${width}px`)));
       expect(found, found.join("\n")).toEqual([]);
     });
 
@@ -165,10 +173,10 @@ for (const width of WIDTHS) {
       for (const group of await nav.locator("details").all()) {
         if (!(await group.evaluate((details) => (details as HTMLDetailsElement).open))) await group.locator("summary").click();
       }
-      // Eight of the member's pages, fifteen staff pages, and the chat's rooms.
+      // The member's pages, the staff pages, and the chat's rooms.
       const rooms = nav.getByRole("list", { name: "Chat" }).getByRole("link");
       await expect(rooms.first()).toBeVisible();
-      await expect(nav.getByRole("link")).toHaveCount(23 + (await rooms.count()));
+      await expect(nav.getByRole("link")).toHaveCount(26 + (await rooms.count()));
       const found = await scan(page, "/dashboard/orders (every group open)", `admin ${width}px`);
       await page.keyboard.press("/");
       const box = page.getByRole("combobox", { name: "Quick jump" });

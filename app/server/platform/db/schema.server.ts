@@ -69,6 +69,8 @@ export const sessions = sqliteTable(
     lastSeenAt: integer("last_seen_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
     userAgent: text("user_agent"),
+    // The client address the session started from: a customer's known addresses, for staff blocking them.
+    ip: text("ip"),
     // Roughly where the session started ("Berlin, DE"), from Cloudflare's view of the client.
     place: text("place"),
   },
@@ -298,7 +300,7 @@ export const resellerLedger = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["top-up", "credit", "purchase", "commission"] }).notNull(),
+    kind: text("kind", { enum: ["top-up", "credit", "purchase", "commission", "dispute-hold", "dispute-release"] }).notNull(),
     amountCents: integer("amount_cents").notNull(),
     reference: text("reference"),
     createdAt: integer("created_at").notNull(),
@@ -318,7 +320,11 @@ export const resellerLedger = sqliteTable(
     uniqueIndex("reseller_ledger_commission")
       .on(t.reference)
       .where(sql`${t.kind} = 'commission'`),
-    check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase', 'commission')`),
+    // A payment dispute's hold on commission already paid into the balance, and its release: once each per dispute.
+    uniqueIndex("reseller_ledger_dispute")
+      .on(t.kind, t.reference)
+      .where(sql`${t.kind} in ('dispute-hold', 'dispute-release')`),
+    check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase', 'commission', 'dispute-hold', 'dispute-release')`),
   ],
 );
 
@@ -356,6 +362,12 @@ export const licences = sqliteTable(
     // Paused by staff: the key answers SUSPENDED and its clock stands still; resuming pushes the
     // expiry out by the time it was paused (decision 047).
     pausedAt: integer("paused_at"),
+    // Suspended by the shop's fraud rules, apart from staff's pause (decision 092): an open payment
+    // dispute of its order ("dispute:<id>") or shared-key detection ("sharing"). It answers SUSPENDED
+    // with `suspend_reason`, which the program may show; its clock keeps running.
+    suspendedAt: integer("suspended_at"),
+    suspendedBy: text("suspended_by"),
+    suspendReason: text("suspend_reason"),
     // The entitlement names the licence grants: its plan's at the sale, copied so that changing the
     // plan later takes nothing away (decision 054); staff may grant or remove one on a single licence.
     entitlements: text("entitlements", { mode: "json" })
@@ -371,6 +383,8 @@ export const licences = sqliteTable(
     index("licences_hwid").on(t.hwid),
     // The licences of an order, whose owners' Discord roles follow its payment or refund.
     index("licences_order").on(t.orderId),
+    // Licences ending soon or lately: the renewal reminders' and auto-renewal's sweep (decision 091).
+    index("licences_expiry").on(t.expiresAt),
     check("licences_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`),
   ],
 );
@@ -461,6 +475,8 @@ export const replacementRequests = sqliteTable(
     reason: text("reason"),
     decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
     decidedAt: integer("decided_at"),
+    // The random mark of the decision that won the request: only that caller acts on it, or gives it back.
+    claim: text("claim"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
@@ -594,6 +610,9 @@ export const cryptoOrders = sqliteTable(
     referredBy: text("referred_by"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    // The licence this order renews or moves to its plan (decision 090): paid, it extends that
+    // licence instead of handing out a key, unless the licence can no longer be (then a key goes out).
+    renewsLicenceId: integer("renews_licence_id"),
   },
   (t) => [
     index("crypto_orders_status").on(t.status, t.createdAt),
@@ -702,8 +721,22 @@ export const shopifyOrders = sqliteTable(
     // The cart the order was paid from (Shopify's cart token, or the demo checkout's id): how the
     // buyer's cart learns that it was paid (decision 045).
     cartToken: text("cart_token"),
+    // Where the buyer paid from, as the order says (billing country, the browser's address): what
+    // the order's risk is judged on (decision 093).
+    country: text("country"),
+    browserIp: text("browser_ip"),
+    // The licence the cart named for this payment to renew: kept so an order held for review and
+    // released later still extends that licence rather than handing out a new key.
+    renewsLicenceId: integer("renews_licence_id"),
+    // JSON array of the risk reasons found when it was paid; null when none were.
+    riskReasons: text("risk_reasons"),
+    // Held for review instead of keyed (a blocked buyer, or a risky order while staff hold those);
+    // staff release it (the keys go out) or refund it in Shopify.
+    heldAt: integer("held_at"),
+    releasedAt: integer("released_at"),
   },
   (t) => [
+    index("shopify_orders_held").on(t.heldAt),
     index("shopify_orders_email").on(sql`lower(${t.email})`),
     index("shopify_orders_received").on(t.receivedAt),
     // The product page's "bought in the last 24 hours": orders by the time they were paid.
@@ -814,6 +847,8 @@ export const mailOutbox = sqliteTable(
     createdAt: integer("created_at").notNull(),
     nextAttemptAt: integer("next_attempt_at").notNull(),
     sentAt: integer("sent_at"),
+    // Extra headers the transport sends (JSON object), e.g. a reminder's List-Unsubscribe.
+    headers: text("headers", { mode: "json" }).$type<Record<string, string>>(),
   },
   (t) => [
     index("mail_outbox_due").on(t.status, t.nextAttemptAt),
@@ -861,6 +896,10 @@ export const demoCheckouts = sqliteTable("demo_checkouts", {
   attributes: text("attributes").notNull().default("[]"),
   discountCode: text("discount_code"),
   discountPercent: integer("discount_percent"),
+  // An upgrade's credit for the unused time of the plan it leaves (decision 090), taken off the
+  // line as Shopify's draft order takes its applied discount off, and what the buyer reads it as.
+  creditCents: integer("credit_cents"),
+  creditLabel: text("credit_label"),
 });
 
 // A sign-in that passed the password and waits for the second factor. The browser holds the
@@ -1209,6 +1248,203 @@ export const storefrontSettings = sqliteTable(
     check("storefront_settings_one_row", sql`${t.id} = 1`),
     check("storefront_settings_threshold", sql`${t.recentPurchasersThreshold} >= 1`),
   ],
+);
+
+// Renewals that keep the key (decisions 090 and 091). Every payment that added time to a licence
+// or moved it to a longer plan: what it paid, the licence before and after, and the time it added,
+// so a refund takes back exactly that. Written by the licences domain in the same transaction as
+// the licence it changes; a payment (`claimKey`: an order's unit, a crypto order, a balance
+// request, an auto-renewal of one expiry) changes a licence once.
+export const RENEWAL_KINDS = ["renewal", "upgrade"] as const;
+export const RENEWAL_METHODS = ["card", "BTC", "LTC", "balance"] as const;
+
+export const licenceRenewals = sqliteTable(
+  "licence_renewals",
+  {
+    // Random: a batch knows its own row went in (and so that it won the claim) by this id.
+    id: text("id").primaryKey(),
+    claimKey: text("claim_key").notNull(),
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: RENEWAL_KINDS }).notNull(),
+    method: text("method", { enum: RENEWAL_METHODS }).notNull(),
+    // Taken from a balance by the auto-renewal rather than paid by hand.
+    auto: integer("auto", { mode: "boolean" }).notNull().default(false),
+    // The order that paid ("shopify:<id>", "crypto:<number>", "reseller:<ledger id>") and its line.
+    orderKey: text("order_key"),
+    orderLineId: text("order_line_id"),
+    unitIndex: integer("unit_index").notNull().default(0),
+    fromPlan: text("from_plan", { enum: LICENCE_PLANS }).notNull(),
+    toPlan: text("to_plan", { enum: LICENCE_PLANS }).notNull(),
+    previousExpiresAt: integer("previous_expires_at"),
+    expiresAt: integer("expires_at"),
+    // The time the payment added to the licence (null when it moved to lifetime): what a refund takes back.
+    addedMs: integer("added_ms"),
+    previousEntitlements: text("previous_entitlements", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    // An upgrade renames the member's subscription; a refund gives the old name back.
+    previousVariantTitle: text("previous_variant_title"),
+    priceCents: integer("price_cents").notNull(),
+    currency: text("currency").notNull(),
+    createdAt: integer("created_at").notNull(),
+    // A refund (or cancellation) took the time back; the claim names the run that did it.
+    refundedAt: integer("refunded_at"),
+    refundClaim: text("refund_claim"),
+  },
+  (t) => [
+    uniqueIndex("licence_renewals_claim").on(t.claimKey),
+    index("licence_renewals_licence").on(t.licenceId, t.createdAt),
+    index("licence_renewals_order").on(t.orderKey, t.orderLineId, t.unitIndex),
+    index("licence_renewals_created").on(t.createdAt),
+    index("licence_renewals_refund").on(t.refundClaim),
+    check("licence_renewals_kind", sql`${t.kind} in ('renewal', 'upgrade')`),
+    check("licence_renewals_method", sql`${t.method} in ('card', 'BTC', 'LTC', 'balance')`),
+  ],
+);
+
+// Reminders before and after a licence ends (decision 091): one row per licence, stage and the
+// expiry it was about, written before the e-mail goes, so two cron runs send it once. A renewal
+// moves the expiry, so the old expiry's reminders are never due again.
+export const renewalReminders = sqliteTable(
+  "renewal_reminders",
+  {
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    // "before:<days>" or "after".
+    stage: text("stage").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    sentAt: integer("sent_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.licenceId, t.stage, t.expiresAt] }), index("renewal_reminders_sent").on(t.sentAt)],
+);
+
+// Members who turned renewal reminders off (the Security page, or the e-mail's unsubscribe header).
+export const reminderOptOuts = sqliteTable("reminder_opt_outs", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  optedOutAt: integer("opted_out_at").notNull(),
+});
+
+// Licences their owner asked to renew from their balance a day before they end (decision 091).
+export const autoRenewals = sqliteTable(
+  "auto_renewals",
+  {
+    licenceId: integer("licence_id")
+      .primaryKey()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("auto_renewals_user").on(t.userId)],
+);
+
+// Payment disputes (chargebacks and inquiries) as Shopify reports them (decision 092). `outcome`
+// is ours: open while Shopify's status is needs_response or under_review, then won or lost for
+// good; the order's licences follow it.
+export const DISPUTE_OUTCOMES = ["open", "won", "lost"] as const;
+export const disputes = sqliteTable(
+  "disputes",
+  {
+    id: text("id").primaryKey(),
+    orderId: text("order_id").notNull(),
+    type: text("type").notNull(),
+    reason: text("reason"),
+    status: text("status").notNull(),
+    outcome: text("outcome", { enum: DISPUTE_OUTCOMES }).notNull(),
+    amount: text("amount"),
+    currency: text("currency"),
+    evidenceDueBy: integer("evidence_due_by"),
+    initiatedAt: integer("initiated_at"),
+    receivedAt: integer("received_at").notNull(),
+    settledAt: integer("settled_at"),
+  },
+  (t) => [
+    index("disputes_outcome").on(t.outcome, t.evidenceDueBy),
+    index("disputes_order").on(t.orderId),
+    check("disputes_outcome", sql`${t.outcome} in ('open', 'won', 'lost')`),
+  ],
+);
+
+// Staff's blocklist (decision 093): e-mail addresses and domains, PCs, IP addresses and ranges,
+// countries and Discord accounts, each with a reason and an optional expiry. A block stands while it
+// is not lifted and not expired. An address or range is kept as its first and last address, each
+// as 32 hex digits (IPv4 mapped into IPv6), so one indexed range comparison finds it.
+export const BLOCK_KINDS = ["email", "domain", "hwid", "ip", "country", "discord"] as const;
+export const blocks = sqliteTable(
+  "blocks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind", { enum: BLOCK_KINDS }).notNull(),
+    value: text("value").notNull(),
+    rangeStart: text("range_start"),
+    rangeEnd: text("range_end"),
+    reason: text("reason").notNull(),
+    expiresAt: integer("expires_at"),
+    createdAt: integer("created_at").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    liftedAt: integer("lifted_at"),
+    liftedBy: text("lifted_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    index("blocks_value").on(t.kind, t.value),
+    index("blocks_range").on(t.rangeStart, t.rangeEnd),
+    index("blocks_created").on(t.createdAt),
+    check("blocks_kind", sql`${t.kind} in ('email', 'domain', 'hwid', 'ip', 'country', 'discord')`),
+  ],
+);
+
+// Licences checked from too many places in a window (decision 093): one open flag per licence,
+// with what was seen, until staff suspend, ban or dismiss it.
+export const RISK_FLAG_STATES = ["open", "suspended", "banned", "dismissed"] as const;
+export const licenceRiskFlags = sqliteTable(
+  "licence_risk_flags",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    state: text("state", { enum: RISK_FLAG_STATES }).notNull(),
+    addresses: integer("addresses").notNull(),
+    countries: integer("countries").notNull(),
+    // JSON: { windowStart, addresses: [masked], countries: [codes] }
+    evidence: text("evidence").notNull(),
+    flaggedAt: integer("flagged_at").notNull(),
+    autoSuspended: integer("auto_suspended", { mode: "boolean" }).notNull().default(false),
+    decidedAt: integer("decided_at"),
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    uniqueIndex("licence_risk_flags_open")
+      .on(t.licenceId)
+      .where(sql`${t.state} = 'open'`),
+    index("licence_risk_flags_state").on(t.state, t.flaggedAt),
+    check("licence_risk_flags_state", sql`${t.state} in ('open', 'suspended', 'banned', 'dismissed')`),
+  ],
+);
+
+// The shop's fraud settings, one row (decision 093); absent, the defaults in app/lib/fraud.ts hold.
+export const fraudSettings = sqliteTable(
+  "fraud_settings",
+  {
+    id: integer("id").primaryKey(),
+    windowHours: integer("window_hours").notNull(),
+    flagAddresses: integer("flag_addresses").notNull(),
+    flagCountries: integer("flag_countries").notNull(),
+    // Null: no automatic suspension.
+    suspendAddresses: integer("suspend_addresses"),
+    suspendCountries: integer("suspend_countries"),
+    holdRiskyOrders: integer("hold_risky_orders", { mode: "boolean" }).notNull().default(false),
+    updatedAt: integer("updated_at").notNull(),
+    updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [check("fraud_settings_one_row", sql`${t.id} = 1`)],
 );
 
 // The chat's rooms (decision 094): which exist, who sees them and who posts in them (every member;
