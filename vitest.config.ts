@@ -16,6 +16,7 @@ const OWN_DATABASE = [
   "test/licences/licence-vectors.test.ts",
   "test/orders/plan-names.test.ts",
   "test/orders/sales-figures.test.ts",
+  "test/privacy/account-deletion.test.ts",
   "test/releases/release-uploads.test.ts",
 ];
 

@@ -129,6 +129,20 @@ export class ChatRoom extends DurableObject<Env> {
     }
   }
 
+  /**
+   * A member's own messages, oldest first: their copy for a data export, or (with `erase`, when
+   * their account is deleted) the last look before they are deleted and every open page drops
+   * them. RPC only: the Worker calls it for the member or for staff acting on their request.
+   */
+  memberMessages(userId: string, { erase = false }: { erase?: boolean } = {}): ChatMessage[] {
+    const rows = this.db.select().from(messages).where(eq(messages.userId, userId)).orderBy(messages.id).all();
+    if (erase && rows.length > 0) {
+      this.db.delete(messages).where(eq(messages.userId, userId)).run();
+      for (const row of rows) this.broadcast({ type: "deleted", id: row.id });
+    }
+    return rows.map(toMessage);
+  }
+
   /** How many frames this room has refused as malformed, ever. RPC only: the Worker never routes to it. */
   rejectedFrames(): number {
     return this.ctx.storage.kv.get<number>(REJECTED_FRAMES) ?? 0;

@@ -26,6 +26,8 @@ export const CAPABILITIES = {
   "licences.time": ["admin"],
   "customers.ban": ["admin"],
   "customers.sessions": ["admin"],
+  // A member's own data, at their request: downloading it for them, deleting their account (audited).
+  "customers.privacy": ["admin"],
   "balances.credit": ["admin"],
   "roles.assign": ["admin"],
   "sales.view": ["admin"],

@@ -23,6 +23,7 @@ export const STAFF_ACTIONS = {
     "end-sessions": "customers.sessions",
     credit: "balances.credit",
     role: "roles.assign",
+    "delete-account": "customers.privacy",
   },
   // The licence page: support resets PCs; bans, pauses and added time are for admins.
   licence: {

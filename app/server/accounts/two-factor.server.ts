@@ -211,6 +211,28 @@ export async function verifySecondFactor(
   return used.length === 1;
 }
 
+/**
+ * A second factor given to confirm something grave (deleting the account): a current code from
+ * the app or an unused recovery code, counted against the same allowance as at sign-in.
+ */
+export async function checkSecondFactor(
+  db: Db,
+  key: string,
+  viewer: Viewer,
+  caller: Caller,
+  code: string,
+  now = Date.now(),
+): Promise<Result> {
+  return checkCodeThrottled(
+    db,
+    caller,
+    viewer.id,
+    () => verifySecondFactor(db, key, viewer.id, viewer.email, code, now),
+    fail("unauthenticated", "That code is not right", { field: "code" }),
+    now,
+  );
+}
+
 /** Turns 2FA off; it takes a current code from the app (not a recovery code). */
 export async function disableTwoFactor(
   deps: SessionDeps,

@@ -2,7 +2,8 @@
 // them more often than scheduled does no harm.
 import { queueChainChecks } from "../crypto/crypto-watch.server";
 import { database } from "../platform/db/client.server";
-import { retryDueMail } from "../platform/mail.server";
+import { forgetSentClosingMail, retryDueMail } from "../platform/mail.server";
+import { forgetOldAuditEntries } from "../platform/audit.server";
 import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
 import { deleteExpiredRegistrations } from "../accounts/registration.server";
 import { deleteExpiredCeremonies } from "../accounts/passkey-ceremonies.server";
@@ -17,6 +18,10 @@ import { discordSetup } from "../discord/role-setup.server";
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);
   await retryDueMail(db, env, now);
+  // What the Privacy Policy promises about keeping: a deleted account's last e-mail goes once sent,
+  // the audit log keeps a year.
+  await forgetSentClosingMail(db);
+  await forgetOldAuditEntries(db, now);
   await deleteExpiredSessions(sessionDepsFor(env, db), now);
   await deleteExpiredRegistrations(db, now);
   await deleteExpiredResetLinks(db, now);

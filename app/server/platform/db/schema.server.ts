@@ -23,6 +23,9 @@ export const users = sqliteTable(
     // A banned account cannot sign in and its sessions are ended (an admin's decision, with a reason).
     bannedAt: integer("banned_at"),
     banReason: text("ban_reason"),
+    // When the member (or staff, at their request) deleted the account. The row stays, anonymised,
+    // so the orders and money records that point at it keep their accounting (decision 099).
+    deletedAt: integer("deleted_at"),
   },
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`), index("users_created").on(t.createdAt)],
 );
