@@ -46,15 +46,13 @@ beforeAll(async () => {
 async function linkedBuyer() {
   const member = await createAccount();
   const discordId = String(1_300_000_000_000_000_000n + BigInt(nextId()));
-  await db
-    .insert(oauthAccounts)
-    .values({
-      provider: "discord",
-      providerUserId: discordId,
-      providerUsername: member.username,
-      userId: member.id,
-      createdAt: Date.now(),
-    });
+  await db.insert(oauthAccounts).values({
+    provider: "discord",
+    providerUserId: discordId,
+    providerUsername: member.username,
+    userId: member.id,
+    createdAt: Date.now(),
+  });
   await joinGuild(db, discordId, member.username);
   const bought = await boughtKey("30 Days", member.email);
   await vi.waitFor(async () => expect(await rolesOf(discordId)).toEqual([SUBSCRIBER]), { timeout: 15_000, interval: 50 });

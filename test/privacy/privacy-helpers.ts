@@ -151,16 +151,14 @@ export async function memberWithEverything(options: { role?: "support" } = {}): 
       createdAt: now,
       updatedAt: now,
     }),
-    db
-      .insert(manualOrders)
-      .values({
-        userId: id,
-        email,
-        variantId: "gid://shopify/ProductVariant/1",
-        variantTitle: "Goodwill",
-        reason: "Goodwill",
-        createdAt: now,
-      }),
+    db.insert(manualOrders).values({
+      userId: id,
+      email,
+      variantId: "gid://shopify/ProductVariant/1",
+      variantTitle: "Goodwill",
+      reason: "Goodwill",
+      createdAt: now,
+    }),
     db.insert(demoCheckouts).values({ id: unique("checkout"), userId: id, email, lines: "[]", createdAt: now }),
     db.insert(backorders).values({
       orderId,
@@ -171,18 +169,16 @@ export async function memberWithEverything(options: { role?: "support" } = {}): 
       customerEmail: email,
       createdAt: now,
     }),
-    db
-      .insert(licences)
-      .values({
-        key: licenceKey,
-        product: "Vertex Rust",
-        plan: "monthly",
-        ownerEmail: email,
-        createdAt: now,
-        hwid,
-        activatedAt: now,
-        expiresAt: now + 30 * 86_400_000,
-      }),
+    db.insert(licences).values({
+      key: licenceKey,
+      product: "Vertex Rust",
+      plan: "monthly",
+      ownerEmail: email,
+      createdAt: now,
+      hwid,
+      activatedAt: now,
+      expiresAt: now + 30 * 86_400_000,
+    }),
     db
       .insert(licenceCompensations)
       .values({ id: compensation, scopeKey: unique("scope"), product: "Vertex Rust", days: 1, reason: "Outage", createdAt: now }),
@@ -202,28 +198,24 @@ export async function memberWithEverything(options: { role?: "support" } = {}): 
       .insert(resellerKeys)
       .values({ id: crypto.randomUUID(), userId: id, keyCode: unique("RK"), keyType: "monthly", priceCents: 4500, purchaseDate: now }),
     db.insert(resellerLedger).values({ userId: id, kind: "credit", amountCents: 1000, reference: unique("credit"), createdAt: now }),
-    db
-      .insert(affiliates)
-      .values({
-        userId: id,
-        code: unique("code"),
-        status: "approved",
-        channel: "YouTube",
-        audience: "Gamers",
-        pitch: "My pitch",
-        appliedAt: now,
-      }),
+    db.insert(affiliates).values({
+      userId: id,
+      code: unique("code"),
+      status: "approved",
+      channel: "YouTube",
+      audience: "Gamers",
+      pitch: "My pitch",
+      appliedAt: now,
+    }),
     db.insert(affiliateClicks).values({ affiliateId: id, at: now }),
-    db
-      .insert(affiliateLedger)
-      .values({
-        affiliateId: id,
-        kind: "commission",
-        amountCents: 500,
-        availableAt: now,
-        orderKey: `shopify:${unique("o")}`,
-        createdAt: now,
-      }),
+    db.insert(affiliateLedger).values({
+      affiliateId: id,
+      kind: "commission",
+      amountCents: 500,
+      availableAt: now,
+      orderKey: `shopify:${unique("o")}`,
+      createdAt: now,
+    }),
     db.insert(productReviews).values({
       productId: `gid://shopify/Product/${unique("p")}`,
       productHandle: "vertex-rust",

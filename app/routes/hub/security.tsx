@@ -213,8 +213,10 @@ function YourDataCard({ deletion }: { deletion: Route.ComponentProps["loaderData
       ? 'Your account has no password yet: set one with "Forgot your password?" on the sign-in page, then come back to delete it.'
       : null;
   return (
-    <Card className="space-y-4">
-      <h2 className="font-bold">Your data</h2>
+    <Card as="section" aria-labelledby="your-data" className="space-y-4">
+      <h2 id="your-data" className="font-bold">
+        Your data
+      </h2>
       <p className="text-sm text-muted">
         A copy of everything the shop keeps about you: your account and sign-ins, orders, keys with their PCs and checks, reviews, reseller
         and affiliate records, and your chat messages, as one JSON file.

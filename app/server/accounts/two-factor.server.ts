@@ -16,13 +16,14 @@ import { signInChanged } from "./security.server";
 import type { SessionDeps } from "./session.server";
 import { attemptSucceeded, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 import type { Caller } from "../platform/caller.server";
+import { TOTP_KEY_PROBLEM } from "../platform/settings.server";
 
 export const RECOVERY_CODE_COUNT = 10;
 const DRIFT_STEPS = 1;
 
 async function aesKey(base64Key: string): Promise<CryptoKey> {
   const raw = base64Key ? fromBase64(base64Key) : new Uint8Array();
-  if (raw.byteLength !== 32) throw new Error("TOTP_ENCRYPTION_KEY must be 32 bytes, base64-encoded");
+  if (raw.byteLength !== 32) throw new Error(TOTP_KEY_PROBLEM);
   return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
 }
 
