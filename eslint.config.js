@@ -31,6 +31,8 @@ const DOMAIN_USES = {
   replacements: ["platform", "licences", "orders"],
   customers: ["platform", "accounts", "licences", "resellers"],
   search: ["platform", "customers", "licences", "orders"],
+  // The live shop's health, from inside (decision 098): every part's settings and machinery.
+  health: ["platform", "accounts", "crypto", "discord", "licences"],
   // Members' own data (decision 099): its export, and the deletion every domain writes a part of.
   privacy: [
     "platform",

@@ -105,6 +105,7 @@ export default [
         route("audit", "routes/back-office/audit.tsx"),
         route("sales", "routes/back-office/sales.tsx"),
         route("legal", "routes/back-office/legal.tsx"),
+        route("health", "routes/back-office/health.tsx"),
         route("reviews", "routes/back-office/reviews.tsx"),
         route("promotions", "routes/back-office/promotions.tsx"),
         // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).

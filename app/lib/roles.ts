@@ -39,6 +39,8 @@ export const CAPABILITIES = {
   "reviews.moderate": ["admin", "support"],
   // The product page's social proof: the recent-purchasers threshold and product sales.
   "promotions.manage": ["admin"],
+  // The Health page: the live shop's settings and machinery checked, a test e-mail, a queue ping.
+  "health.view": ["admin"],
   // The Terms of Service, Refund Policy and Privacy Policy.
   "legal.edit": ["admin"],
   export: ["admin"],

@@ -53,6 +53,8 @@ export const STAFF_ACTIONS = {
   reviews: { hide: "reviews.moderate", unhide: "reviews.moderate" },
   // The Promotions page: the recent-purchasers threshold and each product's sale.
   promotions: { threshold: "promotions.manage", sale: "promotions.manage", "end-sale": "promotions.manage" },
+  // The Health page: a test e-mail to oneself, a ping on the job queue.
+  health: { "test-mail": "health.view", "ping-queue": "health.view" },
   // The legal pages' editor.
   legal: { save: "legal.edit" },
   // The affiliates page: decisions on affiliates, and crypto payouts sent.

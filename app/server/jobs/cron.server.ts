@@ -2,6 +2,7 @@
 // them more often than scheduled does no harm.
 import { queueChainChecks } from "../crypto/crypto-watch.server";
 import { database } from "../platform/db/client.server";
+import { beat, pingQueue } from "../platform/heartbeats.server";
 import { forgetSentClosingMail, retryDueMail } from "../platform/mail.server";
 import { forgetOldAuditEntries } from "../platform/audit.server";
 import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
@@ -17,6 +18,9 @@ import { discordSetup } from "../discord/role-setup.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);
+  // Alive: the cron ran, and the queue is asked to show it is consumed (decision 098).
+  await beat(db, "cron", now);
+  await pingQueue(db, env.JOB_QUEUE, now);
   await retryDueMail(db, env, now);
   // What the Privacy Policy promises about keeping: a deleted account's last e-mail goes once sent,
   // the audit log keeps a year.

@@ -96,6 +96,7 @@ export const SHOP_TABLES = {
   // The signed bodies Shopify sent, until each is applied: the order it carried is in shopify_orders.
   webhook_deliveries: "Shopify's deliveries of orders (the orders are in shopify_orders)",
   failed_jobs: "background jobs that failed, for staff to retry",
+  worker_heartbeats: "when the cron and the job queue last showed they are alive",
   simulated_payments: "the simulated chain of development",
   simulated_tips: "the simulated chain of development",
   simulated_discord_roles: "the simulated Discord of development",

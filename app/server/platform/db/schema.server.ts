@@ -1212,3 +1212,11 @@ export const storefrontSettings = sqliteTable(
     check("storefront_settings_threshold", sql`${t.recentPurchasersThreshold} >= 1`),
   ],
 );
+
+// When the Worker's background machinery last showed it is alive (decision 098): the cron's last
+// run, the last health ping put on the job queue and the last one the queue's consumer handled.
+// The Health page and the doctor read them.
+export const workerHeartbeats = sqliteTable("worker_heartbeats", {
+  name: text("name").primaryKey(),
+  at: integer("at").notNull(),
+});

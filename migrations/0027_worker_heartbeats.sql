@@ -1,0 +1,4 @@
+CREATE TABLE `worker_heartbeats` (
+	`name` text PRIMARY KEY NOT NULL,
+	`at` integer NOT NULL
+);
