@@ -2,7 +2,8 @@
 // proves itself with the HEALTH_TOKEN secret as a bearer token rather than a session or an origin;
 // without that secret set, the door does not exist. GET answers the report; POST …/queue-ping puts
 // a ping on the job queue (the next report says whether it was handled); POST …/mail sends a test
-// message to the address given and answers the report with its outcome.
+// message to the address given (the support address when none is) and answers the report with its
+// outcome.
 import * as v from "valibot";
 import { findingsOf } from "~/lib/health";
 import { healthReport } from "~/server/health/health-report.server";
@@ -18,7 +19,10 @@ const json = (body: unknown, status = 200) =>
 /** Digests have one length, so comparing them takes the same time whatever was sent. */
 const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 
-const mailRequestSchema = v.object({ to: v.pipe(v.string(), v.trim(), v.email("Give an e-mail address to send the test message to")) });
+/** Where the test message goes: the address given, else the shop's support address. */
+const mailRequestSchema = v.object({
+  to: v.optional(v.pipe(v.string(), v.trim(), v.email("Give an e-mail address to send the test message to"))),
+});
 
 export async function health(request: Request, env: Env): Promise<Response> {
   const expected = env.HEALTH_TOKEN?.trim();
@@ -40,7 +44,7 @@ export async function health(request: Request, env: Env): Promise<Response> {
   if (request.method === "POST" && url.pathname === `${HEALTH_PATH}/mail`) {
     const input = v.safeParse(mailRequestSchema, await request.json().catch(() => null));
     if (!input.success) return json({ message: input.issues[0].message }, 400);
-    const report = await healthReport(deps, { testMailTo: input.output.to });
+    const report = await healthReport(deps, { testMailTo: input.output.to ?? env.SUPPORT_EMAIL });
     return json({ ...report, findings: findingsOf(report) });
   }
   return json({ message: "Not found" }, 404);

@@ -166,7 +166,7 @@ describe("the doctor's door", () => {
     expect(answered.status).toBe(200);
     const body = (await answered.json()) as HealthReport;
     expect(body.checks.find((check) => check.id === "mail")!.findings).toEqual([]);
-    expect((await door("/api/health/mail", { method: "POST", body: "{}" })).status).toBe(400);
+    expect((await door("/api/health/mail", { method: "POST", body: JSON.stringify({ to: "not an address" }) })).status).toBe(400);
   });
 });
 
