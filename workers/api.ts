@@ -15,6 +15,7 @@ import { latestReleaseAnswer, releaseByLink } from "~/server/releases/release-li
 import { clientAddress, clientNetwork, placeOf } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
+import { signedRenewLink } from "~/server/licences/renew-links.server";
 import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { database, replicaDatabase } from "~/server/platform/db/client.server";
 import { readJson } from "~/http/request-body.server";
@@ -83,6 +84,7 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
     recordCheck: (write) =>
       c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
     admit: async (boundPc) => (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success,
+    renewLink: (licence) => signedRenewLink(signer.value, new URL(request.url).origin, licence, Date.now()),
   });
   if (!answer.ok) return rateLimited();
   return { input: input.value as v.InferOutput<S>, signer: signer.value, answer: answer.value };

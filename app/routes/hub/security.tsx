@@ -3,7 +3,8 @@
 // a copy of it (the nested data.json route) and deleting the account (decision 099). Two-factor
 // authentication has its own page beside this one.
 import { useFetcher } from "react-router";
-import { Download, Lock, LogOut, Monitor, Trash2 } from "~/components/icons";
+import * as v from "valibot";
+import { Bell, Download, Lock, LogOut, Monitor, Trash2 } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { PasskeysSection } from "./+shared/passkeys-section";
 import { useFormCheck } from "~/components/use-form-check";
@@ -15,6 +16,8 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { deleteAccountSchema, PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
+import { remindersSchema } from "~/lib/schemas/renewals";
+import { remindersOn, setReminders } from "~/server/renewals/reminders.server";
 import { deletionNeeds } from "~/server/accounts/account-closure.server";
 import { deleteOwnAccount } from "~/server/privacy/account-deletion.server";
 import { pageAndData, purgePages } from "~/http/edge-cache.server";
@@ -52,16 +55,32 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     passkeysAvailable: relyingPartyFor(context, request).ok,
     discord: await discordCardOf(db, env, id),
     deletion: await deletionNeeds(db, id),
+    reminders: await remindersOn(db, id),
   };
 }
+
+// The page's forms: the account's own, and the renewal reminders' switch (decision 091).
+const securityActions = v.variant("intent", [...securitySchema.options, remindersSchema], "Unknown request");
 
 export async function action({ request, context }: Route.ActionArgs) {
   const deps = sessionDeps(context);
   const viewer = currentViewer(context);
-  const submission = await readSubmission(request, securitySchema);
+  const submission = await readSubmission(request, securityActions);
   if (!submission.ok) return answerInvalid(submission);
   const form = submission.value;
   switch (form.intent) {
+    case "renewal-reminders":
+      await setReminders(deps.db, viewer.id, form.on);
+      return answer(
+        { ok: true, value: form.on },
+        {
+          success: (on) =>
+            on
+              ? { title: "Reminders on", description: "You get an e-mail before a licence ends, and once after." }
+              : { title: "Reminders off", description: "No more renewal reminders." },
+          intent: form.intent,
+        },
+      );
     case "end-session": {
       const result = await endOneSession(deps, viewer, callerOf(request), form.session);
       if (result.ok && result.value.endedCurrent) {
@@ -158,6 +177,32 @@ function SessionRow({ session }: { session: Route.ComponentProps["loaderData"]["
         </end.Form>
       )}
     </li>
+  );
+}
+
+/** Renewal reminders on or off: the e-mails before a licence ends, and once after it ended. */
+function RemindersCard({ on }: { on: boolean }) {
+  const toggle = useFetcher<typeof action>();
+  useResultToast(toggle);
+  const showing = toggle.formData ? toggle.formData.get("on") === "on" : on;
+  return (
+    <Card className="space-y-3">
+      <h2 className="flex items-center gap-2 font-bold">
+        <Bell className="size-4 text-accent" aria-hidden /> Renewal reminders
+      </h2>
+      <p className="text-sm text-muted">
+        {showing
+          ? "On: we e-mail you a few days before a weekly or monthly licence ends, and once after it ended, with a link to renew it."
+          : "Off: you get no e-mail before or after a licence ends."}
+      </p>
+      <toggle.Form method="post">
+        <input type="hidden" name="intent" value="renewal-reminders" />
+        <input type="hidden" name="on" value={showing ? "off" : "on"} />
+        <Button type="submit" variant="outline" disabled={toggle.state !== "idle"} aria-pressed={showing}>
+          {showing ? "Turn reminders off" : "Turn reminders on"}
+        </Button>
+      </toggle.Form>
+    </Card>
   );
 }
 
@@ -275,7 +320,7 @@ function YourDataCard({ deletion }: { deletion: Route.ComponentProps["loaderData
 }
 
 export default function Security({ loaderData }: Route.ComponentProps) {
-  const { sessions, passkeys, passkeysAvailable, discord, deletion } = loaderData;
+  const { sessions, passkeys, passkeysAvailable, discord, deletion, reminders } = loaderData;
   const others = useFetcher<typeof action>();
   useResultToast(others);
   const hasOthers = sessions.some((s) => !s.current);
@@ -308,6 +353,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
       </Card>
       <PasswordCard />
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
+      <RemindersCard on={reminders} />
       {discord ? <DiscordCard {...discord} /> : null}
       <YourDataCard deletion={deletion} />
     </div>

@@ -3,8 +3,11 @@
 import { queueChainChecks } from "../crypto/crypto-watch.server";
 import { database } from "../platform/db/client.server";
 import { beat, pingQueue } from "../platform/heartbeats.server";
-import { forgetSentClosingMail, retryDueMail } from "../platform/mail.server";
 import { forgetOldAuditEntries } from "../platform/audit.server";
+import { forgetSentClosingMail, type MailingDeps, retryDueMail } from "../platform/mail.server";
+import { catalogueFor } from "../catalogue/catalogue.server";
+import { runAutoRenewals } from "../renewals/balance-renewals.server";
+import { reminderDays, reminderLinks, sendRenewalReminders } from "../renewals/reminders.server";
 import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
 import { deleteExpiredRegistrations } from "../accounts/registration.server";
 import { deleteExpiredCeremonies } from "../accounts/passkey-ceremonies.server";
@@ -21,6 +24,9 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   // Alive: the cron ran, and the queue is asked to show it is consumed (decision 098).
   await beat(db, "cron", now);
   await pingQueue(db, env.JOB_QUEUE, now);
+  // Mail the renewal jobs write is delivered before the run ends (the rest waits in the outbox).
+  const deliveries: Promise<unknown>[] = [];
+  const mailing: MailingDeps = { db, mail: env, waitUntil: (delivery) => deliveries.push(delivery) };
   await retryDueMail(db, env, now);
   // What the Privacy Policy promises about keeping: a deleted account's last e-mail goes once sent,
   // the audit log keeps a year.
@@ -31,10 +37,18 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await deleteExpiredResetLinks(db, now);
   await deleteExpiredCeremonies(db, now);
   await forgetIdleThrottles(db, now);
+  // Auto-renewal first: a licence it renews is not reminded (decision 091). Each acts once (claimed
+  // in D1), so a failure here (the catalogue unreachable) only waits for the next run, and the
+  // other jobs still run.
+  await runAutoRenewals(mailing, catalogueFor(env), now).catch((error: unknown) => console.error("Auto-renewals failed:", error));
+  await sendRenewalReminders(mailing, await reminderLinks(env), reminderDays(env.RENEWAL_REMINDER_DAYS), now).catch((error: unknown) =>
+    console.error("Renewal reminders failed:", error),
+  );
   await expireSubscriptions(db, now);
   await requeueStuckDeliveries({ db, queue: env.JOB_QUEUE }, now);
   await queueChainChecks({ db, queue: env.JOB_QUEUE }, now);
   // Discord roles: the reconcile sweep, and the health check that runs with it (decision 064).
   await queueReconcile({ db, queue: env.JOB_QUEUE }, now);
   await checkGuildHealth({ db, setup: discordSetup(env, db, crypto.randomUUID()) }, now);
+  await Promise.allSettled(deliveries);
 }

@@ -60,6 +60,11 @@ export const MEMBER_TABLES = {
   licences: { rows: byAddress("owner_email") },
   licence_resets: { rows: (m) => sql`licence_id in (${ownLicences(m)})` },
   licence_extensions: { rows: (m) => sql`licence_id in (${ownLicences(m)})` },
+  // Renewals and upgrades they paid for, the reminders sent, and their automatic renewals.
+  licence_renewals: { rows: (m) => sql`licence_id in (${ownLicences(m)})` },
+  renewal_reminders: { rows: (m) => sql`licence_id in (${ownLicences(m)})` },
+  reminder_opt_outs: { rows: byAccount("user_id") },
+  auto_renewals: { rows: byAccount("user_id") },
   // A PC of theirs that staff banned.
   banned_hwids: { rows: ({ email }) => sql`hwid in (select hwid from licences where lower(owner_email) = lower(${email}))` },
   user_subscriptions: { rows: byAccount("user_id") },

@@ -1,1 +1,0 @@
-ALTER TABLE `users` ADD `deleted_at` integer;
