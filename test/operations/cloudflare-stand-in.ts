@@ -251,6 +251,18 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
         return send(200, ok({ bindings: [...next.keys()].map((name) => ({ type: "secret_text", name })) }));
       }
     }
+    if ((match = new RegExp(`^${account}/workers/scripts/([^/]+)/secrets-bulk$`).exec(path)) && method === "PATCH") {
+      const script = state.scripts.get(match[1]!) ?? { secrets: new Map<string, string>(), uploaded: false };
+      state.scripts.set(match[1]!, script);
+      const text = raw.toString("utf8");
+      const parsed = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as Record<string, unknown>;
+      const secrets = (
+        Array.isArray(parsed.secrets) ? parsed.secrets : Object.entries(parsed).map(([name, value]) => ({ name, text: value }))
+      ) as { name: string; text: string }[];
+      for (const secret of secrets) script.secrets.set(secret.name, String(secret.text));
+      changed();
+      return send(200, ok({}));
+    }
     if ((match = new RegExp(`^${account}/workers/scripts/([^/]+)$`).exec(path)) && method === "PUT") {
       state.scripts.set(match[1]!, { secrets: state.scripts.get(match[1]!)?.secrets ?? new Map(), uploaded: true });
       changed();
