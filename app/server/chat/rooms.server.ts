@@ -47,6 +47,12 @@ export async function activeRoomSlugs(db: Db): Promise<string[]> {
   return rows.map((row) => row.slug);
 }
 
+/** Every room's slug, archived ones too: a member's messages may be in any of them. */
+export async function everyRoomSlug(db: Db): Promise<string[]> {
+  const rows = await db.select({ slug: chatRooms.slug }).from(chatRooms);
+  return rows.map((row) => row.slug);
+}
+
 const openRoom = (db: Db, slug: string) =>
   db
     .select()

@@ -122,3 +122,35 @@ export const liftOrderSuspension = (db: Db, orderId: string, by: string, when?: 
     .set({ suspendedAt: null, suspendedBy: null, suspendReason: null })
     .where(and(eq(licences.orderId, orderId), eq(licences.suspendedBy, by), when))
     .returning({ id: licences.id, key: licences.key, ownerEmail: licences.ownerEmail });
+
+/**
+ * The licences a deleted account bought for its own use (not a reseller's keys, which belong to
+ * whoever the reseller gave them): what the account's last e-mail says stops working.
+ */
+export const licencesEndingWithAccount = (db: Db, email: string) =>
+  db
+    .select({ key: licences.key, product: licences.product, plan: licences.plan })
+    .from(licences)
+    .where(and(sql`lower(${licences.ownerEmail}) = lower(${email})`, isNull(licences.revokedAt), isNull(licences.resellerKeyId)))
+    .orderBy(licences.id);
+
+/**
+ * A deleted account's licences, as statements for the deletion's batch (decision 099): its own keys
+ * stop (REVOKED), its subscriptions end, and every licence it owned, a reseller's keys included,
+ * names the account's pseudonym instead of its address.
+ */
+export const licencesOfDeletedAccount = (db: Db, account: { userId: string; email: string; pseudonym: string }, now: number) =>
+  [
+    db
+      .update(licences)
+      .set({ revokedAt: now })
+      .where(and(sql`lower(${licences.ownerEmail}) = lower(${account.email})`, isNull(licences.revokedAt), isNull(licences.resellerKeyId))),
+    db
+      .update(userSubscriptions)
+      .set({ status: "revoked" })
+      .where(and(eq(userSubscriptions.userId, account.userId), eq(userSubscriptions.status, "active"))),
+    db
+      .update(licences)
+      .set({ ownerEmail: account.pseudonym })
+      .where(sql`lower(${licences.ownerEmail}) = lower(${account.email})`),
+  ] as const;
