@@ -1,13 +1,17 @@
 import { expect, test } from "@playwright/test";
-import { buyWeeklyByWebhook, mailFromMailbox, signUpAndLogIn } from "./helpers";
+import { buyWeeklyByWebhook, mailFromMailbox, signUpAndLogIn, stockAsAdmin, uniqueName } from "./helpers";
 
 // A member downloads their data and deletes their account from the Security page (decision 099).
 test("a member downloads their data, then deletes their account with their password, and cannot sign in again", async ({
   page,
+  browser,
   baseURL,
 }) => {
+  // A key in stock for the order (earlier tests may have sold the seeded ones), and its mail waited for.
+  await stockAsAdmin(browser, "Vertex Rust - 1 Week", [`E2E-LEAVE-${uniqueName("k").toUpperCase()}`]);
   const member = await signUpAndLogIn(page, "leaver");
   await buyWeeklyByWebhook(baseURL!, member.email);
+  await mailFromMailbox(page, member.email, /Your Vertex key/);
 
   await page.goto("/dashboard/security");
   const yourData = page.getByRole("region", { name: "Your data" });
