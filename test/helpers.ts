@@ -374,3 +374,21 @@ export function saveFraudSettings(cookie: string, changes: Record<string, string
   };
   return call("/dashboard/licences-at-risk", { form: { ...form, ...changes }, cookie });
 }
+
+/** A dispute body as Shopify's disputes/create and disputes/update webhooks carry it. */
+export function disputeBody(orderId: number | string, status: string, id = nextId()) {
+  return {
+    id,
+    order_id: Number(orderId),
+    type: "chargeback",
+    amount: "29.99",
+    currency: "USD",
+    reason: "fraudulent",
+    network_reason_code: "4837",
+    status,
+    evidence_due_by: "2030-01-15T19:00:00-05:00",
+    evidence_sent_on: null,
+    finalized_on: status === "won" || status === "lost" ? "2030-01-20T10:00:00-05:00" : null,
+    initiated_at: "2029-12-31T19:00:00-05:00",
+  };
+}

@@ -29,6 +29,7 @@ import {
   deliver,
   hwid,
   latestMail,
+  disputeBody,
   nextId,
   ORIGIN,
   paidOrderPayload,
@@ -46,24 +47,6 @@ beforeAll(async () => {
   expect((await addRoleRule({ db, setup: discordSetup(env, db) }, staff.id, { grant: "any", roleId: SUBSCRIBER })).ok).toBe(true);
   await setBotRoleLow(db, false);
 }, 30_000);
-
-/** A dispute body as Shopify's disputes/create and disputes/update webhooks carry it. */
-function disputeBody(orderId: number | string, status: string, id = nextId()) {
-  return {
-    id,
-    order_id: Number(orderId),
-    type: "chargeback",
-    amount: "29.99",
-    currency: "USD",
-    reason: "fraudulent",
-    network_reason_code: "4837",
-    status,
-    evidence_due_by: "2030-01-15T19:00:00-05:00",
-    evidence_sent_on: null,
-    finalized_on: status === "won" || status === "lost" ? "2030-01-20T10:00:00-05:00" : null,
-    initiated_at: "2029-12-31T19:00:00-05:00",
-  };
-}
 
 /** A member with a linked Discord account in the guild, who bought a key and activated it on a PC. */
 async function activatedPurchase() {

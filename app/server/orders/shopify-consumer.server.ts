@@ -25,13 +25,21 @@ import { FINISHED_OUTCOMES, recordDelivery } from "./shopify-webhook.server";
 
 type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: string } | { rejected: string };
 
+/** What a refund, a cancellation or a lost dispute stopped: the keys revoked, the renewals' time taken back. */
+type Stopped = Pick<Awaited<ReturnType<typeof cancelOrder>>, "revoked" | "takenBack">;
+
+/** The buyer told of everything an order's refund, cancellation or lost dispute stopped, once per cause. */
+async function mailStopped(deps: MailingDeps, orderId: string, stopped: Stopped, why: string, dedupeKey: string) {
+  await mailRevokedKeys(deps, orderId, stopped.revoked, why, dedupeKey);
+  await mailTakenBack(deps, stopped.takenBack);
+}
+
 /** A refund body (recognised by its shape): stored once, applied once the order is paid. */
 async function applyRefundBody(deps: MailingDeps, refund: { refundId: string; orderId: string; lines: RefundedLine[] }): Promise<Applied> {
   const { refundId, orderId } = refund;
   const result = await recordRefund(deps.db, refundId, orderId, refund.lines);
   if (result.state === "applied") {
-    await mailRevokedKeys(deps, orderId, result.revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
-    await mailTakenBack(deps, result.takenBack);
+    await mailStopped(deps, orderId, result, "the order was refunded", `keys-stopped:refund:${refundId}`);
   }
   const detail =
     result.state === "applied"
@@ -48,15 +56,15 @@ async function applyRefundBody(deps: MailingDeps, refund: { refundId: string; or
  * buyer told. Safe to repeat.
  */
 async function revokeForLostDispute(deps: MailingDeps, orderId: string, disputeId: string) {
-  const { revoked, takenBack } = await cancelOrder(deps.db, orderId);
+  const stopped = await cancelOrder(deps.db, orderId);
+  const { revoked, takenBack } = stopped;
   if (revoked.length > 0 || takenBack.length > 0)
     await audit(deps.db, null, "dispute.keys-revoked", `shopify:${orderId}`, {
       dispute: disputeId,
       keys: revoked.length,
       renewals: takenBack.length,
     });
-  await mailRevokedKeys(deps, orderId, revoked, "the payment was disputed and the dispute was lost", `keys-stopped:dispute:${disputeId}`);
-  await mailTakenBack(deps, takenBack);
+  await mailStopped(deps, orderId, stopped, "the payment was disputed and the dispute was lost", `keys-stopped:dispute:${disputeId}`);
   return revoked;
 }
 
@@ -94,9 +102,9 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
   // Kept before anything is handed out: a unit this body says was refunded is never mailed.
   for (const refund of order.refunds) await storeRefund(db, refund.id, order.id, refund.lines);
   if (recorded.cancelled) {
-    const { revoked, takenBack } = await cancelOrder(db, order.id);
-    await mailRevokedKeys(deps, order.id, revoked, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
-    await mailTakenBack(deps, takenBack);
+    const stopped = await cancelOrder(db, order.id);
+    const { revoked, takenBack } = stopped;
+    await mailStopped(deps, order.id, stopped, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
     return {
       outcome: "processed",
       detail:
@@ -150,10 +158,8 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
  */
 async function handOutKeys(deps: MailingDeps, order: Order) {
   const result = await fulfilOrder(deps, order);
-  for (const { refundId, revoked, takenBack } of result.refunded) {
-    await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
-    await mailTakenBack(deps, takenBack);
-  }
+  for (const refund of result.refunded)
+    await mailStopped(deps, order.id, refund, "the order was refunded", `keys-stopped:refund:${refund.refundId}`);
   const disputed = await followOrderDisputes(deps.db, order.id);
   if (disputed.lost !== null) await revokeForLostDispute(deps, order.id, disputed.lost);
   return result;

@@ -1,7 +1,7 @@
 // The chat's rooms on the moderation page: each room's rules (slow mode, links, blocked words, how
 // long messages are kept), archiving and restoring, and a form for a new room: open to every
 // member, announcements only staff post in, or a product's room for its licence holders.
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { useFetcher } from "react-router";
 import { ConfirmedAction } from "~/components/confirmed-action";
 import { Badge } from "~/components/ui/badge";
@@ -11,6 +11,7 @@ import { Field, SelectField, TextAreaField } from "~/components/ui/field";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useResultToast } from "~/components/use-result-toast";
 import { type LinkRule, RETENTION_DEFAULT_DAYS, type RoomKind, type StaffRoom } from "~/lib/chat";
+import type { FieldErrors } from "~/lib/form-schema";
 import { chatRoomSchema } from "~/lib/schemas/chat";
 
 const ROOMS_ACTION = "/dashboard/chat-moderation/rooms";
@@ -29,58 +30,75 @@ const LINK_LABEL: Record<LinkRule, string> = {
 
 const FIXED = ["general", "announcements"];
 
-function RulesForm({ room }: { room: StaffRoom }) {
+/** A form of the rooms action: one intent, checked by the room schema before it is sent. */
+function RoomForm(props: {
+  intent: string;
+  room?: string;
+  className: string;
+  submit: { label: string; busy: string; className: string };
+  children: (errors: FieldErrors) => ReactNode;
+}) {
   const fetcher = useFetcher();
   const { formRef, onSubmit, errors, busy } = useFetcherForm(fetcher, chatRoomSchema, { title: "Please check the form" });
-  const { rules } = room;
   return (
-    <fetcher.Form
-      ref={formRef}
-      method="post"
-      action={ROOMS_ACTION}
-      onSubmit={onSubmit}
-      noValidate
-      className="mt-3 grid gap-3 sm:grid-cols-2"
-    >
-      <input type="hidden" name="intent" value="settings" />
-      <input type="hidden" name="room" value={room.slug} />
-      <Field
-        label="Slow mode (seconds between a member's messages)"
-        name="slowModeSeconds"
-        inputMode="numeric"
-        defaultValue={String(rules.slowModeSeconds)}
-        hint="0 turns it off. Staff are never slowed."
-        error={errors.slowModeSeconds}
-      />
-      <Field
-        label="Keep messages for (days)"
-        name="retentionDays"
-        inputMode="numeric"
-        defaultValue={String(rules.retentionDays)}
-        hint={`Older messages are deleted. Default ${RETENTION_DEFAULT_DAYS}.`}
-        error={errors.retentionDays}
-      />
-      <SelectField
-        label="Links"
-        name="linkRule"
-        defaultValue={rules.linkRule}
-        options={Object.entries(LINK_LABEL).map(([value, label]) => ({ value, label }))}
-        error={errors.linkRule}
-      />
-      <TextAreaField
-        label="Blocked words"
-        name="blockedWords"
-        rows={3}
-        defaultValue={rules.blockedWords.join("\n")}
-        hint="One a line. A message holding one as a word of its own is refused."
-        error={errors.blockedWords}
-      />
-      <div className="sm:col-span-2">
+    <fetcher.Form ref={formRef} method="post" action={ROOMS_ACTION} onSubmit={onSubmit} noValidate className={props.className}>
+      <input type="hidden" name="intent" value={props.intent} />
+      {props.room ? <input type="hidden" name="room" value={props.room} /> : null}
+      {props.children(errors)}
+      <div className={props.submit.className}>
         <Button type="submit" size="sm" disabled={busy}>
-          {busy ? "Saving..." : "Save rules"}
+          {busy ? props.submit.busy : props.submit.label}
         </Button>
       </div>
     </fetcher.Form>
+  );
+}
+
+function RulesForm({ room }: { room: StaffRoom }) {
+  const { rules } = room;
+  return (
+    <RoomForm
+      intent="settings"
+      room={room.slug}
+      className="mt-3 grid gap-3 sm:grid-cols-2"
+      submit={{ label: "Save rules", busy: "Saving...", className: "sm:col-span-2" }}
+    >
+      {(errors) => (
+        <>
+          <Field
+            label="Slow mode (seconds between a member's messages)"
+            name="slowModeSeconds"
+            inputMode="numeric"
+            defaultValue={String(rules.slowModeSeconds)}
+            hint="0 turns it off. Staff are never slowed."
+            error={errors.slowModeSeconds}
+          />
+          <Field
+            label="Keep messages for (days)"
+            name="retentionDays"
+            inputMode="numeric"
+            defaultValue={String(rules.retentionDays)}
+            hint={`Older messages are deleted. Default ${RETENTION_DEFAULT_DAYS}.`}
+            error={errors.retentionDays}
+          />
+          <SelectField
+            label="Links"
+            name="linkRule"
+            defaultValue={rules.linkRule}
+            options={Object.entries(LINK_LABEL).map(([value, label]) => ({ value, label }))}
+            error={errors.linkRule}
+          />
+          <TextAreaField
+            label="Blocked words"
+            name="blockedWords"
+            rows={3}
+            defaultValue={rules.blockedWords.join("\n")}
+            hint="One a line. A message holding one as a word of its own is refused."
+            error={errors.blockedWords}
+          />
+        </>
+      )}
+    </RoomForm>
   );
 }
 
@@ -117,59 +135,52 @@ function ArchiveButton({ room }: { room: StaffRoom }) {
 }
 
 function CreateRoom({ products }: { products: string[] }) {
-  const fetcher = useFetcher();
-  const { formRef, onSubmit, errors, busy } = useFetcherForm(fetcher, chatRoomSchema, { title: "Please check the form" });
   const [kind, setKind] = useState<RoomKind>("open");
   return (
-    <fetcher.Form
-      ref={formRef}
-      method="post"
-      action={ROOMS_ACTION}
-      onSubmit={onSubmit}
-      noValidate
+    <RoomForm
+      intent="create"
       className="mt-3 grid gap-3 sm:grid-cols-3 sm:items-start"
+      submit={{ label: "Create room", busy: "Creating...", className: "sm:col-span-3" }}
     >
-      <input type="hidden" name="intent" value="create" />
-      <Field label="Name" name="name" autoComplete="off" error={errors.name} />
-      <div className="space-y-1.5">
-        <label htmlFor="new-room-kind" className="block text-sm font-medium text-zinc-200">
-          Who it is for
-        </label>
-        <select
-          id="new-room-kind"
-          name="kind"
-          value={kind}
-          onChange={(event) => setKind(event.target.value as RoomKind)}
-          className="h-10 w-full rounded-md border border-line bg-panel-2 px-3 text-sm text-zinc-100 focus:border-accent focus:outline-none"
-        >
-          {Object.entries(KIND_LABEL).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </div>
-      {kind === "product" ? (
-        products.length > 0 ? (
-          <SelectField
-            label="Product"
-            name="product"
-            placeholder="Choose a product..."
-            options={products.map((product) => ({ value: product, label: product }))}
-            error={errors.product}
-          />
-        ) : (
-          <Field label="Product" name="product" hint="The product's name, as its licences show it." error={errors.product} />
-        )
-      ) : (
-        <input type="hidden" name="product" value="" />
+      {(errors) => (
+        <>
+          <Field label="Name" name="name" autoComplete="off" error={errors.name} />
+          <div className="space-y-1.5">
+            <label htmlFor="new-room-kind" className="block text-sm font-medium text-zinc-200">
+              Who it is for
+            </label>
+            <select
+              id="new-room-kind"
+              name="kind"
+              value={kind}
+              onChange={(event) => setKind(event.target.value as RoomKind)}
+              className="h-10 w-full rounded-md border border-line bg-panel-2 px-3 text-sm text-zinc-100 focus:border-accent focus:outline-none"
+            >
+              {Object.entries(KIND_LABEL).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
+          {kind === "product" ? (
+            products.length > 0 ? (
+              <SelectField
+                label="Product"
+                name="product"
+                placeholder="Choose a product..."
+                options={products.map((product) => ({ value: product, label: product }))}
+                error={errors.product}
+              />
+            ) : (
+              <Field label="Product" name="product" hint="The product's name, as its licences show it." error={errors.product} />
+            )
+          ) : (
+            <input type="hidden" name="product" value="" />
+          )}
+        </>
       )}
-      <div className="sm:col-span-3">
-        <Button type="submit" size="sm" disabled={busy}>
-          {busy ? "Creating..." : "Create room"}
-        </Button>
-      </div>
-    </fetcher.Form>
+    </RoomForm>
   );
 }
 
