@@ -16,6 +16,8 @@ import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
 import { remindersSchema } from "~/lib/schemas/renewals";
+import { apiTokenSchema, MEMBER_SCOPES } from "~/lib/schemas/api-tokens";
+import { createApiToken, listApiTokens, revokeApiToken } from "~/server/accounts/api-tokens.server";
 import { remindersOn, setReminders } from "~/server/renewals/reminders.server";
 import { isDiscordConfigured, mayLinkDiscord, unlinkDiscord } from "~/server/accounts/discord-login.server";
 import { discordSetup } from "~/server/discord/role-setup.server";
@@ -51,11 +53,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     passkeysAvailable: relyingPartyFor(context, request).ok,
     discord: await discordCardOf(db, env, id),
     reminders: await remindersOn(db, id),
+    apiTokens: await listApiTokens(db, currentViewer(context)),
   };
 }
 
 // The page's forms: the account's own, and the renewal reminders' switch (decision 091).
-const securityActions = v.variant("intent", [...securitySchema.options, remindersSchema], "Unknown request");
+const securityActions = v.variant("intent", [...securitySchema.options, remindersSchema, ...apiTokenSchema.options], "Unknown request");
 
 export async function action({ request, context }: Route.ActionArgs) {
   const deps = sessionDeps(context);
@@ -64,6 +67,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!submission.ok) return answerInvalid(submission);
   const form = submission.value;
   switch (form.intent) {
+    case "create-api-token":
+      return answer(await createApiToken(deps.db, viewer, callerOf(request), form), {
+        success: { title: "API token created", description: "Copy it now: it is not shown again." },
+        titles: { unauthenticated: "Wrong password", ...throttledTitles },
+        intent: form.intent,
+      });
+    case "revoke-api-token":
+      return answer(await revokeApiToken(deps.db, viewer, callerOf(request), form.token), {
+        success: { title: "API token revoked", description: "Every use of it from now on is refused." },
+        intent: form.intent,
+      });
     case "renewal-reminders":
       await setReminders(deps.db, viewer.id, form.on);
       return answer(
@@ -225,8 +239,109 @@ function PasswordCard() {
   );
 }
 
+type ApiTokenRow = NonNullable<Route.ComponentProps["loaderData"]["apiTokens"]>[number];
+
+function ApiTokenItem({ token }: { token: ApiTokenRow }) {
+  const revoke = useFetcher<typeof action>();
+  useResultToast(revoke);
+  return (
+    <li className="flex flex-col gap-2 py-3 text-sm sm:flex-row sm:items-center">
+      <div className="min-w-0 flex-1 space-y-1">
+        <p className="flex flex-wrap items-center gap-2 font-semibold">
+          {token.name}
+          {token.active ? null : <Badge tone="red">{token.revokedAt ? "Revoked" : "Expired"}</Badge>}
+        </p>
+        <p className="text-xs text-muted">{token.scopes.join(", ")}</p>
+        <p className="text-xs text-muted">
+          {token.lastUsedAt ? (
+            <>
+              Last used <LocalTime ms={token.lastUsedAt} format="datetime" /> from {token.lastUsedIp ?? "an unknown address"}
+            </>
+          ) : (
+            "Never used"
+          )}
+          {token.expiresAt ? (
+            <>
+              {" "}
+              · expires <LocalTime ms={token.expiresAt} format="datetime" />
+            </>
+          ) : null}
+        </p>
+      </div>
+      {token.revokedAt ? null : (
+        <revoke.Form method="post">
+          <input type="hidden" name="intent" value="revoke-api-token" />
+          <input type="hidden" name="token" value={token.id} />
+          <Button type="submit" variant="danger" disabled={revoke.state !== "idle"} aria-label={`Revoke ${token.name}`}>
+            {revoke.state !== "idle" ? "Revoking..." : "Revoke"}
+          </Button>
+        </revoke.Form>
+      )}
+    </li>
+  );
+}
+
+function ApiTokensCard({ tokens }: { tokens: ApiTokenRow[] }) {
+  const create = useFetcher<typeof action>();
+  useResultToast(create);
+  const check = useFormCheck(apiTokenSchema, { title: "Error", answer: create.data });
+  const busy = create.state !== "idle";
+  const made = create.state === "idle" && create.data?.ok && create.data.intent === "create-api-token" ? create.data.value : null;
+  const token = made && typeof made === "object" && "token" in made ? made.token : null;
+  return (
+    <Card className="space-y-4">
+      <h2 className="font-bold">API tokens</h2>
+      <p className="text-sm text-muted">
+        Tokens let your own programs use the seller API. A token is shown once; revoke it at once if it leaks.
+      </p>
+      {token ? (
+        <p role="status" className="break-all rounded-md border border-line p-3 font-mono text-sm">
+          {token}
+        </p>
+      ) : null}
+      <create.Form method="post" className="grid gap-4 sm:grid-cols-2" onSubmit={check.onSubmit} key={token ?? "form"}>
+        <input type="hidden" name="intent" value="create-api-token" />
+        <Field label="Token name" name="name" required maxLength={60} error={check.errors.name} />
+        <Field
+          label="Scopes"
+          name="scopes"
+          required
+          defaultValue="keys:read"
+          hint={`Separated by spaces: ${MEMBER_SCOPES.join(", ")}.`}
+          error={check.errors.scopes}
+        />
+        <label className="space-y-1 text-sm">
+          <span className="font-semibold">Expires</span>
+          <select name="expiresInDays" className="block w-full rounded-md border border-line bg-transparent p-2">
+            <option value="">Never</option>
+            <option value="7">In 7 days</option>
+            <option value="30">In 30 days</option>
+            <option value="90">In 90 days</option>
+            <option value="365">In a year</option>
+          </select>
+        </label>
+        <Field label="Password" name="password" type="password" autoComplete="current-password" error={check.errors.password} />
+        <div className="sm:col-span-2">
+          <Button type="submit" disabled={busy}>
+            {busy ? "Creating..." : "Create token"}
+          </Button>
+        </div>
+      </create.Form>
+      {tokens.length === 0 ? (
+        <p className="text-sm text-muted">No API tokens yet.</p>
+      ) : (
+        <ul className="divide-y divide-line" aria-label="API tokens">
+          {tokens.map((row) => (
+            <ApiTokenItem key={row.id} token={row} />
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
 export default function Security({ loaderData }: Route.ComponentProps) {
-  const { sessions, passkeys, passkeysAvailable, discord, reminders } = loaderData;
+  const { sessions, passkeys, passkeysAvailable, discord, reminders, apiTokens } = loaderData;
   const others = useFetcher<typeof action>();
   useResultToast(others);
   const hasOthers = sessions.some((s) => !s.current);
@@ -258,6 +373,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
         </ul>
       </Card>
       <PasswordCard />
+      {apiTokens ? <ApiTokensCard tokens={apiTokens} /> : null}
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
       <RemindersCard on={reminders} />
       {discord ? <DiscordCard {...discord} /> : null}

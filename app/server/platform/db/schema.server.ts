@@ -1317,3 +1317,24 @@ export const autoRenewals = sqliteTable(
   },
   (t) => [index("auto_renewals_user").on(t.userId)],
 );
+
+// API tokens for resellers' and staff's own programs (decision 096): only a hash of the token is
+// kept; the scopes are a space-separated list; a revoked or expired token opens nothing.
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    scopes: text("scopes").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at"),
+    revokedAt: integer("revoked_at"),
+    lastUsedAt: integer("last_used_at"),
+    lastUsedIp: text("last_used_ip"),
+  },
+  (t) => [index("api_tokens_user").on(t.userId)],
+);
