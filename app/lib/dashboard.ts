@@ -47,17 +47,22 @@ export const STAFF_PAGES: readonly StaffPage[] = [
   { to: "/dashboard/orders", label: "Orders", capability: "orders.view", group: "sales" },
   { to: "/dashboard/customers", label: "Customers", capability: "customers.view", group: "sales" },
   { to: "/dashboard/sales", label: "Sales", capability: "sales.view", group: "sales" },
+  { to: "/dashboard/disputes", label: "Disputes", capability: "disputes.view", group: "sales" },
   { to: "/dashboard/manage-codes", label: "Manage Codes", capability: "stock.manage", group: "keys" },
   { to: "/dashboard/licences", label: "Licences", capability: "licences.reset", group: "keys" },
   { to: "/dashboard/replacements", label: "Replacements", capability: "replacements.decide", group: "keys" },
+  { to: "/dashboard/blocklists", label: "Blocklists", capability: "blocks.view", group: "keys" },
+  { to: "/dashboard/licences-at-risk", label: "Licences at risk", capability: "risk.view", group: "keys" },
   { to: "/dashboard/releases", label: "Releases", capability: "releases.manage", group: "catalogue" },
   { to: "/dashboard/entitlements", label: "Entitlements", capability: "entitlements.manage", group: "catalogue" },
   { to: "/dashboard/promotions", label: "Promotions", capability: "promotions.manage", group: "catalogue" },
   { to: "/dashboard/affiliates", label: "Affiliates", capability: "affiliates.view", group: "community" },
   { to: "/dashboard/reviews", label: "Reviews", capability: "reviews.moderate", group: "community" },
+  { to: "/dashboard/chat-moderation", label: "Chat Moderation", capability: "chat.moderate", group: "community" },
   { to: "/dashboard/discord", label: "Discord", capability: "discord.manage", group: "community" },
   { to: "/dashboard/legal", label: "Legal Pages", capability: "legal.edit", group: "settings" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view", group: "settings" },
+  { to: "/dashboard/health", label: "Health", capability: "health.view", group: "settings" },
 ];
 
 /** Whether `page` is the one at `pathname` (a record's page under a list counts as the list's). */

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { ANSWER_REASON } from "~/lib/fraud";
 import {
   auditLog,
   cryptoOrders,
@@ -179,6 +180,66 @@ describe("a card payment naming a licence", () => {
     expect((await licenceOf(other.key)).expiresAt).toBe(other.licence.expiresAt);
     expect(await codesOf(spoofer.id)).toHaveLength(1);
     expect((await refusals(`shopify:${spoofer.id}`))[0]?.detail).toContain("another product");
+  });
+});
+
+describe("renewals and payment disputes", () => {
+  /** A dispute body as Shopify's disputes/create and disputes/update webhooks carry it. */
+  const disputeOf = (orderId: number | string, status: string, id: number) => ({
+    id,
+    order_id: Number(orderId),
+    type: "chargeback",
+    amount: "9.99",
+    currency: "USD",
+    reason: "fraudulent",
+    status,
+    evidence_due_by: "2030-01-15T19:00:00-05:00",
+    finalized_on: status === "lost" ? "2030-01-20T10:00:00-05:00" : null,
+    initiated_at: "2029-12-31T19:00:00-05:00",
+  });
+
+  it("a payment naming a licence suspended by an open dispute gives a new key, with the reason on the order", async () => {
+    const { account, licence, key, order: first } = await memberWithWeeklyLicence();
+    await deliver("disputes/create", disputeOf(first.id, "needs_response", nextId()));
+    expect((await licenceOf(key)).suspendedAt).not.toBeNull();
+    const order = renewalOrder(licence.id, account.email);
+    const fallback = await stockFor(order);
+    await deliver("orders/paid", order);
+    expect((await licenceOf(key)).expiresAt).toBe(licence.expiresAt);
+    expect((await codesOf(order.id)).map((c) => c.code)).toEqual([fallback]);
+    expect((await refusals(`shopify:${order.id}`))[0]?.detail).toContain("suspended");
+  });
+
+  it("an open dispute of a renewal suspends the licence it extended, and a won one gives it back with its time", async () => {
+    const { account, licence, key, pc } = await memberWithWeeklyLicence();
+    const order = renewalOrder(licence.id, account.email);
+    await deliver("orders/paid", order);
+    const id = nextId();
+    await deliver("disputes/create", disputeOf(order.id, "needs_response", id));
+    expect(await check(key, pc)).toMatchObject({ code: "SUSPENDED", reason: ANSWER_REASON.dispute });
+    // The evidence for Shopify shows the renewed key's use, as it would a key the order sold.
+    const staff = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    const evidence = await (await call(`/dashboard/disputes/${id}/evidence.txt`, { cookie: staff })).text();
+    expect(evidence).toMatch(/First activated: \w{3} \d{2}, \d{4}/);
+    await deliver("disputes/update", disputeOf(order.id, "won", id));
+    expect((await check(key, pc)).code).toBe("VALID");
+    expect((await licenceOf(key)).expiresAt).toBe(licence.expiresAt! + WEEK);
+  });
+
+  it("a lost dispute of a renewal takes back the time it added, as a refund does, and leaves the key working", async () => {
+    const { account, licence, key, pc } = await memberWithWeeklyLicence();
+    const before = licence.expiresAt!;
+    const order = renewalOrder(licence.id, account.email);
+    await deliver("orders/paid", order);
+    expect((await licenceOf(key)).expiresAt).toBe(before + WEEK);
+    const id = nextId();
+    await deliver("disputes/create", disputeOf(order.id, "needs_response", id));
+    expect((await check(key, pc)).code).toBe("SUSPENDED");
+    await deliver("disputes/update", disputeOf(order.id, "lost", id));
+    const after = await licenceOf(key);
+    expect(after.expiresAt).toBe(before);
+    expect(after.revokedAt).toBeNull();
+    expect((await check(key, pc)).code).toBe("VALID");
   });
 });
 

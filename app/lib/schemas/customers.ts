@@ -1,7 +1,9 @@
 // The back office's customer forms: the search (GET ?q=&cursor=) and the actions on a customer's
-// page (ban, unban, end sessions, credit the reseller balance, assign a role). Checked in the
+// page (ban, unban, end sessions, credit the reseller balance, assign a role, delete the account
+// at its owner's request). Checked in the
 // browser and again on the server; each form posts an `intent` naming which one it is.
 import * as v from "valibot";
+import { blockCustomerSchema } from "./fraud";
 import type { Problem } from "../result";
 import { ROLES } from "../roles";
 import { creditSchema } from "./reseller";
@@ -29,6 +31,17 @@ export const banSchema = v.object({
   reason: v.pipe(text(), v.trim(), v.nonEmpty("Please give a reason"), v.maxLength(200, "Keep the reason under 200 characters")),
 });
 
+/** Deleting an account at its owner's request: the request it answers, for the audit log (decision 099). */
+export const deleteAccountOnRequestSchema = v.object({
+  intent: v.literal("delete-account"),
+  reason: v.pipe(
+    text(),
+    v.trim(),
+    v.nonEmpty("Please say whose request this answers (a ticket or message)"),
+    v.maxLength(200, "Keep the reason under 200 characters"),
+  ),
+});
+
 export const roleSchema = v.object({
   intent: v.literal("role"),
   role: v.picklist(ROLE_CHOICES, "Choose Member, Support or Admin"),
@@ -43,6 +56,8 @@ export const customerActionSchema = v.variant(
     v.object({ intent: v.literal("end-sessions"), session: v.pipe(text(), v.maxLength(64, "Unknown session")) }),
     creditSchema,
     roleSchema,
+    blockCustomerSchema,
+    deleteAccountOnRequestSchema,
   ],
   "Unknown request",
 );

@@ -1,14 +1,25 @@
 // /dashboard/customers/:id: one account as staff see it — profile, orders, subscriptions, keys,
 // sessions, sign-in security and reseller balance — and, by role, what may be done to it: ban or
-// unban it, end its sessions, credit its balance, change its role. Each intent's capability is checked
+// unban it, end its sessions, credit its balance, change its role, and at the member's request
+// download their data or delete the account. Each intent's capability is checked
 // before its form is read (app/lib/staff-actions.ts) and again in the domain, and each is audited.
 import { Link } from "react-router";
-import { ProfileCard, ResellerCard, SessionsCard, StandingCard, SubscriptionsCard } from "./+shared/customers/customer-account-cards";
+import {
+  BlockCard,
+  PrivacyCard,
+  ProfileCard,
+  ResellerCard,
+  SessionsCard,
+  StandingCard,
+  SubscriptionsCard,
+} from "./+shared/customers/customer-account-cards";
 import { CustomerLicencesCard, CustomerOrdersCard } from "./+shared/customers/customer-cards";
 import { ArrowLeft } from "~/components/icons";
 import { buttonClass } from "~/components/ui/button";
 import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
-import { app, sessionDeps } from "~/http/context.server";
+import { app, deletionDeps, sessionDeps } from "~/http/context.server";
+import { pageAndData, purgePages } from "~/http/edge-cache.server";
+import { deleteAccountOnRequest } from "~/server/privacy/account-deletion.server";
 import { currentViewer, requireCapability } from "~/http/guards.server";
 import { notFound } from "~/http/refusals.server";
 import { readStaffAction } from "~/http/staff-action.server";
@@ -20,6 +31,8 @@ import { customerActionSchema, customerInputTitle } from "~/lib/schemas/customer
 import { clientAddress } from "~/http/caller.server";
 import { assignRole, banCustomer, endCustomerSessions, unbanCustomer } from "~/server/accounts/customer-actions.server";
 import { customerAccount } from "~/server/customers/customers.server";
+import { blockCustomer, knownOfCustomer } from "~/server/customers/customer-blocks.server";
+import { takenValues } from "~/lib/schemas/fraud";
 import { memberRoleSync } from "~/server/discord/role-setup.server";
 import { queueRoleSync } from "~/server/discord/role-sync.server";
 import { DiscordRolesCard } from "./+shared/customers/discord-roles-card";
@@ -43,11 +56,14 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     sessions: allowed("customers.sessions"),
     credit: allowed("balances.credit"),
     role: allowed("roles.assign"),
+    block: allowed("blocks.manage"),
+    privacy: allowed("customers.privacy"),
   };
   // A fresh id for the credit form each time the page loads (also after each credit it makes).
   return {
     ...customer,
     discord: await memberRoleSync(db, params.id),
+    known: may.block ? await knownOfCustomer(db, params.id) : null,
     self: id === customer.profile.id,
     may,
     creditRequest: may.credit ? crypto.randomUUID() : null,
@@ -93,12 +109,32 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         ({ balanceCents }) => `The balance is now ${formatUsd(balanceCents)}.`,
         "Balance credited",
       );
+    case "block-customer":
+      return reply(
+        await blockCustomer(db, actor, params.id, { reason: input.reason, expires: input.expires, also: takenValues(input) }),
+        ({ blocked }) => `${blocked} new block(s): their orders wait for review, their PCs answer BANNED, their addresses are refused.`,
+        "Customer blocked",
+      );
     case "role":
       return reply(
         await assignRole(db, actor, params.id, input.role),
         ({ role }) => `Now ${role ? ROLE_LABEL[role] : "a member"}; it applies from their next request.`,
         "Role changed",
       );
+    case "delete-account": {
+      const deleted = await deleteAccountOnRequest(deletionDeps(context), actor, params.id, input.reason);
+      if (deleted.ok)
+        await purgePages(
+          new URL(request.url).origin,
+          deleted.value.reviewedPages.flatMap((handle) => pageAndData(`/product/${handle}`)),
+        );
+      return reply(
+        deleted,
+        ({ keysRevoked }) =>
+          `Signed out, their words removed and ${keysRevoked} key(s) stopped; their orders stay, anonymised. They were e-mailed.`,
+        "Account deleted",
+      );
+    }
   }
 }
 
@@ -111,12 +147,14 @@ export default function CustomerAccount({ loaderData }: Route.ComponentProps) {
       </Link>
       <ProfileCard profile={profile} security={security} />
       <StandingCard profile={profile} self={self} may={may} />
+      {loaderData.known && !self ? <BlockCard profile={profile} known={loaderData.known} /> : null}
       <CustomerOrdersCard orders={orders} moreOrders={moreOrders} email={profile.email} />
       <SubscriptionsCard subscriptions={subscriptions} />
       <CustomerLicencesCard licences={licences} />
       <DiscordRolesCard discord={loaderData.discord} />
       <SessionsCard sessions={sessions} may={may} />
       <ResellerCard reseller={reseller} may={may} creditRequest={loaderData.creditRequest} />
+      <PrivacyCard profile={profile} self={self} may={may} />
     </div>
   );
 }

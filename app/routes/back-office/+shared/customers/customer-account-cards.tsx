@@ -1,8 +1,10 @@
 // The cards of a customer's account page: profile and sign-in security, standing (ban, role),
-// subscriptions, sessions and the reseller balance. Each form posts an intent to the page's action
+// subscriptions, sessions, the reseller balance and blocking the customer. Each form posts an intent to the page's action
 // and shows its answer as a toast; the server checks every capability again.
 import { type ReactNode } from "react";
+import { BlockExpiryField } from "~/components/block-expiry-field";
 import { useFetcher } from "react-router";
+import type * as v from "valibot";
 import type { Answer } from "~/lib/answer";
 import { formatUsd } from "~/lib/format";
 import type { LicenceView } from "~/lib/licences";
@@ -13,6 +15,7 @@ import {
   type CustomerActionInput,
   customerActionSchema,
   customerInputTitle,
+  deleteAccountOnRequestSchema,
   ROLE_CHOICES,
   roleSchema,
 } from "~/lib/schemas/customers";
@@ -22,7 +25,8 @@ import { DetailRow, LicenceExpiry } from "~/components/licence-details";
 import { LocalTime } from "~/components/local-time";
 import { OrderRef } from "~/components/order-ref";
 import { Badge } from "~/components/ui/badge";
-import { Button, type ButtonVariant } from "~/components/ui/button";
+import { Download } from "~/components/icons";
+import { Button, buttonClass, type ButtonVariant } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { describedBy, Field, FieldNotes } from "~/components/ui/field";
 import { inputClass } from "~/components/ui/input-class";
@@ -41,6 +45,7 @@ interface CustomerAccountView {
     banReason: string | null;
     verifiedAt: number | null;
     joinedAt: number;
+    deletedAt: number | null;
   };
   security: { passkeys: number; enabled: boolean; recoveryCodesLeft: number };
   sessions: { publicId: string; device: string; place: string | null; lastSeenAt: number }[];
@@ -58,10 +63,18 @@ interface CustomerAccountView {
   reseller: { account: { balanceCents: number } | null; ledger: LedgerEntry[] };
   /** The viewer's own account: never banned or demoted from here. */
   self: boolean;
-  may: { ban: boolean; sessions: boolean; credit: boolean; role: boolean };
+  may: { ban: boolean; sessions: boolean; credit: boolean; role: boolean; block: boolean; privacy: boolean };
+  known: { email: string; emails: string[]; hwids: string[]; ips: string[] } | null;
   /** The credit form's idempotency key, when the viewer may credit. */
   creditRequest: string | null;
 }
+
+const SCHEMAS: Partial<Record<CustomerActionInput["intent"], typeof customerActionSchema | v.GenericSchema>> = {
+  ban: banSchema,
+  credit: creditSchema,
+  role: roleSchema,
+  "delete-account": deleteAccountOnRequestSchema,
+};
 
 /**
  * One of the page's forms: hidden fields, an optional input, a button; its answer shows as a toast.
@@ -80,11 +93,11 @@ function ActionForm({
   fields?: Record<string, string>;
   label: string;
   variant?: ButtonVariant;
-  confirm?: { title: string; cost: string };
+  confirm?: { title: string; cost: string; busy?: string };
   children?: (errors: Record<string, string | undefined>) => ReactNode;
 }) {
   const fetcher = useFetcher<Answer>();
-  const schema = intent === "ban" ? banSchema : intent === "credit" ? creditSchema : intent === "role" ? roleSchema : customerActionSchema;
+  const schema = SCHEMAS[intent] ?? customerActionSchema;
   const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, schema, {
     title: customerInputTitle,
     answer: fetcher.data?.intent === intent ? fetcher.data : null,
@@ -97,7 +110,7 @@ function ActionForm({
         title={confirm.title}
         cost={confirm.cost}
         confirmLabel={label}
-        busyLabel="Saving..."
+        busyLabel={confirm.busy ?? "Saving..."}
         variant={variant === "ghost" || variant === "outline" ? "danger" : variant}
         schema={schema}
         problemTitle={customerInputTitle}
@@ -145,6 +158,11 @@ export function ProfileCard({ profile, security }: Pick<CustomerAccountView, "pr
           {security.enabled ? `On · ${security.recoveryCodesLeft} recovery code(s) left` : "Off"}
         </DetailRow>
         <DetailRow label="Passkeys">{security.passkeys}</DetailRow>
+        {profile.deletedAt !== null ? (
+          <DetailRow label="Deleted">
+            <LocalTime ms={profile.deletedAt} format="datetime" /> · orders kept, anonymised
+          </DetailRow>
+        ) : null}
         {profile.bannedAt !== null ? (
           <DetailRow label="Banned">
             <LocalTime ms={profile.bannedAt} format="datetime" /> · {profile.banReason}
@@ -217,6 +235,57 @@ export function StandingCard({ profile, self, may }: Pick<CustomerAccountView, "
           )}
         </ActionForm>
       ) : null}
+    </Card>
+  );
+}
+
+/**
+ * Blocking the customer (decision 093): one confirmation that blocks their e-mail and offers, ticked,
+ * every PC, address and other e-mail the shop knows of them.
+ */
+export function BlockCard({ profile, known }: Pick<CustomerAccountView, "profile"> & { known: NonNullable<CustomerAccountView["known"]> }) {
+  const offered = [
+    ...known.hwids.map((value) => ({ kind: "hwid", label: "PC", value })),
+    ...known.ips.map((value) => ({ kind: "ip", label: "Address", value })),
+    ...known.emails.map((value) => ({ kind: "email", label: "E-mail", value })),
+  ];
+  return (
+    <Card className="space-y-3">
+      <h2 className="font-bold">Blocklist</h2>
+      <p className="text-sm text-muted">
+        {offered.length > 0
+          ? `Blocks ${known.email} and, if you keep them ticked, the PCs, addresses and e-mails known of this customer (${offered.length}).`
+          : `Blocks ${known.email}. No PC, address or other e-mail is known of this customer.`}
+      </p>
+      <ActionForm
+        intent="block-customer"
+        label="Block customer"
+        variant="danger"
+        confirm={{
+          title: `Block ${profile.username}?`,
+          cost: "Their paid orders wait for review instead of keys, their PCs answer BANNED for any key, and sign-ins and licence checks from their addresses are refused, until the blocks are lifted or expire.",
+        }}
+      >
+        {(errors) => (
+          <div className="space-y-3">
+            <Field label="Reason" name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />
+            <BlockExpiryField error={errors.expires} />
+            {offered.length > 0 ? (
+              <fieldset className="space-y-1.5">
+                <legend className="text-sm font-medium text-zinc-200">Also block</legend>
+                {offered.map((item, index) => (
+                  <label key={`${item.kind}:${item.value}`} className="flex items-start gap-2 text-sm">
+                    <input type="checkbox" name={`take-${index}`} value={`${item.kind}:${item.value}`} defaultChecked className="mt-1" />
+                    <span>
+                      {item.label} <span className="font-mono text-xs break-all">{item.value}</span>
+                    </span>
+                  </label>
+                ))}
+              </fieldset>
+            ) : null}
+          </div>
+        )}
+      </ActionForm>
     </Card>
   );
 }
@@ -325,6 +394,58 @@ export function ResellerCard({ reseller, may, creditRequest }: Pick<CustomerAcco
         </div>
       ) : null}
       <BalanceHistory entries={reseller.ledger} topUpHref={(order) => `/dashboard/orders/crypto/${encodeURIComponent(order)}`} />
+    </Card>
+  );
+}
+
+/**
+ * A member's own data, at their request (decision 099): a copy of it to hand them, or the account
+ * deleted. Admins only; both are audited.
+ */
+export function PrivacyCard({ profile, self, may }: Pick<CustomerAccountView, "profile" | "self" | "may">) {
+  if (!may.privacy) return null;
+  return (
+    <Card className="space-y-4">
+      <h2 className="font-bold">Member&apos;s data</h2>
+      <p className="text-sm text-muted">
+        When a member asks for a copy of their data or for their account to be deleted (and cannot do it from their Security page), do it
+        here. Both are in the audit log.
+      </p>
+      <div className="flex flex-wrap items-center gap-3">
+        <a href={`/dashboard/customers/${profile.id}/data.json`} download className={buttonClass("outline")}>
+          <Download className="size-4" aria-hidden /> Download their data (JSON)
+        </a>
+        {profile.deletedAt !== null ? (
+          <p className="text-sm text-muted">The account has been deleted.</p>
+        ) : self ? (
+          <p className="text-sm text-muted">Your own account is deleted from your Security page.</p>
+        ) : profile.role ? (
+          <p className="text-sm text-muted">Staff accounts cannot be deleted: make it a member account first.</p>
+        ) : (
+          <ActionForm
+            intent="delete-account"
+            label="Delete account"
+            variant="danger"
+            confirm={{
+              title: `Delete ${profile.username}'s account?`,
+              cost: "Every session ends, their chat messages and reviews are deleted, their Discord roles are taken back and their own keys stop working; they get a last e-mail. Their orders stay, without their name or address. This cannot be undone.",
+              busy: "Deleting...",
+            }}
+          >
+            {(errors) => (
+              <Field
+                label="Whose request (ticket or message)"
+                name="reason"
+                required
+                maxLength={200}
+                autoComplete="off"
+                error={errors.reason}
+                data-autofocus
+              />
+            )}
+          </ActionForm>
+        )}
+      </div>
     </Card>
   );
 }
