@@ -1,10 +1,12 @@
 // /dashboard/security: where the member is signed in (end one session, or all the others), their
-// password and their passkeys (whose forms post to the nested passkeys route), and their own data:
+// password and their passkeys (whose forms post to the nested passkeys route), a reseller's or staff
+// member's API tokens for the seller API (decisions 096 and 097), and their own data:
 // a copy of it (the nested data.json route) and deleting the account (decision 099). Two-factor
 // authentication has its own page beside this one.
+import { useId } from "react";
 import { useFetcher } from "react-router";
 import * as v from "valibot";
-import { Bell, Download, Lock, LogOut, Monitor, Trash2 } from "~/components/icons";
+import { Bell, Download, KeyRound, Lock, LogOut, Monitor, Trash2 } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { PasskeysSection } from "./+shared/passkeys-section";
 import { useFormCheck } from "~/components/use-form-check";
@@ -13,12 +15,12 @@ import { Badge } from "~/components/ui/badge";
 import { ConfirmedAction } from "~/components/confirmed-action";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field } from "~/components/ui/field";
+import { describedBy, Field, FieldError, SelectField } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { deleteAccountSchema, PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
 import { remindersSchema } from "~/lib/schemas/renewals";
-import { apiTokenSchema, MEMBER_SCOPES } from "~/lib/schemas/api-tokens";
-import { createApiToken, listApiTokens, revokeApiToken } from "~/server/accounts/api-tokens.server";
+import { apiTokenSchema, EXPIRY_DAYS, SCOPE_LABELS, scopeField } from "~/lib/schemas/api-tokens";
+import { apiTokensCard, createApiToken, revokeApiToken } from "~/server/accounts/api-tokens.server";
 import { remindersOn, setReminders } from "~/server/renewals/reminders.server";
 import { deletionNeeds } from "~/server/accounts/account-closure.server";
 import { deleteOwnAccount } from "~/server/privacy/account-deletion.server";
@@ -58,7 +60,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     discord: await discordCardOf(db, env, id),
     deletion: await deletionNeeds(db, id),
     reminders: await remindersOn(db, id),
-    apiTokens: await listApiTokens(db, currentViewer(context)),
+    apiTokens: await apiTokensCard(db, currentViewer(context)),
   };
 }
 
@@ -73,9 +75,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const form = submission.value;
   switch (form.intent) {
     case "create-api-token":
-      return answer(await createApiToken(deps.db, viewer, callerOf(request), form), {
+      return answer(await createApiToken(deps.db, app(context).env.TOTP_ENCRYPTION_KEY, viewer, callerOf(request), form), {
         success: { title: "API token created", description: "Copy it now: it is not shown again." },
-        titles: { unauthenticated: "Wrong password", ...throttledTitles },
+        titles: { unauthenticated: "Token not created", invalid: "Token not created", conflict: "Token not created", ...throttledTitles },
         intent: form.intent,
       });
     case "revoke-api-token":
@@ -262,7 +264,8 @@ function PasswordCard() {
   );
 }
 
-type ApiTokenRow = NonNullable<Route.ComponentProps["loaderData"]["apiTokens"]>[number];
+type ApiTokensData = NonNullable<Route.ComponentProps["loaderData"]["apiTokens"]>;
+type ApiTokenRow = ApiTokensData["tokens"][number];
 
 function ApiTokenItem({ token }: { token: ApiTokenRow }) {
   const revoke = useFetcher<typeof action>();
@@ -270,7 +273,7 @@ function ApiTokenItem({ token }: { token: ApiTokenRow }) {
   return (
     <li className="flex flex-col gap-2 py-3 text-sm sm:flex-row sm:items-center">
       <div className="min-w-0 flex-1 space-y-1">
-        <p className="flex flex-wrap items-center gap-2 font-semibold">
+        <p className="flex flex-wrap items-center gap-2 font-semibold wrap-anywhere">
           {token.name}
           {token.active ? null : <Badge tone="red">{token.revokedAt ? "Revoked" : "Expired"}</Badge>}
         </p>
@@ -286,7 +289,7 @@ function ApiTokenItem({ token }: { token: ApiTokenRow }) {
           {token.expiresAt ? (
             <>
               {" "}
-              · expires <LocalTime ms={token.expiresAt} format="datetime" />
+              · {token.active ? "expires" : "expired"} <LocalTime ms={token.expiresAt} format="datetime" />
             </>
           ) : null}
         </p>
@@ -304,46 +307,72 @@ function ApiTokenItem({ token }: { token: ApiTokenRow }) {
   );
 }
 
-function ApiTokensCard({ tokens }: { tokens: ApiTokenRow[] }) {
+const EXPIRY_OPTIONS = [
+  { value: "", label: "Never" },
+  ...EXPIRY_DAYS.map((days) => ({ value: days, label: days === "365" ? "In a year" : `In ${days} days` })),
+];
+
+/** Tokens for the seller API: made with the password (or a second-factor code), shown once, revocable. */
+function ApiTokensCard({ scopes, tokens, secondFactor }: ApiTokensData) {
   const create = useFetcher<typeof action>();
   useResultToast(create);
-  const check = useFormCheck(apiTokenSchema, { title: "Error", answer: create.data });
+  const check = useFormCheck(apiTokenSchema, { title: "Token not created", answer: create.data });
   const busy = create.state !== "idle";
   const made = create.state === "idle" && create.data?.ok && create.data.intent === "create-api-token" ? create.data.value : null;
   const token = made && typeof made === "object" && "token" in made ? made.token : null;
+  const scopesId = useId();
   return (
-    <Card className="space-y-4">
-      <h2 className="font-bold">API tokens</h2>
+    <Card as="section" aria-labelledby="api-tokens" className="space-y-4">
+      <h2 id="api-tokens" className="flex items-center gap-2 font-bold">
+        <KeyRound className="size-4 text-accent" aria-hidden /> API tokens
+      </h2>
       <p className="text-sm text-muted">
-        Tokens let your own programs use the seller API. A token is shown once; revoke it at once if it leaks.
+        Tokens let your own programs use the{" "}
+        <a href="/api/v1/openapi.json" className="underline">
+          seller API
+        </a>
+        . A token is shown once; revoke it at once if it leaks.
       </p>
       {token ? (
-        <p role="status" className="break-all rounded-md border border-line p-3 font-mono text-sm">
-          {token}
-        </p>
+        <div className="space-y-1 rounded-md border border-line p-3">
+          <p className="text-sm font-semibold">Your new token (copy it now, it is not shown again):</p>
+          <p role="status" aria-label="New API token" className="break-all font-mono text-sm">
+            {token}
+          </p>
+        </div>
       ) : null}
       <create.Form method="post" className="grid gap-4 sm:grid-cols-2" onSubmit={check.onSubmit} key={token ?? "form"}>
         <input type="hidden" name="intent" value="create-api-token" />
         <Field label="Token name" name="name" required maxLength={60} error={check.errors.name} />
+        <SelectField label="Expires" name="expiresInDays" options={EXPIRY_OPTIONS} error={check.errors.expiresInDays} />
+        <fieldset className="space-y-2 sm:col-span-2" {...describedBy(scopesId, { error: check.errors.scopes })}>
+          <legend className="text-sm font-medium text-zinc-200">Scopes</legend>
+          {scopes.map((scope) => (
+            <label key={scope} className="flex items-center gap-2 text-sm">
+              <input type="checkbox" name={scopeField(scope)} defaultChecked={scope === "keys:read"} className="size-4 accent-accent" />
+              <span>
+                <span className="font-mono">{scope}</span> <span className="text-muted">· {SCOPE_LABELS[scope]}</span>
+              </span>
+            </label>
+          ))}
+          <FieldError id={scopesId} error={check.errors.scopes} />
+        </fieldset>
         <Field
-          label="Scopes"
-          name="scopes"
-          required
-          defaultValue="keys:read"
-          hint={`Separated by spaces: ${MEMBER_SCOPES.join(", ")}.`}
-          error={check.errors.scopes}
+          label="Your password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          hint={secondFactor ? "Or leave it empty and give a code below." : undefined}
+          error={check.errors.password}
         />
-        <label className="space-y-1 text-sm">
-          <span className="font-semibold">Expires</span>
-          <select name="expiresInDays" className="block w-full rounded-md border border-line bg-transparent p-2">
-            <option value="">Never</option>
-            <option value="7">In 7 days</option>
-            <option value="30">In 30 days</option>
-            <option value="90">In 90 days</option>
-            <option value="365">In a year</option>
-          </select>
-        </label>
-        <Field label="Password" name="password" type="password" autoComplete="current-password" error={check.errors.password} />
+        {secondFactor ? (
+          <Field
+            label="Code from your authenticator app, or a recovery code"
+            name="code"
+            autoComplete="one-time-code"
+            error={check.errors.code}
+          />
+        ) : null}
         <div className="sm:col-span-2">
           <Button type="submit" disabled={busy}>
             {busy ? "Creating..." : "Create token"}
@@ -467,7 +496,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
         </ul>
       </Card>
       <PasswordCard />
-      {apiTokens ? <ApiTokensCard tokens={apiTokens} /> : null}
+      {apiTokens ? <ApiTokensCard {...apiTokens} /> : null}
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
       <RemindersCard on={reminders} />
       {discord ? <DiscordCard {...discord} /> : null}

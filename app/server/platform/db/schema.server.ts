@@ -1573,3 +1573,24 @@ export const apiTokens = sqliteTable(
   },
   (t) => [index("api_tokens_user").on(t.userId)],
 );
+
+// The seller API's Idempotency-Key records (decision 097): the first request with a key claims it,
+// and the answer is written in the same transaction as what the request paid for, so a retry finds
+// either nothing done (and may run) or the answer to give again. Keys are per account.
+export const apiIdempotencyKeys = sqliteTable(
+  "api_idempotency_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    // The operation and its body, hashed: the same key with another request is refused.
+    requestHash: text("request_hash").notNull(),
+    claimedAt: integer("claimed_at").notNull(),
+    completedAt: integer("completed_at"),
+    // What the request did, as JSON (the keys it made): a retry answers from it.
+    outcome: text("outcome"),
+  },
+  (t) => [uniqueIndex("api_idempotency_keys_key").on(t.userId, t.key), index("api_idempotency_keys_claimed").on(t.claimedAt)],
+);
