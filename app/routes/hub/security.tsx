@@ -348,8 +348,13 @@ function ApiTokensCard({ scopes, tokens, secondFactor }: ApiTokensData) {
         <fieldset className="space-y-2 sm:col-span-2" {...describedBy(scopesId, { error: check.errors.scopes })}>
           <legend className="text-sm font-medium text-zinc-200">Scopes</legend>
           {scopes.map((scope) => (
-            <label key={scope} className="flex items-center gap-2 text-sm">
-              <input type="checkbox" name={scopeField(scope)} defaultChecked={scope === "keys:read"} className="size-4 accent-accent" />
+            <label key={scope} className="flex items-start gap-2 text-sm">
+              <input
+                type="checkbox"
+                name={scopeField(scope)}
+                defaultChecked={scope === "keys:read"}
+                className="mt-0.5 size-4 shrink-0 accent-accent"
+              />
               <span>
                 <span className="font-mono">{scope}</span> <span className="text-muted">· {SCOPE_LABELS[scope]}</span>
               </span>
