@@ -39,6 +39,9 @@ const DOMAIN_USES = {
   search: ["platform", "customers", "licences", "orders"],
   // The live shop's health, from inside (decision 098): every part's settings and machinery.
   health: ["platform", "accounts", "crypto", "discord", "licences"],
+  // The seller API (decision 097): resellers' and staff's programs reach the panel's and the back
+  // office's own functions for keys and the balance.
+  seller: ["platform", "accounts", "catalogue", "keys", "licences", "renewals", "resellers"],
   // Members' own data (decision 099): its export, and the deletion every domain writes a part of.
   privacy: [
     "platform",

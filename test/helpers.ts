@@ -3,7 +3,10 @@ import { env, exports } from "cloudflare:workers";
 import { and, desc, eq, like } from "drizzle-orm";
 import { database } from "~/server/platform/db/client.server";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import * as OTPAuth from "otpauth";
 import { vi } from "vitest";
+import { callerOf } from "~/http/caller.server";
+import { confirmEnrolment, startEnrolment } from "~/server/accounts/two-factor.server";
 import worker from "../workers/app";
 import {
   cryptoOrders,
@@ -391,4 +394,36 @@ export function disputeBody(orderId: number | string, status: string, id = nextI
     finalized_on: status === "won" || status === "lost" ? "2030-01-20T10:00:00-05:00" : null,
     initiated_at: "2029-12-31T19:00:00-05:00",
   };
+}
+
+/** Turns two-factor sign-in on for `member` (which ends their sessions): the app's codes, and the recovery codes. */
+export async function enableTwoFactor(member: TestAccount) {
+  const viewer = { id: member.id, email: member.email, username: member.username, avatarUrl: null, role: null };
+  const started = await startEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer);
+  if (!started.ok) throw new Error(started.problem.message);
+  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(started.value.secret), digits: 6, period: 30 });
+  const from = callerOf(new Request(ORIGIN, { headers: { "CF-Connecting-IP": unique("ip") } }));
+  // The code of the step before: the one signing in next uses the current step.
+  const code = totp.generate({ timestamp: Date.now() - 30_000 });
+  const confirmed = await confirmEnrolment({ db, sessionsEnded: async () => {} }, env.TOTP_ENCRYPTION_KEY, viewer, from, code);
+  if (!confirmed.ok) throw new Error(confirmed.problem.message);
+  return { totp, recoveryCodes: confirmed.value.recoveryCodes };
+}
+
+/** Signs `member` in with their password and then a current code from the app: the session cookie. */
+export async function signInWithCode(member: TestAccount, totp: OTPAuth.TOTP) {
+  const ip = unique("ip");
+  const first = await call("/auth", { form: { intent: "login", emailOrUsername: member.email, password: member.password }, ip });
+  const challenge = first.headers
+    .getSetCookie()
+    .map((header) => header.split(";")[0]!)
+    .find((pair) => pair.startsWith("__Host-2fa="));
+  if (!challenge) throw new Error("no second-factor challenge");
+  const second = await call("/auth/2fa", { form: { code: totp.generate() }, cookie: challenge, ip });
+  const session = second.headers
+    .getSetCookie()
+    .map((header) => header.split(";")[0]!)
+    .find((pair) => pair.startsWith("__Host-session="));
+  if (!session) throw new Error(`second step answered ${second.status}`);
+  return session;
 }

@@ -17,6 +17,7 @@ import { createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes
 
 import { API_PREFIX, api } from "./api";
 import { HEALTH_PATH, health } from "./health";
+import { SELLER_PREFIX, sellerApi } from "./seller-api";
 import { webhooks } from "./webhooks";
 
 export { ChatRoom } from "./chat-room";
@@ -53,6 +54,7 @@ export default {
     const { pathname } = new URL(request.url);
     // Machine callers first: they prove themselves by signature or key, not by session or origin.
     if (pathname.startsWith("/webhooks/")) return webhooks.fetch(request, env, ctx);
+    if (pathname.startsWith(SELLER_PREFIX)) return sellerApi.fetch(request, env, ctx);
     if (pathname.startsWith(API_PREFIX)) return api.fetch(request, env, ctx);
     if (pathname === HEALTH_PATH || pathname.startsWith(`${HEALTH_PATH}/`)) return health(request, env);
     if (pathname === REMINDER_UNSUBSCRIBE_PATH && request.method === "POST") return unsubscribeFromReminders(request, env);

@@ -6,6 +6,7 @@ import { RELEASE_CHANNELS } from "~/lib/releases";
 import { DOWNLOAD_LINK_SECONDS } from "~/server/releases/release-links.server";
 import { MAX_DEVICE_LENGTH } from "~/lib/schemas/licences";
 import { LICENCE_CODES, RECHECK_SECONDS } from "~/server/licences/validation.server";
+import { sellerPaths, sellerSchemas, sellerSecuritySchemes } from "./openapi-seller";
 
 const errorBody = {
   type: "object",
@@ -69,11 +70,12 @@ export function openApiDocument(origin: string) {
   return {
     openapi: "3.1.0",
     info: {
-      title: "Licence API",
+      title: "Licence and seller API",
       version: "1.0.0",
       description:
         "Checks a licence key for the shop's program. Answers are signed with Ed25519: verify the `Licence-Signature` header over the exact body bytes with the public key from `/licences/signing-key` (pinned in your program), then check that `nonce`, `key` and `hwid` are the ones you sent. A VALID answer carries a signed offline `lease`; keep the answer and its signature to work offline until `lease.until`, refusing it if the local clock reads earlier than the newest `issuedAt` you have trusted.\n\n" +
-        "Limits: 300 calls per minute per client address; per key, 60 per minute from the PC it is bound to and 60 from every other caller together; more answer 429 with `Retry-After`. Bodies are at most 64 KB.",
+        "Limits: 300 calls per minute per client address; per key, 60 per minute from the PC it is bound to and 60 from every other caller together; more answer 429 with `Retry-After`. Bodies are at most 64 KB.\n\n" +
+        "The seller API (`/seller/…`) is for resellers' and staff's own programs: it takes an API token as a bearer token, answers errors as problem details (RFC 9457) with the same codes, and states its per-token limit in `RateLimit` header fields.",
     },
     servers: [{ url: `${origin}/api/v1` }],
     paths: {
@@ -188,9 +190,12 @@ export function openApiDocument(origin: string) {
           },
         },
       },
+      ...sellerPaths,
     },
     components: {
+      securitySchemes: sellerSecuritySchemes,
       schemas: {
+        ...sellerSchemas,
         Error: errorBody,
         ValidateRequest: {
           type: "object",

@@ -4,13 +4,10 @@
 // e-mail, and orders stay, anonymised, for accounting.
 import { env } from "cloudflare:workers";
 import { and, eq, sql } from "drizzle-orm";
-import * as OTPAuth from "otpauth";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { joinGuild, setBotRoleLow, simulatedGuild } from "~/server/discord/dev-discord.server";
 import { addRoleRule, discordSetup, saveGuild } from "~/server/discord/role-setup.server";
 import { SIMULATED_GUILD_ID, SIMULATED_ROLES } from "~/server/discord/simulated-discord.server";
-import { startEnrolment, confirmEnrolment } from "~/server/accounts/two-factor.server";
-import { callerOf } from "~/http/caller.server";
 import {
   affiliates,
   auditLog,
@@ -26,7 +23,20 @@ import {
   userSubscriptions,
   users,
 } from "~/server/platform/db/schema.server";
-import { boughtKey, call, createAccount, db, latestMail, nextId, ORIGIN, signIn, type TestAccount, unique, validate } from "../helpers";
+import {
+  boughtKey,
+  call,
+  createAccount,
+  db,
+  enableTwoFactor,
+  latestMail,
+  nextId,
+  signIn,
+  signInWithCode,
+  type TestAccount,
+  unique,
+  validate,
+} from "../helpers";
 import { chatHistory, memberWithEverything, sayInChat } from "./privacy-helpers";
 
 const { subscriber: SUBSCRIBER } = SIMULATED_ROLES;
@@ -194,6 +204,8 @@ describe("a member deletes their account", () => {
       login_challenges: sql`select count(*) as n from login_challenges where user_id = ${member.id}`,
       webauthn_challenges: sql`select count(*) as n from webauthn_challenges where user_id = ${member.id}`,
       oauth_accounts: sql`select count(*) as n from oauth_accounts where user_id = ${member.id}`,
+      api_tokens: sql`select count(*) as n from api_tokens where user_id = ${member.id}`,
+      api_idempotency_keys: sql`select count(*) as n from api_idempotency_keys where user_id = ${member.id}`,
       auth_throttle: sql`select count(*) as n from auth_throttle where instr(key, ${member.id}) > 0`,
       review_moderation: sql`select count(*) as n from review_moderation where user_id = ${member.id}`,
       product_reviews: sql`select count(*) as n from product_reviews where user_id = ${member.id}`,
@@ -223,25 +235,13 @@ describe("a member deletes their account", () => {
     expect(wrong.status).toBe(401);
     expect((await call("/dashboard", { cookie })).status).toBe(200);
 
-    const viewer = { id: member.id, email: member.email, username: member.username, avatarUrl: null, role: null };
-    const started = await startEnrolment(db, env.TOTP_ENCRYPTION_KEY, viewer);
-    if (!started.ok) throw new Error(started.problem.message);
-    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(started.value.secret), digits: 6, period: 30 });
-    const from = callerOf(new Request(ORIGIN, { headers: { "CF-Connecting-IP": unique("ip") } }));
-    const confirmed = await confirmEnrolment(
-      { db, sessionsEnded: async () => {} },
-      env.TOTP_ENCRYPTION_KEY,
-      viewer,
-      from,
-      totp.generate({ timestamp: Date.now() - 30_000 }),
-    );
-    if (!confirmed.ok) throw new Error(confirmed.problem.message);
+    const { totp, recoveryCodes } = await enableTwoFactor(member);
     const withFactor = await signInWithCode(member, totp);
 
     const noCode = await deleteOwn(withFactor, { password: member.password });
     expect(noCode.status).toBe(400);
     expect(await noCode.text()).toContain("Enter a code from your authenticator app, or a recovery code");
-    const withRecoveryCode = await deleteOwn(withFactor, { password: member.password, code: confirmed.value.recoveryCodes[0]! });
+    const withRecoveryCode = await deleteOwn(withFactor, { password: member.password, code: recoveryCodes[0]! });
     expect(withRecoveryCode.status).toBe(302);
     expect((await db.select({ deletedAt: users.deletedAt }).from(users).where(eq(users.id, member.id)).get())?.deletedAt).toBeGreaterThan(
       0,
@@ -303,21 +303,3 @@ describe("an admin deletes an account at its member's request", () => {
     ).toEqual([]);
   });
 });
-
-/** Signs in through both steps: the password, then a code from the app. */
-async function signInWithCode(member: TestAccount, totp: OTPAuth.TOTP) {
-  const ip = unique("ip");
-  const first = await call("/auth", { form: { intent: "login", emailOrUsername: member.email, password: member.password }, ip });
-  const challenge = first.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0]!)
-    .find((pair) => pair.startsWith("__Host-2fa="));
-  if (!challenge) throw new Error("no second-factor challenge");
-  const second = await call("/auth/2fa", { form: { code: totp.generate() }, cookie: challenge, ip });
-  const session = second.headers
-    .getSetCookie()
-    .map((header) => header.split(";")[0]!)
-    .find((pair) => pair.startsWith("__Host-session="));
-  if (!session) throw new Error(`second step answered ${second.status}`);
-  return session;
-}

@@ -51,6 +51,7 @@ describe("a member's data download", () => {
     expect(data.tables.sessions![0]).not.toHaveProperty("id");
     expect(data.tables.totp_factors![0]).not.toHaveProperty("secret");
     expect(data.tables.recovery_codes![0]).not.toHaveProperty("code_hash");
+    expect(data.tables.api_tokens![0]).not.toHaveProperty("token_hash");
   });
 
   it("names every table of the database as either holding members' rows or not", async () => {

@@ -6,6 +6,8 @@ import { expect } from "vitest";
 import { parseServerFrame } from "~/lib/chat";
 import { audit } from "~/server/platform/audit.server";
 import {
+  apiIdempotencyKeys,
+  apiTokens,
   affiliateClicks,
   affiliateLedger,
   affiliates,
@@ -285,6 +287,8 @@ export async function memberWithEverything(options: { role?: "support" } = {}): 
     }),
     db.insert(blocks).values({ kind: "email", value: email.toLowerCase(), reason: "Chargebacks", createdAt: now }),
     db.insert(chatSanctions).values({ userId: id, kind: "mute", until: now + 60_000, reason: "Spam", createdAt: now, liftedAt: now }),
+    db.insert(apiTokens).values({ userId: id, name: "Discord bot", tokenHash: unique("token-hash"), scopes: "keys:read", createdAt: now }),
+    db.insert(apiIdempotencyKeys).values({ userId: id, key: unique("request"), requestHash: "0".repeat(64), claimedAt: now }),
     db.insert(chatReports).values({
       room: "general",
       messageId: 1,

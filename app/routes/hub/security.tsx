@@ -1,10 +1,12 @@
 // /dashboard/security: where the member is signed in (end one session, or all the others), their
-// password and their passkeys (whose forms post to the nested passkeys route), and their own data:
+// password and their passkeys (whose forms post to the nested passkeys route), a reseller's or staff
+// member's API tokens for the seller API (decisions 096 and 097), and their own data:
 // a copy of it (the nested data.json route) and deleting the account (decision 099). Two-factor
 // authentication has its own page beside this one.
+import { useId } from "react";
 import { useFetcher } from "react-router";
 import * as v from "valibot";
-import { Bell, Download, Lock, LogOut, Monitor, Trash2 } from "~/components/icons";
+import { Bell, Download, KeyRound, Lock, LogOut, Monitor, Trash2 } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { PasskeysSection } from "./+shared/passkeys-section";
 import { useFormCheck } from "~/components/use-form-check";
@@ -13,10 +15,12 @@ import { Badge } from "~/components/ui/badge";
 import { ConfirmedAction } from "~/components/confirmed-action";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Field } from "~/components/ui/field";
+import { describedBy, Field, FieldError, SelectField } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { deleteAccountSchema, PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
 import { remindersSchema } from "~/lib/schemas/renewals";
+import { apiTokenSchema, EXPIRY_DAYS, SCOPE_LABELS, scopeField } from "~/lib/schemas/api-tokens";
+import { apiTokensCard, createApiToken, revokeApiToken } from "~/server/accounts/api-tokens.server";
 import { remindersOn, setReminders } from "~/server/renewals/reminders.server";
 import { deletionNeeds } from "~/server/accounts/account-closure.server";
 import { deleteOwnAccount } from "~/server/privacy/account-deletion.server";
@@ -56,11 +60,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     discord: await discordCardOf(db, env, id),
     deletion: await deletionNeeds(db, id),
     reminders: await remindersOn(db, id),
+    apiTokens: await apiTokensCard(db, currentViewer(context)),
   };
 }
 
 // The page's forms: the account's own, and the renewal reminders' switch (decision 091).
-const securityActions = v.variant("intent", [...securitySchema.options, remindersSchema], "Unknown request");
+const securityActions = v.variant("intent", [...securitySchema.options, remindersSchema, ...apiTokenSchema.options], "Unknown request");
 
 export async function action({ request, context }: Route.ActionArgs) {
   const deps = sessionDeps(context);
@@ -69,6 +74,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!submission.ok) return answerInvalid(submission);
   const form = submission.value;
   switch (form.intent) {
+    case "create-api-token":
+      return answer(await createApiToken(deps.db, app(context).env.TOTP_ENCRYPTION_KEY, viewer, callerOf(request), form), {
+        success: { title: "API token created", description: "Copy it now: it is not shown again." },
+        titles: { unauthenticated: "Token not created", invalid: "Token not created", conflict: "Token not created", ...throttledTitles },
+        intent: form.intent,
+      });
+    case "revoke-api-token":
+      return answer(await revokeApiToken(deps.db, viewer, callerOf(request), form.token), {
+        success: { title: "API token revoked", description: "Every use of it from now on is refused." },
+        intent: form.intent,
+      });
     case "renewal-reminders":
       await setReminders(deps.db, viewer.id, form.on);
       return answer(
@@ -248,6 +264,139 @@ function PasswordCard() {
   );
 }
 
+type ApiTokensData = NonNullable<Route.ComponentProps["loaderData"]["apiTokens"]>;
+type ApiTokenRow = ApiTokensData["tokens"][number];
+
+function ApiTokenItem({ token }: { token: ApiTokenRow }) {
+  const revoke = useFetcher<typeof action>();
+  useResultToast(revoke);
+  return (
+    <li className="flex flex-col gap-2 py-3 text-sm sm:flex-row sm:items-center">
+      <div className="min-w-0 flex-1 space-y-1">
+        <p className="flex flex-wrap items-center gap-2 font-semibold wrap-anywhere">
+          {token.name}
+          {token.active ? null : <Badge tone="red">{token.revokedAt ? "Revoked" : "Expired"}</Badge>}
+        </p>
+        <p className="text-xs text-muted">{token.scopes.join(", ")}</p>
+        <p className="text-xs text-muted">
+          {token.lastUsedAt ? (
+            <>
+              Last used <LocalTime ms={token.lastUsedAt} format="datetime" /> from {token.lastUsedIp ?? "an unknown address"}
+            </>
+          ) : (
+            "Never used"
+          )}
+          {token.expiresAt ? (
+            <>
+              {" "}
+              · {token.active ? "expires" : "expired"} <LocalTime ms={token.expiresAt} format="datetime" />
+            </>
+          ) : null}
+        </p>
+      </div>
+      {token.revokedAt ? null : (
+        <revoke.Form method="post">
+          <input type="hidden" name="intent" value="revoke-api-token" />
+          <input type="hidden" name="token" value={token.id} />
+          <Button type="submit" variant="danger" disabled={revoke.state !== "idle"} aria-label={`Revoke ${token.name}`}>
+            {revoke.state !== "idle" ? "Revoking..." : "Revoke"}
+          </Button>
+        </revoke.Form>
+      )}
+    </li>
+  );
+}
+
+const EXPIRY_OPTIONS = [
+  { value: "", label: "Never" },
+  ...EXPIRY_DAYS.map((days) => ({ value: days, label: days === "365" ? "In a year" : `In ${days} days` })),
+];
+
+/** Tokens for the seller API: made with the password (or a second-factor code), shown once, revocable. */
+function ApiTokensCard({ scopes, tokens, secondFactor }: ApiTokensData) {
+  const create = useFetcher<typeof action>();
+  useResultToast(create);
+  const check = useFormCheck(apiTokenSchema, { title: "Token not created", answer: create.data });
+  const busy = create.state !== "idle";
+  const made = create.state === "idle" && create.data?.ok && create.data.intent === "create-api-token" ? create.data.value : null;
+  const token = made && typeof made === "object" && "token" in made ? made.token : null;
+  const scopesId = useId();
+  return (
+    <Card as="section" aria-labelledby="api-tokens" className="space-y-4">
+      <h2 id="api-tokens" className="flex items-center gap-2 font-bold">
+        <KeyRound className="size-4 text-accent" aria-hidden /> API tokens
+      </h2>
+      <p className="text-sm text-muted">
+        Tokens let your own programs use the{" "}
+        <a href="/api/v1/openapi.json" className="underline">
+          seller API
+        </a>
+        . A token is shown once; revoke it at once if it leaks.
+      </p>
+      {token ? (
+        <div className="space-y-1 rounded-md border border-line p-3">
+          <p className="text-sm font-semibold">Your new token (copy it now, it is not shown again):</p>
+          <p role="status" aria-label="New API token" className="break-all font-mono text-sm">
+            {token}
+          </p>
+        </div>
+      ) : null}
+      <create.Form method="post" className="grid gap-4 sm:grid-cols-2" onSubmit={check.onSubmit} key={token ?? "form"}>
+        <input type="hidden" name="intent" value="create-api-token" />
+        <Field label="Token name" name="name" required maxLength={60} error={check.errors.name} />
+        <SelectField label="Expires" name="expiresInDays" options={EXPIRY_OPTIONS} error={check.errors.expiresInDays} />
+        <fieldset className="space-y-2 sm:col-span-2" {...describedBy(scopesId, { error: check.errors.scopes })}>
+          <legend className="text-sm font-medium text-zinc-200">Scopes</legend>
+          {scopes.map((scope) => (
+            <label key={scope} className="flex items-start gap-2 text-sm">
+              <input
+                type="checkbox"
+                name={scopeField(scope)}
+                defaultChecked={scope === "keys:read"}
+                className="mt-0.5 size-4 shrink-0 accent-accent"
+              />
+              <span>
+                <span className="font-mono">{scope}</span> <span className="text-muted">· {SCOPE_LABELS[scope]}</span>
+              </span>
+            </label>
+          ))}
+          <FieldError id={scopesId} error={check.errors.scopes} />
+        </fieldset>
+        <Field
+          label="Your password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          hint={secondFactor ? "Or leave it empty and give a code below." : undefined}
+          error={check.errors.password}
+        />
+        {secondFactor ? (
+          <Field
+            label="Code from your authenticator app, or a recovery code"
+            name="code"
+            autoComplete="one-time-code"
+            error={check.errors.code}
+          />
+        ) : null}
+        <div className="sm:col-span-2">
+          <Button type="submit" disabled={busy}>
+            {busy ? "Creating..." : "Create token"}
+          </Button>
+        </div>
+      </create.Form>
+      {tokens.length === 0 ? (
+        <p className="text-sm text-muted">No API tokens yet.</p>
+      ) : (
+        <ul className="divide-y divide-line" aria-label="API tokens">
+          {tokens.map((row) => (
+            <ApiTokenItem key={row.id} token={row} />
+          ))}
+        </ul>
+      )}
+    </Card>
+  );
+}
+
 function YourDataCard({ deletion }: { deletion: Route.ComponentProps["loaderData"]["deletion"] }) {
   const remove = useFetcher<typeof action>();
   useResultToast(remove);
@@ -320,7 +469,7 @@ function YourDataCard({ deletion }: { deletion: Route.ComponentProps["loaderData
 }
 
 export default function Security({ loaderData }: Route.ComponentProps) {
-  const { sessions, passkeys, passkeysAvailable, discord, deletion, reminders } = loaderData;
+  const { sessions, passkeys, passkeysAvailable, discord, deletion, reminders, apiTokens } = loaderData;
   const others = useFetcher<typeof action>();
   useResultToast(others);
   const hasOthers = sessions.some((s) => !s.current);
@@ -352,6 +501,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
         </ul>
       </Card>
       <PasswordCard />
+      {apiTokens ? <ApiTokensCard {...apiTokens} /> : null}
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
       <RemindersCard on={reminders} />
       {discord ? <DiscordCard {...discord} /> : null}

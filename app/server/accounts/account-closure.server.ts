@@ -9,6 +9,8 @@ import type { Viewer } from "~/lib/viewer";
 import type { Caller } from "../platform/caller.server";
 import type { Db } from "../platform/db/client.server";
 import {
+  apiIdempotencyKeys,
+  apiTokens,
   authThrottle,
   emailVerificationTokens,
   oauthAccounts,
@@ -100,6 +102,9 @@ export function accountClosure(db: Db, userId: string, now: number) {
     db.delete(emailVerificationTokens).where(eq(emailVerificationTokens.userId, userId)),
     // The Discord link goes; the role sync then takes back the roles the shop gave that account.
     db.delete(oauthAccounts).where(eq(oauthAccounts.userId, userId)),
+    // Its API tokens: a program holding one is refused from now on.
+    db.delete(apiTokens).where(eq(apiTokens.userId, userId)),
+    db.delete(apiIdempotencyKeys).where(eq(apiIdempotencyKeys.userId, userId)),
     ...signInsInProgress(db, userId),
     // Failed-attempt counters named after the account (sign-in, codes, resets, reviews).
     db.delete(authThrottle).where(sql`instr(${authThrottle.key}, ${userId}) > 0`),

@@ -16,9 +16,8 @@ import { mailBody } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { findByEmail, findById } from "./directory.server";
 import { openAccount } from "./open-account.server";
-import { verifyPassword } from "./password.server";
+import { confirmPassword } from "./password-confirmation.server";
 import { checkVerificationLink, sendVerification, verifyEmail } from "./registration.server";
-import { attemptSucceeded, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 import { refusedDiscord } from "./blocked.server";
 import { type Caller, forgetToken, keepToken, type TokenChange } from "../platform/caller.server";
 
@@ -201,13 +200,8 @@ export async function finishDiscordSignIn(
  */
 export async function mayLinkDiscord(db: Db, caller: Caller, userId: string, password: string, now = Date.now()): Promise<Result> {
   if (await linkOf(db, userId)) return fail("conflict", ALREADY_LINKED);
-  const account = await findById(db, userId, now);
-  if (!account?.passwordHash) return ok();
-  const reservation = await reserveAttempt(db, throttleKeys(caller.ip, userId), now);
-  if (!reservation.ok) return throttled(reservation.waitMs, "password attempts");
-  if (!(await verifyPassword(password, account.passwordHash))) return fail("unauthenticated", "Wrong password", { field: "password" });
-  await attemptSucceeded(db, reservation);
-  return ok();
+  const confirmed = await confirmPassword(db, caller, userId, password, now);
+  return confirmed.ok ? ok() : confirmed;
 }
 
 /** A linked Discord account, and the OAuth access token that may add it to the shop's server once. */

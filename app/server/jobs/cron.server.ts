@@ -13,6 +13,7 @@ import { deleteExpiredRegistrations } from "../accounts/registration.server";
 import { deleteExpiredCeremonies } from "../accounts/passkey-ceremonies.server";
 import { deleteExpiredSessions } from "../accounts/session.server";
 import { forgetIdleThrottles } from "../accounts/throttle.server";
+import { forgetOldIdempotencyKeys } from "../seller/idempotency.server";
 import { expireSubscriptions } from "../licences/subscriptions.server";
 import { requeueStuckDeliveries } from "../orders/shopify-webhook.server";
 import { sessionDepsFor } from "../chat/chat-gateway.server";
@@ -37,6 +38,7 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await deleteExpiredResetLinks(db, now);
   await deleteExpiredCeremonies(db, now);
   await forgetIdleThrottles(db, now);
+  await forgetOldIdempotencyKeys(db, now);
   // Auto-renewal first: a licence it renews is not reminded (decision 091). Each acts once (claimed
   // in D1), so a failure here (the catalogue unreachable) only waits for the next run, and the
   // other jobs still run.

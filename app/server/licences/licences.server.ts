@@ -27,6 +27,9 @@ export const resetCooldownMs = (setting: string | undefined): number => resetCoo
 
 type LicenceRow = typeof licences.$inferSelect;
 
+/** A change made through the seller API: its audit entry names the token that made it (decision 097). */
+export type ApiVia = { via: string };
+
 /** Enough of a hardware id to recognise a PC by, not enough to copy it: "4C4C4544…3148". */
 export function shortHwid(hwid: string): string {
   return hwid.length <= 12 ? hwid : `${hwid.slice(0, 8)}…${hwid.slice(-4)}`;
@@ -177,6 +180,7 @@ export async function resetOwnHwid(
   cooldownMs: number,
   ip: string | null,
   now = Date.now(),
+  via?: ApiVia,
 ): Promise<Result<{ nextResetAt: number }>> {
   const row = await db
     .select()
@@ -206,7 +210,7 @@ export async function resetOwnHwid(
     return fail("conflict", "This key changed meanwhile; reload the page and try again");
   }
   // Support reads these when a member asks why their key moved PCs.
-  await auditLicence(db, viewer.id, "licence.owner-reset", row, { previousHwid: row.hwid }, ip);
+  await auditLicence(db, viewer.id, "licence.owner-reset", row, { previousHwid: row.hwid, ...via }, ip);
   return ok({ nextResetAt: now + cooldownMs });
 }
 
@@ -221,6 +225,7 @@ async function pauseLicence(
   reason: string,
   ip: string | null,
   now: number,
+  via?: ApiVia,
 ): Promise<Result<LicenceChange>> {
   if (row.pausedAt !== null) return fail("conflict", "This key is already paused");
   if (row.bannedAt !== null || row.revokedAt !== null) return fail("conflict", "A banned or revoked key cannot be paused");
@@ -239,7 +244,7 @@ async function pauseLicence(
     )
     .returning({ id: licences.id });
   if (paused.length === 0) return fail("conflict", "This key changed meanwhile; reload and try again");
-  await auditLicence(db, admin.id, "licence.pause", row, { reason }, ip);
+  await auditLicence(db, admin.id, "licence.pause", row, { reason, ...via }, ip);
   return ok({ intent: "pause" });
 }
 
@@ -247,7 +252,14 @@ async function pauseLicence(
  * Resumes a paused licence: its expiry moves out by the time it was paused, and the owner's
  * subscription with it, in one transaction.
  */
-async function resumeLicence(db: Db, admin: Viewer, row: LicenceRow, ip: string | null, now: number): Promise<Result<LicenceChange>> {
+async function resumeLicence(
+  db: Db,
+  admin: Viewer,
+  row: LicenceRow,
+  ip: string | null,
+  now: number,
+  via?: ApiVia,
+): Promise<Result<LicenceChange>> {
   if (row.pausedAt === null) return fail("conflict", "This key is not paused");
   const [resumed] = await db.batch([
     db
@@ -259,7 +271,7 @@ async function resumeLicence(db: Db, admin: Viewer, row: LicenceRow, ip: string 
   ]);
   if (resumed.length === 0) return fail("conflict", "This key changed meanwhile; reload and try again");
   const pausedFor = now - row.pausedAt;
-  await auditLicence(db, admin.id, "licence.resume", row, { pausedFor: formatDuration(pausedFor) }, ip);
+  await auditLicence(db, admin.id, "licence.resume", row, { pausedFor: formatDuration(pausedFor), ...via }, ip);
   return ok({ intent: "resume", expiryMovedByMs: row.expiresAt === null ? null : pausedFor });
 }
 
@@ -290,6 +302,7 @@ export async function manageLicence(
   input: LicenceChangeInput,
   ip: string | null,
   now = Date.now(),
+  via?: ApiVia,
 ): Promise<Result<LicenceChange>> {
   if (!can(admin.role, STAFF_ACTIONS.licence[input.intent])) return fail("forbidden", "Your role may not do this to a licence");
   if (input.intent === "ban-hwid") {
@@ -308,15 +321,15 @@ export async function manageLicence(
   }
   const row = await db.select().from(licences).where(eq(licences.id, input.licenceId)).get();
   if (!row) return fail("not-found", "No such key");
-  if (input.intent === "pause") return pauseLicence(db, admin, row, input.reason, ip, now);
-  if (input.intent === "resume") return resumeLicence(db, admin, row, ip, now);
+  if (input.intent === "pause") return pauseLicence(db, admin, row, input.reason, ip, now, via);
+  if (input.intent === "resume") return resumeLicence(db, admin, row, ip, now, via);
   if (input.intent === "grant-entitlement" || input.intent === "remove-entitlement")
     return changeLicenceEntitlement(db, admin, row, input, ip);
   if (input.intent === "reset-hwid") {
     if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
     if (!(await freePc(db, row, "admin", admin, undefined, now)))
       return fail("conflict", "This key changed meanwhile; reload and try again");
-    await auditLicence(db, admin.id, "licence.reset-hwid", row, { previousHwid: row.hwid }, ip);
+    await auditLicence(db, admin.id, "licence.reset-hwid", row, { previousHwid: row.hwid, ...via }, ip);
     return ok({ intent: input.intent });
   }
   if (input.intent === "ban-key") {
@@ -326,7 +339,7 @@ export async function manageLicence(
       .where(and(eq(licences.id, row.id), isNull(licences.bannedAt)))
       .returning({ id: licences.id });
     if (banned.length === 0) return fail("conflict", "This key is already banned");
-    await auditLicence(db, admin.id, "licence.ban", row, { reason: input.reason }, ip);
+    await auditLicence(db, admin.id, "licence.ban", row, { reason: input.reason, ...via }, ip);
     return ok({ intent: input.intent });
   }
   const unbanned = await db
@@ -335,6 +348,47 @@ export async function manageLicence(
     .where(and(eq(licences.id, row.id), isNotNull(licences.bannedAt)))
     .returning({ id: licences.id });
   if (unbanned.length === 0) return fail("conflict", "This key is not banned");
-  await auditLicence(db, admin.id, "licence.unban", row, {}, ip);
+  await auditLicence(db, admin.id, "licence.unban", row, { ...via }, ip);
   return ok({ intent: input.intent });
+}
+
+/** Who suspended a reseller's key: the reseller, apart from the shop's own suspensions (decision 092). */
+const SELLER_SUSPENSION = "seller";
+
+/**
+ * A reseller suspends a key they generated (it answers SUSPENDED, its clock keeps running), or lifts
+ * their own suspension; a suspension by the shop's fraud rules is not theirs to lift. One
+ * conditional statement, so of two calls at once one changes the key.
+ */
+export async function suspendSoldKey(
+  db: Db,
+  reseller: Pick<Viewer, "id" | "email">,
+  licenceId: number,
+  suspend: boolean,
+  ip: string | null,
+  now = Date.now(),
+  via?: ApiVia,
+): Promise<Result> {
+  const mine = and(eq(licences.id, licenceId), ownedBy(reseller), isNotNull(licences.resellerKeyId));
+  const row = await db.select().from(licences).where(mine).get();
+  if (!row) return fail("not-found", "No such key in your panel");
+  if (row.revokedAt !== null) return fail("conflict", "This key was revoked and no longer works");
+  const changed = await db
+    .update(licences)
+    .set(
+      suspend
+        ? { suspendedAt: now, suspendedBy: SELLER_SUSPENSION, suspendReason: "Suspended by the seller" }
+        : {
+            suspendedAt: null,
+            suspendedBy: null,
+            suspendReason: null,
+          },
+    )
+    .where(and(mine, isNull(licences.revokedAt), suspend ? isNull(licences.suspendedAt) : eq(licences.suspendedBy, SELLER_SUSPENSION)))
+    .returning({ id: licences.id });
+  if (changed.length === 0) {
+    return fail("conflict", suspend ? "This key is already suspended" : "This key is not suspended by you");
+  }
+  await auditLicence(db, reseller.id, suspend ? "licence.seller-suspend" : "licence.seller-unsuspend", row, { ...via }, ip);
+  return ok();
 }

@@ -87,6 +87,10 @@ export const MEMBER_TABLES = {
   // Their mutes and bans in the chat, and reports they made or that name their messages.
   chat_sanctions: { rows: byAccount("user_id") },
   chat_reports: { rows: ({ id }) => sql`reporter_id = ${id} or author_id = ${id}` },
+  // Their API tokens: names, scopes and last uses, never the hash that would let one be used.
+  api_tokens: { rows: byAccount("user_id"), omit: ["token_hash"] },
+  // The seller API's record of their paid requests (the keys each made), kept a day.
+  api_idempotency_keys: { rows: byAccount("user_id") },
   // What they did, and what was done to their account.
   audit_log: { rows: ({ id }) => sql`actor_user_id = ${id} or subject = ${id}` },
 } satisfies Record<string, MemberTable>;

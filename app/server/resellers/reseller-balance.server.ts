@@ -3,7 +3,7 @@
 // constraint). A crypto top-up, a staff credit, affiliate commission withdrawn to the balance and a
 // purchase of keys each come through here; the reseller panel (hub), the affiliate dashboard and
 // crypto settlement call it (decisions 052 and 060).
-import { and, desc, eq, ne, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, lt, ne, isNotNull, type SQL, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { can } from "~/lib/roles";
 import type { CreditInput } from "~/lib/schemas/reseller";
@@ -28,19 +28,31 @@ export async function ensureResellerAccount(db: Db, userId: string, now = Date.n
   return (await db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get())!;
 }
 
+const LEDGER_ENTRY = {
+  id: resellerLedger.id,
+  kind: resellerLedger.kind,
+  amountCents: resellerLedger.amountCents,
+  reference: resellerLedger.reference,
+  createdAt: resellerLedger.createdAt,
+};
+
 /** The newest changes to a reseller's balance: top-ups, credits and purchases. */
 export function ledgerOf(db: Db, userId: string, limit = 20) {
   return db
-    .select({
-      id: resellerLedger.id,
-      kind: resellerLedger.kind,
-      amountCents: resellerLedger.amountCents,
-      reference: resellerLedger.reference,
-      createdAt: resellerLedger.createdAt,
-    })
+    .select(LEDGER_ENTRY)
     .from(resellerLedger)
     .where(eq(resellerLedger.userId, userId))
     .orderBy(desc(resellerLedger.createdAt), desc(resellerLedger.id))
+    .limit(limit);
+}
+
+/** A page of the reseller's ledger, newest first, before the entry `beforeId` (the seller API's cursor). */
+export function ledgerPage(db: Db, userId: string, beforeId: number | null, limit: number) {
+  return db
+    .select(LEDGER_ENTRY)
+    .from(resellerLedger)
+    .where(and(eq(resellerLedger.userId, userId), beforeId === null ? undefined : lt(resellerLedger.id, beforeId)))
+    .orderBy(desc(resellerLedger.id))
     .limit(limit);
 }
 

@@ -4,6 +4,7 @@
 // transaction); the balance cannot go below zero (a CHECK constraint), so two generations at once
 // can never overspend.
 import { and, asc, count, desc, eq, gt, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { formatUsd } from "~/lib/format";
 import { planVariants } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
@@ -43,14 +44,22 @@ export async function resoldProduct(catalogue: Catalogue): Promise<{ title: stri
   return { title: main?.title ?? "", prices: { weekly: cents(weekly?.price.amount), monthly: cents(monthly?.price.amount) } };
 }
 
-/** Buys `quantity` keys of `keyType` from the reseller's balance. */
+/** What a generation made, for statements that must be written in its transaction. */
+export type GeneratedKeys = { keys: string[]; totalCents: number };
+
+/**
+ * Buys `quantity` keys of `keyType` from the reseller's balance. `alongside` adds statements to the
+ * purchase's transaction (the seller API records its Idempotency-Key's answer there, so a purchase
+ * and the record of it are written together or not at all).
+ */
 export async function generateKeys(
   db: Db,
   catalogue: Catalogue,
   viewer: Viewer,
   { quantity, keyType }: Pick<GenerateKeysInput, "quantity" | "keyType">,
   now = Date.now(),
-): Promise<Result<{ keys: string[]; totalCents: number }>> {
+  alongside: (made: GeneratedKeys) => BatchItem<"sqlite">[] = () => [],
+): Promise<Result<GeneratedKeys>> {
   const product = await resoldProduct(catalogue);
   const listPrice = product.prices[keyType];
   if (!listPrice) return fail("conflict", `${KEY_TYPES[keyType]} keys are not on sale right now`);
@@ -64,7 +73,7 @@ export async function generateKeys(
     const charge = chargeBalance(db, viewer.id, totalCents, `${quantity} ${keyType}`, now);
     const made = resellerKeysFor(db, { buyer: viewer, product: product.title, keyType, unitCents }, quantity, charge.purchaseId, now);
     try {
-      await db.batch([...charge.statements, ...made.statements]);
+      await db.batch([...charge.statements, ...made.statements, ...alongside({ keys: made.keys, totalCents })]);
       return ok({ keys: made.keys, totalCents });
     } catch (error) {
       // Another generation spent the balance first: the CHECK refused, nothing was written.

@@ -1552,3 +1552,45 @@ export const workerHeartbeats = sqliteTable("worker_heartbeats", {
   name: text("name").primaryKey(),
   at: integer("at").notNull(),
 });
+
+// API tokens for resellers' and staff's own programs (decision 096): only a hash of the token is
+// kept; the scopes are a space-separated list; a revoked or expired token opens nothing.
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull().unique(),
+    scopes: text("scopes").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at"),
+    revokedAt: integer("revoked_at"),
+    lastUsedAt: integer("last_used_at"),
+    lastUsedIp: text("last_used_ip"),
+  },
+  (t) => [index("api_tokens_user").on(t.userId)],
+);
+
+// The seller API's Idempotency-Key records (decision 097): the first request with a key claims it,
+// and the answer is written in the same transaction as what the request paid for, so a retry finds
+// either nothing done (and may run) or the answer to give again. Keys are per account.
+export const apiIdempotencyKeys = sqliteTable(
+  "api_idempotency_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    // The operation and its body, hashed: the same key with another request is refused.
+    requestHash: text("request_hash").notNull(),
+    claimedAt: integer("claimed_at").notNull(),
+    completedAt: integer("completed_at"),
+    // What the request did, as JSON (the keys it made): a retry answers from it.
+    outcome: text("outcome"),
+  },
+  (t) => [uniqueIndex("api_idempotency_keys_key").on(t.userId, t.key), index("api_idempotency_keys_claimed").on(t.claimedAt)],
+);
