@@ -64,6 +64,13 @@ function runSql(db: DatabaseSync, sql: string, params: unknown[] = []) {
   return [{ results: [], success: true, meta: { changes: 0, duration: 0, rows_read: 0, rows_written: 0 } }];
 }
 
+/** Rows written so far and the schema's version: what tells a changing statement from one that was not. */
+function fingerprint(db: DatabaseSync): string {
+  const { rows } = db.prepare("select total_changes() as rows").get() as { rows: number };
+  const { schema_version: schema } = db.prepare("pragma schema_version").get() as { schema_version: number };
+  return `${rows}/${schema}`;
+}
+
 export async function startCloudflareStandIn(): Promise<StandIn> {
   const state = {
     changes: [] as string[],
@@ -141,8 +148,11 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
       if (!db) return send(404, failure(7404, "The database could not be found"));
       const { sql, params } = json() as { sql: string; params?: unknown[] };
       try {
+        // A statement changed the database when it wrote a row or changed the schema; a
+        // `create table if not exists` of a table that is there changes nothing.
+        const before = fingerprint(db.sql);
         const results = runSql(db.sql, sql, params);
-        if (!/^\s*(select|pragma|with)\b/i.test(sql.replace(/^\s*--.*$/gm, "").trim())) changed();
+        if (fingerprint(db.sql) !== before) changed();
         if (match[2] === "raw") {
           return send(
             200,
@@ -252,15 +262,16 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
       }
     }
     if ((match = new RegExp(`^${account}/workers/scripts/([^/]+)/secrets-bulk$`).exec(path)) && method === "PATCH") {
-      const script = state.scripts.get(match[1]!) ?? { secrets: new Map<string, string>(), uploaded: false };
-      state.scripts.set(match[1]!, script);
-      const text = raw.toString("utf8");
-      const parsed = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as Record<string, unknown>;
-      const secrets = (
-        Array.isArray(parsed.secrets) ? parsed.secrets : Object.entries(parsed).map(([name, value]) => ({ name, text: value }))
-      ) as { name: string; text: string }[];
-      for (const secret of secrets) script.secrets.set(secret.name, String(secret.text));
-      changed();
+      // As Cloudflare does, a Worker that does not exist yet has no secrets: wrangler then makes a draft.
+      const script = state.scripts.get(match[1]!);
+      if (!script) return send(404, failure(10007, `This Worker does not exist on your account.`));
+      const { secrets = {} } = json() as { secrets?: Record<string, { text: string } | null> };
+      const before = JSON.stringify([...script.secrets.entries()].sort());
+      for (const [name, secret] of Object.entries(secrets)) {
+        if (secret === null) script.secrets.delete(name);
+        else script.secrets.set(name, String(secret.text));
+      }
+      if (JSON.stringify([...script.secrets.entries()].sort()) !== before) changed();
       return send(200, ok({}));
     }
     if ((match = new RegExp(`^${account}/workers/scripts/([^/]+)$`).exec(path)) && method === "PUT") {
