@@ -32,6 +32,8 @@ export interface StandIn {
   unknown: string[];
   databases: Map<string, D1>;
   buckets: Set<string>;
+  /** Each bucket's objects, as R2 lists them. */
+  objects: Map<string, { key: string; size: number; etag: string; last_modified: string }[]>;
   queues: Map<string, { id: string; consumers: string[] }>;
   scripts: Map<string, Script>;
   close(): Promise<void>;
@@ -71,12 +73,44 @@ function fingerprint(db: DatabaseSync): string {
   return `${rows}/${schema}`;
 }
 
+/** The database as D1's export writes it: each table's schema, then its rows. */
+function dumpOf(db: DatabaseSync): string {
+  const lines = ["PRAGMA defer_foreign_keys=TRUE;"];
+  const tables = db
+    .prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' order by rowid")
+    .all() as {
+    name: string;
+    sql: string;
+  }[];
+  const literal = (value: unknown) =>
+    value === null
+      ? "NULL"
+      : typeof value === "number" || typeof value === "bigint"
+        ? String(value)
+        : `'${String(value).replaceAll("'", "''")}'`;
+  for (const table of tables) {
+    lines.push(`${table.sql};`);
+    for (const row of db.prepare(`select * from "${table.name}"`).all() as Record<string, unknown>[])
+      lines.push(
+        `INSERT INTO "${table.name}" (${Object.keys(row)
+          .map((column) => `"${column}"`)
+          .join(",")}) VALUES(${Object.values(row).map(literal).join(",")});`,
+      );
+  }
+  const indexes = db.prepare("select sql from sqlite_master where type = 'index' and sql is not null order by rowid").all() as {
+    sql: string;
+  }[];
+  for (const index of indexes) lines.push(`${index.sql};`);
+  return lines.join("\n");
+}
+
 export async function startCloudflareStandIn(): Promise<StandIn> {
   const state = {
     changes: [] as string[],
     unknown: [] as string[],
     databases: new Map<string, D1>(),
     buckets: new Set<string>(),
+    objects: new Map<string, { key: string; size: number; etag: string; last_modified: string }[]>(),
     queues: new Map<string, { id: string; consumers: string[] }>(),
     scripts: new Map<string, Script>(),
   };
@@ -170,6 +204,28 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
         return send(400, failure(7500, `${error instanceof Error ? error.message : String(error)}: SQLITE_ERROR`));
       }
     }
+    // An export (wrangler d1 export --remote): done at once, its SQL served from a link on this server.
+    if ((match = new RegExp(`^${account}/d1/database/([^/]+)/export$`).exec(path)) && method === "POST") {
+      const db = database(match[1]!);
+      if (!db) return send(404, failure(7404, "The database could not be found"));
+      const signed = `http://${req.headers.host}/exports/${db.uuid}.sql`;
+      return send(
+        200,
+        ok({
+          success: true,
+          status: "complete",
+          messages: [],
+          at_bookmark: "",
+          result: { filename: `${db.name}.sql`, signed_url: signed },
+        }),
+      );
+    }
+    if ((match = /^\/exports\/([^/]+)\.sql$/.exec(url.pathname)) && method === "GET") {
+      const db = database(match[1]!);
+      if (!db) return send(404, failure(7404, "The database could not be found"));
+      res.writeHead(200, { "Content-Type": "application/sql" });
+      return void res.end(dumpOf(db.sql));
+    }
     if ((match = new RegExp(`^${account}/d1/database/([^/]+)/time_travel/bookmark$`).exec(path)) && method === "GET") {
       return send(200, ok({ bookmark: `00000001-00000000-00004f72-${"0".repeat(32)}` }));
     }
@@ -183,6 +239,10 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
       state.buckets.add(name);
       changed();
       return send(200, ok({ name }));
+    }
+    if ((match = new RegExp(`^${account}/r2/buckets/([^/]+)/objects$`).exec(path)) && method === "GET") {
+      if (!state.buckets.has(match[1]!)) return send(404, failure(10006, "The specified bucket does not exist."));
+      return send(200, ok(state.objects.get(match[1]!) ?? [], { result_info: { is_truncated: false } }));
     }
     if ((match = new RegExp(`^${account}/r2/buckets/([^/]+)$`).exec(path)) && method === "GET") {
       return state.buckets.has(match[1]!)

@@ -4,68 +4,20 @@
 // bindings, as the real build needs the whole app: what is under test is the script's steps.
 // Run with `npm run test:operations`.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { STAND_IN_ACCOUNT, type StandIn, startCloudflareStandIn } from "./cloudflare-stand-in.ts";
+import { type StandIn, startCloudflareStandIn } from "./cloudflare-stand-in.ts";
+import { runScript, scratchCheckout } from "./scratch-checkout.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 // A wallet made for this test (the shop refuses the public demo wallets): BIP84's account key of a fixed seed.
 const BTC_WALLET = "xpub6DHu7uEnWUHhmta3J2u9aedJEJSVNNtEHDFLVV5Qvjfy7siAQpdEoD8khRX76bLMjfoBFXw2dVSgHkyHHosRLgyJPnrfUMA4PS5UoaKR6vz";
 
 let standIn: StandIn;
 let folder: string;
 
-/** A copy of the shop's configuration and migrations, with a stand-in Worker and no static files. */
-function checkout(): string {
-  const dir = mkdtempSync(join(tmpdir(), "setup-production-"));
-  cpSync(join(ROOT, "migrations"), join(dir, "migrations"), { recursive: true });
-  const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8").replace(/\[assets\]\nrun_worker_first = .*\n/, "");
-  writeFileSync(join(dir, "wrangler.toml"), config);
-  mkdirSync(join(dir, "workers"));
-  writeFileSync(
-    join(dir, "workers", "app.ts"),
-    'import { DurableObject } from "cloudflare:workers";\nexport class ChatRoom extends DurableObject {}\nexport class KeyWatch extends DurableObject {}\nexport default { fetch: () => new Response("ok"), queue() {}, scheduled() {} };\n',
-  );
-  return dir;
-}
-
-/**
- * Runs the setup script as the owner would, and resolves once it ends. Never spawnSync: the
- * stand-in answers from this process, so a blocked event loop would leave wrangler waiting on it.
- */
-function setup(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; out: string }> {
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, "scripts", "setup-production.ts"), "--config", join(folder, "wrangler.toml"), "--dry-run", "--skip-build", ...args],
-    {
-      cwd: folder,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`,
-        CLOUDFLARE_API_BASE_URL: standIn.url,
-        CLOUDFLARE_API_TOKEN: "stand-in-token",
-        CLOUDFLARE_ACCOUNT_ID: STAND_IN_ACCOUNT,
-        WRANGLER_SEND_METRICS: "false",
-        CI: "1",
-        ...env,
-      },
-    },
-  );
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  // A run that waits on something (a question, a server) fails here with what it printed so far.
-  const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
-  return new Promise((resolve) =>
-    child.on("close", (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, out: signal ? `${out}\n(stopped after 240 s, by ${signal})` : out });
-    }),
-  );
+function setup(args: string[], env: Record<string, string> = {}) {
+  return runScript(standIn, folder, "setup-production.ts", ["--dry-run", "--skip-build", ...args], env);
 }
 
 const answers = {
@@ -77,7 +29,7 @@ const answers = {
 describe("npm run setup:production", () => {
   before(async () => {
     standIn = await startCloudflareStandIn();
-    folder = checkout();
+    folder = scratchCheckout("setup-production");
   });
   after(async () => {
     await standIn.close();
