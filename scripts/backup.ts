@@ -45,7 +45,8 @@ const folder = resolve(
     .replace(/\.\d+Z$/, "Z")
     .replaceAll(":", "-"),
 );
-mkdirSync(folder, { recursive: true });
+// Only its owner may read it: it holds every member's data.
+mkdirSync(folder, { recursive: true, mode: 0o700 });
 const from = values.local ? "local" : "remote";
 console.log(`Backing up the ${from} ${target.environment ?? "production"} database ${database.name} and bucket ${bucket} into ${folder}`);
 

@@ -3,8 +3,9 @@
 // Worker. Each step first looks at what the account already has and only makes what is missing, so
 // a second run changes nothing:
 //   1. the D1 database, the R2 bucket and both queues (their names come from wrangler.toml); the
-//      database's id is written back into wrangler.toml, since the migrations need it before the
-//      first deploy;
+//      database's id is written back into wrangler.toml. `wrangler deploy` would make the database,
+//      bucket and producer queue itself, but only after the migrations needed the database, never
+//      on a dry run, and never the dead-letter queue (decision 103);
 //   2. the secrets: generated when they can be (licence signing key, TOTP key, health token), asked
 //      for when they cannot (Shopify, mail, wallets, Discord), each refused with the message the
 //      shop itself gives for that setting; a secret already set is never asked for or replaced;
@@ -17,6 +18,7 @@
 // Values can also come from the environment under the setting's own name (SHOP_DOMAIN for the
 // domain), which is how an unattended run answers; with no terminal, a value neither given nor set
 // is left unset and the doctor reports it. --dry-run deploys with `wrangler deploy --dry-run`.
+// Every value given in the environment is checked before anything is made.
 import { spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
