@@ -40,7 +40,18 @@ export function d1MigrationNames(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [cloudflare({ viteEnvironment: { name: "ssr" } }), tailwindcss(), reactRouter(), sqlAsText(), d1MigrationNames()],
+  plugins: [
+    // LOCAL_STATE_DIR serves another local state than .wrangler/state: a restored backup, or the
+    // restore drill's own (docs/backups.md).
+    cloudflare({
+      viteEnvironment: { name: "ssr" },
+      persistState: process.env.LOCAL_STATE_DIR ? { path: process.env.LOCAL_STATE_DIR } : true,
+    }),
+    tailwindcss(),
+    reactRouter(),
+    sqlAsText(),
+    d1MigrationNames(),
+  ],
   resolve: { tsconfigPaths: true },
   environments: {
     client: {

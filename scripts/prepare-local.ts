@@ -55,7 +55,9 @@ if (!process.argv.includes("--secrets-only")) applyMigrations();
  */
 function applyMigrations() {
   // CI=true: wrangler skips its "continue?" prompt.
-  const run = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local"], {
+  // LOCAL_STATE_DIR: the dev server serves that state folder instead (vite.config.ts).
+  const state = process.env.LOCAL_STATE_DIR ? ["--persist-to", process.env.LOCAL_STATE_DIR] : [];
+  const run = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", ...state], {
     encoding: "utf8",
     env: { ...process.env, CI: "true" },
   });

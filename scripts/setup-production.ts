@@ -3,8 +3,9 @@
 // Worker. Each step first looks at what the account already has and only makes what is missing, so
 // a second run changes nothing:
 //   1. the D1 database, the R2 bucket and both queues (their names come from wrangler.toml); the
-//      database's id is written back into wrangler.toml, since the migrations need it before the
-//      first deploy;
+//      database's id is written back into wrangler.toml. `wrangler deploy` would make the database,
+//      bucket and producer queue itself, but only after the migrations needed the database, never
+//      on a dry run, and never the dead-letter queue (decision 103);
 //   2. the secrets: generated when they can be (licence signing key, TOTP key, health token), asked
 //      for when they cannot (Shopify, mail, wallets, Discord), each refused with the message the
 //      shop itself gives for that setting; a secret already set is never asked for or replaced;
@@ -17,6 +18,7 @@
 // Values can also come from the environment under the setting's own name (SHOP_DOMAIN for the
 // domain), which is how an unattended run answers; with no terminal, a value neither given nor set
 // is left unset and the doctor reports it. --dry-run deploys with `wrangler deploy --dry-run`.
+// Every value given in the environment is checked before anything is made.
 import { spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -38,6 +40,7 @@ import {
   webhookSecretSchema,
 } from "../app/server/platform/settings.server.ts";
 import { walletKeySchema } from "../app/server/crypto/wallet.server.ts";
+import { fail, type Target, wrangler as runWrangler } from "./wrangler-run.ts";
 
 const { values } = parseArgs({
   options: {
@@ -53,28 +56,13 @@ if (environment !== null && !/^[a-z][a-z0-9-]*$/.test(environment)) fail(`--env 
 const configPath = values.config;
 const prefix = environment ? `env.${environment}.` : "";
 
-function fail(message: string): never {
-  console.error(`\n✗ ${message}`);
-  process.exit(1);
-}
-
 function step(title: string) {
   console.log(`\n▸ ${title}`);
 }
 
+const target: Target = { config: configPath, environment };
 /** Runs wrangler against this configuration and environment; its output, or the run stops with its error. */
-function wrangler(args: string[], options: { allowFailure?: boolean; input?: string } = {}): { ok: boolean; out: string } {
-  // An empty --env names the top level, which wrangler asks for once the file has environments.
-  const full = [...args, "--config", configPath, `--env=${environment ?? ""}`];
-  const run = spawnSync("wrangler", full, {
-    encoding: "utf8",
-    input: options.input,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_HIDE_BANNER: "true" },
-  });
-  const out = `${run.stdout ?? ""}${run.stderr ?? ""}`;
-  if (run.status !== 0 && !options.allowFailure) fail(`wrangler ${args.join(" ")} failed:\n${out.trim()}`);
-  return { ok: run.status === 0, out };
-}
+const wrangler = (args: string[], options: { allowFailure?: boolean; input?: string } = {}) => runWrangler(target, args, options);
 
 // --- wrangler.toml: read a section's settings, and change one line in place (comments stay). ---
 
@@ -133,6 +121,33 @@ function queueNamesOf(text: string): string[] {
 }
 const queueNames = queueNamesOf(config);
 const workerName = environment ? setting(`[env.${environment}]`, "name") : /^name\s*=\s*"([^"]+)"/m.exec(config)?.[1];
+
+const asked: [string, string, v.GenericSchema<string, unknown> | null][] = [
+  ["SHOPIFY_WEBHOOK_SECRET", "Shopify webhook signing secret (Settings → Notifications → Webhooks)", webhookSecretSchema],
+  ["SHOPIFY_STOREFRONT_TOKEN", "Shopify Storefront API public access token", storefrontTokenSchema],
+  ["SHOPIFY_ADMIN_TOKEN", "Shopify Admin API token (draft orders, for upgrades by card)", null],
+  ["MAIL_API_KEY", "Mail API key", mailKeySchema],
+  ["CRYPTO_BTC_XPUB", "Bitcoin wallet's account key (zpub or xpub)", walletKeySchema("BTC")],
+  ["CRYPTO_LTC_XPUB", "Litecoin wallet's account key (zpub, xpub, Ltub or Mtub)", walletKeySchema("LTC")],
+  ["DISCORD_BOT_TOKEN", "Discord bot token", discordBotTokenSchema],
+  ["DISCORD_CLIENT_SECRET", "Discord OAuth client secret", null],
+];
+
+// Every value given in the environment is checked before anything is made or written, so a typo
+// costs nothing and the message is the one the shop itself gives.
+const givenSettings: [string, v.GenericSchema<string, unknown> | null][] = [
+  ...asked.map(([name, , schema]) => [name, schema] as [string, v.GenericSchema<string, unknown> | null]),
+  ["SHOP_DOMAIN", shopDomainSchema],
+  ["SHOPIFY_STORE_DOMAIN", storeDomainSchema],
+  ["MAIL_API_URL", mailApiUrlSchema],
+  ["MAIL_FROM", mailFromSchema],
+  ["HEALTH_TOKEN", healthTokenSchema],
+];
+for (const [name, schema] of givenSettings) {
+  const given = process.env[name]?.trim();
+  const problem = given && schema ? settingProblem(schema, given) : null;
+  if (problem) fail(`${name}: ${problem}`);
+}
 
 console.log(`Setting up ${environment ? `the ${environment} environment` : "production"} from ${configPath}.`);
 
@@ -211,16 +226,6 @@ const generated: Record<string, () => string> = {
     return given || randomBytes(32).toString("base64url");
   },
 };
-const asked: [string, string, v.GenericSchema<string, unknown> | null][] = [
-  ["SHOPIFY_WEBHOOK_SECRET", "Shopify webhook signing secret (Settings → Notifications → Webhooks)", webhookSecretSchema],
-  ["SHOPIFY_STOREFRONT_TOKEN", "Shopify Storefront API public access token", storefrontTokenSchema],
-  ["SHOPIFY_ADMIN_TOKEN", "Shopify Admin API token (draft orders, for upgrades by card)", null],
-  ["MAIL_API_KEY", "Mail API key", mailKeySchema],
-  ["CRYPTO_BTC_XPUB", "Bitcoin wallet's account key (zpub or xpub)", walletKeySchema("BTC")],
-  ["CRYPTO_LTC_XPUB", "Litecoin wallet's account key (zpub, xpub, Ltub or Mtub)", walletKeySchema("LTC")],
-  ["DISCORD_BOT_TOKEN", "Discord bot token", discordBotTokenSchema],
-  ["DISCORD_CLIENT_SECRET", "Discord OAuth client secret", null],
-];
 
 const toSet: Record<string, string> = {};
 for (const [name, make] of Object.entries(generated)) {
@@ -242,12 +247,15 @@ for (const [name, question, schema] of asked) {
 if (Object.keys(toSet).length > 0) {
   const folder = mkdtempSync(join(tmpdir(), "keyshop-secrets-"));
   const file = join(folder, "secrets.json");
+  let sent: { ok: boolean; out: string };
   try {
     writeFileSync(file, JSON.stringify(toSet), { mode: 0o600 });
-    wrangler(["secret", "bulk", file]);
+    sent = wrangler(["secret", "bulk", file], { allowFailure: true });
   } finally {
+    // Gone before any stop: the file holds the secrets in the clear.
     rmSync(folder, { recursive: true, force: true });
   }
+  if (!sent.ok) fail(`wrangler secret bulk failed:\n${sent.out.trim()}`);
   console.log(`  ${Object.keys(toSet).length} secret(s) set`);
 }
 // The doctor shows the health door this token; it is kept beside the configuration, never committed.

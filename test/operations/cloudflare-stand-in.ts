@@ -32,6 +32,8 @@ export interface StandIn {
   unknown: string[];
   databases: Map<string, D1>;
   buckets: Set<string>;
+  /** Each bucket's objects, as R2 lists them. */
+  objects: Map<string, { key: string; size: number; etag: string; last_modified: string }[]>;
   queues: Map<string, { id: string; consumers: string[] }>;
   scripts: Map<string, Script>;
   close(): Promise<void>;
@@ -64,12 +66,51 @@ function runSql(db: DatabaseSync, sql: string, params: unknown[] = []) {
   return [{ results: [], success: true, meta: { changes: 0, duration: 0, rows_read: 0, rows_written: 0 } }];
 }
 
+/** Rows written so far and the schema's version: what tells a changing statement from one that was not. */
+function fingerprint(db: DatabaseSync): string {
+  const { rows } = db.prepare("select total_changes() as rows").get() as { rows: number };
+  const { schema_version: schema } = db.prepare("pragma schema_version").get() as { schema_version: number };
+  return `${rows}/${schema}`;
+}
+
+/** The database as D1's export writes it: each table's schema, then its rows. */
+function dumpOf(db: DatabaseSync): string {
+  const lines = ["PRAGMA defer_foreign_keys=TRUE;"];
+  const tables = db
+    .prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' order by rowid")
+    .all() as {
+    name: string;
+    sql: string;
+  }[];
+  const literal = (value: unknown) =>
+    value === null
+      ? "NULL"
+      : typeof value === "number" || typeof value === "bigint"
+        ? String(value)
+        : `'${String(value).replaceAll("'", "''")}'`;
+  for (const table of tables) {
+    lines.push(`${table.sql};`);
+    for (const row of db.prepare(`select * from "${table.name}"`).all() as Record<string, unknown>[])
+      lines.push(
+        `INSERT INTO "${table.name}" (${Object.keys(row)
+          .map((column) => `"${column}"`)
+          .join(",")}) VALUES(${Object.values(row).map(literal).join(",")});`,
+      );
+  }
+  const indexes = db.prepare("select sql from sqlite_master where type = 'index' and sql is not null order by rowid").all() as {
+    sql: string;
+  }[];
+  for (const index of indexes) lines.push(`${index.sql};`);
+  return lines.join("\n");
+}
+
 export async function startCloudflareStandIn(): Promise<StandIn> {
   const state = {
     changes: [] as string[],
     unknown: [] as string[],
     databases: new Map<string, D1>(),
     buckets: new Set<string>(),
+    objects: new Map<string, { key: string; size: number; etag: string; last_modified: string }[]>(),
     queues: new Map<string, { id: string; consumers: string[] }>(),
     scripts: new Map<string, Script>(),
   };
@@ -141,8 +182,11 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
       if (!db) return send(404, failure(7404, "The database could not be found"));
       const { sql, params } = json() as { sql: string; params?: unknown[] };
       try {
+        // A statement changed the database when it wrote a row or changed the schema; a
+        // `create table if not exists` of a table that is there changes nothing.
+        const before = fingerprint(db.sql);
         const results = runSql(db.sql, sql, params);
-        if (!/^\s*(select|pragma|with)\b/i.test(sql.replace(/^\s*--.*$/gm, "").trim())) changed();
+        if (fingerprint(db.sql) !== before) changed();
         if (match[2] === "raw") {
           return send(
             200,
@@ -160,6 +204,28 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
         return send(400, failure(7500, `${error instanceof Error ? error.message : String(error)}: SQLITE_ERROR`));
       }
     }
+    // An export (wrangler d1 export --remote): done at once, its SQL served from a link on this server.
+    if ((match = new RegExp(`^${account}/d1/database/([^/]+)/export$`).exec(path)) && method === "POST") {
+      const db = database(match[1]!);
+      if (!db) return send(404, failure(7404, "The database could not be found"));
+      const signed = `http://${req.headers.host}/exports/${db.uuid}.sql`;
+      return send(
+        200,
+        ok({
+          success: true,
+          status: "complete",
+          messages: [],
+          at_bookmark: "",
+          result: { filename: `${db.name}.sql`, signed_url: signed },
+        }),
+      );
+    }
+    if ((match = /^\/exports\/([^/]+)\.sql$/.exec(url.pathname)) && method === "GET") {
+      const db = database(match[1]!);
+      if (!db) return send(404, failure(7404, "The database could not be found"));
+      res.writeHead(200, { "Content-Type": "application/sql" });
+      return void res.end(dumpOf(db.sql));
+    }
     if ((match = new RegExp(`^${account}/d1/database/([^/]+)/time_travel/bookmark$`).exec(path)) && method === "GET") {
       return send(200, ok({ bookmark: `00000001-00000000-00004f72-${"0".repeat(32)}` }));
     }
@@ -173,6 +239,10 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
       state.buckets.add(name);
       changed();
       return send(200, ok({ name }));
+    }
+    if ((match = new RegExp(`^${account}/r2/buckets/([^/]+)/objects$`).exec(path)) && method === "GET") {
+      if (!state.buckets.has(match[1]!)) return send(404, failure(10006, "The specified bucket does not exist."));
+      return send(200, ok(state.objects.get(match[1]!) ?? [], { result_info: { is_truncated: false } }));
     }
     if ((match = new RegExp(`^${account}/r2/buckets/([^/]+)$`).exec(path)) && method === "GET") {
       return state.buckets.has(match[1]!)
@@ -252,15 +322,16 @@ export async function startCloudflareStandIn(): Promise<StandIn> {
       }
     }
     if ((match = new RegExp(`^${account}/workers/scripts/([^/]+)/secrets-bulk$`).exec(path)) && method === "PATCH") {
-      const script = state.scripts.get(match[1]!) ?? { secrets: new Map<string, string>(), uploaded: false };
-      state.scripts.set(match[1]!, script);
-      const text = raw.toString("utf8");
-      const parsed = JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as Record<string, unknown>;
-      const secrets = (
-        Array.isArray(parsed.secrets) ? parsed.secrets : Object.entries(parsed).map(([name, value]) => ({ name, text: value }))
-      ) as { name: string; text: string }[];
-      for (const secret of secrets) script.secrets.set(secret.name, String(secret.text));
-      changed();
+      // As Cloudflare does, a Worker that does not exist yet has no secrets: wrangler then makes a draft.
+      const script = state.scripts.get(match[1]!);
+      if (!script) return send(404, failure(10007, `This Worker does not exist on your account.`));
+      const { secrets = {} } = json() as { secrets?: Record<string, { text: string } | null> };
+      const before = JSON.stringify([...script.secrets.entries()].sort());
+      for (const [name, secret] of Object.entries(secrets)) {
+        if (secret === null) script.secrets.delete(name);
+        else script.secrets.set(name, String(secret.text));
+      }
+      if (JSON.stringify([...script.secrets.entries()].sort()) !== before) changed();
       return send(200, ok({}));
     }
     if ((match = new RegExp(`^${account}/workers/scripts/([^/]+)$`).exec(path)) && method === "PUT") {
