@@ -6,6 +6,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { vi } from "vitest";
 import worker from "../workers/app";
 import {
+  bulkChanges,
   cryptoOrders,
   mailOutbox,
   productCodes,
@@ -373,4 +374,11 @@ export function saveFraudSettings(cookie: string, changes: Record<string, string
     holdRiskyOrders: "",
   };
   return call("/dashboard/licences-at-risk", { form: { ...form, ...changes }, cookie });
+}
+
+/** A staff member's latest bulk-change preview's token, as the page's confirmation sends it back (decision 104). */
+export async function latestBulkToken(actorId: string): Promise<string> {
+  const row = await db.select().from(bulkChanges).where(eq(bulkChanges.actorUserId, actorId)).orderBy(desc(bulkChanges.createdAt)).get();
+  if (!row) throw new Error("no preview was recorded");
+  return row.id;
 }
