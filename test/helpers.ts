@@ -9,6 +9,7 @@ import { callerOf } from "~/http/caller.server";
 import { confirmEnrolment, startEnrolment } from "~/server/accounts/two-factor.server";
 import worker from "../workers/app";
 import {
+  bulkChanges,
   cryptoOrders,
   mailOutbox,
   productCodes,
@@ -426,4 +427,11 @@ export async function signInWithCode(member: TestAccount, totp: OTPAuth.TOTP) {
     .find((pair) => pair.startsWith("__Host-session="));
   if (!session) throw new Error(`second step answered ${second.status}`);
   return session;
+}
+
+/** A staff member's latest bulk-change preview's token, as the page's confirmation sends it back (decision 104). */
+export async function latestBulkToken(actorId: string): Promise<string> {
+  const row = await db.select().from(bulkChanges).where(eq(bulkChanges.actorUserId, actorId)).orderBy(desc(bulkChanges.createdAt)).get();
+  if (!row) throw new Error("no preview was recorded");
+  return row.id;
 }

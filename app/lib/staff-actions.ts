@@ -45,10 +45,25 @@ export const STAFF_ACTIONS = {
     compensate: "licences.time",
     "grant-entitlement": "entitlements.manage",
     "remove-entitlement": "entitlements.manage",
+    // The bulk changes (decision 104): each previewed, confirmed, and undoable for an hour.
+    "compensate-preview": "licences.time",
+    "compensate-undo": "licences.time",
+    "revoke-preview": "licences.ban",
+    "revoke-many": "licences.ban",
+    "revoke-undo": "licences.ban",
   },
   // The Manage Codes page's cards: stock, the crypto queue (cancelling an order is an order's
   // matter) and the failed fulfilment jobs.
-  stock: { add: "stock.manage", delete: "stock.manage", threshold: "stock.manage", "clear-threshold": "stock.manage" },
+  // Deleting unsold codes in bulk is previewed, then confirmed, and can be undone for an hour.
+  stock: {
+    add: "stock.manage",
+    delete: "stock.manage",
+    threshold: "stock.manage",
+    "clear-threshold": "stock.manage",
+    "bulk-preview": "stock.manage",
+    "bulk-delete": "stock.manage",
+    "bulk-undo": "stock.manage",
+  },
   "crypto-queue": { fulfil: "stock.manage", resolve: "stock.manage", cancel: "orders.manage" },
   "failed-jobs": { retry: "stock.manage" },
   // The Releases page: a new release's upload, then publishing, yanking or discarding it.

@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { expireSubscriptions } from "~/server/licences/subscriptions.server";
 import { mailCompensation } from "~/server/licences/compensation.server";
 import { addCodes } from "~/server/keys/stock.server";
-import { auditLog, licenceCompensations, licences, mailOutbox, userSubscriptions } from "~/server/platform/db/schema.server";
-import { call, createAccount, db, deliver, hwid, nextId, paidOrderPayload, signIn, unique, validate } from "../helpers";
+import { auditLog, bulkChanges, licenceCompensations, licences, mailOutbox, userSubscriptions } from "~/server/platform/db/schema.server";
+import { call, createAccount, db, deliver, hwid, latestBulkToken, nextId, paidOrderPayload, signIn, unique, validate } from "../helpers";
 
 const LICENCES = "/dashboard/licences";
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -40,6 +40,15 @@ async function staff(role: "admin" | "support" = "admin") {
 }
 
 const manage = (form: Record<string, string>, cookie: string) => call(LICENCES, { form, cookie });
+
+/** Adding time as the page does it: the preview, then its confirmation with the preview's token. */
+async function compensate(form: Record<string, string>, who: { account: { id: string }; cookie: string }) {
+  const previewed = await manage({ ...form, intent: "compensate-preview" }, who.cookie);
+  const previewText = await previewed.text();
+  if (previewed.status !== 200) return { previewed, previewText, response: previewed, token: "" };
+  const token = await latestBulkToken(who.account.id);
+  return { previewed, previewText, response: await manage({ ...form, intent: "compensate", token }, who.cookie), token };
+}
 
 describe("pausing a licence", () => {
   it("answers SUSPENDED while paused, keeps the owner's subscription current, and gives the paused time back on resume", async () => {
@@ -141,7 +150,10 @@ describe("pausing a licence", () => {
     const { id } = await licenceOf(key);
     const support = await staff("support");
     expect((await manage({ intent: "pause", licenceId: String(id), reason: "x" }, support.cookie)).status).toBe(403);
-    expect((await manage({ intent: "compensate", product: "Vertex Rust", days: "3", reason: "x" }, support.cookie)).status).toBe(403);
+    for (const intent of ["compensate", "compensate-preview"]) {
+      expect((await manage({ intent, product: "Vertex Rust", days: "3", reason: "x" }, support.cookie)).status).toBe(403);
+    }
+    expect((await manage({ intent: "compensate-undo", token: crypto.randomUUID() }, support.cookie)).status).toBe(403);
     const member = await signIn(await createAccount(), unique("ip"));
     expect((await manage({ intent: "pause", licenceId: String(id), reason: "x" }, member)).status).toBe(403);
     expect((await licenceOf(key)).pausedAt).toBeNull();
@@ -175,8 +187,12 @@ describe("adding time after downtime", () => {
     const expiries = async () => Object.fromEntries(await Promise.all(keys.map(async (k) => [k, (await licenceOf(k)).expiresAt] as const)));
     const before = await expiries();
 
-    const { account: admin, cookie } = await staff();
-    const response = await manage({ intent: "compensate", product, plan: "", days: "3", reason: "Detection on Nov 20" }, cookie);
+    const who = await staff();
+    const { account: admin, cookie } = who;
+    const { response, previewText } = await compensate({ product, plan: "", days: "3", reason: "Detection on Nov 20" }, who);
+    // The preview names how many it reaches, and whose.
+    expect(previewText).toContain("3 licences would get the time");
+    expect(previewText).toContain(alice.email);
     expect(response.status).toBe(200);
     expect(await response.text()).toContain(`3 day(s) added to 3 licence(s) of ${product}`);
     const after = await expiries();
@@ -227,8 +243,7 @@ describe("adding time after downtime", () => {
     const weekly = await soldKey(product, owner.email);
     const monthly = await soldKey(product, owner.email, { plan: "30 Days" });
     const before = { weekly: (await licenceOf(weekly.key)).expiresAt!, monthly: (await licenceOf(monthly.key)).expiresAt! };
-    const { cookie } = await staff();
-    const response = await manage({ intent: "compensate", product, plan: "monthly", days: "7", reason: "Outage" }, cookie);
+    const { response } = await compensate({ product, plan: "monthly", days: "7", reason: "Outage" }, await staff());
     expect(await response.text()).toContain("7 day(s) added to 1 licence(s)");
     expect((await licenceOf(monthly.key)).expiresAt).toBe(before.monthly + 7 * DAY_MS);
     expect((await licenceOf(weekly.key)).expiresAt).toBe(before.weekly);
@@ -252,5 +267,84 @@ describe("adding time after downtime", () => {
     const none = await manage({ intent: "compensate", product: `Nothing ${unique("n")}`, days: "3", reason: "x" }, cookie);
     expect(none.status).toBe(409);
     expect(await none.text()).toContain("No running licence of");
+  });
+
+  it("acts on the previewed licences only: a licence running since refuses the change until previewed again", async () => {
+    const product = `Product ${unique("p")}`;
+    const owner = await createAccount();
+    const first = await soldKey(product, owner.email);
+    const who = await staff();
+    await manage({ intent: "compensate-preview", product, plan: "", days: "2", reason: "Outage" }, who.cookie);
+    const token = await latestBulkToken(who.account.id);
+    // Another licence starts running after the preview.
+    const later = await soldKey(product, owner.email);
+    const before = { first: (await licenceOf(first.key)).expiresAt!, later: (await licenceOf(later.key)).expiresAt! };
+    const refused = await manage({ intent: "compensate", product, plan: "", days: "2", reason: "Outage", token }, who.cookie);
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain("The running licences changed since the preview");
+    // A fresh preview (another reason) reaches both.
+    const { token: fresh } = await compensate({ product, plan: "", days: "2", reason: "Outage two" }, who);
+    expect((await licenceOf(first.key)).expiresAt).toBe(before.first + 2 * DAY_MS);
+    expect((await licenceOf(later.key)).expiresAt).toBe(before.later + 2 * DAY_MS);
+    const again = await manage({ intent: "compensate", product, plan: "", days: "5", reason: "Outage two", token: fresh }, who.cookie);
+    expect(again.status).toBe(409);
+  });
+
+  it("is undone within the hour by exactly the days it added, once, and the reason can be used again", async () => {
+    const product = `Product ${unique("p")}`;
+    const owner = await createAccount();
+    const a = await soldKey(product, owner.email);
+    const b = await soldKey(product, owner.email, { plan: "30 Days" });
+    const untouched = await soldKey(`Other ${unique("o")}`, owner.email);
+    const keys = [a.key, b.key, untouched.key];
+    const expiries = async () => Promise.all(keys.map(async (k) => (await licenceOf(k)).expiresAt));
+    const before = await expiries();
+    const who = await staff();
+    const { response, token } = await compensate({ product, plan: "", days: "4", reason: "Detection" }, who);
+    expect(response.status).toBe(200);
+    // One licence is paused meanwhile: the days still come off it, exactly.
+    await manage({ intent: "pause", licenceId: String((await licenceOf(b.key)).id), reason: "Review" }, who.cookie);
+    const paused = await licenceOf(b.key);
+
+    const undone = await manage({ intent: "compensate-undo", token }, who.cookie);
+    expect(undone.status).toBe(200);
+    expect(await undone.text()).toContain(`4 days taken back from 2 licences of ${product}`);
+    const after = await expiries();
+    expect(after[0]).toBe(before[0]);
+    expect(after[1]).toBe(paused.expiresAt! - 4 * DAY_MS);
+    expect(after[2]).toBe(before[2]);
+    const subscriptions = await db.select().from(userSubscriptions).where(eq(userSubscriptions.userId, owner.id)).all();
+    expect(subscriptions.map((s) => s.expiryDate)).toContain(after[0]);
+
+    // Twice is refused, and takes nothing more.
+    const twice = await manage({ intent: "compensate-undo", token }, (await staff()).cookie);
+    expect(twice.status).toBe(409);
+    expect(await twice.text()).toContain("already undone");
+    expect(await expiries()).toEqual(after);
+    const logged = await db
+      .select({ action: auditLog.action })
+      .from(auditLog)
+      .where(eq(auditLog.subject, `compensation:${token}`))
+      .orderBy(auditLog.id);
+    expect(logged.map((row) => row.action)).toEqual(["licence.compensate", "licence.compensate.undo"]);
+    // The reason is free again.
+    expect((await compensate({ product, plan: "", days: "4", reason: "Detection" }, who)).response.status).toBe(200);
+  });
+
+  it("refuses to undo after the hour", async () => {
+    const product = `Product ${unique("p")}`;
+    const owner = await createAccount();
+    const a = await soldKey(product, owner.email);
+    const who = await staff();
+    const { token } = await compensate({ product, plan: "", days: "3", reason: "Late" }, who);
+    const added = (await licenceOf(a.key)).expiresAt;
+    await db
+      .update(bulkChanges)
+      .set({ undoUntil: Date.now() - 1 })
+      .where(eq(bulkChanges.id, token));
+    const late = await manage({ intent: "compensate-undo", token }, who.cookie);
+    expect(late.status).toBe(409);
+    expect(await late.text()).toContain("can no longer be undone");
+    expect((await licenceOf(a.key)).expiresAt).toBe(added);
   });
 });

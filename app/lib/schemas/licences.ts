@@ -54,8 +54,7 @@ export const resetHwidSchema = v.object({ intent: v.literal("reset-hwid", "Unkno
 
 /** Admin: adds days to every active licence of a product (or of one of its plans), once per reason. */
 export const MAX_COMPENSATION_DAYS = 90;
-export const compensationSchema = v.object({
-  intent: v.literal("compensate"),
+const compensationFields = {
   product: v.pipe(text(), v.trim(), v.nonEmpty("Choose a product"), v.maxLength(200, "Choose a product")),
   // Empty: every timed plan of the product.
   plan: v.optional(v.union([v.literal(""), v.picklist(["daily", "weekly", "monthly"])], "Choose a plan"), ""),
@@ -68,8 +67,29 @@ export const compensationSchema = v.object({
     v.maxValue(MAX_COMPENSATION_DAYS, `Add 1 to ${MAX_COMPENSATION_DAYS} days`),
   ),
   reason,
+};
+/** A bulk change's token, as its preview handed it out (decision 104). */
+const token = v.pipe(text(), v.trim(), v.regex(/^[0-9a-f-]{36}$/, "Preview the change first"));
+/** Adding time is previewed first (how many licences, which), then confirmed with the preview's token. */
+export const compensationPreviewSchema = v.object({ intent: v.literal("compensate-preview"), ...compensationFields });
+export const compensationSchema = v.object({
+  intent: v.literal("compensate"),
+  ...compensationFields,
+  token: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^[0-9a-f-]{36}$/, "Preview the change first"))),
 });
-export type CompensationInput = v.InferOutput<typeof compensationSchema>;
+export type CompensationInput = Omit<v.InferOutput<typeof compensationPreviewSchema>, "intent">;
+
+/** Revoking many keys at once: pasted one per line with a reason, previewed, then confirmed. */
+export const MAX_BULK_KEYS_LENGTH = 250_000;
+export const revokePreviewSchema = v.object({
+  intent: v.literal("revoke-preview"),
+  keys: v.pipe(
+    text(),
+    v.check((keys) => keys.trim() !== "", "Paste the keys to revoke, one per line"),
+    v.maxLength(MAX_BULK_KEYS_LENGTH, "Revoke at most 1000 keys at a time"),
+  ),
+  reason,
+});
 
 const entitlement = v.pipe(text(), v.trim(), v.regex(/^[a-z][a-z0-9-]{0,39}$/, "Choose an entitlement"));
 
@@ -87,10 +107,16 @@ export const licenceAdminSchema = v.variant("intent", [
   v.object({ intent: v.literal("resume"), licenceId }),
   v.object({ intent: v.picklist(["grant-entitlement", "remove-entitlement"]), licenceId, entitlement }),
   compensationSchema,
+  compensationPreviewSchema,
+  revokePreviewSchema,
+  v.object({ intent: v.picklist(["compensate-undo", "revoke-many", "revoke-undo"]), token }),
 ]);
 export type LicenceAdminInput = v.InferOutput<typeof licenceAdminSchema>;
-/** The staff changes to one licence (everything but adding time to many). */
-export type LicenceChangeInput = Exclude<LicenceAdminInput, CompensationInput>;
+/** The staff changes to one licence (everything but the bulk changes: time added to many, many keys revoked). */
+export type LicenceChangeInput = Exclude<
+  LicenceAdminInput,
+  { intent: "compensate" | "compensate-preview" | "compensate-undo" | "revoke-preview" | "revoke-many" | "revoke-undo" }
+>;
 
 /** Admin: the licence page's key search (GET ?key=); no key means nothing was searched yet. */
 export const licenceLookupSchema = v.object({

@@ -50,9 +50,27 @@ export const stockThresholdSchema = v.object({
 
 export const clearThresholdSchema = v.object({ intent: v.literal("clear-threshold"), variantId: variantField() });
 
+/** A bulk change's token, as its preview handed it out (decision 104). */
+export const bulkToken = () => v.pipe(text(), v.trim(), v.regex(/^[0-9a-f-]{36}$/, "Preview the change first"));
+
+/** Deleting unsold codes in bulk: a variant's, or only the listed ones among them; previewed first. */
+export const bulkDeletePreviewSchema = v.object({
+  intent: v.literal("bulk-preview"),
+  variantId: variantField(),
+  // Empty: every unsold code of the variant. Split into lines on the server.
+  codes: text(),
+});
+
 export const stockFormSchema = v.variant(
   "intent",
-  [addCodesSchema, deleteCodeSchema, stockThresholdSchema, clearThresholdSchema],
+  [
+    addCodesSchema,
+    deleteCodeSchema,
+    stockThresholdSchema,
+    clearThresholdSchema,
+    bulkDeletePreviewSchema,
+    v.object({ intent: v.picklist(["bulk-delete", "bulk-undo"]), token: bulkToken() }),
+  ],
   "Unknown request",
 );
 

@@ -1,5 +1,6 @@
 // POST /dashboard/manage-codes/stock: the Manage Codes page's stock forms (add codes, delete an
-// unsold one, set or clear a variant's low-stock threshold). Nested under the page, so only
+// unsold one, set or clear a variant's low-stock threshold, delete unsold codes in bulk: preview,
+// confirm, undo). Nested under the page, so only
 // accounts that may manage stock get here.
 import { answer, answerInvalid } from "~/http/answer.server";
 import { app, mailingDeps } from "~/http/context.server";
@@ -8,7 +9,9 @@ import type { Problem } from "~/lib/result";
 import { stockFormSchema } from "~/lib/schemas/stock";
 import type { Toast } from "~/lib/toast";
 import { clientAddress } from "~/http/caller.server";
-import { removeAvailableCode, type Restocked, stockCodes } from "~/server/orders/restock.server";
+import { removeAvailableCode, removeCodesInBulk, type Restocked, restoreCodesInBulk, stockCodes } from "~/server/orders/restock.server";
+import { previewStockDeletion } from "~/server/keys/bulk-stock.server";
+import { counted } from "~/lib/format";
 import { setStockThreshold } from "~/server/keys/stock-alerts.server";
 import type { Route } from "./+types/manage-codes.stock";
 
@@ -46,6 +49,33 @@ export async function action({ request, context }: Route.ActionArgs) {
         intent: "delete",
         titles: { conflict: DELETE_FAILED },
         success: { title: "Code deleted successfully" },
+      });
+    case "bulk-preview":
+      return answer(await previewStockDeletion(app(context).db, viewer, { variantId: form.variantId, codes: form.codes }), {
+        intent: form.intent,
+        titles: { invalid: inputTitle, conflict: "Nothing to delete" },
+        success: ({ count }) => ({ title: "Preview ready", description: `${counted(count, "code")} would be deleted` }),
+      });
+    case "bulk-delete":
+      return answer(await removeCodesInBulk(mailingDeps(context), viewer, form.token, clientAddress(request)), {
+        intent: form.intent,
+        titles: { conflict: DELETE_FAILED, "not-found": DELETE_FAILED },
+        success: ({ deleted, variantTitle }) => ({
+          title: "Codes deleted",
+          description: `${counted(deleted, "code")} of ${variantTitle} deleted; Undo puts them back within the hour`,
+        }),
+      });
+    case "bulk-undo":
+      return answer(await restoreCodesInBulk(mailingDeps(context), viewer, form.token, clientAddress(request)), {
+        intent: form.intent,
+        titles: { conflict: "Nothing undone", "not-found": "Nothing undone" },
+        success: ({ restored, skipped, variantTitle, backordersFilled }) => ({
+          title: "Deletion undone",
+          description:
+            `${counted(restored, "code")} of ${variantTitle} back in stock, unsold` +
+            (skipped > 0 ? `; ${counted(skipped, "code")} skipped: stocked again since` : "") +
+            (backordersFilled > 0 ? `; ${backordersFilled} waiting order unit(s) filled and e-mailed` : ""),
+        }),
       });
     case "threshold":
     case "clear-threshold": {

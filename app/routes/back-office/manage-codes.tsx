@@ -7,6 +7,7 @@ import { useEffect } from "react";
 import * as v from "valibot";
 import { AddCodesCard } from "./+shared/manage-codes/add-codes-card";
 import { AvailableCodesCard } from "./+shared/manage-codes/available-codes-card";
+import { BulkDeleteCard } from "./+shared/manage-codes/bulk-delete-card";
 import { BackordersCard } from "./+shared/manage-codes/backorders-card";
 import { CryptoOrdersCard } from "./+shared/manage-codes/crypto-orders-card";
 import { LowStockWarning } from "~/components/low-stock-warning";
@@ -30,6 +31,7 @@ import type { SeenPayment } from "~/server/crypto/crypto-orders.server";
 import { ordersNeedingReview } from "~/server/crypto/crypto-review.server";
 import { cryptoSetup } from "~/server/crypto/crypto-setup.server";
 import { deadJobs } from "~/server/platform/job-queue.server";
+import { recentBulkChanges } from "~/server/platform/bulk-changes.server";
 import type { Route } from "./+types/manage-codes";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("stock.manage")];
@@ -47,7 +49,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       return null;
     },
   );
-  const [variants, levels, available, sold, backorders, cryptoQueue, deliveries, failedJobs] = await Promise.all([
+  const [variants, levels, available, sold, backorders, cryptoQueue, deliveries, failedJobs, bulkDeletions] = await Promise.all([
     catalogueVariants,
     catalogueVariants.then((variants) => stockLevels(db, variants ?? [])),
     availableCodes(db, filters.available || undefined),
@@ -56,6 +58,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     ordersNeedingReview(db),
     latestDeliveries(db),
     deadJobs(db),
+    recentBulkChanges(db, ["stock-delete"]),
   ]);
   return {
     variants: variants ?? [],
@@ -63,6 +66,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     levels,
     available,
     sold,
+    bulkDeletions,
     backorders,
     cryptoQueue: cryptoQueue.map((order) => ({
       id: order.id,
@@ -98,7 +102,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 export default function ManageCodes({ loaderData }: Route.ComponentProps) {
-  const { variants, variantsFailed, levels, available, sold, backorders, cryptoQueue, cryptoProblems, filters, webhook } = loaderData;
+  const { variants, variantsFailed, levels, available, sold, bulkDeletions, backorders, cryptoQueue, cryptoProblems, filters, webhook } =
+    loaderData;
   const { toast } = useToast();
   useEffect(() => {
     if (variantsFailed) toast({ title: "Failed to load products", variant: "destructive" });
@@ -114,6 +119,7 @@ export default function ManageCodes({ loaderData }: Route.ComponentProps) {
         <AddCodesCard variants={variants} />
         <AvailableCodesCard codes={available} variants={variants} variantId={filters.available} />
       </div>
+      <BulkDeleteCard variants={variants} changes={bulkDeletions} />
       <StockLevelsCard levels={levels} />
       <SoldCodesCard codes={sold} variants={variants} variantId={filters.sold} period={filters.period} />
       <div className="grid grid-cols-1 gap-8 xl:grid-cols-2">

@@ -176,3 +176,51 @@ export const licencesOfDeletedAccount = (db: Db, account: { userId: string; emai
       .set({ ownerEmail: account.pseudonym })
       .where(sql`lower(${licences.ownerEmail}) = lower(${account.email})`),
   ] as const;
+
+/** An SQL list of the numbers in `ids`, bound as one parameter however many there are. */
+const listOf = (ids: number[]) => sql`(select value from json_each(${JSON.stringify(ids)}))`;
+
+/**
+ * Staff's bulk revocation (decision 104), as statements for the keys domain's batch: the licences
+ * and the subscriptions beside the codes `codeIds` names (an SQL list), only while `when` holds.
+ */
+export const revokeLicencesInBulk = (db: Db, licenceIds: SQL, codeIds: SQL, now: number, when: SQL) =>
+  [
+    db
+      .update(userSubscriptions)
+      .set({ status: "revoked" })
+      .where(and(sql`${userSubscriptions.status} <> 'revoked'`, sql`${userSubscriptions.productCodeId} in ${codeIds}`, when)),
+    db
+      .update(licences)
+      .set({ revokedAt: now })
+      .where(and(isNull(licences.revokedAt), sql`${licences.id} in ${licenceIds}`, when))
+      .returning({ id: licences.id }),
+  ] as const;
+
+/**
+ * A bulk revocation undone, for the rows nothing else changed since: each licence revoked at
+ * `revokedAt` works again, and its subscription goes back to the status it had.
+ */
+export const restoreLicencesInBulk = (
+  db: Db,
+  restore: { licenceIds: number[]; activeCodeIds: number[]; expiredCodeIds: number[] },
+  revokedAt: number,
+) =>
+  [
+    db
+      .update(licences)
+      .set({ revokedAt: null })
+      .where(and(eq(licences.revokedAt, revokedAt), sql`${licences.id} in ${listOf(restore.licenceIds)}`))
+      .returning({ id: licences.id }),
+    ...(["active", "expired"] as const).map((status) =>
+      db
+        .update(userSubscriptions)
+        .set({ status })
+        .where(
+          and(
+            eq(userSubscriptions.status, "revoked"),
+            sql`${userSubscriptions.productCodeId} in ${listOf(status === "active" ? restore.activeCodeIds : restore.expiredCodeIds)}`,
+          ),
+        ),
+    ),
+  ] as const;

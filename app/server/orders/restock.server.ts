@@ -7,6 +7,8 @@ import type { MailingDeps } from "../platform/mail.server";
 import { fillBackordersAndNotify } from "./fulfil-order.server";
 import { type AddedCodes, addCodes, deleteAvailableCode } from "../keys/stock.server";
 import { checkLowStock } from "../keys/stock-alerts.server";
+import { deleteStockAsPreviewed, undoStockDeletion } from "../keys/bulk-stock.server";
+import type { Viewer } from "~/lib/viewer";
 
 export type Restocked = AddedCodes & { variantTitle: string; backordersFilled: number };
 
@@ -34,4 +36,37 @@ export async function removeAvailableCode(deps: MailingDeps, id: number, now = D
   if (!deleted.ok) return deleted;
   await checkLowStock(deps, deleted.value, now);
   return ok();
+}
+
+/** A bulk deletion of unsold codes confirmed (decision 104); stock going down to the threshold alerts. */
+export async function removeCodesInBulk(
+  deps: MailingDeps,
+  admin: Viewer,
+  token: string,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<{ deleted: number; variantTitle: string }>> {
+  const deleted = await deleteStockAsPreviewed(deps.db, admin, token, ip, now);
+  if (!deleted.ok) return deleted;
+  await checkLowStock(deps, deleted.value.variant, now);
+  return ok({ deleted: deleted.value.deleted, variantTitle: deleted.value.variant.title });
+}
+
+/**
+ * A bulk deletion undone: its codes are back in stock, unsold, so the order units waiting for the
+ * variant get them as they would get newly stocked codes.
+ */
+export async function restoreCodesInBulk(
+  deps: MailingDeps,
+  admin: Viewer,
+  token: string,
+  ip: string | null,
+  now = Date.now(),
+): Promise<Result<{ restored: number; skipped: number; variantTitle: string; backordersFilled: number }>> {
+  const undone = await undoStockDeletion(deps.db, admin, token, ip, now);
+  if (!undone.ok) return undone;
+  const { variant, restored, skipped } = undone.value;
+  const filled = await fillBackordersAndNotify(deps, variant.id, now);
+  await checkLowStock(deps, variant, now);
+  return ok({ restored, skipped, variantTitle: variant.title, backordersFilled: filled.length });
 }

@@ -100,6 +100,7 @@ export const SHOP_TABLES = {
   entitlements: "what plans promise",
   plan_entitlements: "which plan includes what",
   releases: "the program's builds",
+  bulk_changes: "staff's bulk changes and what undoing them needs (stock codes, licence ids, no addresses)",
   licence_compensations: "time staff added to a product's licences (the licences it reached are in licence_extensions)",
   wallet_cursors: "the shop's next crypto address per wallet",
   status_updates: "the public status page",

@@ -1594,3 +1594,39 @@ export const apiIdempotencyKeys = sqliteTable(
   },
   (t) => [uniqueIndex("api_idempotency_keys_key").on(t.userId, t.key), index("api_idempotency_keys_claimed").on(t.claimedAt)],
 );
+
+// Staff's bulk changes that destroy (decision 104): deleting stock codes, revoking many keys, time
+// added to a product's licences. A preview captures the exact rows the change will touch
+// (`targets`, JSON); confirming acts on those rows only, and for an hour after it the change can be
+// undone, once: every step is a conditional update of `state` that one caller wins, and the
+// statements that act check that the caller's `claim` holds the row.
+export const bulkChanges = sqliteTable(
+  "bulk_changes",
+  {
+    // Random and unguessable: the preview's token.
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: ["stock-delete", "licence-revoke", "licence-time"] }).notNull(),
+    state: text("state", { enum: ["previewed", "applied", "undone"] })
+      .notNull()
+      .default("previewed"),
+    actorUserId: text("actor_user_id").references(() => users.id, { onDelete: "set null" }),
+    // What was asked (a variant, a product and its days, a reason), as JSON.
+    scope: text("scope", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    // The rows the change touches, captured at the preview, with what undoing it needs (JSON).
+    targets: text("targets").notNull(),
+    count: integer("count").notNull(),
+    // The caller that last won a step: statements acting on the targets run only while it holds.
+    claim: text("claim"),
+    createdAt: integer("created_at").notNull(),
+    appliedAt: integer("applied_at"),
+    undoUntil: integer("undo_until"),
+    undoneAt: integer("undone_at"),
+    undoneBy: text("undone_by").references(() => users.id, { onDelete: "set null" }),
+    // What the change and its undo did, for the page to say (counts, rows skipped and why).
+    outcome: text("outcome", { mode: "json" }).$type<Record<string, unknown>>(),
+  },
+  (t) => [
+    index("bulk_changes_recent").on(t.kind, t.state, t.appliedAt),
+    check("bulk_changes_state", sql`${t.state} in ('previewed', 'applied', 'undone')`),
+  ],
+);

@@ -1,16 +1,19 @@
 // "Add time after downtime": adds days to every running licence of a product (or one plan) after a
-// detection or an outage, confirmed first; and the latest compensations (decision 047).
-import { useEffect, useState } from "react";
+// detection or an outage, previewed first and undoable for an hour (decision 104); and the latest
+// compensations (decision 047).
+import { useState } from "react";
 import { useFetcher } from "react-router";
 import { LocalTime } from "~/components/local-time";
 import { Button } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
-import { Dialog } from "~/components/ui/dialog";
+import { BulkChangeList, BulkPreviewDialog } from "~/components/bulk-change";
 import { Field, SelectField } from "~/components/ui/field";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import type { Answer } from "~/lib/answer";
 import type { Compensation } from "~/lib/licences";
-import { compensationSchema, licenceInputTitle, MAX_COMPENSATION_DAYS } from "~/lib/schemas/licences";
+import type { BulkChangeView } from "~/lib/bulk-changes";
+import { counted } from "~/lib/format";
+import { compensationPreviewSchema, licenceInputTitle, MAX_COMPENSATION_DAYS } from "~/lib/schemas/licences";
 
 const PLAN_CHOICES = [
   { value: "", label: "Every timed plan" },
@@ -20,36 +23,45 @@ const PLAN_CHOICES = [
 ];
 
 /** Adds days to every running licence of a product (or plan) after a detection or an outage. */
-export function CompensationCard({ products, compensations }: { products: string[]; compensations: Compensation[] }) {
-  const fetcher = useFetcher<Answer>();
-  const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, compensationSchema, {
+export function CompensationCard({
+  products,
+  compensations,
+  changes,
+}: {
+  products: string[];
+  compensations: Compensation[];
+  changes: BulkChangeView[];
+}) {
+  const previewer = useFetcher<Answer>();
+  const { formRef, errors, onSubmit, busy } = useFetcherForm(previewer, compensationPreviewSchema, {
     title: licenceInputTitle,
-    answer: fetcher.data?.intent === "compensate" ? fetcher.data : null,
+    answer: previewer.data?.intent === "compensate-preview" ? previewer.data : null,
   });
-  const [confirming, setConfirming] = useState<FormData | null>(null);
-  const done = fetcher.state === "idle" && fetcher.data?.ok === true && fetcher.data.intent === "compensate";
-  useEffect(() => {
-    if (done) setConfirming(null);
-  }, [done]);
-  const asked = confirming
-    ? { product: String(confirming.get("product")), plan: String(confirming.get("plan")), days: String(confirming.get("days")) }
-    : null;
+  // What was previewed is what the confirmation asks for, whatever the form holds by then.
+  const [asked, setAsked] = useState<Record<string, string>>({});
   return (
     <Card className="space-y-4">
       <h2 className="font-bold">Add time after downtime</h2>
       <p className="text-sm text-muted">
         After a detection or an outage, add days to every running licence of a product (or one plan). Each reason counts once per product;
-        owners get an e-mail. Keys not yet activated have lost nothing and keep their full term.
+        owners get an e-mail. Keys not yet activated have lost nothing and keep their full term. You see how many licences first, and for an
+        hour Undo takes the time back.
       </p>
-      <form
+      <previewer.Form
         ref={formRef}
+        method="post"
+        noValidate
         className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 lg:items-end"
         onSubmit={(event) => {
           onSubmit(event);
           if (event.defaultPrevented) return;
-          // Checked: the dialog asks before anything is sent.
-          event.preventDefault();
-          setConfirming(new FormData(event.currentTarget));
+          const form = new FormData(event.currentTarget);
+          setAsked({
+            product: String(form.get("product") ?? ""),
+            plan: String(form.get("plan") ?? ""),
+            days: String(form.get("days") ?? ""),
+            reason: String(form.get("reason") ?? ""),
+          });
         }}
       >
         <SelectField
@@ -73,30 +85,21 @@ export function CompensationCard({ products, compensations }: { products: string
           error={errors.reason}
           className="sm:col-span-2 lg:col-span-3"
         />
-        <input type="hidden" name="intent" value="compensate" />
+        <input type="hidden" name="intent" value="compensate-preview" />
         <Button type="submit" disabled={busy} className="lg:mb-6">
-          Add time
+          {busy ? "Looking..." : "Add time"}
         </Button>
-      </form>
-      <Dialog
-        open={confirming !== null}
-        onClose={() => setConfirming(null)}
-        title="Add time to every running licence?"
-        description={
-          asked
-            ? `${asked.days} day(s) go on every running ${asked.plan || "timed"} licence of ${asked.product}, and each owner is e-mailed. It cannot be taken back, and this reason cannot be used for ${asked.product} again.`
-            : undefined
-        }
-      >
-        <div className="flex flex-wrap justify-end gap-2">
-          <Button variant="ghost" onClick={() => setConfirming(null)} data-autofocus>
-            Cancel
-          </Button>
-          <Button disabled={busy} onClick={() => confirming && fetcher.submit(confirming, { method: "post" })}>
-            {busy ? "Adding..." : "Add time"}
-          </Button>
-        </div>
-      </Dialog>
+      </previewer.Form>
+      <BulkPreviewDialog
+        previewer={previewer}
+        previewIntent="compensate-preview"
+        confirmIntent="compensate"
+        fields={asked}
+        title="Add time to these licences?"
+        confirmLabel="Add time"
+        busyLabel="Adding..."
+      />
+      <BulkChangeList changes={changes} describe={describeTime} undoIntent="compensate-undo" />
       {compensations.length > 0 ? (
         <div>
           <h3 className="text-sm font-semibold">Latest</h3>
@@ -118,3 +121,6 @@ export function CompensationCard({ products, compensations }: { products: string
     </Card>
   );
 }
+
+const describeTime = (change: BulkChangeView) =>
+  `+${counted(Number(change.scope.days ?? 0), "day")} on ${counted(change.count, "licence")} of ${String(change.scope.product ?? "")}`;
