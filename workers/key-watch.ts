@@ -6,19 +6,15 @@
 // newly reached: D1 is written once when a key is flagged, once more if it is suspended. Staff see
 // its sightings as evidence (disputes, licences at risk).
 import { DurableObject } from "cloudflare:workers";
-import type { FraudSettings } from "~/lib/fraud";
-import { fraudSettingsOf } from "~/server/blocks/fraud-settings.server";
+import { fraudSettingsForWatches } from "~/server/blocks/fraud-settings.server";
 import { judgeSharing, type Report, type Sighting } from "~/server/licences/sharing.server";
 import { database } from "~/server/platform/db/client.server";
 
 const KEEP_MS = 30 * 24 * 3600_000;
 /** Enough addresses to judge and show; the oldest go first. */
 const MAX_ADDRESSES = 500;
-const SETTINGS_FOR_MS = 60_000;
 
 export class KeyWatch extends DurableObject<Env> {
-  #settings: { value: FraudSettings; until: number } | undefined;
-
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.storage.sql.exec(
@@ -26,17 +22,11 @@ export class KeyWatch extends DurableObject<Env> {
     );
   }
 
-  async #settingsAt(now: number): Promise<FraudSettings> {
-    if (!this.#settings || this.#settings.until <= now)
-      this.#settings = { value: await fraudSettingsOf(database(this.env.DB)), until: now + SETTINGS_FOR_MS };
-    return this.#settings.value;
-  }
-
   async sighted(licenceId: number, reports: Report[]): Promise<void> {
     if (reports.length === 0) return;
     const sql = this.ctx.storage.sql;
     const at = Math.max(...reports.map((r) => r.at));
-    const settings = await this.#settingsAt(at);
+    const settings = await fraudSettingsForWatches(database(this.env.DB), at);
     const windowMs = settings.windowHours * 3600_000;
     let fresh = false;
     for (const { address, country, at: seen } of reports) {

@@ -17,6 +17,29 @@ export async function fraudSettingsOf(db: Db): Promise<FraudSettings> {
   return { windowHours, flagAddresses, flagCountries, suspendAddresses, suspendCountries, holdRiskyOrders };
 }
 
+/** How long the key watches of one isolate go on with the settings they read. */
+const WATCH_SETTINGS_FOR_MS = 60_000;
+
+let forWatches: { value: FraudSettings; until: number } | undefined;
+/** Counts saves in this isolate, so a read that a save overtook is not kept. */
+let saves = 0;
+
+/**
+ * The settings as the key watches judge by, read at most once a minute per isolate and shared by
+ * all its watches: each watch kept its own copy for a minute before, so a change reached them within
+ * the minute all the same, but every watch woken anew (a key's first check in a while) read D1 again,
+ * a query as costly as the licence check's own read. A save in this isolate takes effect here at once.
+ * The settings are kept, not the read's promise: a promise of one request's I/O must not be awaited
+ * by another.
+ */
+export async function fraudSettingsForWatches(db: Db, now: number): Promise<FraudSettings> {
+  if (forWatches && forWatches.until > now) return forWatches.value;
+  const before = saves;
+  const value = await fraudSettingsOf(db);
+  if (saves === before) forWatches = { value, until: now + WATCH_SETTINGS_FOR_MS };
+  return value;
+}
+
 /** Staff: the settings, audited with what they became. */
 export async function saveFraudSettings(
   db: Db,
@@ -29,6 +52,8 @@ export async function saveFraudSettings(
     .insert(fraudSettings)
     .values({ id: 1, ...values })
     .onConflictDoUpdate({ target: fraudSettings.id, set: values });
+  saves++;
+  forWatches = undefined;
   await audit(db, viewer.id, "fraud.settings", "fraud-settings", { ...input }, ip);
   return ok();
 }

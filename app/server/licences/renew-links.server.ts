@@ -5,7 +5,7 @@
 // the renewal is judged again when it is paid.
 import { fail, ok, type Result } from "~/lib/result";
 import { LICENCE_PLANS, type LicencePlan } from "~/lib/plans";
-import { DAY_MS } from "~/lib/time";
+import { DAY_MS, HOUR_MS } from "~/lib/time";
 import { fromBase64, fromBase64Url, toBase64Url } from "../platform/tokens.server";
 import type { LicenceSigner } from "./signing.server";
 
@@ -18,15 +18,40 @@ export const renewPath = (licenceId: number) => `/dashboard/renew/${licenceId}`;
 const linkBytes = (licenceId: number, plan: string, expires: number) =>
   new TextEncoder().encode(`licence-renew\n${licenceId}\n${plan}\n${expires}`);
 
-/** A link to renew licence `licence` on `plan` (its own), signed by the shop, working for RENEW_LINK_DAYS. */
+/**
+ * A link's end: RENEW_LINK_DAYS from `now`, rounded up to the hour. Every link made for a licence
+ * within one hour is then the same link, signed once per isolate: a program checking every ten
+ * minutes would otherwise cost the shop a second signature per check.
+ */
+const linkExpiry = (now: number) => Math.ceil((now + RENEW_LINK_DAYS * DAY_MS) / HOUR_MS) * HOUR_MS;
+
+/** Signatures made this hour, by signer, then by licence and plan; replaced when the hour moves on. */
+const signed = new WeakMap<LicenceSigner, { expires: number; signatures: Map<string, string> }>();
+const SIGNATURES_KEPT = 50_000;
+
+async function linkSignature(signer: LicenceSigner, licenceId: number, plan: LicencePlan, expires: number): Promise<string> {
+  let memo = signed.get(signer);
+  if (memo?.expires !== expires || memo.signatures.size >= SIGNATURES_KEPT) {
+    memo = { expires, signatures: new Map() };
+    signed.set(signer, memo);
+  }
+  const name = `${licenceId}\n${plan}`;
+  const kept = memo.signatures.get(name);
+  if (kept) return kept;
+  const signature = toBase64Url(fromBase64(await signer.sign(linkBytes(licenceId, plan, expires))));
+  memo.signatures.set(name, signature);
+  return signature;
+}
+
+/** A link to renew licence `licence` on `plan` (its own), signed by the shop, working for at least RENEW_LINK_DAYS. */
 export async function signedRenewLink(
   signer: LicenceSigner,
   origin: string,
   licence: { id: number; plan: LicencePlan },
   now: number,
 ): Promise<string> {
-  const expires = now + RENEW_LINK_DAYS * DAY_MS;
-  const signature = toBase64Url(fromBase64(await signer.sign(linkBytes(licence.id, licence.plan, expires))));
+  const expires = linkExpiry(now);
+  const signature = await linkSignature(signer, licence.id, licence.plan, expires);
   return `${origin}${renewPath(licence.id)}?plan=${licence.plan}&expires=${expires}&signature=${signature}`;
 }
 
