@@ -6,6 +6,7 @@ import { RELEASE_CHANNELS } from "~/lib/releases";
 import { DOWNLOAD_LINK_SECONDS } from "~/server/releases/release-links.server";
 import { MAX_DEVICE_LENGTH } from "~/lib/schemas/licences";
 import { LICENCE_CODES, RECHECK_SECONDS } from "~/server/licences/validation.server";
+import { WEBHOOK_SCHEMAS, webhookOperations } from "./openapi-webhooks";
 
 const errorBody = {
   type: "object",
@@ -189,8 +190,11 @@ export function openApiDocument(origin: string) {
         },
       },
     },
+    // The events the shop sends to the endpoints staff register (Standard Webhooks).
+    webhooks: webhookOperations(),
     components: {
       schemas: {
+        ...WEBHOOK_SCHEMAS,
         Error: errorBody,
         ValidateRequest: {
           type: "object",

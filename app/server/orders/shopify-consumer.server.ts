@@ -22,6 +22,7 @@ import type { Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import type { JobOf } from "../platform/job-registry.server";
 import { FINISHED_OUTCOMES, recordDelivery } from "./shopify-webhook.server";
+import { licencesRevokedByDispute, orderCancelled, orderPaid, orderRefunded } from "./order-events.server";
 
 type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: string } | { rejected: string };
 
@@ -32,6 +33,7 @@ async function applyRefundBody(deps: MailingDeps, refund: { refundId: string; or
   if (result.state === "applied") {
     await mailRevokedKeys(deps, orderId, result.revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
     await mailTakenBack(deps, result.takenBack);
+    await orderRefunded(deps.db, orderId, refundId, result.revoked);
   }
   const detail =
     result.state === "applied"
@@ -57,6 +59,7 @@ async function revokeForLostDispute(deps: MailingDeps, orderId: string, disputeI
     });
   await mailRevokedKeys(deps, orderId, revoked, "the payment was disputed and the dispute was lost", `keys-stopped:dispute:${disputeId}`);
   await mailTakenBack(deps, takenBack);
+  await licencesRevokedByDispute(deps.db, orderId, revoked);
   return revoked;
 }
 
@@ -97,6 +100,7 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
     const { revoked, takenBack } = await cancelOrder(db, order.id);
     await mailRevokedKeys(deps, order.id, revoked, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
     await mailTakenBack(deps, takenBack);
+    await orderCancelled(db, order.id, revoked);
     return {
       outcome: "processed",
       detail:
@@ -123,6 +127,7 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
     buyer: { email: order.email },
     paidAt: Date.now(),
   });
+  await orderPaid(db, order);
   // A blocked buyer (or, while staff hold them, a risky order) waits for staff instead (decision 093).
   const review = await heldForReview(db, order);
   if (review.held)
@@ -153,6 +158,7 @@ async function handOutKeys(deps: MailingDeps, order: Order) {
   for (const { refundId, revoked, takenBack } of result.refunded) {
     await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
     await mailTakenBack(deps, takenBack);
+    await orderRefunded(deps.db, order.id, refundId, revoked);
   }
   const disputed = await followOrderDisputes(deps.db, order.id);
   if (disputed.lost !== null) await revokeForLostDispute(deps, order.id, disputed.lost);
