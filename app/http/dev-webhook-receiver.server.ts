@@ -13,7 +13,7 @@ export async function receiveDevWebhook(request: Request, env: Env): Promise<Res
   const headers = Object.fromEntries(
     RECEIPT_HEADERS.flatMap((name) => (request.headers.has(name) ? [[name, request.headers.get(name)!]] : [])),
   );
-  await keepReceipt(database(env.DB), { url: `${url.origin}${url.pathname}`, headers, body: await request.text() });
+  await keepReceipt(database(env.DB), { url: url.href, headers, body: await request.text() });
   const status = Number(url.searchParams.get("status") ?? 200);
   return new Response(status === 200 ? "received" : "failing on purpose", {
     status: status >= 200 && status <= 599 ? status : 200,

@@ -13,7 +13,8 @@ test("an endpoint on the local receiver gets order.paid for a demo checkout, ver
   await admin.goto("/dashboard/webhooks", { waitUntil: "networkidle" });
   await expect(admin.getByRole("heading", { level: 1, name: /Webhooks/i })).toBeVisible();
   const description = uniqueName("e2e-hook");
-  await admin.getByLabel("Endpoint URL").fill(`${baseURL}/dev/webhooks`);
+  // The query names this run's endpoint on the receiver page (earlier runs may have left theirs).
+  await admin.getByLabel("Endpoint URL").fill(`${baseURL}/dev/webhooks?run=${description}`);
   await admin.getByLabel("Description (optional)").fill(description);
   await admin.getByRole("checkbox", { name: /Order paid/ }).check();
   await admin.getByRole("button", { name: "Add endpoint" }).click();
@@ -22,13 +23,17 @@ test("an endpoint on the local receiver gets order.paid for a demo checkout, ver
   const endpoint = admin.getByRole("article").filter({ hasText: description });
   await expect(endpoint.getByText("Enabled")).toBeVisible();
 
-  await stockAsAdmin(browser, "Vertex HWID Spoofer - 1 Week", [`E2E-HOOK-${uniqueName("k").toUpperCase()}`]);
+  await stockAsAdmin(browser, "Vertex HWID Spoofer - 30 Days", [`E2E-HOOK-${uniqueName("k").toUpperCase()}`]);
   const { email } = await signUpAndLogIn(page, "hookbuyer");
-  const checkout = await openDemoCheckout(page, context, "/product/vertex-hwid-spoofer", /1 Week/);
+  const checkout = await openDemoCheckout(page, context, "/product/vertex-hwid-spoofer", /30 Days/);
   await payDemoCheckout(checkout);
 
   // The receiver shows the delivery, checked with the endpoint's secret.
-  const receipts = page.getByRole("list", { name: "Deliveries received" }).getByRole("listitem").filter({ hasText: email });
+  const receipts = page
+    .getByRole("list", { name: "Deliveries received" })
+    .getByRole("listitem")
+    .filter({ hasText: email })
+    .filter({ hasText: description });
   const paid = receipts.filter({ hasText: "order.paid" });
   await reloadUntilVisible(page, "/dev/webhooks", paid.first());
   await expect(paid).toHaveCount(1);

@@ -19,7 +19,7 @@ import {
   setEndpointEnabled,
   webhookOverview,
 } from "~/server/webhooks/endpoints.server";
-import { EndpointCard, NewEndpointCard } from "./+shared/webhook-cards";
+import { EndpointList, NewEndpointCard } from "./+shared/webhook-cards";
 import type { Route } from "./+types/webhooks";
 
 export const middleware: Route.MiddlewareFunction[] = [requireCapability("webhooks.manage")];
@@ -103,17 +103,7 @@ export default function Webhooks({ loaderData }: Route.ComponentProps) {
         <h2 id="endpoints-heading" className="text-xl font-bold">
           Endpoints
         </h2>
-        {endpoints.length === 0 ? (
-          <p className="text-sm text-muted">No endpoints yet: add one above, and the shop starts sending it the events it chose.</p>
-        ) : (
-          <ul className="space-y-6">
-            {endpoints.map((endpoint) => (
-              <li key={endpoint.id}>
-                <EndpointCard endpoint={endpoint} />
-              </li>
-            ))}
-          </ul>
-        )}
+        <EndpointList endpoints={endpoints} />
       </section>
     </div>
   );

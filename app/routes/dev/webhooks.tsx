@@ -21,7 +21,7 @@ const VERDICTS = {
   "bad-signature": { label: "Signature does not verify", tone: "red" },
   "too-old": { label: "Timestamp too far from now", tone: "red" },
   "missing-headers": { label: "No Standard Webhooks headers", tone: "red" },
-  "no-endpoint": { label: "No endpoint registered at this address", tone: "gray" },
+  "no-endpoint": { label: "No endpoint at this address (deleted?)", tone: "gray" },
 } as const;
 
 function pretty(body: string): string {

@@ -14,11 +14,10 @@ export async function keepReceipt(db: Db, receipt: { url: string; headers: Recor
   await db.insert(simulatedWebhookReceipts).values({ ...receipt, body: receipt.body.slice(0, MAX_BODY_CHARS), receivedAt: now });
 }
 
-// The query is left out: `?status=500` makes the same receiver fail on purpose.
+// The whole address, query included: each endpoint registered here may carry its own (`?status=500`).
 const sameAddress = (a: string, b: string) => {
   try {
-    const [x, y] = [new URL(a), new URL(b)];
-    return x.origin === y.origin && x.pathname === y.pathname;
+    return new URL(a).href === new URL(b).href;
   } catch {
     return false;
   }

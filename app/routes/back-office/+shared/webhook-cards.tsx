@@ -202,11 +202,28 @@ function DeliveryLog({ endpoint }: { endpoint: EndpointView }) {
   );
 }
 
-export function EndpointCard({ endpoint }: { endpoint: EndpointView }) {
+/** One fetcher for every card's Delete: its answer is toasted by the list, which outlives the deleted card. */
+const DELETE_FETCHER = "webhook-endpoint-delete";
+
+export function EndpointList({ endpoints }: { endpoints: EndpointView[] }) {
+  useResultToast(useFetcher<Answer>({ key: DELETE_FETCHER }));
+  if (endpoints.length === 0)
+    return <p className="text-sm text-muted">No endpoints yet: add one above, and the shop starts sending it the events it chose.</p>;
+  return (
+    <ul className="space-y-6">
+      {endpoints.map((endpoint) => (
+        <li key={endpoint.id}>
+          <EndpointCard endpoint={endpoint} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function EndpointCard({ endpoint }: { endpoint: EndpointView }) {
   const actions = useFetcher<Answer>();
-  const remove = useFetcher<Answer>();
+  const remove = useFetcher<Answer>({ key: DELETE_FETCHER });
   useResultToast(actions);
-  useResultToast(remove);
   const [secretFor, setSecretFor] = useState<string | null>(null);
   const secret = secretOf(actions.data, ["reveal", "rotate"]);
   const send = (intent: "test" | "rotate" | "reveal" | "enable" | "disable") => {
