@@ -10,6 +10,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { auditLog, licences, webhookAttempts, webhookEndpoints, webhookMessages } from "~/server/platform/db/schema.server";
 import { deliverWebhookMessage } from "~/server/webhooks/delivery.server";
+import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { WEBHOOK_EVENTS } from "~/lib/webhooks";
 import { boughtKey, call, createAccount, db, deliver, hwid, latestMail, nextId, signIn, unique, validate } from "../helpers";
 
@@ -222,6 +223,72 @@ describe("events", () => {
       type: "review.posted",
       data: { review: { rating: 4, body: "Solid tool, updates arrive quickly.", product: { handle: "vertex-rust" } } },
     });
+  });
+});
+
+describe("licence and dispute events", () => {
+  it("a sale creates a licence and its first check activates it: licence.created, then licence.activated", async () => {
+    const { cookie } = await admin();
+    const endpoint = await registered(cookie, ["licence.created", "licence.activated"]);
+    const { key } = await boughtKey("30 Days");
+    const [created] = await receivedBy(endpoint.host);
+    expect(created!.json).toMatchObject({ type: "licence.created", data: { licence: { key, plan: "monthly", activatedAt: null } } });
+    const pc = hwid();
+    expect((await validate({ key, hwid: pc, nonce: crypto.randomUUID() })).json.valid).toBe(true);
+    // A second check of the same PC activates nothing more.
+    expect((await validate({ key, hwid: pc, nonce: crypto.randomUUID() })).json.valid).toBe(true);
+    const [, activated] = await receivedBy(endpoint.host, 2);
+    expect(activated!.json).toMatchObject({ type: "licence.activated", data: { licence: { key, boundToPc: true } } });
+    expect(activated!.json.data.licence).toMatchObject({ activatedAt: expect.any(String), expiresAt: expect.any(String) });
+    expect(await messagesOf(endpoint.id)).toHaveLength(2);
+  });
+
+  it("a dispute opened then lost: dispute.opened and licence.suspended, then dispute.closed and licence.revoked, each once", async () => {
+    const { cookie } = await admin();
+    const endpoint = await registered(cookie, ["dispute.opened", "dispute.closed", "licence.suspended", "licence.revoked"]);
+    const { key, order } = await boughtKey("30 Days");
+    expect((await validate({ key, hwid: hwid(), nonce: crypto.randomUUID() })).json.valid).toBe(true);
+    const opened = {
+      id: nextId(),
+      order_id: order.id,
+      type: "chargeback",
+      amount: "29.99",
+      currency: "USD",
+      reason: "fraudulent",
+      status: "needs_response",
+      evidence_due_by: "2030-01-15T19:00:00-05:00",
+      initiated_at: "2029-12-31T19:00:00-05:00",
+    };
+    await deliver("disputes/create", opened);
+    await deliver("disputes/create", opened);
+    const first = await receivedBy(endpoint.host, 2);
+    expect(first.map((d) => d.json.type).sort()).toEqual(["dispute.opened", "licence.suspended"]);
+    expect(first.find((d) => d.json.type === "dispute.opened")!.json.data).toMatchObject({
+      dispute: { id: String(opened.id), outcome: "open", order: { id: `shopify:${order.id}` } },
+    });
+    expect(first.find((d) => d.json.type === "licence.suspended")!.json.data).toMatchObject({ licence: { key }, reason: "dispute" });
+    await deliver("disputes/update", { ...opened, status: "lost" });
+    const all = await receivedBy(endpoint.host, 4);
+    expect(all.map((d) => d.json.type).sort()).toEqual(["dispute.closed", "dispute.opened", "licence.revoked", "licence.suspended"]);
+    expect(all.find((d) => d.json.type === "dispute.closed")!.json.data).toMatchObject({ dispute: { outcome: "lost" } });
+    expect(all.find((d) => d.json.type === "licence.revoked")!.json.data).toMatchObject({ licence: { key }, reason: "dispute-lost" });
+    expect(await messagesOf(endpoint.id)).toHaveLength(4);
+  });
+
+  it("a licence whose time ran out is announced by the cron's expiry sweep, once", async () => {
+    const { cookie } = await admin();
+    const endpoint = await registered(cookie, ["licence.expired"]);
+    const { key } = await boughtKey("1 Week");
+    expect((await validate({ key, hwid: hwid(), nonce: crypto.randomUUID() })).json.valid).toBe(true);
+    const licence = (await db.select().from(licences).where(eq(licences.key, key)).get())!;
+    const sweep = (now: number) => runScheduledJobs(env, now);
+    await sweep(licence.expiresAt! - 60_000);
+    expect(await messagesOf(endpoint.id)).toEqual([]);
+    await sweep(licence.expiresAt! + 5 * 60_000);
+    await sweep(licence.expiresAt! + 10 * 60_000);
+    const [delivery] = await receivedBy(endpoint.host);
+    expect(delivery!.json).toMatchObject({ type: "licence.expired", data: { licence: { key, plan: "weekly" } } });
+    expect(await messagesOf(endpoint.id)).toHaveLength(1);
   });
 });
 
