@@ -29,6 +29,8 @@ const PUBLIC_PAGES = [
   "/no-such-page",
   // The simulated Discord's control panel (development only).
   "/dev/discord",
+  // The local webhook receiver (development only).
+  "/dev/webhooks",
 ];
 const HUB_PAGES = [
   "/dashboard",
@@ -63,6 +65,7 @@ const ADMIN_PAGES = [
   "/dashboard/blocklists",
   "/dashboard/licences-at-risk",
   "/dashboard/chat-moderation",
+  "/dashboard/webhooks",
   // The quick jump's results page, listed rather than jumping to the one account it finds.
   "/dashboard/search?q=admin&list=1",
 ];

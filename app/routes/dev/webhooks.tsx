@@ -54,7 +54,9 @@ export default function DevWebhooks({ loaderData }: Route.ComponentProps) {
                 <p className="text-sm break-all text-muted">
                   <LocalTime ms={receipt.receivedAt} format="datetime" /> · {receipt.webhookId ?? "no webhook-id"} · {receipt.url}
                 </p>
-                <pre className="max-h-64 overflow-auto rounded bg-black/40 p-3 text-xs whitespace-pre-wrap">{pretty(receipt.body)}</pre>
+                <pre tabIndex={0} className="max-h-64 overflow-auto rounded bg-black/40 p-3 text-xs whitespace-pre-wrap">
+                  {pretty(receipt.body)}
+                </pre>
               </Card>
             </li>
           );

@@ -184,7 +184,9 @@ function DeliveryLog({ endpoint }: { endpoint: EndpointView }) {
             <details>
               <summary className="cursor-pointer text-accent">Request and attempts</summary>
               <div className="mt-2 space-y-2">
-                <pre className="max-h-48 overflow-auto rounded bg-black/40 p-2 text-xs whitespace-pre-wrap">{message.body}</pre>
+                <pre tabIndex={0} className="max-h-48 overflow-auto rounded bg-black/40 p-2 text-xs whitespace-pre-wrap">
+                  {message.body}
+                </pre>
                 <ul className="space-y-1 text-xs text-muted">
                   {message.attempts.map((attempt) => (
                     <li key={attempt.id} className="break-all">
@@ -310,10 +312,10 @@ function EndpointCard({ endpoint }: { endpoint: EndpointView }) {
       {secret && secretFor ? (
         <SecretBox secret={secret} label={secretFor === "rotate" ? "THE NEW SIGNING SECRET" : "THE SIGNING SECRET"} />
       ) : null}
-      <section aria-label="Delivery log" className="space-y-2">
+      <div className="space-y-2">
         <h4 className="text-sm font-semibold">Delivery log</h4>
         <DeliveryLog endpoint={endpoint} />
-      </section>
+      </div>
     </Card>
   );
 }
