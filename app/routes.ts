@@ -17,6 +17,7 @@ const devOnly =
           route("dev/chain", "routes/dev/chain.tsx"),
           route("dev/clock", "routes/dev/clock.tsx"),
           route("dev/discord", "routes/dev/discord.tsx"),
+          route("dev/webhooks", "routes/dev/webhooks.tsx"),
           route("checkout/demo/:id", "routes/dev/checkout-demo.tsx"),
         ]),
       ];
@@ -124,6 +125,7 @@ export default [
         // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).
         route("affiliates", "routes/back-office/affiliates.tsx", [route("ledger.csv", "routes/back-office/affiliates.ledger-csv.ts")]),
         route("discord", "routes/back-office/discord.tsx"),
+        route("webhooks", "routes/back-office/webhooks.tsx"),
         // The quick jump's results: orders, customers and licences, each for the roles that may see them.
         route("search", "routes/back-office/search.tsx"),
       ]),

@@ -12,6 +12,7 @@ import { database } from "~/server/platform/db/client.server";
 import { serveWithEdgeCache } from "~/http/edge-cache.server";
 import { REMINDER_UNSUBSCRIBE_PATH, unsubscribeFromReminders } from "~/http/reminder-unsubscribe.server";
 import { forFirstPaint } from "~/http/first-paint.server";
+import { DEV_RECEIVER_PATH, receiveDevWebhook } from "~/http/dev-webhook-receiver.server";
 import { seedDemoData } from "~/server/jobs/demo-seed.server";
 import { createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes, withSecurityHeaders } from "~/http/security.server";
 
@@ -58,6 +59,8 @@ export default {
     if (pathname.startsWith(API_PREFIX)) return api.fetch(request, env, ctx);
     if (pathname === HEALTH_PATH || pathname.startsWith(`${HEALTH_PATH}/`)) return health(request, env);
     if (pathname === REMINDER_UNSUBSCRIBE_PATH && request.method === "POST") return unsubscribeFromReminders(request, env);
+    // The development server's local webhook receiver: deliveries carry a signature, not an Origin.
+    if (import.meta.env.DEV && pathname === DEV_RECEIVER_PATH && request.method === "POST") return receiveDevWebhook(request, env);
     // A page's policy and nonce are made when it is rendered: a cached copy is served with its own.
     const policy = async () => ({ nonce: createNonce(), scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV });
     if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), await policy());

@@ -7,6 +7,7 @@ import { DOWNLOAD_LINK_SECONDS } from "~/server/releases/release-links.server";
 import { MAX_DEVICE_LENGTH } from "~/lib/schemas/licences";
 import { LICENCE_CODES, RECHECK_SECONDS } from "~/server/licences/validation.server";
 import { sellerPaths, sellerSchemas, sellerSecuritySchemes } from "./openapi-seller";
+import { WEBHOOK_SCHEMAS, webhookOperations } from "./openapi-webhooks";
 
 const errorBody = {
   type: "object",
@@ -192,10 +193,13 @@ export function openApiDocument(origin: string) {
       },
       ...sellerPaths,
     },
+    // The events the shop sends to the endpoints staff register (Standard Webhooks).
+    webhooks: webhookOperations(),
     components: {
       securitySchemes: sellerSecuritySchemes,
       schemas: {
         ...sellerSchemas,
+        ...WEBHOOK_SCHEMAS,
         Error: errorBody,
         ValidateRequest: {
           type: "object",

@@ -63,6 +63,7 @@ export const STAFF_PAGES: readonly StaffPage[] = [
   { to: "/dashboard/legal", label: "Legal Pages", capability: "legal.edit", group: "settings" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view", group: "settings" },
   { to: "/dashboard/health", label: "Health", capability: "health.view", group: "settings" },
+  { to: "/dashboard/webhooks", label: "Webhooks", capability: "webhooks.manage", group: "settings" },
 ];
 
 /** Whether `page` is the one at `pathname` (a record's page under a list counts as the list's). */

@@ -62,6 +62,8 @@ export const CAPABILITIES = {
   "blocks.manage": ["admin"],
   "risk.view": ["admin", "support"],
   "risk.manage": ["admin"],
+  // Webhooks out: endpoints, their secrets (revealing one is audited), the delivery log, redelivery.
+  "webhooks.manage": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -104,6 +104,17 @@ export const STAFF_ACTIONS = {
   },
   // The Discord page: the guild and the role rules.
   discord: { "discord-guild": "discord.manage", "discord-rule-add": "discord.manage", "discord-rule-remove": "discord.manage" },
+  // The Webhooks page: endpoints registered, their secrets rotated and revealed, deliveries sent again.
+  webhooks: {
+    create: "webhooks.manage",
+    rotate: "webhooks.manage",
+    disable: "webhooks.manage",
+    enable: "webhooks.manage",
+    delete: "webhooks.manage",
+    reveal: "webhooks.manage",
+    test: "webhooks.manage",
+    redeliver: "webhooks.manage",
+  },
 } as const satisfies Record<string, Record<string, Capability>>;
 
 export type StaffForm = keyof typeof STAFF_ACTIONS;

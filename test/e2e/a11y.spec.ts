@@ -29,6 +29,8 @@ const PUBLIC_PAGES = [
   "/no-such-page",
   // The simulated Discord's control panel (development only).
   "/dev/discord",
+  // The local webhook receiver (development only).
+  "/dev/webhooks",
 ];
 const HUB_PAGES = [
   "/dashboard",
@@ -63,6 +65,7 @@ const ADMIN_PAGES = [
   "/dashboard/blocklists",
   "/dashboard/licences-at-risk",
   "/dashboard/chat-moderation",
+  "/dashboard/webhooks",
   // The quick jump's results page, listed rather than jumping to the one account it finds.
   "/dashboard/search?q=admin&list=1",
 ];
@@ -176,7 +179,7 @@ for (const width of WIDTHS) {
       // The member's pages, the staff pages, and the chat's rooms.
       const rooms = nav.getByRole("list", { name: "Chat" }).getByRole("link");
       await expect(rooms.first()).toBeVisible();
-      await expect(nav.getByRole("link")).toHaveCount(27 + (await rooms.count()));
+      await expect(nav.getByRole("link")).toHaveCount(28 + (await rooms.count()));
       const found = await scan(page, "/dashboard/orders (every group open)", `admin ${width}px`);
       await page.keyboard.press("/");
       const box = page.getByRole("combobox", { name: "Quick jump" });

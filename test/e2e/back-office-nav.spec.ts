@@ -16,7 +16,7 @@ const ADMIN_GROUPS: [string, string[]][] = [
   ["Keys & licences", ["Manage Codes", "Licences", "Replacements", "Blocklists", "Licences at risk"]],
   ["Catalogue & releases", ["Releases", "Entitlements", "Promotions"]],
   ["Community", ["Affiliates", "Reviews", "Chat Moderation", "Discord"]],
-  ["Settings", ["Legal Pages", "Audit Log", "Health"]],
+  ["Settings", ["Legal Pages", "Audit Log", "Health", "Webhooks"]],
 ];
 const SUPPORT_GROUPS: [string, string[]][] = [
   ["Sales", ["Orders", "Customers", "Disputes"]],

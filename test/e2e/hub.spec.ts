@@ -76,7 +76,7 @@ test("on a phone the dashboard's navigation is a menu named for the current page
 
   await button.click();
   await expect(button).toHaveAttribute("aria-expanded", "true");
-  // Twenty-three pages for an admin (eight of the member's, fifteen of staff in five groups, which
+  // Twenty-eight pages for an admin (eight of the member's, twenty of staff in five groups, which
   // open one by one) and the chat's rooms, each on a line of its own, no label cut short.
   const groups = nav.locator("details");
   await expect(groups).toHaveCount(5);
@@ -86,7 +86,7 @@ test("on a phone the dashboard's navigation is a menu named for the current page
   const rooms = nav.getByRole("list", { name: "Chat" }).getByRole("link");
   await expect(rooms.first()).toBeVisible();
   const links = nav.getByRole("link");
-  await expect(links).toHaveCount(27 + (await rooms.count()));
+  await expect(links).toHaveCount(28 + (await rooms.count()));
   for (const link of await links.all()) {
     expect(await link.evaluate((el) => el.scrollWidth <= el.clientWidth && el.getBoundingClientRect().width > 300)).toBe(true);
   }

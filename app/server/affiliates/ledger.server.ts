@@ -2,7 +2,7 @@
 // paid, held for HOLD_DAYS; its void when the order is refunded, cancelled or its key revoked
 // within the hold; withdrawals to the reseller balance and crypto payouts. Rows are never edited
 // in amount; pending and available are sums over them, by when each row becomes available.
-import { and, desc, eq, gt, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lte, type SQL, sql } from "drizzle-orm";
 import { HOLD_MS } from "~/lib/affiliates";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
@@ -10,6 +10,7 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { affiliateLedger, affiliates } from "../platform/db/schema.server";
 import { type Affiliate, referrer } from "./programme.server";
+import { emitWebhookEvent, hasSubscribers } from "../webhooks/events.server";
 
 /** A paid order as a commission sees it: which order, what was paid, who bought, when. */
 export interface PaidOrder {
@@ -280,3 +281,48 @@ export const buyerOfDeletedAccount = (db: Db, account: { email: string; pseudony
     .update(affiliateLedger)
     .set({ buyerEmail: account.pseudonym })
     .where(sql`lower(${affiliateLedger.buyerEmail}) = lower(${account.email})`);
+
+/** How far back the release sweep looks: past a missed cron run or two, each release sent once by its key. */
+const RELEASE_WINDOW_MS = 2 * 60 * 60 * 1000;
+
+/**
+ * Cron: affiliate.commission_released for each commission whose hold ended since shortly before
+ * and that was not voided meanwhile (a release is a moment passing, not a row written).
+ */
+export async function announceReleasedCommissions(db: Db, now = Date.now()): Promise<void> {
+  if (!(await hasSubscribers(db, "affiliate.commission_released"))) return;
+  // What is left of each commission after its voids (a refund's share, a dispute), referenced by its id.
+  const left = sql<number>`${affiliateLedger.amountCents} + coalesce((select sum(v.amount_cents) from ${affiliateLedger} v where v.kind = 'void' and (v.reference = cast(${affiliateLedger.id} as text) or v.reference like cast(${affiliateLedger.id} as text) || ':%')), 0)`;
+  const released = await db
+    .select({
+      id: affiliateLedger.id,
+      affiliateId: affiliateLedger.affiliateId,
+      orderKey: affiliateLedger.orderKey,
+      availableAt: affiliateLedger.availableAt,
+      amountCents: left,
+    })
+    .from(affiliateLedger)
+    .where(
+      and(
+        eq(affiliateLedger.kind, "commission"),
+        gt(affiliateLedger.availableAt, now - RELEASE_WINDOW_MS),
+        lte(affiliateLedger.availableAt, now),
+        sql`${left} > 0`,
+      ),
+    );
+  for (const row of released)
+    await emitWebhookEvent(
+      { db },
+      "affiliate.commission_released",
+      {
+        commission: {
+          id: row.id,
+          affiliateId: row.affiliateId,
+          amountCents: row.amountCents,
+          order: row.orderKey,
+          releasedAt: new Date(row.availableAt).toISOString(),
+        },
+      },
+      { key: `affiliate.commission_released:${row.id}` },
+    );
+}

@@ -17,6 +17,7 @@ import type { JobOf } from "../platform/job-registry.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { type CryptoOrder, SETTLEABLE } from "./crypto-orders.server";
 import { creditTopUp } from "../resellers/reseller-balance.server";
+import { emitWebhookEvent } from "../webhooks/events.server";
 
 /** The one unit a crypto order buys: its key is claimed against it, so it has at most one. */
 export const cryptoUnit = (order: CryptoOrder): OrderUnit => ({
@@ -50,6 +51,24 @@ export async function settleCryptoOrder(deps: MailingDeps, job: JobOf<"crypto-or
   }
   if (order.status === "cancelled") return releaseUnit(db, unit);
   if (order.paidAt === null) return;
+  await emitWebhookEvent(
+    { db },
+    "order.paid",
+    {
+      order: {
+        id: `crypto:${order.orderNumber}`,
+        source: "crypto",
+        reference: order.orderNumber,
+        name: order.orderNumber,
+        email: order.customerEmail,
+        currency: order.currency,
+        total: (order.amountCents / 100).toFixed(2),
+        lines: [{ title: order.productTitle, variantTitle: order.variantTitle, quantity: 1, price: (order.amountCents / 100).toFixed(2) }],
+        crypto: { coin: order.cryptoType, transactionId: order.transactionId },
+      },
+    },
+    { key: `order.paid:crypto:${order.orderNumber}` },
+  );
 
   // An earlier run may have given the unit its key; then this one finishes the job.
   let key = await codeOfUnit(db, unit);

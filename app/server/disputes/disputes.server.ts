@@ -15,6 +15,8 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { disputes } from "../platform/db/schema.server";
 import { holdForDispute, releaseDisputeHold } from "../resellers/reseller-balance.server";
+import { emitLicenceEvent } from "../licences/licence-events.server";
+import { emitWebhookEvent } from "../webhooks/events.server";
 
 export type DisputeOutcome = (typeof disputes.$inferSelect)["outcome"];
 
@@ -104,6 +106,7 @@ async function whileOpen(db: Db, disputeId: string, orderId: string, now: number
   const suspended = await suspendOrderLicences(db, orderId, suspendedBy(disputeId), ANSWER_REASON.dispute, now, open);
   if (suspended.length > 0)
     await audit(db, null, "dispute.licences-suspended", orderSubject(orderId), { dispute: disputeId, keys: suspended.length });
+  for (const licence of suspended) await emitLicenceEvent(db, "licence.suspended", licence, now, { reason: "dispute", dispute: disputeId });
   const commission = await commissionOfOrder(db, orderId);
   if (!commission || commission.left <= 0) return;
   if (commission.availableAt > now) {
@@ -142,7 +145,26 @@ async function whenWon(db: Db, disputeId: string, orderId: string, now: number) 
 export async function applyDispute(db: Db, body: DisputeBody, now = Date.now()): Promise<DisputeOutcome> {
   const stored = await recordDispute(db, body, now);
   await followDispute(db, stored, now);
+  await emitDisputeEvents(db, stored);
   return stored.outcome;
+}
+
+/** dispute.opened and, once it ends, dispute.closed: keyed by the dispute, so replays send each once. */
+async function emitDisputeEvents(db: Db, dispute: typeof disputes.$inferSelect) {
+  const data = {
+    dispute: {
+      id: dispute.id,
+      order: { id: orderSubject(dispute.orderId), source: "shopify", reference: dispute.orderId },
+      type: dispute.type,
+      reason: dispute.reason,
+      status: dispute.status,
+      outcome: dispute.outcome,
+      amount: dispute.amount,
+      currency: dispute.currency,
+    },
+  };
+  await emitWebhookEvent({ db }, "dispute.opened", data, { key: `dispute.opened:${dispute.id}` });
+  if (dispute.outcome !== "open") await emitWebhookEvent({ db }, "dispute.closed", data, { key: `dispute.closed:${dispute.id}` });
 }
 
 async function followDispute(db: Db, dispute: typeof disputes.$inferSelect, now: number) {

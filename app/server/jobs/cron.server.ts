@@ -15,10 +15,13 @@ import { deleteExpiredSessions } from "../accounts/session.server";
 import { forgetIdleThrottles } from "../accounts/throttle.server";
 import { forgetOldIdempotencyKeys } from "../seller/idempotency.server";
 import { expireSubscriptions } from "../licences/subscriptions.server";
+import { announceExpiredLicences } from "../licences/licence-events.server";
+import { announceReleasedCommissions } from "../affiliates/ledger.server";
 import { requeueStuckDeliveries } from "../orders/shopify-webhook.server";
 import { sessionDepsFor } from "../chat/chat-gateway.server";
 import { checkGuildHealth, queueReconcile } from "../discord/reconcile.server";
 import { discordSetup } from "../discord/role-setup.server";
+import { queueOverdueDeliveries } from "../webhooks/delivery.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);
@@ -47,8 +50,13 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
     console.error("Renewal reminders failed:", error),
   );
   await expireSubscriptions(db, now);
+  // The shop notices a licence's end here: its webhook event goes out from the same sweep.
+  await announceExpiredLicences(db, now);
+  await announceReleasedCommissions(db, now);
   await requeueStuckDeliveries({ db, queue: env.JOB_QUEUE }, now);
   await queueChainChecks({ db, queue: env.JOB_QUEUE }, now);
+  // Webhook deliveries whose job was lost (or never queued) go on the queue again.
+  await queueOverdueDeliveries(db, env.JOB_QUEUE, now);
   // Discord roles: the reconcile sweep, and the health check that runs with it (decision 064).
   await queueReconcile({ db, queue: env.JOB_QUEUE }, now);
   await checkGuildHealth({ db, setup: discordSetup(env, db, crypto.randomUUID()) }, now);

@@ -2,7 +2,7 @@
 // (app/server/platform/job-registry.server.ts) runs here. Keys for paid orders go out, whether the
 // order came by Shopify webhook (the demo checkout's too) or is a paid crypto order; the cron's
 // chain checks of open crypto orders run here, spread over messages; so do the e-mails to owners
-// of licences given time back, the Discord role syncs and the health pings that show the queue is alive. (Restocking fills the units waiting for
+// of licences given time back, the Discord role syncs, the webhook deliveries and the health pings that show the queue is alive. (Restocking fills the units waiting for
 // new codes within the admin's own request.) Messages of a batch run one after another; each is
 // acknowledged on its own once its work is done, or retried with backoff, so a failure never holds
 // up or repeats the others. After the last retry the queue moves a message to the dead-letter
@@ -23,6 +23,7 @@ import { beat } from "../platform/heartbeats.server";
 import { runReconcile } from "../discord/reconcile.server";
 import { discordSetup, managedRoles, type RoleSettings, roleSettings } from "../discord/role-setup.server";
 import { queueSyncForOrder, type RoleSyncDeps, syncMemberRoles } from "../discord/role-sync.server";
+import { deliverWebhookMessage, WEBHOOK_SUBREQUESTS } from "../webhooks/delivery.server";
 
 /** The dead-letter queue's name (wrangler.toml): its batches are jobs the queue gave up on. */
 export const DEAD_LETTERS = "keyshop-jobs-failed";
@@ -52,6 +53,8 @@ function jobKey(job: Job): string {
       return `discord-reconcile:${job.userIds[0]}`;
     case "health-ping":
       return `health-ping:${job.sentAt}`;
+    case "webhook-delivery":
+      return `webhook:${job.messageId}`;
   }
 }
 
@@ -75,6 +78,9 @@ async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enable
       return runReconcile(discord, job.userIds);
     case "health-ping":
       return beat(deps.db, "queue");
+    case "webhook-delivery":
+      await deliverWebhookMessage({ ...deps, resolver: env.WEBHOOK_DNS_URL, queue: env.JOB_QUEUE }, job.messageId);
+      return;
   }
 }
 
@@ -82,7 +88,7 @@ async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enable
  * Workers allow 50 subrequests per invocation on the Free plan. The most requests to outside
  * services a job may make: a chain check reads its addresses and two tip heights, a reconcile one
  * member each, a role sync the member and each role the rules hand out (`managedRoles`, at most
- * MAX_MANAGED_ROLES), which it may add or remove.
+ * MAX_MANAGED_ROLES), which it may add or remove, a webhook delivery its name's two lookups and the POST.
  */
 export const SUBREQUESTS_PER_INVOCATION = 50;
 function subrequestsOf(job: Job, managedRoles: number): number {
@@ -93,6 +99,8 @@ function subrequestsOf(job: Job, managedRoles: number): number {
       return job.userIds.length;
     case "discord-sync":
       return 1 + managedRoles;
+    case "webhook-delivery":
+      return WEBHOOK_SUBREQUESTS;
     default:
       return 0;
   }

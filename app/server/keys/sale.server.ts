@@ -14,6 +14,7 @@ import { randomString } from "../platform/tokens.server";
 import { type OrderLine, storedLine } from "../platform/db/stored-orders.server";
 import { type SubscriptionSource, subscribeBuyer, subscribeUser, subscriptionSource } from "../licences/subscriptions.server";
 import { licencesFollowAddress, recordLicence, resellerLicences } from "../licences/licence-records.server";
+import { emitLicenceEvent } from "../licences/licence-events.server";
 
 /** A stocked code sold to a buyer: what its licence and subscription record. */
 export interface Sale extends SubscriptionSource {
@@ -119,7 +120,7 @@ async function replacementSaleOf(
  * the e-mail's verified account gets it (or claims it on verification).
  */
 export async function recordSale(db: Db, buyer: { email: string; userId?: string }, sale: Sale): Promise<void> {
-  await recordLicence(db, {
+  const [created] = await recordLicence(db, {
     key: sale.code,
     product: sale.productTitle,
     plan: planOf(sale.variantTitle),
@@ -128,7 +129,8 @@ export async function recordSale(db: Db, buyer: { email: string; userId?: string
     orderId: sale.orderId,
     soldAt: sale.purchasedAt,
     replacesCodeId: sale.replacesCodeId,
-  });
+  }).returning();
+  if (created) await emitLicenceEvent(db, "licence.created", created, created.createdAt);
   if (buyer.userId) await subscribeUser(db, buyer.userId, sale);
   else await subscribeBuyer(db, buyer.email, sale);
 }

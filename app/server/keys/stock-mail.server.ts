@@ -1,19 +1,10 @@
 // E-mails to the shop's admins about stock: a paid order waiting for codes, and a variant down to
 // its low-stock threshold. Each has a dedupe key per admin, so a retried delivery never mails twice.
-import { eq } from "drizzle-orm";
 import { plural } from "~/lib/format";
 import { orderKey } from "~/lib/orders";
-import { userRoles, users } from "../platform/db/schema.server";
-import { type MailingDeps, sendMail } from "../platform/mail.server";
+import { adminAddresses, type MailingDeps, sendMail } from "../platform/mail.server";
 
-async function adminEmails(deps: MailingDeps): Promise<string[]> {
-  const rows = await deps.db
-    .select({ email: users.email })
-    .from(users)
-    .innerJoin(userRoles, eq(userRoles.userId, users.id))
-    .where(eq(userRoles.role, "admin"));
-  return rows.map((r) => r.email);
-}
+const adminEmails = (deps: MailingDeps) => adminAddresses(deps.db);
 
 /** Tells every admin that a paid order is waiting for stock. */
 export async function mailBackorderAlert(

@@ -135,7 +135,7 @@ export const suspendOrderLicences = (db: Db, orderId: string, by: string, reason
     .update(licences)
     .set({ suspendedAt: now, suspendedBy: by, suspendReason: reason })
     .where(and(licencesOfOrder(db, orderId), isNull(licences.suspendedAt), isNull(licences.revokedAt), when))
-    .returning({ id: licences.id, key: licences.key, ownerEmail: licences.ownerEmail });
+    .returning();
 
 /** The suspension `by` placed on an order's licences lifted, only while `when` holds. */
 export const liftOrderSuspension = (db: Db, orderId: string, by: string, when?: SQL) =>

@@ -15,6 +15,7 @@ import { orderName } from "../platform/db/stored-orders.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "../platform/db/schema.server";
+import { emitLicenceEvent } from "./licence-events.server";
 import { auditLicence } from "./licence-audit.server";
 import { changeLicenceEntitlement } from "./licence-entitlements.server";
 import { licenceState, nonNegativeSetting } from "./validation.server";
@@ -340,6 +341,7 @@ export async function manageLicence(
       .returning({ id: licences.id });
     if (banned.length === 0) return fail("conflict", "This key is already banned");
     await auditLicence(db, admin.id, "licence.ban", row, { reason: input.reason, ...via }, ip);
+    await emitLicenceEvent(db, "licence.banned", { ...row, bannedAt: now, banReason: input.reason }, now, { reason: input.reason });
     return ok({ intent: input.intent });
   }
   const unbanned = await db

@@ -12,6 +12,7 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { ValidateLicenceInput } from "~/lib/schemas/licences";
 import { addressHex, licenceBlockSql } from "../blocks/blocks.server";
 import type { Db } from "../platform/db/client.server";
+import { emitLicenceEvent } from "./licence-events.server";
 import { bannedHwids, licences, resellerKeys, userSubscriptions, users } from "../platform/db/schema.server";
 
 /** The API's stable answer codes (Keygen's vocabulary, where it has one). */
@@ -236,7 +237,10 @@ export async function validateLicence(
   let code: LicenceCode | "bind" = row ? verdict(row, input, now) : "NOT_FOUND";
   // At most twice: if another call bound (or revoked) the key first, judge it as it is now.
   for (let attempt = 0; row && code === "bind" && attempt < 2; attempt++) {
-    row = (await bind(db, row, input.hwid, now)) ?? (await findLicence(db, input.key, input.hwid, asker));
+    const bound = await bind(db, row, input.hwid, now);
+    // Its first activation is an event for the shop's webhooks, sent after the answer has gone.
+    if (bound && row.activatedAt === null) recordCheck(emitLicenceEvent(db, "licence.activated", bound, now));
+    row = bound ?? (await findLicence(db, input.key, input.hwid, asker));
     code = row ? verdict(row, input, now) : "NOT_FOUND";
   }
   if (code === "bind") code = "HWID_MISMATCH";

@@ -22,6 +22,7 @@ import type { Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import type { JobOf } from "../platform/job-registry.server";
 import { FINISHED_OUTCOMES, recordDelivery } from "./shopify-webhook.server";
+import { licencesRevokedByDispute, orderCancelled, orderPaid, orderRefunded } from "./order-events.server";
 
 type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: string } | { rejected: string };
 
@@ -40,6 +41,7 @@ async function applyRefundBody(deps: MailingDeps, refund: { refundId: string; or
   const result = await recordRefund(deps.db, refundId, orderId, refund.lines);
   if (result.state === "applied") {
     await mailStopped(deps, orderId, result, "the order was refunded", `keys-stopped:refund:${refundId}`);
+    await orderRefunded(deps.db, orderId, refundId, result.revoked);
   }
   const detail =
     result.state === "applied"
@@ -65,6 +67,7 @@ async function revokeForLostDispute(deps: MailingDeps, orderId: string, disputeI
       renewals: takenBack.length,
     });
   await mailStopped(deps, orderId, stopped, "the payment was disputed and the dispute was lost", `keys-stopped:dispute:${disputeId}`);
+  await licencesRevokedByDispute(deps.db, orderId, revoked);
   return revoked;
 }
 
@@ -105,6 +108,7 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
     const stopped = await cancelOrder(db, order.id);
     const { revoked, takenBack } = stopped;
     await mailStopped(deps, order.id, stopped, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
+    await orderCancelled(db, order.id, revoked);
     return {
       outcome: "processed",
       detail:
@@ -131,6 +135,7 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
     buyer: { email: order.email },
     paidAt: Date.now(),
   });
+  await orderPaid(db, order);
   // A blocked buyer (or, while staff hold them, a risky order) waits for staff instead (decision 093).
   const review = await heldForReview(db, order);
   if (review.held)
@@ -158,8 +163,10 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
  */
 async function handOutKeys(deps: MailingDeps, order: Order) {
   const result = await fulfilOrder(deps, order);
-  for (const refund of result.refunded)
+  for (const refund of result.refunded) {
     await mailStopped(deps, order.id, refund, "the order was refunded", `keys-stopped:refund:${refund.refundId}`);
+    await orderRefunded(deps.db, order.id, refund.refundId, refund.revoked);
+  }
   const disputed = await followOrderDisputes(deps.db, order.id);
   if (disputed.lost !== null) await revokeForLostDispute(deps, order.id, disputed.lost);
   return result;

@@ -51,6 +51,8 @@ const JOB_SCHEMAS = [
   v.object({ kind: v.literal("discord-reconcile"), userIds: ids(64, MEMBERS_PER_RECONCILE) }),
   // A ping from the cron or the doctor: handling it shows the queue is consumed (decision 098).
   v.object({ kind: v.literal("health-ping"), sentAt: v.number() }),
+  // One webhook message to deliver (or try again): its endpoint, body and attempts are in D1.
+  v.object({ kind: v.literal("webhook-delivery"), messageId: id(64) }),
 ] as const;
 
 const jobSchema = v.variant("kind", JOB_SCHEMAS);

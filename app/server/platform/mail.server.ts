@@ -5,7 +5,7 @@
 import { and, asc, desc, eq, like, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./db/client.server";
-import { mailOutbox } from "./db/schema.server";
+import { mailOutbox, userRoles, users } from "./db/schema.server";
 
 export interface MailMessage {
   to: string;
@@ -152,6 +152,16 @@ export async function sendMail(
   if (!row) return false;
   if (!later) deps.waitUntil(deliverMail(deps.db, deps.mail, row.id));
   return true;
+}
+
+/** The addresses of every admin: who is told when the shop needs a person (stock, a failing webhook endpoint). */
+export async function adminAddresses(db: Db): Promise<string[]> {
+  const rows = await db
+    .select({ email: users.email })
+    .from(users)
+    .innerJoin(userRoles, eq(userRoles.userId, users.id))
+    .where(eq(userRoles.role, "admin"));
+  return rows.map((r) => r.email);
 }
 
 /** Cron: retry every due message. */

@@ -121,6 +121,11 @@ export const SHOP_TABLES = {
   simulated_discord_roles: "the simulated Discord of development",
   simulated_discord_members: "the simulated Discord of development",
   simulated_discord_faults: "the simulated Discord of development",
+  // Events the shop sent its own systems: copies of what the orders, licences and reviews above hold.
+  webhook_endpoints: "the shop's own systems that receive its events",
+  webhook_messages: "events sent to the shop's own systems (copies of the orders, licences and reviews above)",
+  webhook_attempts: "deliveries of those events",
+  simulated_webhook_receipts: "the local webhook receiver of development",
 } as const;
 
 export type MemberTableName = keyof typeof MEMBER_TABLES;

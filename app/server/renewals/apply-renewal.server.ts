@@ -10,6 +10,7 @@ import { type LicencePlan, PLAN_NAME } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import { entitlementsOfPlan } from "../catalogue/entitlements.server";
 import { type Extension, extensionStatements, renewalByClaim, renewalById, type RenewalRow } from "../licences/licence-renewals.server";
+import { emitLicenceEvent } from "../licences/licence-events.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { auditLog } from "../platform/db/schema.server";
@@ -60,7 +61,14 @@ export async function applyRenewal(
     await db.batch([extension.claim, ...extension.follow]);
   }
   const row = await renewalById(db, extension.id);
-  if (row) return ok({ row, fresh: true });
+  if (row) {
+    const extended = await licenceById(db, row.licenceId);
+    if (extended)
+      await emitLicenceEvent(db, "licence.extended", extended, `renewal:${row.id}`, {
+        renewal: { kind: row.kind, fromPlan: row.fromPlan, toPlan: row.toPlan, method: row.method, order: row.orderKey, auto: row.auto },
+      });
+    return ok({ row, fresh: true });
+  }
   // The same payment, applied at the same moment by another run: that run extended the licence.
   const other = await renewalByClaim(db, payment.claimKey);
   if (other) return ok({ row: other, fresh: false });

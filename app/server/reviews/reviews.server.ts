@@ -12,6 +12,7 @@ import type { Viewer } from "~/lib/viewer";
 import { reserveAttempt, throttled } from "../accounts/throttle.server";
 import type { Db } from "../platform/db/client.server";
 import { licences, productReviews, profiles, reviewModeration } from "../platform/db/schema.server";
+import { emitWebhookEvent } from "../webhooks/events.server";
 
 export type ReviewedProduct = Pick<Product, "id" | "handle" | "title">;
 
@@ -137,9 +138,25 @@ export async function saveReview(
       target: [productReviews.productId, productReviews.userId],
       set: { rating, body, updatedAt: now, productHandle: product.handle },
     })
-    .returning({ createdAt: productReviews.createdAt })
+    .returning({ id: productReviews.id, createdAt: productReviews.createdAt })
     .get();
-  return ok({ created: row.createdAt === now && standing.own === null });
+  const created = row.createdAt === now && standing.own === null;
+  await emitWebhookEvent(
+    { db },
+    "review.posted",
+    {
+      review: {
+        id: row.id,
+        product: { id: product.id, handle: product.handle, title: product.title },
+        author: viewer.username,
+        rating,
+        body,
+      },
+      edited: !created,
+    },
+    { key: `review.posted:${row.id}:${now}` },
+  );
+  return ok({ created });
 }
 
 /** Deletes the member's own review of the product (there is no other it could reach). */

@@ -1630,3 +1630,89 @@ export const bulkChanges = sqliteTable(
     check("bulk_changes_state", sql`${t.state} in ('previewed', 'applied', 'undone')`),
   ],
 );
+
+// Webhooks out (decisions 101 and 102): the shop's own systems register endpoints and the events
+// they want; each endpoint signs with its own secret, kept as written because signing needs it.
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    url: text("url").notNull(),
+    description: text("description").notNull().default(""),
+    // The event types it receives, e.g. ["order.paid", "licence.banned"].
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    secret: text("secret").notNull(),
+    // After a rotation the old secret still signs until this time, beside the new one.
+    previousSecret: text("previous_secret"),
+    previousSecretUntil: integer("previous_secret_until"),
+    state: text("state", { enum: ["enabled", "disabled"] })
+      .notNull()
+      .default("enabled"),
+    // Why it is disabled: by staff, or by the shop after it failed for a day.
+    disabledReason: text("disabled_reason", { enum: ["staff", "failing"] }),
+    disabledAt: integer("disabled_at"),
+    // Since when every delivery has failed (null after a success): a day of it disables the endpoint.
+    failingSince: integer("failing_since"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("webhook_endpoints_created").on(t.createdAt)],
+);
+
+// One event for one endpoint: its body is fixed when the event happens, so every attempt sends the
+// same bytes under the same webhook-id. Delivered from the job queue, retried on a schedule.
+export const webhookMessages = sqliteTable(
+  "webhook_messages",
+  {
+    id: text("id").primaryKey(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    eventType: text("event_type").notNull(),
+    // What the event is about, once per endpoint (an order paid twice by retries is one event).
+    eventKey: text("event_key").notNull(),
+    body: text("body").notNull(),
+    createdAt: integer("created_at").notNull(),
+    state: text("state", { enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at"),
+    // A delivery in flight holds the message until then, so two copies of its job never both send.
+    claimedUntil: integer("claimed_until"),
+  },
+  (t) => [
+    uniqueIndex("webhook_messages_event_once").on(t.endpointId, t.eventKey),
+    index("webhook_messages_log").on(t.endpointId, t.createdAt),
+    index("webhook_messages_due").on(t.state, t.nextAttemptAt),
+  ],
+);
+
+// Every attempt at a message: what was sent and what came back (the first bytes of the answer).
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    messageId: text("message_id")
+      .notNull()
+      .references(() => webhookMessages.id, { onDelete: "cascade" }),
+    at: integer("at").notNull(),
+    url: text("url").notNull(),
+    // The request's Standard Webhooks headers, as sent.
+    requestHeaders: text("request_headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    // The answer's status, or null when none came (timeout, refused address, network error).
+    status: integer("status"),
+    response: text("response").notNull().default(""),
+    error: text("error"),
+  },
+  (t) => [index("webhook_attempts_message").on(t.messageId, t.at)],
+);
+
+// The development server's local receiver (/dev/webhooks): what arrived, as it arrived.
+export const simulatedWebhookReceipts = sqliteTable("simulated_webhook_receipts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  url: text("url").notNull(),
+  headers: text("headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  body: text("body").notNull(),
+  receivedAt: integer("received_at").notNull(),
+});
