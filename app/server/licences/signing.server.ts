@@ -4,6 +4,7 @@
 // from a loader can forge an answer. Both keys are imported once per isolate.
 import { fail, ok, type Result } from "~/lib/result";
 import { fromBase64, fromBase64Url, toBase64 } from "../platform/tokens.server";
+import type { DeactivationAnswer } from "./licences.server";
 import type { LicenceAnswer } from "./validation.server";
 
 export interface LicenceSigner {
@@ -36,7 +37,7 @@ async function importSigner(secret: string): Promise<LicenceSigner> {
  */
 export async function signAnswer(
   signer: LicenceSigner,
-  answer: LicenceAnswer,
+  answer: LicenceAnswer | DeactivationAnswer,
 ): Promise<{ bytes: Uint8Array<ArrayBuffer>; signature: string }> {
   const bytes = new TextEncoder().encode(JSON.stringify(answer));
   return { bytes, signature: await signer.sign(bytes) };
