@@ -26,8 +26,11 @@ const DOMAIN_USES = {
   releases: ["platform", "catalogue", "licences"],
   keys: ["platform", "catalogue", "affiliates", "licences"],
   resellers: ["platform", "catalogue", "affiliates", "licences", "keys"],
-  crypto: ["platform", "catalogue", "affiliates", "keys", "resellers"],
-  orders: ["platform", "catalogue", "affiliates", "audit", "licences", "keys", "crypto"],
+  // Renewals that keep the key (decision 090): the payment paths (orders, crypto) call it; it
+  // extends through licences and takes balance payments through resellers.
+  renewals: ["platform", "catalogue", "affiliates", "licences", "resellers"],
+  crypto: ["platform", "catalogue", "affiliates", "keys", "resellers", "renewals"],
+  orders: ["platform", "catalogue", "affiliates", "audit", "licences", "keys", "crypto", "renewals"],
   replacements: ["platform", "licences", "orders"],
   customers: ["platform", "accounts", "licences", "resellers"],
   search: ["platform", "customers", "licences", "orders"],
@@ -67,11 +70,17 @@ const OWNED_TABLES = [
       "A key is stocked, claimed, sold, revoked and released by app/server/keys (decision 052): call it instead of writing product_codes.",
   },
   {
-    variables: ["licences", "userSubscriptions"],
-    tables: ["licences", "user_subscriptions"],
+    variables: ["licences", "userSubscriptions", "licenceRenewals"],
+    tables: ["licences", "user_subscriptions", "licence_renewals"],
     owner: ["app/server/licences/**"],
     message:
-      "Licences and the subscriptions beside them are written by app/server/licences (its licence-records module for the key path): call it instead.",
+      "Licences, the subscriptions beside them and the time renewals added are written by app/server/licences (its licence-records module for the key path, licence-renewals for renewals): call it instead.",
+  },
+  {
+    variables: ["renewalReminders", "reminderOptOuts", "autoRenewals"],
+    tables: ["renewal_reminders", "reminder_opt_outs", "auto_renewals"],
+    owner: ["app/server/renewals/**"],
+    message: "Renewal reminders, their opt-outs and auto-renewals are written by app/server/renewals (decision 091): call it instead.",
   },
   {
     variables: ["resellerAccounts", "resellerLedger"],

@@ -17,6 +17,8 @@ const OWN_DATABASE = [
   "test/orders/plan-names.test.ts",
   "test/orders/sales-figures.test.ts",
   "test/releases/release-uploads.test.ts",
+  // The renewal cron reads every licence's expiry.
+  "test/renewals/reminders.test.ts",
 ];
 
 /**
@@ -49,8 +51,8 @@ export default defineConfig(async () => {
             "keyshop-jobs": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: "keyshop-jobs-failed" },
             "keyshop-jobs-failed": { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5 },
           },
-          // A second, empty database for tests that run migrations step by step over old rows.
-          d1Databases: ["MIGRATION_DB"],
+          // Empty databases for tests that run migrations step by step over old rows.
+          d1Databases: ["MIGRATION_DB", "MIGRATION_DB_SHOP_OF_MANY"],
           bindings: {
             ...settings,
             TEST_MIGRATIONS: migrations,

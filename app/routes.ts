@@ -48,6 +48,9 @@ export default [
     route("auth/discord", "routes/auth/discord.ts"),
     route("auth/discord/callback", "routes/auth/discord.callback.ts"),
     route("auth/logout", "routes/auth/logout.tsx"),
+    // Turning renewal reminders off from an e-mail's signed link, signed in or not (its one-click
+    // POST is answered by the Worker before the CSRF check: mail clients send no Origin).
+    route("reminders/unsubscribe", "routes/auth/reminders-unsubscribe.tsx"),
   ]),
   route("api/viewer", "routes/api/viewer.ts"),
   route("api/upsell", "routes/api/upsell.ts"),
@@ -60,6 +63,8 @@ export default [
       layout("routes/hub/layout.tsx", [
         index("routes/hub/index.tsx"),
         route("subscriptions", "routes/hub/subscriptions.tsx"),
+        // Renewing one licence, keeping its key; the one-click links in reminders and the program lead here.
+        route("renew/:licence", "routes/hub/renew.tsx"),
         route("downloads", "routes/hub/downloads.tsx"),
         route("downloads/releases/:id", "routes/hub/downloads.release.ts"),
         route("resell", "routes/hub/resell.tsx"),

@@ -40,7 +40,10 @@ INSERT INTO `__new_releases` ("id", "product", "version", "channel", "notes", "e
 SELECT "id", (SELECT "product" FROM `__release_product`),
 	"version", "channel", "notes", "entitlement", "file_name", "object_key", "content_type", "upload_id", "parts", "size", "sha256", "state", "created_by", "created_at", "published_at", "yanked_at"
 FROM `releases`;--> statement-breakpoint
--- Every file moves, active ones published on stable, inactive ones yanked (kept, not offered). Its
+-- Every file moves to stable, inactive ones yanked (kept, not offered). An active one is published
+-- when the shop has sold at most one product, so the file is that product's; in a shop of several
+-- products the old list never said whose a file was, and publishing it under a guess could offer
+-- one product's program to another's auto-update: it waits as `ready` for staff to publish it. Its
 -- object stays where it is (the release's object key is the file's path); its SHA-256 is computed
 -- from the object the first time it is served or offered, and its size (which the old list could
 -- leave empty) with it. A version must be semantic and unique per product and channel: a plain
@@ -77,8 +80,10 @@ SELECT "id",
 	"new_version", 'stable',
 	CASE WHEN "plain" THEN coalesce("description", '') ELSE trim(coalesce("description", '') || char(10) || char(10) || 'Listed before as version ' || "version" || '.') END,
 	NULL, "file_name", "file_path", "content_type", NULL, '{}', coalesce("file_size", 0), NULL,
-	CASE WHEN "is_active" THEN 'published' ELSE 'yanked' END,
-	NULL, "created_at", "created_at", CASE WHEN "is_active" THEN NULL ELSE "created_at" END
+	CASE WHEN NOT "is_active" THEN 'yanked' WHEN (SELECT count(DISTINCT "product") FROM `licences`) <= 1 THEN 'published' ELSE 'ready' END,
+	NULL, "created_at",
+	CASE WHEN "is_active" AND (SELECT count(DISTINCT "product") FROM `licences`) <= 1 THEN "created_at" END,
+	CASE WHEN "is_active" THEN NULL ELSE "created_at" END
 FROM `moved`;--> statement-breakpoint
 DROP TABLE `releases`;--> statement-breakpoint
 ALTER TABLE `__new_releases` RENAME TO `releases`;--> statement-breakpoint

@@ -10,6 +10,8 @@ import {
   mailOutbox,
   productCodes,
   profiles,
+  resellerAccounts,
+  resellerLedger,
   shopifyOrders,
   userRoles,
   users,
@@ -327,6 +329,20 @@ export async function boughtKey(variantTitle = "1 Week", email = `${unique("buye
   const order = paidOrderPayload({ variant, variantTitle, title: product, price: "29.99" }, { email });
   await deliver("orders/paid", order);
   return { key: code, email, orderId: order.id, lineId: order.line_items[0]!.id, order };
+}
+
+/** A member's reseller balance (undefined before their account opens) and the purchases it paid, oldest first. */
+export async function balanceOf(userId: string) {
+  const [account, purchases] = await Promise.all([
+    db.select().from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get(),
+    db
+      .select()
+      .from(resellerLedger)
+      .where(and(eq(resellerLedger.userId, userId), eq(resellerLedger.kind, "purchase")))
+      .orderBy(resellerLedger.id)
+      .all(),
+  ]);
+  return { cents: account?.balanceCents, purchases };
 }
 
 /** A hardware id as a loader sends one, unique unless named. */

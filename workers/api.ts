@@ -15,6 +15,7 @@ import { latestReleaseAnswer, releaseByLink } from "~/server/releases/release-li
 import { clientAddress, clientNetwork, placeOf } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
+import { signedRenewLink } from "~/server/licences/renew-links.server";
 import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { type DeactivationAnswer, releaseOwnPc, resetCooldownMs } from "~/server/licences/licences.server";
 import { database, replicaDatabase } from "~/server/platform/db/client.server";
@@ -97,6 +98,7 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
     recordCheck: (write) =>
       c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
     admit: keyLimit(c, call.input.key),
+    renewLink: (licence) => signedRenewLink(call.signer, new URL(request.url).origin, licence, Date.now()),
   });
   if (!answer.ok) return rateLimited();
   return { ...call, answer: answer.value };

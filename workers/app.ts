@@ -10,6 +10,7 @@ import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { DEAD_LETTERS, recordDeadJobs, runJobBatch } from "~/server/jobs/job-consumer.server";
 import { database } from "~/server/platform/db/client.server";
 import { serveWithEdgeCache } from "~/http/edge-cache.server";
+import { REMINDER_UNSUBSCRIBE_PATH, unsubscribeFromReminders } from "~/http/reminder-unsubscribe.server";
 import { forFirstPaint } from "~/http/first-paint.server";
 import { seedDemoData } from "~/server/jobs/demo-seed.server";
 import { createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes, withSecurityHeaders } from "~/http/security.server";
@@ -51,6 +52,7 @@ export default {
     // Machine callers first: they prove themselves by signature or key, not by session or origin.
     if (pathname.startsWith("/webhooks/")) return webhooks.fetch(request, env, ctx);
     if (pathname.startsWith(API_PREFIX)) return api.fetch(request, env, ctx);
+    if (pathname === REMINDER_UNSUBSCRIBE_PATH && request.method === "POST") return unsubscribeFromReminders(request, env);
     // A page's policy and nonce are made when it is rendered: a cached copy is served with its own.
     const policy = async () => ({ nonce: createNonce(), scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV });
     if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), await policy());

@@ -363,6 +363,12 @@ export function openApiDocument(origin: string) {
                       description:
                         "What the licence grants (beta, configs, ...): its plan's at the sale, plus or minus what staff changed on this key.",
                     },
+                    renewUrl: {
+                      type: ["string", "null"],
+                      format: "uri",
+                      description:
+                        "Where the licence's owner renews it, keeping the same key (the program opens it in a browser: \"3 days left — renew\"): a link signed by the shop that works for 7 days, to the checkout of the licence's plan once the owner has signed in. Present on VALID and EXPIRED answers of a timed licence; null for lifetime licences and every other answer. Renewing adds the plan's term to expiresAt while the licence runs, and runs it again from the payment once it has ended; the next check reads the new expiresAt. Absent from answers of shops older than this field.",
+                    },
                   },
                 },
               ],

@@ -1,5 +1,6 @@
-// A reseller's balance history: top-ups, the shop's credits, affiliate commission and purchases, newest first. The
-// reseller sees it on their panel, staff on the member's page in the back office.
+// A reseller's balance history: top-ups, the shop's credits, affiliate commission and purchases (of
+// keys, or renewals), newest first. The reseller sees it on their panel, staff on the member's page
+// in the back office.
 import { Link } from "react-router";
 import { formatUsd } from "~/lib/format";
 import { LocalTime } from "./local-time";
@@ -28,7 +29,10 @@ export function BalanceHistory({ entries, topUpHref }: { entries: LedgerEntry[];
       <ul className="mt-2 divide-y divide-line text-sm">
         {entries.map((entry) => (
           <li key={entry.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
-            <span>{LEDGER_LABEL[entry.kind]}</span>
+            {/* A purchase that paid for a renewal names it so (its reference is "renewal:…", decision 090). */}
+            <span>
+              {entry.kind === "purchase" && entry.reference?.startsWith("renewal:") ? "Licence renewed" : LEDGER_LABEL[entry.kind]}
+            </span>
             {entry.kind === "top-up" && entry.reference ? (
               <Link to={topUpHref(entry.reference)} className="font-mono text-xs text-accent hover:underline">
                 {entry.reference}

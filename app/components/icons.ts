@@ -5,6 +5,8 @@ export { default as ArrowLeft } from "lucide-react/icons/arrow-left";
 export { default as BadgeCheck } from "lucide-react/icons/badge-check";
 export { default as BadgePercent } from "lucide-react/icons/badge-percent";
 export { default as Ban } from "lucide-react/icons/ban";
+export { default as Bell } from "lucide-react/icons/bell";
+export { default as BellOff } from "lucide-react/icons/bell-off";
 export { default as Bitcoin } from "lucide-react/icons/bitcoin";
 export { default as BookOpen } from "lucide-react/icons/book-open";
 export { default as ChartColumn } from "lucide-react/icons/chart-column";

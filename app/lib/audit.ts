@@ -53,6 +53,7 @@ const ACTION_LABELS: Record<string, string> = {
   "password.reset": "Reset the password",
   "password.reset-request": "Asked for a password reset",
   "registration.replace": "Replaced an unverified registration",
+  "renewal.refused": "A payment named a licence it could not renew: a new key went out instead",
   "reseller.credit": "Credited a reseller balance",
   "review.hide": "Hid a review",
   "review.unhide": "Showed a hidden review again",

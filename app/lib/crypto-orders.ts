@@ -62,6 +62,8 @@ export interface CryptoOrderView extends PaymentDetails {
   variantTitle: string;
   transactionId: string | null;
   productCode: string | null;
+  /** The order renews the buyer's licence (decision 090): paid, it extends that licence instead of handing out a key. */
+  renewsLicence: boolean;
   // A complete order's key kept from staff reading someone else's order (see the order's page).
   keyHeldBack: boolean;
   createdAt: number;

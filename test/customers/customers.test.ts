@@ -6,8 +6,32 @@ import { and, desc, eq } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { describe, expect, it } from "vitest";
 import { confirmEnrolment, startEnrolment } from "~/server/accounts/two-factor.server";
-import { auditLog, profiles, resellerAccounts, resellerLedger, sessions, userRoles, users } from "~/server/platform/db/schema.server";
-import { boughtKey, call, cookieFrom, createAccount, db, hwid, ORIGIN, signIn, type TestAccount, unique, validate } from "../helpers";
+import {
+  auditLog,
+  licences,
+  profiles,
+  resellerAccounts,
+  resellerLedger,
+  sessions,
+  userRoles,
+  users,
+} from "~/server/platform/db/schema.server";
+import {
+  boughtKey,
+  call,
+  cookieFrom,
+  createAccount,
+  db,
+  deliver,
+  hwid,
+  nextId,
+  ORIGIN,
+  paidOrderPayload,
+  signIn,
+  type TestAccount,
+  unique,
+  validate,
+} from "../helpers";
 import { addPasskey, passkeySignIn } from "../accounts/passkey-flows";
 import { SoftwareAuthenticator } from "../accounts/webauthn-authenticator";
 import { callerOf } from "~/http/caller.server";
@@ -94,6 +118,30 @@ describe("who may open the customers pages", () => {
     const text = await page(`${CUSTOMERS}/${member.id}`, cookie);
     expect(text).toContain("Expires: Not activated — 7 days from first use");
     expect(text).not.toContain("No expiry");
+  });
+
+  it("lists a licence's history: bought, extended and upgraded, each with its order", async () => {
+    const member = await createAccount();
+    const { key, order } = await boughtKey("1 Week", member.email);
+    expect((await validate({ key, hwid: hwid(), nonce: crypto.randomUUID() })).json.code).toBe("VALID");
+    const licence = (await db.select().from(licences).where(eq(licences.key, key)).get())!;
+    const paid = (variantTitle: string, price: string) => {
+      const renewal = paidOrderPayload({ variant: nextId(), variantTitle, price }, { email: member.email, namePrefix: "#R" });
+      return { ...renewal, note_attributes: [{ name: "_renews_licence", value: String(licence.id) }] };
+    };
+    const renewal = paid("1 Week", "29.99");
+    await deliver("orders/paid", renewal);
+    const upgrade = paid("30 Days", "89.99");
+    await deliver("orders/paid", upgrade);
+    const { cookie } = await staff("support");
+    const html = (await (await call(`${CUSTOMERS}/${member.id}`, { cookie })).text()).replaceAll("<!-- -->", "");
+    const history = textOf(/<ol[^>]*aria-label="History"[\s\S]*?<\/ol>/.exec(html)![0]);
+    expect(history).toMatch(
+      new RegExp(
+        `Bought \\(Weekly\\).*${order.name}.*Extended.*\\$29\\.99.*${renewal.name}.*Upgraded to Monthly.*\\$89\\.99.*${upgrade.name}`,
+      ),
+    );
+    expect(html).toContain(`href="/dashboard/orders/shopify/${upgrade.id}"`);
   });
 
   it("labels each staff page in the sidebar with who may open it, true for the viewer", async () => {

@@ -25,7 +25,20 @@ import {
   simulatedDiscordFaults,
 } from "~/server/platform/db/schema.server";
 import { deadJobs } from "~/server/platform/job-queue.server";
-import { boughtKey, call, createAccount, db, deliver, nextId, runQueue, signIn, type TestAccount } from "../helpers";
+import {
+  boughtKey,
+  call,
+  createAccount,
+  db,
+  deliver,
+  hwid,
+  nextId,
+  paidOrderPayload,
+  runQueue,
+  signIn,
+  type TestAccount,
+  validate,
+} from "../helpers";
 
 const QUEUE = "keyshop-jobs";
 const { subscriber: SUBSCRIBER, vip: VIP } = SIMULATED_ROLES;
@@ -108,6 +121,40 @@ describe("roles follow the licence", () => {
       refund_line_items: [{ line_item_id: bought.lineId, quantity: 1 }],
     });
     await expectRoles(member.discordId, []);
+  });
+
+  it("keeps the role through a renewal of the same key, and gives it back at once to a licence renewed after it ended", async () => {
+    const member = await linkedMember();
+    const { key } = await boughtKey("1 Week", member.email);
+    expect((await validate({ key, hwid: hwid(), nonce: crypto.randomUUID() })).json.code).toBe("VALID");
+    await expectRoles(member.discordId, [SUBSCRIBER]);
+    const licence = (await db.select().from(licences).where(eq(licences.key, key)).get())!;
+    const renew = () =>
+      deliver("orders/paid", {
+        ...paidOrderPayload({ variant: nextId(), variantTitle: "1 Week", price: "29.99" }, { email: member.email }),
+        note_attributes: [{ name: "_renews_licence", value: String(licence.id) }],
+      });
+    await renew();
+    await sync(member.id);
+    expect(await rolesInGuild(member.discordId)).toEqual([SUBSCRIBER]);
+    const removals = () =>
+      db
+        .select()
+        .from(auditLog)
+        .where(sql`${auditLog.action} = 'discord.role.remove' and ${auditLog.subject} = ${member.id}`)
+        .all();
+    expect(await removals()).toHaveLength(0);
+    // It ends (the sweep takes the role), then is renewed: the renewal's own sync gives the role back.
+    await db
+      .update(licences)
+      .set({ expiresAt: Date.now() - 1000 })
+      .where(eq(licences.id, licence.id));
+    await sync(member.id);
+    expect(await rolesInGuild(member.discordId)).toEqual([]);
+    await renew();
+    await expectRoles(member.discordId, [SUBSCRIBER]);
+    // Still the one key: the renewals extended it, nothing else was handed out.
+    expect(await db.select().from(licences).where(eq(licences.ownerEmail, member.email)).all()).toMatchObject([{ id: licence.id, key }]);
   });
 
   it("keeps a role another active licence still justifies", async () => {

@@ -4,7 +4,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { INTRO_FLAG } from "../../app/lib/intro";
-import { creditFromCustomerPage, logIn, openCartWithMainProduct } from "./helpers";
+import { creditFromCustomerPage, logIn, openCartWithMainProduct, reloadUntilVisible } from "./helpers";
 
 const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 const WIDTHS = [1280, 390];
@@ -25,6 +25,7 @@ const PUBLIC_PAGES = [
   "/auth/forgot",
   // Without a link: the page that says the link cannot be used.
   "/auth/reset",
+  "/reminders/unsubscribe?user=none&signature=none",
   "/no-such-page",
   // The simulated Discord's control panel (development only).
   "/dev/discord",
@@ -133,6 +134,10 @@ for (const width of WIDTHS) {
       await page.getByRole("button", { name: /^Pay / }).click();
       await expect(page.getByText("Paid. Your key is on its way to your e-mail.")).toBeVisible();
       found.push(...(await scan(page, `${checkout} (paid)`, `member ${width}px`)));
+      // The renewal page of a licence (decision 090), from its card on Subscriptions.
+      const renew = page.getByRole("link", { name: /^Renew or upgrade/ }).first();
+      await reloadUntilVisible(page, "/dashboard/subscriptions", renew);
+      found.push(...(await violations(page, (await renew.getAttribute("href"))!, `member ${width}px`)));
       expect(found, found.join("\n")).toEqual([]);
     });
 

@@ -27,7 +27,8 @@ test("a creator applies, is approved, is paid for a referred order and spends th
   const admin = await (await browser.newContext()).newPage();
   await logIn(admin, "admin", "admin-demo-1");
   await admin.goto("/dashboard/affiliates", { waitUntil: "networkidle" });
-  const row = admin.getByRole("table", { name: "Affiliates" }).getByRole("row").filter({ hasText: code });
+  // Beside the sidebar on a laptop, each affiliate is a card with its decision forms in reach.
+  const row = admin.getByRole("list", { name: "Affiliates" }).getByRole("listitem").filter({ hasText: code });
   await row.getByLabel("Commission %").fill("35");
   await row.getByRole("button", { name: "Approve" }).click();
   await expect(admin.getByText(`${code} is now approved.`)).toBeVisible();

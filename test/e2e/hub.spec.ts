@@ -118,7 +118,7 @@ test("reseller keys are labelled cards on a phone and a table on a wide screen",
 
   const cards = reseller.getByRole("list", { name: "Your keys" }).getByRole("listitem");
   await expect(cards).toHaveCount(5);
-  for (const label of ["Key", "Type", "Status", "Licence", "PC", "Purchased"])
+  for (const label of ["Key", "Type", "Status", "Licence", "PC", "Purchased", "Extend"])
     await expect(cards.first().getByRole("term").filter({ hasText: label })).toBeVisible();
   await expect(cards.first().getByRole("definition").filter({ hasText: "Monthly License" })).toBeVisible();
   await expect(cards.first().getByRole("definition").filter({ hasText: "Not activated" })).toBeVisible();
@@ -128,7 +128,7 @@ test("reseller keys are labelled cards on a phone and a table on a wide screen",
 
   await reseller.setViewportSize({ width: 1280, height: 900 });
   await expect(reseller.getByRole("table")).toBeVisible();
-  await expect(reseller.getByRole("columnheader")).toHaveText(["Key", "Type", "Status", "Licence", "PC", "Purchased"]);
+  await expect(reseller.getByRole("columnheader")).toHaveText(["Key", "Type", "Status", "Licence", "PC", "Purchased", "Extend"]);
   await expect(reseller.getByRole("table").getByRole("row")).toHaveCount(6);
   await expect(reseller.getByRole("list", { name: "Your keys" })).toBeHidden();
 });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditLog, cryptoOrders, mailOutbox, productCodes, userSubscriptions } from "~/server/platform/db/schema.server";
+import { auditLog, cryptoOrders, mailOutbox, productCodes, resellerLedger, userSubscriptions } from "~/server/platform/db/schema.server";
 import { call, createAccount, cryptoKeySent, db, runQueue, signIn, transactionId, unique } from "../helpers";
 
 const FULFILMENT = "keyshop-jobs";
@@ -408,6 +408,19 @@ describe("fulfilling crypto orders", () => {
     expect(again.status).toBe(409);
     expect(await again.text()).toContain(`Order ${order.orderNumber} was already cancelled by`);
     expect((await post({ intent: "fulfil", orderId: order.id, code: "LATE", source: "manual" }, cookie)).status).toBe(409);
+  });
+
+  it("never cancels a top-up whose credit reached the balance, even before the order reads complete", async () => {
+    const order = await submittedOrder();
+    const paidAt = Date.now();
+    await db.update(cryptoOrders).set({ purpose: "top-up", status: "processing", paidAt }).where(eq(cryptoOrders.id, order.id));
+    // The settlement's first step: the credit is in the ledger; the order is not marked complete yet.
+    await db
+      .insert(resellerLedger)
+      .values({ userId: order.userId!, kind: "top-up", amountCents: order.amountCents, reference: order.orderNumber, createdAt: paidAt });
+    const response = await post({ intent: "cancel", orderId: order.id, seen: String(order.updatedAt) }, await adminCookie());
+    expect(response.status).toBe(409);
+    expect((await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get())?.status).toBe("processing");
   });
 
   describe("decided by two admins", () => {

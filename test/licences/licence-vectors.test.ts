@@ -12,6 +12,7 @@ import { latestReleaseAnswer } from "~/server/releases/release-links.server";
 import { licenceSigner, type LicenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { type DeactivationAnswer, releaseOwnPc } from "~/server/licences/licences.server";
+import { signedRenewLink } from "~/server/licences/renew-links.server";
 import { licences, releases } from "~/server/platform/db/schema.server";
 import { toBase64 } from "~/server/platform/tokens.server";
 import { db } from "../helpers";
@@ -171,7 +172,13 @@ async function answerFor(signer: LicenceSigner, input: Partial<ValidateLicenceIn
   const answer = await validateLicence(
     db,
     { hwid: HWID, nonce: NONCE, activate: true, ...input },
-    { now: ISSUED, leaseMs: offlineLeaseMs("72"), recordCheck: () => undefined, admit: async () => true },
+    {
+      now: ISSUED,
+      leaseMs: offlineLeaseMs("72"),
+      recordCheck: () => undefined,
+      admit: async () => true,
+      renewLink: (licence) => signedRenewLink(signer, SHOP, licence, ISSUED),
+    },
   );
   if (!answer.ok) throw new Error(answer.problem.message);
   return sign(signer, answer.value);
@@ -211,9 +218,12 @@ async function refusedAsMalformed(body: Record<string, string>) {
   return { status: 400, body: await response.text() };
 }
 
+/** What the SDK must expose of the licence, where a case states it: its expiry and its renewal link (null: none). */
+type Exposed = { expiresAt?: string | null; renewUrl?: string | null };
+
 type Expect =
-  | { outcome: "valid"; code: "VALID" | "RELEASED"; offline: boolean }
-  | { outcome: "denied"; code: string; offline: boolean }
+  | ({ outcome: "valid"; code: "VALID" | "RELEASED"; offline: boolean } & Exposed)
+  | ({ outcome: "denied"; code: string; offline?: boolean } & Exposed)
   | { outcome: "invalid-request"; field: string }
   | { outcome: "offline"; reason: "unreachable" | "rate-limited" | "server-error" | "unexpected-status" | "no-lease" | "lease-expired" }
   | { outcome: "tampered"; reason: "signature" | "nonce" | "key" | "hwid" | "stale" | "rollback" | "channel" };
@@ -298,6 +308,7 @@ async function vectors() {
     ["ttl", '"ttl":600', '"ttl":6000'],
     ["licence.expiresAt", `"expiresAt":"${at(ISSUED + 6 * DAY)}"`, `"expiresAt":"${at(ISSUED + 60 * DAY)}"`],
     ["lease.until", `"until":"${at(ISSUED + 72 * HOUR)}"`, `"until":"${at(ISSUED + 720 * HOUR)}"`],
+    ["licence.renewUrl", `"renewUrl":"${SHOP}/dashboard/renew/`, `"renewUrl":"https://evil.example/dashboard/renew/`],
   ];
 
   // Genuine answers to other questions: the same call's nonce kept by a proxy that asked about
@@ -309,8 +320,27 @@ async function vectors() {
   const leasePastExpiry = await sign(signer, { ...soon.answer, lease: { until: at(ISSUED + 72 * HOUR) } });
   const revoked = await answerFor(signer, { key: "VECTOR-REVOKED" });
 
+  const expired = await answerFor(signer, { key: "VECTOR-EXPIRED" });
+  const exposed = (signed: Signed): Exposed => ({
+    expiresAt: signed.answer.licence?.expiresAt ?? null,
+    renewUrl: signed.answer.licence?.renewUrl ?? null,
+  });
   const cases = [
     online("a VALID answer", weeklyRequest, ok200(weekly), now, valid),
+    // The program reads when the licence ends and where its owner renews it ("3 days left — renew").
+    online("a VALID answer carries the licence's expiry and its renewal link", weeklyRequest, ok200(weekly), now, {
+      ...valid,
+      ...exposed(weekly),
+    }),
+    online("a lifetime licence's VALID answer has no expiry and no renewal link", request("VECTOR-LIFETIME"), ok200(lifetime), now, {
+      ...valid,
+      ...exposed(lifetime),
+    }),
+    online("a signed EXPIRED answer to the bound PC carries the renewal link", request("VECTOR-EXPIRED"), ok200(expired), now, {
+      outcome: "denied",
+      code: "EXPIRED",
+      ...exposed(expired),
+    }),
     online(
       "a VALID answer whose product name is beyond ASCII (signed over its UTF-8 bytes)",
       request("VECTOR-LIFETIME"),

@@ -2,8 +2,9 @@
 // and what is left out), read back from the charts' tables of numbers; the charts are SVG drawn on
 // the server and add nothing to the storefront.
 import { describe, expect, it } from "vitest";
-import { cryptoOrders, productCodes, resellerLedger, shopifyOrders, stockAlerts } from "~/server/platform/db/schema.server";
-import { call, createAccount, db, signIn, unique } from "../helpers";
+import { eq } from "drizzle-orm";
+import { cryptoOrders, licences, productCodes, resellerLedger, shopifyOrders, stockAlerts } from "~/server/platform/db/schema.server";
+import { boughtKey, call, createAccount, db, deliver, hwid, nextId, paidOrderPayload, signIn, unique, validate } from "../helpers";
 
 const DAY = 24 * 60 * 60 * 1000;
 const text = (html: string) => html.replaceAll("<!-- -->", "");
@@ -139,6 +140,56 @@ describe("the figures", () => {
     // Thirty days of rows, all present even when empty.
     expect(tableRow(html, dayLabel(now - 29 * DAY))).toEqual(["$0.00", "$0.00", "$0.00", "$0.00", "$0.00"]);
     expect(() => tableRow(html, dayLabel(now - 30 * DAY))).toThrow();
+  });
+});
+
+describe("renewals", () => {
+  /** The figure under `label` in the Renewals section, and the line below it. */
+  const figure = (html: string, label: string) => {
+    const match = new RegExp(`<dt class="text-muted">${label}</dt><dd[^>]*>([^<]*)</dd>(?:<dd[^>]*>([^<]*)</dd>)?`).exec(html);
+    if (!match) throw new Error(`no figure ${label}`);
+    return [match[1], match[2]];
+  };
+  const renew = async (licenceId: number, email: string, line: { variantTitle: string; price: string; discount?: string }) => {
+    const order = paidOrderPayload(
+      { variant: nextId(), variantTitle: line.variantTitle, title: "Vertex Rust", price: line.price },
+      { email },
+    );
+    await deliver("orders/paid", {
+      ...order,
+      note_attributes: [{ name: "_renews_licence", value: String(licenceId) }],
+      line_items: order.line_items.map((l) => ({ ...l, total_discount: line.discount ?? "0.00" })),
+    });
+  };
+  /** A weekly licence bound to a PC whose end is moved to `endsAt`, as time passing would. */
+  const licenceEnding = async (endsAt: number) => {
+    const { key, email } = await boughtKey("1 Week");
+    expect((await validate({ key, hwid: hwid(), nonce: globalThis.crypto.randomUUID() })).json.code).toBe("VALID");
+    await db.update(licences).set({ expiresAt: endsAt }).where(eq(licences.key, key));
+    return { id: (await db.select().from(licences).where(eq(licences.key, key)).get())!.id, email };
+  };
+
+  it("shows renewals apart from new purchases, the share of licences ended in the period renewed within 7 days, and upgrades' revenue", async () => {
+    const cookie = await adminCookie();
+    const before = text(await (await call("/dashboard/sales", { cookie })).text());
+    const purchasesBefore = Number(figure(before, "New purchases")[0]!.replace(/,/g, ""));
+    const now = Date.now();
+    const inTime = await licenceEnding(now - 3 * DAY);
+    const late = await licenceEnding(now - 10 * DAY);
+    await licenceEnding(now - 2 * DAY);
+    const upgraded = await licenceEnding(now + 3.5 * DAY);
+    await renew(inTime.id, inTime.email, { variantTitle: "1 Week", price: "29.99" });
+    await renew(late.id, late.email, { variantTitle: "1 Week", price: "29.99" });
+    // A monthly line at its price, less the unused three days' credit: $89.99 - $12.85.
+    await renew(upgraded.id, upgraded.email, { variantTitle: "30 Days", price: "89.99", discount: "12.85" });
+
+    const html = text(await (await call("/dashboard/sales", { cookie })).text());
+    // Four keys bought; the renewals and the upgrade handed out none.
+    expect(Number(figure(html, "New purchases")[0]!.replace(/,/g, ""))).toBe(purchasesBefore + 4);
+    expect(figure(html, "Renewals")).toEqual(["2", "$59.98"]);
+    // Three licences ended in the period: one renewed in time, one late, one not at all.
+    expect(figure(html, "Renewed within 7 days")).toEqual(["33%", "1 of 3 that ended"]);
+    expect(figure(html, "Upgrades")).toEqual(["$77.14", "1 upgrade"]);
   });
 });
 

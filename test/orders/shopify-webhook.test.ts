@@ -589,6 +589,7 @@ describe("order webhook: cancellations, refunds and bad input", () => {
       refunds: [],
       cartToken: null,
       referral: null,
+      renewsLicence: null,
       lines: [
         {
           id: String(payload.line_items[0]!.id),

@@ -25,7 +25,7 @@ interface Row {
   yanked_at: number | null;
 }
 
-it("moves every file into releases of the product most licences name, keeping its object, with versions that stay semver and unique", async () => {
+it("moves every file of a one-product shop into releases of that product, keeping its object, with versions that stay semver and unique", async () => {
   expect(MOVE).toBeGreaterThan(0);
   const d1 = env.MIGRATION_DB;
   await applyD1Migrations(d1, ALL.slice(0, MOVE));
@@ -58,7 +58,7 @@ it("moves every file into releases of the product most licences name, keeping it
   await d1.batch([
     licence("K-1", "Vertex Rust"),
     licence("K-2", "Vertex Rust"),
-    licence("K-3", "Vertex HWID Spoofer"),
+    licence("K-3", "Vertex Rust"),
     // Staff had already uploaded 2.0.0 as a release.
     d1.prepare(
       "insert into releases (id, version, channel, file_name, object_key, size, sha256, state, created_at, published_at) values ('staff', '2.0.0', 'stable', 'Setup.exe', 'releases/staff/Setup.exe', 10, 'aa', 'published', 5, 5)",
@@ -110,4 +110,39 @@ it("moves every file into releases of the product most licences name, keeping it
     expect(rows.get(id)!.state).toBe("published");
   }
   expect(await d1.prepare("select name from sqlite_master where name = 'downloadable_files'").first()).toBeNull();
+});
+
+it("leaves a shop of several products' files for staff to publish under the right product, never offering them under a guess", async () => {
+  const d1 = env.MIGRATION_DB_SHOP_OF_MANY;
+  await applyD1Migrations(d1, ALL.slice(0, MOVE));
+  await d1.batch([
+    d1.prepare(
+      "insert into licences (key, product, plan, owner_email, created_at) values ('M-1', 'Vertex Rust', 'weekly', 'a@example.test', 1)",
+    ),
+    d1.prepare(
+      "insert into licences (key, product, plan, owner_email, created_at) values ('M-2', 'Vertex Rust', 'weekly', 'b@example.test', 1)",
+    ),
+    d1.prepare(
+      "insert into licences (key, product, plan, owner_email, created_at) values ('M-3', 'Vertex HWID Spoofer', 'weekly', 'c@example.test', 1)",
+    ),
+    d1.prepare(
+      "insert into downloadable_files (id, file_name, file_path, file_size, content_type, version, requires_subscription, is_active, created_at) values ('spoofer', 'Spoofer.zip', 'files/spoofer/Spoofer.zip', 10, 'application/zip', '3.0.0', 1, 1, 30)",
+    ),
+    d1.prepare(
+      "insert into downloadable_files (id, file_name, file_path, file_size, content_type, version, requires_subscription, is_active, created_at) values ('old', 'Old.zip', 'files/old/Old.zip', 10, 'application/zip', '1.0.0', 1, 0, 20)",
+    ),
+  ]);
+
+  await applyD1Migrations(d1, ALL);
+
+  const rows = new Map((await d1.prepare("select * from releases").all<Row>()).results.map((row) => [row.id, row]));
+  // Kept with its object and version, waiting for staff: nothing offers it to the auto-update.
+  expect(rows.get("spoofer")).toMatchObject({
+    version: "3.0.0",
+    state: "ready",
+    published_at: null,
+    object_key: "files/spoofer/Spoofer.zip",
+  });
+  expect(rows.get("old")).toMatchObject({ state: "yanked", published_at: null });
+  expect(await d1.prepare("select count(*) as n from releases where state = 'published'").first<{ n: number }>()).toEqual({ n: 0 });
 });

@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { and, eq, inArray, like } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addCodes } from "~/server/keys/stock.server";
+import { decideReplacement } from "~/server/replacements/replacement-decisions.server";
 import { auditLog, licences, mailOutbox, productCodes, replacementRequests } from "~/server/platform/db/schema.server";
 import { boughtKey, call, createAccount, db, hwid, latestMail, signIn, type TestAccount, unique, validate } from "../helpers";
 
@@ -198,6 +199,24 @@ describe("two staff deciding one request", () => {
       expect(await mailsTo(member.account.email)).toHaveLength(mailsBefore);
       expect(await decisionsAudited(member.key)).toHaveLength(0);
     }
+  });
+
+  it("the same admin approving twice in the same millisecond: one approval stands, and the request reads approved", async () => {
+    const member = await activatedKey(3);
+    await ask(member.cookie, member.licenceId);
+    const request = (await requestOf(member.licenceId))!;
+    const staff = await createAccount({ admin: true });
+    const actor = {
+      viewer: { id: staff.id, email: staff.email, username: staff.username, avatarUrl: null, role: "admin" as const },
+      ip: null,
+    };
+    const deps = { db, mail: env, waitUntil: () => {} };
+    const now = Date.now();
+    const decision = { intent: "approve" as const, requestId: request.id, reason: "Confirmed the ban with the game's support" };
+    const results = await Promise.all([decideReplacement(deps, actor, decision, now), decideReplacement(deps, actor, decision, now)]);
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    expect((await requestOf(member.licenceId))!.state).toBe("approved");
+    expect(await sparesSold(member.account.email)).toHaveLength(1);
   });
 
   it("one after the other: a decline arriving after an approval (or the reverse) changes nothing", async () => {

@@ -1,5 +1,7 @@
 // A list that is a table from 640 px up and a card per row below it (labelled fields), so wide
-// rows stay readable on a phone. Both views read the same column definitions.
+// rows stay readable on a phone. Both views read the same column definitions. A table whose rows
+// carry forms (`wide`) stays cards until 1536 px: beside the back office's sidebar on a laptop it
+// would otherwise push its last column out of sight.
 import { Fragment, type ReactNode } from "react";
 
 export interface Column<T> {
@@ -14,15 +16,17 @@ export function ResponsiveTable<T>({
   columns,
   rowKey,
   label,
+  wide = false,
 }: {
   rows: T[];
   columns: Column<T>[];
   rowKey: (row: T) => string;
   label: string;
+  wide?: boolean;
 }) {
   return (
     <>
-      <ul aria-label={label} className="mt-4 space-y-3 sm:hidden">
+      <ul aria-label={label} className={`mt-4 space-y-3 ${wide ? "2xl:hidden" : "sm:hidden"}`}>
         {rows.map((row) => (
           <li key={rowKey(row)} className="rounded-lg border border-line bg-panel-2 p-3">
             <dl className="grid grid-cols-[auto_minmax(0,1fr)] items-center gap-x-4 gap-y-1.5 text-sm">
@@ -36,7 +40,7 @@ export function ResponsiveTable<T>({
           </li>
         ))}
       </ul>
-      <div className="mt-4 hidden overflow-x-auto sm:block">
+      <div className={`mt-4 hidden overflow-x-auto ${wide ? "2xl:block" : "sm:block"}`}>
         <table className="w-full text-left text-sm" aria-label={label}>
           <thead className="text-muted">
             <tr>

@@ -66,7 +66,15 @@ export const creditSchema = v.object({
   request: v.pipe(v.optional(v.string(), ""), v.uuid("This form is out of date; reload the page")),
 });
 
-export const resellSchema = v.variant("intent", [generateKeysSchema, addBalanceSchema], "Unknown request");
+// A reseller extends a key they sold by its plan's term, from their balance (decision 090).
+export const extendKeySchema = v.object({
+  intent: v.literal("extend"),
+  licenceId: v.pipe(text(), v.regex(/^\d{1,15}$/, "Unknown key"), v.transform(Number)),
+  // One id per page load: the same extension sent twice is paid once.
+  request: v.pipe(text(), v.uuid("This form is out of date; reload the page")),
+});
+
+export const resellSchema = v.variant("intent", [generateKeysSchema, addBalanceSchema, extendKeySchema], "Unknown request");
 
 export type GenerateKeysInput = v.InferOutput<typeof generateKeysSchema>;
 export type TopUpInput = v.InferOutput<typeof addBalanceSchema>;

@@ -71,7 +71,7 @@ const STATE_TONE: Record<Row["status"], BadgeTone> = { pending: "yellow", approv
 function Decisions({ row }: { row: Row }) {
   const rates = row.status === "pending" || row.status === "declined" ? null : row;
   return (
-    <div className="space-y-2">
+    <div className="space-y-2 sm:min-w-56">
       <ApproveForm affiliate={row.userId} from={row.status} code={row.code} rates={rates} />
       <div className="flex flex-wrap gap-2">
         {row.status === "pending" ? (
@@ -144,7 +144,7 @@ export default function Affiliates({ loaderData }: Route.ComponentProps) {
         {affiliates.length === 0 ? (
           <p className="mt-3 text-sm text-muted">No applications yet.</p>
         ) : (
-          <ResponsiveTable rows={affiliates} columns={columns(may.manage)} rowKey={(a) => a.userId} label="Affiliates" />
+          <ResponsiveTable rows={affiliates} columns={columns(may.manage)} rowKey={(a) => a.userId} label="Affiliates" wide />
         )}
       </Card>
       <Card>

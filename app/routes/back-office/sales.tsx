@@ -1,5 +1,6 @@
 // /dashboard/sales: sales at a glance for admins (capability sales.view; others get 403): revenue
-// of the last 30 UTC days by payment method, units sold and stock per variant, top resellers.
+// of the last 30 UTC days by payment method, units sold and stock per variant, renewals apart from
+// new purchases, top resellers.
 // Charts are SVG drawn on the server (decision 039).
 import type { ReactNode } from "react";
 import { BarChart, type ChartSeries } from "~/components/bar-chart";
@@ -45,8 +46,42 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 
 const Empty = ({ children }: { children: ReactNode }) => <p className="text-sm text-muted">{children}</p>;
 
+/** Renewals apart from new purchases: what came back with the same key, what moved up, and how many who ended came back. */
+function RenewalFigures({ figures }: { figures: Route.ComponentProps["loaderData"]["renewals"] }) {
+  const share = figures.ended === 0 ? null : Math.round((figures.renewedWithinWeek / figures.ended) * 100);
+  return (
+    <>
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-3 text-sm">
+        <div>
+          <dt className="text-muted">New purchases</dt>
+          <dd className="text-xl font-black tabular-nums">{formatCount(figures.newPurchases)}</dd>
+        </div>
+        <div>
+          <dt className="text-muted">Renewals</dt>
+          <dd className="text-xl font-black tabular-nums">{formatCount(figures.renewals)}</dd>
+          <dd className="text-xs text-muted">{formatUsd(figures.renewalCents)}</dd>
+        </div>
+        <div>
+          <dt className="text-muted">Renewed within 7 days</dt>
+          <dd className="text-xl font-black tabular-nums">{share === null ? "—" : `${share}%`}</dd>
+          <dd className="text-xs text-muted">{`${formatCount(figures.renewedWithinWeek)} of ${formatCount(figures.ended)} that ended`}</dd>
+        </div>
+        <div>
+          <dt className="text-muted">Upgrades</dt>
+          <dd className="text-xl font-black tabular-nums">{formatUsd(figures.upgradeCents)}</dd>
+          <dd className="text-xs text-muted">{`${formatCount(figures.upgrades)} ${plural(figures.upgrades, "upgrade", "upgrades")}`}</dd>
+        </div>
+      </dl>
+      <p className="text-xs text-muted">
+        New purchases are keys handed out; renewals extended a licence with the same key (refunded ones left out). Of the licences whose end
+        fell in the last {SALES_DAYS} days, the share renewed no later than 7 days after it (early renewals count).
+      </p>
+    </>
+  );
+}
+
 export default function Sales({ loaderData }: Route.ComponentProps) {
-  const { since, days, otherCurrencies, leftOut, units, stock, resellers } = loaderData;
+  const { since, days, otherCurrencies, leftOut, units, renewals, stock, resellers } = loaderData;
   const revenue = days.reduce((sum, d) => sum + PAYMENT_METHODS.reduce((s, m) => s + d[m], 0), 0);
   const period = `${formatDate(since)} to today (UTC)`;
   return (
@@ -104,6 +139,9 @@ export default function Sales({ loaderData }: Route.ComponentProps) {
                 labelHeader="Variant"
               />
             )}
+          </Section>
+          <Section title="Renewals">
+            <RenewalFigures figures={renewals} />
           </Section>
           <Section title="Top resellers">
             {resellers.length === 0 ? (

@@ -17,7 +17,9 @@ import { deliverToSelf } from "~/http/loopback.server";
 import { readSubmission } from "~/http/submission.server";
 import { notFound } from "~/http/refusals.server";
 import { cartTotal, checkoutPaid } from "~/lib/cart";
-import { formatMoney, variantLabel } from "~/lib/plans";
+import { formatMoney, PLAN_NAME, variantLabel } from "~/lib/plans";
+import { RENEWAL_ATTRIBUTE } from "~/lib/renewals";
+import { LocalTime } from "~/components/local-time";
 import { demoPaySchema } from "~/lib/schemas/checkout";
 import { getViewer } from "~/server/accounts/session.server";
 import { DEMO_CHECKOUT_ENABLED, getDemoCheckout, payDemoCheckout } from "~/server/catalogue/checkout.server";
@@ -43,6 +45,9 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     discount: checkout.discount
       ? { code: checkout.discount.code, percent: checkout.discount.percent, amount: money(checkout.discount.cents) }
       : null,
+    // An upgrade's credit for the unused time, taken off as Shopify's draft order takes it off.
+    credit: checkout.credit ? { label: checkout.credit.label, amount: money(checkout.credit.cents) } : null,
+    renewsLicence: (JSON.parse(checkout.attributes) as { key: string }[]).some((a) => a.key === RENEWAL_ATTRIBUTE),
     total: money(checkout.totalCents),
     email: checkout.email ?? "",
     orderNumber: checkout.orderNumber,
@@ -64,15 +69,16 @@ export async function action({ params, request, context }: Route.ActionArgs) {
 }
 
 /** The paid order's keys, as they are handed out (the job queue does it a moment after the payment). */
-function OrderKeys({ keys }: { keys: BuyerOrderKeys }) {
+function OrderKeys({ keys, renewing }: { keys: BuyerOrderKeys; renewing: boolean }) {
   const { toast } = useToast();
   const expected = keys.keys.length + keys.waiting;
+  if (keys.renewals.length > 0) return <Renewed renewals={keys.renewals} />;
   return (
     <div className="mt-6 rounded-lg border border-accent/40 bg-accent/5 p-4">
       <p className="text-xs font-bold tracking-wider text-accent">{keys.keys.length === 1 ? "YOUR KEY" : "YOUR KEYS"}</p>
       {keys.keys.length === 0 && keys.waiting === 0 ? (
         <p className="mt-2 text-sm text-muted" role="status">
-          Your keys appear here in a moment.
+          {renewing ? "Your licence's new end appears here in a moment." : "Your keys appear here in a moment."}
         </p>
       ) : (
         <ul className="mt-2 space-y-2" aria-label="Your keys">
@@ -108,15 +114,40 @@ function OrderKeys({ keys }: { keys: BuyerOrderKeys }) {
   );
 }
 
+/** The licence the order extended: same key, its new end. */
+function Renewed({ renewals }: { renewals: BuyerOrderKeys["renewals"] }) {
+  return (
+    <ul className="mt-6 space-y-2 rounded-lg border border-accent/40 bg-accent/5 p-4 text-sm" aria-label="Licences extended">
+      {renewals.map((r, i) => (
+        <li key={`${r.licence}-${i}`}>
+          <span className="font-mono">{r.licence}</span> ({r.product}, {PLAN_NAME[r.plan]}){" "}
+          {r.expiresAt === null ? (
+            r.kind === "upgrade" && r.plan === "lifetime" ? (
+              "is now lifetime."
+            ) : (
+              "is upgraded: its time starts at its first use."
+            )
+          ) : (
+            <>
+              {r.kind === "upgrade" ? "is upgraded, " : "is extended "}until <LocalTime ms={r.expiresAt} format="datetime" />.
+            </>
+          )}{" "}
+          Same key, same PC.
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export default function DemoCheckout({ loaderData, actionData, params }: Route.ComponentProps) {
-  const { lines, discount, total, email, orderNumber, keys } = loaderData;
+  const { lines, discount, credit, total, email, orderNumber, keys, renewsLicence } = loaderData;
   const problem = actionData?.ok === false ? actionData.problem : undefined;
   const paying = useNavigation().state === "submitting";
   // Paid: what this checkout bought leaves the cart that made it (in this tab and every other).
   useEffect(() => {
     if (orderNumber) updateCart((cart) => checkoutPaid(cart, params.id));
   }, [orderNumber, params.id]);
-  useRecheckWhile(keys !== null && keys.keys.length === 0 && keys.waiting === 0);
+  useRecheckWhile(keys !== null && keys.keys.length === 0 && keys.waiting === 0 && keys.renewals.length === 0);
   return (
     <div className="mx-auto max-w-2xl space-y-6 px-4 py-12">
       <p className="rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-3 text-sm text-yellow-200">
@@ -142,6 +173,12 @@ export default function DemoCheckout({ loaderData, actionData, params }: Route.C
             <span className="font-semibold whitespace-nowrap">−{formatMoney(discount.amount)}</span>
           </p>
         ) : null}
+        {credit ? (
+          <p className="flex justify-between gap-4 border-t border-line py-3 text-sm text-green-400">
+            <span>{credit.label}</span>
+            <span className="font-semibold whitespace-nowrap">−{formatMoney(credit.amount)}</span>
+          </p>
+        ) : null}
         <p className="mt-4 flex justify-between border-t border-line pt-4 font-bold">
           <span>Total</span>
           <span>{formatMoney(total)}</span>
@@ -149,9 +186,10 @@ export default function DemoCheckout({ loaderData, actionData, params }: Route.C
         {orderNumber ? (
           <>
             <p className="mt-6 flex items-center gap-2 text-green-400" role="status">
-              <CheckCircle className="size-5" aria-hidden /> Paid. Your key is on its way to your e-mail.
+              <CheckCircle className="size-5" aria-hidden />{" "}
+              {renewsLicence ? "Paid. Your licence is being extended: same key, same PC." : "Paid. Your key is on its way to your e-mail."}
             </p>
-            {keys ? <OrderKeys keys={keys} /> : null}
+            {keys ? <OrderKeys keys={keys} renewing={renewsLicence} /> : null}
           </>
         ) : (
           <Form method="post" className="mt-6 space-y-4">

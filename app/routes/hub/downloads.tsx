@@ -16,14 +16,14 @@ import type { Route } from "./+types/downloads";
 export const meta: Route.MetaFunction = () => [{ title: `Downloads | ${BRAND}` }];
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { db, env, catalogue } = app(context);
+  const { db, catalogue } = app(context);
   // The page shows what the download link will do: both follow the same rule.
   const downloader = await downloaderOf(db, currentViewer(context));
   const access: "staff" | "licensed" | "none" =
     downloader.kind === "staff" ? "staff" : downloader.licences.length > 0 ? "licensed" : "none";
   return {
     // Streamed: the page shows "Loading downloads..." until the releases are there.
-    shelves: releaseShelves(db, env.DOWNLOADS, downloader, catalogue),
+    shelves: releaseShelves(db, downloader, catalogue),
     access,
   };
 }

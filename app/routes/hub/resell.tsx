@@ -20,7 +20,7 @@ import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
 import { describedBy, Field, FieldError, SelectField } from "~/components/ui/field";
 import { inputClass } from "~/components/ui/input-class";
 import { answer, answerInvalid, answerProblem } from "~/http/answer.server";
-import { app } from "~/http/context.server";
+import { app, mailingDeps } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { readSubmission } from "~/http/submission.server";
 import { BRAND } from "~/lib/brand";
@@ -40,6 +40,7 @@ import {
 import { generateKeys, resellerOverview, resoldProduct } from "~/server/resellers/reseller-panel.server";
 import { openTopUp } from "~/server/crypto/crypto-orders.server";
 import { cryptoSetup } from "~/server/crypto/crypto-setup.server";
+import { extendSoldKey } from "~/server/renewals/balance-renewals.server";
 import { licencesOf, resetCooldownDays, resetCooldownMs } from "~/server/licences/licences.server";
 import type { Route } from "./+types/resell";
 
@@ -62,6 +63,8 @@ export async function loader({ context }: Route.LoaderArgs) {
     prices,
     cryptoCoins: cryptoSetup(env, db).coins,
     cooldownDays: resetCooldownDays(env.HWID_RESET_COOLDOWN_DAYS),
+    // One id per page load for the keys' Extend forms: the same extension sent twice is paid once.
+    extendRequest: crypto.randomUUID(),
   };
 }
 
@@ -92,6 +95,12 @@ export async function action({ request, context }: Route.ActionArgs) {
       return answer(await generateKeys(db, catalogue, viewer, input), {
         titles,
         success: ({ keys }) => ({ title: "Success", description: `Generated ${keys.length} key(s) successfully` }),
+      });
+    case "extend":
+      return answer(await extendSoldKey(mailingDeps(context), catalogue, viewer, input.licenceId, input.request), {
+        titles: { ...titles, conflict: "Not extended", "not-found": "Not extended" },
+        intent: input.intent,
+        success: ({ cents }) => ({ title: "Key extended", description: `${formatUsd(cents)} was taken from your balance.` }),
       });
   }
 }
@@ -139,8 +148,38 @@ function KeyPc({ licence, cooldownDays }: { licence: ResellerKey["licence"]; coo
   );
 }
 
+/** Extends a sold key by its plan's term, paid from the balance at the reseller's price (once its clock has started). */
+function ExtendKey({ licence, price, request }: { licence: ResellerKey["licence"]; price: number | null; request: string }) {
+  const extend = useFetcher<typeof action>();
+  useResultToast(extend);
+  if (!licence || price === null || licence.activatedAt === null || licence.state === "revoked" || licence.state === "banned") {
+    return <span className="text-muted">—</span>;
+  }
+  return (
+    <extend.Form method="post" className="flex flex-col items-start gap-0.5">
+      <input type="hidden" name="intent" value="extend" />
+      <input type="hidden" name="licenceId" value={licence.id} />
+      <input type="hidden" name="request" value={request} />
+      <Button
+        type="submit"
+        variant="outline"
+        size="sm"
+        disabled={extend.state !== "idle"}
+        aria-label={`Extend ${licence.key} for ${formatUsd(price)}`}
+      >
+        {extend.state !== "idle" ? "Extending..." : "Extend"}
+      </Button>
+      <span className="text-xs text-muted">{formatUsd(price)}</span>
+    </extend.Form>
+  );
+}
+
 /** The key list's fields, once: the table (wide screens) and the cards (phones) both read them. */
-const keyFields = (cooldownDays: number): Column<ResellerKey>[] => [
+const keyFields = (
+  cooldownDays: number,
+  extendPrice: (key: ResellerKey) => number | null,
+  extendRequest: string,
+): Column<ResellerKey>[] => [
   { label: "Key", value: (key) => <KeyCode code={key.keyCode} /> },
   { label: "Type", value: (key) => KEY_TYPES[key.keyType] },
   {
@@ -150,6 +189,7 @@ const keyFields = (cooldownDays: number): Column<ResellerKey>[] => [
   { label: "Licence", value: (key) => (key.licence ? <LicenceStateBadge licence={key.licence} /> : <span className="text-muted">—</span>) },
   { label: "PC", value: (key) => <KeyPc licence={key.licence} cooldownDays={cooldownDays} /> },
   { label: "Purchased", value: (key) => <LocalTime ms={key.purchaseDate} className="text-muted" /> },
+  { label: "Extend", value: (key) => <ExtendKey licence={key.licence} price={extendPrice(key)} request={extendRequest} /> },
 ];
 
 /** The list's own copy and export: every key shown (the newest 200), and a CSV of them all. */
@@ -180,7 +220,11 @@ function KeyListActions({ keys, total }: { keys: ResellerKey[]; total: number })
 const KEYS_CSV = "/dashboard/resell/keys.csv";
 
 export default function Resell({ loaderData }: Route.ComponentProps) {
-  const { account, keys, totalKeys, activeKeys, prices, cryptoCoins, ledger, cooldownDays } = loaderData;
+  const { account, keys, totalKeys, activeKeys, prices, cryptoCoins, ledger, cooldownDays, extendRequest } = loaderData;
+  const extendPrice = (key: ResellerKey) => {
+    const list = prices[key.keyType];
+    return list ? discounted(list, account.discountRate) : null;
+  };
   const balanceFetcher = useFetcher<typeof action>();
   const generateFetcher = useFetcher<typeof action>();
   const { formRef: balanceRef, ...balanceCheck } = useFetcherForm(balanceFetcher, addBalanceSchema, { title: inputProblemTitle });
@@ -309,7 +353,12 @@ export default function Resell({ loaderData }: Route.ComponentProps) {
                 The newest {keys.length} of your {totalKeys} keys; the CSV has them all.
               </p>
             ) : null}
-            <ResponsiveTable rows={keys} columns={keyFields(cooldownDays)} rowKey={(key) => key.id} label="Your keys" />
+            <ResponsiveTable
+              rows={keys}
+              columns={keyFields(cooldownDays, extendPrice, extendRequest)}
+              rowKey={(key) => key.id}
+              label="Your keys"
+            />
           </>
         )}
       </Card>

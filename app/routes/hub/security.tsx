@@ -2,7 +2,8 @@
 // password and their passkeys (whose forms post to the nested passkeys route). Two-factor
 // authentication has its own page beside this one.
 import { useFetcher } from "react-router";
-import { Lock, LogOut, Monitor } from "~/components/icons";
+import * as v from "valibot";
+import { Bell, Lock, LogOut, Monitor } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { PasskeysSection } from "./+shared/passkeys-section";
 import { useFormCheck } from "~/components/use-form-check";
@@ -14,6 +15,8 @@ import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
 import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
+import { remindersSchema } from "~/lib/schemas/renewals";
+import { remindersOn, setReminders } from "~/server/renewals/reminders.server";
 import { isDiscordConfigured, mayLinkDiscord, unlinkDiscord } from "~/server/accounts/discord-login.server";
 import { discordSetup } from "~/server/discord/role-setup.server";
 import { discordCardOf, linkSimulatedDiscord } from "~/server/discord/role-link.server";
@@ -47,16 +50,32 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     passkeys: await listPasskeys(db, id),
     passkeysAvailable: relyingPartyFor(context, request).ok,
     discord: await discordCardOf(db, env, id),
+    reminders: await remindersOn(db, id),
   };
 }
+
+// The page's forms: the account's own, and the renewal reminders' switch (decision 091).
+const securityActions = v.variant("intent", [...securitySchema.options, remindersSchema], "Unknown request");
 
 export async function action({ request, context }: Route.ActionArgs) {
   const deps = sessionDeps(context);
   const viewer = currentViewer(context);
-  const submission = await readSubmission(request, securitySchema);
+  const submission = await readSubmission(request, securityActions);
   if (!submission.ok) return answerInvalid(submission);
   const form = submission.value;
   switch (form.intent) {
+    case "renewal-reminders":
+      await setReminders(deps.db, viewer.id, form.on);
+      return answer(
+        { ok: true, value: form.on },
+        {
+          success: (on) =>
+            on
+              ? { title: "Reminders on", description: "You get an e-mail before a licence ends, and once after." }
+              : { title: "Reminders off", description: "No more renewal reminders." },
+          intent: form.intent,
+        },
+      );
     case "end-session": {
       const result = await endOneSession(deps, viewer, callerOf(request), form.session);
       if (result.ok && result.value.endedCurrent) {
@@ -138,6 +157,32 @@ function SessionRow({ session }: { session: Route.ComponentProps["loaderData"]["
   );
 }
 
+/** Renewal reminders on or off: the e-mails before a licence ends, and once after it ended. */
+function RemindersCard({ on }: { on: boolean }) {
+  const toggle = useFetcher<typeof action>();
+  useResultToast(toggle);
+  const showing = toggle.formData ? toggle.formData.get("on") === "on" : on;
+  return (
+    <Card className="space-y-3">
+      <h2 className="flex items-center gap-2 font-bold">
+        <Bell className="size-4 text-accent" aria-hidden /> Renewal reminders
+      </h2>
+      <p className="text-sm text-muted">
+        {showing
+          ? "On: we e-mail you a few days before a weekly or monthly licence ends, and once after it ended, with a link to renew it."
+          : "Off: you get no e-mail before or after a licence ends."}
+      </p>
+      <toggle.Form method="post">
+        <input type="hidden" name="intent" value="renewal-reminders" />
+        <input type="hidden" name="on" value={showing ? "off" : "on"} />
+        <Button type="submit" variant="outline" disabled={toggle.state !== "idle"} aria-pressed={showing}>
+          {showing ? "Turn reminders off" : "Turn reminders on"}
+        </Button>
+      </toggle.Form>
+    </Card>
+  );
+}
+
 function PasswordCard() {
   const change = useFetcher<typeof action>();
   useResultToast(change);
@@ -181,7 +226,7 @@ function PasswordCard() {
 }
 
 export default function Security({ loaderData }: Route.ComponentProps) {
-  const { sessions, passkeys, passkeysAvailable, discord } = loaderData;
+  const { sessions, passkeys, passkeysAvailable, discord, reminders } = loaderData;
   const others = useFetcher<typeof action>();
   useResultToast(others);
   const hasOthers = sessions.some((s) => !s.current);
@@ -214,6 +259,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
       </Card>
       <PasswordCard />
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
+      <RemindersCard on={reminders} />
       {discord ? <DiscordCard {...discord} /> : null}
     </div>
   );

@@ -4,7 +4,7 @@
 import { Link } from "react-router";
 import { useId } from "react";
 import { copyText } from "~/components/copy";
-import { Check, Copy } from "~/components/icons";
+import { Check, Copy, RotateCcw } from "~/components/icons";
 import { LicenceDetails, LicenceExpiry, ResetPcForm } from "~/components/licence-details";
 import { LocalTime } from "~/components/local-time";
 import { OrderRef } from "~/components/order-ref";
@@ -17,7 +17,7 @@ import { Card } from "~/components/ui/card";
 import { EmptyState } from "~/components/ui/empty-state";
 import { BRAND } from "~/lib/brand";
 import { ownerCanReset } from "~/lib/licences";
-import { variantLabel } from "~/lib/plans";
+import { PLAN_NAME, variantLabel } from "~/lib/plans";
 import { resetHwidSchema } from "~/lib/schemas/licences";
 import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
 import { app } from "~/http/context.server";
@@ -26,6 +26,7 @@ import { passRetryAfter } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
 import { orderOnItsWay } from "~/server/orders/shopify-webhook.server";
 import { subscriptionsOf } from "~/server/licences/subscriptions.server";
+import { autoRenewedLicences } from "~/server/renewals/balance-renewals.server";
 import { clientAddress } from "~/http/caller.server";
 import { licencesOf, resetCooldownDays, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
 import { replacementRequestsOf, requestReplacement, withinReplacementWindow } from "~/server/replacements/replacement-requests.server";
@@ -42,10 +43,11 @@ export async function loader({ context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
   const now = Date.now();
-  const [all, licences, onItsWay] = await Promise.all([
+  const [all, licences, onItsWay, autoRenewed] = await Promise.all([
     subscriptionsOf(db, viewer.id),
     licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now),
     orderOnItsWay(db, viewer.email),
+    autoRenewedLicences(db, viewer.id),
   ]);
   const requests = await replacementRequestsOf(
     db,
@@ -63,7 +65,13 @@ export async function loader({ context }: Route.LoaderArgs) {
     // A subscription past its expiry counts as expired even before the hourly job marks it; a
     // paused key's time stands still, so its subscription stays current.
     const runOut = s.expiryDate !== null && s.expiryDate <= now && licence?.state !== "paused";
-    return { ...s, status: s.status === "active" && runOut ? "expired" : s.status, licence, replacement };
+    return {
+      ...s,
+      status: s.status === "active" && runOut ? "expired" : s.status,
+      licence,
+      replacement,
+      autoRenew: licence !== null && autoRenewed.has(licence.id),
+    };
   });
   return {
     active: rows.filter((s) => s.status === "active"),
@@ -164,10 +172,32 @@ function SubscriptionCard({ s, cooldownDays }: { s: Subscription; cooldownDays: 
         {s.orderId ? <OrderRef name={s.orderName} id={s.orderId} className="text-sm text-muted sm:ml-auto" /> : null}
       </div>
       <Dates s={s} never={active ? "Never" : "N/A"} />
+      {s.licence && renewable(s.licence) ? <RenewLink licence={s.licence} autoRenew={s.autoRenew} /> : null}
       <KeyLine code={s.code} />
       {s.licence ? <LicencePanel licence={s.licence} cooldownDays={cooldownDays} /> : null}
       {s.licence && s.replacement ? <ReplacementRequest licenceId={s.licence.id} {...s.replacement} /> : null}
     </Card>
+  );
+}
+
+/** A timed licence that still works (or has only run out) may be renewed, keeping its key. */
+const renewable = (licence: NonNullable<Subscription["licence"]>) =>
+  licence.plan !== "lifetime" && licence.state !== "revoked" && licence.state !== "banned";
+
+/** Renewing keeps the key: the time is added to this licence (decision 090). */
+function RenewLink({ licence, autoRenew }: { licence: NonNullable<Subscription["licence"]>; autoRenew: boolean }) {
+  const ended = licence.state === "expired";
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-x-3 gap-y-2">
+      <Link
+        to={`/dashboard/renew/${licence.id}`}
+        className={buttonClass(ended ? "primary" : "outline", "sm")}
+        aria-label={`Renew or upgrade ${licence.product} ${PLAN_NAME[licence.plan]}`}
+      >
+        <RotateCcw className="size-4" aria-hidden /> {ended ? "Renew (same key)" : "Renew or upgrade"}
+      </Link>
+      {autoRenew ? <Badge tone="blue">Renews automatically</Badge> : null}
+    </div>
   );
 }
 

@@ -130,6 +130,7 @@ export function takeAvailable(
   affiliateId: string,
   move: { kind: "withdrawal" | "payout"; cents: number; request: string; address?: string },
   now: number,
+  when?: SQL,
 ) {
   return db
     .insert(affiliateLedger)
@@ -151,7 +152,9 @@ export function takeAvailable(
           createdAt: sql<number>`${now}`.as("created_at"),
         })
         .from(affiliates)
-        .where(and(eq(affiliates.userId, affiliateId), sql`${move.cents} > 0`, sql`${availableSql(affiliateId, now)} >= ${move.cents}`)),
+        .where(
+          and(eq(affiliates.userId, affiliateId), sql`${move.cents} > 0`, sql`${availableSql(affiliateId, now)} >= ${move.cents}`, when),
+        ),
     )
     .onConflictDoNothing()
     .returning({ id: affiliateLedger.id });

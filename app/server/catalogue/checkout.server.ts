@@ -13,6 +13,7 @@ import { randomToken } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
 import { demoCheckouts, shopifyOrders } from "../platform/db/schema.server";
 import { signWebhookBody } from "../platform/shopify-hmac.server";
+import { type AdminConfig, createDraftOrder, isAdminConfigured } from "./shopify-admin.server";
 
 /** The ids of the checkouts a cart made (GET /api/checkout?cart=…, and with a new checkout). */
 export const paidCartsSchema = v.pipe(
@@ -110,6 +111,7 @@ async function demoCheckout(
   lines: CheckoutLine[],
   buyer: { id: string; email: string },
   extras: CartExtras,
+  credit: Credit | null = null,
 ): Promise<Result<Checkout>> {
   const products = await deps.catalogue.listProducts({ first: LIMITS.adminProducts, variantsFirst: LIMITS.productVariants });
   const stored: DemoCheckoutLine[] = [];
@@ -137,6 +139,8 @@ async function demoCheckout(
     attributes: JSON.stringify(extras.attributes),
     discountCode: extras.discount?.code ?? null,
     discountPercent: extras.discount?.percent ?? null,
+    creditCents: credit?.cents ?? null,
+    creditLabel: credit?.label ?? null,
     createdAt: Date.now(),
   });
   return ok({ checkoutUrl: `${deps.origin}/checkout/demo/${id}`, cartId: id });
@@ -186,6 +190,38 @@ export async function createCheckout(
   return fail("unavailable", "Checkout is not available: no Shopify store is configured.");
 }
 
+/** An amount the shop takes off a checkout's one line: an upgrade's credit for the unused time (decision 090). */
+export interface Credit {
+  cents: number;
+  label: string;
+}
+
+/**
+ * A checkout of one unit of a plan that names a licence (decision 090): the cart's attribute
+ * carries it to the paid order. With a credit (an upgrade), the price is the shop's own: a Shopify
+ * draft order through the Admin API, its invoice URL the checkout, or the demo checkout taking the
+ * credit off as the draft's applied discount would.
+ */
+export async function createLicenceCheckout(
+  deps: CheckoutDeps & { admin: AdminConfig },
+  variantId: string,
+  buyer: { id: string; email: string },
+  attributes: CartExtras["attributes"],
+  credit: Credit | null,
+): Promise<Result<Checkout>> {
+  const lines = [{ merchandiseId: variantId, quantity: 1 }];
+  const extras: CartExtras = { attributes, discount: null };
+  if (!credit || credit.cents <= 0) return createCheckout(deps, { lines, checkouts: [] }, buyer, extras);
+  if (isShopifyConfigured(deps.config)) {
+    if (!isAdminConfigured(deps.admin))
+      return fail("unavailable", "Upgrades by card are not available: the shop's Shopify Admin API token is not set.");
+    const draft = await createDraftOrder(deps.admin, { variantId, email: buyer.email, credit, attributes }, deps.fetcher);
+    return draft.ok ? ok({ checkoutUrl: draft.value.invoiceUrl, cartId: draft.value.draftOrderId }) : draft;
+  }
+  if (DEMO_CHECKOUT_ENABLED) return demoCheckout(deps, lines, buyer, extras, credit);
+  return fail("unavailable", "Checkout is not available: no Shopify store is configured.");
+}
+
 /** A demo checkout's discount: the code and what it takes off the subtotal, in cents. */
 function demoDiscount(row: { discountCode: string | null; discountPercent: number | null }, subtotalCents: number) {
   if (!row.discountCode || !row.discountPercent) return null;
@@ -200,7 +236,14 @@ export async function getDemoCheckout(db: Db, id: string) {
   const lines = JSON.parse(row.lines) as DemoCheckoutLine[];
   const subtotalCents = subtotalOf(lines);
   const discount = demoDiscount(row, subtotalCents);
-  return { ...row, lines, subtotalCents, discount, totalCents: subtotalCents - (discount?.cents ?? 0) };
+  const credit = demoCredit(row, subtotalCents);
+  return { ...row, lines, subtotalCents, discount, credit, totalCents: subtotalCents - (discount?.cents ?? 0) - (credit?.cents ?? 0) };
+}
+
+/** A demo checkout's credit (an upgrade's), never more than the subtotal. */
+function demoCredit(row: { creditCents: number | null; creditLabel: string | null }, subtotalCents: number): Credit | null {
+  if (!row.creditCents || row.creditCents <= 0) return null;
+  return { cents: Math.min(row.creditCents, subtotalCents), label: row.creditLabel ?? "Credit" };
 }
 
 type DemoOrder = {
@@ -212,6 +255,8 @@ type DemoOrder = {
   lines: DemoCheckoutLine[];
   attributes?: { key: string; value: string }[];
   discount?: { code: string; percent: number } | null;
+  /** Taken off the first line, as a Shopify draft order's applied discount is. */
+  credit?: Credit | null;
 };
 
 /** A Shopify `orders/create` payload (the fields our webhook reads, as Shopify names them). */
@@ -221,6 +266,8 @@ export function demoOrderPayload(order: DemoOrder) {
     ? demoDiscount({ discountCode: order.discount.code, discountPercent: order.discount.percent }, subtotal)
     : null;
   const money = (cents: number) => (cents / 100).toFixed(2);
+  const credit = order.credit ? demoCredit({ creditCents: order.credit.cents, creditLabel: order.credit.label }, subtotal) : null;
+  const off = (discount?.cents ?? 0) + (credit?.cents ?? 0);
   return {
     id: order.id,
     admin_graphql_api_id: `gid://shopify/Order/${order.id}`,
@@ -231,9 +278,9 @@ export function demoOrderPayload(order: DemoOrder) {
     created_at: new Date(order.createdAt).toISOString(),
     updated_at: new Date(order.createdAt).toISOString(),
     currency: order.lines[0]?.price.currencyCode ?? "USD",
-    total_price: money(subtotal - (discount?.cents ?? 0)),
-    subtotal_price: money(subtotal),
-    total_discounts: money(discount?.cents ?? 0),
+    total_price: money(subtotal - off),
+    subtotal_price: money(subtotal - (credit?.cents ?? 0)),
+    total_discounts: money(off),
     // As Shopify lists the cart's attributes and the discount codes applied.
     note_attributes: (order.attributes ?? []).map(({ key, value }) => ({ name: key, value })),
     discount_codes: discount ? [{ code: discount.code, amount: money(discount.cents), type: "percentage" }] : [],
@@ -253,6 +300,13 @@ export function demoOrderPayload(order: DemoOrder) {
       name: `${line.productTitle} - ${line.variantTitle}`,
       quantity: line.quantity,
       price: Number(line.price.amount).toFixed(2),
+      // A draft order's applied discount shows on its line, as the line's discount.
+      ...(credit && index === 0
+        ? {
+            total_discount: money(credit.cents),
+            applied_discount: { title: credit.label, value: money(credit.cents), value_type: "fixed_amount", amount: money(credit.cents) },
+          }
+        : {}),
       requires_shipping: false,
     })),
   };
@@ -302,8 +356,9 @@ export async function payDemoCheckout(
   const discount = paid.discountCode && paid.discountPercent ? { code: paid.discountCode, percent: paid.discountPercent } : null;
   const lines = JSON.parse(paid.lines) as DemoCheckoutLine[];
   const attributes = JSON.parse(paid.attributes) as { key: string; value: string }[];
+  const credit = paid.creditCents ? { cents: paid.creditCents, label: paid.creditLabel ?? "Credit" } : null;
   const body = JSON.stringify(
-    demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, cartToken: id, lines, attributes, discount }),
+    demoOrderPayload({ id: orderId, number: paid.orderNumber!, email, createdAt: now, cartToken: id, lines, attributes, discount, credit }),
   );
   const status = await deliver({
     path: "/webhooks/shopify",

@@ -19,6 +19,8 @@ import type { Db } from "../platform/db/client.server";
 import { cryptoOrders, walletCursors } from "../platform/db/schema.server";
 import type { CryptoSetup, InvoiceRules } from "./crypto-setup.server";
 import { receiveAddress } from "./wallet.server";
+import type { LicencePlan } from "~/lib/plans";
+import { ownedLicence, priceFor } from "../renewals/renewal-terms.server";
 
 export const MAX_OPEN_ORDERS_PER_MEMBER = 5;
 
@@ -123,6 +125,8 @@ export function cryptoOrderView(
     variantTitle: order.variantTitle,
     transactionId: order.transactionId,
     productCode: order.status === "complete" && forBuyer ? order.productCode : null,
+    // An order that renews a licence (decision 090) hands out no key: paid, it extends that licence.
+    renewsLicence: order.renewsLicenceId !== null,
     keyHeldBack: order.status === "complete" && !forBuyer && order.productCode !== null,
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
@@ -149,6 +153,8 @@ interface Purchase {
   currency: string;
   /** The affiliate who referred it (its amount is already discounted), or null. */
   referredBy: string | null;
+  /** The licence it renews or upgrades (decision 090), or null for a key of its own. */
+  renewsLicenceId?: number | null;
 }
 
 /** The next receive index of the wallet account: each is handed out once, in order. */
@@ -216,6 +222,7 @@ async function openInvoice(
         eq(cryptoOrders.cryptoType, coin),
         eq(cryptoOrders.walletAccount, wallet.id),
         purchase.referredBy === null ? isNull(cryptoOrders.referredBy) : eq(cryptoOrders.referredBy, purchase.referredBy),
+        purchase.renewsLicenceId ? eq(cryptoOrders.renewsLicenceId, purchase.renewsLicenceId) : isNull(cryptoOrders.renewsLicenceId),
       ),
     )
     .orderBy(desc(cryptoOrders.createdAt))
@@ -289,6 +296,36 @@ export async function openCryptoOrder(
     amountCents: referral ? discounted(listCents, referral.discountRate) : listCents,
     currency: match.variant.price.currencyCode,
     referredBy: referral?.affiliateId ?? null,
+  };
+  return openInvoice(deps, viewer, purchase, coin, now);
+}
+
+/**
+ * Opens (or reuses) an order that renews the member's licence on its plan, or moves it to a longer
+ * one (decision 090): the renewal at the plan's price, an upgrade at the lower quote (the unused
+ * time of the current plan taken off). Paid, it extends that licence instead of handing out a key.
+ */
+export async function openCryptoRenewal(
+  deps: InvoiceDeps,
+  catalogue: Catalogue,
+  viewer: Viewer,
+  { licenceId, plan, coin }: { licenceId: number; plan: LicencePlan; coin: CryptoCoin },
+  now = Date.now(),
+): Promise<Result<CryptoOrder>> {
+  const licence = await ownedLicence(deps.db, licenceId, viewer.email);
+  if (!licence) return fail("not-found", "No such licence on your account");
+  const price = await priceFor(catalogue, licence, plan, now);
+  if (!price.ok) return price;
+  const { offer, priceCents } = price.value;
+  const purchase: Purchase = {
+    purpose: "key",
+    productTitle: offer.productTitle,
+    variantTitle: offer.variantTitle,
+    variantId: offer.variantId,
+    amountCents: priceCents,
+    currency: offer.currency,
+    referredBy: null,
+    renewsLicenceId: licence.id,
   };
   return openInvoice(deps, viewer, purchase, coin, now);
 }

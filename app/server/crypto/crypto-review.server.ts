@@ -3,7 +3,7 @@
 // queues the settlement (crypto-settlement.server), the one way keys leave the shop (decision 031);
 // cancelling gives back a key a broken run had claimed; an overpayment dealt with leaves the queue.
 // Each decision is one conditional statement, taken before anything else (decision 083).
-import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, notInArray, or } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, notExists, notInArray, or, sql } from "drizzle-orm";
 import type { FulfilCryptoOrderInput } from "~/lib/crypto-orders";
 import { orderKey } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
@@ -11,7 +11,7 @@ import type { Viewer } from "~/lib/viewer";
 import { hasCodeInStock, namedCodeTaken, releaseUnit } from "../keys/claim.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { auditLog, cryptoOrders, users } from "../platform/db/schema.server";
+import { auditLog, cryptoOrders, resellerLedger, users } from "../platform/db/schema.server";
 import type { JobQueue } from "../platform/job-registry.server";
 import { ADMIN_FULFILLABLE, type CryptoOrder } from "./crypto-orders.server";
 import { cryptoUnit } from "./crypto-settlement.server";
@@ -132,7 +132,18 @@ export async function cancelCryptoOrder(
     .update(cryptoOrders)
     .set({ status: "cancelled", review: null, updatedAt: now })
     .where(
-      and(eq(cryptoOrders.id, orderId), notInArray(cryptoOrders.status, ["complete", "cancelled"]), eq(cryptoOrders.updatedAt, why.seen)),
+      and(
+        eq(cryptoOrders.id, orderId),
+        notInArray(cryptoOrders.status, ["complete", "cancelled"]),
+        eq(cryptoOrders.updatedAt, why.seen),
+        // A top-up credited to the balance is settled, even in the moment before it reads complete.
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(resellerLedger)
+            .where(and(eq(resellerLedger.kind, "top-up"), eq(resellerLedger.reference, cryptoOrders.orderNumber))),
+        ),
+      ),
     )
     .returning()
     .get();

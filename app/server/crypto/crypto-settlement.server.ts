@@ -3,7 +3,9 @@
 // top-up is credited through the reseller balance's owner. Each step is repeatable, so a run that
 // broke halfway, or two at once, end the same.
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
-import { codeLabel } from "~/lib/plans";
+import { codeLabel, planOf } from "~/lib/plans";
+import { orderKey } from "~/lib/orders";
+import { applyRenewal, mailRenewed, noteRenewalRefused } from "../renewals/apply-renewal.server";
 import { recordCommission } from "../affiliates/ledger.server";
 import { claimCode, claimNamedCode, codeOfUnit, type OrderUnit, releaseUnit } from "../keys/claim.server";
 import { mailCryptoKey } from "../keys/key-mail.server";
@@ -43,6 +45,7 @@ export async function settleCryptoOrder(deps: MailingDeps, job: JobOf<"crypto-or
   if (order.status === "complete") {
     const key = await codeOfUnit(db, unit);
     if (key) await deliverCryptoKey(deps, order, key, key.usedAt ?? now);
+    else if (order.renewsLicenceId !== null) await settleRenewal(deps, order, now);
     return;
   }
   if (order.status === "cancelled") return releaseUnit(db, unit);
@@ -50,6 +53,9 @@ export async function settleCryptoOrder(deps: MailingDeps, job: JobOf<"crypto-or
 
   // An earlier run may have given the unit its key; then this one finishes the job.
   let key = await codeOfUnit(db, unit);
+  // An order that names a licence extends it instead (decision 090), unless the admin typed a key
+  // for it or the licence can no longer take it: then it gets a key like any order.
+  if (!key && job.code === null && order.renewsLicenceId !== null && (await settleRenewal(deps, order, now))) return;
   if (!key) {
     const claimed =
       job.code === null
@@ -69,6 +75,41 @@ export async function settleCryptoOrder(deps: MailingDeps, job: JobOf<"crypto-or
   // time: that run delivers it.)
   const current = await db.select().from(cryptoOrders).where(eq(cryptoOrders.id, order.id)).get();
   if (current?.status === "cancelled") await releaseUnit(db, cryptoUnit(current));
+}
+
+/**
+ * A paid order that names a licence extends it (once: the order's number is the claim), completes,
+ * earns its affiliate's commission and tells the buyer until when. False when the licence cannot
+ * take it: the reason is recorded on the order, and the caller hands out a key instead.
+ */
+async function settleRenewal(deps: MailingDeps, order: CryptoOrder, now: number): Promise<boolean> {
+  const { db } = deps;
+  const key = orderKey("crypto", order.orderNumber);
+  const renewed = await applyRenewal(db, {
+    claimKey: key,
+    licenceId: order.renewsLicenceId!,
+    payer: order.customerEmail,
+    paid: { product: order.productTitle, plan: planOf(order.variantTitle), variantTitle: order.variantTitle },
+    method: order.cryptoType,
+    orderKey: key,
+    priceCents: order.amountCents,
+    currency: order.currency,
+    paidAt: order.paidAt ?? now,
+  });
+  if (!renewed.ok) {
+    await noteRenewalRefused(db, key, order.renewsLicenceId!, renewed.problem.message);
+    return false;
+  }
+  if (order.status !== "complete") await completeOrder(db, order, null, now);
+  const paid = {
+    orderKey: key,
+    paidCents: order.amountCents,
+    currency: order.currency,
+    buyer: { id: order.userId, email: order.customerEmail },
+  };
+  await recordCommission(db, order.referredBy ? { id: order.referredBy } : null, { ...paid, paidAt: order.paidAt ?? now });
+  await mailRenewed(deps, renewed.value.row, key);
+  return true;
 }
 
 /** paid -> complete, once: only from a state a paid order can be in. */

@@ -11,6 +11,9 @@ import { listSessions } from "../accounts/session.server";
 import { twoFactorStatus } from "../accounts/two-factor.server";
 import { subscriptionsOf } from "../licences/subscriptions.server";
 import { licencesOf } from "../licences/licences.server";
+import { licenceHistory } from "../licences/licence-renewals.server";
+import { orderName } from "../platform/db/stored-orders.server";
+import type { LicenceHistoryEntry } from "~/lib/renewals";
 import { resellerBalanceOf } from "../resellers/reseller-balance.server";
 import type { Db } from "../platform/db/client.server";
 import {
@@ -167,9 +170,98 @@ async function ordersOf(db: Db, email: string, userId: string | null) {
 
 const masked = (licence: LicenceView): LicenceView => ({ ...licence, key: maskKey(licence.key) });
 
-/** The licences held under `email`, keys masked, PCs shortened. */
-async function maskedLicences(db: Db, email: string, cooldownMs: number): Promise<LicenceView[]> {
-  return [...(await licencesOf(db, { email }, cooldownMs)).values()].map(masked);
+/** A licence as the customer page shows it: masked, with its history (bought, extended, upgraded, each with its order). */
+export type CustomerLicence = LicenceView & { history: LicenceHistoryEntry[] };
+
+/** Where an order key ("shopify:1001", "reseller:12") leads, and the name staff know the order by. */
+function orderOf(key: string | null, name: string | null): LicenceHistoryEntry["order"] {
+  if (!key) return null;
+  const at = key.indexOf(":");
+  const source = key.slice(0, at);
+  const reference = key.slice(at + 1);
+  const fallback = source === "reseller" ? `R-${reference}` : source === "admin" ? `M-${reference}` : reference;
+  return { key, source, reference, name: name ?? fallback };
+}
+
+/** The order a licence's own sale belongs to: its card, crypto or manual order, or the reseller purchase of its key. */
+function saleKey(row: { orderId: string | null; purchaseId: number | null }): string | null {
+  if (row.purchaseId !== null) return `reseller:${row.purchaseId}`;
+  if (!row.orderId) return null;
+  if (row.orderId.startsWith("CRYPTO-")) return `crypto:${row.orderId}`;
+  if (row.orderId.startsWith("M-")) return `admin:${row.orderId.slice(2)}`;
+  return `shopify:${row.orderId}`;
+}
+
+/** Each licence's history, oldest first: its sale, then every renewal and upgrade (decision 090). */
+async function withHistory(db: Db, held: LicenceView[]): Promise<CustomerLicence[]> {
+  const ids = held.map((l) => l.id);
+  if (ids.length === 0) return [];
+  const [sales, renewals] = await Promise.all([
+    db
+      .select({
+        id: licences.id,
+        plan: licences.plan,
+        createdAt: licences.createdAt,
+        orderId: licences.orderId,
+        orderName: orderName(licences.orderId),
+        purchaseId: resellerKeys.purchaseId,
+      })
+      .from(licences)
+      .leftJoin(resellerKeys, eq(resellerKeys.id, licences.resellerKeyId))
+      .where(inArray(licences.id, ids)),
+    licenceHistory(db, ids),
+  ]);
+  const soldAs = new Map(sales.map((sale) => [sale.id, sale]));
+  const names = await orderNames(
+    db,
+    [...renewals.values()].flat().flatMap((r) => (r.orderKey?.startsWith("shopify:") ? [r.orderKey.slice(8)] : [])),
+  );
+  return held.map((licence) => {
+    const sale = soldAs.get(licence.id);
+    const rows = renewals.get(licence.id) ?? [];
+    const bought: LicenceHistoryEntry = {
+      kind: "bought",
+      at: sale?.createdAt ?? 0,
+      plan: rows[0]?.fromPlan ?? licence.plan,
+      fromPlan: null,
+      expiresAt: null,
+      priceCents: null,
+      currency: null,
+      method: null,
+      auto: false,
+      refundedAt: null,
+      order: sale ? orderOf(saleKey(sale), sale.orderName) : null,
+    };
+    const later = rows.map((row): LicenceHistoryEntry => ({
+      kind: row.kind,
+      at: row.createdAt,
+      plan: row.toPlan,
+      fromPlan: row.fromPlan,
+      expiresAt: row.expiresAt,
+      priceCents: row.priceCents,
+      currency: row.currency,
+      method: row.method,
+      auto: row.auto,
+      refundedAt: row.refundedAt,
+      order: orderOf(row.orderKey, row.orderKey?.startsWith("shopify:") ? (names.get(row.orderKey.slice(8)) ?? null) : null),
+    }));
+    return { ...licence, history: [bought, ...later] };
+  });
+}
+
+/** Shopify orders' names ("#1001") by id. */
+async function orderNames(db: Db, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: shopifyOrders.id, name: shopifyOrders.name })
+    .from(shopifyOrders)
+    .where(inArray(shopifyOrders.id, ids));
+  return new Map(rows.flatMap((row) => (row.name ? [[row.id, row.name] as const] : [])));
+}
+
+/** The licences held under `email`, keys masked, PCs shortened, each with its history. */
+async function maskedLicences(db: Db, email: string, cooldownMs: number): Promise<CustomerLicence[]> {
+  return withHistory(db, [...(await licencesOf(db, { email }, cooldownMs)).values()].map(masked));
 }
 
 /** Staff: everything about one account, or null when there is no such account. */
@@ -196,7 +288,7 @@ export async function customerAccount(db: Db, id: string, caller: Caller, cooldo
       const licence = code ? held.get(code) : undefined;
       return { ...subscription, code: code && maskKey(code), licence: licence ? masked(licence) : null };
     }),
-    licences: [...held.values()].map(masked),
+    licences: await withHistory(db, [...held.values()].map(masked)),
     sessions,
     security: { ...twoFactor, passkeys: passkeyCount?.n ?? 0 },
     reseller,

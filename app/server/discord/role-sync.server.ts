@@ -5,10 +5,18 @@
 // invocation wait for a global limit), a member who left is parked until the reconcile sweep finds
 // them back, missing permissions become a health alert for staff, and anything else is retried
 // after 1 min, 5 min, 30 min, 2 h and 12 h before it joins the failed jobs with a Retry button.
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, ne, or, sql } from "drizzle-orm";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { discordRoleReleases, discordRoleSync, discordSettings, licences, oauthAccounts, users } from "../platform/db/schema.server";
+import {
+  discordRoleReleases,
+  discordRoleSync,
+  discordSettings,
+  licenceRenewals,
+  licences,
+  oauthAccounts,
+  users,
+} from "../platform/db/schema.server";
 import { DISCORD_ERRORS, type DiscordAnswer } from "./discord-api.server";
 import { forgetFailures, markJobDead } from "../platform/job-queue.server";
 import type { JobQueue } from "../platform/job-registry.server";
@@ -307,7 +315,13 @@ export async function queueSyncForOrder(deps: Pick<RoleSyncDeps, "db" | "queue">
     .from(licences)
     .innerJoin(users, sql`lower(${users.email}) = lower(${licences.ownerEmail})`)
     .innerJoin(oauthAccounts, and(eq(oauthAccounts.userId, users.id), eq(oauthAccounts.provider, "discord")))
-    .where(eq(licences.orderId, orderId));
+    // The order's own keys, and the licences it renewed (decision 090).
+    .where(
+      or(
+        eq(licences.orderId, orderId),
+        sql`${licences.id} in (select ${licenceRenewals.licenceId} from ${licenceRenewals} where ${licenceRenewals.orderKey} in (${`shopify:${orderId}`}, ${`crypto:${orderId}`}))`,
+      ),
+    );
   await queueRoleSync(
     deps.queue,
     owners.map((owner) => owner.userId),

@@ -2,7 +2,10 @@
 // them more often than scheduled does no harm.
 import { queueChainChecks } from "../crypto/crypto-watch.server";
 import { database } from "../platform/db/client.server";
-import { retryDueMail } from "../platform/mail.server";
+import { type MailingDeps, retryDueMail } from "../platform/mail.server";
+import { catalogueFor } from "../catalogue/catalogue.server";
+import { runAutoRenewals } from "../renewals/balance-renewals.server";
+import { reminderDays, reminderLinks, sendRenewalReminders } from "../renewals/reminders.server";
 import { deleteExpiredResetLinks } from "../accounts/password-reset.server";
 import { deleteExpiredRegistrations } from "../accounts/registration.server";
 import { deleteExpiredCeremonies } from "../accounts/passkey-ceremonies.server";
@@ -16,16 +19,27 @@ import { discordSetup } from "../discord/role-setup.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);
+  // Mail the renewal jobs write is delivered before the run ends (the rest waits in the outbox).
+  const deliveries: Promise<unknown>[] = [];
+  const mailing: MailingDeps = { db, mail: env, waitUntil: (delivery) => deliveries.push(delivery) };
   await retryDueMail(db, env, now);
   await deleteExpiredSessions(sessionDepsFor(env, db), now);
   await deleteExpiredRegistrations(db, now);
   await deleteExpiredResetLinks(db, now);
   await deleteExpiredCeremonies(db, now);
   await forgetIdleThrottles(db, now);
+  // Auto-renewal first: a licence it renews is not reminded (decision 091). Each acts once (claimed
+  // in D1), so a failure here (the catalogue unreachable) only waits for the next run, and the
+  // other jobs still run.
+  await runAutoRenewals(mailing, catalogueFor(env), now).catch((error: unknown) => console.error("Auto-renewals failed:", error));
+  await sendRenewalReminders(mailing, await reminderLinks(env), reminderDays(env.RENEWAL_REMINDER_DAYS), now).catch((error: unknown) =>
+    console.error("Renewal reminders failed:", error),
+  );
   await expireSubscriptions(db, now);
   await requeueStuckDeliveries({ db, queue: env.JOB_QUEUE }, now);
   await queueChainChecks({ db, queue: env.JOB_QUEUE }, now);
   // Discord roles: the reconcile sweep, and the health check that runs with it (decision 064).
   await queueReconcile({ db, queue: env.JOB_QUEUE }, now);
   await checkGuildHealth({ db, setup: discordSetup(env, db, crypto.randomUUID()) }, now);
+  await Promise.allSettled(deliveries);
 }

@@ -6,7 +6,7 @@ import { and, Column, eq, fillPlaceholders, getTableColumns, is, isNull, sql } f
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LicenceState } from "~/lib/licences";
-import { PLAN_DURATION_MS } from "~/lib/plans";
+import { type LicencePlan, PLAN_DURATION_MS } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ValidateLicenceInput } from "~/lib/schemas/licences";
 import type { Db } from "../platform/db/client.server";
@@ -37,7 +37,16 @@ export interface LicenceAnswer {
   issuedAt: string;
   ttl: number;
   // `entitlements`: the names the licence grants (decision 054), for the program to unlock features by.
-  licence: { product: string; plan: string; activatedAt: string | null; expiresAt: string | null; entitlements: string[] } | null;
+  // `renewUrl`: a signed link the program opens for its owner to renew a timed licence that runs or
+  // has ended (decision 090); null for lifetime, and for a key that was never used.
+  licence: {
+    product: string;
+    plan: string;
+    activatedAt: string | null;
+    expiresAt: string | null;
+    entitlements: string[];
+    renewUrl: string | null;
+  } | null;
   // Until when the program may keep working offline on this answer; inside the signed body, so
   // editing it breaks the signature. Only VALID answers carry one.
   lease: { until: string } | null;
@@ -170,7 +179,12 @@ export interface ValidationHooks {
    * key can spend the budget they share, never the owner's.
    */
   admit: (boundPc: boolean) => Promise<boolean>;
+  /** The signed renewal link of a licence the answer shows (signedRenewLink); none: no link. */
+  renewLink?: (licence: { id: number; plan: LicencePlan }) => Promise<string>;
 }
+
+/** Answers whose licence may be renewed from the program: one that runs, or has ended. */
+const RENEWABLE_CODES: LicenceCode[] = ["VALID", "EXPIRED"];
 
 /**
  * The answer for one validation call, or `rate-limited` when the caller's per-key budget is spent.
@@ -179,7 +193,7 @@ export interface ValidationHooks {
 export async function validateLicence(
   db: Db,
   input: ValidateLicenceInput,
-  { now = Date.now(), locate = () => null, leaseMs, recordCheck, admit }: ValidationHooks,
+  { now = Date.now(), locate = () => null, leaseMs, recordCheck, admit, renewLink }: ValidationHooks,
 ): Promise<Result<LicenceAnswer>> {
   let row = await findLicence(db, input.key, input.hwid);
   if (!(await admit(row !== undefined && row.hwid !== null && row.hwid === input.hwid))) {
@@ -214,6 +228,8 @@ export async function validateLicence(
   // is free to bind (NOT_ACTIVATED): whoever holds it then may take it, and learns nothing more.
   const ownPc = row?.hwid != null ? row.hwid === input.hwid : code === "NOT_ACTIVATED";
   const shown = row && ownPc && code !== "BANNED" ? row : undefined;
+  const renewable = shown && renewLink && PLAN_DURATION_MS[shown.plan] !== null && RENEWABLE_CODES.includes(code);
+  const renewUrl = renewable ? await renewLink({ id: shown.id, plan: shown.plan }) : null;
   return ok({
     valid,
     code,
@@ -229,6 +245,7 @@ export async function validateLicence(
           activatedAt: iso(shown.activatedAt),
           expiresAt: iso(shown.expiresAt),
           entitlements: shown.entitlements,
+          renewUrl,
         }
       : null,
     lease: valid && row ? { until: new Date(Math.min(now + leaseMs, row.expiresAt ?? Infinity)).toISOString() } : null,

@@ -8,7 +8,10 @@ import type { Db } from "../platform/db/client.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { mailBackorderAlert } from "../keys/stock-mail.server";
 import { backorderUnit, fillBackorders, type FilledBackorder } from "./backorders.server";
-import { claimCode, type OrderUnit } from "../keys/claim.server";
+import { claimCode, codeOfUnit, type OrderUnit } from "../keys/claim.server";
+import type { RenewalRow } from "../licences/licence-renewals.server";
+import { mailRenewed } from "../renewals/apply-renewal.server";
+import { renewOrderUnit } from "../renewals/order-renewals.server";
 import { mailBackorderFilled, mailOrderKeys } from "../keys/key-mail.server";
 import type { RevokedKey } from "../keys/revoke.server";
 import { recordSale, saleOf } from "../keys/sale.server";
@@ -19,10 +22,12 @@ import { checkLowStock } from "../keys/stock-alerts.server";
 
 export type FulfilmentOutcome = {
   assigned: number;
+  /** Units that extended the licence the cart named instead of taking a key (decision 090). */
+  renewed: RenewalRow[];
   backordered: number;
   skippedLines: number;
   /** The order's refunds applied now, each with the keys it revoked. */
-  refunded: { refundId: string; revoked: RevokedKey[] }[];
+  refunded: { refundId: string; revoked: RevokedKey[]; takenBack: RenewalRow[] }[];
 };
 
 /** The order as stored after a body: cancelled (for good), and the address its keys go to. */
@@ -86,7 +91,7 @@ const units = (order: Order, line: OrderLine): OrderUnit[] =>
  */
 export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.now()): Promise<FulfilmentOutcome> {
   const { db } = deps;
-  const outcome: FulfilmentOutcome = { assigned: 0, backordered: 0, skippedLines: 0, refunded: [] };
+  const outcome: FulfilmentOutcome = { assigned: 0, renewed: [], backordered: 0, skippedLines: 0, refunded: [] };
   let newBackorders = 0;
   for (const line of order.lines) {
     if (!line.variantId) {
@@ -94,6 +99,14 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
       continue;
     }
     for (const unit of units(order, line)) {
+      // A unit that extends the named licence takes no key (one that already has a key keeps it).
+      if (order.renewsLicence !== null && !(await codeOfUnit(db, unit))) {
+        const renewed = await renewOrderUnit(db, order, line, unit.unitIndex, now);
+        if (renewed.ok) {
+          outcome.renewed.push(renewed.value.row);
+          continue;
+        }
+      }
       const assignment = await claimCode(db, unit, { now });
       if (assignment.kind === "out-of-stock") {
         if (await backorderUnit(db, unit, codeLabel(line.title, line.variantTitle), now)) newBackorders++;
@@ -111,6 +124,7 @@ export async function fulfilOrder(deps: MailingDeps, order: Order, now = Date.no
   // Before the mail: a unit refunded in the same body is never sent.
   outcome.refunded = await applyWaitingRefunds(db, order.id, now);
   await mailOrderKeys(deps, order, now);
+  for (const row of outcome.renewed) await mailRenewed(deps, row);
   if (newBackorders > 0) await mailBackorderAlert(deps, order, newBackorders);
   // Once per variant, after all its units: a shortage alerts once per order, not once per key.
   const variants = new Map(

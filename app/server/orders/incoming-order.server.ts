@@ -20,6 +20,8 @@ export interface Order {
   cartToken: string | null;
   /** The affiliate code the order was referred by (a cart attribute, or a discount code), if any. */
   referral: string | null;
+  /** The licence the cart named for this payment to renew (a cart attribute, decision 090), if any. */
+  renewsLicence: number | null;
   lines: OrderLine[];
   /** Refunds the body lists (an order body carries every refund made so far). */
   refunds: { id: string; lines: { lineId: string; quantity: number }[] }[];

@@ -156,10 +156,10 @@ export async function replaceKey(
   const replaced = await claimReplacement(db, orderId, found.value.codeId, now, decision);
   if (!replaced.ok) return replaced;
   const { old, fresh } = replaced.value;
-  await checkLowStock(deps, { id: old.variantId, title: old.variantTitle }, now);
+  // The keys have moved: the new key's licence and its e-mail come first, so that nothing after
+  // them (the stock alert) can leave the member with a revoked key and no working one.
   const { sale, userId } = await replacementSale(db, order, old, fresh, now);
   await recordSale(db, { email: old.customerEmail ?? order.email, userId }, sale);
-  await audit(db, actor.viewer.id, "order.replace-key", order.key, { codeId: old.id, newCodeId: fresh.id, reason }, actor.ip);
   // Marked as mailed with the message: a later order body must not mail it again as a new key.
   await mailKeys(
     deps,
@@ -167,6 +167,10 @@ export async function replaceKey(
     [{ id: fresh.id, variantTitle: fresh.variantTitle, code: fresh.code }],
     "replacement",
     `replacement:${fresh.id}`,
+  );
+  await audit(db, actor.viewer.id, "order.replace-key", order.key, { codeId: old.id, newCodeId: fresh.id, reason }, actor.ip);
+  await checkLowStock(deps, { id: old.variantId, title: old.variantTitle }, now).catch((error: unknown) =>
+    console.error(`Low-stock check after replacing a key of ${order.key} failed:`, error),
   );
   return ok({ variantTitle: old.variantTitle });
 }

@@ -7,15 +7,20 @@ import type { Db } from "../platform/db/client.server";
 import { backorders, shopifyOrders, shopifyRefunds } from "../platform/db/schema.server";
 import { type RevokedKey, revokeOrderKeys, revokeRefundedKeys } from "../keys/revoke.server";
 import { keysStopWorking } from "../licences/licence-records.server";
+import type { RenewalRow } from "../licences/licence-renewals.server";
+import { renewalsTakenBack, takeBackCancelled, takeBackRefunded } from "../renewals/order-renewals.server";
 
 /**
  * A cancelled order (its signed body says so; the order row is already marked cancelled, so a
  * paid body still running hands out nothing more): every key is revoked and the waiting units
  * leave the queue, in one transaction.
  */
-export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<RevokedKey[]> {
+export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Promise<{ revoked: RevokedKey[]; takenBack: RenewalRow[] }> {
+  const claim = crypto.randomUUID();
   const [revoked] = await db.batch([
     revokeOrderKeys(db, orderId, now),
+    // The time its renewals added goes too (decision 090).
+    ...takeBackCancelled(db, orderId, claim, now),
     db
       .update(backorders)
       .set({ cancelledAt: now })
@@ -24,7 +29,7 @@ export async function cancelOrder(db: Db, orderId: string, now = Date.now()): Pr
     // An affiliate's commission on it, while still held.
     voidCommissionOf(db, orderId, now),
   ]);
-  return revoked;
+  return { revoked, takenBack: await renewalsTakenBack(db, claim) };
 }
 
 export interface RefundedLine {
@@ -33,7 +38,9 @@ export interface RefundedLine {
 }
 
 export type RefundOutcome =
-  { state: "applied"; revoked: RevokedKey[]; cancelled: number } | { state: "waiting-for-payment" } | { state: "already-applied" };
+  | { state: "applied"; revoked: RevokedKey[]; cancelled: number; takenBack: RenewalRow[] }
+  | { state: "waiting-for-payment" }
+  | { state: "already-applied" };
 
 /** Keeps a refund, once by its id, for `applyRefund`: a refund body, or one listed in an order body. */
 export async function storeRefund(db: Db, refundId: string, orderId: string, lines: RefundedLine[], now = Date.now()): Promise<void> {
@@ -96,6 +103,8 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
       .set({ claimToken: token, appliedAt: now })
       .where(and(eq(shopifyRefunds.id, refundId), isNull(shopifyRefunds.appliedAt))),
     ...perLine,
+    // Units that renewed a licence gave it time, not a key: the refund takes that time back (decision 090).
+    ...takeBackRefunded(db, orderId, lines, token, now, claimed),
     ...keysStopWorking(db, orderId, now),
     db
       .update(shopifyOrders)
@@ -110,6 +119,7 @@ async function applyRefund(db: Db, refundId: string, now: number): Promise<Refun
     state: "applied",
     revoked: changed.filter((_, i) => i % 2 === 0).flat() as RevokedKey[],
     cancelled: changed.filter((_, i) => i % 2 === 1).reduce((n, rows) => n + rows.length, 0),
+    takenBack: await renewalsTakenBack(db, token),
   };
 }
 
@@ -130,7 +140,11 @@ async function refundedShare(db: Db, orderId: string, refunded: RefundedLine[]):
  * Refunds stored but not applied (they arrived before the order was paid, or came listed in an
  * order body), applied once its keys are handed out: what each one revoked.
  */
-export async function applyWaitingRefunds(db: Db, orderId: string, now: number): Promise<{ refundId: string; revoked: RevokedKey[] }[]> {
+export async function applyWaitingRefunds(
+  db: Db,
+  orderId: string,
+  now: number,
+): Promise<{ refundId: string; revoked: RevokedKey[]; takenBack: RenewalRow[] }[]> {
   const waiting = await db
     .select({ id: shopifyRefunds.id })
     .from(shopifyRefunds)
@@ -138,7 +152,7 @@ export async function applyWaitingRefunds(db: Db, orderId: string, now: number):
   const applied = [];
   for (const { id } of waiting) {
     const outcome = await applyRefund(db, id, now);
-    if (outcome.state === "applied") applied.push({ refundId: id, revoked: outcome.revoked });
+    if (outcome.state === "applied") applied.push({ refundId: id, revoked: outcome.revoked, takenBack: outcome.takenBack });
   }
   return applied;
 }

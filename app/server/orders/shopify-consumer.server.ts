@@ -12,6 +12,7 @@ import type { Order } from "./incoming-order.server";
 import { fulfilOrder, recordOrder } from "./fulfil-order.server";
 import { cancelOrder, recordRefund, type RefundedLine, storeRefund } from "./refunds.server";
 import { readShopifyBody } from "./shopify-payloads.server";
+import { mailTakenBack } from "../renewals/order-renewals.server";
 import type { JobOf } from "../platform/job-registry.server";
 import { FINISHED_OUTCOMES, recordDelivery } from "./shopify-webhook.server";
 
@@ -21,11 +22,13 @@ type Applied = { outcome: "processed" | "ignored"; detail: string; orderId: stri
 async function applyRefundBody(deps: MailingDeps, refund: { refundId: string; orderId: string; lines: RefundedLine[] }): Promise<Applied> {
   const { refundId, orderId } = refund;
   const result = await recordRefund(deps.db, refundId, orderId, refund.lines);
-  if (result.state === "applied")
+  if (result.state === "applied") {
     await mailRevokedKeys(deps, orderId, result.revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+    await mailTakenBack(deps, result.takenBack);
+  }
   const detail =
     result.state === "applied"
-      ? `Refund: ${result.revoked.length} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled`
+      ? `Refund: ${result.revoked.length} key(s) revoked, ${result.cancelled} waiting unit(s) cancelled${result.takenBack.length ? `, ${result.takenBack.length} renewal(s) taken back` : ""}`
       : result.state === "already-applied"
         ? "Refund was already applied"
         : "Refund recorded: it is applied once the order is paid";
@@ -53,11 +56,15 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
   // Kept before anything is handed out: a unit this body says was refunded is never mailed.
   for (const refund of order.refunds) await storeRefund(db, refund.id, order.id, refund.lines);
   if (recorded.cancelled) {
-    const revoked = await cancelOrder(db, order.id);
+    const { revoked, takenBack } = await cancelOrder(db, order.id);
     await mailRevokedKeys(deps, order.id, revoked, "the order was cancelled", `keys-stopped:cancel:${order.id}`);
+    await mailTakenBack(deps, takenBack);
     return {
       outcome: "processed",
-      detail: revoked.length > 0 ? `Cancelled: ${revoked.length} key(s) revoked` : "Order is cancelled: nothing handed out",
+      detail:
+        revoked.length + takenBack.length > 0
+          ? `Cancelled: ${revoked.length} key(s) revoked, ${takenBack.length} renewal(s) taken back`
+          : "Order is cancelled: nothing handed out",
       orderId: order.id,
     };
   }
@@ -79,10 +86,13 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
     paidAt: Date.now(),
   });
   const result = await fulfilOrder(deps, order);
-  for (const { refundId, revoked } of result.refunded)
+  for (const { refundId, revoked, takenBack } of result.refunded) {
     await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+    await mailTakenBack(deps, takenBack);
+  }
   const detail = [
     `${result.assigned} key(s) handed out`,
+    result.renewed.length ? `${result.renewed.length} unit(s) renewed a licence` : "",
     result.backordered ? `${result.backordered} backordered` : "",
     result.skippedLines ? `${result.skippedLines} line(s) without a variant skipped` : "",
     result.refunded.length ? `${result.refunded.reduce((n, r) => n + r.revoked.length, 0)} key(s) revoked by refunds` : "",

@@ -3,6 +3,7 @@
 // order: paid, cancelled, its refunds, its lines (decision 043). Parsing only: nothing is written.
 import * as v from "valibot";
 import { REFERRAL_ATTRIBUTE } from "~/lib/affiliates";
+import { RENEWAL_ATTRIBUTE } from "~/lib/renewals";
 import { variantLabel } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import { lineVariant, type Order } from "./incoming-order.server";
@@ -22,6 +23,8 @@ const lineItemSchema = v.object({
   title: v.pipe(v.string(), v.maxLength(500)),
   variant_title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
   price: money,
+  // Everything the line's discounts took off it (a draft order's applied discount, a code's share).
+  total_discount: v.optional(v.nullable(money)),
 });
 
 const refundLinesSchema = v.optional(
@@ -84,6 +87,13 @@ function referralOf(raw: v.InferOutput<typeof orderSchema>): string | null {
   return code === "" ? null : code.slice(0, 64);
 }
 
+/** The licence the cart named for the payment to renew (decision 090): a positive id, else null. */
+function renewsLicenceOf(raw: v.InferOutput<typeof orderSchema>): number | null {
+  const value = String(raw.note_attributes?.find((a) => a.name === RENEWAL_ATTRIBUTE)?.value ?? "").trim();
+  const id = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
 function toOrder(raw: v.InferOutput<typeof orderSchema>): Order {
   const updatedAt = raw.updated_at ? Date.parse(raw.updated_at) : Number.NaN;
   return {
@@ -98,6 +108,7 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Order {
     updatedAt: Number.isFinite(updatedAt) ? updatedAt : 0,
     cartToken: raw.cart_token || null,
     referral: referralOf(raw),
+    renewsLicence: renewsLicenceOf(raw),
     lines: raw.line_items.map((line) => ({
       id: line.id,
       variantId: lineVariant(line.variant_id),
@@ -105,6 +116,7 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Order {
       title: line.title,
       variantTitle: variantLabel(line.variant_title || "Default Title"),
       price: line.price,
+      ...(line.total_discount && Number(line.total_discount) > 0 ? { discount: line.total_discount } : {}),
     })),
     refunds: raw.refunds.map((refund) => ({ id: refund.id, lines: refundLines(refund.refund_line_items) })),
   };

@@ -16,6 +16,8 @@ export interface MailMessage {
   dedupeKey?: string;
   /** The order the message is about ("<source>:<reference>"): it shows on that order's timeline. */
   orderKey?: string;
+  /** Headers the transport adds (a reminder's List-Unsubscribe and List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
 }
 
 export type MailConfig = Pick<Env, "MAIL_TRANSPORT" | "MAIL_FROM" | "MAIL_API_URL" | "MAIL_API_KEY">;
@@ -71,6 +73,7 @@ async function transmit(config: MailConfig, message: Outgoing, fetcher: typeof f
       subject: message.subject,
       text: message.textBody,
       html: message.htmlBody ?? undefined,
+      headers: message.headers ?? undefined,
     }),
   });
   if (!response.ok) {
@@ -90,6 +93,7 @@ const outboxInsert = (db: Db, message: MailMessage, now: number) =>
       htmlBody: message.html ?? null,
       dedupeKey: message.dedupeKey ?? null,
       orderKey: message.orderKey ?? null,
+      headers: message.headers ?? null,
       createdAt: now,
       nextAttemptAt: now,
     })

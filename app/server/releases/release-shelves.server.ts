@@ -104,12 +104,13 @@ export async function releaseObject(
 
 /**
  * The downloads page's releases: per product and channel, the newest published version and the
- * older ones, each with its checksum, locked or not for `downloader`; a locked one says what is
+ * older ones, each with its checksum once known, locked or not for `downloader`; a locked one says what is
  * missing and the product's plans that include it.
  */
-export async function releaseShelves(db: Db, bucket: R2Bucket, downloader: Downloader, catalogue: Catalogue): Promise<ChannelShelf[]> {
-  const [listed, defined, plans] = await Promise.all([publishedReleases(db), listEntitlements(db), productPlans(catalogue)]);
-  const published = (await Promise.all(listed.map((release) => withChecksum(db, bucket, release)))).filter((release) => release !== null);
+export async function releaseShelves(db: Db, downloader: Downloader, catalogue: Catalogue): Promise<ChannelShelf[]> {
+  // A listing never reads a file: a release still without its checksum (one moved from the old
+  // downloads list) gets it at its first download or offer, not whenever someone opens the page.
+  const [published, defined, plans] = await Promise.all([publishedReleases(db), listEntitlements(db), productPlans(catalogue)]);
   const view = (release: Release): ReleaseView => {
     const lack = lackFor(downloader, release);
     return {

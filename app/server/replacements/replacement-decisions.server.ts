@@ -65,29 +65,27 @@ async function decidedAlready(db: Db, id: number): Promise<Result<never>> {
 
 type Decided = "approved" | "declined";
 
-/** Wins the decision: the one conditional change of a pending request. Its result is empty for the caller that came second. */
-const claimDecision = (db: Db, id: number, state: Decided, actor: Actor, reason: string, now: number) =>
+/**
+ * Wins the decision: the one conditional change of a pending request, marked with this caller's
+ * own `claim` (random), so that nothing else (not even the same admin's second click in the same
+ * millisecond) can pass for it. Its result is empty for the caller that came second.
+ */
+const claimDecision = (db: Db, id: number, state: Decided, actor: Actor, reason: string, now: number, claim: string) =>
   db
     .update(replacementRequests)
-    .set({ state, reason, decidedBy: actor.viewer.id, decidedAt: now })
+    .set({ state, reason, decidedBy: actor.viewer.id, decidedAt: now, claim })
     .where(and(eq(replacementRequests.id, id), eq(replacementRequests.state, "pending")))
     .returning({ id: replacementRequests.id });
 
 /** This caller's decision, as the statement that won it wrote it. */
-const ours = (id: number, state: Decided, actor: Actor, now: number) =>
-  and(
-    eq(replacementRequests.id, id),
-    eq(replacementRequests.state, state),
-    eq(replacementRequests.decidedBy, actor.viewer.id),
-    eq(replacementRequests.decidedAt, now),
-  );
+const ours = (id: number, claim: string) => and(eq(replacementRequests.id, id), eq(replacementRequests.claim, claim));
 
 /** Gives a decision back (its effect could not happen): the request waits again, to be decided anew. */
-const undoDecision = (db: Db, id: number, state: Decided, actor: Actor, now: number, when?: SQL) =>
+const undoDecision = (db: Db, id: number, claim: string, when?: SQL) =>
   db
     .update(replacementRequests)
-    .set({ state: "pending", reason: null, decidedBy: null, decidedAt: null })
-    .where(and(ours(id, state, actor, now), when));
+    .set({ state: "pending", reason: null, decidedBy: null, decidedAt: null, claim: null })
+    .where(and(ours(id, claim), when));
 
 /**
  * Staff decide a pending request, once: whoever wins the request's conditional change acts, mails
@@ -106,8 +104,9 @@ export async function decideReplacement(
   if (!found) return fail("not-found", "No such request");
   if (found.request.state !== "pending") return decidedAlready(db, found.request.id);
   const { request, licence } = found;
+  const claim = crypto.randomUUID();
   if (decision.intent === "decline") {
-    const [won] = await claimDecision(db, request.id, "declined", actor, decision.reason, now);
+    const [won] = await claimDecision(db, request.id, "declined", actor, decision.reason, now, claim);
     if (!won) return decidedAlready(db, request.id);
     try {
       await sendMail(deps, {
@@ -117,7 +116,7 @@ export async function decideReplacement(
         dedupeKey: `replacement-declined:${request.id}`,
       });
     } catch (error) {
-      await undoDecision(db, request.id, "declined", actor, now);
+      await undoDecision(db, request.id, claim);
       throw error;
     }
     await audit(db, actor.viewer.id, "replacement.decline", licence.key, { reason: decision.reason }, actor.ip);
@@ -128,9 +127,9 @@ export async function decideReplacement(
   // The shop's one key path, with the request won in the same transaction as the key: with no
   // stock, or a decision taken first, nothing changes.
   const replaced = await replaceKey(deps, actor, order, `c${licence.productCodeId}`, `Banned in game: ${decision.reason}`, now, {
-    claim: claimDecision(db, request.id, "approved", actor, decision.reason, now),
-    won: sql`exists (select 1 from ${replacementRequests} where ${ours(request.id, "approved", actor, now)})`,
-    undo: (nothingMoved) => undoDecision(db, request.id, "approved", actor, now, nothingMoved),
+    claim: claimDecision(db, request.id, "approved", actor, decision.reason, now, claim),
+    won: sql`exists (select 1 from ${replacementRequests} where ${ours(request.id, claim)})`,
+    undo: (nothingMoved) => undoDecision(db, request.id, claim, nothingMoved),
   });
   if (!replaced.ok) {
     const after = await db

@@ -3,7 +3,7 @@
 // constraint). A crypto top-up, a staff credit, affiliate commission withdrawn to the balance and a
 // purchase of keys each come through here; the reseller panel (hub), the affiliate dashboard and
 // crypto settlement call it (decisions 052 and 060).
-import { and, desc, eq, ne, isNotNull, sql } from "drizzle-orm";
+import { and, desc, eq, ne, isNotNull, type SQL, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { can } from "~/lib/roles";
 import type { CreditInput } from "~/lib/schemas/reseller";
@@ -148,6 +148,47 @@ export function chargeBalance(db: Db, userId: string, cents: number, reference: 
   return { statements, purchaseId };
 }
 
+/** A ledger reference that names a renewal paid from the balance (decision 090). */
+export const renewalReference = (claimKey: string) => `renewal:${claimKey}`;
+
+/** Whether the ledger holds the purchase `reference` names: the renewal was paid. */
+export const purchaseMade = (reference: string) =>
+  sql`exists (select 1 from ${resellerLedger} where ${resellerLedger.kind} = 'purchase' and ${resellerLedger.reference} = ${reference})`;
+
+/**
+ * A payment from the balance that must not fail its batch (a renewal's, which also records what
+ * it bought): the purchase row is written only while `when` holds and the balance still covers
+ * it (checked in the statement), and the balance moves only with that row. `purchaseMade` says in
+ * SQL whether it was paid (`purchaseIdOf` names its ledger row, the reseller order it is).
+ */
+export function payFromBalance(db: Db, userId: string, cents: number, reference: string, when: SQL, now: number) {
+  const paid = purchaseMade(reference);
+  const statements = [
+    db.insert(resellerLedger).select(
+      db
+        .select({
+          id: sql<number>`null`.as("id"),
+          userId: resellerAccounts.userId,
+          kind: sql<"purchase">`'purchase'`.as("kind"),
+          amountCents: sql<number>`${-cents}`.as("amount_cents"),
+          reference: sql<string>`${reference}`.as("reference"),
+          createdAt: sql<number>`${now}`.as("created_at"),
+        })
+        .from(resellerAccounts)
+        .where(and(eq(resellerAccounts.userId, userId), sql`${resellerAccounts.balanceCents} >= ${cents}`, when, sql`not ${paid}`)),
+    ),
+    db
+      .update(resellerAccounts)
+      .set({ balanceCents: sql`${resellerAccounts.balanceCents} - ${cents}` })
+      .where(and(eq(resellerAccounts.userId, userId), when, paid)),
+  ] as const;
+  return { statements, paid };
+}
+
+/** The ledger id of the purchase `reference` names (SQL, null until it is written): the reseller order it is. */
+export const purchaseIdOf = (reference: string) =>
+  sql<number>`(select ${resellerLedger.id} from ${resellerLedger} where ${resellerLedger.kind} = 'purchase' and ${resellerLedger.reference} = ${reference})`;
+
 /** Another purchase spent the balance first: the CHECK refused the debit, and nothing was written. */
 export const isOverspent = (error: unknown) => refusedBy(error, "reseller_balance_non_negative");
 
@@ -163,19 +204,31 @@ export async function withdrawCommission(db: Db, viewer: Viewer, request: string
   const { available } = await balancesOf(db, viewer.id, now);
   if (available <= 0) return fail("conflict", "No commission is available to withdraw yet");
   await openAccount(db, viewer.id, now);
+  const [moved] = await db.batch(commissionToBalance(db, viewer.id, available, request, now));
+  if (moved.length === 0) return fail("conflict", "This commission was already withdrawn");
+  return ok({ cents: available });
+}
+
+/**
+ * The statements that move `cents` of available commission to the reseller balance under the
+ * one-time `request` id, while `when` holds: the affiliate ledger's withdrawal row is written only
+ * while that much is available, and the balance grows by exactly that row, once. The first
+ * statement returns the withdrawal row when it was written. The account must be open.
+ */
+export function commissionToBalance(db: Db, userId: string, cents: number, request: string, now: number, when?: SQL) {
   const withdrawal = and(
     eq(affiliateLedger.kind, "withdrawal"),
     eq(affiliateLedger.reference, request),
-    eq(affiliateLedger.affiliateId, viewer.id),
+    eq(affiliateLedger.affiliateId, userId),
   );
   const taken = sql`(select -${affiliateLedger.amountCents} from ${affiliateLedger} where ${withdrawal})`;
   const credited = sql`exists (select 1 from ${resellerLedger} where ${resellerLedger.kind} = 'commission' and ${resellerLedger.reference} = ${request})`;
-  const [moved] = await db.batch([
-    takeAvailable(db, viewer.id, { kind: "withdrawal", cents: available, request }, now),
+  return [
+    takeAvailable(db, userId, { kind: "withdrawal", cents, request }, now, when),
     db
       .update(resellerAccounts)
       .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${taken}` })
-      .where(and(eq(resellerAccounts.userId, viewer.id), sql`${taken} is not null`, sql`not ${credited}`)),
+      .where(and(eq(resellerAccounts.userId, userId), sql`${taken} is not null`, sql`not ${credited}`)),
     db
       .insert(resellerLedger)
       .select(
@@ -192,7 +245,18 @@ export async function withdrawCommission(db: Db, viewer: Viewer, request: string
           .where(withdrawal),
       )
       .onConflictDoNothing(),
-  ]);
-  if (moved.length === 0) return fail("conflict", "This commission was already withdrawn");
-  return ok({ cents: available });
+  ] as const;
 }
+
+/** The member's reseller balance and the commission they may move into it now (zero when they are no affiliate). */
+export async function spendableOf(db: Db, userId: string, now = Date.now()) {
+  const [account, affiliate] = await Promise.all([
+    db.select({ balanceCents: resellerAccounts.balanceCents }).from(resellerAccounts).where(eq(resellerAccounts.userId, userId)).get(),
+    earningAffiliate(db, userId),
+  ]);
+  const commission = affiliate.ok ? (await balancesOf(db, userId, now)).available : 0;
+  return { balanceCents: account?.balanceCents ?? 0, commissionCents: Math.max(0, commission) };
+}
+
+/** Opens the member's reseller account for a payment from it (nothing when it is open). */
+export const openBalance = (db: Db, userId: string, now: number) => openAccount(db, userId, now);

@@ -18,7 +18,15 @@ export interface LicenceAnswer {
   issuedAt: string;
   /** Seconds until the program should check again (its heartbeat). */
   ttl: number;
-  licence: { product: string; plan: string; activatedAt: string | null; expiresAt: string | null; entitlements?: string[] } | null;
+  licence: {
+    product: string;
+    plan: string;
+    activatedAt: string | null;
+    expiresAt: string | null;
+    entitlements?: string[];
+    /** Where the owner renews the licence, keeping its key (absent from older shops; null for lifetime). */
+    renewUrl?: string | null;
+  } | null;
   lease: { until: string } | null;
 }
 
@@ -32,6 +40,17 @@ interface ResultBase {
   message: string;
   /** Whether the licence grants an entitlement ("beta", "configs"); false on every refusal. */
   hasEntitlement(name: string): boolean;
+  /**
+   * When the licence ends, from a genuine answer about it (VALID, or EXPIRED on its own PC); null for
+   * a lifetime licence, a key never used, or when no genuine answer said.
+   */
+  expiresAt: Date | null;
+  /**
+   * The signed link where the licence's owner renews it, keeping the key ("3 days left — renew"):
+   * from a genuine VALID or EXPIRED answer about a timed licence; null otherwise. Open it in the
+   * browser; it works for a few days, so take it from a fresh answer.
+   */
+  renewUrl: string | null;
 }
 
 /** What the program concludes: run, stop (denied or tampered), or let the offline lease decide. */
@@ -95,7 +114,14 @@ const refused = () => false;
 
 function result(fields: Verdict): CheckResult {
   const granted = fields.outcome === "valid" ? (fields.answer.licence?.entitlements ?? []) : [];
-  return { ...fields, hasEntitlement: granted.length === 0 ? refused : (name) => granted.includes(name) };
+  // Only a genuine answer about this licence says when it ends and where to renew it.
+  const licence = "answer" in fields ? fields.answer.licence : null;
+  return {
+    ...fields,
+    hasEntitlement: granted.length === 0 ? refused : (name) => granted.includes(name),
+    expiresAt: licence?.expiresAt ? new Date(licence.expiresAt) : null,
+    renewUrl: licence?.renewUrl ?? null,
+  };
 }
 
 const tampered = (reason: TamperReason, message: string) => result({ outcome: "tampered", reason, message });

@@ -53,7 +53,21 @@ describe("the licence conformance vectors", () => {
   });
 
   it.each(vectors.cases.map((c) => [c.name, c] as const))("%s", async (_name, vector) => {
-    expect(conclusion(await judge(vector))).toEqual(vector.expect);
+    const result = await judge(vector);
+    const { expiresAt, renewUrl, ...stated } = vector.expect as typeof vector.expect & {
+      expiresAt?: string | null;
+      renewUrl?: string | null;
+    };
+    expect(conclusion(result)).toEqual(stated);
+    // Where a case states the licence's expiry and renewal link, the SDK exposes exactly those.
+    if (expiresAt !== undefined) expect(result.expiresAt?.toISOString() ?? null).toBe(expiresAt);
+    if (renewUrl !== undefined) expect(result.renewUrl).toBe(renewUrl);
+  });
+
+  it("state the expiry and the renewal link of valid, expired and lifetime answers", () => {
+    const stating = vectors.cases.filter((c) => "renewUrl" in c.expect);
+    expect(stating.map((c) => c.expect.outcome)).toEqual(expect.arrayContaining(["valid", "denied"]));
+    expect(stating.some((c) => (c.expect as { renewUrl?: string | null }).renewUrl === null)).toBe(true);
   });
 });
 

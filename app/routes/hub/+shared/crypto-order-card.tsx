@@ -196,6 +196,24 @@ export function CryptoOrderCard({ order }: { order: CryptoOrderView }) {
             )}
           </p>
         </div>
+      ) : order.renewsLicence && !order.productCode ? (
+        <div className="rounded-lg border border-accent/40 bg-accent/5 p-4">
+          <p className="text-xs font-bold tracking-wider text-accent">YOUR LICENCE</p>
+          <p className="mt-2 text-sm">
+            {order.status === "complete" ? (
+              <>
+                Your licence was extended: same key, same PC.{" "}
+                <Link to="/dashboard/subscriptions" className="text-accent underline">
+                  See its new end under Subscriptions
+                </Link>
+              </>
+            ) : order.paid && order.status !== "cancelled" ? (
+              "Paid: your licence is being extended."
+            ) : (
+              "This order renews your licence: once the payment is confirmed, the time is added to it (same key, no new key)."
+            )}
+          </p>
+        </div>
       ) : (
         <div className="rounded-lg border border-accent/40 bg-accent/5 p-4">
           <p className="text-xs font-bold tracking-wider text-accent">YOUR PRODUCT KEY</p>

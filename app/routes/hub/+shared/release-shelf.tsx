@@ -16,11 +16,17 @@ const NOTES =
 const CHANNEL_TITLE = { stable: "Stable", beta: "Beta" } as const;
 
 function Checksum({ sha256 }: { sha256: string | null }) {
-  return sha256 ? (
+  return (
     <p className="mt-2 text-xs text-muted">
-      SHA-256 <code className="font-mono break-all text-zinc-200">{sha256}</code>
+      {sha256 ? (
+        <>
+          SHA-256 <code className="font-mono break-all text-zinc-200">{sha256}</code>
+        </>
+      ) : (
+        "SHA-256 sent with the file: it is worked out at the first download"
+      )}
     </p>
-  ) : null;
+  );
 }
 
 function GetRelease({ release, label }: { release: ReleaseView; label: string }) {

@@ -370,6 +370,8 @@ export const licences = sqliteTable(
     index("licences_hwid").on(t.hwid),
     // The licences of an order, whose owners' Discord roles follow its payment or refund.
     index("licences_order").on(t.orderId),
+    // Licences ending soon or lately: the renewal reminders' and auto-renewal's sweep (decision 091).
+    index("licences_expiry").on(t.expiresAt),
     check("licences_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`),
   ],
 );
@@ -460,6 +462,8 @@ export const replacementRequests = sqliteTable(
     reason: text("reason"),
     decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
     decidedAt: integer("decided_at"),
+    // The random mark of the decision that won the request: only that caller acts on it, or gives it back.
+    claim: text("claim"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
@@ -593,6 +597,9 @@ export const cryptoOrders = sqliteTable(
     referredBy: text("referred_by"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    // The licence this order renews or moves to its plan (decision 090): paid, it extends that
+    // licence instead of handing out a key, unless the licence can no longer be (then a key goes out).
+    renewsLicenceId: integer("renews_licence_id"),
   },
   (t) => [
     index("crypto_orders_status").on(t.status, t.createdAt),
@@ -813,6 +820,8 @@ export const mailOutbox = sqliteTable(
     createdAt: integer("created_at").notNull(),
     nextAttemptAt: integer("next_attempt_at").notNull(),
     sentAt: integer("sent_at"),
+    // Extra headers the transport sends (JSON object), e.g. a reminder's List-Unsubscribe.
+    headers: text("headers", { mode: "json" }).$type<Record<string, string>>(),
   },
   (t) => [
     index("mail_outbox_due").on(t.status, t.nextAttemptAt),
@@ -860,6 +869,10 @@ export const demoCheckouts = sqliteTable("demo_checkouts", {
   attributes: text("attributes").notNull().default("[]"),
   discountCode: text("discount_code"),
   discountPercent: integer("discount_percent"),
+  // An upgrade's credit for the unused time of the plan it leaves (decision 090), taken off the
+  // line as Shopify's draft order takes its applied discount off, and what the buyer reads it as.
+  creditCents: integer("credit_cents"),
+  creditLabel: text("credit_label"),
 });
 
 // A sign-in that passed the password and waits for the second factor. The browser holds the
@@ -1208,4 +1221,99 @@ export const storefrontSettings = sqliteTable(
     check("storefront_settings_one_row", sql`${t.id} = 1`),
     check("storefront_settings_threshold", sql`${t.recentPurchasersThreshold} >= 1`),
   ],
+);
+
+// Renewals that keep the key (decisions 090 and 091). Every payment that added time to a licence
+// or moved it to a longer plan: what it paid, the licence before and after, and the time it added,
+// so a refund takes back exactly that. Written by the licences domain in the same transaction as
+// the licence it changes; a payment (`claimKey`: an order's unit, a crypto order, a balance
+// request, an auto-renewal of one expiry) changes a licence once.
+export const RENEWAL_KINDS = ["renewal", "upgrade"] as const;
+export const RENEWAL_METHODS = ["card", "BTC", "LTC", "balance"] as const;
+
+export const licenceRenewals = sqliteTable(
+  "licence_renewals",
+  {
+    // Random: a batch knows its own row went in (and so that it won the claim) by this id.
+    id: text("id").primaryKey(),
+    claimKey: text("claim_key").notNull(),
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: RENEWAL_KINDS }).notNull(),
+    method: text("method", { enum: RENEWAL_METHODS }).notNull(),
+    // Taken from a balance by the auto-renewal rather than paid by hand.
+    auto: integer("auto", { mode: "boolean" }).notNull().default(false),
+    // The order that paid ("shopify:<id>", "crypto:<number>", "reseller:<ledger id>") and its line.
+    orderKey: text("order_key"),
+    orderLineId: text("order_line_id"),
+    unitIndex: integer("unit_index").notNull().default(0),
+    fromPlan: text("from_plan", { enum: LICENCE_PLANS }).notNull(),
+    toPlan: text("to_plan", { enum: LICENCE_PLANS }).notNull(),
+    previousExpiresAt: integer("previous_expires_at"),
+    expiresAt: integer("expires_at"),
+    // The time the payment added to the licence (null when it moved to lifetime): what a refund takes back.
+    addedMs: integer("added_ms"),
+    previousEntitlements: text("previous_entitlements", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    // An upgrade renames the member's subscription; a refund gives the old name back.
+    previousVariantTitle: text("previous_variant_title"),
+    priceCents: integer("price_cents").notNull(),
+    currency: text("currency").notNull(),
+    createdAt: integer("created_at").notNull(),
+    // A refund (or cancellation) took the time back; the claim names the run that did it.
+    refundedAt: integer("refunded_at"),
+    refundClaim: text("refund_claim"),
+  },
+  (t) => [
+    uniqueIndex("licence_renewals_claim").on(t.claimKey),
+    index("licence_renewals_licence").on(t.licenceId, t.createdAt),
+    index("licence_renewals_order").on(t.orderKey, t.orderLineId, t.unitIndex),
+    index("licence_renewals_created").on(t.createdAt),
+    index("licence_renewals_refund").on(t.refundClaim),
+    check("licence_renewals_kind", sql`${t.kind} in ('renewal', 'upgrade')`),
+    check("licence_renewals_method", sql`${t.method} in ('card', 'BTC', 'LTC', 'balance')`),
+  ],
+);
+
+// Reminders before and after a licence ends (decision 091): one row per licence, stage and the
+// expiry it was about, written before the e-mail goes, so two cron runs send it once. A renewal
+// moves the expiry, so the old expiry's reminders are never due again.
+export const renewalReminders = sqliteTable(
+  "renewal_reminders",
+  {
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    // "before:<days>" or "after".
+    stage: text("stage").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    sentAt: integer("sent_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.licenceId, t.stage, t.expiresAt] }), index("renewal_reminders_sent").on(t.sentAt)],
+);
+
+// Members who turned renewal reminders off (the Security page, or the e-mail's unsubscribe header).
+export const reminderOptOuts = sqliteTable("reminder_opt_outs", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  optedOutAt: integer("opted_out_at").notNull(),
+});
+
+// Licences their owner asked to renew from their balance a day before they end (decision 091).
+export const autoRenewals = sqliteTable(
+  "auto_renewals",
+  {
+    licenceId: integer("licence_id")
+      .primaryKey()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("auto_renewals_user").on(t.userId)],
 );

@@ -11,6 +11,8 @@ export interface OrderLine {
   title: string;
   variantTitle: string;
   price: string;
+  /** What the line's discounts took off it in all (an upgrade's credit, a discount code), when Shopify says. */
+  discount?: string;
 }
 
 /** A line of a stored order (its `lineItems` column holds the lines as JSON). */

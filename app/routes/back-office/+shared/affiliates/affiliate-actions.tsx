@@ -27,13 +27,7 @@ export function ApproveForm({
   const fetcher = useFetcher();
   const { formRef, onSubmit, errors, busy } = useFetcherForm(fetcher, approveSchema, { title });
   return (
-    <fetcher.Form
-      ref={formRef}
-      method="post"
-      className="grid gap-2 sm:grid-cols-[6rem_6rem_minmax(0,1fr)_auto] sm:items-end"
-      onSubmit={onSubmit}
-      noValidate
-    >
+    <fetcher.Form ref={formRef} method="post" className="grid gap-2 sm:grid-cols-2 sm:items-end" onSubmit={onSubmit} noValidate>
       <input type="hidden" name="intent" value="approve" />
       <input type="hidden" name="affiliate" value={affiliate} />
       <input type="hidden" name="from" value={from} />
@@ -56,9 +50,10 @@ export function ApproveForm({
         name="shopifyDiscountCode"
         defaultValue={rates?.shopifyDiscountCode ?? ""}
         placeholder={code}
+        className="sm:col-span-2"
         error={errors.shopifyDiscountCode}
       />
-      <Button type="submit" size="sm" disabled={busy}>
+      <Button type="submit" size="sm" className="justify-self-start" disabled={busy}>
         {busy ? "Saving..." : rates ? "Save rates" : "Approve"}
       </Button>
     </fetcher.Form>

@@ -1,7 +1,10 @@
 // The parts of a customer's page that an account and a buyer without one share: their orders
-// (every source, newest first) and the licences held under their e-mail, keys masked.
+// (every source, newest first) and the licences held under their e-mail, keys masked, each with its
+// history: bought, extended, upgraded, each with its order.
 import { Link } from "react-router";
 import { formatCents } from "~/lib/format";
+import { PLAN_NAME } from "~/lib/plans";
+import type { LicenceHistoryEntry } from "~/lib/renewals";
 import { type OrderSource, orderPath } from "~/lib/orders";
 import type { LicenceView } from "~/lib/licences";
 import { BoundPc, LicenceStateBadge } from "~/components/licence-details";
@@ -63,7 +66,46 @@ export function CustomerOrdersCard({ orders, moreOrders, email }: { orders: Cust
   );
 }
 
-const LICENCE_FIELDS: Column<LicenceView>[] = [
+type HeldLicence = LicenceView & { history: LicenceHistoryEntry[] };
+
+const HISTORY_WORD = { bought: "Bought", renewal: "Extended", upgrade: "Upgraded" } as const;
+
+/** A licence's history: bought, then each renewal and upgrade, with its order and (once refunded) struck through. */
+function LicenceHistory({ history }: { history: LicenceHistoryEntry[] }) {
+  return (
+    <ol className="space-y-1 text-xs" aria-label="History">
+      {history.map((entry, i) => (
+        <li key={`${entry.kind}-${entry.at}-${i}`} className={entry.refundedAt === null ? "" : "text-muted line-through"}>
+          <span className="font-semibold">{HISTORY_WORD[entry.kind]}</span>
+          {entry.kind === "upgrade" ? ` to ${PLAN_NAME[entry.plan]}` : entry.kind === "bought" ? ` (${PLAN_NAME[entry.plan]})` : null}{" "}
+          <LocalTime ms={entry.at} className="text-muted" />
+          {entry.expiresAt !== null && entry.kind !== "bought" ? (
+            <>
+              {" "}
+              · until <LocalTime ms={entry.expiresAt} />
+            </>
+          ) : null}
+          {entry.priceCents !== null && entry.currency ? ` · ${formatCents(entry.priceCents, entry.currency)}` : null}
+          {entry.auto ? " · auto-renewed" : null}
+          {entry.order ? (
+            <>
+              {" · "}
+              <Link
+                to={orderPath({ source: entry.order.source as OrderSource, reference: entry.order.reference })}
+                className="font-mono text-accent hover:underline"
+              >
+                {entry.order.name}
+              </Link>
+            </>
+          ) : null}
+          {entry.refundedAt !== null ? " · refunded" : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+const LICENCE_FIELDS: Column<HeldLicence>[] = [
   { label: "Key", value: (l) => <span className="font-mono">{l.key}</span> },
   { label: "Product", value: (l) => `${l.product} · ${l.plan}` },
   { label: "Status", value: (l) => <LicenceStateBadge licence={l} /> },
@@ -77,9 +119,10 @@ const LICENCE_FIELDS: Column<LicenceView>[] = [
         <LocalTime ms={l.lastCheckAt} format="datetime" className="text-muted" />
       ),
   },
+  { label: "History", value: (l) => <LicenceHistory history={l.history} />, wrap: true },
 ];
 
-export function CustomerLicencesCard({ licences }: { licences: LicenceView[] }) {
+export function CustomerLicencesCard({ licences }: { licences: HeldLicence[] }) {
   return (
     <Card>
       <h2 className="font-bold">Keys</h2>

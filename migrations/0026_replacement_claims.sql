@@ -1,0 +1,1 @@
+ALTER TABLE `replacement_requests` ADD `claim` text;
