@@ -57,6 +57,7 @@ export default [
   route("api/checkout", "routes/api/checkout.ts"),
   route("api/crypto-orders", "routes/api/crypto-orders.ts"),
   route("api/reviews", "routes/api/reviews.ts"),
+  route("api/chat/rooms", "routes/api/chat-rooms.ts"),
   ...prefix("dashboard", [
     // The shell: the sidebar, and the sign-in guard every dashboard loader and action runs behind.
     layout("routes/hub/shell.tsx", [
@@ -74,6 +75,7 @@ export default [
         route("security", "routes/hub/security.tsx", [route("passkeys", "routes/hub/security.passkeys.ts")]),
         route("crypto-tracker", "routes/hub/crypto-tracker.tsx"),
         route("affiliate", "routes/hub/affiliate.tsx"),
+        route("chat/:room", "routes/hub/chat.tsx"),
         // Any other /dashboard path: a 404 inside the shell.
         route("*", "routes/not-found.tsx", { id: "routes/hub/not-found" }),
       ]),
@@ -88,6 +90,10 @@ export default [
         ]),
         route("licences", "routes/back-office/licences.tsx"),
         route("replacements", "routes/back-office/replacements.tsx"),
+        route("blocklists", "routes/back-office/blocklists.tsx"),
+        route("licences-at-risk", "routes/back-office/licences-at-risk.tsx"),
+        route("disputes", "routes/back-office/disputes.tsx"),
+        route("disputes/:id/evidence.txt", "routes/back-office/disputes.evidence.ts"),
         route("entitlements", "routes/back-office/entitlements.tsx"),
         // The upload's steps nest under the page, so its releases.manage guard runs first.
         route("releases", "routes/back-office/releases.tsx", [
@@ -107,6 +113,8 @@ export default [
         route("sales", "routes/back-office/sales.tsx"),
         route("legal", "routes/back-office/legal.tsx"),
         route("reviews", "routes/back-office/reviews.tsx"),
+        // The rooms' forms nest under the page, so its chat.moderate guard runs first.
+        route("chat-moderation", "routes/back-office/chat-moderation.tsx", [route("rooms", "routes/back-office/chat-moderation.rooms.ts")]),
         route("promotions", "routes/back-office/promotions.tsx"),
         // The ledger's export nests under the page, so its affiliates.view guard runs before its own (export).
         route("affiliates", "routes/back-office/affiliates.tsx", [route("ledger.csv", "routes/back-office/affiliates.ledger-csv.ts")]),

@@ -62,16 +62,34 @@ export async function stopAndWait(roots: (number | undefined)[], stop: () => voi
  * and the workerd serving the Worker with its local simulations. Unlike a latency, the difference
  * around a burst barely moves with the load other processes put on the machine.
  */
-export function cpuSeconds(pid: number | undefined): number {
+export function cpuSeconds(pid: number | undefined, only: (commandLine: string) => boolean = () => true): number {
   // Linux only: elsewhere there is no /proc, and the figure is left empty.
   if (pid === undefined || !existsSync("/proc")) return Number.NaN;
-  const ticks = processTree(pid).reduce((sum, id) => {
-    const fields = statFields(id);
-    return fields.length > 12 ? sum + Number(fields[11]) + Number(fields[12]) : sum;
-  }, 0);
+  const ticks = processTree(pid)
+    .filter((id) => only(commandLineOf(id)))
+    .reduce((sum, id) => {
+      const fields = statFields(id);
+      return fields.length > 12 ? sum + Number(fields[11]) + Number(fields[12]) : sum;
+    }, 0);
   // Linux reports these in clock ticks of 1/100 s.
   return ticks / 100;
 }
+
+/** A process's command line, its arguments joined by spaces ("" once it has ended). */
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Of wrangler's processes, the workerd that runs the Worker itself (its entry on a port of its own
+ * choosing), not the one in front of it that takes the connections on the served port.
+ */
+export const runsTheWorker = (commandLine: string) =>
+  commandLine.includes("workerd") && commandLine.includes("--socket-addr=entry=127.0.0.1:0 ");
 
 /** A floor Worker of bench/floors: the least a job must cost, on the same runtime as the app. */
 export interface Floor {

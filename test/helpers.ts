@@ -360,3 +360,17 @@ export async function validate(body: unknown, ip = `203.0.113.${Math.floor(Math.
   const text = await response.text();
   return { response, text, json: JSON.parse(text) };
 }
+
+/** The shop's fraud settings as an admin saves them on Licences at risk: the defaults, with `changes`. */
+export function saveFraudSettings(cookie: string, changes: Record<string, string> = {}) {
+  const form = {
+    intent: "settings",
+    windowHours: "24",
+    flagAddresses: "10",
+    flagCountries: "5",
+    suspendAddresses: "",
+    suspendCountries: "",
+    holdRiskyOrders: "",
+  };
+  return call("/dashboard/licences-at-risk", { form: { ...form, ...changes }, cookie });
+}

@@ -12,11 +12,12 @@ import { deactivateLicenceSchema, validateLicenceSchema } from "~/lib/schemas/li
 import { latestReleaseSchema } from "~/lib/schemas/releases";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
 import { latestReleaseAnswer, releaseByLink } from "~/server/releases/release-links.server";
-import { clientAddress, clientNetwork, placeOf } from "~/http/caller.server";
+import { clientAddress, clientNetwork, countryOf, placeOf } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { signedRenewLink } from "~/server/licences/renew-links.server";
-import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
+import { DEFAULT_WATCH_SEND_SECONDS, type KeyWatchNamespace, reportSighting } from "~/server/licences/sharing.server";
+import { type LicenceAnswer, nonNegativeSetting, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { type DeactivationAnswer, releaseOwnPc, resetCooldownMs } from "~/server/licences/licences.server";
 import { database, replicaDatabase } from "~/server/platform/db/client.server";
 import { readJson } from "~/http/request-body.server";
@@ -90,6 +91,9 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
   const call = await readCall(c, schema);
   if (call instanceof Response) return call;
   const request = c.req.raw;
+  const address = clientAddress(request);
+  const country = countryOf(request);
+  const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   // A stale replica is harmless here (decision 068): a bind is a conditional write on the primary,
   // and a key that looked free but is taken is read again, fresh, in the same session.
   const answer = await validateLicence(replicaDatabase(c.env.DB), call.input, {
@@ -99,6 +103,23 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
       c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
     admit: keyLimit(c, call.input.key),
     renewLink: (licence) => signedRenewLink(call.signer, new URL(request.url).origin, licence, Date.now()),
+    // The blocklist judges the caller's address and country inside the check's one read.
+    address,
+    country,
+    // Shared-key detection: the key's watch hears of the check after the answer (decision 093).
+    sighted: (licence) =>
+      reportSighting(
+        c.env.KEY_WATCH as unknown as KeyWatchNamespace,
+        waitUntil,
+        {
+          licenceId: licence.id,
+          key: licence.key,
+          address,
+          country,
+          at: Date.now(),
+        },
+        nonNegativeSetting(c.env.LICENCE_WATCH_SEND_SECONDS, DEFAULT_WATCH_SEND_SECONDS) * 1000,
+      ),
   });
   if (!answer.ok) return rateLimited();
   return { ...call, answer: answer.value };

@@ -19,6 +19,7 @@ import { API_PREFIX, api } from "./api";
 import { webhooks } from "./webhooks";
 
 export { ChatRoom } from "./chat-room";
+export { KeyWatch } from "./key-watch";
 
 // Unexpected errors in loaders, actions and middleware are logged and answered with a reference.
 const serverBuild = () => import("virtual:react-router/server-build").then(withErrorReferences);

@@ -83,7 +83,7 @@ export function openApiDocument(origin: string) {
           operationId: "validateLicence",
           summary: "Check a key on this PC; the first valid call activates it",
           description:
-            "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys, PCs or owners' accounts BANNED, keys staff paused SUSPENDED (their clock stands still until resumed), keys past `expiresAt` EXPIRED.",
+            "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys, PCs or owners' accounts BANNED, keys staff paused SUSPENDED (their clock stands still until resumed), keys whose payment is disputed or that were used from too many places SUSPENDED with a `reason`, keys past `expiresAt` EXPIRED. A PC, address, range or country on the shop's blocklist answers BANNED, with a `reason`, for any key.",
           requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/ValidateRequest" } } } },
           responses: signedResponses("#/components/schemas/Validation"),
         },
@@ -392,6 +392,11 @@ export function openApiDocument(origin: string) {
                 },
               ],
               description: "The signed offline lease: present on VALID answers, null on every other.",
+            },
+            reason: {
+              type: "string",
+              description:
+                "Present only on a SUSPENDED or BANNED answer the shop's fraud rules gave: why, in words the program may show its user (a disputed payment, a key used from too many places, a blocked PC or network). Inside the signed body.",
             },
           },
         },

@@ -1,6 +1,6 @@
-// A reseller's balance history: top-ups, the shop's credits, affiliate commission and purchases (of
-// keys, or renewals), newest first. The reseller sees it on their panel, staff on the member's page
-// in the back office.
+// A reseller's balance history: top-ups, the shop's credits, affiliate commission (and its holds while
+// a referred payment is disputed) and purchases (of keys, or renewals), newest first. The reseller
+// sees it on their panel, staff on the member's page in the back office.
 import { Link } from "react-router";
 import { formatUsd } from "~/lib/format";
 import { LocalTime } from "./local-time";
@@ -10,6 +10,8 @@ const LEDGER_LABEL = {
   credit: "Credited by the shop",
   purchase: "Keys bought",
   commission: "Affiliate commission",
+  "dispute-hold": "Held: a referred payment is disputed",
+  "dispute-release": "Released: the dispute was won",
 } as const;
 
 export interface LedgerEntry {

@@ -16,7 +16,9 @@ import {
   CreditCard,
   Download,
   FileKey,
+  Gavel,
   Handshake,
+  Hash,
   History,
   KeyRound,
   LayoutDashboard,
@@ -34,6 +36,7 @@ import {
   Store,
   Users,
 } from "./icons";
+import { CHAT_PATH_PREFIX, ChatRoomsNav } from "./chat-rooms-nav";
 import { QuickJump } from "./quick-jump";
 
 const HUB_ICON: Record<string, typeof Shield> = {
@@ -63,6 +66,7 @@ const STAFF_ICON: Record<string, typeof Shield> = {
   "/dashboard/affiliates": Handshake,
   "/dashboard/legal": ScrollText,
   "/dashboard/discord": MessageCircle,
+  "/dashboard/chat-moderation": Gavel,
 };
 
 /** What a staff page's shield says: who may open it, in words true for every viewer who sees it. */
@@ -138,7 +142,15 @@ export function DashboardShell({ email, staffLinks, quickJump, children }: Dashb
   const groups = staffNavigation(staffLinks);
   const currentStaff = groups.flatMap((group) => group.pages).find((page) => isCurrentPage(page, pathname));
   const current = HUB_PAGES.find((page) => isCurrentPage(page, pathname)) ?? currentStaff;
-  const CurrentIcon = current ? (HUB_ICON[current.to] ?? STAFF_ICON[current.to] ?? Shield) : pathname === QUICK_JUMP_PATH ? Search : null;
+  // Pages outside the lists: the quick jump's results, and a chat room (named in the room's own heading).
+  const inChat = pathname.startsWith(CHAT_PATH_PREFIX);
+  const CurrentIcon = current
+    ? (HUB_ICON[current.to] ?? STAFF_ICON[current.to] ?? Shield)
+    : pathname === QUICK_JUMP_PATH
+      ? Search
+      : inChat
+        ? Hash
+        : null;
   const { open, toggled } = useOpenGroups(currentStaff?.group);
   const listRef = useCurrentLinkInView(pathname, open, menu.open);
   const id = useId();
@@ -156,7 +168,7 @@ export function DashboardShell({ email, staffLinks, quickJump, children }: Dashb
           {CurrentIcon ? <CurrentIcon className="size-4 text-accent" aria-hidden /> : null}
           <span className="min-w-0 flex-1 truncate">
             <span className="sr-only">Dashboard menu, </span>
-            {current?.label ?? (pathname === QUICK_JUMP_PATH ? "Search" : "Dashboard")}
+            {current?.label ?? (pathname === QUICK_JUMP_PATH ? "Search" : inChat ? "Chat" : "Dashboard")}
           </span>
           <ChevronDown className={`size-4 text-muted transition-transform ${menu.open ? "rotate-180" : ""}`} aria-hidden />
         </button>
@@ -182,6 +194,7 @@ export function DashboardShell({ email, staffLinks, quickJump, children }: Dashb
                 );
               })}
             </ul>
+            <ChatRoomsNav linkClass={linkClass} />
             {groups.length > 0 ? <hr className="my-3 border-line" /> : null}
             {groups.map((group) => (
               <details

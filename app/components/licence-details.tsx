@@ -16,6 +16,7 @@ const STATE_TONE: Record<LicenceView["state"], BadgeTone> = {
   "not-activated": "blue",
   active: "green",
   paused: "yellow",
+  suspended: "orange",
   expired: "gray",
   revoked: "red",
   banned: "red",
@@ -111,6 +112,7 @@ export function LicenceDetails({
       <DetailRow label="Activated">
         {licence.activatedAt === null ? "Not yet" : <LocalTime ms={licence.activatedAt} format="datetime" />}
       </DetailRow>
+      {licence.state === "suspended" && licence.suspendReason ? <DetailRow label="Why">{licence.suspendReason}</DetailRow> : null}
       {showExpiry ? (
         <DetailRow label="Expires">
           <LicenceExpiry licence={licence} never="Never" />

@@ -26,6 +26,15 @@ export function placeOf(request: Request): string | null {
   return parts.length > 0 ? parts.join(", ").slice(0, 100) : null;
 }
 
+/**
+ * The client's country as Cloudflare located it (its CF-IPCountry header, two letters), or null: a
+ * header, so reading it costs nothing next to `request.cf`. "XX" and "T1" (unknown, Tor) count as none.
+ */
+export function countryOf(request: Request): string | null {
+  const country = request.headers.get("CF-IPCountry")?.toUpperCase() ?? "";
+  return /^[A-Z]{2}$/.test(country) && country !== "XX" && country !== "T1" ? country : null;
+}
+
 /** The client's address as Cloudflare saw it ("local" in tests and scripts that name none). */
 export function clientAddress(request: Request): string {
   return request.headers.get("CF-Connecting-IP") ?? "local";
@@ -66,6 +75,7 @@ export function callerOf(request: Request): Caller {
       ip: clientAddress(request),
       origin: new URL(request.url).origin,
       userAgent: request.headers.get("User-Agent")?.slice(0, 200) ?? null,
+      country: countryOf(request),
       // Read when a session or a check records it, not for every request.
       get place() {
         if (place === undefined) place = placeOf(request);

@@ -1,11 +1,13 @@
-// The way into the chat room: a WebSocket upgrade from our own pages by a signed-in member. The
-// member's id, username and session travel to the room in headers the Worker sets itself; anything
-// the browser sent under those names is dropped.
-import { MEMBER_ID_HEADER, MEMBER_NAME_HEADER, MEMBER_SESSION_HEADER } from "~/lib/chat";
+// The way into a chat room: a WebSocket upgrade from our own pages by a signed-in member who may be
+// in the room (`?room=<slug>`, the general room by default). Who the member is, their role and
+// chat standing, and the room's rules travel to the room in headers the Worker sets itself;
+// anything the browser sent under those names is dropped. The room itself refuses a banned member.
+import { encodeHeader, MEMBER_HEADER, ROOM_HEADER, roomStub } from "~/server/chat/chat-gateway.server";
+import { admit } from "~/server/chat/rooms.server";
 import { getSession } from "~/server/accounts/session.server";
-import { hubRoom } from "~/server/chat/chat-gateway.server";
 import type { Db } from "~/server/platform/db/client.server";
 import { callerOf } from "./caller.server";
+import { problemStatus } from "./problem-status.server";
 
 export const CHAT_PATH = "/chat/ws";
 
@@ -21,15 +23,13 @@ export async function connectToChat(request: Request, env: Env, db: Db): Promise
   }
   const session = await getSession(db, caller);
   if (!session) return new Response("Please log in to chat", { status: 401 });
-  const { viewer, publicId } = session;
-  return hubRoom(env).fetch(
+  const slug = new URL(request.url).searchParams.get("room") || "general";
+  const admitted = await admit(db, session.viewer, session.publicId, slug);
+  if (!admitted.ok) return new Response(admitted.problem.message, { status: problemStatus(admitted.problem) });
+  const { config, member } = admitted.value;
+  return roomStub(env, config.slug).fetch(
     new Request(request.url, {
-      headers: {
-        Upgrade: "websocket",
-        [MEMBER_ID_HEADER]: viewer.id,
-        [MEMBER_NAME_HEADER]: viewer.username,
-        [MEMBER_SESSION_HEADER]: publicId,
-      },
+      headers: { Upgrade: "websocket", [ROOM_HEADER]: encodeHeader(config), [MEMBER_HEADER]: encodeHeader(member) },
     }),
   );
 }

@@ -22,3 +22,8 @@ export function notFound(message = "Not found") {
 export function forbidden(shell?: DashboardShell) {
   return data<Refusal>({ message: "You don't have permission to access this page", ...(shell ? { shell } : {}) }, { status: 403 });
 }
+
+/** A domain problem that stops a page: its own words, with 404 for what is not there and 403 for the rest. */
+export function refusedBy(problem: { code: string; message: string }) {
+  return data<Refusal>({ message: problem.message }, { status: problem.code === "not-found" ? 404 : 403 });
+}

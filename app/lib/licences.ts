@@ -2,12 +2,13 @@
 // the words a licence's state is read in. Shared with the browser, so the types live here.
 import { type LicencePlan, PLAN_TERM } from "./plans";
 
-export type LicenceState = "not-activated" | "active" | "paused" | "expired" | "revoked" | "banned";
+export type LicenceState = "not-activated" | "active" | "paused" | "suspended" | "expired" | "revoked" | "banned";
 
 export const LICENCE_STATE_LABEL: Record<LicenceState, string> = {
   "not-activated": "Not activated",
   active: "Active",
   paused: "Paused",
+  suspended: "Suspended",
   expired: "Expired",
   revoked: "Revoked",
   banned: "Banned",
@@ -24,6 +25,8 @@ export interface LicenceView {
   expiresAt: number | null;
   /** When staff paused it; null while it runs. */
   pausedAt: number | null;
+  /** Why the shop's fraud rules suspended it (a disputed payment, a shared key); null otherwise. */
+  suspendReason?: string | null;
   /** The bound PC: shortened for the owner, whole for an admin; null when no PC is bound. */
   hwid: string | null;
   /** The bound PC's name as its program reports it; null when none was sent or no PC is bound. */

@@ -127,4 +127,14 @@ export interface OrderDetail {
   cancellable: boolean;
   /** Set while the order's mail to its buyer fails: staff correct the address and send again. */
   undelivered: UndeliveredMail | null;
+  /** A card order's risk (decision 093): its reasons, and whether it is held for review. */
+  risk: OrderRisk | null;
+}
+
+export interface OrderRisk {
+  reasons: { code: string; label: string }[];
+  heldAt: number | null;
+  releasedAt: number | null;
+  /** Where the buyer paid from, as the order says. */
+  country: string | null;
 }

@@ -35,6 +35,9 @@ export const CAPABILITIES = {
   "affiliates.manage": ["admin"],
   // Product reviews: support and admins hide one with a reason, or show it again.
   "reviews.moderate": ["admin", "support"],
+  // The chat: removing messages, muting and banning members from it, pins, the reports queue, and
+  // its rooms (create, settings, archive).
+  "chat.moderate": ["admin", "support"],
   // The product page's social proof: the recent-purchasers threshold and product sales.
   "promotions.manage": ["admin"],
   // The Terms of Service, Refund Policy and Privacy Policy.
@@ -48,6 +51,13 @@ export const CAPABILITIES = {
   "replacements.decide": ["admin"],
   // Discord roles that follow the licence: the guild, which role each plan grants, the health card.
   "discord.manage": ["admin"],
+  // Fraud: support sees disputes (and exports their evidence), the blocklist and licences at risk;
+  // admins block and lift, decide on a licence at risk and set the thresholds, and release held orders.
+  "disputes.view": ["admin", "support"],
+  "blocks.view": ["admin", "support"],
+  "blocks.manage": ["admin"],
+  "risk.view": ["admin", "support"],
+  "risk.manage": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Capability = keyof typeof CAPABILITIES;

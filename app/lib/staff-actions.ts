@@ -13,6 +13,8 @@ export const STAFF_ACTIONS = {
     revoke: "orders.manage",
     replace: "orders.manage",
     cancel: "orders.manage",
+    // A paid order held for review: its keys go out.
+    release: "orders.manage",
   },
   // The order list: a key handed out by hand.
   "manual-order": { manual: "orders.manage" },
@@ -23,7 +25,13 @@ export const STAFF_ACTIONS = {
     "end-sessions": "customers.sessions",
     credit: "balances.credit",
     role: "roles.assign",
+    // Blocking the customer with their known PCs, addresses and e-mails, in one confirmation.
+    "block-customer": "blocks.manage",
   },
+  // The Blocklists page: a block added, or lifted.
+  blocks: { block: "blocks.manage", lift: "blocks.manage" },
+  // Licences at risk: a flagged licence suspended, banned or dismissed; the detection's thresholds.
+  risk: { suspend: "risk.manage", ban: "risk.manage", dismiss: "risk.manage", settings: "risk.manage" },
   // The licence page: support resets PCs; bans, pauses and added time are for admins.
   licence: {
     "reset-hwid": "licences.reset",
@@ -50,6 +58,20 @@ export const STAFF_ACTIONS = {
   replacement: { approve: "replacements.decide", decline: "replacements.decide" },
   // The Reviews page: hiding a review with a reason, or showing it again.
   reviews: { hide: "reviews.moderate", unhide: "reviews.moderate" },
+  // The chat moderation page and the moderator's menu in the hub's chat: messages, members, pins
+  // and reports; and the page's rooms.
+  chat: {
+    delete: "chat.moderate",
+    purge: "chat.moderate",
+    mute: "chat.moderate",
+    unmute: "chat.moderate",
+    ban: "chat.moderate",
+    unban: "chat.moderate",
+    pin: "chat.moderate",
+    unpin: "chat.moderate",
+    dismiss: "chat.moderate",
+  },
+  "chat-rooms": { create: "chat.moderate", settings: "chat.moderate", archive: "chat.moderate", restore: "chat.moderate" },
   // The Promotions page: the recent-purchasers threshold and each product's sale.
   promotions: { threshold: "promotions.manage", sale: "promotions.manage", "end-sale": "promotions.manage" },
   // The legal pages' editor.

@@ -1,5 +1,5 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
   type ChatMessage,
@@ -12,72 +12,11 @@ import {
   type ServerFrame,
 } from "~/lib/chat";
 import { createAccount, ORIGIN, signIn, unique } from "../helpers";
+import { join as joinRoom, roomStub, upgrade } from "./chat-client";
 
-const room = () => env.CHAT_ROOM.get(env.CHAT_ROOM.idFromName("hub"));
+const join = (name = "member") => joinRoom({ name });
 
-function upgrade(headers: Record<string, string>) {
-  return exports.default.fetch(new Request(`${ORIGIN}/chat/ws`, { headers: { Upgrade: "websocket", ...headers } }));
-}
-
-interface Client {
-  ws: WebSocket;
-  frames: ServerFrame[];
-  next<T extends ServerFrame["type"]>(
-    type: T,
-    match?: (frame: Extract<ServerFrame, { type: T }>) => boolean,
-  ): Promise<Extract<ServerFrame, { type: T }>>;
-  send(frame: unknown): void;
-}
-
-async function join(name = "member"): Promise<Client & { id: string; username: string }> {
-  const account = await createAccount();
-  const response = await upgrade({ Origin: ORIGIN, Cookie: await signIn(account, unique("ip")) });
-  expect(response.status).toBe(101);
-  const ws = response.webSocket!;
-  ws.accept();
-  const frames: ServerFrame[] = [];
-  // Every frame the room sends must pass the browser's own check; one that does not fails the wait.
-  const outsideProtocol: unknown[] = [];
-  let seen = 0;
-  const listeners = new Set<() => void>();
-  ws.addEventListener("message", (event) => {
-    const frame = parseServerFrame(event.data);
-    if (frame) frames.push(frame);
-    else outsideProtocol.push(event.data);
-    listeners.forEach((l) => l());
-  });
-  const client: Client = {
-    ws,
-    frames,
-    next(type, match = () => true) {
-      return new Promise((resolve, reject) => {
-        const timeout = setTimeout(() => reject(new Error(`${name}: no "${type}" frame`)), 3000);
-        const check = () => {
-          if (outsideProtocol.length > 0) {
-            clearTimeout(timeout);
-            reject(new Error(`${name}: frame outside the protocol: ${String(outsideProtocol[0])}`));
-            return;
-          }
-          for (; seen < frames.length; seen++) {
-            const frame = frames[seen]!;
-            if (frame.type === type && match(frame as never)) {
-              seen++;
-              clearTimeout(timeout);
-              listeners.delete(check);
-              resolve(frame as never);
-              return;
-            }
-          }
-        };
-        listeners.add(check);
-        check();
-      });
-    },
-    send: (frame) => ws.send(JSON.stringify(frame)),
-  };
-  await client.next("history");
-  return { ...client, id: account.id, username: account.username };
-}
+const room = () => roomStub("general");
 
 describe("chat room", () => {
   it("refuses an upgrade without a session, from another site, or without upgrading", async () => {
@@ -96,6 +35,7 @@ describe("chat room", () => {
       Cookie: await signIn(account, unique("ip")),
       "X-Chat-Member-Id": "someone-else",
       "X-Chat-Member-Name": "admin",
+      "X-Chat-Member": JSON.stringify({ userId: "someone-else", username: "admin", moderator: true }),
     });
     const ws = response.webSocket!;
     ws.accept();
@@ -299,15 +239,36 @@ describe("chat room", () => {
 });
 
 describe("server frames in the browser", () => {
-  const message: ChatMessage = { id: 1, userId: "u1", username: "alice", content: "hi", createdAt: 1_700_000_000_000 };
+  const message: ChatMessage = {
+    id: 1,
+    userId: "u1",
+    username: "alice",
+    content: "hi @bob",
+    createdAt: 1_700_000_000_000,
+    mentions: ["u2"],
+    staff: false,
+    removed: false,
+  };
+  const room = { slug: "general", name: "General", kind: "open", product: null, slowModeSeconds: 0, linkRule: "allowed" } as const;
+  const you = { userId: "u1", username: "alice", moderator: false, canPost: true, mutedUntil: null };
 
   it("accepts every frame the room sends", () => {
     const frames: ServerFrame[] = [
-      { type: "history", messages: [message], you: { userId: "u1", username: "alice" } },
+      { type: "history", room, you, messages: [message], more: true, pins: [message], present: 3 },
+      { type: "older", before: 2, messages: [message], more: false },
       { type: "message", message },
       { type: "deleted", id: 1 },
+      { type: "removed", ids: [1, 2] },
+      { type: "pins", pins: [] },
       { type: "typing", members: [{ userId: "u1", username: "alice" }] },
+      { type: "presence", present: 2 },
+      { type: "you", you: { ...you, mutedUntil: 1_700_000_600_000 } },
+      { type: "room", room: { ...room, slowModeSeconds: 30 } },
+      { type: "mentionable", prefix: "bo", members: [{ userId: "u2", username: "bob" }] },
       { type: "error", action: "delete", message: "Unknown message" },
+      { type: "error", action: "send", message: "You are muted for 5 minutes more.", until: 1_700_000_300_000 },
+      { type: "session-ended" },
+      { type: "closed", reason: "banned", message: "You are banned from the chat." },
     ];
     for (const frame of frames) expect(parseServerFrame(JSON.stringify(frame))).toEqual(frame);
   });
@@ -321,6 +282,8 @@ describe("server frames in the browser", () => {
       ["message missing its author", JSON.stringify({ type: "message", message: { ...message, userId: undefined } })],
       ["wrong types", JSON.stringify({ type: "deleted", id: "1" })],
       ["history of the wrong shape", JSON.stringify({ type: "history", messages: "none", you: { userId: "u1", username: "alice" } })],
+      ["message without its flags", JSON.stringify({ type: "message", message: { ...message, removed: undefined } })],
+      ["unknown close reason", JSON.stringify({ type: "closed", reason: "bored", message: "bye" })],
       ["unknown error action", JSON.stringify({ type: "error", action: "explode", message: "boom" })],
       ["JSON null", "null"],
     ];

@@ -39,6 +39,8 @@ const HUB_PAGES = [
   "/dashboard/2fa",
   "/dashboard/security",
   "/dashboard/affiliate",
+  "/dashboard/chat/general",
+  "/dashboard/chat/announcements",
 ];
 const ADMIN_PAGES = [
   ...HUB_PAGES,
@@ -57,6 +59,10 @@ const ADMIN_PAGES = [
   "/dashboard/reviews",
   "/dashboard/promotions",
   "/dashboard/discord",
+  "/dashboard/disputes",
+  "/dashboard/blocklists",
+  "/dashboard/licences-at-risk",
+  "/dashboard/chat-moderation",
   // The quick jump's results page, listed rather than jumping to the one account it finds.
   "/dashboard/search?q=admin&list=1",
 ];
@@ -167,7 +173,10 @@ for (const width of WIDTHS) {
       for (const group of await nav.locator("details").all()) {
         if (!(await group.evaluate((details) => (details as HTMLDetailsElement).open))) await group.locator("summary").click();
       }
-      await expect(nav.getByRole("link")).toHaveCount(22);
+      // The member's pages, the staff pages, and the chat's rooms.
+      const rooms = nav.getByRole("list", { name: "Chat" }).getByRole("link");
+      await expect(rooms.first()).toBeVisible();
+      await expect(nav.getByRole("link")).toHaveCount(26 + (await rooms.count()));
       const found = await scan(page, "/dashboard/orders (every group open)", `admin ${width}px`);
       await page.keyboard.press("/");
       const box = page.getByRole("combobox", { name: "Quick jump" });

@@ -12,20 +12,21 @@ const SIZES = [
 
 /** Each group's pages as the sidebar lists them, and the heading each page opens with. */
 const ADMIN_GROUPS: [string, string[]][] = [
-  ["Sales", ["Orders", "Customers", "Sales"]],
-  ["Keys & licences", ["Manage Codes", "Licences", "Replacements"]],
+  ["Sales", ["Orders", "Customers", "Sales", "Disputes"]],
+  ["Keys & licences", ["Manage Codes", "Licences", "Replacements", "Blocklists", "Licences at risk"]],
   ["Catalogue & releases", ["Releases", "Entitlements", "Promotions"]],
-  ["Community", ["Affiliates", "Reviews", "Discord"]],
+  ["Community", ["Affiliates", "Reviews", "Chat Moderation", "Discord"]],
   ["Settings", ["Legal Pages", "Audit Log"]],
 ];
 const SUPPORT_GROUPS: [string, string[]][] = [
-  ["Sales", ["Orders", "Customers"]],
-  ["Keys & licences", ["Licences"]],
-  ["Community", ["Affiliates", "Reviews"]],
+  ["Sales", ["Orders", "Customers", "Disputes"]],
+  ["Keys & licences", ["Licences", "Blocklists", "Licences at risk"]],
+  ["Community", ["Affiliates", "Reviews", "Chat Moderation"]],
   ["Settings", ["Audit Log"]],
 ];
 
-const startsWith = (label: string) => new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`, "i");
+// The label as a whole: "Licences" names the Licences page, not "Licences at risk".
+const startsWith = (label: string) => new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b(?!\\s+at risk)`, "i");
 
 /** A fresh member made support by the demo admin on the member's page in the back office. */
 async function supportAccount(browser: Browser) {

@@ -12,7 +12,7 @@ test("two members chat live and see each other typing", async ({ browser }) => {
   await expect(alice.getByText("Connected")).toBeVisible();
   await expect(bob.getByText("Connected")).toBeVisible();
 
-  const aliceBox = alice.getByRole("textbox", { name: "Message" });
+  const aliceBox = alice.getByRole("combobox", { name: "Message" });
   await aliceBox.fill("hel");
   await expect(bob.getByText("admin is typing...")).toBeVisible();
 
@@ -26,7 +26,7 @@ test("two members chat live and see each other typing", async ({ browser }) => {
   await expect(log.getByRole("listitem").filter({ hasText: text }).getByRole("button", { name: "Delete" })).toHaveCount(0);
 
   const reply = `Hi Alice ${uniqueName("r")}`;
-  await bob.getByRole("textbox", { name: "Message" }).fill(reply);
+  await bob.getByRole("combobox", { name: "Message" }).fill(reply);
   await bob.getByRole("button", { name: "Send message" }).click();
   await expect(alice.getByRole("log", { name: "Chat messages" }).getByText(reply)).toBeVisible();
 
@@ -76,15 +76,17 @@ test("on a phone the dashboard's navigation is a menu named for the current page
 
   await button.click();
   await expect(button).toHaveAttribute("aria-expanded", "true");
-  // Twenty-two pages for an admin (eight of the member's, fourteen of staff in five groups, which
-  // open one by one), each on a line of its own, no label cut short.
+  // Twenty-three pages for an admin (eight of the member's, fifteen of staff in five groups, which
+  // open one by one) and the chat's rooms, each on a line of its own, no label cut short.
   const groups = nav.locator("details");
   await expect(groups).toHaveCount(5);
   for (const group of await groups.all()) {
     if (!(await group.evaluate((details) => (details as HTMLDetailsElement).open))) await group.locator("summary").click();
   }
+  const rooms = nav.getByRole("list", { name: "Chat" }).getByRole("link");
+  await expect(rooms.first()).toBeVisible();
   const links = nav.getByRole("link");
-  await expect(links).toHaveCount(22);
+  await expect(links).toHaveCount(23 + (await rooms.count()));
   for (const link of await links.all()) {
     expect(await link.evaluate((el) => el.scrollWidth <= el.clientWidth && el.getBoundingClientRect().width > 300)).toBe(true);
   }

@@ -182,6 +182,49 @@ describe("a card payment naming a licence", () => {
   });
 });
 
+describe("renewals and payment disputes", () => {
+  /** A dispute body as Shopify's disputes/create and disputes/update webhooks carry it. */
+  const disputeOf = (orderId: number | string, status: string, id: number) => ({
+    id,
+    order_id: Number(orderId),
+    type: "chargeback",
+    amount: "9.99",
+    currency: "USD",
+    reason: "fraudulent",
+    status,
+    evidence_due_by: "2030-01-15T19:00:00-05:00",
+    finalized_on: status === "lost" ? "2030-01-20T10:00:00-05:00" : null,
+    initiated_at: "2029-12-31T19:00:00-05:00",
+  });
+
+  it("a payment naming a licence suspended by an open dispute gives a new key, with the reason on the order", async () => {
+    const { account, licence, key, order: first } = await memberWithWeeklyLicence();
+    await deliver("disputes/create", disputeOf(first.id, "needs_response", nextId()));
+    expect((await licenceOf(key)).suspendedAt).not.toBeNull();
+    const order = renewalOrder(licence.id, account.email);
+    const fallback = await stockFor(order);
+    await deliver("orders/paid", order);
+    expect((await licenceOf(key)).expiresAt).toBe(licence.expiresAt);
+    expect((await codesOf(order.id)).map((c) => c.code)).toEqual([fallback]);
+    expect((await refusals(`shopify:${order.id}`))[0]?.detail).toContain("suspended");
+  });
+
+  it("a lost dispute of a renewal takes back the time it added, as a refund does, and leaves the key working", async () => {
+    const { account, licence, key, pc } = await memberWithWeeklyLicence();
+    const before = licence.expiresAt!;
+    const order = renewalOrder(licence.id, account.email);
+    await deliver("orders/paid", order);
+    expect((await licenceOf(key)).expiresAt).toBe(before + WEEK);
+    const id = nextId();
+    await deliver("disputes/create", disputeOf(order.id, "needs_response", id));
+    await deliver("disputes/update", disputeOf(order.id, "lost", id));
+    const after = await licenceOf(key);
+    expect(after.expiresAt).toBe(before);
+    expect(after.revokedAt).toBeNull();
+    expect((await check(key, pc)).code).toBe("VALID");
+  });
+});
+
 describe("a refund of a renewal", () => {
   it("takes back exactly the time it added; one with less time left than it added ends now", async () => {
     const { account, licence, key, pc } = await memberWithWeeklyLicence();

@@ -2,6 +2,7 @@
 // page (ban, unban, end sessions, credit the reseller balance, assign a role). Checked in the
 // browser and again on the server; each form posts an `intent` naming which one it is.
 import * as v from "valibot";
+import { blockCustomerSchema } from "./fraud";
 import type { Problem } from "../result";
 import { ROLES } from "../roles";
 import { creditSchema } from "./reseller";
@@ -43,6 +44,7 @@ export const customerActionSchema = v.variant(
     v.object({ intent: v.literal("end-sessions"), session: v.pipe(text(), v.maxLength(64, "Unknown session")) }),
     creditSchema,
     roleSchema,
+    blockCustomerSchema,
   ],
   "Unknown request",
 );

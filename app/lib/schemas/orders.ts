@@ -52,6 +52,8 @@ export const orderActionSchema = v.variant(
   [
     v.object({ intent: v.literal("reveal"), key: keyRef }),
     v.object({ intent: v.literal("resend") }),
+    // A paid order held for review: its keys go out.
+    v.object({ intent: v.literal("release") }),
     v.object({
       intent: v.literal("correct-email"),
       email: buyerEmail,

@@ -3,7 +3,14 @@
 // unban it, end its sessions, credit its balance, change its role. Each intent's capability is checked
 // before its form is read (app/lib/staff-actions.ts) and again in the domain, and each is audited.
 import { Link } from "react-router";
-import { ProfileCard, ResellerCard, SessionsCard, StandingCard, SubscriptionsCard } from "./+shared/customers/customer-account-cards";
+import {
+  BlockCard,
+  ProfileCard,
+  ResellerCard,
+  SessionsCard,
+  StandingCard,
+  SubscriptionsCard,
+} from "./+shared/customers/customer-account-cards";
 import { CustomerLicencesCard, CustomerOrdersCard } from "./+shared/customers/customer-cards";
 import { ArrowLeft } from "~/components/icons";
 import { buttonClass } from "~/components/ui/button";
@@ -20,6 +27,8 @@ import { customerActionSchema, customerInputTitle } from "~/lib/schemas/customer
 import { clientAddress } from "~/http/caller.server";
 import { assignRole, banCustomer, endCustomerSessions, unbanCustomer } from "~/server/accounts/customer-actions.server";
 import { customerAccount } from "~/server/customers/customers.server";
+import { blockCustomer, knownOfCustomer } from "~/server/customers/customer-blocks.server";
+import { takenValues } from "~/lib/schemas/fraud";
 import { memberRoleSync } from "~/server/discord/role-setup.server";
 import { queueRoleSync } from "~/server/discord/role-sync.server";
 import { DiscordRolesCard } from "./+shared/customers/discord-roles-card";
@@ -43,11 +52,13 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     sessions: allowed("customers.sessions"),
     credit: allowed("balances.credit"),
     role: allowed("roles.assign"),
+    block: allowed("blocks.manage"),
   };
   // A fresh id for the credit form each time the page loads (also after each credit it makes).
   return {
     ...customer,
     discord: await memberRoleSync(db, params.id),
+    known: may.block ? await knownOfCustomer(db, params.id) : null,
     self: id === customer.profile.id,
     may,
     creditRequest: may.credit ? crypto.randomUUID() : null,
@@ -93,6 +104,12 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         ({ balanceCents }) => `The balance is now ${formatUsd(balanceCents)}.`,
         "Balance credited",
       );
+    case "block-customer":
+      return reply(
+        await blockCustomer(db, actor, params.id, { reason: input.reason, expires: input.expires, also: takenValues(input) }),
+        ({ blocked }) => `${blocked} new block(s): their orders wait for review, their PCs answer BANNED, their addresses are refused.`,
+        "Customer blocked",
+      );
     case "role":
       return reply(
         await assignRole(db, actor, params.id, input.role),
@@ -111,6 +128,7 @@ export default function CustomerAccount({ loaderData }: Route.ComponentProps) {
       </Link>
       <ProfileCard profile={profile} security={security} />
       <StandingCard profile={profile} self={self} may={may} />
+      {loaderData.known && !self ? <BlockCard profile={profile} known={loaderData.known} /> : null}
       <CustomerOrdersCard orders={orders} moreOrders={moreOrders} email={profile.email} />
       <SubscriptionsCard subscriptions={subscriptions} />
       <CustomerLicencesCard licences={licences} />

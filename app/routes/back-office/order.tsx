@@ -9,6 +9,7 @@ import { orderTotal, OrderStateBadge } from "./+shared/order-state";
 import { ShieldCheck } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";
+import { buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { ResponsiveTable } from "~/components/ui/responsive-table";
 import { useResultToast } from "~/components/use-result-toast";
@@ -25,6 +26,8 @@ import { orderActionSchema } from "~/lib/schemas/orders";
 import { cancelOrderFromPage, correctBuyerEmail, replaceKey, resendKeys, revealKey, revokeKey } from "~/server/orders/order-actions.server";
 import { orderDetail } from "~/server/orders/order-page.server";
 import { findOrder } from "~/server/orders/order-list.server";
+import { releaseOrder } from "~/server/orders/shopify-consumer.server";
+import { queueSyncForOrder } from "~/server/discord/role-sync.server";
 import { clientAddress } from "~/http/caller.server";
 import type { Route } from "./+types/order";
 
@@ -101,6 +104,20 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         titles: { ...titles, conflict: "Not replaced" },
         success: ({ variantTitle }) => ({ title: "Key replaced", description: `A new ${variantTitle} key was e-mailed to ${order.email}` }),
       });
+    case "release": {
+      if (order.source !== "shopify") throw notFound();
+      const released = await releaseOrder(deps, actor, order.reference);
+      // The keys' owners' Discord roles follow now, as after any paid order.
+      if (released.ok) await queueSyncForOrder({ db: deps.db, queue: app(context).env.JOB_QUEUE }, order.reference);
+      return answer(released, {
+        intent,
+        titles: { ...titles, conflict: "Not released" },
+        success: ({ assigned }) => ({
+          title: "Order released",
+          description: `${assigned} key(s) handed out and e-mailed to ${order.email}`,
+        }),
+      });
+    }
     case "cancel":
       return answer(await cancelOrderFromPage(deps.db, actor, order, form), {
         intent,
@@ -110,8 +127,41 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   }
 }
 
+/** The order's risk reasons and, while it is held for review, the admin's way to release it. */
+function RiskCard({ risk, canRelease }: { risk: NonNullable<Route.ComponentProps["loaderData"]["risk"]>; canRelease: boolean }) {
+  const fetcher = useFetcher<typeof action>({ key: KEY_CHANGE });
+  const held = risk.heldAt !== null && risk.releasedAt === null;
+  return (
+    <Card className={held ? "border-orange-500/60" : ""}>
+      <h2 className="font-bold">{held ? "Held for review" : "Risk"}</h2>
+      {held ? (
+        <p className="mt-1 text-sm text-muted">
+          No key was handed out. Release it to hand out and e-mail its keys, or refund it in Shopify (the refund closes it here).
+        </p>
+      ) : risk.releasedAt ? (
+        <p className="mt-1 text-sm text-muted">
+          Released <LocalTime ms={risk.releasedAt} format="datetime" />.
+        </p>
+      ) : null}
+      <ul className="mt-2 list-disc pl-5 text-sm">
+        {risk.reasons.map((r) => (
+          <li key={r.code}>{r.label}</li>
+        ))}
+      </ul>
+      {risk.country ? <p className="mt-1 text-xs text-muted">Paid from {risk.country}</p> : null}
+      {held && canRelease ? (
+        <fetcher.Form method="post" className="mt-3">
+          <button type="submit" name="intent" value="release" disabled={fetcher.state !== "idle"} className={buttonClass("primary", "sm")}>
+            {fetcher.state !== "idle" ? "Releasing..." : "Release order"}
+          </button>
+        </fetcher.Form>
+      ) : null}
+    </Card>
+  );
+}
+
 export default function OrderPage({ loaderData }: Route.ComponentProps) {
-  const { order, lines, crypto, reason, keys, timeline, cancellable, undelivered, canResend, canManage } = loaderData;
+  const { order, lines, crypto, reason, keys, timeline, cancellable, undelivered, canResend, canManage, risk } = loaderData;
   useResultToast(useFetcher<typeof action>({ key: KEY_CHANGE }));
   return (
     <div className="space-y-8">
@@ -149,6 +199,7 @@ export default function OrderPage({ loaderData }: Route.ComponentProps) {
           {reason ? <Detail label="Reason">{reason}</Detail> : null}
         </dl>
       </Card>
+      {risk && (risk.reasons.length > 0 || risk.heldAt) ? <RiskCard risk={risk} canRelease={canManage} /> : null}
       {undelivered ? <UndeliveredNotice mail={undelivered} canCorrect={canResend && order.source === "shopify"} /> : null}
       <Section title="Lines" empty={lines.length === 0 && !crypto ? "No lines recorded." : null}>
         <ul className="mt-2 divide-y divide-line text-sm">

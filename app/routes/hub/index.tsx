@@ -32,7 +32,7 @@ export default function DashboardHome({ loaderData }: Route.ComponentProps) {
         Welcome to the <span className="text-accent">{BRAND}</span> Hub
       </h1>
       <LowStockWarning rows={loaderData.lowStock} linkToCodes />
-      <LiveChat />
+      <LiveChat room="general" />
       <section aria-labelledby="tutorials" className="space-y-4">
         <h2 id="tutorials" className="text-xl font-bold">
           Tutorials

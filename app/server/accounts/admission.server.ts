@@ -1,5 +1,5 @@
 // The one door every sign-in goes through before a session (or the second step) starts: a banned
-// account is refused here, whichever way it proved itself (password, passkey, Discord, second
+// account, and a caller or address on the blocklist, is refused here, whichever way it proved itself (password, passkey, Discord, second
 // factor), and a staff account's sign-in is written to the audit log.
 import { eq } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
@@ -8,6 +8,7 @@ import { ACCOUNT_SUSPENDED } from "~/lib/schemas/auth";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { userRoles, users } from "../platform/db/schema.server";
+import { refusedByBlocks } from "./blocked.server";
 import { createSession } from "./session.server";
 import type { Caller, TokenChange } from "../platform/caller.server";
 
@@ -23,7 +24,7 @@ export interface SignIn {
  */
 export async function admit(db: Db, userId: string, caller: Caller): Promise<Result<{ role: Role | null }>> {
   const row = await db
-    .select({ bannedAt: users.bannedAt, role: userRoles.role })
+    .select({ bannedAt: users.bannedAt, role: userRoles.role, email: users.email })
     .from(users)
     .leftJoin(userRoles, eq(userRoles.userId, users.id))
     .where(eq(users.id, userId))
@@ -33,6 +34,9 @@ export async function admit(db: Db, userId: string, caller: Caller): Promise<Res
     await audit(db, userId, "sign-in.banned", userId, {}, caller.ip);
     return fail("forbidden", ACCOUNT_SUSPENDED);
   }
+  // The blocklist: the caller's address or country, or the account's address (decision 093).
+  const blocked = await refusedByBlocks(db, caller, row.email);
+  if (!blocked.ok) return blocked;
   return ok({ role: row.role });
 }
 

@@ -19,6 +19,7 @@ import { openAccount } from "./open-account.server";
 import { verifyPassword } from "./password.server";
 import { checkVerificationLink, sendVerification, verifyEmail } from "./registration.server";
 import { attemptSucceeded, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
+import { refusedDiscord } from "./blocked.server";
 import { type Caller, forgetToken, keepToken, type TokenChange } from "../platform/caller.server";
 
 export type DiscordConfig = Pick<Env, "DISCORD_CLIENT_ID" | "DISCORD_CLIENT_SECRET">;
@@ -112,6 +113,8 @@ const linkedAccount = (db: Db, discordId: string) =>
 
 async function accountFor(deps: MailingDeps, discordUser: DiscordUser, caller: Caller, now: number): Promise<Result<DiscordSignIn>> {
   const { db } = deps;
+  const refused = await refusedDiscord(db, discordUser.id, now);
+  if (!refused.ok) return refused;
   const link = await linkedAccount(db, discordUser.id);
   // A registration that lapsed unverified is gone (findById does not find it), and its link with it.
   const linked = link ? await findById(db, link.userId, now) : undefined;
@@ -245,6 +248,8 @@ export async function recordDiscordLink(
 ): Promise<Result> {
   const { db } = deps;
   const { id: discordId, username } = discordUser;
+  const refused = await refusedDiscord(db, discordId, now);
+  if (!refused.ok) return refused;
   const link = await linkedAccount(db, discordId);
   if (link?.userId === userId) return ok();
   if (link) return fail("conflict", "This Discord account is linked to another account.");

@@ -16,6 +16,7 @@ import { openAccount } from "./open-account.server";
 import { hashPassword, verifyPassword } from "./password.server";
 import { attemptSucceeded, reserveAttempt, type ThrottleKey, throttled, throttleKeys } from "./throttle.server";
 import type { Caller } from "../platform/caller.server";
+import { refusedByBlocks } from "./blocked.server";
 import { counted } from "~/lib/format";
 
 const RESEND_INTERVAL_MS = 60 * 1000;
@@ -64,6 +65,8 @@ export async function signUp(deps: MailingDeps, caller: Caller, input: SignupInp
   const { username, email, password } = input;
   const { db } = deps;
 
+  const blocked = await refusedByBlocks(db, caller, email, now);
+  if (!blocked.ok) return blocked;
   const ip = caller.ip;
   const signupKeys: ThrottleKey[] = [{ policy: "signupFromClient", key: `signup:${ip}` }];
   const reservation = await reserveAttempt(db, signupKeys, now);

@@ -26,6 +26,7 @@ export async function createSession(db: Db, userId: string, caller: Caller, now 
     expiresAt: now + SESSION_ABSOLUTE_MS,
     userAgent: caller.userAgent,
     place: caller.place,
+    ip: caller.ip === "local" ? null : caller.ip,
   });
   return keepToken("session", token, SESSION_ABSOLUTE_MS / 1000);
 }

@@ -61,7 +61,13 @@ const unvoided = sql<number>`(${affiliateLedger.amountCents} + coalesce((select 
  * by its reference (the commission's id, with the refund's for a share), so it happens once,
  * whoever repeats it.
  */
-export const voidCommissionOf = (db: Db, orderId: string, now: number, when?: SQL, part?: { refundId: string; share: number }) =>
+export const voidCommissionOf = (
+  db: Db,
+  orderId: string,
+  now: number,
+  when?: SQL,
+  part?: { refundId: string; share: number } | { disputeId: string },
+) =>
   db
     .insert(affiliateLedger)
     .select(
@@ -71,7 +77,7 @@ export const voidCommissionOf = (db: Db, orderId: string, now: number, when?: SQ
           id: sql<number>`null`.as("id"),
           affiliateId: affiliateLedger.affiliateId,
           kind: sql<"void">`'void'`.as("kind"),
-          amountCents: (part && part.share < 1
+          amountCents: (part && "share" in part && part.share < 1
             ? sql<number>`-min(cast(round(${affiliateLedger.amountCents} * ${part.share}) as integer), ${unvoided})`
             : sql<number>`-${unvoided}`
           ).as("amount_cents"),
@@ -80,7 +86,9 @@ export const voidCommissionOf = (db: Db, orderId: string, now: number, when?: SQ
           orderCents: sql<null>`null`.as("order_cents"),
           buyerEmail: affiliateLedger.buyerEmail,
           reference: (part
-            ? sql<string>`cast(${affiliateLedger.id} as text) || ':refund:' || ${part.refundId}`
+            ? "disputeId" in part
+              ? sql<string>`cast(${affiliateLedger.id} as text) || ':dispute:' || ${part.disputeId}`
+              : sql<string>`cast(${affiliateLedger.id} as text) || ':refund:' || ${part.refundId}`
             : sql<string>`cast(${affiliateLedger.id} as text)`
           ).as("reference"),
           payoutAddress: sql<null>`null`.as("payout_address"),
@@ -100,6 +108,53 @@ export const voidCommissionOf = (db: Db, orderId: string, now: number, when?: SQ
         ),
     )
     .onConflictDoNothing();
+
+/**
+ * A payment dispute won: what its void took from a commission is given back, once (a void row of the
+ * opposite sign, referenced `<commission>:dispute-won:<dispute>`), while `when` holds. The money
+ * becomes available when the commission would have.
+ */
+export const restoreDisputedCommission = (db: Db, disputeId: string, now: number, when?: SQL) =>
+  db
+    .insert(affiliateLedger)
+    .select(
+      db
+        .select({
+          id: sql<number>`null`.as("id"),
+          affiliateId: affiliateLedger.affiliateId,
+          kind: sql<"void">`'void'`.as("kind"),
+          amountCents: sql<number>`-${affiliateLedger.amountCents}`.as("amount_cents"),
+          availableAt: affiliateLedger.availableAt,
+          orderKey: affiliateLedger.orderKey,
+          orderCents: sql<null>`null`.as("order_cents"),
+          buyerEmail: affiliateLedger.buyerEmail,
+          reference: sql<string>`replace(${affiliateLedger.reference}, ':dispute:', ':dispute-won:')`.as("reference"),
+          payoutAddress: sql<null>`null`.as("payout_address"),
+          payoutTransaction: sql<null>`null`.as("payout_transaction"),
+          paidAt: sql<null>`null`.as("paid_at"),
+          createdAt: sql<number>`${now}`.as("created_at"),
+        })
+        .from(affiliateLedger)
+        .where(and(eq(affiliateLedger.kind, "void"), sql`${affiliateLedger.reference} like ${`%:dispute:${disputeId}`}`, when)),
+    )
+    .onConflictDoNothing()
+    .returning({ amountCents: affiliateLedger.amountCents });
+
+/** The commission an order earned, for a dispute: who earned it, how much is left of it, and whether it is still held. */
+export async function commissionOfOrder(db: Db, orderId: string) {
+  return db
+    .select({
+      id: affiliateLedger.id,
+      affiliateId: affiliateLedger.affiliateId,
+      // Written with the table named in full: in a plain select drizzle leaves the columns of
+      // `unvoided` unqualified, and the subquery's own alias would then match every void.
+      left: sql<number>`("affiliate_ledger"."amount_cents" + coalesce((select sum(v.amount_cents) from affiliate_ledger v where v.kind = 'void' and v.order_key = "affiliate_ledger"."order_key"), 0))`,
+      availableAt: affiliateLedger.availableAt,
+    })
+    .from(affiliateLedger)
+    .where(and(eq(affiliateLedger.kind, "commission"), inArray(affiliateLedger.orderKey, [`shopify:${orderId}`, `crypto:${orderId}`])))
+    .get();
+}
 
 /** What the affiliate may withdraw at `now`: every row that is available by then. */
 const availableSql = (affiliateId: string, now: number) =>

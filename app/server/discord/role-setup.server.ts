@@ -48,7 +48,7 @@ export const desiredRolesJson = (now: number) => sql<string>`(select coalesce(js
   select distinct "discord_role_rules"."role_id" as role_id from "licences"
   join "discord_role_rules" on ("discord_role_rules"."grant" = 'any' or "discord_role_rules"."grant" = "licences"."plan")
   where lower("licences"."owner_email") = lower("users"."email") and "users"."banned_at" is null and "users"."email_verified_at" is not null
-    and "licences"."revoked_at" is null and "licences"."banned_at" is null and ("licences"."expires_at" is null or "licences"."expires_at" > ${now})
+    and "licences"."revoked_at" is null and "licences"."banned_at" is null and "licences"."suspended_at" is null and ("licences"."expires_at" is null or "licences"."expires_at" > ${now})
   order by role_id))`;
 
 export interface RoleRule {

@@ -1,11 +1,11 @@
 // Demo data for local development: two accounts, stock for every demo variant, a few status
-// updates, a stable and a beta release of the demo product, the simulated Discord server with its
-// role rules, and the demo reviews and sale. Every insert is keyed, so running it again changes nothing.
+// updates, a stable and a beta release of the demo product and its chat room, the simulated Discord
+// server with its role rules, and the demo reviews and sale. Every insert is keyed, so running it again changes nothing.
 // Only the development build calls this; production never contains demo accounts.
 import { sql } from "drizzle-orm";
 import { allVariants, demoCatalogueAdapter } from "../catalogue/catalogue.server";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { profiles, releases, statusUpdates, userRoles, users } from "../platform/db/schema.server";
+import { chatRooms, profiles, releases, statusUpdates, userRoles, users } from "../platform/db/schema.server";
 import { sha256Hex } from "../platform/tokens.server";
 import { hashPassword } from "../accounts/password.server";
 import { storeCodes } from "../keys/stock.server";
@@ -106,6 +106,12 @@ export async function seedDemoData(db: Db, bucket: R2Bucket, now = Date.now()): 
   await db
     .insert(statusUpdates)
     .values(STATUS_UPDATES.map(({ daysAgo, ...u }) => ({ ...u, createdAt: now - daysAgo * 86_400_000 })))
+    .onConflictDoNothing();
+
+  // The demo product's chat room, for its licence holders (general and announcements come with the migration).
+  await db
+    .insert(chatRooms)
+    .values({ slug: "vertex-rust", name: "Vertex Rust", kind: "product", product: "Vertex Rust", createdAt: now })
     .onConflictDoNothing();
 
   for (const release of DEMO_RELEASES) {

@@ -102,3 +102,23 @@ export const revokeLicenceByKey = (db: Db, key: string, now: number, when?: SQL)
     .set({ revokedAt: now })
     .where(and(eq(licences.key, key), isNull(licences.revokedAt), when))
     .returning({ id: licences.id });
+
+/**
+ * An order's licences suspended by the shop's fraud rules (decision 092): every licence of the order
+ * that still works and is not suspended already answers SUSPENDED with `reason`, marked as `by`'s
+ * ("dispute:<id>"), only while `when` holds (checked in the statement). Its clock keeps running.
+ */
+export const suspendOrderLicences = (db: Db, orderId: string, by: string, reason: string, now: number, when?: SQL) =>
+  db
+    .update(licences)
+    .set({ suspendedAt: now, suspendedBy: by, suspendReason: reason })
+    .where(and(eq(licences.orderId, orderId), isNull(licences.suspendedAt), isNull(licences.revokedAt), when))
+    .returning({ id: licences.id, key: licences.key, ownerEmail: licences.ownerEmail });
+
+/** The suspension `by` placed on an order's licences lifted, only while `when` holds. */
+export const liftOrderSuspension = (db: Db, orderId: string, by: string, when?: SQL) =>
+  db
+    .update(licences)
+    .set({ suspendedAt: null, suspendedBy: null, suspendReason: null })
+    .where(and(eq(licences.orderId, orderId), eq(licences.suspendedBy, by), when))
+    .returning({ id: licences.id, key: licences.key, ownerEmail: licences.ownerEmail });

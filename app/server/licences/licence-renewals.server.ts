@@ -42,12 +42,12 @@ export interface Extension {
 }
 
 /**
- * Whether the licence row may take this extension, checked in the statement itself: not revoked or
- * banned; a renewal only of its own timed plan once its clock has started (a key never used has no
+ * Whether the licence row may take this extension, checked in the statement itself: not revoked,
+ * banned or suspended by the fraud rules; a renewal only of its own timed plan once its clock has started (a key never used has no
  * expiry to extend); an upgrade only to a longer plan, and not while staff have it paused.
  */
 function mayTake(extension: Pick<Extension, "kind" | "toPlan">): SQL {
-  const base = and(isNull(licences.revokedAt), isNull(licences.bannedAt));
+  const base = and(isNull(licences.revokedAt), isNull(licences.bannedAt), isNull(licences.suspendedAt));
   if (extension.kind === "renewal")
     return and(base, eq(licences.plan, extension.toPlan), sql`${licences.plan} <> 'lifetime'`, isNotNull(licences.activatedAt))!;
   return and(base, isNull(licences.pausedAt), sql`${rankOf(licences.plan)} < ${PLAN_RANK[extension.toPlan]}`)!;

@@ -68,6 +68,7 @@ function view(
     activatedAt: row.activatedAt,
     expiresAt: row.expiresAt,
     pausedAt: row.pausedAt,
+    suspendReason: row.suspendedAt === null ? null : row.suspendReason,
     hwid,
     device: row.hwid === null ? null : row.lastCheckDevice,
     lastCheckAt: row.lastCheckAt,

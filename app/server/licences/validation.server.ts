@@ -5,10 +5,12 @@
 import { and, Column, eq, fillPlaceholders, getTableColumns, is, isNull, sql } from "drizzle-orm";
 import { QueryBuilder } from "drizzle-orm/sqlite-core";
 import type { BatchItem } from "drizzle-orm/batch";
+import { ANSWER_REASON } from "~/lib/fraud";
 import type { LicenceState } from "~/lib/licences";
 import { type LicencePlan, PLAN_DURATION_MS } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ValidateLicenceInput } from "~/lib/schemas/licences";
+import { addressHex, licenceBlockSql } from "../blocks/blocks.server";
 import type { Db } from "../platform/db/client.server";
 import { bannedHwids, licences, resellerKeys, userSubscriptions, users } from "../platform/db/schema.server";
 
@@ -50,6 +52,9 @@ export interface LicenceAnswer {
   // Until when the program may keep working offline on this answer; inside the signed body, so
   // editing it breaks the signature. Only VALID answers carry one.
   lease: { until: string } | null;
+  // Why a SUSPENDED or BANNED answer stopped the key, in words the program may show its user: a
+  // disputed payment, shared-key detection, a blocked PC or network. Absent otherwise.
+  reason?: string;
 }
 
 /** A number of a [vars] setting: `fallback` when it is empty, not a number, or negative. */
@@ -61,18 +66,19 @@ export function nonNegativeSetting(setting: string | undefined, fallback: number
 /** The offline lease's length from LICENCE_OFFLINE_HOURS (default 72; 0 turns offline use off). */
 export const offlineLeaseMs = (setting: string | undefined) => nonNegativeSetting(setting, DEFAULT_OFFLINE_HOURS) * HOUR_MS;
 
-type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number; ownerBanned: number };
+type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number; ownerBanned: number; blocked: "pc" | "network" | null };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * Where a licence stands, whichever PC asks: a ban first, then revocation, then a pause (its clock
- * stands still, so it cannot run out meanwhile), then expiry. The hub shows it; the API's verdict
- * starts from it.
+ * Where a licence stands, whichever PC asks: a ban first, then revocation, then a suspension by
+ * the shop's fraud rules (a disputed payment, a shared key), then a pause (its clock stands still,
+ * so it cannot run out meanwhile), then expiry. The hub shows it; the API's verdict starts from it.
  */
 export function licenceState(row: typeof licences.$inferSelect, now: number): LicenceState {
   if (row.bannedAt !== null) return "banned";
   if (row.revokedAt !== null) return "revoked";
+  if (row.suspendedAt !== null) return "suspended";
   if (row.pausedAt !== null) return "paused";
   if (row.expiresAt !== null && row.expiresAt <= now) return "expired";
   return row.activatedAt === null ? "not-activated" : "active";
@@ -82,12 +88,13 @@ const STOPPED: Partial<Record<LicenceState, LicenceCode>> = {
   banned: "BANNED",
   revoked: "REVOKED",
   paused: "SUSPENDED",
+  suspended: "SUSPENDED",
   expired: "EXPIRED",
 };
 
 /** What the row says about this PC now, or "bind" when the key is free to bind to it. */
 function verdict(row: LicenceRow, input: ValidateLicenceInput, now: number): LicenceCode | "bind" {
-  if (row.hwidBanned || row.ownerBanned) return "BANNED";
+  if (row.hwidBanned || row.ownerBanned || row.blocked) return "BANNED";
   const stopped = STOPPED[licenceState(row, now)];
   if (stopped) return stopped;
   if (row.hwid === null) return input.activate ? "bind" : "NOT_ACTIVATED";
@@ -108,6 +115,8 @@ const licenceSelection = {
   ...getTableColumns(licences),
   hwidBanned: sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${sql.placeholder("hwid")})`,
   ownerBanned,
+  // Staff's blocklist: the PC, or the caller's address, range or country (decision 093).
+  blocked: licenceBlockSql(sql.placeholder("hwid"), sql.placeholder("address"), sql.placeholder("country"), sql.placeholder("now")),
 };
 const FIND_LICENCE = new QueryBuilder()
   .select(licenceSelection)
@@ -120,10 +129,17 @@ const licenceFields = Object.entries(licenceSelection).map(([name, field]) => ({
   decode: is(field, Column) ? (value: unknown) => (value === null ? null : field.mapFromDriverValue(value)) : (value: unknown) => value,
 }));
 
-async function findLicence(db: Db, key: string, hwid: string): Promise<LicenceRow | undefined> {
+/** Who asks, as the blocklist judges a check: the caller's address as 32 hex digits ("" for none) and country. */
+interface Asker {
+  address: string;
+  country: string;
+  now: number;
+}
+
+async function findLicence(db: Db, key: string, hwid: string, asker: Asker): Promise<LicenceRow | undefined> {
   const [values] = await db.$client
     .prepare(FIND_LICENCE.sql)
-    .bind(...fillPlaceholders(FIND_LICENCE.params, { key, hwid }))
+    .bind(...fillPlaceholders(FIND_LICENCE.params, { key, hwid, ...asker }))
     .raw();
   return values && (Object.fromEntries(licenceFields.map(({ name, decode }, i) => [name, decode(values[i])])) as LicenceRow);
 }
@@ -154,12 +170,20 @@ async function bind(db: Db, row: LicenceRow, hwid: string, now: number): Promise
         activatedAt: sql`coalesce(${licences.activatedAt}, ${now})`,
         expiresAt: duration === null ? sql`${licences.expiresAt}` : sql`coalesce(${licences.expiresAt}, ${now + duration})`,
       })
-      .where(and(eq(licences.id, row.id), isNull(licences.hwid), isNull(licences.revokedAt), isNull(licences.bannedAt)))
+      .where(
+        and(
+          eq(licences.id, row.id),
+          isNull(licences.hwid),
+          isNull(licences.revokedAt),
+          isNull(licences.bannedAt),
+          isNull(licences.suspendedAt),
+        ),
+      )
       .returning(),
     ...follow,
   ]);
   const [updated] = bound;
-  return updated ? { ...updated, hwidBanned: row.hwidBanned, ownerBanned: row.ownerBanned } : undefined;
+  return updated ? { ...updated, hwidBanned: row.hwidBanned, ownerBanned: row.ownerBanned, blocked: row.blocked } : undefined;
 }
 
 export interface ValidationHooks {
@@ -181,6 +205,14 @@ export interface ValidationHooks {
   admit: (boundPc: boolean) => Promise<boolean>;
   /** The signed renewal link of a licence the answer shows (signedRenewLink); none: no link. */
   renewLink?: (licence: { id: number; plan: LicencePlan }) => Promise<string>;
+  /** The caller's address and country, for the blocklist (none in scripts that name neither). */
+  address?: string;
+  country?: string | null;
+  /**
+   * Told of every check of a key that exists, after the read: shared-key detection counts the
+   * places a key is checked from (decision 093) off the answer's path, with no write of its own here.
+   */
+  sighted?: (licence: { id: number; key: string }) => void;
 }
 
 /** Answers whose licence may be renewed from the program: one that runs, or has ended. */
@@ -193,16 +225,18 @@ const RENEWABLE_CODES: LicenceCode[] = ["VALID", "EXPIRED"];
 export async function validateLicence(
   db: Db,
   input: ValidateLicenceInput,
-  { now = Date.now(), locate = () => null, leaseMs, recordCheck, admit, renewLink }: ValidationHooks,
+  { now = Date.now(), locate = () => null, leaseMs, recordCheck, admit, renewLink, address, country, sighted }: ValidationHooks,
 ): Promise<Result<LicenceAnswer>> {
-  let row = await findLicence(db, input.key, input.hwid);
+  const asker = { address: (address && addressHex(address)) || "", country: country?.toUpperCase() ?? "", now };
+  let row = await findLicence(db, input.key, input.hwid, asker);
   if (!(await admit(row !== undefined && row.hwid !== null && row.hwid === input.hwid))) {
     return fail("rate-limited", "Too many requests for this key; try again in a minute");
   }
+  if (row) sighted?.({ id: row.id, key: row.key });
   let code: LicenceCode | "bind" = row ? verdict(row, input, now) : "NOT_FOUND";
   // At most twice: if another call bound (or revoked) the key first, judge it as it is now.
   for (let attempt = 0; row && code === "bind" && attempt < 2; attempt++) {
-    row = (await bind(db, row, input.hwid, now)) ?? (await findLicence(db, input.key, input.hwid));
+    row = (await bind(db, row, input.hwid, now)) ?? (await findLicence(db, input.key, input.hwid, asker));
     code = row ? verdict(row, input, now) : "NOT_FOUND";
   }
   if (code === "bind") code = "HWID_MISMATCH";
@@ -249,5 +283,15 @@ export async function validateLicence(
         }
       : null,
     lease: valid && row ? { until: new Date(Math.min(now + leaseMs, row.expiresAt ?? Infinity)).toISOString() } : null,
+    ...answerReason(row, code),
   });
+}
+
+/** The reason a stopped answer carries, when the shop's fraud rules stopped it (absent otherwise, so other answers keep their bytes). */
+function answerReason(row: LicenceRow | undefined, code: LicenceCode): { reason?: string } {
+  if (!row) return {};
+  if (code === "BANNED" && !row.hwidBanned && !row.ownerBanned && row.bannedAt === null && row.blocked)
+    return { reason: row.blocked === "pc" ? ANSWER_REASON.blockedPc : ANSWER_REASON.blockedNetwork };
+  if (code === "SUSPENDED" && row.suspendedAt !== null && row.suspendReason) return { reason: row.suspendReason };
+  return {};
 }

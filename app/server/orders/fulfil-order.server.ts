@@ -56,6 +56,9 @@ export async function recordOrder(db: Db, order: Order, now = Date.now()): Promi
       cancelledAt: order.cancelled ? now : null,
       sourceUpdatedAt: order.updatedAt,
       cartToken: order.cartToken,
+      country: order.country ?? null,
+      browserIp: order.browserIp ?? null,
+      renewsLicenceId: order.renewsLicence,
     })
     .onConflictDoUpdate({
       target: shopifyOrders.id,
@@ -67,6 +70,9 @@ export async function recordOrder(db: Db, order: Order, now = Date.now()): Promi
         cancelledAt: sql`coalesce(${shopifyOrders.cancelledAt}, ${order.cancelled ? now : null})`,
         sourceUpdatedAt: order.updatedAt,
         cartToken: sql`coalesce(${shopifyOrders.cartToken}, ${order.cartToken})`,
+        country: sql`coalesce(${shopifyOrders.country}, ${order.country ?? null})`,
+        browserIp: sql`coalesce(${shopifyOrders.browserIp}, ${order.browserIp ?? null})`,
+        renewsLicenceId: sql`coalesce(${shopifyOrders.renewsLicenceId}, ${order.renewsLicence})`,
         ...(order.paid ? { fulfilledAt: null } : {}),
       },
       setWhere: sql`coalesce(${shopifyOrders.sourceUpdatedAt}, 0) <= ${order.updatedAt}`,

@@ -22,6 +22,9 @@ export interface Order {
   referral: string | null;
   /** The licence the cart named for this payment to renew (a cart attribute, decision 090), if any. */
   renewsLicence: number | null;
+  /** The billing (else shipping) country and the browser's address, as the order gives them: its risk (decision 093). */
+  country?: string | null;
+  browserIp?: string | null;
   lines: OrderLine[];
   /** Refunds the body lists (an order body carries every refund made so far). */
   refunds: { id: string; lines: { lineId: string; quantity: number }[] }[];

@@ -1,10 +1,11 @@
 // One order's page in the back office: its lines, its keys (masked, with their licences' state),
 // its units waiting for stock, its chain evidence and a timeline of everything that happened to it.
 // Reading only; the actions on an order live in order-actions.server.ts.
+import { RISK_REASON_LABEL, type RiskReason } from "~/lib/fraud";
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import { actionLabel } from "~/lib/audit";
 import { maskKey } from "~/lib/licences";
-import type { CryptoEvidence, OrderDetail, OrderKeyView, OrderRow, OrderSource, TimelineEntry } from "~/lib/orders";
+import type { CryptoEvidence, OrderDetail, OrderKeyView, OrderRisk, OrderRow, OrderSource, TimelineEntry } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import type { OrderLine } from "../platform/db/stored-orders.server";
 import { licenceState } from "../licences/validation.server";
@@ -194,8 +195,10 @@ export async function orderDetail(db: Db, source: OrderSource, reference: string
     timeline,
     cancellable: false,
     undelivered: undelivered.get(order.key) ?? null,
+    risk: null,
   };
   if (source === "shopify") {
+    detail.risk = await orderRisk(db, reference);
     const row = await db
       .select({ lineItems: shopifyOrders.lineItems, currency: shopifyOrders.currency })
       .from(shopifyOrders)
@@ -245,4 +248,34 @@ export async function orderDetail(db: Db, source: OrderSource, reference: string
     detail.reason = m.reason;
   }
   return ok(detail);
+}
+
+/**
+ * A card order's risk as its page shows it: the reasons found when it was paid, and a key of it used
+ * from another country than the order's (its last check's place), judged now.
+ */
+async function orderRisk(db: Db, orderId: string): Promise<OrderRisk | null> {
+  const row = await db
+    .select({
+      riskReasons: shopifyOrders.riskReasons,
+      heldAt: shopifyOrders.heldAt,
+      releasedAt: shopifyOrders.releasedAt,
+      country: shopifyOrders.country,
+    })
+    .from(shopifyOrders)
+    .where(eq(shopifyOrders.id, orderId))
+    .get();
+  if (!row) return null;
+  const reasons = new Set(row.riskReasons ? (JSON.parse(row.riskReasons) as RiskReason[]) : []);
+  if (row.country) {
+    const places = await db.select({ place: licences.lastCheckPlace }).from(licences).where(eq(licences.orderId, orderId));
+    const usedFrom = places.flatMap(({ place }) => (place ? [place.slice(-2).toUpperCase()] : []));
+    if (usedFrom.some((country) => country !== row.country)) reasons.add("country-mismatch");
+  }
+  return {
+    reasons: [...reasons].map((code) => ({ code, label: RISK_REASON_LABEL[code] ?? code })),
+    heldAt: row.heldAt,
+    releasedAt: row.releasedAt,
+    country: row.country,
+  };
 }

@@ -13,6 +13,13 @@ import { fulfilOrder, recordOrder } from "./fulfil-order.server";
 import { cancelOrder, recordRefund, type RefundedLine, storeRefund } from "./refunds.server";
 import { readShopifyBody } from "./shopify-payloads.server";
 import { mailTakenBack } from "../renewals/order-renewals.server";
+import { applyDispute, type DisputeBody, followOrderDisputes } from "../disputes/disputes.server";
+import { audit } from "../platform/audit.server";
+import { shopifyOrders } from "../platform/db/schema.server";
+import type { OrderLine } from "../platform/db/stored-orders.server";
+import { heldForReview, releaseHeldOrder } from "./order-risk.server";
+import type { Result } from "~/lib/result";
+import type { Viewer } from "~/lib/viewer";
 import type { JobOf } from "../platform/job-registry.server";
 import { FINISHED_OUTCOMES, recordDelivery } from "./shopify-webhook.server";
 
@@ -32,6 +39,37 @@ async function applyRefundBody(deps: MailingDeps, refund: { refundId: string; or
       : result.state === "already-applied"
         ? "Refund was already applied"
         : "Refund recorded: it is applied once the order is paid";
+  return { outcome: "processed", detail, orderId };
+}
+
+/**
+ * A dispute's loss costs the order what a refund of everything would: its keys revoked (their
+ * licences answer REVOKED), waiting units cancelled, the time its renewals added taken back, the
+ * buyer told. Safe to repeat.
+ */
+async function revokeForLostDispute(deps: MailingDeps, orderId: string, disputeId: string) {
+  const { revoked, takenBack } = await cancelOrder(deps.db, orderId);
+  if (revoked.length > 0 || takenBack.length > 0)
+    await audit(deps.db, null, "dispute.keys-revoked", `shopify:${orderId}`, {
+      dispute: disputeId,
+      keys: revoked.length,
+      renewals: takenBack.length,
+    });
+  await mailRevokedKeys(deps, orderId, revoked, "the payment was disputed and the dispute was lost", `keys-stopped:dispute:${disputeId}`);
+  await mailTakenBack(deps, takenBack);
+  return revoked;
+}
+
+/** A dispute body (recognised by its shape): the order's licences follow the dispute (decision 092). */
+async function applyDisputeBody(deps: MailingDeps, dispute: DisputeBody): Promise<Applied> {
+  const outcome = await applyDispute(deps.db, dispute);
+  const orderId = dispute.orderId;
+  if (outcome === "lost") {
+    const revoked = await revokeForLostDispute(deps, orderId, dispute.id);
+    return { outcome: "processed", detail: `Dispute lost: ${revoked.length} key(s) revoked`, orderId };
+  }
+  const detail =
+    outcome === "open" ? `Dispute open (${dispute.status}): the order's keys are suspended` : "Dispute won: the order's keys work again";
   return { outcome: "processed", detail, orderId };
 }
 
@@ -85,11 +123,15 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
     buyer: { email: order.email },
     paidAt: Date.now(),
   });
-  const result = await fulfilOrder(deps, order);
-  for (const { refundId, revoked, takenBack } of result.refunded) {
-    await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
-    await mailTakenBack(deps, takenBack);
-  }
+  // A blocked buyer (or, while staff hold them, a risky order) waits for staff instead (decision 093).
+  const review = await heldForReview(db, order);
+  if (review.held)
+    return {
+      outcome: "processed",
+      detail: `Held for review (${review.reasons.join(", ")}): no keys until staff release it`,
+      orderId: order.id,
+    };
+  const result = await handOutKeys(deps, order);
   const detail = [
     `${result.assigned} key(s) handed out`,
     result.renewed.length ? `${result.renewed.length} unit(s) renewed a licence` : "",
@@ -102,6 +144,59 @@ async function applyOrderBody(deps: MailingDeps, body: Order): Promise<Applied> 
   return { outcome: "processed", detail, orderId: order.id };
 }
 
+/**
+ * A paid order's keys handed out and mailed, its waiting refunds applied, then its disputes
+ * followed: a dispute that arrived before the keys existed suspends (or, lost, revokes) them too.
+ */
+async function handOutKeys(deps: MailingDeps, order: Order) {
+  const result = await fulfilOrder(deps, order);
+  for (const { refundId, revoked, takenBack } of result.refunded) {
+    await mailRevokedKeys(deps, order.id, revoked, "the order was refunded", `keys-stopped:refund:${refundId}`);
+    await mailTakenBack(deps, takenBack);
+  }
+  const disputed = await followOrderDisputes(deps.db, order.id);
+  if (disputed.lost !== null) await revokeForLostDispute(deps, order.id, disputed.lost);
+  return result;
+}
+
+/**
+ * Staff release an order held for review: the one who claims the release (order-risk.server) hands
+ * its keys out now, as the paid body would have, from the order as stored.
+ */
+export async function releaseOrder(
+  deps: MailingDeps,
+  actor: { viewer: Viewer; ip: string | null },
+  orderId: string,
+): Promise<Result<{ assigned: number }>> {
+  const released = await releaseHeldOrder(deps.db, actor, orderId);
+  if (!released.ok) return released;
+  const row = await deps.db.select().from(shopifyOrders).where(eq(shopifyOrders.id, orderId)).get();
+  if (!row || row.paidAt === null || row.cancelledAt !== null) return { ok: true, value: { assigned: 0 } };
+  const result = await handOutKeys(deps, storedOrder(row));
+  return { ok: true, value: { assigned: result.assigned } };
+}
+
+function storedOrder(row: typeof shopifyOrders.$inferSelect): Order {
+  return {
+    id: row.id,
+    name: row.name ?? `#${row.id}`,
+    email: row.email,
+    currency: row.currency,
+    financialStatus: row.financialStatus,
+    totalPrice: row.totalPrice,
+    paid: true,
+    cancelled: false,
+    updatedAt: row.sourceUpdatedAt ?? 0,
+    cartToken: row.cartToken,
+    referral: null,
+    country: row.country,
+    browserIp: row.browserIp,
+    renewsLicence: row.renewsLicenceId,
+    lines: JSON.parse(row.lineItems) as OrderLine[],
+    refunds: [],
+  };
+}
+
 async function applyDelivery(deps: MailingDeps, json: unknown): Promise<Applied> {
   const body = readShopifyBody(json);
   switch (body.kind) {
@@ -109,6 +204,8 @@ async function applyDelivery(deps: MailingDeps, json: unknown): Promise<Applied>
       return applyOrderBody(deps, body.order);
     case "refund":
       return applyRefundBody(deps, body);
+    case "dispute":
+      return applyDisputeBody(deps, body.dispute);
     case "rejected":
       return { rejected: body.reason };
   }

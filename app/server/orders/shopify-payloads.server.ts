@@ -1,5 +1,5 @@
 // Reading a Shopify webhook body. Shopify signs the body only, so the body alone says what it is
-// (an order, or a refund, by its shape and the Admin API id it names) and what happened to the
+// (an order, a refund or a dispute, by its shape and the Admin API id it names) and what happened to the
 // order: paid, cancelled, its refunds, its lines (decision 043). Parsing only: nothing is written.
 import * as v from "valibot";
 import { REFERRAL_ATTRIBUTE } from "~/lib/affiliates";
@@ -7,6 +7,7 @@ import { RENEWAL_ATTRIBUTE } from "~/lib/renewals";
 import { variantLabel } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import { lineVariant, type Order } from "./incoming-order.server";
+import type { DisputeBody } from "../disputes/disputes.server";
 import type { RefundedLine } from "./refunds.server";
 
 const id = v.pipe(
@@ -34,6 +35,23 @@ const refundLinesSchema = v.optional(
 
 const refundSchema = v.object({ id, order_id: id, refund_line_items: refundLinesSchema });
 
+const countryCode = v.optional(v.nullable(v.object({ country_code: v.optional(v.nullable(v.string())) })));
+const shortText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max))));
+
+// A dispute as Shopify's disputes/create and disputes/update bodies carry it (the REST Admin API's
+// Dispute resource): the order, its type (inquiry, chargeback), reason, status and evidence deadline.
+const disputeSchema = v.object({
+  id,
+  order_id: id,
+  type: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(40)))),
+  amount: v.optional(v.nullable(money)),
+  currency: shortText(3),
+  reason: shortText(60),
+  status: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
+  evidence_due_by: shortText(40),
+  initiated_at: shortText(40),
+});
+
 const orderSchema = v.object({
   id,
   name: v.optional(v.string()),
@@ -54,6 +72,11 @@ const orderSchema = v.object({
     [],
   ),
   discount_codes: v.optional(v.nullable(v.array(v.object({ code: v.string() }))), []),
+  // Where the buyer paid from: what the order's risk is judged on (decision 093).
+  billing_address: countryCode,
+  shipping_address: countryCode,
+  browser_ip: shortText(64),
+  client_details: v.optional(v.nullable(v.object({ browser_ip: shortText(64) }))),
 });
 
 /** Financial states of an order whose payment was captured (a refund starts from a payment). */
@@ -109,6 +132,8 @@ function toOrder(raw: v.InferOutput<typeof orderSchema>): Order {
     cartToken: raw.cart_token || null,
     referral: referralOf(raw),
     renewsLicence: renewsLicenceOf(raw),
+    country: (raw.billing_address?.country_code || raw.shipping_address?.country_code || "").toUpperCase().slice(0, 2) || null,
+    browserIp: raw.browser_ip || raw.client_details?.browser_ip || null,
     lines: raw.line_items.map((line) => ({
       id: line.id,
       variantId: lineVariant(line.variant_id),
@@ -135,6 +160,7 @@ function kindOf(body: object): string | null {
 export type ShopifyBody =
   | { kind: "order"; order: Order }
   | { kind: "refund"; refundId: string; orderId: string; lines: RefundedLine[] }
+  | { kind: "dispute"; dispute: DisputeBody }
   | { kind: "rejected"; reason: string };
 
 /** An order body: what it says of the order, in our terms. */
@@ -150,14 +176,43 @@ function readRefundBody(json: unknown): ShopifyBody {
   return { kind: "refund", refundId: refund.value.id, orderId: refund.value.order_id, lines: refundLines(refund.value.refund_line_items) };
 }
 
+const time = (text: string | null | undefined) => {
+  const ms = text ? Date.parse(text) : Number.NaN;
+  return Number.isFinite(ms) ? ms : null;
+};
+
+/** A dispute body: the dispute and its order, in our terms. */
+function readDisputeBody(json: unknown): ShopifyBody {
+  const raw = parse(disputeSchema, json);
+  if (!raw.ok) return { kind: "rejected", reason: raw.problem.message };
+  const d = raw.value;
+  return {
+    kind: "dispute",
+    dispute: {
+      id: d.id,
+      orderId: d.order_id,
+      type: d.type ?? "chargeback",
+      reason: d.reason ?? null,
+      status: d.status,
+      amount: d.amount ?? null,
+      currency: d.currency ?? null,
+      evidenceDueBy: time(d.evidence_due_by),
+      initiatedAt: time(d.initiated_at),
+    },
+  };
+}
+
 /**
- * An order body carries line items; a refund body names its order. A body that names itself as
+ * An order body carries line items; a refund body names its order; a dispute body names its order
+ * too, with a status and when it was initiated, and no refund lines. A body that names itself as
  * something else (a draft order, a transaction) is not one, whatever its fields.
  */
 export function readShopifyBody(json: unknown): ShopifyBody {
   const body = json !== null && typeof json === "object" && !Array.isArray(json) ? json : {};
   const kind = kindOf(body);
   if ("line_items" in body && (kind === null || kind === "Order")) return readOrderBody(json);
+  if ("order_id" in body && "status" in body && "initiated_at" in body && !("refund_line_items" in body) && kind === null)
+    return readDisputeBody(json);
   if ("order_id" in body && !("line_items" in body) && (kind === null || kind === "Refund")) return readRefundBody(json);
-  return { kind: "rejected", reason: "payload: neither an order (line_items) nor a refund (order_id)" };
+  return { kind: "rejected", reason: "payload: neither an order (line_items), a refund nor a dispute (order_id)" };
 }

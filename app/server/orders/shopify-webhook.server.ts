@@ -15,7 +15,15 @@ import { sha256Hex } from "../platform/tokens.server";
 import { orderName } from "../platform/db/stored-orders.server";
 
 /** Topics routed to the consumer. What a delivery does is decided by its signed body, not its topic. */
-export const HANDLED_TOPICS = ["orders/create", "orders/updated", "orders/paid", "orders/cancelled", "refunds/create"] as const;
+export const HANDLED_TOPICS = [
+  "orders/create",
+  "orders/updated",
+  "orders/paid",
+  "orders/cancelled",
+  "refunds/create",
+  "disputes/create",
+  "disputes/update",
+] as const;
 
 /** What became of a delivery that was accepted. */
 export type DeliveryOutcome = "queued" | "already-processed" | "ignored";

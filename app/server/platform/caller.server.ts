@@ -11,6 +11,8 @@ export interface Caller {
   /** The site's own origin as the request reached it: links in e-mails lead back here. */
   origin: string;
   userAgent: string | null;
+  /** The client's country (two letters) as the edge located it, when it did: the blocklist's. */
+  country?: string | null;
   /** Roughly where the request came from ("Berlin, DE"), when the edge located it. */
   place: string | null;
   /** The shop's tokens this browser sent. */

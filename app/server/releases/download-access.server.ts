@@ -2,7 +2,8 @@
 // page (what shows locked), the hub's Download link and the licence API's signed link. A member may
 // have a release of a product only while they hold a live licence of that product whose
 // entitlements include everything the release needs; staff by the releases.manage capability.
-import { eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+// The chat's product rooms ask the same rule who holds a live licence of a product (decision 094).
+import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import { LICENCE_PLANS, type LicencePlan } from "~/lib/plans";
 import { type Locked, lockedReason, releaseNeeds, SUBSCRIPTION_REQUIRED } from "~/lib/releases";
 import { can } from "~/lib/roles";
@@ -56,6 +57,38 @@ export async function licenceHolder(
 ): Promise<Downloader & { kind: "member" }> {
   const where = "id" in licence ? eq(licences.id, licence.id) : eq(licences.key, licence.key);
   return { kind: "member", licences: await liveLicences(db, where, now) };
+}
+
+/** Emails per query: D1 binds at most 100 values to a statement. */
+const EMAILS_PER_QUERY = 90;
+
+/**
+ * Which of `emails` hold a live licence of `product` (by the rule above), each with when that
+ * stops by itself: the latest end among their live licences of it, null when one has no set end
+ * (a lifetime plan, or a timed one not activated yet). Addresses come back in lower case.
+ */
+export async function liveHoldersOf(db: Db, emails: string[], product: string, now = Date.now()): Promise<Map<string, number | null>> {
+  const lower = [...new Set(emails.map((email) => email.toLowerCase()))];
+  const holders = new Map<string, number | null>();
+  for (let i = 0; i < lower.length; i += EMAILS_PER_QUERY) {
+    const rows = await db
+      .select(heldLicence)
+      .from(licences)
+      .where(and(eq(licences.product, product), inArray(sql`lower(${licences.ownerEmail})`, lower.slice(i, i + EMAILS_PER_QUERY))));
+    for (const row of rows.filter((row) => isLive(row, now))) {
+      const email = row.ownerEmail.toLowerCase();
+      const known = holders.get(email);
+      const end = row.expiresAt;
+      holders.set(email, known === undefined ? end : known === null || end === null ? null : Math.max(known, end));
+    }
+  }
+  return holders;
+}
+
+/** The products `email` holds a live licence of, by the rule above. */
+export async function liveProductsOf(db: Db, email: string, now = Date.now()): Promise<Set<string>> {
+  const held = await liveLicences(db, sql`lower(${licences.ownerEmail}) = lower(${email})`, now);
+  return new Set(held.map((licence) => licence.product));
 }
 
 /** What a downloader lacks for a release: a live licence of its product (`product`), entitlements. */

@@ -42,6 +42,8 @@ export function renewalKindOf(
   const state = licenceState(licence, now);
   if (state === "revoked") return fail("conflict", "The licence named was revoked or refunded");
   if (state === "banned") return fail("conflict", "The licence named is banned");
+  // A key the shop's fraud rules hold (an open dispute, shared-key detection) takes no more time until staff or the dispute free it.
+  if (state === "suspended") return fail("conflict", "The licence named is suspended");
   if (licence.product !== paid.product)
     return fail("conflict", `The plan paid for is of another product than the licence (${licence.product})`);
   if (licence.plan === paid.plan) {

@@ -260,3 +260,76 @@ export async function spendableOf(db: Db, userId: string, now = Date.now()) {
 
 /** Opens the member's reseller account for a payment from it (nothing when it is open). */
 export const openBalance = (db: Db, userId: string, now: number) => openAccount(db, userId, now);
+
+/**
+ * A payment dispute on an order whose affiliate commission was already released (and may be in the
+ * affiliate's reseller balance): that much of the balance is held until the dispute is settled, at
+ * most what the balance holds, once per dispute (decision 092). The ledger row and the balance
+ * change are one transaction. Returns the cents held now (0 when held before, or nothing to hold).
+ */
+export async function holdForDispute(db: Db, userId: string, disputeId: string, cents: number, now: number, when: SQL): Promise<number> {
+  const [held] = await db.batch([
+    db
+      .insert(resellerLedger)
+      .select(
+        db
+          .select({
+            id: sql<number>`null`.as("id"),
+            userId: resellerAccounts.userId,
+            kind: sql<"dispute-hold">`'dispute-hold'`.as("kind"),
+            amountCents: sql<number>`-min(${resellerAccounts.balanceCents}, ${cents})`.as("amount_cents"),
+            reference: sql<string>`${disputeId}`.as("reference"),
+            createdAt: sql<number>`${now}`.as("created_at"),
+          })
+          .from(resellerAccounts)
+          .where(and(eq(resellerAccounts.userId, userId), sql`${resellerAccounts.balanceCents} > 0`, sql`${cents} > 0`, when)),
+      )
+      .onConflictDoNothing()
+      .returning({ amountCents: resellerLedger.amountCents }),
+    db
+      .update(resellerAccounts)
+      .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${disputeRow("dispute-hold", disputeId)}` })
+      .where(and(eq(resellerAccounts.userId, userId), justWritten)),
+  ]);
+  return -(held[0]?.amountCents ?? 0);
+}
+
+/** A dispute won: what it held goes back to the balance, once. Returns the cents released now. */
+export async function releaseDisputeHold(db: Db, disputeId: string, now: number, when: SQL): Promise<number> {
+  const hold = and(eq(resellerLedger.kind, "dispute-hold"), eq(resellerLedger.reference, disputeId));
+  const [released] = await db.batch([
+    db
+      .insert(resellerLedger)
+      .select(
+        db
+          .select({
+            id: sql<number>`null`.as("id"),
+            userId: resellerLedger.userId,
+            kind: sql<"dispute-release">`'dispute-release'`.as("kind"),
+            amountCents: sql<number>`-${resellerLedger.amountCents}`.as("amount_cents"),
+            reference: resellerLedger.reference,
+            createdAt: sql<number>`${now}`.as("created_at"),
+          })
+          .from(resellerLedger)
+          .where(and(hold, when)),
+      )
+      .onConflictDoNothing()
+      .returning({ userId: resellerLedger.userId, amountCents: resellerLedger.amountCents }),
+    db
+      .update(resellerAccounts)
+      .set({ balanceCents: sql`${resellerAccounts.balanceCents} + ${disputeRow("dispute-release", disputeId)}` })
+      .where(and(sql`${resellerAccounts.userId} = (select ${resellerLedger.userId} from ${resellerLedger} where ${hold})`, justWritten)),
+  ]);
+  return released[0]?.amountCents ?? 0;
+}
+
+/** The amount of the dispute's ledger row of `kind`. */
+const disputeRow = (kind: "dispute-hold" | "dispute-release", disputeId: string) =>
+  sql<number>`(select ${resellerLedger.amountCents} from ${resellerLedger} where ${resellerLedger.kind} = ${kind} and ${resellerLedger.reference} = ${disputeId})`;
+
+/**
+ * In the statement right after a ledger row's insert in the same batch: whether that insert wrote
+ * the row (SQLite's changes() counts the last statement's rows; a conflict wrote none), so the
+ * balance moves only with the row, once, however often the dispute is applied.
+ */
+const justWritten = sql`changes() = 1`;

@@ -28,6 +28,11 @@ export interface LicenceAnswer {
     renewUrl?: string | null;
   } | null;
   lease: { until: string } | null;
+  /**
+   * Why a SUSPENDED or BANNED answer stopped the key, when the shop's fraud rules did (a disputed
+   * payment, a key used from too many places, a blocked PC or network): a sentence to show the user.
+   */
+  reason?: string;
 }
 
 /** Why an answer (or a stored lease) was refused as an attack, not as a network problem. */
@@ -240,7 +245,11 @@ export class LicenceVerifier {
         outcome: "denied",
         code: answer.code,
         answer,
-        message: DENIED_MESSAGES[answer.code] ?? "This licence is not valid.",
+        // The shop's own words when the answer gives them (signed, like the rest of it).
+        message:
+          typeof answer.reason === "string" && answer.reason !== ""
+            ? answer.reason
+            : (DENIED_MESSAGES[answer.code] ?? "This licence is not valid."),
       });
     if (this.product !== undefined && answer.licence?.product !== this.product) {
       return result({ outcome: "denied", code: "WRONG_PRODUCT", answer, message: DENIED_MESSAGES.WRONG_PRODUCT! });

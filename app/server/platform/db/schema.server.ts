@@ -5,6 +5,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, sqliteView, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { AFFILIATE_STATES } from "../../../lib/affiliates";
+import { LINK_RULES, RETENTION_DEFAULT_DAYS, ROOM_KINDS } from "../../../lib/chat";
 import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
 import { RELEASE_CHANNELS } from "../../../lib/releases";
@@ -68,6 +69,8 @@ export const sessions = sqliteTable(
     lastSeenAt: integer("last_seen_at").notNull(),
     expiresAt: integer("expires_at").notNull(),
     userAgent: text("user_agent"),
+    // The client address the session started from: a customer's known addresses, for staff blocking them.
+    ip: text("ip"),
     // Roughly where the session started ("Berlin, DE"), from Cloudflare's view of the client.
     place: text("place"),
   },
@@ -297,7 +300,7 @@ export const resellerLedger = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["top-up", "credit", "purchase", "commission"] }).notNull(),
+    kind: text("kind", { enum: ["top-up", "credit", "purchase", "commission", "dispute-hold", "dispute-release"] }).notNull(),
     amountCents: integer("amount_cents").notNull(),
     reference: text("reference"),
     createdAt: integer("created_at").notNull(),
@@ -317,7 +320,11 @@ export const resellerLedger = sqliteTable(
     uniqueIndex("reseller_ledger_commission")
       .on(t.reference)
       .where(sql`${t.kind} = 'commission'`),
-    check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase', 'commission')`),
+    // A payment dispute's hold on commission already paid into the balance, and its release: once each per dispute.
+    uniqueIndex("reseller_ledger_dispute")
+      .on(t.kind, t.reference)
+      .where(sql`${t.kind} in ('dispute-hold', 'dispute-release')`),
+    check("reseller_ledger_kind", sql`${t.kind} in ('top-up', 'credit', 'purchase', 'commission', 'dispute-hold', 'dispute-release')`),
   ],
 );
 
@@ -355,6 +362,12 @@ export const licences = sqliteTable(
     // Paused by staff: the key answers SUSPENDED and its clock stands still; resuming pushes the
     // expiry out by the time it was paused (decision 047).
     pausedAt: integer("paused_at"),
+    // Suspended by the shop's fraud rules, apart from staff's pause (decision 092): an open payment
+    // dispute of its order ("dispute:<id>") or shared-key detection ("sharing"). It answers SUSPENDED
+    // with `suspend_reason`, which the program may show; its clock keeps running.
+    suspendedAt: integer("suspended_at"),
+    suspendedBy: text("suspended_by"),
+    suspendReason: text("suspend_reason"),
     // The entitlement names the licence grants: its plan's at the sale, copied so that changing the
     // plan later takes nothing away (decision 054); staff may grant or remove one on a single licence.
     entitlements: text("entitlements", { mode: "json" })
@@ -708,8 +721,22 @@ export const shopifyOrders = sqliteTable(
     // The cart the order was paid from (Shopify's cart token, or the demo checkout's id): how the
     // buyer's cart learns that it was paid (decision 045).
     cartToken: text("cart_token"),
+    // Where the buyer paid from, as the order says (billing country, the browser's address): what
+    // the order's risk is judged on (decision 093).
+    country: text("country"),
+    browserIp: text("browser_ip"),
+    // The licence the cart named for this payment to renew: kept so an order held for review and
+    // released later still extends that licence rather than handing out a new key.
+    renewsLicenceId: integer("renews_licence_id"),
+    // JSON array of the risk reasons found when it was paid; null when none were.
+    riskReasons: text("risk_reasons"),
+    // Held for review instead of keyed (a blocked buyer, or a risky order while staff hold those);
+    // staff release it (the keys go out) or refund it in Shopify.
+    heldAt: integer("held_at"),
+    releasedAt: integer("released_at"),
   },
   (t) => [
+    index("shopify_orders_held").on(t.heldAt),
     index("shopify_orders_email").on(sql`lower(${t.email})`),
     index("shopify_orders_received").on(t.receivedAt),
     // The product page's "bought in the last 24 hours": orders by the time they were paid.
@@ -1316,4 +1343,201 @@ export const autoRenewals = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("auto_renewals_user").on(t.userId)],
+);
+
+// Payment disputes (chargebacks and inquiries) as Shopify reports them (decision 092). `outcome`
+// is ours: open while Shopify's status is needs_response or under_review, then won or lost for
+// good; the order's licences follow it.
+export const DISPUTE_OUTCOMES = ["open", "won", "lost"] as const;
+export const disputes = sqliteTable(
+  "disputes",
+  {
+    id: text("id").primaryKey(),
+    orderId: text("order_id").notNull(),
+    type: text("type").notNull(),
+    reason: text("reason"),
+    status: text("status").notNull(),
+    outcome: text("outcome", { enum: DISPUTE_OUTCOMES }).notNull(),
+    amount: text("amount"),
+    currency: text("currency"),
+    evidenceDueBy: integer("evidence_due_by"),
+    initiatedAt: integer("initiated_at"),
+    receivedAt: integer("received_at").notNull(),
+    settledAt: integer("settled_at"),
+  },
+  (t) => [
+    index("disputes_outcome").on(t.outcome, t.evidenceDueBy),
+    index("disputes_order").on(t.orderId),
+    check("disputes_outcome", sql`${t.outcome} in ('open', 'won', 'lost')`),
+  ],
+);
+
+// Staff's blocklist (decision 093): e-mail addresses and domains, PCs, IP addresses and ranges,
+// countries and Discord accounts, each with a reason and an optional expiry. A block stands while it
+// is not lifted and not expired. An address or range is kept as its first and last address, each
+// as 32 hex digits (IPv4 mapped into IPv6), so one indexed range comparison finds it.
+export const BLOCK_KINDS = ["email", "domain", "hwid", "ip", "country", "discord"] as const;
+export const blocks = sqliteTable(
+  "blocks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind", { enum: BLOCK_KINDS }).notNull(),
+    value: text("value").notNull(),
+    rangeStart: text("range_start"),
+    rangeEnd: text("range_end"),
+    reason: text("reason").notNull(),
+    expiresAt: integer("expires_at"),
+    createdAt: integer("created_at").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    liftedAt: integer("lifted_at"),
+    liftedBy: text("lifted_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    index("blocks_value").on(t.kind, t.value),
+    index("blocks_range").on(t.rangeStart, t.rangeEnd),
+    index("blocks_created").on(t.createdAt),
+    check("blocks_kind", sql`${t.kind} in ('email', 'domain', 'hwid', 'ip', 'country', 'discord')`),
+  ],
+);
+
+// Licences checked from too many places in a window (decision 093): one open flag per licence,
+// with what was seen, until staff suspend, ban or dismiss it.
+export const RISK_FLAG_STATES = ["open", "suspended", "banned", "dismissed"] as const;
+export const licenceRiskFlags = sqliteTable(
+  "licence_risk_flags",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    licenceId: integer("licence_id")
+      .notNull()
+      .references(() => licences.id, { onDelete: "cascade" }),
+    state: text("state", { enum: RISK_FLAG_STATES }).notNull(),
+    addresses: integer("addresses").notNull(),
+    countries: integer("countries").notNull(),
+    // JSON: { windowStart, addresses: [masked], countries: [codes] }
+    evidence: text("evidence").notNull(),
+    flaggedAt: integer("flagged_at").notNull(),
+    autoSuspended: integer("auto_suspended", { mode: "boolean" }).notNull().default(false),
+    decidedAt: integer("decided_at"),
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    uniqueIndex("licence_risk_flags_open")
+      .on(t.licenceId)
+      .where(sql`${t.state} = 'open'`),
+    index("licence_risk_flags_state").on(t.state, t.flaggedAt),
+    check("licence_risk_flags_state", sql`${t.state} in ('open', 'suspended', 'banned', 'dismissed')`),
+  ],
+);
+
+// The shop's fraud settings, one row (decision 093); absent, the defaults in app/lib/fraud.ts hold.
+export const fraudSettings = sqliteTable(
+  "fraud_settings",
+  {
+    id: integer("id").primaryKey(),
+    windowHours: integer("window_hours").notNull(),
+    flagAddresses: integer("flag_addresses").notNull(),
+    flagCountries: integer("flag_countries").notNull(),
+    // Null: no automatic suspension.
+    suspendAddresses: integer("suspend_addresses"),
+    suspendCountries: integer("suspend_countries"),
+    holdRiskyOrders: integer("hold_risky_orders", { mode: "boolean" }).notNull().default(false),
+    updatedAt: integer("updated_at").notNull(),
+    updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [check("fraud_settings_one_row", sql`${t.id} = 1`)],
+);
+
+// The chat's rooms (decision 094): which exist, who sees them and who posts in them (every member;
+// every member reads and staff post; a product's live licence holders), and the rules each room
+// enforces. Messages live in each room's Durable Object; this is the registry the Worker lists
+// rooms from without waking them, and the rules it hands each room (decision 095 for retention).
+// "general" and "announcements" are every shop's and are never archived.
+export const chatRooms = sqliteTable(
+  "chat_rooms",
+  {
+    slug: text("slug").primaryKey(),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: ROOM_KINDS }).notNull(),
+    // The product whose licence holders the room is for (the title licences name); only for product rooms.
+    product: text("product"),
+    slowModeSeconds: integer("slow_mode_seconds").notNull().default(0),
+    linkRule: text("link_rule", { enum: LINK_RULES }).notNull().default("allowed"),
+    blockedWords: text("blocked_words", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    retentionDays: integer("retention_days").notNull().default(RETENTION_DEFAULT_DAYS),
+    createdAt: integer("created_at").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    archivedAt: integer("archived_at"),
+    archivedBy: text("archived_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    // One open room per product.
+    uniqueIndex("chat_rooms_product")
+      .on(t.product)
+      .where(sql`${t.archivedAt} is null`),
+    check("chat_rooms_product_kind", sql`(${t.kind} = 'product') = (${t.product} is not null)`),
+    check("chat_rooms_slow_mode", sql`${t.slowModeSeconds} between 0 and 3600`),
+    check("chat_rooms_retention", sql`${t.retentionDays} between 1 and 3650`),
+  ],
+);
+
+// Staff's mutes and bans from the chat (not from the shop), chat-wide (decision 094). A mute always
+// ends; a ban lasts until lifted. The Worker reads a member's open ones when their socket opens and
+// hands them to the room, which refuses by them; staff's changes reach open sockets at once.
+export const chatSanctions = sqliteTable(
+  "chat_sanctions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["mute", "ban"] }).notNull(),
+    // When a mute ends; null for a ban, which lasts until lifted.
+    until: integer("until"),
+    reason: text("reason").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+    // Lifted by staff, or replaced by a newer one of the same kind.
+    liftedAt: integer("lifted_at"),
+    liftedBy: text("lifted_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    index("chat_sanctions_member").on(t.userId, t.kind, t.liftedAt),
+    index("chat_sanctions_open").on(t.liftedAt, t.createdAt),
+    check("chat_sanctions_mute_ends", sql`${t.kind} <> 'mute' or ${t.until} is not null`),
+  ],
+);
+
+// Members' reports of chat messages, for staff's queue (decision 094). The message and the few
+// around it are copied when it is reported, so the evidence stays whatever happens to the message.
+export const chatReports = sqliteTable(
+  "chat_reports",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    room: text("room")
+      .notNull()
+      .references(() => chatRooms.slug),
+    messageId: integer("message_id").notNull(),
+    authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
+    authorName: text("author_name").notNull(),
+    content: text("content").notNull(),
+    messageAt: integer("message_at").notNull(),
+    // The messages just before and after it: [{ id, username, content, createdAt }].
+    context: text("context", { mode: "json" }).$type<{ id: number; username: string; content: string; createdAt: number }[]>().notNull(),
+    reporterId: text("reporter_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    reason: text("reason").notNull(),
+    createdAt: integer("created_at").notNull(),
+    state: text("state", { enum: ["open", "actioned", "dismissed"] })
+      .notNull()
+      .default("open"),
+    decidedBy: text("decided_by").references(() => users.id, { onDelete: "set null" }),
+    decidedAt: integer("decided_at"),
+    // What staff did: delete, mute, ban or dismiss.
+    decision: text("decision"),
+  },
+  (t) => [uniqueIndex("chat_reports_once").on(t.room, t.messageId, t.reporterId), index("chat_reports_queue").on(t.state, t.createdAt)],
 );

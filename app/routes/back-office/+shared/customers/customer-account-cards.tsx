@@ -1,7 +1,8 @@
 // The cards of a customer's account page: profile and sign-in security, standing (ban, role),
-// subscriptions, sessions and the reseller balance. Each form posts an intent to the page's action
+// subscriptions, sessions, the reseller balance and blocking the customer. Each form posts an intent to the page's action
 // and shows its answer as a toast; the server checks every capability again.
 import { type ReactNode } from "react";
+import { BlockExpiryField } from "~/components/block-expiry-field";
 import { useFetcher } from "react-router";
 import type { Answer } from "~/lib/answer";
 import { formatUsd } from "~/lib/format";
@@ -58,7 +59,8 @@ interface CustomerAccountView {
   reseller: { account: { balanceCents: number } | null; ledger: LedgerEntry[] };
   /** The viewer's own account: never banned or demoted from here. */
   self: boolean;
-  may: { ban: boolean; sessions: boolean; credit: boolean; role: boolean };
+  may: { ban: boolean; sessions: boolean; credit: boolean; role: boolean; block: boolean };
+  known: { email: string; emails: string[]; hwids: string[]; ips: string[] } | null;
   /** The credit form's idempotency key, when the viewer may credit. */
   creditRequest: string | null;
 }
@@ -217,6 +219,57 @@ export function StandingCard({ profile, self, may }: Pick<CustomerAccountView, "
           )}
         </ActionForm>
       ) : null}
+    </Card>
+  );
+}
+
+/**
+ * Blocking the customer (decision 093): one confirmation that blocks their e-mail and offers, ticked,
+ * every PC, address and other e-mail the shop knows of them.
+ */
+export function BlockCard({ profile, known }: Pick<CustomerAccountView, "profile"> & { known: NonNullable<CustomerAccountView["known"]> }) {
+  const offered = [
+    ...known.hwids.map((value) => ({ kind: "hwid", label: "PC", value })),
+    ...known.ips.map((value) => ({ kind: "ip", label: "Address", value })),
+    ...known.emails.map((value) => ({ kind: "email", label: "E-mail", value })),
+  ];
+  return (
+    <Card className="space-y-3">
+      <h2 className="font-bold">Blocklist</h2>
+      <p className="text-sm text-muted">
+        {offered.length > 0
+          ? `Blocks ${known.email} and, if you keep them ticked, the PCs, addresses and e-mails known of this customer (${offered.length}).`
+          : `Blocks ${known.email}. No PC, address or other e-mail is known of this customer.`}
+      </p>
+      <ActionForm
+        intent="block-customer"
+        label="Block customer"
+        variant="danger"
+        confirm={{
+          title: `Block ${profile.username}?`,
+          cost: "Their paid orders wait for review instead of keys, their PCs answer BANNED for any key, and sign-ins and licence checks from their addresses are refused, until the blocks are lifted or expire.",
+        }}
+      >
+        {(errors) => (
+          <div className="space-y-3">
+            <Field label="Reason" name="reason" required maxLength={200} autoComplete="off" error={errors.reason} data-autofocus />
+            <BlockExpiryField error={errors.expires} />
+            {offered.length > 0 ? (
+              <fieldset className="space-y-1.5">
+                <legend className="text-sm font-medium text-zinc-200">Also block</legend>
+                {offered.map((item, index) => (
+                  <label key={`${item.kind}:${item.value}`} className="flex items-start gap-2 text-sm">
+                    <input type="checkbox" name={`take-${index}`} value={`${item.kind}:${item.value}`} defaultChecked className="mt-1" />
+                    <span>
+                      {item.label} <span className="font-mono text-xs break-all">{item.value}</span>
+                    </span>
+                  </label>
+                ))}
+              </fieldset>
+            ) : null}
+          </div>
+        )}
+      </ActionForm>
     </Card>
   );
 }
