@@ -4,7 +4,10 @@
 // verified against the signed SHA-256. `release` frees this PC so the key can move to another.
 #include <vertex/licence.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -29,6 +32,14 @@ static void report(const licence::Result& result) {
                                  : result.reason != licence::Reason::none ? to_string(result.reason)
                                                                           : std::string_view(result.field);
     std::printf("%s %.*s: %s\n", to_string(result.outcome).data(), static_cast<int>(why.size()), why.data(), result.message.c_str());
+    // "3 days left — renew at https://…": the member renews before the program stops, not after.
+    if (result.expires_at_ms) {
+        const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+        constexpr std::int64_t day_ms = 24LL * 60 * 60 * 1000;
+        const long long days = std::max<std::int64_t>(0, (*result.expires_at_ms - now_ms + day_ms - 1) / day_ms);
+        if (result.renew_url.empty()) std::printf("%lld days left\n", days);
+        else std::printf("%lld days left \xE2\x80\x94 renew at %s\n", days, result.renew_url.c_str());
+    }
     std::fflush(stdout);
 }
 

@@ -21,6 +21,8 @@ bool read_licence(const json::Value& licence, Answer& answer) {
         answer.expires_at_ms = parse_iso(*expires);
         if (!answer.expires_at_ms) return false;
     }
+    // null or absent: the licence cannot be renewed.
+    if (const std::string* renew = string_of(licence, "renewUrl")) answer.renew_url = *renew;
     // Absent: the licence grants no entitlements.
     if (const json::Value* granted = licence.find("entitlements"); granted && granted->type == json::Value::Type::array) {
         for (const json::Value& name : granted->array) {

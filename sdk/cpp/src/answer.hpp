@@ -21,6 +21,8 @@ struct Answer {
     std::string product;
     std::string plan;
     std::optional<std::int64_t> expires_at_ms;
+    // The shop's signed renewal link (`renewUrl`), empty when the licence has none.
+    std::string renew_url;
     std::vector<std::string> entitlements;
     // The offline lease (`lease.until`), on VALID answers.
     std::optional<std::int64_t> lease_until_ms;

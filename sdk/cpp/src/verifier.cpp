@@ -77,6 +77,9 @@ Result verdict(const Verifier& words, Answer answer, bool from_lease, const std:
     result.api_code = code == Code::wrong_product ? "WRONG_PRODUCT" : answer.code;
     result.from_lease = from_lease;
     result.issued_at_ms = answer.issued_at_ms;
+    // A refusal that names the licence (EXPIRED) still tells the program when it ended and where to renew it.
+    result.expires_at_ms = answer.expires_at_ms;
+    result.renew_url = std::move(answer.renew_url);
     if (code != Code::valid) {
         const std::string key = "denied." + result.api_code;
         result.outcome = Outcome::denied;
@@ -87,7 +90,6 @@ Result verdict(const Verifier& words, Answer answer, bool from_lease, const std:
     result.message = words.say(from_lease ? "valid.lease" : "valid");
     result.product = std::move(answer.product);
     result.plan = std::move(answer.plan);
-    result.expires_at_ms = answer.expires_at_ms;
     result.lease_until_ms = answer.lease_until_ms.value_or(0);
     result.recheck_after_seconds = answer.ttl;
     result.entitlements = std::move(answer.entitlements);

@@ -51,6 +51,11 @@ bool concludes(const Result& result, const json::Value& expect) {
     if (const json::Value* reason = expect.find("reason")) ok = ok && to_string(result.reason) == reason->string;
     if (const json::Value* from_lease = expect.find("offline")) ok = ok && result.from_lease == from_lease->boolean;
     if (const json::Value* field = expect.find("field")) ok = ok && result.field == field->string;
+    // The licence's end and where its owner renews it, as the program shows them (null: none).
+    if (const json::Value* expires = expect.find("expiresAt")) {
+        ok = ok && result.expires_at_ms == (expires->is_string() ? std::optional<std::int64_t>(ms_of(expires->string)) : std::nullopt);
+    }
+    if (const json::Value* renew = expect.find("renewUrl")) ok = ok && result.renew_url == (renew->is_string() ? renew->string : std::string());
     return ok;
 }
 

@@ -102,8 +102,12 @@ struct Result {
     // The licence's terms, from a verified answer (empty or zero otherwise).
     std::string product;
     std::string plan;
-    /** Milliseconds since the epoch; nullopt for lifetime keys. */
+    /** When the licence ends, in milliseconds since the epoch; nullopt for lifetime keys. Read
+     *  from valid answers and from signed refusals that name the licence (EXPIRED). */
     std::optional<std::int64_t> expires_at_ms;
+    /** Where the licence's owner renews it (a link signed by the shop, needing no sign-in), or
+     *  empty when the licence cannot be renewed (lifetime keys, refunded or revoked licences). */
+    std::string renew_url;
     /** Until when the program may work offline on this answer (ms since the epoch), or 0. */
     std::int64_t lease_until_ms = 0;
     /** The server's signed time for this answer (ms since the epoch), or 0. */
