@@ -339,6 +339,7 @@ async function vectors() {
     online("a signed EXPIRED answer to the bound PC carries the renewal link", request("VECTOR-EXPIRED"), ok200(expired), now, {
       outcome: "denied",
       code: "EXPIRED",
+      offline: false,
       ...exposed(expired),
     }),
     online(

@@ -726,7 +726,13 @@ describe("licence API limits and contract", () => {
       };
     };
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(["/licences/validate", "/releases/latest", "/releases/{id}/download", "/licences/signing-key"]);
+    expect(Object.keys(doc.paths)).toEqual([
+      "/licences/validate",
+      "/licences/deactivate",
+      "/releases/latest",
+      "/releases/{id}/download",
+      "/licences/signing-key",
+    ]);
     // The auto-update's contract: the signed release with its checksum and link, and the download's Range, HEAD and refusals.
     const releases = JSON.stringify({
       latest: doc.paths["/releases/latest"],

@@ -61,9 +61,12 @@ interface ResultBase {
 /** What the program concludes: run, stop (denied or tampered), or let the offline lease decide. */
 type Verdict = { message: string } & (
   | { outcome: "valid"; code: "VALID"; offline: boolean; answer: LicenceAnswer; leaseUntil: Date | null }
-  | { outcome: "denied"; code: LicenceCode | "WRONG_PRODUCT"; answer: LicenceAnswer }
+  | { outcome: "denied"; code: LicenceCode | "WRONG_PRODUCT"; offline: boolean; answer: LicenceAnswer }
   | { outcome: "offline"; reason: OfflineReason; code: string | null; retryAfterSeconds?: number }
   | { outcome: "tampered"; reason: TamperReason }
+  // The program's own mistake (a malformed key, a too-short hwid, an unknown channel): not an
+  // outage, so no lease decides; `field` names what the server refused, `message` is its words.
+  | { outcome: "invalid-request"; field: string; code: string | null }
 );
 
 export type CheckResult = ResultBase & Verdict;
@@ -224,7 +227,10 @@ export class LicenceVerifier {
     if (!stored) return offline("no-lease", "No offline lease is stored.");
     const answer = await this.open(new TextEncoder().encode(stored.body), stored.signature);
     if (!answer) return tampered("signature", "The stored offline lease is not genuine.");
-    if (answer.key !== asked.key || answer.hwid !== asked.hwid || answer.code !== "VALID" || !answer.lease) {
+    // A signed refusal kept from an earlier check keeps refusing offline: a ban is not undone by
+    // cutting the network.
+    if (answer.key === asked.key && answer.hwid === asked.hwid && answer.code !== "VALID") return this.verdict(answer, true);
+    if (answer.key !== asked.key || answer.hwid !== asked.hwid || !answer.lease) {
       return offline("no-lease", "No offline lease is stored for this key on this PC.");
     }
     const issuedAt = Date.parse(answer.issuedAt);
@@ -244,6 +250,8 @@ export class LicenceVerifier {
       return result({
         outcome: "denied",
         code: answer.code,
+        // Whether a stored answer decided, as on a valid result.
+        offline: fromLease,
         answer,
         // The shop's own words when the answer gives them (signed, like the rest of it).
         message:
@@ -252,7 +260,7 @@ export class LicenceVerifier {
             : (DENIED_MESSAGES[answer.code] ?? "This licence is not valid."),
       });
     if (this.product !== undefined && answer.licence?.product !== this.product) {
-      return result({ outcome: "denied", code: "WRONG_PRODUCT", answer, message: DENIED_MESSAGES.WRONG_PRODUCT! });
+      return result({ outcome: "denied", code: "WRONG_PRODUCT", offline: fromLease, answer, message: DENIED_MESSAGES.WRONG_PRODUCT! });
     }
     return result({
       outcome: "valid",
@@ -268,11 +276,21 @@ export class LicenceVerifier {
 function failure({ status, body, retryAfterSeconds }: UnsignedFailure): CheckResult {
   if (status === null) return offline("unreachable", "The licence server could not be reached.");
   let code: string | null = null;
+  let error: { code?: unknown; message?: unknown; field?: unknown } | undefined;
   try {
-    code = (JSON.parse(body) as { error?: { code?: unknown } }).error?.code?.toString() ?? null;
+    error = (JSON.parse(body) as { error?: typeof error }).error;
+    code = error?.code?.toString() ?? null;
   } catch {
     // Not the API's error shape: something else answered.
   }
+  if (status === 400)
+    return result({
+      outcome: "invalid-request",
+      field: typeof error?.field === "string" ? error.field : "",
+      code,
+      message:
+        typeof error?.message === "string" && error.message !== "" ? error.message : "The licence server refused the request as malformed.",
+    });
   if (status === 429) return offline("rate-limited", "Too many licence checks; trying again later.", code, retryAfterSeconds);
   if (status >= 500) return offline("server-error", "The licence server is unavailable.", code);
   return offline("unexpected-status", `The licence server answered HTTP ${status}.`, code);
@@ -349,8 +367,9 @@ export class LicenceClient {
     // A genuine answer: the shop's time is now the program's, and the drift is measured from here.
     this.trustedTime = Math.max(this.trustedTime ?? 0, Date.parse(judged.answer.issuedAt));
     this.anchor = { wall: Date.now(), monotonic: performance.now() };
-    // Only the latest VALID answer may stand in offline: any other verdict ends the lease.
-    if (judged.outcome === "valid")
+    // The latest signed verdict stands in offline: a VALID one works until its lease ends, a
+    // refusal keeps refusing (so a lease file copied back after a ban is not the newest answer).
+    if (judged.outcome === "valid" || judged.outcome === "denied")
       await this.store.write({ body: new TextDecoder().decode(response.body), signature: response.signature ?? "" });
     else await this.store.clear();
     return true;

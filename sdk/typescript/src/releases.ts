@@ -26,7 +26,7 @@ export interface Release {
   urlExpiresAt: string;
 }
 
-export type LatestReleaseError = "no-release" | "channel-not-allowed" | "denied" | "offline" | "tampered" | "malformed";
+export type LatestReleaseError = "no-release" | "channel-not-allowed" | "denied" | "offline" | "tampered" | "malformed" | "invalid-request";
 
 /** The licence's verdict (checked as every check is) and the release offered, or why there is none. */
 export type LatestReleaseResult = { licence: CheckResult; message: string } & (
@@ -67,7 +67,8 @@ export function releaseVerdict(
   channel: ReleaseChannel,
   tamper: (message: string) => CheckResult,
 ): LatestReleaseResult {
-  if (judged.outcome === "offline" || judged.outcome === "tampered") return refused(judged, judged.outcome);
+  if (judged.outcome === "offline" || judged.outcome === "tampered" || judged.outcome === "invalid-request")
+    return refused(judged, judged.outcome);
   const body = judged.answer as unknown as { channel?: unknown; release?: unknown };
   if (body.channel !== channel) return refused(tamper("The licence server's answer was about another release channel."), "tampered");
   if (judged.outcome === "denied") return refused(judged, "denied");

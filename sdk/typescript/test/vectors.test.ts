@@ -41,7 +41,9 @@ function conclusion(result: CheckResult) {
     case "valid":
       return { outcome: result.outcome, code: result.code, offline: result.offline };
     case "denied":
-      return { outcome: result.outcome, code: result.code };
+      return { outcome: result.outcome, code: result.code, offline: result.offline };
+    case "invalid-request":
+      return { outcome: result.outcome, field: result.field };
     default:
       return { outcome: result.outcome, reason: result.reason };
   }
@@ -49,7 +51,9 @@ function conclusion(result: CheckResult) {
 
 describe("the licence conformance vectors", () => {
   it("hold cases of every outcome", () => {
-    expect(new Set(vectors.cases.map((c) => c.expect.outcome))).toEqual(new Set(["valid", "denied", "offline", "tampered"]));
+    expect(new Set(vectors.cases.map((c) => c.expect.outcome))).toEqual(
+      new Set(["valid", "denied", "offline", "tampered", "invalid-request"]),
+    );
   });
 
   it.each(vectors.cases.map((c) => [c.name, c] as const))("%s", async (_name, vector) => {
