@@ -37,6 +37,23 @@ const DOMAIN_USES = {
   replacements: ["platform", "licences", "orders"],
   customers: ["platform", "accounts", "licences", "resellers", "blocks"],
   search: ["platform", "customers", "licences", "orders"],
+  // The live shop's health, from inside (decision 098): every part's settings and machinery.
+  health: ["platform", "accounts", "crypto", "discord", "licences"],
+  // Members' own data (decision 099): its export, and the deletion every domain writes a part of.
+  privacy: [
+    "platform",
+    "accounts",
+    "affiliates",
+    "catalogue",
+    "chat",
+    "crypto",
+    "discord",
+    "keys",
+    "licences",
+    "orders",
+    "replacements",
+    "reviews",
+  ],
 };
 const DOMAINS = [...Object.keys(DOMAIN_USES), "jobs"];
 // A circle would let two domains lean on each other: lint refuses to start with one.

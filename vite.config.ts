@@ -1,6 +1,7 @@
 import { cloudflare } from "@cloudflare/vite-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
+import { readdirSync } from "node:fs";
 import { defineConfig, type Plugin } from "vite";
 
 // Local workerd (dev server, preview, tests) gives requests the placeholder `request.cf` instead
@@ -18,8 +19,28 @@ export function sqlAsText(): Plugin {
   };
 }
 
+const MIGRATION_NAMES = "virtual:d1-migrations";
+
+/**
+ * The D1 migrations' file names as the module `virtual:d1-migrations`: the Worker compares them
+ * with the database's list of applied ones to tell the Health page and the doctor what is pending.
+ */
+export function d1MigrationNames(): Plugin {
+  return {
+    name: "d1-migration-names",
+    resolveId: (source) => (source === MIGRATION_NAMES ? `\0${MIGRATION_NAMES}` : undefined),
+    load(id) {
+      if (id !== `\0${MIGRATION_NAMES}`) return undefined;
+      const names = readdirSync("migrations")
+        .filter((file) => file.endsWith(".sql"))
+        .sort();
+      return `export default ${JSON.stringify(names)};`;
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [cloudflare({ viteEnvironment: { name: "ssr" } }), tailwindcss(), reactRouter(), sqlAsText()],
+  plugins: [cloudflare({ viteEnvironment: { name: "ssr" } }), tailwindcss(), reactRouter(), sqlAsText(), d1MigrationNames()],
   resolve: { tsconfigPaths: true },
   environments: {
     client: {

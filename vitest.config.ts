@@ -4,13 +4,14 @@ import tailwindcss from "@tailwindcss/vite";
 import { generateKeyPairSync } from "node:crypto";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
-import { sqlAsText } from "./vite.config.ts";
+import { d1MigrationNames, sqlAsText } from "./vite.config.ts";
 
 const TESTS = ["test/**/*.test.ts", "test/**/*.test.tsx", "sdk/typescript/test/**/*.test.ts"];
 const NOT_TESTS = ["test/e2e/**"];
 /** Test files that need a database no other file writes to. */
 const OWN_DATABASE = [
   "test/catalogue/promotions.test.ts",
+  "test/health/health.test.ts",
   "test/jobs/demo-seed.test.ts",
   "test/keys/stock-alerts.test.ts",
   "test/licences/licence-vectors.test.ts",
@@ -18,6 +19,7 @@ const OWN_DATABASE = [
   "test/orders/order-risk.test.ts",
   "test/orders/plan-names.test.ts",
   "test/orders/sales-figures.test.ts",
+  "test/privacy/account-deletion.test.ts",
   "test/releases/release-uploads.test.ts",
   // The renewal cron reads every licence's expiry.
   "test/renewals/reminders.test.ts",
@@ -76,6 +78,7 @@ export default defineConfig(async () => {
             // No bot token: the role sync talks to the simulated Discord, whose faults the tests provoke.
             DISCORD_BOT_TOKEN: "",
             TOTP_ENCRYPTION_KEY: "dGVzdC1vbmx5LXRvdHAtZW5jcnlwdGlvbi1rZXktMzI=",
+            HEALTH_TOKEN: "test-health-token-0123456789abcdefghij",
             // A fresh licence signing key per run: tests read the public key from the API.
             LICENCE_SIGNING_KEY: generateKeyPairSync("ed25519").privateKey.export({ format: "der", type: "pkcs8" }).toString("base64"),
           },
@@ -85,6 +88,7 @@ export default defineConfig(async () => {
       tailwindcss(),
       reactRouter(),
       sqlAsText(),
+      d1MigrationNames(),
     ],
     resolve: { tsconfigPaths: true },
     test: {

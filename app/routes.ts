@@ -71,8 +71,11 @@ export default [
         route("resell", "routes/hub/resell.tsx"),
         route("resell/keys.csv", "routes/hub/resell.keys-csv.ts"),
         route("2fa", "routes/hub/2fa.tsx"),
-        // The passkeys card's actions nest under the Security page, inside the dashboard's guard.
-        route("security", "routes/hub/security.tsx", [route("passkeys", "routes/hub/security.passkeys.ts")]),
+        // The passkeys card's actions and the member's data download nest under the Security page, inside the dashboard's guard.
+        route("security", "routes/hub/security.tsx", [
+          route("passkeys", "routes/hub/security.passkeys.ts"),
+          route("data.json", "routes/hub/security.data-json.ts"),
+        ]),
         route("crypto-tracker", "routes/hub/crypto-tracker.tsx"),
         route("affiliate", "routes/hub/affiliate.tsx"),
         route("chat/:room", "routes/hub/chat.tsx"),
@@ -108,10 +111,12 @@ export default [
         route("orders/:source/:reference", "routes/back-office/order.tsx"),
         route("customers", "routes/back-office/customers.tsx"),
         route("customers/:id", "routes/back-office/customers.account.tsx"),
+        route("customers/:id/data.json", "routes/back-office/customers.data-json.ts"),
         route("customers/email/:email", "routes/back-office/customers.buyer.tsx"),
         route("audit", "routes/back-office/audit.tsx"),
         route("sales", "routes/back-office/sales.tsx"),
         route("legal", "routes/back-office/legal.tsx"),
+        route("health", "routes/back-office/health.tsx"),
         route("reviews", "routes/back-office/reviews.tsx"),
         // The rooms' forms nest under the page, so its chat.moderate guard runs first.
         route("chat-moderation", "routes/back-office/chat-moderation.tsx", [route("rooms", "routes/back-office/chat-moderation.rooms.ts")]),

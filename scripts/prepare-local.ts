@@ -4,12 +4,13 @@
 // database. Safe to run any number of times. With --secrets-only it stops after .dev.vars (the
 // type generator needs it to know the secrets).
 import { spawnSync } from "node:child_process";
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** Secrets made fresh for each checkout instead of copied from the example. */
 const GENERATED: Record<string, () => string> = {
   LICENCE_SIGNING_KEY: () => generateKeyPairSync("ed25519").privateKey.export({ format: "der", type: "pkcs8" }).toString("base64"),
+  HEALTH_TOKEN: () => randomBytes(32).toString("base64url"),
 };
 
 const example = readFileSync("local-secrets.example", "utf8");

@@ -16,6 +16,7 @@ import { seedDemoData } from "~/server/jobs/demo-seed.server";
 import { createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes, withSecurityHeaders } from "~/http/security.server";
 
 import { API_PREFIX, api } from "./api";
+import { HEALTH_PATH, health } from "./health";
 import { webhooks } from "./webhooks";
 
 export { ChatRoom } from "./chat-room";
@@ -53,6 +54,7 @@ export default {
     // Machine callers first: they prove themselves by signature or key, not by session or origin.
     if (pathname.startsWith("/webhooks/")) return webhooks.fetch(request, env, ctx);
     if (pathname.startsWith(API_PREFIX)) return api.fetch(request, env, ctx);
+    if (pathname === HEALTH_PATH || pathname.startsWith(`${HEALTH_PATH}/`)) return health(request, env);
     if (pathname === REMINDER_UNSUBSCRIBE_PATH && request.method === "POST") return unsubscribeFromReminders(request, env);
     // A page's policy and nonce are made when it is rendered: a cached copy is served with its own.
     const policy = async () => ({ nonce: createNonce(), scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV });

@@ -391,7 +391,28 @@ export class ChatRoom extends DurableObject<Env> {
     }
   }
 
-  /** How many frames this room has refused as malformed, ever. */
+  /**
+   * A member's own messages here, oldest first: their copy for a data export, or (with `erase`,
+   * when their account is deleted) the last look before they are deleted, with their mentions and
+   * pins, and every open page drops them. RPC only: the Worker calls it for the member or for staff
+   * acting on their request.
+   */
+  memberMessages(userId: string, { erase = false }: { erase?: boolean } = {}): ChatMessage[] {
+    const rows = this.db.select().from(messages).where(eq(messages.userId, userId)).orderBy(messages.id).all();
+    if (erase && rows.length > 0) {
+      const ids = rows.map((row) => row.id);
+      const unpinned = inChunks(ids, (chunk) => {
+        this.db.delete(mentions).where(inArray(mentions.messageId, chunk)).run();
+        this.db.delete(messages).where(inArray(messages.id, chunk)).run();
+        return this.db.delete(pins).where(inArray(pins.messageId, chunk)).returning().all();
+      });
+      for (const id of ids) this.broadcast({ type: "deleted", id });
+      if (unpinned.length > 0) this.broadcast({ type: "pins", pins: this.pinned() });
+    }
+    return rows.map(toMessage);
+  }
+
+  /** How many frames this room has refused as malformed, ever. RPC only: the Worker never routes to it. */
   rejectedFrames(): number {
     return this.ctx.storage.kv.get<number>(REJECTED_FRAMES) ?? 0;
   }

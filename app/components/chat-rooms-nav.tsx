@@ -39,7 +39,14 @@ function Unread({ room }: { room: SidebarRoom }) {
   );
 }
 
-export function ChatRoomsNav({ linkClass }: { linkClass: (state: { isActive: boolean }) => string }) {
+export function ChatRoomsNav({
+  linkClass,
+  onRooms,
+}: {
+  linkClass: (state: { isActive: boolean }) => string;
+  /** Told how many rooms are listed once they arrive: the sidebar keeps its current link in view. */
+  onRooms: (count: number) => void;
+}) {
   const fetcher = useFetcher<{ rooms: SidebarRoom[] }>();
   const { pathname } = useLocation();
   const load = useRef(fetcher.load);
@@ -64,12 +71,14 @@ export function ChatRoomsNav({ linkClass }: { linkClass: (state: { isActive: boo
   }, []);
 
   const rooms = fetcher.data?.rooms;
+  const roomCount = rooms?.length ?? 0;
+  useEffect(() => onRooms(roomCount), [onRooms, roomCount]);
   const onScreen = roomOnScreen(pathname);
   let items: ReactNode;
   if (!rooms) {
     items = (
-      <li className="px-3 py-1.5 text-xs text-muted" role="status">
-        Loading rooms...
+      <li className="px-3 py-1.5 text-xs text-muted">
+        <span role="status">Loading rooms...</span>
       </li>
     );
   } else {

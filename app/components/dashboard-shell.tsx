@@ -116,8 +116,11 @@ function useOpenGroups(currentGroup: string | undefined) {
   return { open, toggled };
 }
 
-/** Keeps the current page's link in view inside the sidebar's own scrolling list (and the phone's menu once it opens). */
-function useCurrentLinkInView(pathname: string, openGroups: ReadonlySet<string>, menuOpen: boolean) {
+/**
+ * Keeps the current page's link in view inside the sidebar's own scrolling list (and the phone's
+ * menu once it opens), again once the chat's rooms arrive above it and push it down.
+ */
+function useCurrentLinkInView(pathname: string, openGroups: ReadonlySet<string>, menuOpen: boolean, roomCount: number) {
   const listRef = useRef<HTMLElement>(null);
   useEffect(() => {
     const list = listRef.current;
@@ -126,7 +129,7 @@ function useCurrentLinkInView(pathname: string, openGroups: ReadonlySet<string>,
     const box = list.getBoundingClientRect();
     const at = link.getBoundingClientRect();
     if (at.top < box.top || at.bottom > box.bottom) list.scrollTop += at.top - box.top - (box.height - at.height) / 2;
-  }, [pathname, openGroups, menuOpen]);
+  }, [pathname, openGroups, menuOpen, roomCount]);
   return listRef;
 }
 
@@ -152,7 +155,8 @@ export function DashboardShell({ email, staffLinks, quickJump, children }: Dashb
         ? Hash
         : null;
   const { open, toggled } = useOpenGroups(currentStaff?.group);
-  const listRef = useCurrentLinkInView(pathname, open, menu.open);
+  const [roomCount, setRoomCount] = useState(0);
+  const listRef = useCurrentLinkInView(pathname, open, menu.open, roomCount);
   const id = useId();
   return (
     <div className="mx-auto flex min-h-[calc(100dvh-4rem)] max-w-7xl flex-col lg:flex-row">
@@ -194,7 +198,7 @@ export function DashboardShell({ email, staffLinks, quickJump, children }: Dashb
                 );
               })}
             </ul>
-            <ChatRoomsNav linkClass={linkClass} />
+            <ChatRoomsNav linkClass={linkClass} onRooms={setRoomCount} />
             {groups.length > 0 ? <hr className="my-3 border-line" /> : null}
             {groups.map((group) => (
               <details

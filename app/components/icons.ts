@@ -12,6 +12,8 @@ export { default as BookOpen } from "lucide-react/icons/book-open";
 export { default as ChartColumn } from "lucide-react/icons/chart-column";
 export { default as Check } from "lucide-react/icons/check";
 export { default as CheckCircle } from "lucide-react/icons/circle-check";
+export { default as CircleAlert } from "lucide-react/icons/circle-alert";
+export { default as CircleSlash } from "lucide-react/icons/circle-slash";
 export { default as ChevronDown } from "lucide-react/icons/chevron-down";
 export { default as Clock } from "lucide-react/icons/clock";
 export { default as Copy } from "lucide-react/icons/copy";

@@ -8,6 +8,7 @@ import { discordSetup } from "../server/discord/role-setup.server";
 import type { LinkDeps } from "../server/discord/role-link.server";
 import type { Db } from "../server/platform/db/client.server";
 import type { MailingDeps } from "../server/platform/mail.server";
+import type { DeletionDeps } from "../server/privacy/account-deletion.server";
 
 export interface AppContext {
   env: Env;
@@ -39,4 +40,10 @@ export function sessionDeps(context: Readonly<RouterContextProvider>): SessionDe
 export function linkDeps(context: Readonly<RouterContextProvider>): LinkDeps {
   const { db, env } = app(context);
   return { ...mailingDeps(context), setup: discordSetup(env, db), queue: env.JOB_QUEUE };
+}
+
+/** What deleting an account needs: mail (its last e-mail), sessions, the chat room and the role sync's queue. */
+export function deletionDeps(context: Readonly<RouterContextProvider>): DeletionDeps {
+  const { env } = app(context);
+  return { ...mailingDeps(context), ...sessionDeps(context), env, queue: env.JOB_QUEUE };
 }

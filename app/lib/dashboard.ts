@@ -62,6 +62,7 @@ export const STAFF_PAGES: readonly StaffPage[] = [
   { to: "/dashboard/discord", label: "Discord", capability: "discord.manage", group: "community" },
   { to: "/dashboard/legal", label: "Legal Pages", capability: "legal.edit", group: "settings" },
   { to: "/dashboard/audit", label: "Audit Log", capability: "audit.view", group: "settings" },
+  { to: "/dashboard/health", label: "Health", capability: "health.view", group: "settings" },
 ];
 
 /** Whether `page` is the one at `pathname` (a record's page under a list counts as the list's). */

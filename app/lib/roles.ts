@@ -26,6 +26,8 @@ export const CAPABILITIES = {
   "licences.time": ["admin"],
   "customers.ban": ["admin"],
   "customers.sessions": ["admin"],
+  // A member's own data, at their request: downloading it for them, deleting their account (audited).
+  "customers.privacy": ["admin"],
   "balances.credit": ["admin"],
   "roles.assign": ["admin"],
   "sales.view": ["admin"],
@@ -40,6 +42,8 @@ export const CAPABILITIES = {
   "chat.moderate": ["admin", "support"],
   // The product page's social proof: the recent-purchasers threshold and product sales.
   "promotions.manage": ["admin"],
+  // The Health page: the live shop's settings and machinery checked, a test e-mail, a queue ping.
+  "health.view": ["admin"],
   // The Terms of Service, Refund Policy and Privacy Policy.
   "legal.edit": ["admin"],
   export: ["admin"],

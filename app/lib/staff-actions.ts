@@ -27,6 +27,7 @@ export const STAFF_ACTIONS = {
     role: "roles.assign",
     // Blocking the customer with their known PCs, addresses and e-mails, in one confirmation.
     "block-customer": "blocks.manage",
+    "delete-account": "customers.privacy",
   },
   // The Blocklists page: a block added, or lifted.
   blocks: { block: "blocks.manage", lift: "blocks.manage" },
@@ -74,6 +75,8 @@ export const STAFF_ACTIONS = {
   "chat-rooms": { create: "chat.moderate", settings: "chat.moderate", archive: "chat.moderate", restore: "chat.moderate" },
   // The Promotions page: the recent-purchasers threshold and each product's sale.
   promotions: { threshold: "promotions.manage", sale: "promotions.manage", "end-sale": "promotions.manage" },
+  // The Health page: a test e-mail to oneself, a ping on the job queue.
+  health: { "test-mail": "health.view", "ping-queue": "health.view" },
   // The legal pages' editor.
   legal: { save: "legal.edit" },
   // The affiliates page: decisions on affiliates, and crypto payouts sent.

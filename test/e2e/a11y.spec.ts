@@ -176,7 +176,7 @@ for (const width of WIDTHS) {
       // The member's pages, the staff pages, and the chat's rooms.
       const rooms = nav.getByRole("list", { name: "Chat" }).getByRole("link");
       await expect(rooms.first()).toBeVisible();
-      await expect(nav.getByRole("link")).toHaveCount(26 + (await rooms.count()));
+      await expect(nav.getByRole("link")).toHaveCount(27 + (await rooms.count()));
       const found = await scan(page, "/dashboard/orders (every group open)", `admin ${width}px`);
       await page.keyboard.press("/");
       const box = page.getByRole("combobox", { name: "Quick jump" });

@@ -16,7 +16,7 @@ const ADMIN_GROUPS: [string, string[]][] = [
   ["Keys & licences", ["Manage Codes", "Licences", "Replacements", "Blocklists", "Licences at risk"]],
   ["Catalogue & releases", ["Releases", "Entitlements", "Promotions"]],
   ["Community", ["Affiliates", "Reviews", "Chat Moderation", "Discord"]],
-  ["Settings", ["Legal Pages", "Audit Log"]],
+  ["Settings", ["Legal Pages", "Audit Log", "Health"]],
 ];
 const SUPPORT_GROUPS: [string, string[]][] = [
   ["Sales", ["Orders", "Customers", "Disputes"]],

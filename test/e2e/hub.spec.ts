@@ -86,7 +86,7 @@ test("on a phone the dashboard's navigation is a menu named for the current page
   const rooms = nav.getByRole("list", { name: "Chat" }).getByRole("link");
   await expect(rooms.first()).toBeVisible();
   const links = nav.getByRole("link");
-  await expect(links).toHaveCount(23 + (await rooms.count()));
+  await expect(links).toHaveCount(27 + (await rooms.count()));
   for (const link of await links.all()) {
     expect(await link.evaluate((el) => el.scrollWidth <= el.clientWidth && el.getBoundingClientRect().width > 300)).toBe(true);
   }

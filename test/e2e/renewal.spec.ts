@@ -41,6 +41,8 @@ test("a weekly licence bound to a PC is renewed from the hub through the demo ch
   await expect(renewal).toContainText("The time is added to its end");
   await renewal.getByRole("button", { name: "Pay $29.99 by card" }).click();
   await expect(page).toHaveURL(/\/checkout\/demo\//);
+  // The checkout's own page, not the renewal page it replaces, before its button is pressed.
+  await expect(page.getByRole("heading", { level: 1, name: /^(Checkout|Order #)/ })).toBeVisible();
   await page.getByRole("button", { name: /^Pay / }).click();
   await expect(page.getByText("Paid. Your licence is being extended: same key, same PC.")).toBeVisible();
   await expect(page.getByRole("list", { name: "Licences extended" })).toContainText(/is extended until/, { timeout: 30_000 });

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { ANSWER_REASON } from "~/lib/fraud";
 import {
   auditLog,
   cryptoOrders,
@@ -209,6 +210,22 @@ describe("renewals and payment disputes", () => {
     expect((await refusals(`shopify:${order.id}`))[0]?.detail).toContain("suspended");
   });
 
+  it("an open dispute of a renewal suspends the licence it extended, and a won one gives it back with its time", async () => {
+    const { account, licence, key, pc } = await memberWithWeeklyLicence();
+    const order = renewalOrder(licence.id, account.email);
+    await deliver("orders/paid", order);
+    const id = nextId();
+    await deliver("disputes/create", disputeOf(order.id, "needs_response", id));
+    expect(await check(key, pc)).toMatchObject({ code: "SUSPENDED", reason: ANSWER_REASON.dispute });
+    // The evidence for Shopify shows the renewed key's use, as it would a key the order sold.
+    const staff = await signIn(await createAccount({ role: "support" }), unique("ip"));
+    const evidence = await (await call(`/dashboard/disputes/${id}/evidence.txt`, { cookie: staff })).text();
+    expect(evidence).toMatch(/First activated: \w{3} \d{2}, \d{4}/);
+    await deliver("disputes/update", disputeOf(order.id, "won", id));
+    expect((await check(key, pc)).code).toBe("VALID");
+    expect((await licenceOf(key)).expiresAt).toBe(licence.expiresAt! + WEEK);
+  });
+
   it("a lost dispute of a renewal takes back the time it added, as a refund does, and leaves the key working", async () => {
     const { account, licence, key, pc } = await memberWithWeeklyLicence();
     const before = licence.expiresAt!;
@@ -217,6 +234,7 @@ describe("renewals and payment disputes", () => {
     expect((await licenceOf(key)).expiresAt).toBe(before + WEEK);
     const id = nextId();
     await deliver("disputes/create", disputeOf(order.id, "needs_response", id));
+    expect((await check(key, pc)).code).toBe("SUSPENDED");
     await deliver("disputes/update", disputeOf(order.id, "lost", id));
     const after = await licenceOf(key);
     expect(after.expiresAt).toBe(before);

@@ -100,7 +100,17 @@ export const discordStartSchema = v.variant(
 /** A session's public name, as the Security page sends it back. */
 const sessionName = v.pipe(text(), v.regex(/^[A-Za-z0-9_-]{43}$/, "Unknown session"));
 
-/** The Security page: end one session, end all others, change the password. */
+/**
+ * Deleting one's own account: the password, and a code from the authenticator app (or a recovery
+ * code) when two-factor is on; the server says whether one is needed (decision 099).
+ */
+export const deleteAccountSchema = v.object({
+  intent: v.literal("delete-account"),
+  password: v.pipe(text(), v.minLength(1, "Enter your password to delete your account"), v.maxLength(PASSWORD_MAX, "Invalid credentials")),
+  code: v.pipe(text(), v.maxLength(64, "That code is not right")),
+});
+
+/** The Security page: end one session, end all others, change the password, delete the account. */
 export const securitySchema = v.variant(
   "intent",
   [
@@ -110,6 +120,7 @@ export const securitySchema = v.variant(
     v.object({ intent: v.literal("unlink-discord") }),
     // Linking the simulated Discord of development: the password, as for the real one (decision 044).
     v.object({ intent: v.literal("link-simulated-discord"), password: v.optional(v.string(), "") }),
+    deleteAccountSchema,
   ],
   "Unknown request",
 );

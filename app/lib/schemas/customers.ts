@@ -1,5 +1,6 @@
 // The back office's customer forms: the search (GET ?q=&cursor=) and the actions on a customer's
-// page (ban, unban, end sessions, credit the reseller balance, assign a role). Checked in the
+// page (ban, unban, end sessions, credit the reseller balance, assign a role, delete the account
+// at its owner's request). Checked in the
 // browser and again on the server; each form posts an `intent` naming which one it is.
 import * as v from "valibot";
 import { blockCustomerSchema } from "./fraud";
@@ -30,6 +31,17 @@ export const banSchema = v.object({
   reason: v.pipe(text(), v.trim(), v.nonEmpty("Please give a reason"), v.maxLength(200, "Keep the reason under 200 characters")),
 });
 
+/** Deleting an account at its owner's request: the request it answers, for the audit log (decision 099). */
+export const deleteAccountOnRequestSchema = v.object({
+  intent: v.literal("delete-account"),
+  reason: v.pipe(
+    text(),
+    v.trim(),
+    v.nonEmpty("Please say whose request this answers (a ticket or message)"),
+    v.maxLength(200, "Keep the reason under 200 characters"),
+  ),
+});
+
 export const roleSchema = v.object({
   intent: v.literal("role"),
   role: v.picklist(ROLE_CHOICES, "Choose Member, Support or Admin"),
@@ -45,6 +57,7 @@ export const customerActionSchema = v.variant(
     creditSchema,
     roleSchema,
     blockCustomerSchema,
+    deleteAccountOnRequestSchema,
   ],
   "Unknown request",
 );

@@ -1,10 +1,12 @@
 // /dashboard/customers/:id: one account as staff see it — profile, orders, subscriptions, keys,
 // sessions, sign-in security and reseller balance — and, by role, what may be done to it: ban or
-// unban it, end its sessions, credit its balance, change its role. Each intent's capability is checked
+// unban it, end its sessions, credit its balance, change its role, and at the member's request
+// download their data or delete the account. Each intent's capability is checked
 // before its form is read (app/lib/staff-actions.ts) and again in the domain, and each is audited.
 import { Link } from "react-router";
 import {
   BlockCard,
+  PrivacyCard,
   ProfileCard,
   ResellerCard,
   SessionsCard,
@@ -15,7 +17,9 @@ import { CustomerLicencesCard, CustomerOrdersCard } from "./+shared/customers/cu
 import { ArrowLeft } from "~/components/icons";
 import { buttonClass } from "~/components/ui/button";
 import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";
-import { app, sessionDeps } from "~/http/context.server";
+import { app, deletionDeps, sessionDeps } from "~/http/context.server";
+import { pageAndData, purgePages } from "~/http/edge-cache.server";
+import { deleteAccountOnRequest } from "~/server/privacy/account-deletion.server";
 import { currentViewer, requireCapability } from "~/http/guards.server";
 import { notFound } from "~/http/refusals.server";
 import { readStaffAction } from "~/http/staff-action.server";
@@ -53,6 +57,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     credit: allowed("balances.credit"),
     role: allowed("roles.assign"),
     block: allowed("blocks.manage"),
+    privacy: allowed("customers.privacy"),
   };
   // A fresh id for the credit form each time the page loads (also after each credit it makes).
   return {
@@ -116,6 +121,20 @@ export async function action({ request, params, context }: Route.ActionArgs) {
         ({ role }) => `Now ${role ? ROLE_LABEL[role] : "a member"}; it applies from their next request.`,
         "Role changed",
       );
+    case "delete-account": {
+      const deleted = await deleteAccountOnRequest(deletionDeps(context), actor, params.id, input.reason);
+      if (deleted.ok)
+        await purgePages(
+          new URL(request.url).origin,
+          deleted.value.reviewedPages.flatMap((handle) => pageAndData(`/product/${handle}`)),
+        );
+      return reply(
+        deleted,
+        ({ keysRevoked }) =>
+          `Signed out, their words removed and ${keysRevoked} key(s) stopped; their orders stay, anonymised. They were e-mailed.`,
+        "Account deleted",
+      );
+    }
   }
 }
 
@@ -135,6 +154,7 @@ export default function CustomerAccount({ loaderData }: Route.ComponentProps) {
       <DiscordRolesCard discord={loaderData.discord} />
       <SessionsCard sessions={sessions} may={may} />
       <ResellerCard reseller={reseller} may={may} creditRequest={loaderData.creditRequest} />
+      <PrivacyCard profile={profile} self={self} may={may} />
     </div>
   );
 }

@@ -1,22 +1,26 @@
 // /dashboard/security: where the member is signed in (end one session, or all the others), their
-// password and their passkeys (whose forms post to the nested passkeys route). Two-factor
+// password and their passkeys (whose forms post to the nested passkeys route), and their own data:
+// a copy of it (the nested data.json route) and deleting the account (decision 099). Two-factor
 // authentication has its own page beside this one.
 import { useFetcher } from "react-router";
 import * as v from "valibot";
-import { Bell, Lock, LogOut, Monitor } from "~/components/icons";
+import { Bell, Download, Lock, LogOut, Monitor, Trash2 } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { PasskeysSection } from "./+shared/passkeys-section";
 import { useFormCheck } from "~/components/use-form-check";
 import { useResultToast } from "~/components/use-result-toast";
 import { Badge } from "~/components/ui/badge";
 import { ConfirmedAction } from "~/components/confirmed-action";
-import { Button } from "~/components/ui/button";
+import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field } from "~/components/ui/field";
 import { BRAND } from "~/lib/brand";
-import { PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
+import { deleteAccountSchema, PASSWORD_MIN, securitySchema } from "~/lib/schemas/auth";
 import { remindersSchema } from "~/lib/schemas/renewals";
 import { remindersOn, setReminders } from "~/server/renewals/reminders.server";
+import { deletionNeeds } from "~/server/accounts/account-closure.server";
+import { deleteOwnAccount } from "~/server/privacy/account-deletion.server";
+import { pageAndData, purgePages } from "~/http/edge-cache.server";
 import { isDiscordConfigured, mayLinkDiscord, unlinkDiscord } from "~/server/accounts/discord-login.server";
 import { discordSetup } from "~/server/discord/role-setup.server";
 import { discordCardOf, linkSimulatedDiscord } from "~/server/discord/role-link.server";
@@ -26,8 +30,8 @@ import { DiscordCard } from "./+shared/discord-card";
 import { listPasskeys } from "~/server/accounts/passkeys.server";
 import { changePassword, endOneSession, endOtherSessions } from "~/server/accounts/security.server";
 import { listSessions } from "~/server/accounts/session.server";
-import { answer, answerInvalid } from "~/http/answer.server";
-import { app, linkDeps, mailingDeps, sessionDeps } from "~/http/context.server";
+import { answer, answerInvalid, answerProblem } from "~/http/answer.server";
+import { app, deletionDeps, linkDeps, mailingDeps, sessionDeps } from "~/http/context.server";
 import { redirectWithToast } from "~/http/flash-toast.server";
 import { passRetryAfter, throttledTitles } from "~/http/retry-after.server";
 import { currentViewer } from "~/http/guards.server";
@@ -50,6 +54,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     passkeys: await listPasskeys(db, id),
     passkeysAvailable: relyingPartyFor(context, request).ok,
     discord: await discordCardOf(db, env, id),
+    deletion: await deletionNeeds(db, id),
     reminders: await remindersOn(db, id),
   };
 }
@@ -116,6 +121,24 @@ export async function action({ request, context }: Route.ActionArgs) {
         titles: { conflict: "Not unlinked" },
         intent: form.intent,
       });
+    }
+    case "delete-account": {
+      const deleted = await deleteOwnAccount(deletionDeps(context), app(context).env.TOTP_ENCRYPTION_KEY, viewer, callerOf(request), form);
+      if (!deleted.ok) {
+        return answerProblem(deleted.problem, {
+          titles: { unauthenticated: "Not deleted", conflict: "Not deleted", invalid: "Not deleted", ...throttledTitles },
+          intent: form.intent,
+        });
+      }
+      await purgePages(
+        new URL(request.url).origin,
+        deleted.value.reviewedPages.flatMap((handle) => pageAndData(`/product/${handle}`)),
+      );
+      return redirectWithToast(
+        "/",
+        { title: "Account deleted", description: "Your account is gone and your keys no longer work. A last e-mail confirms it." },
+        { headers: { "Set-Cookie": tokenCookie(forgetToken("session")) } },
+      );
     }
     case "change-password":
       return answer(await changePassword({ ...mailingDeps(context), ...deps }, viewer, callerOf(request), form), {
@@ -225,8 +248,79 @@ function PasswordCard() {
   );
 }
 
+function YourDataCard({ deletion }: { deletion: Route.ComponentProps["loaderData"]["deletion"] }) {
+  const remove = useFetcher<typeof action>();
+  useResultToast(remove);
+  const busy = remove.state !== "idle";
+  const refusal = deletion.staff
+    ? "Staff accounts cannot be deleted: ask an admin to make yours a member account first."
+    : !deletion.hasPassword
+      ? 'Your account has no password yet: set one with "Forgot your password?" on the sign-in page, then come back to delete it.'
+      : null;
+  return (
+    <Card as="section" aria-labelledby="your-data" className="space-y-4">
+      <h2 id="your-data" className="font-bold">
+        Your data
+      </h2>
+      <p className="text-sm text-muted">
+        A copy of everything the shop keeps about you: your account and sign-ins, orders, keys with their PCs and checks, reviews, reseller
+        and affiliate records, and your chat messages, as one JSON file.
+      </p>
+      <a href="/dashboard/security/data.json" download className={buttonClass("outline")}>
+        <Download className="size-4" aria-hidden /> Download my data
+      </a>
+      <div className="space-y-3 border-t border-line pt-4">
+        <h3 className="font-semibold">Delete your account</h3>
+        <p className="text-sm text-muted">
+          Every device is signed out, your chat messages and reviews are deleted, the Discord roles the shop gave you are taken back and
+          your keys stop working. Your orders are kept for accounting, without your name or e-mail address. This cannot be undone.
+        </p>
+        {refusal ? <p className="text-sm text-muted">{refusal}</p> : null}
+        <ConfirmedAction
+          fetcher={remove}
+          fields={{ intent: "delete-account" }}
+          title="Delete your account?"
+          cost="Your keys stop working at once and your chat messages and reviews are deleted. A last e-mail lists the keys that stopped. This cannot be undone."
+          confirmLabel="Delete my account"
+          busyLabel="Deleting..."
+          schema={deleteAccountSchema}
+          problemTitle="Not deleted"
+          trigger={(open) => (
+            <Button variant="danger" disabled={busy || refusal !== null} onClick={open}>
+              <Trash2 className="size-4" aria-hidden /> {busy ? "Deleting..." : "Delete my account"}
+            </Button>
+          )}
+        >
+          {(errors) => (
+            <>
+              <Field
+                label="Your password"
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                required
+                error={errors.password}
+                data-autofocus
+              />
+              {deletion.secondFactor ? (
+                <Field
+                  label="Code from your authenticator app, or a recovery code"
+                  name="code"
+                  autoComplete="one-time-code"
+                  required
+                  error={errors.code}
+                />
+              ) : null}
+            </>
+          )}
+        </ConfirmedAction>
+      </div>
+    </Card>
+  );
+}
+
 export default function Security({ loaderData }: Route.ComponentProps) {
-  const { sessions, passkeys, passkeysAvailable, discord, reminders } = loaderData;
+  const { sessions, passkeys, passkeysAvailable, discord, deletion, reminders } = loaderData;
   const others = useFetcher<typeof action>();
   useResultToast(others);
   const hasOthers = sessions.some((s) => !s.current);
@@ -261,6 +355,7 @@ export default function Security({ loaderData }: Route.ComponentProps) {
       <PasskeysSection passkeys={passkeys} available={passkeysAvailable} />
       <RemindersCard on={reminders} />
       {discord ? <DiscordCard {...discord} /> : null}
+      <YourDataCard deletion={deletion} />
     </div>
   );
 }

@@ -16,13 +16,14 @@ import { signInChanged } from "./security.server";
 import type { SessionDeps } from "./session.server";
 import { attemptSucceeded, reserveAttempt, secondFactorKeys, throttled } from "./throttle.server";
 import type { Caller } from "../platform/caller.server";
+import { TOTP_KEY_PROBLEM } from "../platform/settings.server";
 
 export const RECOVERY_CODE_COUNT = 10;
 const DRIFT_STEPS = 1;
 
 async function aesKey(base64Key: string): Promise<CryptoKey> {
   const raw = base64Key ? fromBase64(base64Key) : new Uint8Array();
-  if (raw.byteLength !== 32) throw new Error("TOTP_ENCRYPTION_KEY must be 32 bytes, base64-encoded");
+  if (raw.byteLength !== 32) throw new Error(TOTP_KEY_PROBLEM);
   return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
 }
 
@@ -209,6 +210,28 @@ export async function verifySecondFactor(
     .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, await sha256Hex(normalised)), isNull(recoveryCodes.usedAt)))
     .returning({ id: recoveryCodes.id });
   return used.length === 1;
+}
+
+/**
+ * A second factor given to confirm something grave (deleting the account): a current code from
+ * the app or an unused recovery code, counted against the same allowance as at sign-in.
+ */
+export async function checkSecondFactor(
+  db: Db,
+  key: string,
+  viewer: Viewer,
+  caller: Caller,
+  code: string,
+  now = Date.now(),
+): Promise<Result> {
+  return checkCodeThrottled(
+    db,
+    caller,
+    viewer.id,
+    () => verifySecondFactor(db, key, viewer.id, viewer.email, code, now),
+    fail("unauthenticated", "That code is not right", { field: "code" }),
+    now,
+  );
 }
 
 /** Turns 2FA off; it takes a current code from the app (not a recovery code). */

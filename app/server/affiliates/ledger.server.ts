@@ -270,3 +270,13 @@ export function affiliateLedgerOf(db: Db, affiliateId: string, limit = 50) {
     .orderBy(desc(affiliateLedger.createdAt), desc(affiliateLedger.id))
     .limit(limit);
 }
+
+/**
+ * A deleted account's purchases in other affiliates' ledgers (decision 099): the commission rows
+ * stay, as money moved, but name the buyer by the account's pseudonym.
+ */
+export const buyerOfDeletedAccount = (db: Db, account: { email: string; pseudonym: string }) =>
+  db
+    .update(affiliateLedger)
+    .set({ buyerEmail: account.pseudonym })
+    .where(sql`lower(${affiliateLedger.buyerEmail}) = lower(${account.email})`);

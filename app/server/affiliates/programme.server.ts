@@ -160,3 +160,21 @@ export async function referralFor(db: Db, code: string | null, buyer: { id?: str
     }
   );
 }
+
+/**
+ * A deleted account's place in the programme (decision 099): what it wrote when it applied goes,
+ * its code no longer refers anyone (it names the account, not the person), and an approved
+ * affiliate is paused so nothing new is earned. The ledger, money that moved, stays.
+ */
+export const affiliateOfDeletedAccount = (db: Db, userId: string) =>
+  db
+    .update(affiliates)
+    .set({
+      code: `deleted-${userId}`,
+      channel: "",
+      audience: "",
+      pitch: "",
+      shopifyDiscountCode: null,
+      status: sql`case when ${affiliates.status} = 'approved' then 'paused' else ${affiliates.status} end`,
+    })
+    .where(eq(affiliates.userId, userId));

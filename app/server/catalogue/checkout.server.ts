@@ -376,3 +376,10 @@ export async function payDemoCheckout(
   if (status < 200 || status > 299) return fail("failed", `The shop did not accept the order webhook (status ${status}).`);
   return ok({ orderNumber: paid.orderNumber! });
 }
+
+/** A deleted account's demo checkouts (decision 099): the address a checkout carried is the account's pseudonym now. */
+export const checkoutsOfDeletedAccount = (db: Db, account: { userId: string; email: string; pseudonym: string }) =>
+  db
+    .update(demoCheckouts)
+    .set({ email: account.pseudonym })
+    .where(sql`${demoCheckouts.userId} = ${account.userId} or lower(${demoCheckouts.email}) = lower(${account.email})`);

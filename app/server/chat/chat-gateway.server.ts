@@ -1,15 +1,16 @@
 // The way between the Worker and the chat rooms: which Durable Object a room is, what the Worker
 // tells a room about a socket it hands over (the room's rules and the member, both read from D1),
-// and the rooms told when sessions end, so they close the sockets those sessions opened. The
-// WebSocket handshake itself is the edge's (app/http/chat.server.ts).
+// the rooms told when sessions end, so they close the sockets those sessions opened, and asked for
+// a member's own messages (their data, or its deletion). The WebSocket handshake itself is the
+// edge's (app/http/chat.server.ts).
 import * as v from "valibot";
 import { roomSchema } from "~/lib/chat";
 import type { SessionDeps } from "../accounts/session.server";
 import type { Db } from "../platform/db/client.server";
-import { activeRoomSlugs } from "./rooms.server";
+import { activeRoomSlugs, everyRoomSlug } from "./rooms.server";
 
 /** A room's Durable Object. The general room keeps the name the hub's one room always had, and with it its messages. */
-export const roomStub = (env: Env, slug: string) =>
+export const roomStub = (env: Pick<Env, "CHAT_ROOM">, slug: string) =>
   env.CHAT_ROOM.get(env.CHAT_ROOM.idFromName(slug === "general" ? "hub" : `room:${slug}`));
 
 export type RoomStub = ReturnType<typeof roomStub>;
@@ -20,7 +21,7 @@ export interface ChatDeps {
   room: (slug: string) => RoomStub;
 }
 
-export const chatDeps = (env: Env, db: Db): ChatDeps => ({ db, room: (slug) => roomStub(env, slug) });
+export const chatDeps = (env: Pick<Env, "CHAT_ROOM">, db: Db): ChatDeps => ({ db, room: (slug) => roomStub(env, slug) });
 
 /** The rules a room enforces, as the Worker hands them to it (from chat_rooms). */
 export const roomConfigSchema = v.object({ ...roomSchema.entries, blockedWords: v.array(v.string()), retentionDays: v.number() });
@@ -77,4 +78,14 @@ export function sessionDepsFor(env: Env, db: Db): SessionDeps {
       await toEveryRoom(chatDeps(env, db), (room) => room.endSessions(publicIds));
     },
   };
+}
+
+/**
+ * A member's messages in every room, archived ones too, oldest first (decision 099): for their
+ * data export, or, with `erase`, deleted as their account is (every open page drops them).
+ */
+export async function chatMessagesOf(env: Pick<Env, "CHAT_ROOM">, db: Db, userId: string, options: { erase?: boolean } = {}) {
+  const slugs = await everyRoomSlug(db);
+  const each = await Promise.all(slugs.map((slug) => roomStub(env, slug).memberMessages(userId, options)));
+  return each.flat().sort((a, b) => a.createdAt - b.createdAt);
 }

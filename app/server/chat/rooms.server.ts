@@ -47,6 +47,12 @@ export async function activeRoomSlugs(db: Db): Promise<string[]> {
   return rows.map((row) => row.slug);
 }
 
+/** Every room's slug, archived ones too: a member's messages may be in any of them. */
+export async function everyRoomSlug(db: Db): Promise<string[]> {
+  const rows = await db.select({ slug: chatRooms.slug }).from(chatRooms);
+  return rows.map((row) => row.slug);
+}
+
 const openRoom = (db: Db, slug: string) =>
   db
     .select()
@@ -70,20 +76,21 @@ export interface RoomSummary {
 
 const summaryOf = ({ slug, name, kind, product }: RoomRow): RoomSummary => ({ slug, name, kind, product });
 
-/** The room at `slug` if `viewer` may be in it: not found when there is none (or it is archived), forbidden for a product's room without its licence. */
-export async function roomFor(
-  db: Db,
-  viewer: Viewer,
-  slug: string,
-  now = Date.now(),
-): Promise<Result<RoomSummary & { accessUntil?: number | null }>> {
-  const row = await openRoom(db, slug);
-  if (!row) return fail("not-found", "There is no such chat room");
-  if (row.kind !== "product" || can(viewer.role, "chat.moderate")) return ok(summaryOf(row));
+/** Whether `viewer` may be in the open room `row`: staff anywhere, members in a product's room only with a live licence of it (until when it runs by itself). */
+async function accessTo(db: Db, viewer: Viewer, row: RoomRow, now: number): Promise<Result<{ accessUntil?: number | null }>> {
+  if (row.kind !== "product" || can(viewer.role, "chat.moderate")) return ok({});
   const holders = await liveHoldersOf(db, [viewer.email], row.product!, now);
   const email = viewer.email.toLowerCase();
   if (!holders.has(email)) return fail("forbidden", `This room is for members holding a live ${row.product} licence`);
-  return ok({ ...summaryOf(row), accessUntil: holders.get(email)! });
+  return ok({ accessUntil: holders.get(email)! });
+}
+
+/** The room at `slug` if `viewer` may be in it: not found when there is none (or it is archived), forbidden for a product's room without its licence. */
+export async function roomFor(db: Db, viewer: Viewer, slug: string, now = Date.now()): Promise<Result<RoomSummary>> {
+  const row = await openRoom(db, slug);
+  if (!row) return fail("not-found", "There is no such chat room");
+  const access = await accessTo(db, viewer, row, now);
+  return access.ok ? ok(summaryOf(row)) : access;
 }
 
 /**
@@ -97,10 +104,10 @@ export async function admit(
   slug: string,
   now = Date.now(),
 ): Promise<Result<{ config: RoomConfig; member: SocketMember }>> {
-  const room = await roomFor(db, viewer, slug, now);
-  if (!room.ok) return room;
-  const [row, sanctions] = await Promise.all([openRoom(db, slug), sanctionsOf(db, viewer.id, now)]);
+  const row = await openRoom(db, slug);
   if (!row) return fail("not-found", "There is no such chat room");
+  const [access, sanctions] = await Promise.all([accessTo(db, viewer, row, now), sanctionsOf(db, viewer.id, now)]);
+  if (!access.ok) return access;
   return ok({
     config: configOf(row),
     member: {
@@ -110,7 +117,7 @@ export async function admit(
       session,
       moderator: can(viewer.role, "chat.moderate"),
       ...sanctions,
-      ...(room.value.accessUntil !== undefined ? { accessUntil: room.value.accessUntil } : {}),
+      ...access.value,
     },
   });
 }

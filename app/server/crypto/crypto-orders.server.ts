@@ -368,3 +368,20 @@ export async function findOrderFor(db: Db, viewer: Viewer, orderNumber: string):
 export function ordersOf(db: Db, userId: string) {
   return db.select().from(cryptoOrders).where(eq(cryptoOrders.userId, userId)).orderBy(desc(cryptoOrders.createdAt)).limit(20);
 }
+
+/**
+ * A deleted account's crypto orders, for the deletion's batch (decision 099): kept for accounting
+ * under the account's pseudonym, and one still waiting for its first payment is cancelled, since
+ * nobody is left to send its key to.
+ */
+export const cryptoOrdersOfDeletedAccount = (db: Db, account: { userId: string; email: string; pseudonym: string }, now: number) =>
+  [
+    db
+      .update(cryptoOrders)
+      .set({ status: "cancelled", updatedAt: now })
+      .where(and(eq(cryptoOrders.userId, account.userId), eq(cryptoOrders.status, "pending"), eq(cryptoOrders.receivedUnits, 0))),
+    db
+      .update(cryptoOrders)
+      .set({ customerEmail: account.pseudonym })
+      .where(sql`${cryptoOrders.userId} = ${account.userId} or lower(${cryptoOrders.customerEmail}) = lower(${account.email})`),
+  ] as const;

@@ -6,21 +6,10 @@ import type { Db } from "../platform/db/client.server";
 import { type Chain, esploraChain } from "./chain.server";
 import { DEFAULT_RATE_URL, DEMO_RATES, type Rates, spotRates } from "./rates.server";
 import { simulatedChain } from "./simulated-chain.server";
-import { type AccountKey, parseAccountKey } from "./wallet.server";
+import { type AccountKey, demoWalletProblem, isDemoWallet, parseAccountKey } from "./wallet.server";
 
 /** Production builds never use a demo wallet, a demo rate or the simulated chain. */
 const PRODUCTION = import.meta.env.PROD;
-
-/** The published BIP84 test wallets (seed "abandon … about"): anyone can spend from them. */
-const DEMO_WALLETS: Record<CryptoCoin, string> = {
-  BTC: "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs",
-  LTC: "zpub6rPo5mF47z5coVm5rvWv7fv181awb7Vckn5Cf3xQXBVKu18kuBHDhNi1Jrb4br6vVD3ZbrnXemEsWJoR18mZwkUdzwD8TQnHDUCGxqZ6swA",
-};
-
-const DEMO_ACCOUNT_IDS = CRYPTO_COINS.flatMap((coin) => {
-  const parsed = parseAccountKey(coin, DEMO_WALLETS[coin]);
-  return parsed.ok ? [parsed.value.id] : [];
-});
 
 /** Public Esplora instances a production shop uses when it names none. */
 const PUBLIC_EXPLORERS: Record<CryptoCoin, string> = { BTC: "https://mempool.space/api", LTC: "https://litecoinspace.org/api" };
@@ -79,9 +68,8 @@ export function cryptoSetup(env: CryptoEnv, db: Db): CryptoSetup {
       problems.push(`${coin} payments are off: ${parsed.problem.message}`);
       continue;
     }
-    // However it is written (zpub, xpub, Ltub), a demo key is the same account.
-    if (PRODUCTION && DEMO_ACCOUNT_IDS.includes(parsed.value.id)) {
-      problems.push(`${coin} payments are off: CRYPTO_${coin}_XPUB is a public demo wallet; set your own wallet's key`);
+    if (PRODUCTION && isDemoWallet(parsed.value)) {
+      problems.push(`${coin} payments are off: ${demoWalletProblem(coin)}`);
       continue;
     }
     // One account for both coins would watch Litecoin payments where the Litecoin wallet never looks.

@@ -1,13 +1,16 @@
 // The shop's wallets, seen from the server: an account-level extended public key per coin (BIP84,
 // native SegWit), from which each order gets the next receive address m/…/0/i. Only public keys
-// are ever read here; nothing on the server can spend (decision 032).
+// are ever read here; nothing on the server can spend (decision 032). The setup script (run by
+// Node) checks the keys an owner types with `walletKeySchema`, so this file names its imports with
+// their extension.
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { createBase58check } from "@scure/base";
 import { HDKey } from "@scure/bip32";
 import { NETWORK, p2wpkh } from "@scure/btc-signer";
-import type { CryptoCoin } from "~/lib/crypto-orders";
-import { fail, ok, type Result } from "~/lib/result";
+import * as v from "valibot";
+import type { CryptoCoin } from "../../lib/crypto-orders.ts";
+import { fail, ok, type Result } from "../../lib/result.ts";
 
 const base58check = createBase58check(sha256);
 
@@ -69,3 +72,32 @@ export function receiveAddress(account: AccountKey, index: number): string {
   if (!address) throw new Error("Could not derive a receive address");
   return address;
 }
+
+/** The published BIP84 test wallets (seed "abandon … about"): anyone can spend from them. */
+export const DEMO_WALLETS: Record<CryptoCoin, string> = {
+  BTC: "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs",
+  LTC: "zpub6rPo5mF47z5coVm5rvWv7fv181awb7Vckn5Cf3xQXBVKu18kuBHDhNi1Jrb4br6vVD3ZbrnXemEsWJoR18mZwkUdzwD8TQnHDUCGxqZ6swA",
+};
+
+const DEMO_ACCOUNT_IDS = (Object.keys(DEMO_WALLETS) as CryptoCoin[]).flatMap((coin) => {
+  const parsed = parseAccountKey(coin, DEMO_WALLETS[coin]);
+  return parsed.ok ? [parsed.value.id] : [];
+});
+
+/** However it is written (zpub, xpub, Ltub), a demo key is the same account. */
+export const isDemoWallet = (account: AccountKey) => DEMO_ACCOUNT_IDS.includes(account.id);
+
+export const demoWalletProblem = (coin: CryptoCoin) => `CRYPTO_${coin}_XPUB is a public demo wallet; set your own wallet's key`;
+
+/** A wallet key a live shop may take payments into: a valid account key of the coin, and not a demo wallet. */
+export const walletKeySchema = (coin: CryptoCoin) =>
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const parsed = parseAccountKey(coin, dataset.value);
+      if (!parsed.ok) addIssue({ message: parsed.problem.message });
+      else if (isDemoWallet(parsed.value)) addIssue({ message: demoWalletProblem(coin) });
+    }),
+  );

@@ -54,6 +54,7 @@ const accountColumns = {
   banReason: users.banReason,
   verifiedAt: users.emailVerifiedAt,
   joinedAt: users.createdAt,
+  deletedAt: users.deletedAt,
 };
 
 /** Accounts with their profile and role, newest first. */

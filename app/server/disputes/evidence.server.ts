@@ -5,9 +5,10 @@
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { formatDateTime } from "~/lib/format";
 import { maskKey } from "~/lib/licences";
+import { orderLicences } from "../licences/licence-records.server";
 import { type KeyWatchNamespace, sightingsOf } from "../licences/sharing.server";
 import type { Db } from "../platform/db/client.server";
-import { disputes, licenceResets, licences, mailOutbox, shopifyOrders } from "../platform/db/schema.server";
+import { disputes, licenceResets, mailOutbox, shopifyOrders } from "../platform/db/schema.server";
 
 /** A hardware id as evidence shows it: enough to tell PCs apart, not the whole id. */
 const shortHwid = (hwid: string | null) => (hwid === null ? null : hwid.length <= 12 ? hwid : `${hwid.slice(0, 6)}…${hwid.slice(-4)}`);
@@ -17,7 +18,7 @@ export async function disputeEvidence(db: Db, watch: KeyWatchNamespace | undefin
   if (!dispute) return null;
   const [order, keys, mails] = await Promise.all([
     db.select().from(shopifyOrders).where(eq(shopifyOrders.id, dispute.orderId)).get(),
-    db.select().from(licences).where(eq(licences.orderId, dispute.orderId)).orderBy(licences.id),
+    orderLicences(db, dispute.orderId),
     db
       .select({ subject: mailOutbox.subject, to: mailOutbox.toAddress, status: mailOutbox.status, sentAt: mailOutbox.sentAt })
       .from(mailOutbox)

@@ -2,7 +2,9 @@
 // them more often than scheduled does no harm.
 import { queueChainChecks } from "../crypto/crypto-watch.server";
 import { database } from "../platform/db/client.server";
-import { type MailingDeps, retryDueMail } from "../platform/mail.server";
+import { beat, pingQueue } from "../platform/heartbeats.server";
+import { forgetOldAuditEntries } from "../platform/audit.server";
+import { forgetSentClosingMail, type MailingDeps, retryDueMail } from "../platform/mail.server";
 import { catalogueFor } from "../catalogue/catalogue.server";
 import { runAutoRenewals } from "../renewals/balance-renewals.server";
 import { reminderDays, reminderLinks, sendRenewalReminders } from "../renewals/reminders.server";
@@ -19,10 +21,17 @@ import { discordSetup } from "../discord/role-setup.server";
 
 export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void> {
   const db = database(env.DB);
+  // Alive: the cron ran, and the queue is asked to show it is consumed (decision 098).
+  await beat(db, "cron", now);
+  await pingQueue(db, env.JOB_QUEUE, now);
   // Mail the renewal jobs write is delivered before the run ends (the rest waits in the outbox).
   const deliveries: Promise<unknown>[] = [];
   const mailing: MailingDeps = { db, mail: env, waitUntil: (delivery) => deliveries.push(delivery) };
   await retryDueMail(db, env, now);
+  // What the Privacy Policy promises about keeping: a deleted account's last e-mail goes once sent,
+  // the audit log keeps a year.
+  await forgetSentClosingMail(db);
+  await forgetOldAuditEntries(db, now);
   await deleteExpiredSessions(sessionDepsFor(env, db), now);
   await deleteExpiredRegistrations(db, now);
   await deleteExpiredResetLinks(db, now);

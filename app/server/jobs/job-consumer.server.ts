@@ -2,7 +2,7 @@
 // (app/server/platform/job-registry.server.ts) runs here. Keys for paid orders go out, whether the
 // order came by Shopify webhook (the demo checkout's too) or is a paid crypto order; the cron's
 // chain checks of open crypto orders run here, spread over messages; so do the e-mails to owners
-// of licences given time back and the Discord role syncs. (Restocking fills the units waiting for
+// of licences given time back, the Discord role syncs and the health pings that show the queue is alive. (Restocking fills the units waiting for
 // new codes within the admin's own request.) Messages of a batch run one after another; each is
 // acknowledged on its own once its work is done, or retried with backoff, so a failure never holds
 // up or repeats the others. After the last retry the queue moves a message to the dead-letter
@@ -19,6 +19,7 @@ import { CHECKS_PER_MESSAGE, type Job, type JobQueue, readJob } from "../platfor
 import type { MailingDeps } from "../platform/mail.server";
 import type { Db } from "../platform/db/client.server";
 import { audit } from "../platform/audit.server";
+import { beat } from "../platform/heartbeats.server";
 import { runReconcile } from "../discord/reconcile.server";
 import { discordSetup, managedRoles, type RoleSettings, roleSettings } from "../discord/role-setup.server";
 import { queueSyncForOrder, type RoleSyncDeps, syncMemberRoles } from "../discord/role-sync.server";
@@ -49,6 +50,8 @@ function jobKey(job: Job): string {
       return `discord:${job.userId}`;
     case "discord-reconcile":
       return `discord-reconcile:${job.userIds[0]}`;
+    case "health-ping":
+      return `health-ping:${job.sentAt}`;
   }
 }
 
@@ -70,6 +73,8 @@ async function run(env: Env, deps: MailingDeps, discord: RoleSyncDeps & { enable
       return syncMemberRoles(discord, job.userId);
     case "discord-reconcile":
       return runReconcile(discord, job.userIds);
+    case "health-ping":
+      return beat(deps.db, "queue");
   }
 }
 

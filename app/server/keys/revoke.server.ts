@@ -76,3 +76,14 @@ export async function revokeOneKey(
   }
   return (await revokeLicenceByKey(db, key.key, now)).length === 1;
 }
+
+/**
+ * A deleted account's keys, for the deletion's batch (decision 099): the ones sold to its address
+ * are revoked beside their licences, and every code's buyer reads as the account's pseudonym, so
+ * the sale stays in the books without the address.
+ */
+export const codesOfDeletedAccount = (db: Db, account: { email: string; pseudonym: string }, now: number) =>
+  db
+    .update(productCodes)
+    .set({ revokedAt: sql`coalesce(${productCodes.revokedAt}, ${now})`, customerEmail: account.pseudonym })
+    .where(sql`lower(${productCodes.customerEmail}) = lower(${account.email})`);

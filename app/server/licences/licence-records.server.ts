@@ -3,11 +3,11 @@
 // domain writes the `licences` and `user_subscriptions` tables and nobody else does (lint holds
 // it); the key path calls these and runs the statements in its own batches, so a key, its licence
 // and its subscription change in one transaction.
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { LicencePlan } from "~/lib/plans";
 import { entitlementsOfPlan } from "../catalogue/entitlements.server";
 import { chunksOf, type Db } from "../platform/db/client.server";
-import { licences, productCodes, userSubscriptions } from "../platform/db/schema.server";
+import { licenceRenewals, licences, productCodes, userSubscriptions } from "../platform/db/schema.server";
 
 /** What a sold code's licence records. */
 export interface SoldLicence {
@@ -104,15 +104,37 @@ export const revokeLicenceByKey = (db: Db, key: string, now: number, when?: SQL)
     .returning({ id: licences.id });
 
 /**
+ * A Shopify order's licences: those it sold, and those whose time it paid for as a renewal or an
+ * upgrade not taken back since. A disputed renewal payment is the licence's current time, so the
+ * dispute holds that licence as it would a key the order sold.
+ */
+const licencesOfOrder = (db: Db, orderId: string) =>
+  or(
+    eq(licences.orderId, orderId),
+    inArray(
+      licences.id,
+      db
+        .select({ id: licenceRenewals.licenceId })
+        .from(licenceRenewals)
+        .where(and(eq(licenceRenewals.orderKey, `shopify:${orderId}`), isNull(licenceRenewals.refundedAt))),
+    ),
+  );
+
+/** A Shopify order's licences, sold or renewed by it: what a dispute's evidence shows. */
+export const orderLicences = (db: Db, orderId: string) =>
+  db.select().from(licences).where(licencesOfOrder(db, orderId)).orderBy(licences.id);
+
+/**
  * An order's licences suspended by the shop's fraud rules (decision 092): every licence of the order
- * that still works and is not suspended already answers SUSPENDED with `reason`, marked as `by`'s
- * ("dispute:<id>"), only while `when` holds (checked in the statement). Its clock keeps running.
+ * (sold or renewed by it) that still works and is not suspended already answers SUSPENDED with
+ * `reason`, marked as `by`'s ("dispute:<id>"), only while `when` holds (checked in the statement).
+ * Its clock keeps running.
  */
 export const suspendOrderLicences = (db: Db, orderId: string, by: string, reason: string, now: number, when?: SQL) =>
   db
     .update(licences)
     .set({ suspendedAt: now, suspendedBy: by, suspendReason: reason })
-    .where(and(eq(licences.orderId, orderId), isNull(licences.suspendedAt), isNull(licences.revokedAt), when))
+    .where(and(licencesOfOrder(db, orderId), isNull(licences.suspendedAt), isNull(licences.revokedAt), when))
     .returning({ id: licences.id, key: licences.key, ownerEmail: licences.ownerEmail });
 
 /** The suspension `by` placed on an order's licences lifted, only while `when` holds. */
@@ -120,5 +142,37 @@ export const liftOrderSuspension = (db: Db, orderId: string, by: string, when?: 
   db
     .update(licences)
     .set({ suspendedAt: null, suspendedBy: null, suspendReason: null })
-    .where(and(eq(licences.orderId, orderId), eq(licences.suspendedBy, by), when))
+    .where(and(licencesOfOrder(db, orderId), eq(licences.suspendedBy, by), when))
     .returning({ id: licences.id, key: licences.key, ownerEmail: licences.ownerEmail });
+
+/**
+ * The licences a deleted account bought for its own use (not a reseller's keys, which belong to
+ * whoever the reseller gave them): what the account's last e-mail says stops working.
+ */
+export const licencesEndingWithAccount = (db: Db, email: string) =>
+  db
+    .select({ key: licences.key, product: licences.product, plan: licences.plan })
+    .from(licences)
+    .where(and(sql`lower(${licences.ownerEmail}) = lower(${email})`, isNull(licences.revokedAt), isNull(licences.resellerKeyId)))
+    .orderBy(licences.id);
+
+/**
+ * A deleted account's licences, as statements for the deletion's batch (decision 099): its own keys
+ * stop (REVOKED), its subscriptions end, and every licence it owned, a reseller's keys included,
+ * names the account's pseudonym instead of its address.
+ */
+export const licencesOfDeletedAccount = (db: Db, account: { userId: string; email: string; pseudonym: string }, now: number) =>
+  [
+    db
+      .update(licences)
+      .set({ revokedAt: now })
+      .where(and(sql`lower(${licences.ownerEmail}) = lower(${account.email})`, isNull(licences.revokedAt), isNull(licences.resellerKeyId))),
+    db
+      .update(userSubscriptions)
+      .set({ status: "revoked" })
+      .where(and(eq(userSubscriptions.userId, account.userId), eq(userSubscriptions.status, "active"))),
+    db
+      .update(licences)
+      .set({ ownerEmail: account.pseudonym })
+      .where(sql`lower(${licences.ownerEmail}) = lower(${account.email})`),
+  ] as const;

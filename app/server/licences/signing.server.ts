@@ -1,9 +1,12 @@
 // Signing licence answers with Ed25519 (decision 030). The private key is the LICENCE_SIGNING_KEY
 // secret: a PKCS#8 private key, base64 of its DER bytes, as `openssl genpkey -algorithm ed25519
 // -outform DER | base64 -w0` writes it. Loaders hold only the public key, so nothing extracted
-// from a loader can forge an answer. Both keys are imported once per isolate.
-import { fail, ok, type Result } from "~/lib/result";
-import { fromBase64, fromBase64Url, toBase64 } from "../platform/tokens.server";
+// from a loader can forge an answer. Both keys are imported once per isolate. The setup script (run
+// by Node) checks a key with `signingKeySchema` too, so this file names its imports with their
+// extension.
+import * as v from "valibot";
+import { fail, ok, type Result } from "../../lib/result.ts";
+import { fromBase64, fromBase64Url, toBase64 } from "../platform/tokens.server.ts";
 import type { DeactivationAnswer } from "./licences.server";
 import type { LicenceAnswer } from "./validation.server";
 
@@ -43,20 +46,38 @@ export async function signAnswer(
   return { bytes, signature: await signer.sign(bytes) };
 }
 
+export const SIGNING_KEY_MISSING = "LICENCE_SIGNING_KEY is not set: the licence API answers 503 UNAVAILABLE until it is";
+export const SIGNING_KEY_INVALID = "LICENCE_SIGNING_KEY is not a base64 PKCS#8 Ed25519 private key";
+
+/** A licence signing key, checked the way the API uses it: imported, and its public half derived. */
+export const signingKeySchema = v.pipeAsync(
+  v.string(),
+  v.trim(),
+  v.nonEmpty(SIGNING_KEY_MISSING),
+  v.checkAsync(async (secret) => {
+    try {
+      await importSigner(secret);
+      return true;
+    } catch {
+      return false;
+    }
+  }, SIGNING_KEY_INVALID),
+);
+
 let loaded: { secret: string; signer: Promise<LicenceSigner> } | undefined;
 
 /** The signer for `secret`; `unavailable` when the secret is missing or is not an Ed25519 key. */
 export async function licenceSigner(secret: string | undefined): Promise<Result<LicenceSigner>> {
   if (!secret?.trim()) {
     // The caller only sees 503: the log says which setting is missing.
-    console.error("LICENCE_SIGNING_KEY is not set: the licence API answers 503 UNAVAILABLE until it is (see the README's configuration)");
+    console.error(`${SIGNING_KEY_MISSING} (see docs/configuration.md)`);
     return fail("unavailable", "Licence signing is not configured");
   }
   if (loaded?.secret !== secret) loaded = { secret, signer: importSigner(secret) };
   try {
     return ok(await loaded.signer);
   } catch (error) {
-    console.error("LICENCE_SIGNING_KEY is not a base64 PKCS#8 Ed25519 private key", error);
+    console.error(SIGNING_KEY_INVALID, error);
     return fail("unavailable", "Licence signing is not configured");
   }
 }

@@ -17,7 +17,7 @@ import { claimSubscriptions } from "../licences/subscriptions.server";
 import { cancelCryptoOrder } from "../crypto/crypto-review.server";
 import { audit, lastAuditedAt } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { backorders, cryptoOrders, shopifyOrders, users } from "../platform/db/schema.server";
+import { backorders, cryptoOrders, manualOrders, shopifyOrders, users } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { codeOrderId, undeliveredOrders } from "./order-list.server";
 import { keysOfOrder, type OrderKey } from "./order-page.server";
@@ -232,3 +232,23 @@ export async function createManualOrder(
   );
   return ok({ reference: String(order.id) });
 }
+
+/**
+ * A deleted account's card and hand-made orders and its backorders, for the deletion's batch
+ * (decision 099): kept for accounting, with the account's pseudonym where the address was.
+ */
+export const ordersOfDeletedAccount = (db: Db, account: { userId: string; email: string; pseudonym: string }) =>
+  [
+    db
+      .update(shopifyOrders)
+      .set({ email: account.pseudonym })
+      .where(sql`lower(${shopifyOrders.email}) = lower(${account.email})`),
+    db
+      .update(backorders)
+      .set({ customerEmail: account.pseudonym })
+      .where(sql`lower(${backorders.customerEmail}) = lower(${account.email})`),
+    db
+      .update(manualOrders)
+      .set({ email: account.pseudonym })
+      .where(sql`${manualOrders.userId} = ${account.userId} or lower(${manualOrders.email}) = lower(${account.email})`),
+  ] as const;

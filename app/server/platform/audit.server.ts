@@ -1,6 +1,6 @@
 // The audit log: who did what to whom, when and from which client address, for the actions that
 // move money or keys by hand and every change to how an account signs in.
-import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt } from "drizzle-orm";
 import type { Db } from "./db/client.server";
 import { auditLog } from "./db/schema.server";
 
@@ -33,4 +33,12 @@ export async function lastAuditedAt(
     .orderBy(desc(auditLog.createdAt))
     .get();
   return last?.at;
+}
+
+/** How long the audit log keeps an entry: the Privacy Policy's "security logs for up to a year". */
+export const AUDIT_RETENTION_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** Deletes audit entries older than a year (the cron's job). */
+export async function forgetOldAuditEntries(db: Db, now = Date.now()): Promise<void> {
+  await db.delete(auditLog).where(lt(auditLog.createdAt, now - AUDIT_RETENTION_MS));
 }

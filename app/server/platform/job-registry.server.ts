@@ -49,6 +49,8 @@ const JOB_SCHEMAS = [
   v.object({ kind: v.literal("discord-sync"), userId: id(64) }),
   // A group of linked members compared with what Discord says they have.
   v.object({ kind: v.literal("discord-reconcile"), userIds: ids(64, MEMBERS_PER_RECONCILE) }),
+  // A ping from the cron or the doctor: handling it shows the queue is consumed (decision 098).
+  v.object({ kind: v.literal("health-ping"), sentAt: v.number() }),
 ] as const;
 
 const jobSchema = v.variant("kind", JOB_SCHEMAS);

@@ -2,7 +2,7 @@
 // transport; a failed delivery stays in the outbox and the cron trigger retries it with backoff.
 // A delivery is claimed with a conditional update, so the cron job and an in-flight send can
 // never deliver the same message twice.
-import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, like, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./db/client.server";
 import { mailOutbox } from "./db/schema.server";
@@ -181,4 +181,20 @@ export function mailbox(db: Db, limit = 100) {
     .from(mailOutbox)
     .orderBy(desc(mailOutbox.id))
     .limit(limit);
+}
+
+/**
+ * The mail sent to a deleted account's address, for the deletion's batch (decision 099): every
+ * message goes but the one with `keep` as its dedupe key (the account's last e-mail, which is
+ * written in the same batch and deleted by `forgetSentClosingMail` once it is delivered).
+ */
+export const mailOfDeletedAccount = (db: Db, email: string, keep: string) =>
+  db.delete(mailOutbox).where(and(sql`lower(${mailOutbox.toAddress}) = lower(${email})`, sql`${mailOutbox.dedupeKey} is not ${keep}`));
+
+/** Dedupe keys of an account's last e-mail start with this: it is kept only until it is delivered. */
+export const CLOSING_MAIL_PREFIX = "account-deleted:";
+
+/** Deletes deleted accounts' last e-mails once delivered (or given up on): the address leaves the outbox too. */
+export async function forgetSentClosingMail(db: Db): Promise<void> {
+  await db.delete(mailOutbox).where(and(like(mailOutbox.dedupeKey, `${CLOSING_MAIL_PREFIX}%`), sql`${mailOutbox.status} <> 'pending'`));
 }

@@ -51,3 +51,10 @@ export async function replacementRequestsOf(db: Db, licenceIds: number[]) {
     .where(sql`${replacementRequests.licenceId} in ${licenceIds}`);
   return new Map(rows.map((row) => [row.licenceId, { state: row.state, reason: row.reason }]));
 }
+
+/**
+ * A deleted account's requests for replacement keys (decision 099): staff's decisions stay with
+ * the keys they concern, the member's own account of what happened goes.
+ */
+export const requestsOfDeletedAccount = (db: Db, userId: string) =>
+  db.update(replacementRequests).set({ description: "(removed with the account)" }).where(eq(replacementRequests.userId, userId));

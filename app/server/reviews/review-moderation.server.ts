@@ -108,3 +108,7 @@ export async function moderateReview(
   );
   return ok({ productHandle: review.productHandle });
 }
+
+/** A deleted account's reviews are gone (decision 099), so staff's decisions about them go too. */
+export const moderationOfDeletedAccount = (db: Db, userId: string) =>
+  db.delete(reviewModeration).where(eq(reviewModeration.userId, userId));

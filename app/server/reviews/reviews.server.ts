@@ -153,3 +153,15 @@ export async function deleteReview(db: Db, viewer: Viewer, product: ReviewedProd
     .get();
   return gone ? ok() : fail("not-found", "You have not reviewed this product");
 }
+
+/** The product pages a member's reviews are shown on: the cached copies a deletion of their reviews makes stale. */
+export async function reviewedPagesOf(db: Db, userId: string): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ handle: productReviews.productHandle })
+    .from(productReviews)
+    .where(eq(productReviews.userId, userId));
+  return rows.map((row) => row.handle);
+}
+
+/** A deleted account's reviews, deleted (decision 099): they leave the product pages and their averages. */
+export const reviewsOfDeletedAccount = (db: Db, userId: string) => db.delete(productReviews).where(eq(productReviews.userId, userId));

@@ -24,6 +24,9 @@ export const users = sqliteTable(
     // A banned account cannot sign in and its sessions are ended (an admin's decision, with a reason).
     bannedAt: integer("banned_at"),
     banReason: text("ban_reason"),
+    // When the member (or staff, at their request) deleted the account. The row stays, anonymised,
+    // so the orders and money records that point at it keep their accounting (decision 099).
+    deletedAt: integer("deleted_at"),
   },
   (t) => [uniqueIndex("users_email_unique").on(sql`lower(${t.email})`), index("users_created").on(t.createdAt)],
 );
@@ -1541,3 +1544,11 @@ export const chatReports = sqliteTable(
   },
   (t) => [uniqueIndex("chat_reports_once").on(t.room, t.messageId, t.reporterId), index("chat_reports_queue").on(t.state, t.createdAt)],
 );
+
+// When the Worker's background machinery last showed it is alive (decision 098): the cron's last
+// run, the last health ping put on the job queue and the last one the queue's consumer handled.
+// The Health page and the doctor read them.
+export const workerHeartbeats = sqliteTable("worker_heartbeats", {
+  name: text("name").primaryKey(),
+  at: integer("at").notNull(),
+});

@@ -4,6 +4,7 @@
 import { type ReactNode } from "react";
 import { BlockExpiryField } from "~/components/block-expiry-field";
 import { useFetcher } from "react-router";
+import type * as v from "valibot";
 import type { Answer } from "~/lib/answer";
 import { formatUsd } from "~/lib/format";
 import type { LicenceView } from "~/lib/licences";
@@ -14,6 +15,7 @@ import {
   type CustomerActionInput,
   customerActionSchema,
   customerInputTitle,
+  deleteAccountOnRequestSchema,
   ROLE_CHOICES,
   roleSchema,
 } from "~/lib/schemas/customers";
@@ -23,7 +25,8 @@ import { DetailRow, LicenceExpiry } from "~/components/licence-details";
 import { LocalTime } from "~/components/local-time";
 import { OrderRef } from "~/components/order-ref";
 import { Badge } from "~/components/ui/badge";
-import { Button, type ButtonVariant } from "~/components/ui/button";
+import { Download } from "~/components/icons";
+import { Button, buttonClass, type ButtonVariant } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { describedBy, Field, FieldNotes } from "~/components/ui/field";
 import { inputClass } from "~/components/ui/input-class";
@@ -42,6 +45,7 @@ interface CustomerAccountView {
     banReason: string | null;
     verifiedAt: number | null;
     joinedAt: number;
+    deletedAt: number | null;
   };
   security: { passkeys: number; enabled: boolean; recoveryCodesLeft: number };
   sessions: { publicId: string; device: string; place: string | null; lastSeenAt: number }[];
@@ -59,11 +63,18 @@ interface CustomerAccountView {
   reseller: { account: { balanceCents: number } | null; ledger: LedgerEntry[] };
   /** The viewer's own account: never banned or demoted from here. */
   self: boolean;
-  may: { ban: boolean; sessions: boolean; credit: boolean; role: boolean; block: boolean };
+  may: { ban: boolean; sessions: boolean; credit: boolean; role: boolean; block: boolean; privacy: boolean };
   known: { email: string; emails: string[]; hwids: string[]; ips: string[] } | null;
   /** The credit form's idempotency key, when the viewer may credit. */
   creditRequest: string | null;
 }
+
+const SCHEMAS: Partial<Record<CustomerActionInput["intent"], typeof customerActionSchema | v.GenericSchema>> = {
+  ban: banSchema,
+  credit: creditSchema,
+  role: roleSchema,
+  "delete-account": deleteAccountOnRequestSchema,
+};
 
 /**
  * One of the page's forms: hidden fields, an optional input, a button; its answer shows as a toast.
@@ -82,11 +93,11 @@ function ActionForm({
   fields?: Record<string, string>;
   label: string;
   variant?: ButtonVariant;
-  confirm?: { title: string; cost: string };
+  confirm?: { title: string; cost: string; busy?: string };
   children?: (errors: Record<string, string | undefined>) => ReactNode;
 }) {
   const fetcher = useFetcher<Answer>();
-  const schema = intent === "ban" ? banSchema : intent === "credit" ? creditSchema : intent === "role" ? roleSchema : customerActionSchema;
+  const schema = SCHEMAS[intent] ?? customerActionSchema;
   const { formRef, errors, onSubmit, busy } = useFetcherForm(fetcher, schema, {
     title: customerInputTitle,
     answer: fetcher.data?.intent === intent ? fetcher.data : null,
@@ -99,7 +110,7 @@ function ActionForm({
         title={confirm.title}
         cost={confirm.cost}
         confirmLabel={label}
-        busyLabel="Saving..."
+        busyLabel={confirm.busy ?? "Saving..."}
         variant={variant === "ghost" || variant === "outline" ? "danger" : variant}
         schema={schema}
         problemTitle={customerInputTitle}
@@ -147,6 +158,11 @@ export function ProfileCard({ profile, security }: Pick<CustomerAccountView, "pr
           {security.enabled ? `On · ${security.recoveryCodesLeft} recovery code(s) left` : "Off"}
         </DetailRow>
         <DetailRow label="Passkeys">{security.passkeys}</DetailRow>
+        {profile.deletedAt !== null ? (
+          <DetailRow label="Deleted">
+            <LocalTime ms={profile.deletedAt} format="datetime" /> · orders kept, anonymised
+          </DetailRow>
+        ) : null}
         {profile.bannedAt !== null ? (
           <DetailRow label="Banned">
             <LocalTime ms={profile.bannedAt} format="datetime" /> · {profile.banReason}
@@ -378,6 +394,58 @@ export function ResellerCard({ reseller, may, creditRequest }: Pick<CustomerAcco
         </div>
       ) : null}
       <BalanceHistory entries={reseller.ledger} topUpHref={(order) => `/dashboard/orders/crypto/${encodeURIComponent(order)}`} />
+    </Card>
+  );
+}
+
+/**
+ * A member's own data, at their request (decision 099): a copy of it to hand them, or the account
+ * deleted. Admins only; both are audited.
+ */
+export function PrivacyCard({ profile, self, may }: Pick<CustomerAccountView, "profile" | "self" | "may">) {
+  if (!may.privacy) return null;
+  return (
+    <Card className="space-y-4">
+      <h2 className="font-bold">Member&apos;s data</h2>
+      <p className="text-sm text-muted">
+        When a member asks for a copy of their data or for their account to be deleted (and cannot do it from their Security page), do it
+        here. Both are in the audit log.
+      </p>
+      <div className="flex flex-wrap items-center gap-3">
+        <a href={`/dashboard/customers/${profile.id}/data.json`} download className={buttonClass("outline")}>
+          <Download className="size-4" aria-hidden /> Download their data (JSON)
+        </a>
+        {profile.deletedAt !== null ? (
+          <p className="text-sm text-muted">The account has been deleted.</p>
+        ) : self ? (
+          <p className="text-sm text-muted">Your own account is deleted from your Security page.</p>
+        ) : profile.role ? (
+          <p className="text-sm text-muted">Staff accounts cannot be deleted: make it a member account first.</p>
+        ) : (
+          <ActionForm
+            intent="delete-account"
+            label="Delete account"
+            variant="danger"
+            confirm={{
+              title: `Delete ${profile.username}'s account?`,
+              cost: "Every session ends, their chat messages and reviews are deleted, their Discord roles are taken back and their own keys stop working; they get a last e-mail. Their orders stay, without their name or address. This cannot be undone.",
+              busy: "Deleting...",
+            }}
+          >
+            {(errors) => (
+              <Field
+                label="Whose request (ticket or message)"
+                name="reason"
+                required
+                maxLength={200}
+                autoComplete="off"
+                error={errors.reason}
+                data-autofocus
+              />
+            )}
+          </ActionForm>
+        )}
+      </div>
     </Card>
   );
 }
