@@ -238,8 +238,6 @@ export interface ReleaseHooks {
   admit: (boundPc: boolean) => Promise<boolean>;
 }
 
-const boundPcBanned = sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${licences.hwid})`;
-
 /**
  * The owner's program frees its own PC, so the key can move without a support ticket. Only the PC
  * the key is bound to can (any other caller, and a key bound to none, answers HWID_MISMATCH and
@@ -252,8 +250,12 @@ export async function releaseOwnPc(
   input: { key: string; hwid: string; nonce: string; device?: string | undefined },
   { now = Date.now(), cooldownMs, ip, admit }: ReleaseHooks,
 ): Promise<Result<DeactivationAnswer>> {
+  // The caller's PC, not the licence's column: in a one-table select the column would lose its
+  // table's name and the subquery would compare banned_hwids with itself. A release goes through
+  // only for the bound PC, so the two are the same whenever it matters.
+  const pcBanned = sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${input.hwid})`;
   const found = await db
-    .select({ row: licences, pcBanned: boundPcBanned, ownerBanned })
+    .select({ row: licences, pcBanned, ownerBanned })
     .from(licences)
     .where(eq(licences.key, input.key))
     .get();
