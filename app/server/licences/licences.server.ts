@@ -254,11 +254,7 @@ export async function releaseOwnPc(
   // table's name and the subquery would compare banned_hwids with itself. A release goes through
   // only for the bound PC, so the two are the same whenever it matters.
   const pcBanned = sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${input.hwid})`;
-  const found = await db
-    .select({ row: licences, pcBanned, ownerBanned })
-    .from(licences)
-    .where(eq(licences.key, input.key))
-    .get();
+  const found = await db.select({ row: licences, pcBanned, ownerBanned }).from(licences).where(eq(licences.key, input.key)).get();
   const boundPc = found !== undefined && found.row.hwid !== null && found.row.hwid === input.hwid;
   if (!(await admit(boundPc))) return fail("rate-limited", "Too many requests for this key; try again in a minute");
   const answer = (code: DeactivationCode, nextReleaseAt: number | null = null): Result<DeactivationAnswer> =>
