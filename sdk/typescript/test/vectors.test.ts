@@ -2,7 +2,9 @@
 // the answers to releases/latest included.
 import { describe, expect, it } from "vitest";
 import vectors from "../../vectors/licence-vectors.json";
+import machineVectors from "../../vectors/machine-id-vectors.json";
 import { type CheckResult, type ClockReading, LicenceVerifier, type SignedResponse, type UnsignedFailure } from "../src/licence-client";
+import { firmwareSource, hardwareId } from "../src/machine-id";
 import type { ReleaseChannel } from "../src/releases";
 
 type Case = (typeof vectors.cases)[number];
@@ -99,5 +101,15 @@ describe("the release conformance vectors", () => {
       urlExpiresAt: judged.release.urlExpiresAt,
     };
     expect({ ...conclusion(judged.licence), error: judged.error, release: offered }).toEqual(vector.expect);
+  });
+});
+
+// The same PC gives the same hardware id whichever SDK derives it.
+describe("the machine id vectors", () => {
+  it.each(machineVectors.hardwareIds)("$name", ({ salt, source, hwid }) => {
+    expect(hardwareId(salt, source)).toBe(hwid);
+  });
+  it.each(machineVectors.firmwareUuids)("firmware UUID $name", ({ uuid, source }) => {
+    expect(firmwareSource(uuid)).toBe(source);
   });
 });
