@@ -205,10 +205,13 @@ int main(int argc, char** argv) {
         std::filesystem::remove(lease.string() + ".newest");
         shop->clock_offset_ms = -2 * 3600 * 1000LL;  // issued two hours ago: a lease taken then
         Client(config_for(shop, shop->public_key_base64(), lease)).check("KEY-1");
-        std::filesystem::copy_file(lease, saved, std::filesystem::copy_options::overwrite_existing);
+        // Removed first: MinGW's copy_file refuses to overwrite, whatever the options say.
+        std::filesystem::remove(saved);
+        std::filesystem::copy_file(lease, saved);
         shop->clock_offset_ms = 0;
         Client(config_for(shop, shop->public_key_base64(), lease)).check("KEY-1");
-        std::filesystem::copy_file(saved, lease, std::filesystem::copy_options::overwrite_existing);
+        std::filesystem::remove(lease);
+        std::filesystem::copy_file(saved, lease);
         shop->reachable = false;
         const Result put_back = Client(config_for(shop, shop->public_key_base64(), lease)).check("KEY-1");
         tally.expect(put_back.outcome == Outcome::tampered && put_back.reason == Reason::stale,
