@@ -1,7 +1,7 @@
 # Builds for 64-bit Windows from Linux with Debian's MinGW-w64 (g++-mingw-w64-x86-64), in its posix
 # thread model (the SDK needs std::mutex and std::thread):
 #
-#   cmake -S sdk/cpp -B build/windows --toolchain sdk/cpp/cmake/mingw-w64-x86_64.cmake \
+#   cmake -S sdk/cpp -B build/windows --toolchain "$PWD/sdk/cpp/cmake/mingw-w64-x86_64.cmake" \
 #     -DCMAKE_PREFIX_PATH="$(sdk/cpp/tools/libsodium-mingw.sh)" -DVERTEX_SHOP_PUBLIC_KEY=<publicKey>
 set(CMAKE_SYSTEM_NAME Windows)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
