@@ -53,6 +53,8 @@ interface Platform {
   makePc(folder: string): void;
   /** The command that runs the built example on `folder`'s PC. */
   command(build: string, folder: string, args: string[]): { command: string[]; env: NodeJS.ProcessEnv };
+  /** Ends every program still running on `folder`'s PC, beyond the process started. */
+  closePc(folder: string): void;
 }
 
 const linux: Platform = {
@@ -68,6 +70,7 @@ const linux: Platform = {
     writeFileSync(join(folder, "machine-id"), `${randomBytes(16).toString("hex")}\n`);
   },
   command: (build, _folder, args) => ({ command: [join(build, "check_licence"), ...args], env: process.env }),
+  closePc: () => undefined,
 };
 
 // Wine without its desktop, its Mono and Gecko installers, or its chatter.
@@ -121,6 +124,14 @@ const windows: Platform = {
     command: ["wine", join(build, "check_licence.exe"), ...args],
     env: { ...process.env, ...WINE_ENV, WINEPREFIX: join(folder, "wine") },
   }),
+  // Wine may finish a program after its process was signalled: its wineserver ends it for sure.
+  closePc(folder) {
+    try {
+      execFileSync("wineserver", ["--kill"], { env: { ...process.env, ...WINE_ENV, WINEPREFIX: join(folder, "wine") }, stdio: "ignore" });
+    } catch {
+      // No wineserver left for that prefix: nothing runs there.
+    }
+  },
 };
 
 /** A local port nothing listens on: the shop "stopped". */
@@ -241,6 +252,7 @@ for (const platform of [linux, windows]) {
       // The member closes the program on PC A and resets the PC in the hub; PC B then activates.
       again.stop();
       await again.exited;
+      platform.closePc(pcA);
       await card.getByRole("button", { name: /Reset PC/ }).click();
       await page.getByRole("dialog", { name: "Reset this key's PC?" }).getByRole("button", { name: "Reset PC" }).click();
       await expect(page.getByRole("status").filter({ hasText: "PC reset" })).toBeVisible();
