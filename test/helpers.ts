@@ -352,6 +352,14 @@ export async function balanceOf(userId: string) {
 /** A hardware id as a loader sends one, unique unless named. */
 export const hwid = (name = unique("pc")) => `HWID-${name}-0123456789`;
 
+/** Whether `body` is what the shop signed in `response`'s Licence-Signature, with the public key the API publishes. */
+export async function signedByShop(response: Response, body: string): Promise<boolean> {
+  const { publicKey } = (await (await exports.default.fetch(`${ORIGIN}/api/v1/licences/signing-key`)).json()) as { publicKey: string };
+  const bytes = (base64: string) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  const key = await crypto.subtle.importKey("raw", bytes(publicKey), { name: "Ed25519" }, false, ["verify"]);
+  return crypto.subtle.verify("Ed25519", key, bytes(response.headers.get("Licence-Signature")!), new TextEncoder().encode(body));
+}
+
 /** One call to the licence API, from a client address of its own unless one is given. */
 export async function validate(body: unknown, ip = `203.0.113.${Math.floor(Math.random() * 250)}`) {
   const response = await exports.default.fetch(

@@ -8,7 +8,7 @@ import type * as v from "valibot";
 import { releaseResponse } from "~/http/release-download.server";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
-import { validateLicenceSchema } from "~/lib/schemas/licences";
+import { deactivateLicenceSchema, validateLicenceSchema } from "~/lib/schemas/licences";
 import { latestReleaseSchema } from "~/lib/schemas/releases";
 import { catalogueFor } from "~/server/catalogue/catalogue.server";
 import { latestReleaseAnswer, releaseByLink } from "~/server/releases/release-links.server";
@@ -18,6 +18,7 @@ import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences
 import { signedRenewLink } from "~/server/licences/renew-links.server";
 import { DEFAULT_WATCH_SEND_SECONDS, type KeyWatchNamespace, reportSighting } from "~/server/licences/sharing.server";
 import { type LicenceAnswer, nonNegativeSetting, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
+import { type DeactivationAnswer, releaseOwnPc, resetCooldownMs } from "~/server/licences/licences.server";
 import { database, replicaDatabase } from "~/server/platform/db/client.server";
 import { readJson } from "~/http/request-body.server";
 import { openApiDocument } from "./openapi";
@@ -55,10 +56,10 @@ const rateLimited = () =>
 export const api = new Hono<{ Bindings: Env }>();
 
 /**
- * A licence check as every POST of the API starts: the per-client limit, the body, `schema`, the
- * signer, then the validation with its per-key limit. A Response is a refusal to send as it is.
+ * What every POST of the API starts with: the per-client limit, the body, `schema`, the signer. A
+ * Response is a refusal to send as it is.
  */
-async function checkedLicence<S extends typeof validateLicenceSchema | typeof latestReleaseSchema>(
+async function readCall<S extends typeof validateLicenceSchema | typeof latestReleaseSchema | typeof deactivateLicenceSchema>(
   c: Context<{ Bindings: Env }>,
   schema: S,
 ) {
@@ -75,20 +76,33 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
   if (!input.ok) return error({ ...input.problem, code: "invalid" });
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
   if (!signer.ok) return unavailable();
+  return { input: input.value as v.InferOutput<S>, signer: signer.value };
+}
 
-  const { key } = input.value;
+/** The per-key limit: the PC a key is bound to has a budget of its own, every other caller shares one. */
+const keyLimit = (c: Context<{ Bindings: Env }>, key: string) => async (boundPc: boolean) =>
+  (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success;
+
+/** A licence check as validate and releases/latest make it: the call read, then the validation with its per-key limit. */
+async function checkedLicence<S extends typeof validateLicenceSchema | typeof latestReleaseSchema>(
+  c: Context<{ Bindings: Env }>,
+  schema: S,
+) {
+  const call = await readCall(c, schema);
+  if (call instanceof Response) return call;
+  const request = c.req.raw;
   const address = clientAddress(request);
   const country = countryOf(request);
   const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
   // A stale replica is harmless here (decision 068): a bind is a conditional write on the primary,
   // and a key that looked free but is taken is read again, fresh, in the same session.
-  const answer = await validateLicence(replicaDatabase(c.env.DB), input.value, {
+  const answer = await validateLicence(replicaDatabase(c.env.DB), call.input, {
     locate: () => placeOf(request),
     leaseMs: offlineLeaseMs(c.env.LICENCE_OFFLINE_HOURS),
     recordCheck: (write) =>
       c.executionCtx.waitUntil(write.catch((error: unknown) => console.error("Recording a licence check failed", error))),
-    admit: async (boundPc) => (await c.env.LICENCE_KEY_LIMIT.limit({ key: `${boundPc ? "pc" : "key"}:${key}` })).success,
-    renewLink: (licence) => signedRenewLink(signer.value, new URL(request.url).origin, licence, Date.now()),
+    admit: keyLimit(c, call.input.key),
+    renewLink: (licence) => signedRenewLink(call.signer, new URL(request.url).origin, licence, Date.now()),
     // The blocklist judges the caller's address and country inside the check's one read.
     address,
     country,
@@ -108,10 +122,10 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
       ),
   });
   if (!answer.ok) return rateLimited();
-  return { input: input.value as v.InferOutput<S>, signer: signer.value, answer: answer.value };
+  return { ...call, answer: answer.value };
 }
 
-async function signed(signer: LicenceSigner, body: LicenceAnswer) {
+async function signed(signer: LicenceSigner, body: LicenceAnswer | DeactivationAnswer) {
   const { bytes, signature } = await signAnswer(signer, body);
   return new Response(bytes, { headers: { ...HEADERS, "Content-Type": "application/json", "Licence-Signature": signature } });
 }
@@ -119,6 +133,19 @@ async function signed(signer: LicenceSigner, body: LicenceAnswer) {
 api.post(`${API_PREFIX}licences/validate`, async (c) => {
   const checked = await checkedLicence(c, validateLicenceSchema);
   return checked instanceof Response ? checked : signed(checked.signer, checked.answer);
+});
+
+// The program releases its own PC (decision 089): only the PC the key is bound to, as often as the
+// hub's Reset PC allows, audited; the answer is signed like a validation's.
+api.post(`${API_PREFIX}licences/deactivate`, async (c) => {
+  const call = await readCall(c, deactivateLicenceSchema);
+  if (call instanceof Response) return call;
+  const released = await releaseOwnPc(database(c.env.DB), call.input, {
+    cooldownMs: resetCooldownMs(c.env.HWID_RESET_COOLDOWN_DAYS),
+    ip: clientAddress(c.req.raw),
+    admit: keyLimit(c, call.input.key),
+  });
+  return released.ok ? signed(call.signer, released.value) : rateLimited();
 });
 
 // The program's auto-update: the validation's checks, then the newest release the licence may have.
@@ -151,9 +178,10 @@ api.on(["GET", "HEAD"], `${API_PREFIX}releases/:id/download`, async (c) => {
   return releaseResponse(c.env.DOWNLOADS, release.value, c.req.raw, "private, no-store");
 });
 
-api.all(`${API_PREFIX}licences/validate`, () =>
-  Response.json({ error: { code: "METHOD_NOT_ALLOWED", message: "Use POST" } }, { status: 405, headers: { ...HEADERS, Allow: "POST" } }),
-);
+for (const endpoint of ["licences/validate", "licences/deactivate"])
+  api.all(`${API_PREFIX}${endpoint}`, () =>
+    Response.json({ error: { code: "METHOD_NOT_ALLOWED", message: "Use POST" } }, { status: 405, headers: { ...HEADERS, Allow: "POST" } }),
+  );
 
 api.get(`${API_PREFIX}licences/signing-key`, async (c) => {
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);

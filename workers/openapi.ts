@@ -8,6 +8,7 @@ import { MAX_DEVICE_LENGTH } from "~/lib/schemas/licences";
 import { LICENCE_CODES, RECHECK_SECONDS } from "~/server/licences/validation.server";
 import { sellerPaths, sellerSchemas, sellerSecuritySchemes } from "./openapi-seller";
 import { WEBHOOK_SCHEMAS, webhookOperations } from "./openapi-webhooks";
+import { DEACTIVATION_CODES } from "~/server/licences/licences.server";
 
 const errorBody = {
   type: "object",
@@ -88,6 +89,32 @@ export function openApiDocument(origin: string) {
             "The first call with a hardware id binds the key to that PC and, for timed plans, starts its clock (a weekly key runs 7 days from activation). Later calls from another PC answer HWID_MISMATCH and change nothing. Refunded or cancelled keys answer REVOKED, banned keys, PCs or owners' accounts BANNED, keys staff paused SUSPENDED (their clock stands still until resumed), keys whose payment is disputed or that were used from too many places SUSPENDED with a `reason`, keys past `expiresAt` EXPIRED. A PC, address, range or country on the shop's blocklist answers BANNED, with a `reason`, for any key.",
           requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/ValidateRequest" } } } },
           responses: signedResponses("#/components/schemas/Validation"),
+        },
+      },
+      "/licences/deactivate": {
+        post: {
+          operationId: "deactivateLicence",
+          summary: "Release this PC: the key is free for the next PC that checks it",
+          description:
+            "Only the PC the key is bound to can release it: any other hwid (or a key bound to no PC) answers HWID_MISMATCH. It spends the key's move allowance, the same as the owner's Reset PC in the hub (once every HWID_RESET_COOLDOWN_DAYS, 7 by default): TOO_SOON with `nextReleaseAt` until then. Refused (BANNED, REVOKED, SUSPENDED) where the hub's reset is. Audited, and shown in the key's reset history. A later validate from this PC binds it again if the key is still free. Rate-limited as validate (per client address, and per key).",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["key", "hwid", "nonce"],
+                  properties: {
+                    key: { $ref: "#/components/schemas/ValidateRequest/properties/key" },
+                    hwid: { $ref: "#/components/schemas/ValidateRequest/properties/hwid" },
+                    nonce: { $ref: "#/components/schemas/ValidateRequest/properties/nonce" },
+                    device: { $ref: "#/components/schemas/ValidateRequest/properties/device" },
+                  },
+                },
+              },
+            },
+          },
+          responses: signedResponses("#/components/schemas/Deactivation"),
         },
       },
       "/releases/latest": {
@@ -232,6 +259,27 @@ export function openApiDocument(origin: string) {
               pattern: "^[\\x20-\\x7e]*$",
               description:
                 "Optional name of the PC (its computer name), shown to the key's owner in the hub beside the bound PC. Trimmed; blank means none.",
+            },
+          },
+        },
+        Deactivation: {
+          type: "object",
+          required: ["released", "code", "key", "hwid", "nonce", "issuedAt", "nextReleaseAt"],
+          properties: {
+            released: { type: "boolean", description: "True exactly when code is RELEASED." },
+            code: { type: "string", enum: DEACTIVATION_CODES },
+            key: { type: "string", description: "The request's key, as in a validation's answer." },
+            hwid: { type: "string", description: "The request's hwid, likewise." },
+            nonce: { type: "string", description: "The request's nonce." },
+            issuedAt: {
+              type: "string",
+              format: "date-time",
+              description: "The server's time when it answered, as in a validation's answer.",
+            },
+            nextReleaseAt: {
+              type: ["string", "null"],
+              format: "date-time",
+              description: "TOO_SOON: when the key's PC can next be released or reset; null otherwise.",
             },
           },
         },

@@ -3,7 +3,7 @@
 // with a published test key. Ed25519 is deterministic, so the file must come out byte for byte as
 // committed: when the server's answers change, this test fails until the vectors are regenerated
 // (`npx vitest run -u test/licence-vectors.test.ts`) and every SDK passes them again.
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
 import type { ReleaseChannel } from "~/lib/releases";
@@ -11,6 +11,7 @@ import type { ValidateLicenceInput } from "~/lib/schemas/licences";
 import { latestReleaseAnswer } from "~/server/releases/release-links.server";
 import { licenceSigner, type LicenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { type LicenceAnswer, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
+import { type DeactivationAnswer, releaseOwnPc } from "~/server/licences/licences.server";
 import { signedRenewLink } from "~/server/licences/renew-links.server";
 import { licences, releases } from "~/server/platform/db/schema.server";
 import { toBase64 } from "~/server/platform/tokens.server";
@@ -88,6 +89,16 @@ const ROWS = {
     pausedAt: ISSUED - HOUR,
   },
   "VECTOR-NEVER-USED": { product: "Vertex Rust", plan: "weekly", activatedAt: null, expiresAt: null, hwid: null },
+  // Keys whose PC releases itself (deactivate): one free to move, one that moved a day ago.
+  "VECTOR-MOVING": { product: "Vertex Rust", plan: "weekly", activatedAt: ISSUED - DAY, expiresAt: ISSUED + 6 * DAY, hwid: HWID },
+  "VECTOR-MOVED-RECENTLY": {
+    product: "Vertex Rust",
+    plan: "weekly",
+    activatedAt: ISSUED - 2 * DAY,
+    expiresAt: ISSUED + 5 * DAY,
+    hwid: HWID,
+    lastOwnerResetAt: ISSUED - DAY,
+  },
 } as const;
 
 async function storeRows() {
@@ -151,9 +162,9 @@ interface Signed {
   signature: string;
 }
 
-async function sign(signer: LicenceSigner, answer: LicenceAnswer): Promise<Signed> {
+async function sign(signer: LicenceSigner, answer: LicenceAnswer | DeactivationAnswer): Promise<Signed> {
   const { bytes, signature } = await signAnswer(signer, answer);
-  return { answer, body: new TextDecoder().decode(bytes), signature };
+  return { answer: answer as LicenceAnswer, body: new TextDecoder().decode(bytes), signature };
 }
 
 /** What the API answers, at the vectors' clock, for one request. */
@@ -183,12 +194,37 @@ async function releaseAnswerFor(
   return sign(signer, await latestReleaseAnswer(db, env.DOWNLOADS, signer, SHOP, validation.answer, channel, ISSUED));
 }
 
+/** What the API answers to deactivate, at the vectors' clock, for one request. */
+async function deactivationFor(signer: LicenceSigner, key: string, hwid = HWID): Promise<Signed> {
+  const answer = await releaseOwnPc(
+    db,
+    { key, hwid, nonce: NONCE },
+    { now: ISSUED, cooldownMs: 7 * DAY, ip: null, admit: async () => true },
+  );
+  if (!answer.ok) throw new Error(answer.problem.message);
+  return sign(signer, answer.value);
+}
+
+/** The API's own 400 for a request that breaks its rules, as the Worker answers it. */
+async function refusedAsMalformed(body: Record<string, string>) {
+  const response = await exports.default.fetch(
+    new Request("https://shop.example/api/v1/licences/validate", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": "192.0.2.250" },
+      body: JSON.stringify(body),
+    }),
+  );
+  if (response.status !== 400) throw new Error(`the API answered ${response.status}, not 400`);
+  return { status: 400, body: await response.text() };
+}
+
 /** What the SDK must expose of the licence, where a case states it: its expiry and its renewal link (null: none). */
 type Exposed = { expiresAt?: string | null; renewUrl?: string | null };
 
 type Expect =
-  | ({ outcome: "valid"; code: "VALID"; offline: boolean } & Exposed)
-  | ({ outcome: "denied"; code: string } & Exposed)
+  | ({ outcome: "valid"; code: "VALID" | "RELEASED"; offline: boolean } & Exposed)
+  | ({ outcome: "denied"; code: string; offline?: boolean } & Exposed)
+  | { outcome: "invalid-request"; field: string }
   | { outcome: "offline"; reason: "unreachable" | "rate-limited" | "server-error" | "unexpected-status" | "no-lease" | "lease-expired" }
   | { outcome: "tampered"; reason: "signature" | "nonce" | "key" | "hwid" | "stale" | "rollback" | "channel" };
 
@@ -282,6 +318,7 @@ async function vectors() {
   const otherNonce = await answerFor(signer, { key: "VECTOR-WEEKLY-ACTIVE", nonce: OTHER_NONCE });
   // Not something the server signs (its lease never passes the expiry): an SDK still stops at the expiry.
   const leasePastExpiry = await sign(signer, { ...soon.answer, lease: { until: at(ISSUED + 72 * HOUR) } });
+  const revoked = await answerFor(signer, { key: "VECTOR-REVOKED" });
 
   const expired = await answerFor(signer, { key: "VECTOR-EXPIRED" });
   const exposed = (signed: Signed): Exposed => ({
@@ -302,6 +339,7 @@ async function vectors() {
     online("a signed EXPIRED answer to the bound PC carries the renewal link", request("VECTOR-EXPIRED"), ok200(expired), now, {
       outcome: "denied",
       code: "EXPIRED",
+      offline: false,
       ...exposed(expired),
     }),
     online(
@@ -330,7 +368,7 @@ async function vectors() {
       request("VECTOR-WEEKLY-ACTIVE", HWID, "Vertex Apex"),
       ok200(weekly),
       now,
-      { outcome: "denied", code: "WRONG_PRODUCT" },
+      { outcome: "denied", code: "WRONG_PRODUCT", offline: false },
     ),
     ...(
       [
@@ -342,7 +380,11 @@ async function vectors() {
         ["VECTOR-NEVER-USED", { activate: false }, "NOT_ACTIVATED"],
       ] as const
     ).map(async ([key, extra, code]) =>
-      online(`a signed ${code} answer`, request(key), ok200(await answerFor(signer, { key, ...extra })), now, { outcome: "denied", code }),
+      online(`a signed ${code} answer`, request(key), ok200(await answerFor(signer, { key, ...extra })), now, {
+        outcome: "denied",
+        code,
+        offline: false,
+      }),
     ),
     // Only the bound PC reads a stopped licence's terms: another PC gets the code with licence null.
     online(
@@ -350,20 +392,14 @@ async function vectors() {
       request("VECTOR-EXPIRED", OTHER_HWID),
       ok200(await answerFor(signer, { key: "VECTOR-EXPIRED", hwid: OTHER_HWID })),
       now,
-      {
-        outcome: "denied",
-        code: "EXPIRED",
-      },
+      { outcome: "denied", code: "EXPIRED", offline: false },
     ),
     online(
       "a signed HWID_MISMATCH answer (the key is bound to another PC)",
       request("VECTOR-WEEKLY-ACTIVE", OTHER_HWID),
       ok200(await answerFor(signer, { key: "VECTOR-WEEKLY-ACTIVE", hwid: OTHER_HWID })),
       now,
-      {
-        outcome: "denied",
-        code: "HWID_MISMATCH",
-      },
+      { outcome: "denied", code: "HWID_MISMATCH", offline: false },
     ),
     ...fieldEdits.map(([field, from, to]) =>
       online(`a VALID answer with ${field} edited`, weeklyRequest, edited(weekly, from, to), now, badSignature),
@@ -432,6 +468,14 @@ async function vectors() {
       outcome: "offline",
       reason: "unexpected-status",
     }),
+    // The program's own mistake, as the API refuses it: no lease and no waiting mends it.
+    online(
+      "a request the API refuses as malformed (400: an hwid too short)",
+      request("VECTOR-WEEKLY-ACTIVE", "SHORT-HWID"),
+      await refusedAsMalformed({ key: "VECTOR-WEEKLY-ACTIVE", hwid: "SHORT-HWID", nonce: NONCE }),
+      now,
+      { outcome: "invalid-request", field: "hwid" },
+    ),
 
     offline("a lease in force", weeklyRequest, stored(weekly), clock(ISSUED + HOUR, ISSUED, 0), validOffline),
     offline(
@@ -468,6 +512,16 @@ async function vectors() {
     ),
     offline("a lifetime key's lease in force", request("VECTOR-LIFETIME"), stored(lifetime), clock(ISSUED + 48 * HOUR), validOffline),
     offline("no stored lease", weeklyRequest, null, now, { outcome: "offline", reason: "no-lease" }),
+    // The signed refusal that ended the lease is kept: offline, the program hears it again.
+    offline("a stored signed REVOKED answer (the refusal kept)", request("VECTOR-REVOKED"), stored(revoked), clock(ISSUED + HOUR, ISSUED), {
+      outcome: "denied",
+      code: "REVOKED",
+      offline: true,
+    }),
+    offline("a stored signed REVOKED answer for another PC", request("VECTOR-REVOKED", OTHER_HWID), stored(revoked), clock(ISSUED + HOUR), {
+      outcome: "offline",
+      reason: "no-lease",
+    }),
     offline("a stored lease for another key", request("VECTOR-LIFETIME"), stored(weekly), clock(ISSUED + HOUR), {
       outcome: "offline",
       reason: "no-lease",
@@ -602,7 +656,7 @@ async function vectors() {
       "a signed REVOKED answer offers no release",
       stableFor("VECTOR-REVOKED"),
       ok200(await releaseAnswerFor(signer, "stable", { key: "VECTOR-REVOKED" })),
-      { outcome: "denied", code: "REVOKED" },
+      { outcome: "denied", code: "REVOKED", offline: false },
       {
         error: "denied",
       },
@@ -671,6 +725,50 @@ async function vectors() {
     ),
   ];
 
+  // Deactivate: the bound PC released, refused while the allowance is spent, another PC's call, and
+  // what an SDK must refuse. Made last: a release changes its key's row.
+  await Promise.all(cases);
+  const released = await deactivationFor(signer, "VECTOR-MOVING");
+  const deactivation = (name: string, key: string, response: Parameters<typeof online>[2], expect: Expect) => ({
+    ...online(name, request(key), response, now, expect),
+    kind: "deactivation" as const,
+  });
+  const deactivationCases = [
+    deactivation("the bound PC released (RELEASED)", "VECTOR-MOVING", ok200(released), {
+      outcome: "valid",
+      code: "RELEASED",
+      offline: false,
+    }),
+    deactivation(
+      "released a day after the last move (TOO_SOON)",
+      "VECTOR-MOVED-RECENTLY",
+      ok200(await deactivationFor(signer, "VECTOR-MOVED-RECENTLY")),
+      { outcome: "denied", code: "TOO_SOON", offline: false },
+    ),
+    {
+      ...deactivation(
+        "asked by another PC than the bound one (HWID_MISMATCH)",
+        "VECTOR-WEEKLY-ACTIVE",
+        ok200(await deactivationFor(signer, "VECTOR-WEEKLY-ACTIVE", OTHER_HWID)),
+        { outcome: "denied", code: "HWID_MISMATCH", offline: false },
+      ),
+      request: request("VECTOR-WEEKLY-ACTIVE", OTHER_HWID),
+    },
+    deactivation(
+      "a RELEASED answer with its code edited",
+      "VECTOR-MOVING",
+      edited(released, '"released":true', '"released":false'),
+      badSignature,
+    ),
+    deactivation(
+      "a genuine validation answer, with this call's nonce, passed off as a release (not RELEASED)",
+      "VECTOR-WEEKLY-ACTIVE",
+      ok200(weekly),
+      { outcome: "denied", code: "OTHER", offline: false },
+    ),
+    deactivation("no network", "VECTOR-MOVING", { network: "unreachable" }, { outcome: "offline", reason: "unreachable" }),
+  ];
+
   return {
     description:
       "Conformance vectors for licence SDKs, generated by the server's own answer and signing code. Each case gives what the SDK sent or checks (request), what came back (online: response) or what it had stored (offline: stored), its clocks, and what it must conclude (expect).",
@@ -685,6 +783,9 @@ async function vectors() {
     releaseDescription:
       "POST /api/v1/releases/latest: the request also names a channel; the answer is judged as an online case, then its channel must be the one asked (tampered, reason channel, otherwise), then it offers a release or an error: no-release, channel-not-allowed (the channel's entitlement is not in licence.entitlements), or the licence's own outcome (denied, offline, tampered).",
     releaseCases,
+    deactivationDescription:
+      "POST /api/v1/licences/deactivate: the answer is judged as an online case (signature, nonce, key, hwid, freshness); then code RELEASED alone means the PC was released (outcome valid); any other signed code is a refusal (denied), OTHER for a code that is no deactivation's (a validation's VALID passed off as one).",
+    deactivationCases,
   };
 }
 

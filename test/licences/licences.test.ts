@@ -427,8 +427,15 @@ describe("licence answers are signed", () => {
 
     await db.update(licences).set({ bannedAt: Date.now() }).where(eq(licences.key, key));
     expect(await genuine.check(key, pc)).toMatchObject({ outcome: "denied", code: "BANNED" });
-    // A signed refusal ends the lease: cutting the network now does not bring the licence back.
-    expect(await store.read()).toBeNull();
+    // A signed refusal takes the lease's place: cutting the network now does not bring the licence back.
+    expect(JSON.parse((await store.read())!.body)).toMatchObject({ key, hwid: pc, code: "BANNED" });
+    const cut = new LicenceClient({
+      baseUrl: ORIGIN,
+      publicKey: await publicKey(),
+      store,
+      fetch: () => Promise.reject(new TypeError("fetch failed")),
+    });
+    expect(await cut.check(key, pc)).toMatchObject({ outcome: "denied", code: "BANNED", offline: true });
   });
 
   it("the client treats an edited answer as tampered, never as valid or offline", async () => {
@@ -454,7 +461,8 @@ describe("licence answers are signed", () => {
     for (const [reason, down] of outages) {
       const cut = new LicenceClient({ baseUrl: ORIGIN, publicKey: await publicKey(), store, fetch: down });
       expect(await cut.check(key, pc)).toMatchObject({ outcome: "valid", offline: true, answer: { key, hwid: pc } });
-      expect(await cut.check(key, hwid())).toMatchObject({ outcome: "offline", reason });
+      // Another PC: the lease's own reason, and the network's beside it.
+      expect(await cut.check(key, hwid())).toMatchObject({ outcome: "offline", reason: "no-lease", network: reason });
     }
   });
 
@@ -709,7 +717,7 @@ describe("licence API limits and contract", () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain("<h2>Offline leases and the program's clock</h2>");
-    expect(html).toContain("const auto result = client.check(argv[2]);");
+    expect(html).toContain("FetchContent_MakeAvailable(vertex_licence)");
     expect(renderMarkdown('Look: <img src=x onerror="alert(1)"> and <script>alert(2)</script>')).toBe(
       "<p>Look: &lt;img src=x onerror=&quot;alert(1)&quot;&gt; and &lt;script&gt;alert(2)&lt;/script&gt;</p>\n",
     );
@@ -728,6 +736,7 @@ describe("licence API limits and contract", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toEqual([
       "/licences/validate",
+      "/licences/deactivate",
       "/releases/latest",
       "/releases/{id}/download",
       "/licences/signing-key",

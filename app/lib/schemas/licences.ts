@@ -43,6 +43,9 @@ export const validateLicenceSchema = v.object({
 });
 export type ValidateLicenceInput = v.InferOutput<typeof validateLicenceSchema>;
 
+/** The program releases its own PC: the validation's request without `activate`. */
+export const deactivateLicenceSchema = v.omit(validateLicenceSchema, ["activate"]);
+
 const text = () => v.optional(v.string(), "");
 const licenceId = v.pipe(text(), v.regex(/^\d{1,15}$/, "Unknown key"), v.transform(Number));
 // Not trimmed: a hardware id is matched exactly as the loader sends it, spaces included.

@@ -18,7 +18,7 @@ import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "
 import { emitLicenceEvent } from "./licence-events.server";
 import { auditLicence } from "./licence-audit.server";
 import { changeLicenceEntitlement } from "./licence-entitlements.server";
-import { licenceState, nonNegativeSetting } from "./validation.server";
+import { licenceState, nonNegativeSetting, ownerBanned } from "./validation.server";
 import { DAY_MS } from "~/lib/time";
 
 /** The member's cooldown between their own resets in days, from HWID_RESET_COOLDOWN_DAYS (default 7). */
@@ -138,8 +138,11 @@ export async function licenceForAdmin(db: Db, key: string, cooldownMs: number, n
   };
 }
 
-/** Frees the PC of a licence (the one `previousHwid` names) and records who did it, in one transaction. */
-async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actor: Viewer, extra: ReturnType<typeof and>, now: number) {
+/**
+ * Frees the PC of a licence (the one `previousHwid` names) and records who did it, in one
+ * transaction. `actorId` is null when the owner's program did it, with no session behind it.
+ */
+async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actorId: string | null, extra: ReturnType<typeof and>, now: number) {
   const [freed] = await db.batch([
     db
       .update(licences)
@@ -158,7 +161,7 @@ async function freePc(db: Db, row: LicenceRow, by: "owner" | "admin", actor: Vie
           id: sql<number>`null`.as("id"),
           licenceId: licences.id,
           by: sql<string>`${by}`.as("by"),
-          actorUserId: sql<string>`${actor.id}`.as("actor_user_id"),
+          actorUserId: sql<string | null>`${actorId}`.as("actor_user_id"),
           previousHwid: sql<string | null>`${row.hwid}`.as("previous_hwid"),
           resetAt: sql<number>`${now}`.as("reset_at"),
         })
@@ -203,7 +206,7 @@ export async function resetOwnHwid(
       db,
       row,
       "owner",
-      viewer,
+      viewer.id,
       and(cooledDown, isNull(licences.revokedAt), isNull(licences.bannedAt), isNull(licences.pausedAt)),
       now,
     ))
@@ -213,6 +216,76 @@ export async function resetOwnHwid(
   // Support reads these when a member asks why their key moved PCs.
   await auditLicence(db, viewer.id, "licence.owner-reset", row, { previousHwid: row.hwid, ...via }, ip);
   return ok({ nextResetAt: now + cooldownMs });
+}
+
+/** The licence API's stable codes for a release of the PC (deactivate). */
+export const DEACTIVATION_CODES = ["RELEASED", "NOT_FOUND", "HWID_MISMATCH", "BANNED", "REVOKED", "SUSPENDED", "TOO_SOON"] as const;
+export type DeactivationCode = (typeof DEACTIVATION_CODES)[number];
+
+/** The answer to POST /api/v1/licences/deactivate, signed like a validation's. */
+export interface DeactivationAnswer {
+  released: boolean;
+  code: DeactivationCode;
+  // What was asked, inside the signed body, as in a validation's answer.
+  key: string;
+  hwid: string;
+  nonce: string;
+  issuedAt: string;
+  /** TOO_SOON: when the key's PC can next move (by the program or the hub's Reset PC). */
+  nextReleaseAt: string | null;
+}
+
+export interface ReleaseHooks {
+  now?: number;
+  cooldownMs: number;
+  ip: string | null;
+  /** The per-key limit, as validate asks it: `boundPc` says whether the caller is the bound PC. */
+  admit: (boundPc: boolean) => Promise<boolean>;
+}
+
+/**
+ * The owner's program frees its own PC, so the key can move without a support ticket. Only the PC
+ * the key is bound to can (any other caller, and a key bound to none, answers HWID_MISMATCH and
+ * learns nothing more), and only as often as the hub's Reset PC: both spend the one allowance.
+ * Refused while the key, its PC or its owner is banned, or it is revoked or paused, as the hub's
+ * reset is. Audited, and listed in the key's reset history as the owner's.
+ */
+export async function releaseOwnPc(
+  db: Db,
+  input: { key: string; hwid: string; nonce: string; device?: string | undefined },
+  { now = Date.now(), cooldownMs, ip, admit }: ReleaseHooks,
+): Promise<Result<DeactivationAnswer>> {
+  // The caller's PC, not the licence's column: in a one-table select the column would lose its
+  // table's name and the subquery would compare banned_hwids with itself. A release goes through
+  // only for the bound PC, so the two are the same whenever it matters.
+  const pcBanned = sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${input.hwid})`;
+  const found = await db.select({ row: licences, pcBanned, ownerBanned }).from(licences).where(eq(licences.key, input.key)).get();
+  const boundPc = found !== undefined && found.row.hwid !== null && found.row.hwid === input.hwid;
+  if (!(await admit(boundPc))) return fail("rate-limited", "Too many requests for this key; try again in a minute");
+  const answer = (code: DeactivationCode, nextReleaseAt: number | null = null): Result<DeactivationAnswer> =>
+    ok({
+      released: code === "RELEASED",
+      code,
+      key: input.key,
+      hwid: input.hwid,
+      nonce: input.nonce,
+      issuedAt: new Date(now).toISOString(),
+      nextReleaseAt: nextReleaseAt === null ? null : new Date(nextReleaseAt).toISOString(),
+    });
+  if (!found) return answer("NOT_FOUND");
+  if (!boundPc) return answer("HWID_MISMATCH");
+  const { row } = found;
+  if (row.bannedAt !== null || found.pcBanned || found.ownerBanned) return answer("BANNED");
+  if (row.revokedAt !== null) return answer("REVOKED");
+  if (row.pausedAt !== null) return answer("SUSPENDED");
+  const next = row.lastOwnerResetAt === null ? now : row.lastOwnerResetAt + cooldownMs;
+  if (next > now) return answer("TOO_SOON", next);
+  const cooledDown = or(isNull(licences.lastOwnerResetAt), lte(licences.lastOwnerResetAt, now - cooldownMs));
+  const still = and(cooledDown, isNull(licences.revokedAt), isNull(licences.bannedAt), isNull(licences.pausedAt));
+  // Another call moved the key first (a reset in the hub, a second release): this PC no longer holds it.
+  if (!(await freePc(db, row, "owner", null, still, now))) return answer("HWID_MISMATCH");
+  await auditLicence(db, null, "licence.program-release", row, { previousHwid: row.hwid, device: input.device ?? null }, ip);
+  return answer("RELEASED");
 }
 
 /**
@@ -328,7 +401,7 @@ export async function manageLicence(
     return changeLicenceEntitlement(db, admin, row, input, ip);
   if (input.intent === "reset-hwid") {
     if (row.hwid === null) return fail("conflict", "This key is not bound to a PC");
-    if (!(await freePc(db, row, "admin", admin, undefined, now)))
+    if (!(await freePc(db, row, "admin", admin.id, undefined, now)))
       return fail("conflict", "This key changed meanwhile; reload and try again");
     await auditLicence(db, admin.id, "licence.reset-hwid", row, { previousHwid: row.hwid, ...via }, ip);
     return ok({ intent: input.intent });

@@ -7,6 +7,7 @@
 import * as v from "valibot";
 import { fail, ok, type Result } from "../../lib/result.ts";
 import { fromBase64, fromBase64Url, toBase64 } from "../platform/tokens.server.ts";
+import type { DeactivationAnswer } from "./licences.server";
 import type { LicenceAnswer } from "./validation.server";
 
 export interface LicenceSigner {
@@ -39,7 +40,7 @@ async function importSigner(secret: string): Promise<LicenceSigner> {
  */
 export async function signAnswer(
   signer: LicenceSigner,
-  answer: LicenceAnswer,
+  answer: LicenceAnswer | DeactivationAnswer,
 ): Promise<{ bytes: Uint8Array<ArrayBuffer>; signature: string }> {
   const bytes = new TextEncoder().encode(JSON.stringify(answer));
   return { bytes, signature: await signer.sign(bytes) };

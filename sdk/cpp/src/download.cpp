@@ -91,9 +91,15 @@ private:
     bool io_failed_ = false;
 };
 
-DownloadResult failed(std::string error, std::string message, int status, std::int64_t resumed_from) {
+/** A path in UTF-8 for a message, whatever the language version makes u8string() return. */
+std::string utf8(const std::filesystem::path& path) {
+    const auto text = path.u8string();
+    return std::string(text.begin(), text.end());
+}
+
+DownloadResult failed(DownloadError error, std::string message, int status, std::int64_t resumed_from) {
     DownloadResult result;
-    result.error = std::move(error);
+    result.error = error;
     result.message = std::move(message);
     result.status = status;
     result.resumed_from = resumed_from;
@@ -102,8 +108,9 @@ DownloadResult failed(std::string error, std::string message, int status, std::i
 
 }  // namespace
 
-DownloadResult download_release(Transport& transport, const Release& release, const std::filesystem::path& path, std::chrono::milliseconds stall) {
-    if (sodium_init() < 0) return failed("io", "libsodium could not be initialised.", 0, 0);
+DownloadResult download_release(Transport& transport, const Release& release, const std::filesystem::path& path, std::chrono::milliseconds stall,
+                                const Verifier& words) {
+    if (sodium_init() < 0) return failed(DownloadError::io, words.say("download.io", {{"detail", "libsodium could not be initialised"}}), 0, 0);
     std::filesystem::path part = path;
     part += ".part";
     VerifyingFile file(part, release.size);
@@ -113,29 +120,32 @@ DownloadResult download_release(Transport& transport, const Release& release, co
     if (file.too_large()) {
         file.close();
         std::filesystem::remove(part, ignored);
-        return failed("too-large", "The download is larger than the release.", got.status, from);
+        return failed(DownloadError::too_large, words.say("download.too-large"), got.status, from);
     }
-    if (file.io_failed()) return failed("io", "The download could not be written to disk.", got.status, from);
-    if (got.status == 0) return failed("unreachable", "The download server could not be reached; the download resumes from here next time.", 0, from);
+    if (file.io_failed()) return failed(DownloadError::io, words.say("download.io", {{"detail", utf8(part)}}), got.status, from);
+    if (got.status == 0) return failed(DownloadError::unreachable, words.say("download.unreachable"), 0, from);
     if (!file.accepted()) {
-        const std::string why = got.status == 403 ? " The link may have expired: ask for the latest release again." : "";
-        return failed("status", "The download server answered HTTP " + std::to_string(got.status) + "." + why, got.status, from);
+        std::string message = words.say("download.status", {{"status", std::to_string(got.status)}});
+        if (got.status == 403) message += " " + words.say("download.link-expired");
+        return failed(DownloadError::status, std::move(message), got.status, from);
     }
     if (!got.complete || file.held() != release.size) {
         file.close();
-        return failed("unreachable", "The download was cut off; it resumes from here next time.", got.status, from);
+        return failed(DownloadError::unreachable, words.say("download.cut-off"), got.status, from);
     }
     if (!file.matches(release.sha256)) {
         std::filesystem::remove(part, ignored);
-        return failed("checksum", "The downloaded file is not the release the shop signed; it was removed.", got.status, from);
+        return failed(DownloadError::checksum, words.say("download.checksum"), got.status, from);
     }
     std::error_code moved;
     std::filesystem::rename(part, path, moved);
-    if (moved) return failed("io", "The download could not be moved into place: " + moved.message(), got.status, from);
+    if (moved) return failed(DownloadError::io, words.say("download.io", {{"detail", moved.message()}}), got.status, from);
     DownloadResult done;
     done.status = got.status;
     done.resumed_from = from;
-    done.message = "Downloaded and verified " + release.file_name + " " + release.version + ".";
+    done.path = std::filesystem::absolute(path, ignored);
+    if (done.path.empty()) done.path = path;
+    done.message = words.say("download.done", {{"version", release.version}, {"path", utf8(done.path)}});
     return done;
 }
 

@@ -9,6 +9,8 @@
 
 namespace vertex::licence {
 
-DownloadResult download_release(Transport& transport, const Release& release, const std::filesystem::path& path, std::chrono::milliseconds stall);
+/** `words`: the sentences the result's message is made of (the client's verifier holds the program's). */
+DownloadResult download_release(Transport& transport, const Release& release, const std::filesystem::path& path, std::chrono::milliseconds stall,
+                                const Verifier& words);
 
 }  // namespace vertex::licence

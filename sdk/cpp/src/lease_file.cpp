@@ -1,5 +1,6 @@
-// The lease in one file: a header line, the signature line, then the body's exact bytes. Written
-// to a temporary file and renamed over the old one, so a crash never leaves half a lease.
+// The lease in one file and the newest answer seen in another beside it, each a header line, the
+// signature line, then the body's exact bytes. Written to a temporary file and renamed over the old
+// one, so a crash never leaves half an answer.
 #include <fstream>
 #include <iterator>
 #include <system_error>
@@ -8,13 +9,11 @@
 
 namespace vertex::licence {
 namespace {
+
 constexpr std::string_view header = "vertex-licence-lease 1";
-}
 
-FileLeaseStore::FileLeaseStore(std::filesystem::path path) : path_(std::move(path)) {}
-
-std::optional<StoredLease> FileLeaseStore::read() {
-    std::ifstream in(path_, std::ios::binary);
+std::optional<StoredLease> read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;
     std::string first;
     StoredLease lease;
@@ -23,21 +22,33 @@ std::optional<StoredLease> FileLeaseStore::read() {
     return lease;
 }
 
-void FileLeaseStore::write(const StoredLease& lease) {
-    std::filesystem::path temporary = path_;
+void write_file(const std::filesystem::path& path, const StoredLease& lease) {
+    std::filesystem::path temporary = path;
     temporary += ".tmp";
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
         out << header << '\n' << lease.signature << '\n' << lease.body;
-        if (!out.flush()) return;  // No lease on disk only means no offline use; the check itself stands.
+        if (!out.flush()) return;  // Nothing on disk only means no offline use; the check itself stands.
     }
     std::error_code ignored;
-    std::filesystem::rename(temporary, path_, ignored);
+    std::filesystem::rename(temporary, path, ignored);
 }
+
+}  // namespace
+
+FileLeaseStore::FileLeaseStore(std::filesystem::path path) : path_(std::move(path)), newest_(path_) { newest_ += ".newest"; }
+
+std::optional<StoredLease> FileLeaseStore::read() { return read_file(path_); }
+
+void FileLeaseStore::write(const StoredLease& lease) { write_file(path_, lease); }
 
 void FileLeaseStore::clear() {
     std::error_code ignored;
     std::filesystem::remove(path_, ignored);
 }
+
+std::optional<StoredLease> FileLeaseStore::read_newest() { return read_file(newest_); }
+
+void FileLeaseStore::write_newest(const StoredLease& answer) { write_file(newest_, answer); }
 
 }  // namespace vertex::licence

@@ -202,14 +202,26 @@ int main(int argc, char** argv) {
     Client client(config);
 
     const LatestRelease latest = client.latest_release("KEY-1", "stable");
-    tally.expect(latest.ok() && latest.error.empty() && latest.release->version == "1.4.0" && latest.release->sha256 == sha256_hex(server.body), "the newest stable release is offered");
+    tally.expect(latest.ok() && latest.error == ReleaseError::none && latest.release->version == "1.4.0" && latest.release->sha256 == sha256_hex(server.body), "the newest stable release is offered");
     tally.expect(shop->last_url == "https://shop.test/api/v1/releases/latest", "the client asks releases/latest");
     const auto sent = json::parse(shop->last_request);
     tally.expect(sent && sent->find("channel")->string == "stable" && sent->find("nonce")->string.size() == 32, "the request names the channel and a fresh nonce");
     const LatestRelease beta = client.latest_release("KEY-1", "beta");
-    tally.expect(!beta.ok() && beta.error == "channel-not-allowed" && beta.licence.ok(), "beta for a plan without beta is refused, the licence still valid");
+    tally.expect(!beta.ok() && beta.error == ReleaseError::channel_not_allowed && beta.licence.ok(), "beta for a plan without beta is refused, the licence still valid");
     shop->entitlements = "\"beta\"";
     tally.expect(client.latest_release("KEY-1", "beta").ok(), "beta for a plan with beta is offered");
+    {
+        // The program's own version decides whether there is anything to download.
+        Config current = config;
+        current.version = "1.4.0";
+        const LatestRelease same = Client(current).latest_release("KEY-1", "stable");
+        tally.expect(!same.ok() && same.error == ReleaseError::up_to_date && same.release && same.message.find("up to date") != std::string::npos,
+                     "the same version as the program's is up to date, not downloaded again");
+        current.version = "1.4.0-beta.3";
+        tally.expect(Client(current).latest_release("KEY-1", "stable").ok(), "a release is newer than its own pre-release");
+        current.version = "1.10.0";
+        tally.expect(Client(current).latest_release("KEY-1", "stable").error == ReleaseError::up_to_date, "an older release (1.4.0 before 1.10.0) is not offered as an update");
+    }
 
     const std::filesystem::path directory = std::filesystem::temp_directory_path() / ("vertex-download-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(directory);
@@ -221,6 +233,7 @@ int main(int argc, char** argv) {
     {
         const DownloadResult good = client.download_release(release, path);
         tally.expect(good.ok() && good.status == 200 && good.resumed_from == 0, "a good file downloads");
+        tally.expect(good.path == std::filesystem::absolute(path) && good.message.find(good.path.string()) != std::string::npos, "it says where it saved the file");
         tally.expect(read_file(path) == server.body && !std::filesystem::exists(part), "the file is in place, whole, and no partial file is left");
         std::filesystem::remove(path);
     }
@@ -229,7 +242,7 @@ int main(int argc, char** argv) {
         server.served[150000] = static_cast<char>(server.served[150000] ^ 1);
         std::ofstream(path) << "the version already installed";
         const DownloadResult corrupted = client.download_release(release, path);
-        tally.expect(!corrupted.ok() && corrupted.error == "checksum", "a corrupted file is refused");
+        tally.expect(!corrupted.ok() && corrupted.error == DownloadError::checksum, "a corrupted file is refused");
         tally.expect(read_file(path) == "the version already installed" && !std::filesystem::exists(part), "nothing of it is left, and the file at the path is untouched");
         std::filesystem::remove(path);
         server.served.clear();
@@ -237,7 +250,7 @@ int main(int argc, char** argv) {
     {
         server.cut_after = 100000;
         const DownloadResult cut = client.download_release(release, path);
-        tally.expect(!cut.ok() && cut.error == "unreachable" && !std::filesystem::exists(path), "a download cut off is not put in place");
+        tally.expect(!cut.ok() && cut.error == DownloadError::unreachable && !std::filesystem::exists(path), "a download cut off is not put in place");
         tally.expect(std::filesystem::exists(part) && std::filesystem::file_size(part) == 100000, "the bytes that arrived are kept for a resume");
         server.cut_after = 0;
         const DownloadResult resumed = client.download_release(release, path);
@@ -253,19 +266,19 @@ int main(int argc, char** argv) {
         server.cut_after = 0;
         server.served.clear();
         const DownloadResult spoiled = client.download_release(release, path);
-        tally.expect(spoiled.error == "checksum" && !std::filesystem::exists(path) && !std::filesystem::exists(part), "a resume onto corrupted earlier bytes is refused as a whole");
+        tally.expect(spoiled.error == DownloadError::checksum && !std::filesystem::exists(path) && !std::filesystem::exists(part), "a resume onto corrupted earlier bytes is refused as a whole");
     }
     {
         server.status = 403;
         const DownloadResult expired = client.download_release(release, path);
-        tally.expect(expired.error == "status" && expired.status == 403 && !std::filesystem::exists(path), "an expired link is refused with its status");
+        tally.expect(expired.error == DownloadError::status && expired.status == 403 && !std::filesystem::exists(path), "an expired link is refused with its status");
         server.status = 200;
     }
     {
         Release smaller = release;
         smaller.size = 1000;
         const DownloadResult larger = client.download_release(smaller, path);
-        tally.expect(larger.error == "too-large" && !std::filesystem::exists(path) && !std::filesystem::exists(part), "more bytes than the release are refused");
+        tally.expect(larger.error == DownloadError::too_large && !std::filesystem::exists(path) && !std::filesystem::exists(part), "more bytes than the release are refused");
     }
     std::filesystem::remove_all(directory);
     return tally.finish();

@@ -1,5 +1,6 @@
 // The shop's licence check for programs written in TypeScript: the reference for every licence SDK.
-// Web standards only (fetch, Web Crypto's Ed25519), so it runs in Node 22+, Deno, Bun and browsers.
+// Web standards only (fetch, Web Crypto's Ed25519), so it runs in Node 20+, Deno, Bun and browsers;
+// what only Node has (the machine id, a lease file, a download file) is in ./node.ts.
 // Nothing in an answer is believed before its signature (over the exact body bytes, with the public
 // key built into the program), nonce, key and PC are checked; a VALID answer's signed lease then
 // lets the program work offline, but only while the clock has not been set back. The same checks
@@ -61,9 +62,14 @@ interface ResultBase {
 /** What the program concludes: run, stop (denied or tampered), or let the offline lease decide. */
 type Verdict = { message: string } & (
   | { outcome: "valid"; code: "VALID"; offline: boolean; answer: LicenceAnswer; leaseUntil: Date | null }
-  | { outcome: "denied"; code: LicenceCode | "WRONG_PRODUCT"; answer: LicenceAnswer }
-  | { outcome: "offline"; reason: OfflineReason; code: string | null; retryAfterSeconds?: number }
+  | { outcome: "denied"; code: LicenceCode | "WRONG_PRODUCT"; offline: boolean; answer: LicenceAnswer }
+  // `reason`: the stored lease's own (no-lease, lease-expired) when the network failed, and
+  // `network` why no signed verdict came (unreachable, rate-limited…).
+  | { outcome: "offline"; reason: OfflineReason; network?: OfflineReason; code: string | null; retryAfterSeconds?: number }
   | { outcome: "tampered"; reason: TamperReason }
+  // The program's own mistake (a malformed key, a too-short hwid, an unknown channel): not an
+  // outage, so no lease decides; `field` names what the server refused, `message` is its words.
+  | { outcome: "invalid-request"; field: string; code: string | null }
 );
 
 export type CheckResult = ResultBase & Verdict;
@@ -74,16 +80,23 @@ export interface StoredLease {
   signature: string;
 }
 
-/** Where the last VALID answer is kept between runs (a file, the registry…). */
+/**
+ * Where the last signed verdict is kept between runs (a file, the registry…): a VALID one's lease, or
+ * the refusal that ended it. `readNewest`/`writeNewest`, when given, keep the newest genuine answer
+ * seen, so that after a restart an older lease put back is still refused (fileLeaseStore in ./node.ts).
+ */
 export interface LeaseStore {
   read(): Promise<StoredLease | null>;
   write(lease: StoredLease): Promise<void>;
   clear(): Promise<void>;
+  readNewest?(): Promise<StoredLease | null>;
+  writeNewest?(answer: StoredLease): Promise<void>;
 }
 
 /** A lease store in memory: offline use only while the program runs. */
 export function memoryLeaseStore(): LeaseStore {
   let kept: StoredLease | null = null;
+  let newest: StoredLease | null = null;
   return {
     read: async () => kept,
     write: async (lease) => {
@@ -91,6 +104,10 @@ export function memoryLeaseStore(): LeaseStore {
     },
     clear: async () => {
       kept = null;
+    },
+    readNewest: async () => newest,
+    writeNewest: async (answer) => {
+      newest = answer;
     },
   };
 }
@@ -108,6 +125,10 @@ export interface ClockReading {
 /** The clock rules every SDK applies (sdk/vectors states them too). */
 export const CLOCK_SKEW_MS = 5 * 60_000;
 export const MAX_BACKWARD_DRIFT_MS = 2 * 60_000;
+const codeOf = (result: CheckResult) => ("code" in result ? result.code : null);
+
+/** The heartbeat's shortest interval. */
+export const MIN_HEARTBEAT_SECONDS = 5;
 
 const base64Bytes = (value: string) => Uint8Array.from(atob(value), (c) => c.charCodeAt(0));
 
@@ -215,8 +236,21 @@ export class LicenceVerifier {
     channel: ReleaseChannel,
     response: SignedResponse | UnsignedFailure,
     clock: ClockReading,
+    currentVersion?: string,
   ): Promise<LatestReleaseResult> {
-    return releaseVerdict(await this.judgeAnswer(sent, response, clock), channel, (message) => tampered("channel", message));
+    return releaseVerdict(
+      await this.judgeAnswer(sent, response, clock),
+      channel,
+      (message) => tampered("channel", message),
+      currentVersion,
+    );
+  }
+
+  /** When a stored answer was issued (ms), if its signature is the shop's; null otherwise. */
+  async issuedAt(stored: StoredLease | null): Promise<number | null> {
+    const answer = stored && (await this.open(new TextEncoder().encode(stored.body), stored.signature));
+    const time = answer ? Date.parse(answer.issuedAt) : NaN;
+    return Number.isFinite(time) ? time : null;
   }
 
   /** Judges the stored lease for `asked`, when no signed verdict could be had. */
@@ -224,7 +258,10 @@ export class LicenceVerifier {
     if (!stored) return offline("no-lease", "No offline lease is stored.");
     const answer = await this.open(new TextEncoder().encode(stored.body), stored.signature);
     if (!answer) return tampered("signature", "The stored offline lease is not genuine.");
-    if (answer.key !== asked.key || answer.hwid !== asked.hwid || answer.code !== "VALID" || !answer.lease) {
+    // A signed refusal kept from an earlier check keeps refusing offline: a ban is not undone by
+    // cutting the network.
+    if (answer.key === asked.key && answer.hwid === asked.hwid && answer.code !== "VALID") return this.verdict(answer, true);
+    if (answer.key !== asked.key || answer.hwid !== asked.hwid || !answer.lease) {
       return offline("no-lease", "No offline lease is stored for this key on this PC.");
     }
     const issuedAt = Date.parse(answer.issuedAt);
@@ -244,6 +281,8 @@ export class LicenceVerifier {
       return result({
         outcome: "denied",
         code: answer.code,
+        // Whether a stored answer decided, as on a valid result.
+        offline: fromLease,
         answer,
         // The shop's own words when the answer gives them (signed, like the rest of it).
         message:
@@ -252,7 +291,7 @@ export class LicenceVerifier {
             : (DENIED_MESSAGES[answer.code] ?? "This licence is not valid."),
       });
     if (this.product !== undefined && answer.licence?.product !== this.product) {
-      return result({ outcome: "denied", code: "WRONG_PRODUCT", answer, message: DENIED_MESSAGES.WRONG_PRODUCT! });
+      return result({ outcome: "denied", code: "WRONG_PRODUCT", offline: fromLease, answer, message: DENIED_MESSAGES.WRONG_PRODUCT! });
     }
     return result({
       outcome: "valid",
@@ -268,11 +307,21 @@ export class LicenceVerifier {
 function failure({ status, body, retryAfterSeconds }: UnsignedFailure): CheckResult {
   if (status === null) return offline("unreachable", "The licence server could not be reached.");
   let code: string | null = null;
+  let error: { code?: unknown; message?: unknown; field?: unknown } | undefined;
   try {
-    code = (JSON.parse(body) as { error?: { code?: unknown } }).error?.code?.toString() ?? null;
+    error = (JSON.parse(body) as { error?: typeof error }).error;
+    code = error?.code?.toString() ?? null;
   } catch {
     // Not the API's error shape: something else answered.
   }
+  if (status === 400)
+    return result({
+      outcome: "invalid-request",
+      field: typeof error?.field === "string" ? error.field : "",
+      code,
+      message:
+        typeof error?.message === "string" && error.message !== "" ? error.message : "The licence server refused the request as malformed.",
+    });
   if (status === 429) return offline("rate-limited", "Too many licence checks; trying again later.", code, retryAfterSeconds);
   if (status >= 500) return offline("server-error", "The licence server is unavailable.", code);
   return offline("unexpected-status", `The licence server answered HTTP ${status}.`, code);
@@ -289,6 +338,8 @@ export interface LicenceClientOptions {
   device?: string;
   /** Where the last VALID answer is kept for offline use; by default only in memory. */
   store?: LeaseStore;
+  /** This program's own version ("1.4.0"): latestRelease answers "up-to-date" unless the shop's newest is newer. */
+  version?: string;
   /** For tests and unusual runtimes; defaults to the global fetch. */
   fetch?: (request: Request) => Promise<Response>;
 }
@@ -302,6 +353,9 @@ export class LicenceClient {
   private readonly verifier: Promise<LicenceVerifier>;
   private readonly store: LeaseStore;
   private trustedTime: number | null = null;
+  // The newest answer kept by the store, read once before the first call.
+  private restored: Promise<void> | null = null;
+  private latest: CheckResult | null = null;
   // Wall and monotonic clocks read together at the last trusted answer (or the start).
   private anchor = { wall: Date.now(), monotonic: performance.now() };
 
@@ -309,6 +363,15 @@ export class LicenceClient {
     this.options = options;
     this.verifier = LicenceVerifier.create(options.publicKey, options.product);
     this.store = options.store ?? memoryLeaseStore();
+  }
+
+  /** Before the first call: the newest time trusted in an earlier run, from the store's newest answer. */
+  private restore(verifier: LicenceVerifier): Promise<void> {
+    this.restored ??= (async () => {
+      const issuedAt = await verifier.issuedAt((await this.store.readNewest?.()) ?? null);
+      if (issuedAt !== null) this.trustedTime = Math.max(this.trustedTime ?? issuedAt, issuedAt);
+    })();
+    return this.restored;
   }
 
   private clock(): ClockReading {
@@ -349,31 +412,82 @@ export class LicenceClient {
     // A genuine answer: the shop's time is now the program's, and the drift is measured from here.
     this.trustedTime = Math.max(this.trustedTime ?? 0, Date.parse(judged.answer.issuedAt));
     this.anchor = { wall: Date.now(), monotonic: performance.now() };
-    // Only the latest VALID answer may stand in offline: any other verdict ends the lease.
-    if (judged.outcome === "valid")
-      await this.store.write({ body: new TextDecoder().decode(response.body), signature: response.signature ?? "" });
+    // The latest signed verdict stands in offline: a VALID one works until its lease ends, a
+    // refusal keeps refusing (so a lease file copied back after a ban is not the newest answer).
+    const answer = { body: new TextDecoder().decode(response.body), signature: response.signature ?? "" };
+    await this.store.writeNewest?.(answer);
+    if (judged.outcome === "valid" || judged.outcome === "denied") await this.store.write(answer);
     else await this.store.clear();
     return true;
   }
 
   /** Checks `key` on the PC `hwid` (16 to 256 printable characters). */
   async check(key: string, hwid: string): Promise<CheckResult> {
+    this.latest = await this.ask(key, hwid);
+    return this.latest;
+  }
+
+  private async ask(key: string, hwid: string): Promise<CheckResult> {
     const verifier = await this.verifier;
+    await this.restore(verifier);
     const sent = { key, hwid, nonce: freshNonce() };
     const response = await this.call("licences/validate", sent);
     const judged = await verifier.judgeAnswer(sent, response, this.clock());
     if ((await this.trust(judged, response)) || judged.outcome !== "offline") return judged;
     const leased = await verifier.judgeLease(sent, await this.store.read(), this.clock());
     if (leased.outcome !== "offline") return leased;
-    return { ...judged, message: `${judged.message} ${leased.message}` };
+    // The lease's own reason (no-lease, lease-expired), and why the shop gave no verdict.
+    return {
+      ...leased,
+      network: judged.reason,
+      code: judged.code,
+      ...(judged.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: judged.retryAfterSeconds }),
+      message: `${judged.message} ${leased.message}`,
+    };
+  }
+
+  /**
+   * Checks `key` again while the program runs and calls `onChange` when the outcome or code changes
+   * (a refund, a ban, the lease running out), measured from the program's last check. Every
+   * `intervalSeconds` (at least 5), else as the shop's answer suggests (10 minutes), never sooner
+   * than a 429 asked. `stop()` may be called from `onChange`; a check in flight is not waited for
+   * and calls back no more.
+   */
+  startHeartbeat(key: string, hwid: string, onChange: (result: CheckResult) => void, options: { intervalSeconds?: number } = {}) {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let last = this.latest;
+    const schedule = () => {
+      const ttl = last && "answer" in last ? last.answer.ttl : 0;
+      const retry = last && "retryAfterSeconds" in last ? (last.retryAfterSeconds ?? 0) : 0;
+      const seconds = Math.max(options.intervalSeconds ?? (ttl > 0 ? ttl : 600), MIN_HEARTBEAT_SECONDS, retry);
+      timer = setTimeout(beat, seconds * 1000);
+    };
+    const beat = async () => {
+      const next = await this.check(key, hwid);
+      if (stopped) return;
+      const changed = last !== null && (next.outcome !== last.outcome || codeOf(next) !== codeOf(last));
+      last = next;
+      schedule();
+      if (changed) onChange(next);
+    };
+    if (last) schedule();
+    else void beat();
+    return {
+      stop() {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
   }
 
   /** The newest release `key` may have on `channel`, from a signed answer checked as check() checks its own (never from the lease). */
   async latestRelease(key: string, hwid: string, channel: ReleaseChannel = "stable"): Promise<LatestReleaseResult> {
     const verifier = await this.verifier;
     const sent = { key, hwid, nonce: freshNonce() };
+    await this.restore(verifier);
     const response = await this.call("releases/latest", sent, { channel });
-    const judged = await verifier.judgeRelease(sent, channel, response, this.clock());
+    const judged = await verifier.judgeRelease(sent, channel, response, this.clock(), this.options.version);
     await this.trust(judged.licence, response);
     return judged;
   }

@@ -26,7 +26,8 @@ export interface Release {
   urlExpiresAt: string;
 }
 
-export type LatestReleaseError = "no-release" | "channel-not-allowed" | "denied" | "offline" | "tampered" | "malformed";
+export type LatestReleaseError =
+  "no-release" | "up-to-date" | "channel-not-allowed" | "denied" | "offline" | "tampered" | "malformed" | "invalid-request";
 
 /** The licence's verdict (checked as every check is) and the release offered, or why there is none. */
 export type LatestReleaseResult = { licence: CheckResult; message: string } & (
@@ -66,8 +67,10 @@ export function releaseVerdict(
   judged: CheckResult,
   channel: ReleaseChannel,
   tamper: (message: string) => CheckResult,
+  currentVersion?: string,
 ): LatestReleaseResult {
-  if (judged.outcome === "offline" || judged.outcome === "tampered") return refused(judged, judged.outcome);
+  if (judged.outcome === "offline" || judged.outcome === "tampered" || judged.outcome === "invalid-request")
+    return refused(judged, judged.outcome);
   const body = judged.answer as unknown as { channel?: unknown; release?: unknown };
   if (body.channel !== channel) return refused(tamper("The licence server's answer was about another release channel."), "tampered");
   if (judged.outcome === "denied") return refused(judged, "denied");
@@ -78,7 +81,42 @@ export function releaseVerdict(
     return refused(judged, "no-release", `No release is published on the ${channel} channel for this licence.`);
   }
   if (!isRelease(body.release, channel)) return refused(judged, "malformed", "The licence server's release could not be read.");
+  if (currentVersion && compareVersions(body.release.version, currentVersion) <= 0)
+    return refused(judged, "up-to-date", `Version ${body.release.version} is the newest: this program is up to date.`);
   return { licence: judged, release: body.release, error: null, message: `Version ${body.release.version} is available.` };
+}
+
+const SEMVER = /^[vV]?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/** Two identifiers in semantic-version order: numbers by value and before words. */
+function compareIdentifiers(a: string, b: string): number {
+  const numeric = (text: string) => /^\d+$/.test(text);
+  if (numeric(a) && numeric(b)) return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
+  if (numeric(a) !== numeric(b)) return numeric(a) ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Negative, zero or positive as version `a` comes before, with or after `b`, in semantic-version
+ * order as the shop orders its releases (1.10.0 after 1.9.0, 2.0.0-beta.2 before 2.0.0); versions
+ * that are not semantic compare as text. The C++ SDK orders them the same way.
+ */
+export function compareVersions(a: string, b: string): number {
+  const left = SEMVER.exec(a);
+  const right = SEMVER.exec(b);
+  if (!left || !right) return a < b ? -1 : a > b ? 1 : 0;
+  for (const i of [1, 2, 3]) {
+    const order = compareIdentifiers(left[i]!.replace(/^0+(?=\d)/, ""), right[i]!.replace(/^0+(?=\d)/, ""));
+    if (order !== 0) return order;
+  }
+  // A pre-release comes before its release.
+  if (!left[4] !== !right[4]) return left[4] ? -1 : 1;
+  const [l, r] = [left[4]?.split(".") ?? [], right[4]?.split(".") ?? []];
+  for (let i = 0; i < Math.min(l.length, r.length); i++) {
+    const order = compareIdentifiers(l[i]!, r[i]!);
+    if (order !== 0) return order;
+  }
+  return l.length - r.length;
 }
 
 /** Where a download goes: the program's file (in Node: a ".part" file renamed into place). */

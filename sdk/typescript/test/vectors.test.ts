@@ -2,7 +2,9 @@
 // the answers to releases/latest included.
 import { describe, expect, it } from "vitest";
 import vectors from "../../vectors/licence-vectors.json";
+import machineVectors from "../../vectors/machine-id-vectors.json";
 import { type CheckResult, type ClockReading, LicenceVerifier, type SignedResponse, type UnsignedFailure } from "../src/licence-client";
+import { firmwareSource, hardwareId } from "../src/machine-id";
 import type { ReleaseChannel } from "../src/releases";
 
 type Case = (typeof vectors.cases)[number];
@@ -41,7 +43,9 @@ function conclusion(result: CheckResult) {
     case "valid":
       return { outcome: result.outcome, code: result.code, offline: result.offline };
     case "denied":
-      return { outcome: result.outcome, code: result.code };
+      return { outcome: result.outcome, code: result.code, offline: result.offline };
+    case "invalid-request":
+      return { outcome: result.outcome, field: result.field };
     default:
       return { outcome: result.outcome, reason: result.reason };
   }
@@ -49,7 +53,9 @@ function conclusion(result: CheckResult) {
 
 describe("the licence conformance vectors", () => {
   it("hold cases of every outcome", () => {
-    expect(new Set(vectors.cases.map((c) => c.expect.outcome))).toEqual(new Set(["valid", "denied", "offline", "tampered"]));
+    expect(new Set(vectors.cases.map((c) => c.expect.outcome))).toEqual(
+      new Set(["valid", "denied", "offline", "tampered", "invalid-request"]),
+    );
   });
 
   it.each(vectors.cases.map((c) => [c.name, c] as const))("%s", async (_name, vector) => {
@@ -95,5 +101,15 @@ describe("the release conformance vectors", () => {
       urlExpiresAt: judged.release.urlExpiresAt,
     };
     expect({ ...conclusion(judged.licence), error: judged.error, release: offered }).toEqual(vector.expect);
+  });
+});
+
+// The same PC gives the same hardware id whichever SDK derives it.
+describe("the machine id vectors", () => {
+  it.each(machineVectors.hardwareIds)("$name", ({ salt, source, hwid }) => {
+    expect(hardwareId(salt, source)).toBe(hwid);
+  });
+  it.each(machineVectors.firmwareUuids)("firmware UUID $name", ({ uuid, source }) => {
+    expect(firmwareSource(uuid)).toBe(source);
   });
 });
