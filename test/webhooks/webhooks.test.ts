@@ -8,7 +8,16 @@
 import { env } from "cloudflare:workers";
 import { and, desc, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { auditLog, licences, webhookAttempts, webhookEndpoints, webhookMessages } from "~/server/platform/db/schema.server";
+import {
+  auditLog,
+  licences,
+  productCodes,
+  resellerAccounts,
+  resellerKeys,
+  webhookAttempts,
+  webhookEndpoints,
+  webhookMessages,
+} from "~/server/platform/db/schema.server";
 import { deliverWebhookMessage } from "~/server/webhooks/delivery.server";
 import { runScheduledJobs } from "~/server/jobs/cron.server";
 import { WEBHOOK_EVENTS } from "~/lib/webhooks";
@@ -289,6 +298,67 @@ describe("licence and dispute events", () => {
     const [delivery] = await receivedBy(endpoint.host);
     expect(delivery!.json).toMatchObject({ type: "licence.expired", data: { licence: { key, plan: "weekly" } } });
     expect(await messagesOf(endpoint.id)).toHaveLength(1);
+  });
+});
+
+describe("licences stopped by any path", () => {
+  it("a reseller's purchase sends licence.created for each key it bought", async () => {
+    const { cookie } = await admin();
+    const endpoint = await registered(cookie, ["licence.created"]);
+    const buyer = await createAccount();
+    const resellerCookie = await signIn(buyer, unique("ip"));
+    await call("/dashboard/resell", { cookie: resellerCookie }); // the first visit opens the reseller account
+    await db.update(resellerAccounts).set({ balanceCents: 100_000 }).where(eq(resellerAccounts.userId, buyer.id));
+    const generated = await call("/dashboard/resell", {
+      form: { intent: "generate", quantity: "5", keyType: "weekly" },
+      cookie: resellerCookie,
+    });
+    expect(generated.status).toBe(200);
+    const bought = await db.select({ key: resellerKeys.keyCode }).from(resellerKeys).where(eq(resellerKeys.userId, buyer.id));
+    expect(bought).toHaveLength(5);
+    const deliveries = await receivedBy(endpoint.host, 5);
+    expect(deliveries.map((d) => d.json.type)).toEqual(Array(5).fill("licence.created"));
+    expect(deliveries.map((d) => (d.json.data.licence as { key: string }).key).sort()).toEqual(bought.map((row) => row.key).sort());
+  });
+
+  it("staff's revoke on an order's page and a pause reach receivers through the cron's sweep, each once; a ban is not sent twice", async () => {
+    const { cookie } = await admin();
+    const endpoint = await registered(cookie, ["licence.revoked", "licence.suspended", "licence.banned"]);
+    const [revoked, paused, banned] = [await boughtKey("30 Days"), await boughtKey("30 Days"), await boughtKey("30 Days")];
+    const licenceOf = async (key: string) => (await db.select().from(licences).where(eq(licences.key, key)).get())!;
+    const code = await db.select({ id: productCodes.id }).from(productCodes).where(eq(productCodes.code, revoked.key)).get();
+    const revoking = await call(`/dashboard/orders/shopify/${revoked.orderId}`, {
+      form: { intent: "revoke", key: `c${code!.id}`, reason: "Chargeback" },
+      cookie,
+    });
+    expect(revoking.status).toBe(200);
+    const pausing = await call("/dashboard/licences", {
+      form: { intent: "pause", licenceId: String((await licenceOf(paused.key)).id), reason: "Under review" },
+      cookie,
+    });
+    expect(pausing.status).toBe(200);
+    const banning = await call("/dashboard/licences", {
+      form: { intent: "ban-key", licenceId: String((await licenceOf(banned.key)).id), reason: "Cheating" },
+      cookie,
+    });
+    expect(banning.status).toBe(200);
+    // The ban is announced at once; the revoke and the pause wait for the sweep.
+    await receivedBy(endpoint.host, 1);
+    const sweep = () => runScheduledJobs(env, Date.now() + 60_000);
+    await sweep();
+    await sweep();
+    const deliveries = await receivedBy(endpoint.host, 3);
+    const about = (key: string) => deliveries.filter((d) => (d.json.data.licence as { key: string }).key === key).map((d) => d.json);
+    expect(about(revoked.key)).toEqual([
+      expect.objectContaining({ type: "licence.revoked", data: expect.objectContaining({ reason: "revoked" }) }),
+    ]);
+    expect(about(paused.key)).toEqual([
+      expect.objectContaining({ type: "licence.suspended", data: expect.objectContaining({ reason: "paused" }) }),
+    ]);
+    expect(about(banned.key)).toEqual([
+      expect.objectContaining({ type: "licence.banned", data: expect.objectContaining({ reason: "Cheating" }) }),
+    ]);
+    expect(await messagesOf(endpoint.id)).toHaveLength(3);
   });
 });
 

@@ -15,7 +15,7 @@ import { deleteExpiredSessions } from "../accounts/session.server";
 import { forgetIdleThrottles } from "../accounts/throttle.server";
 import { forgetOldIdempotencyKeys } from "../seller/idempotency.server";
 import { expireSubscriptions } from "../licences/subscriptions.server";
-import { announceExpiredLicences } from "../licences/licence-events.server";
+import { announceExpiredLicences, announceStoppedLicences } from "../licences/licence-events.server";
 import { announceReleasedCommissions } from "../affiliates/ledger.server";
 import { requeueStuckDeliveries } from "../orders/shopify-webhook.server";
 import { sessionDepsFor } from "../chat/chat-gateway.server";
@@ -52,6 +52,8 @@ export async function runScheduledJobs(env: Env, now = Date.now()): Promise<void
   await expireSubscriptions(db, now);
   // The shop notices a licence's end here: its webhook event goes out from the same sweep.
   await announceExpiredLicences(db, now);
+  // Every other way a licence stops is heard here too, whatever path stopped it.
+  await announceStoppedLicences(db, now);
   await announceReleasedCommissions(db, now);
   await requeueStuckDeliveries({ db, queue: env.JOB_QUEUE }, now);
   await queueChainChecks({ db, queue: env.JOB_QUEUE }, now);

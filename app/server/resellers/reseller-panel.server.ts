@@ -13,6 +13,7 @@ import type { Viewer } from "~/lib/viewer";
 import type { Catalogue } from "../catalogue/catalogue.server";
 import { isKeyCollision, resellerKeysFor } from "../keys/sale.server";
 import { licenceState } from "../licences/validation.server";
+import { announceCreatedLicences } from "../licences/licence-events.server";
 import { chargeBalance, ensureResellerAccount, isOverspent, ledgerOf } from "./reseller-balance.server";
 import { csvStream, isoTime } from "../platform/csv.server";
 import type { Db } from "../platform/db/client.server";
@@ -74,6 +75,7 @@ export async function generateKeys(
     const made = resellerKeysFor(db, { buyer: viewer, product: product.title, keyType, unitCents }, quantity, charge.purchaseId, now);
     try {
       await db.batch([...charge.statements, ...made.statements, ...alongside({ keys: made.keys, totalCents })]);
+      await announceCreatedLicences(db, made.keys);
       return ok({ keys: made.keys, totalCents });
     } catch (error) {
       // Another generation spent the balance first: the CHECK refused, nothing was written.

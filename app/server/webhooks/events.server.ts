@@ -2,7 +2,7 @@
 // endpoint that chose the event gets a message (one row each, its body fixed now) and a job on the
 // queue that delivers it. Nothing is sent from the request or job that caused the event.
 import { env } from "cloudflare:workers";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
 import { TEST_EVENT, type WebhookEvent } from "~/lib/webhooks";
 import type { Db } from "../platform/db/client.server";
 import { webhookEndpoints, webhookMessages } from "../platform/db/schema.server";
@@ -31,7 +31,7 @@ export async function queueDeliveries(messageIds: string[], queue: JobQueue<"web
 }
 
 /** The enabled endpoints that chose `type`. */
-const subscribers = (db: Db, type: WebhookEvent) =>
+const subscribers = (db: Db, type: WebhookEvent, happenedAt?: number) =>
   db
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
@@ -39,6 +39,8 @@ const subscribers = (db: Db, type: WebhookEvent) =>
       and(
         eq(webhookEndpoints.state, "enabled"),
         sql`exists (select 1 from json_each(${webhookEndpoints.events}) where json_each.value = ${type})`,
+        // A sweep's event goes to the endpoints that existed when it happened, not to one made since.
+        happenedAt === undefined ? undefined : lte(webhookEndpoints.createdAt, happenedAt),
       ),
     );
 
@@ -54,11 +56,11 @@ export async function emitWebhookEvent(
   deps: { db: Db },
   type: WebhookEvent,
   data: unknown,
-  options: { key?: string; now?: number } = {},
+  options: { key?: string; now?: number; happenedAt?: number } = {},
 ): Promise<void> {
   const { db } = deps;
   const now = options.now ?? Date.now();
-  const endpoints = await subscribers(db, type);
+  const endpoints = await subscribers(db, type, options.happenedAt);
   if (endpoints.length === 0) return;
   const key = options.key ?? `${type}:${crypto.randomUUID()}`;
   const body = eventBody(type, data, now);

@@ -388,6 +388,11 @@ export const licences = sqliteTable(
     index("licences_order").on(t.orderId),
     // Licences ending soon or lately: the renewal reminders' and auto-renewal's sweep (decision 091).
     index("licences_expiry").on(t.expiresAt),
+    // Licences stopped lately, whichever path stopped them: the webhook events' sweep (decision 102).
+    index("licences_revoked").on(t.revokedAt),
+    index("licences_suspended").on(t.suspendedAt),
+    index("licences_banned").on(t.bannedAt),
+    index("licences_paused").on(t.pausedAt),
     check("licences_plan", sql`${t.plan} in ('daily', 'weekly', 'monthly', 'lifetime')`),
   ],
 );
