@@ -75,7 +75,10 @@ export async function generateKeys(
     const made = resellerKeysFor(db, { buyer: viewer, product: product.title, keyType, unitCents }, quantity, charge.purchaseId, now);
     try {
       await db.batch([...charge.statements, ...made.statements, ...alongside({ keys: made.keys, totalCents })]);
-      await announceCreatedLicences(db, made.keys);
+      // Paid and written: a failure to announce them must not read as a failed purchase.
+      await announceCreatedLicences(db, made.keys).catch((error: unknown) =>
+        console.error("Announcing a reseller's new keys failed", error),
+      );
       return ok({ keys: made.keys, totalCents });
     } catch (error) {
       // Another generation spent the balance first: the CHECK refused, nothing was written.

@@ -10,8 +10,12 @@ import { sha256Hex } from "../platform/tokens.server";
 /** How long a retry waits for the request that holds its key before it is told to try again. */
 const WAIT_MS = 10_000;
 const POLL_MS = 100;
-/** A claim older than this whose request never finished (its Worker died) may be taken over. */
-const ABANDONED_MS = 60_000;
+/**
+ * A claim older than this whose request never finished (its Worker died) may be taken over. Far
+ * longer than any request runs (a slow catalogue or D1 is minutes at worst): taking over a claim
+ * whose request is still running would let both charge.
+ */
+const ABANDONED_MS = 15 * 60_000;
 /** How long a key is remembered: a day, as retries of one request come within minutes. */
 const IDEMPOTENCY_KEY_DAYS = 1;
 

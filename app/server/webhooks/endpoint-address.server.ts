@@ -66,7 +66,10 @@ function privateV6(groups: number[]): boolean {
   const [a = 0, b = 0] = groups;
   const embeddedV4 = groups[6]! * 65536 + groups[7]!;
   if (groups.slice(0, 7).every((group) => group === 0)) return true; // :: and ::1
+  if (groups.slice(0, 6).every((group) => group === 0)) return true; // IPv4-compatible (deprecated): never a real endpoint
   if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return privateV4(embeddedV4); // IPv4-mapped
+  if (groups.slice(0, 4).every((group) => group === 0) && groups[4] === 0xffff && groups[5] === 0) return privateV4(embeddedV4); // IPv4-translated
+  if (a === 0x2002) return privateV4(b * 65536 + groups[2]!); // 6to4 carries its IPv4 address in the next two groups
   if (a === 0x64 && b === 0xff9b) return privateV4(embeddedV4); // NAT64
   if ((a & 0xfe00) === 0xfc00) return true; // unique local
   if ((a & 0xffc0) === 0xfe80) return true; // link-local
@@ -98,7 +101,8 @@ export function endpointAddressProblem(raw: string, allowLocal = LOCAL_RECEIVERS
     return "Enter a full URL, e.g. https://hooks.example.com/shop";
   }
   if (url.username || url.password) return "The URL may not carry a user name or password";
-  const host = url.hostname.toLowerCase();
+  // A name's trailing dot (the DNS root) names the same host: `localhost.` is `localhost`.
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
   if (allowLocal && LOOPBACK_NAMES.has(host) && (url.protocol === "http:" || url.protocol === "https:")) return null;
   if (url.protocol !== "https:") return "Webhooks are sent over HTTPS only: the URL must start with https://";
   if (isIpLiteral(host)) return isPrivateAddress(host) ? "Private, loopback and link-local addresses are refused" : null;
