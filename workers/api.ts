@@ -16,7 +16,7 @@ import { clientAddress, clientNetwork, countryOf, placeOf } from "~/http/caller.
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { signedRenewLink } from "~/server/licences/renew-links.server";
-import { DEFAULT_WATCH_SEND_SECONDS, type KeyWatchNamespace, reportSighting } from "~/server/licences/sharing.server";
+import { DEFAULT_WATCH_SEND_SECONDS, type KeyWatchNamespace, sightingReports } from "~/server/licences/sharing.server";
 import { type LicenceAnswer, nonNegativeSetting, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import { type DeactivationAnswer, releaseOwnPc, resetCooldownMs } from "~/server/licences/licences.server";
 import { database, replicaDatabase } from "~/server/platform/db/client.server";
@@ -106,18 +106,12 @@ async function checkedLicence<S extends typeof validateLicenceSchema | typeof la
     // The blocklist judges the caller's address and country inside the check's one read.
     address,
     country,
-    // Shared-key detection: the key's watch hears of the check after the answer (decision 093).
-    sighted: (licence) =>
-      reportSighting(
+    // Shared-key detection: the watch of the key's group hears of the check after the answer (decision 105).
+    sighted: (licenceId) =>
+      sightingReports.report(
         c.env.KEY_WATCH as unknown as KeyWatchNamespace,
         waitUntil,
-        {
-          licenceId: licence.id,
-          key: licence.key,
-          address,
-          country,
-          at: Date.now(),
-        },
+        { licenceId, address, country, at: Date.now() },
         nonNegativeSetting(c.env.LICENCE_WATCH_SEND_SECONDS, DEFAULT_WATCH_SEND_SECONDS) * 1000,
       ),
   });

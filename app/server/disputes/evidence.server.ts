@@ -42,7 +42,7 @@ export async function disputeEvidence(db: Db, watch: KeyWatchNamespace | undefin
     : [];
   const activity = await Promise.all(
     keys.map(async (licence) => {
-      const seen = await sightingsOf(watch, licence.key).catch(() => []);
+      const seen = await sightingsOf(watch, licence.id).catch(() => []);
       return {
         key: maskKey(licence.key),
         product: licence.product,

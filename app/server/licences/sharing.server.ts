@@ -1,10 +1,11 @@
-// Shared-key detection (decision 093). Each licence check of an existing key tells the key's watch
-// (a Durable Object per key, workers/key-watch.ts) where it came from: each key and address at most
-// once an hour per isolate, a key's new addresses gathered into at most one message a minute, sent
-// after the answer and with no D1 write of its own: the check's hot path stays one read. The watch counts the distinct addresses and countries of the window and,
-// when a threshold is reached, this module flags the licence on the Licences-at-risk list (once
-// while a flag is open) and, above the second threshold when staff set one, suspends it. Staff
-// suspend, ban or dismiss a flag, claiming it first.
+// Shared-key detection (decisions 093 and 105). Each licence check of an existing key tells the
+// watch of the key's group (a Durable Object per group of licences, workers/key-watch.ts) where it
+// came from: each key and address at most once an hour per isolate, and the addresses new since the
+// last message gathered into at most one message a minute per group, sent after the answer and
+// with no D1 write of its own: the check's hot path stays one read. The watch counts each key's
+// distinct addresses and countries of the window and, when a threshold is reached, this module
+// flags the licence on the Licences-at-risk list (once while a flag is open) and, above the second
+// threshold when staff set one, suspends it. Staff suspend, ban or dismiss a flag, claiming it first.
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { ANSWER_REASON, type FraudSettings } from "~/lib/fraud";
 import { maskKey } from "~/lib/licences";
@@ -31,71 +32,104 @@ export interface Report {
   at: number;
 }
 
-/** What a key's watch answers: the Durable Object's RPC methods the shop calls. */
+/** The addresses one licence was checked from since its group's last message. */
+export interface LicenceReports {
+  licenceId: number;
+  reports: Report[];
+}
+
+/** What a group's watch answers: the Durable Object's RPC methods the shop calls. */
 export interface KeyWatchStub {
-  sighted(licenceId: number, reports: Report[]): Promise<void>;
-  sightings(): Promise<Sighting[]>;
+  sighted(batch: LicenceReports[]): Promise<void>;
+  sightings(licenceId: number): Promise<Sighting[]>;
 }
 export interface KeyWatchNamespace {
   idFromName(name: string): DurableObjectId;
   get(id: DurableObjectId): KeyWatchStub;
 }
 
+/**
+ * How many watches share the shop's licences. A licence belongs to the watch of its number modulo
+ * this: an isolate's messages are bounded by the groups, not by the keys it saw, and each watch
+ * stays far below what one Durable Object serves.
+ */
+export const WATCH_GROUPS = 32;
+/** The name of the watch that keeps a licence's sightings. */
+export const watchNameOf = (licenceId: number) => `licences-${licenceId % WATCH_GROUPS}`;
+const watchOf = (watch: KeyWatchNamespace, licenceId: number) => watch.get(watch.idFromName(watchNameOf(licenceId)));
+
 /** How long an isolate stays quiet about a key and address it already reported. */
 const REPORT_EVERY_MS = 60 * 60_000;
-/** By default an isolate tells a key's watch at most once a minute, carrying every new address since. */
+/** By default an isolate tells a group's watch at most once a minute, carrying every new address since. */
 export const DEFAULT_WATCH_SEND_SECONDS = 60;
-/** Enough addresses in one message to reach any threshold; more wait for the next. */
-const REPORTS_PER_MESSAGE = 64;
+/** Enough addresses of one key in one message to reach any threshold; more wait for the next. */
+const REPORTS_PER_KEY = 64;
+/** Enough for one message of a busy minute; more wait for the next. */
+const REPORTS_PER_MESSAGE = 5000;
 const MEMO_LIMIT = 50_000;
-const reported = new Map<string, number>();
-const waiting = new Map<string, { licenceId: number; reports: Report[]; sentAt: number }>();
 
 /**
- * The licence check's hook: notes where a check of an existing key came from, unless this isolate
- * noted the same key and address within the hour, and tells the key's watch after the answer
- * (`waitUntil`): a key's first address at once, later ones together at most once a minute per key
- * (LICENCE_WATCH_SEND_SECONDS).
- * No D1 write, and a program checking from one place costs its watch one message an hour.
+ * An isolate's memory of the sightings it reported and of those waiting for their group's next
+ * message. The licence check uses the isolate's one (`sightingReports`).
  */
-export function reportSighting(
-  watch: KeyWatchNamespace | undefined,
-  waitUntil: (work: Promise<unknown>) => void,
-  sighting: { licenceId: number; key: string } & Report,
-  sendEveryMs = DEFAULT_WATCH_SEND_SECONDS * 1000,
-): void {
-  if (!watch || sighting.address === "local") return;
-  const { key, licenceId, address, country, at } = sighting;
-  const memo = `${key}\n${address}`;
-  const until = reported.get(memo);
-  let batch = waiting.get(key);
-  if (until === undefined || until <= at) {
-    if (reported.size >= MEMO_LIMIT) reported.clear();
-    reported.set(memo, at + REPORT_EVERY_MS);
-    if (!batch) {
-      if (waiting.size >= MEMO_LIMIT) waiting.clear();
-      batch = { licenceId, reports: [], sentAt: 0 };
-      waiting.set(key, batch);
+export class SightingReports {
+  readonly #reported = new Map<string, number>();
+  readonly #waiting = new Map<string, { sentAt: number; count: number; licences: Map<number, Report[]> }>();
+
+  /**
+   * The licence check's hook: notes where a check of an existing key came from, unless this isolate
+   * noted the same key and address within the hour, and tells the watch of the key's group after
+   * the answer (`waitUntil`): a group's first addresses at once, later ones together at most once a
+   * minute per group (LICENCE_WATCH_SEND_SECONDS), carried by any check of a key of that group.
+   * No D1 write, and a program checking from one place costs its watch one report an hour.
+   */
+  report(
+    watch: KeyWatchNamespace | undefined,
+    waitUntil: (work: Promise<unknown>) => void,
+    sighting: { licenceId: number } & Report,
+    sendEveryMs = DEFAULT_WATCH_SEND_SECONDS * 1000,
+  ): void {
+    if (!watch || sighting.address === "local") return;
+    const { licenceId, address, country, at } = sighting;
+    const group = watchNameOf(licenceId);
+    const memo = `${licenceId}\n${address}`;
+    const until = this.#reported.get(memo);
+    let batch = this.#waiting.get(group);
+    if (until === undefined || until <= at) {
+      if (!batch) {
+        batch = { sentAt: 0, count: 0, licences: new Map() };
+        this.#waiting.set(group, batch);
+      }
+      const reports = batch.licences.get(licenceId) ?? [];
+      if (reports.length < REPORTS_PER_KEY && batch.count < REPORTS_PER_MESSAGE) {
+        if (this.#reported.size >= MEMO_LIMIT) this.#reported.clear();
+        this.#reported.set(memo, at + REPORT_EVERY_MS);
+        reports.push({ address, country, at });
+        batch.licences.set(licenceId, reports);
+        batch.count++;
+      }
     }
-    if (batch.reports.length < REPORTS_PER_MESSAGE) batch.reports.push({ address, country, at });
+    // Any check of a key of the group may carry what waits, once the interval is over.
+    if (!batch || batch.count === 0 || at - batch.sentAt < sendEveryMs) return;
+    const sent = [...batch.licences].map(([id, reports]) => ({ licenceId: id, reports }));
+    batch.licences = new Map();
+    batch.count = 0;
+    batch.sentAt = at;
+    waitUntil(
+      watchOf(watch, licenceId)
+        .sighted(sent)
+        .catch((error: unknown) => console.error("Reporting licence checks to the keys' watch failed", error)),
+    );
   }
-  // Any check of the key may carry what waits, once the interval is over.
-  if (!batch || batch.reports.length === 0 || at - batch.sentAt < sendEveryMs) return;
-  const reports = batch.reports;
-  batch.reports = [];
-  batch.sentAt = at;
-  waitUntil(
-    watch
-      .get(watch.idFromName(key))
-      .sighted(licenceId, reports)
-      .catch((error: unknown) => console.error("Reporting licence checks to the key's watch failed", error)),
-  );
 }
 
-/** A key's sightings, newest first (none when the shop has no watch, as in scripts). */
-export async function sightingsOf(watch: KeyWatchNamespace | undefined, key: string): Promise<Sighting[]> {
+/** The isolate's memory of reports, which every licence check it answers shares. */
+export const sightingReports = new SightingReports();
+
+/** A licence's sightings, newest first (none when the shop has no watch, as in scripts). */
+export async function sightingsOf(watch: KeyWatchNamespace | undefined, licenceId: number): Promise<Sighting[]> {
   if (!watch) return [];
-  return (await watch.get(watch.idFromName(key)).sightings()).toSorted((a, b) => b.lastSeen - a.lastSeen);
+  return (await watchOf(watch, licenceId).sightings(licenceId)).toSorted((a, b) => b.lastSeen - a.lastSeen);
 }
 
 const suspendForSharing = (db: Db, licenceId: number, now: number) =>

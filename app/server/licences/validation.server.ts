@@ -213,7 +213,7 @@ export interface ValidationHooks {
    * Told of every check of a key that exists, after the read: shared-key detection counts the
    * places a key is checked from (decision 093) off the answer's path, with no write of its own here.
    */
-  sighted?: (licence: { id: number; key: string }) => void;
+  sighted?: (licenceId: number) => void;
 }
 
 /** Answers whose licence may be renewed from the program: one that runs, or has ended. */
@@ -233,7 +233,7 @@ export async function validateLicence(
   if (!(await admit(row !== undefined && row.hwid !== null && row.hwid === input.hwid))) {
     return fail("rate-limited", "Too many requests for this key; try again in a minute");
   }
-  if (row) sighted?.({ id: row.id, key: row.key });
+  if (row) sighted?.(row.id);
   let code: LicenceCode | "bind" = row ? verdict(row, input, now) : "NOT_FOUND";
   // At most twice: if another call bound (or revoked) the key first, judge it as it is now.
   for (let attempt = 0; row && code === "bind" && attempt < 2; attempt++) {
