@@ -108,6 +108,9 @@ export default defineConfig({
     },
     ssr: {
       build: {
+        // The Worker is minified (names kept, so stack traces and error names still read): the upload
+        // stays under its size limit and a cold start parses less (decision 107).
+        minify: true,
         rolldownOptions: {
           // The Worker carries the compiled stylesheet as text (app.css?inline, decision 024).
           // Tailwind's compiler makes no source map for it, so the bundler warns that the map of

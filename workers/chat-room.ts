@@ -48,10 +48,8 @@ import {
   type RoomConfig,
   roomConfigSchema,
   socketMemberSchema,
-} from "~/server/chat/chat-gateway.server";
-import { productHolders } from "~/server/chat/rooms.server";
+} from "~/server/chat/room-handover.server";
 import type { Standing } from "~/server/chat/sanctions.server";
-import { database } from "~/server/platform/db/client.server";
 import { members, mentions, messages, pins, reads } from "~/server/platform/db/chat-schema.server";
 import migrations from "../migrations/chat-room/migrations.js";
 
@@ -642,6 +640,12 @@ export class ChatRoom extends DurableObject<Env> {
       return !state.ended && state.accessCheckAt !== null && state.accessCheckAt <= now;
     });
     if (due.length === 0) return;
+    // Loaded here, not with the class: the Worker's entry exports the class, and every cold start
+    // evaluates it (decision 107).
+    const [{ productHolders }, { database }] = await Promise.all([
+      import("~/server/chat/rooms.server"),
+      import("~/server/platform/db/client.server"),
+    ]);
     const holders = await productHolders(
       database(this.env.DB),
       room.product,

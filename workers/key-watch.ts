@@ -6,9 +6,16 @@
 // newly reached: D1 is written once when a key is flagged, once more if it is suspended. Staff see
 // its sightings as evidence (disputes, licences at risk).
 import { DurableObject } from "cloudflare:workers";
-import { fraudSettingsForWatches } from "~/server/blocks/fraud-settings.server";
-import { judgeSharing, type Report, type Sighting } from "~/server/licences/sharing.server";
-import { database } from "~/server/platform/db/client.server";
+import type { Report, Sighting } from "~/server/licences/sharing.server";
+
+// The rules and the database load with a watch's first report: the class is part of the Worker's
+// entry, which every cold start evaluates (decision 107).
+const judging = () =>
+  Promise.all([
+    import("~/server/blocks/fraud-settings.server"),
+    import("~/server/licences/sharing.server"),
+    import("~/server/platform/db/client.server"),
+  ]);
 
 const KEEP_MS = 30 * 24 * 3600_000;
 /** Enough addresses to judge and show; the oldest go first. */
@@ -26,6 +33,7 @@ export class KeyWatch extends DurableObject<Env> {
     if (reports.length === 0) return;
     const sql = this.ctx.storage.sql;
     const at = Math.max(...reports.map((r) => r.at));
+    const [{ fraudSettingsForWatches }, { judgeSharing }, { database }] = await judging();
     const settings = await fraudSettingsForWatches(database(this.env.DB), at);
     const windowMs = settings.windowHours * 3600_000;
     let fresh = false;

@@ -4,7 +4,6 @@ import licenceApi from "../../../docs/licence-api.md?raw";
 import { Prose } from "~/components/prose";
 import { BRAND } from "~/lib/brand";
 import { publicPageHeaders } from "~/http/edge-cache.server";
-import { renderMarkdown } from "~/server/platform/markdown.server";
 import type { Route } from "./+types/licence-api-docs";
 
 export const headers = publicPageHeaders;
@@ -18,7 +17,9 @@ export const meta: Route.MetaFunction = () => [
   },
 ];
 
-export function loader() {
+export async function loader() {
+  // The Markdown parser is loaded with the first document shown, not at every start (decision 107).
+  const { renderMarkdown } = await import("~/server/platform/markdown.server");
   return { html: renderMarkdown(licenceApi) };
 }
 

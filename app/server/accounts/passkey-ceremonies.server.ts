@@ -13,6 +13,9 @@ export const CEREMONY_TTL_MS = 5 * 60 * 1000;
 /** How long the browser keeps its prompt open; the ceremony outlives it, so a late answer still fits. */
 export const PROMPT_TIMEOUT_MS = 2 * 60 * 1000;
 
+/** The WebAuthn library, loaded by the first ceremony rather than at every start (decision 107). */
+export const webAuthn = () => import("@simplewebauthn/server");
+
 type Purpose = (typeof webauthnChallenges.$inferSelect)["purpose"];
 
 /** A ceremony about to run in the browser: the options for its prompt and the token that names it. */

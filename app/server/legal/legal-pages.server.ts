@@ -7,7 +7,6 @@ import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { legalPages } from "../platform/db/schema.server";
-import { renderMarkdown } from "../platform/markdown.server";
 import privacy from "./templates/privacy.md?raw";
 import refunds from "./templates/refunds.md?raw";
 import terms from "./templates/terms.md?raw";
@@ -22,9 +21,15 @@ export async function legalPageSource(db: Db, slug: LegalSlug) {
   return { markdown: row?.markdown ?? TEMPLATES[slug], updatedAt: row?.updatedAt ?? TEMPLATES_UPDATED_AT, edited: row !== undefined };
 }
 
-/** A legal page as the storefront shows it: its HTML (no raw HTML from the source) and its date. */
+/**
+ * A legal page as the storefront shows it: its HTML (no raw HTML from the source) and its date. The
+ * Markdown parser is loaded with the first document shown, not at every start (decision 107).
+ */
 export async function legalPage(db: Db, slug: LegalSlug) {
-  const { markdown, updatedAt } = await legalPageSource(db, slug);
+  const [{ markdown, updatedAt }, { renderMarkdown }] = await Promise.all([
+    legalPageSource(db, slug),
+    import("../platform/markdown.server"),
+  ]);
   return { html: renderMarkdown(markdown), updatedAt };
 }
 
