@@ -264,7 +264,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: "^(?!~/http/(edge-cache|security)\\.server$|~/lib/entry-paths$|\\./(chat-room|key-watch)$)",
+              regex:
+                "^(?!~/http/(edge-cache|security)\\.server$|~/lib/entry-paths$|~/server/platform/on-first-use\\.server$|\\./(chat-room|key-watch)$)",
               allowTypeImports: true,
               message: "The Worker's entry loads this on first use: import() it where it is needed (decision 107).",
             },

@@ -44,14 +44,12 @@ const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-l
 const GOALS = { uploadGzipKiB: 500, evaluatedShare: 1 / 3 };
 
 /**
- * The same counts on the build before the entry loaded its parts on first use (every module of the
- * Worker's entry chunk and its static imports evaluated at every start), taken the same way.
+ * The same counts on the build before the entry loaded its parts on first use (decision 107;
+ * unminified, as it was built then): its entry chunk and everything that chunk imported statically,
+ * evaluated at every start whatever the request, and nothing more for a licence check or a cached page.
  */
-const BEFORE = {
-  uploadGzipKiB: 0,
-  licence: { chunks: 0, modules: 0, bytes: 0 },
-  page: { chunks: 0, modules: 0, bytes: 0 },
-};
+const BEFORE_START = { chunks: 8, modules: 310, bytes: 1_707_258 };
+const BEFORE = { uploadGzipKiB: 982.04, licence: BEFORE_START, page: BEFORE_START };
 
 type Path = "licence" | "page";
 
@@ -267,6 +265,17 @@ async function main() {
       value: `${share("page")}× (${kib(evaluated.page.bytes)} against ${kib(BEFORE.page.bytes)})`,
       pass: evaluated.page.bytes <= BEFORE.page.bytes * GOALS.evaluatedShare,
     },
+    // The same goal counted in source modules: drizzle and Hono are many small ones.
+    "source modules evaluated for a licence check": {
+      target: "≤ a third of the modules before",
+      value: `${ratio(evaluated.licence.modules, BEFORE.licence.modules)}× (${evaluated.licence.modules} against ${BEFORE.licence.modules})`,
+      pass: evaluated.licence.modules <= BEFORE.licence.modules * GOALS.evaluatedShare,
+    },
+    "source modules evaluated for a cached page": {
+      target: "≤ a third of the modules before",
+      value: `${ratio(evaluated.page.modules, BEFORE.page.modules)}× (${evaluated.page.modules} against ${BEFORE.page.modules})`,
+      pass: evaluated.page.modules <= BEFORE.page.modules * GOALS.evaluatedShare,
+    },
   };
   printGoals(goals);
 
@@ -292,7 +301,7 @@ async function main() {
     startRow("page floor: /", pageFloorMs, pageFloorMs),
     startRow("the app: the cached / (from the Cache API)", pageMs, pageFloorMs),
     "",
-    `Goals: upload ≤ ${GOALS.uploadGzipKiB} KiB gzip: ${verdict(goals.upload!)}; a licence check's start evaluates ≤ a third of the bytes before: ${verdict(goals["evaluated for a licence check"]!)}; a cached page's: ${verdict(goals["evaluated for a cached page"]!)}.`,
+    `Goals: upload ≤ ${GOALS.uploadGzipKiB} KiB gzip: ${verdict(goals.upload!)}; a licence check's start evaluates ≤ a third of the bytes before: ${verdict(goals["evaluated for a licence check"]!)}; a cached page's: ${verdict(goals["evaluated for a cached page"]!)}; counted in source modules, a licence check: ${verdict(goals["source modules evaluated for a licence check"]!)}, a cached page: ${verdict(goals["source modules evaluated for a cached page"]!)}.`,
     "",
     `Measured ${new Date().toISOString().slice(0, 10)}: ${ROUNDS} starts of each, taken in turns, each a fresh wrangler dev (local workerd) on the production build; modules and bytes read from the Worker's V8 over the DevTools protocol after its first answer; ${cpus().length} CPU cores, Node ${process.version}.`,
   ].join("\n");

@@ -3,6 +3,7 @@
 // call is rate-limited (per client address, then per key, by Cloudflare's rate-limiting bindings),
 // read, checked in one D1 query, and answered with JSON whose exact bytes are signed with the
 // shop's Ed25519 key (decision 030).
+import { onFirstUse } from "~/server/platform/on-first-use.server";
 import { API_PREFIX } from "~/lib/entry-paths";
 import { type Context, Hono } from "hono";
 import type * as v from "valibot";
@@ -52,12 +53,15 @@ export const api = new Hono<{ Bindings: Env }>();
 
 // A licence check, the API's hot path, loads only what it uses: the other endpoints load their
 // domain code on their first call (decision 107).
-const releasing = () =>
+const releasing = onFirstUse(() =>
   Promise.all([
     import("~/server/releases/release-links.server"),
     import("~/http/release-download.server"),
     import("~/server/catalogue/catalogue.server"),
-  ]);
+  ]),
+);
+const pcRelease = onFirstUse(() => import("~/server/licences/licences.server"));
+const openApi = onFirstUse(() => import("./openapi"));
 
 /**
  * What every POST of the API starts with: the per-client limit, the body, `schema`, the signer. A
@@ -144,7 +148,7 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
 api.post(`${API_PREFIX}licences/deactivate`, async (c) => {
   const call = await readCall(c, deactivateLicenceSchema);
   if (call instanceof Response) return call;
-  const { releaseOwnPc, resetCooldownMs } = await import("~/server/licences/licences.server");
+  const { releaseOwnPc, resetCooldownMs } = await pcRelease();
   const released = await releaseOwnPc(database(c.env.DB), call.input, {
     cooldownMs: resetCooldownMs(c.env.HWID_RESET_COOLDOWN_DAYS),
     ip: clientAddress(c.req.raw),
@@ -200,7 +204,7 @@ api.get(`${API_PREFIX}licences/signing-key`, async (c) => {
 });
 
 api.get(`${API_PREFIX}openapi.json`, async (c) => {
-  const { openApiDocument } = await import("./openapi");
+  const { openApiDocument } = await openApi();
   return Response.json(openApiDocument(new URL(c.req.url).origin), { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } });
 });
 

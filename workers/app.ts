@@ -7,12 +7,21 @@
 import type { RequestHandler, RouterContextProvider } from "react-router";
 import { serveWithEdgeCache } from "~/http/edge-cache.server";
 import { createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes, withSecurityHeaders } from "~/http/security.server";
+import { onFirstUse } from "~/server/platform/on-first-use.server";
 import { API_PREFIX, CHAT_PATH, DEV_RECEIVER_PATH, HEALTH_PATH, REMINDER_UNSUBSCRIBE_PATH, SELLER_PREFIX } from "~/lib/entry-paths";
 
 export { ChatRoom } from "./chat-room";
 export { KeyWatch } from "./key-watch";
 
-const pages = () => import("./pages");
+const pages = onFirstUse(() => import("./pages"));
+const webhooks = onFirstUse(() => import("./webhooks"));
+const sellerApi = onFirstUse(() => import("./seller-api"));
+const api = onFirstUse(() => import("./api"));
+const health = onFirstUse(() => import("./health"));
+const reminders = onFirstUse(() => import("~/http/reminder-unsubscribe.server"));
+const devReceiver = onFirstUse(() => import("~/http/dev-webhook-receiver.server"));
+const jobConsumer = onFirstUse(() => import("~/server/jobs/job-consumer.server"));
+const cron = onFirstUse(() => import("~/server/jobs/cron.server"));
 
 // Unexpected errors in loaders, actions and middleware are logged and answered with a reference.
 const serverBuild = () =>
@@ -48,15 +57,15 @@ export default {
   async fetch(request, env, ctx) {
     const { pathname } = new URL(request.url);
     // Machine callers first: they prove themselves by signature or key, not by session or origin.
-    if (pathname.startsWith("/webhooks/")) return (await import("./webhooks")).webhooks.fetch(request, env, ctx);
-    if (pathname.startsWith(SELLER_PREFIX)) return (await import("./seller-api")).sellerApi.fetch(request, env, ctx);
-    if (pathname.startsWith(API_PREFIX)) return (await import("./api")).api.fetch(request, env, ctx);
-    if (pathname === HEALTH_PATH || pathname.startsWith(`${HEALTH_PATH}/`)) return (await import("./health")).health(request, env);
+    if (pathname.startsWith("/webhooks/")) return (await webhooks()).webhooks.fetch(request, env, ctx);
+    if (pathname.startsWith(SELLER_PREFIX)) return (await sellerApi()).sellerApi.fetch(request, env, ctx);
+    if (pathname.startsWith(API_PREFIX)) return (await api()).api.fetch(request, env, ctx);
+    if (pathname === HEALTH_PATH || pathname.startsWith(`${HEALTH_PATH}/`)) return (await health()).health(request, env);
     if (pathname === REMINDER_UNSUBSCRIBE_PATH && request.method === "POST")
-      return (await import("~/http/reminder-unsubscribe.server")).unsubscribeFromReminders(request, env);
+      return (await reminders()).unsubscribeFromReminders(request, env);
     // The development server's local webhook receiver: deliveries carry a signature, not an Origin.
     if (import.meta.env.DEV && pathname === DEV_RECEIVER_PATH && request.method === "POST")
-      return (await import("~/http/dev-webhook-receiver.server")).receiveDevWebhook(request, env);
+      return (await devReceiver()).receiveDevWebhook(request, env);
     // A page's policy and nonce are made when it is rendered: a cached copy is served with its own.
     const policy = async () => ({ nonce: createNonce(), scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV });
     if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), await policy());
@@ -88,12 +97,12 @@ export default {
   },
 
   async queue(batch, env, ctx) {
-    const { DEAD_LETTERS, recordDeadJobs, runJobBatch } = await import("~/server/jobs/job-consumer.server");
+    const { DEAD_LETTERS, recordDeadJobs, runJobBatch } = await jobConsumer();
     if (batch.queue === DEAD_LETTERS) return recordDeadJobs(env, batch);
     return runJobBatch(env, batch, (promise) => ctx.waitUntil(promise));
   },
 
   async scheduled(controller, env, ctx) {
-    ctx.waitUntil(import("~/server/jobs/cron.server").then(({ runScheduledJobs }) => runScheduledJobs(env, controller.scheduledTime)));
+    ctx.waitUntil(cron().then(({ runScheduledJobs }) => runScheduledJobs(env, controller.scheduledTime)));
   },
 } satisfies ExportedHandler<Env>;

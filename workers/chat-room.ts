@@ -51,7 +51,12 @@ import {
 } from "~/server/chat/room-handover.server";
 import type { Standing } from "~/server/chat/sanctions.server";
 import { members, mentions, messages, pins, reads } from "~/server/platform/db/chat-schema.server";
+import { onFirstUse } from "~/server/platform/on-first-use.server";
 import migrations from "../migrations/chat-room/migrations.js";
+
+// Who holds a product's licence is the domain's question, loaded with the first access check: the
+// Worker's entry exports this class, and every cold start evaluates it (decision 107).
+const accessRules = onFirstUse(() => Promise.all([import("~/server/chat/rooms.server"), import("~/server/platform/db/client.server")]));
 
 /** Storage keys: the running count of frames refused for breaking the protocol, the room's rules, each member's recent sends. */
 const REJECTED_FRAMES = "rejected-frames";
@@ -640,12 +645,7 @@ export class ChatRoom extends DurableObject<Env> {
       return !state.ended && state.accessCheckAt !== null && state.accessCheckAt <= now;
     });
     if (due.length === 0) return;
-    // Loaded here, not with the class: the Worker's entry exports the class, and every cold start
-    // evaluates it (decision 107).
-    const [{ productHolders }, { database }] = await Promise.all([
-      import("~/server/chat/rooms.server"),
-      import("~/server/platform/db/client.server"),
-    ]);
+    const [{ productHolders }, { database }] = await accessRules();
     const holders = await productHolders(
       database(this.env.DB),
       room.product,

@@ -7,15 +7,17 @@
 // its sightings as evidence (disputes, licences at risk).
 import { DurableObject } from "cloudflare:workers";
 import type { Report, Sighting } from "~/server/licences/sharing.server";
+import { onFirstUse } from "~/server/platform/on-first-use.server";
 
 // The rules and the database load with a watch's first report: the class is part of the Worker's
 // entry, which every cold start evaluates (decision 107).
-const judging = () =>
+const judging = onFirstUse(() =>
   Promise.all([
     import("~/server/blocks/fraud-settings.server"),
     import("~/server/licences/sharing.server"),
     import("~/server/platform/db/client.server"),
-  ]);
+  ]),
+);
 
 const KEEP_MS = 30 * 24 * 3600_000;
 /** Enough addresses to judge and show; the oldest go first. */

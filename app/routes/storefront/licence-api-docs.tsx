@@ -5,8 +5,12 @@ import { Prose } from "~/components/prose";
 import { BRAND } from "~/lib/brand";
 import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/licence-api-docs";
+import { onFirstUse } from "~/server/platform/on-first-use.server";
 
 export const headers = publicPageHeaders;
+
+// The Markdown parser is loaded with the first document shown, not at every start (decision 107).
+const markdownParser = onFirstUse(() => import("~/server/platform/markdown.server"));
 
 export const meta: Route.MetaFunction = () => [
   { title: `Licence API and SDKs | ${BRAND}` },
@@ -18,8 +22,7 @@ export const meta: Route.MetaFunction = () => [
 ];
 
 export async function loader() {
-  // The Markdown parser is loaded with the first document shown, not at every start (decision 107).
-  const { renderMarkdown } = await import("~/server/platform/markdown.server");
+  const { renderMarkdown } = await markdownParser();
   return { html: renderMarkdown(licenceApi) };
 }
 

@@ -6,6 +6,7 @@ import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
 import { webauthnChallenges } from "../platform/db/schema.server";
+import { onFirstUse } from "../platform/on-first-use.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import { type Caller, keepToken, type TokenChange } from "../platform/caller.server";
 
@@ -14,7 +15,7 @@ export const CEREMONY_TTL_MS = 5 * 60 * 1000;
 export const PROMPT_TIMEOUT_MS = 2 * 60 * 1000;
 
 /** The WebAuthn library, loaded by the first ceremony rather than at every start (decision 107). */
-export const webAuthn = () => import("@simplewebauthn/server");
+export const webAuthn = onFirstUse(() => import("@simplewebauthn/server"));
 
 type Purpose = (typeof webauthnChallenges.$inferSelect)["purpose"];
 

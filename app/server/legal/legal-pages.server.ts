@@ -10,6 +10,9 @@ import { legalPages } from "../platform/db/schema.server";
 import privacy from "./templates/privacy.md?raw";
 import refunds from "./templates/refunds.md?raw";
 import terms from "./templates/terms.md?raw";
+import { onFirstUse } from "../platform/on-first-use.server";
+
+const markdownParser = onFirstUse(() => import("../platform/markdown.server"));
 
 const TEMPLATES: Record<LegalSlug, string> = { terms, refunds, privacy };
 /** When the templates were last changed: the date a page shows until staff edit it. */
@@ -26,10 +29,7 @@ export async function legalPageSource(db: Db, slug: LegalSlug) {
  * Markdown parser is loaded with the first document shown, not at every start (decision 107).
  */
 export async function legalPage(db: Db, slug: LegalSlug) {
-  const [{ markdown, updatedAt }, { renderMarkdown }] = await Promise.all([
-    legalPageSource(db, slug),
-    import("../platform/markdown.server"),
-  ]);
+  const [{ markdown, updatedAt }, { renderMarkdown }] = await Promise.all([legalPageSource(db, slug), markdownParser()]);
   return { html: renderMarkdown(markdown), updatedAt };
 }
 

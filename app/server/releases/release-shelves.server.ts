@@ -13,6 +13,9 @@ import type { Db } from "../platform/db/client.server";
 import { releases } from "../platform/db/schema.server";
 import { toHex } from "../platform/tokens.server";
 import { type Downloader, lackFor, lockedFor, refusalMessage, visibleTo } from "./download-access.server";
+import { onFirstUse } from "../platform/on-first-use.server";
+
+const markdownParser = onFirstUse(() => import("../platform/markdown.server"));
 
 export type Release = typeof releases.$inferSelect;
 
@@ -114,7 +117,7 @@ export async function releaseShelves(db: Db, downloader: Downloader, catalogue: 
     listEntitlements(db),
     productPlans(catalogue),
     // The Markdown parser is loaded with the first page that shows notes (decision 107).
-    import("../platform/markdown.server"),
+    markdownParser(),
   ]);
   const view = (release: Release): ReleaseView => {
     const lack = lackFor(downloader, release);
