@@ -2,6 +2,7 @@ import { cloudflare } from "@cloudflare/vite-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { readdirSync } from "node:fs";
+import { resolve } from "node:path";
 import { defineConfig, type Plugin } from "vite";
 
 // Local workerd (dev server, preview, tests) gives requests the placeholder `request.cf` instead
@@ -39,6 +40,25 @@ export function d1MigrationNames(): Plugin {
   };
 }
 
+/**
+ * The production Worker with React's streaming server renderer only. `react-dom/server` for the
+ * edge also bundles the legacy string renderer (renderToString), which nothing here calls and which
+ * is a third of React's server code in the upload (decision 107). Development and tests keep the
+ * package's own entry.
+ */
+function streamingRendererOnly(): Plugin {
+  return {
+    name: "streaming-renderer-only",
+    apply: "build",
+    enforce: "pre",
+    applyToEnvironment: (environment) => environment.name === "ssr",
+    resolveId(source) {
+      // The package's exports do not name the file: it is taken by its path.
+      if (source === "react-dom/server") return resolve("node_modules/react-dom/cjs/react-dom-server.edge.production.js");
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [
     // LOCAL_STATE_DIR serves another local state than .wrangler/state: a restored backup, or the
@@ -51,6 +71,7 @@ export default defineConfig({
     reactRouter(),
     sqlAsText(),
     d1MigrationNames(),
+    streamingRendererOnly(),
   ],
   resolve: { tsconfigPaths: true },
   environments: {
@@ -108,14 +129,19 @@ export default defineConfig({
     },
     ssr: {
       build: {
+        // The Worker is minified (names kept, so stack traces and error names still read): the upload
+        // stays under its size limit and a cold start parses less (decision 107).
+        minify: true,
         rolldownOptions: {
           // The Worker carries the compiled stylesheet as text (app.css?inline, decision 024).
           // Tailwind's compiler makes no source map for it, so the bundler warns that the map of
           // that one string may be off; the warning is about nothing that can be debugged.
           onLog(level, log, handler) {
             if (log.code === "SOURCEMAP_BROKEN" && log.plugin?.startsWith("@tailwindcss/vite")) return;
-            // Components the browser fetches on demand are imported lazily; the Worker is one script
-            // either way, so the bundler's note that it cannot split them there says nothing.
+            // Components the browser fetches on demand are imported lazily, and the server build
+            // imports them statically to render them, so the bundler's note that it cannot split
+            // them there says nothing. What the Worker loads on first use (decision 107) is checked
+            // by npm run bench:startup instead.
             if (log.code === "INEFFECTIVE_DYNAMIC_IMPORT") return;
             handler(level, log);
           },

@@ -19,15 +19,16 @@ import {
   inTurns,
   medians,
   orderPaidHeaders,
+  printGoals,
   publish,
   ratio,
   secret,
+  seedLicenceFloor,
   serveFloor,
   serveWithTrivial,
   stockCodes,
   stopAndWait,
   waitForDeliveries,
-  wrangler,
   wrappedBuild,
 } from "./shared.ts";
 
@@ -129,22 +130,13 @@ async function sellKeys(url: string) {
   }
 }
 
-/** The floor's table of the same keys, free to bind, with the one index its read needs (the key). */
-function seedFloor(state: string, config: string) {
-  const rows = Array.from({ length: KEYS }, (_, k) => `('${keyOf(k)}', '30 Days')`).join(", ");
-  wrangler([
-    "d1",
-    "execute",
-    "DB",
-    "--local",
-    "--persist-to",
+/** The floor's table of the same keys, free to bind. */
+const seedFloor = (state: string, config: string) =>
+  seedLicenceFloor(
     state,
-    "-c",
     config,
-    "--command",
-    `create table licences (key text primary key, hwid text, plan text not null, activated_at integer, expires_at integer); insert into licences (key, plan) values ${rows};`,
-  ]);
-}
+    Array.from({ length: KEYS }, (_, k) => keyOf(k)),
+  );
 
 /** The first call of each key binds it to its PC, as a loader's first check does. */
 async function activateKeys(url: string) {
@@ -287,12 +279,6 @@ function goalsOf(app: Row, floor: Row) {
 }
 
 const verdictOf = (goal: { pass: boolean; value: string }) => `${goal.pass ? "pass" : "**fail**"} (${goal.value})`;
-
-/** Prints each goal's verdict, `against` saying which comparison it is. */
-function printGoals(goals: ReturnType<typeof goalsOf>, against: string) {
-  for (const [goal, { target, value, pass }] of Object.entries(goals))
-    console.log(`${pass ? "PASS" : "FAIL"} ${goal} ${against}: ${value} (goal ${target})`);
-}
 
 async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });

@@ -313,6 +313,27 @@ export function seedD1(state: string, name: string, statements: string[]) {
   wrangler(["d1", "execute", "DB", "--local", "--persist-to", state, "--file", file]);
 }
 
+/**
+ * The licence floor's table in the D1 persisted in `state` (the floor's wrangler `config`), with
+ * the one index its read needs (the key), holding `keys`, each free to bind.
+ */
+export function seedLicenceFloor(state: string, config: string, keys: string[]) {
+  const rows = keys.map((key) => `('${key}', '30 Days')`).join(", ");
+  const table = "create table licences (key text primary key, hwid text, plan text not null, activated_at integer, expires_at integer);";
+  wrangler([
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--persist-to",
+    state,
+    "-c",
+    config,
+    "--command",
+    rows ? `${table} insert into licences (key, plan) values ${rows};` : table,
+  ]);
+}
+
 /** The ratio a / b to two decimals, as the goals are written ("0.8×"). */
 /**
  * A signed-in admin for a bench that drives staff pages: the statements that create the account
@@ -330,6 +351,19 @@ export function adminSession(now: number, days: number): { statements: string[];
       `insert into sessions (id, public_id, user_id, created_at, last_seen_at, expires_at) values ('${createHash("sha256").update(token).digest("hex")}', 'bench-session', 'bench-admin', ${now}, ${now}, ${now + days * day});`,
     ],
   };
+}
+
+/** A goal's verdict: the figure reached, the target as written, and whether it is met. */
+export interface Goal {
+  target: string;
+  value: string;
+  pass: boolean;
+}
+
+/** Prints one line per goal, `PASS <goal>: <value> (goal <target>)` or FAIL, `against` saying which comparison it is. */
+export function printGoals(goals: Record<string, Goal>, against = "") {
+  for (const [goal, { target, value, pass }] of Object.entries(goals))
+    console.log(`${pass ? "PASS" : "FAIL"} ${goal}${against ? ` ${against}` : ""}: ${value} (goal ${target})`);
 }
 
 export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;

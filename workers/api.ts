@@ -3,27 +3,23 @@
 // call is rate-limited (per client address, then per key, by Cloudflare's rate-limiting bindings),
 // read, checked in one D1 query, and answered with JSON whose exact bytes are signed with the
 // shop's Ed25519 key (decision 030).
+import { onFirstUse } from "~/server/platform/on-first-use.server";
+import { API_PREFIX } from "~/lib/entry-paths";
 import { type Context, Hono } from "hono";
 import type * as v from "valibot";
-import { releaseResponse } from "~/http/release-download.server";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { deactivateLicenceSchema, validateLicenceSchema } from "~/lib/schemas/licences";
 import { latestReleaseSchema } from "~/lib/schemas/releases";
-import { catalogueFor } from "~/server/catalogue/catalogue.server";
-import { latestReleaseAnswer, releaseByLink } from "~/server/releases/release-links.server";
 import { clientAddress, clientNetwork, countryOf, placeOf } from "~/http/caller.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { signedRenewLink } from "~/server/licences/renew-links.server";
 import { DEFAULT_WATCH_SEND_SECONDS, type KeyWatchNamespace, sightingReports } from "~/server/licences/sharing.server";
 import { type LicenceAnswer, nonNegativeSetting, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
-import { type DeactivationAnswer, releaseOwnPc, resetCooldownMs } from "~/server/licences/licences.server";
+import type { DeactivationAnswer } from "~/server/licences/licences.server";
 import { database, replicaDatabase } from "~/server/platform/db/client.server";
 import { readJson } from "~/http/request-body.server";
-import { openApiDocument } from "./openapi";
-
-export const API_PREFIX = "/api/v1/";
 
 /** The rate-limiting bindings' window, in seconds (wrangler.toml): when a refused caller may retry. */
 const LIMIT_PERIOD_SECONDS = 60;
@@ -54,6 +50,18 @@ const rateLimited = () =>
   error({ code: "rate-limited", message: "Too many requests; try again in a minute", retryAfterSeconds: LIMIT_PERIOD_SECONDS });
 
 export const api = new Hono<{ Bindings: Env }>();
+
+// A licence check, the API's hot path, loads only what it uses: the other endpoints load their
+// domain code on their first call (decision 107).
+const releasing = onFirstUse(() =>
+  Promise.all([
+    import("~/server/releases/release-links.server"),
+    import("~/http/release-download.server"),
+    import("~/server/catalogue/catalogue.server"),
+  ]),
+);
+const pcRelease = onFirstUse(() => import("~/server/licences/licences.server"));
+const openApi = onFirstUse(() => import("./openapi"));
 
 /**
  * What every POST of the API starts with: the per-client limit, the body, `schema`, the signer. A
@@ -134,6 +142,7 @@ api.post(`${API_PREFIX}licences/validate`, async (c) => {
 api.post(`${API_PREFIX}licences/deactivate`, async (c) => {
   const call = await readCall(c, deactivateLicenceSchema);
   if (call instanceof Response) return call;
+  const { releaseOwnPc, resetCooldownMs } = await pcRelease();
   const released = await releaseOwnPc(database(c.env.DB), call.input, {
     cooldownMs: resetCooldownMs(c.env.HWID_RESET_COOLDOWN_DAYS),
     ip: clientAddress(c.req.raw),
@@ -147,6 +156,7 @@ api.post(`${API_PREFIX}releases/latest`, async (c) => {
   const checked = await checkedLicence(c, latestReleaseSchema);
   if (checked instanceof Response) return checked;
   const { signer, answer, input } = checked;
+  const [{ latestReleaseAnswer }] = await releasing();
   return signed(
     signer,
     await latestReleaseAnswer(database(c.env.DB), c.env.DOWNLOADS, signer, new URL(c.req.url).origin, answer, input.channel),
@@ -158,6 +168,7 @@ api.post(`${API_PREFIX}releases/latest`, async (c) => {
 api.on(["GET", "HEAD"], `${API_PREFIX}releases/:id/download`, async (c) => {
   const signer = await licenceSigner(c.env.LICENCE_SIGNING_KEY);
   if (!signer.ok) return unavailable();
+  const [{ releaseByLink }, { releaseResponse }, { catalogueFor }] = await releasing();
   const { searchParams } = new URL(c.req.url);
   const link = { licence: searchParams.get("licence"), expires: searchParams.get("expires"), signature: searchParams.get("signature") };
   // The catalogue is read only to name, in a refusal, the plans that would allow the download.
@@ -186,9 +197,10 @@ api.get(`${API_PREFIX}licences/signing-key`, async (c) => {
   );
 });
 
-api.get(`${API_PREFIX}openapi.json`, (c) =>
-  Response.json(openApiDocument(new URL(c.req.url).origin), { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } }),
-);
+api.get(`${API_PREFIX}openapi.json`, async (c) => {
+  const { openApiDocument } = await openApi();
+  return Response.json(openApiDocument(new URL(c.req.url).origin), { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } });
+});
 
 // Whatever breaks on our side (D1 down, a binding missing) still answers in the API's error shape.
 api.onError((failure) => {

@@ -1,31 +1,33 @@
 // The Worker: security checks and headers around every request, then React Router for pages,
 // loaders and actions; the job queue's batches go to its consumer; cron triggers run the
-// scheduled jobs.
-import { createRequestHandler, type RequestHandler, RouterContextProvider } from "react-router";
-import { catalogueFor } from "~/server/catalogue/catalogue.server";
-import { CHAT_PATH, connectToChat } from "~/http/chat.server";
-import { appContext } from "~/http/context.server";
-import { withErrorReferences } from "~/http/error-reference.server";
-import { runScheduledJobs } from "~/server/jobs/cron.server";
-import { DEAD_LETTERS, recordDeadJobs, runJobBatch } from "~/server/jobs/job-consumer.server";
-import { database } from "~/server/platform/db/client.server";
+// scheduled jobs. Each kind of request loads the code that answers it on first use (dynamic
+// imports), so a cold start evaluates this small entry and what its first request needs: a
+// licence check never evaluates the pages, a cached page neither the pages nor the APIs
+// (decision 107). A module loaded this way is still one instance per isolate.
+import type { RequestHandler, RouterContextProvider } from "react-router";
 import { serveWithEdgeCache } from "~/http/edge-cache.server";
-import { REMINDER_UNSUBSCRIBE_PATH, unsubscribeFromReminders } from "~/http/reminder-unsubscribe.server";
-import { forFirstPaint } from "~/http/first-paint.server";
-import { DEV_RECEIVER_PATH, receiveDevWebhook } from "~/http/dev-webhook-receiver.server";
-import { seedDemoData } from "~/server/jobs/demo-seed.server";
 import { createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes, withSecurityHeaders } from "~/http/security.server";
-
-import { API_PREFIX, api } from "./api";
-import { HEALTH_PATH, health } from "./health";
-import { SELLER_PREFIX, sellerApi } from "./seller-api";
-import { webhooks } from "./webhooks";
+import { onFirstUse } from "~/server/platform/on-first-use.server";
+import { API_PREFIX, CHAT_PATH, DEV_RECEIVER_PATH, HEALTH_PATH, REMINDER_UNSUBSCRIBE_PATH, SELLER_PREFIX } from "~/lib/entry-paths";
 
 export { ChatRoom } from "./chat-room";
 export { KeyWatch } from "./key-watch";
 
+const pages = onFirstUse(() => import("./pages"));
+const webhooks = onFirstUse(() => import("./webhooks"));
+const sellerApi = onFirstUse(() => import("./seller-api"));
+const api = onFirstUse(() => import("./api"));
+const health = onFirstUse(() => import("./health"));
+const reminders = onFirstUse(() => import("~/http/reminder-unsubscribe.server"));
+const devReceiver = onFirstUse(() => import("~/http/dev-webhook-receiver.server"));
+const jobConsumer = onFirstUse(() => import("~/server/jobs/job-consumer.server"));
+const cron = onFirstUse(() => import("~/server/jobs/cron.server"));
+
 // Unexpected errors in loaders, actions and middleware are logged and answered with a reference.
-const serverBuild = () => import("virtual:react-router/server-build").then(withErrorReferences);
+const serverBuild = () =>
+  Promise.all([import("virtual:react-router/server-build"), pages()]).then(([build, { withErrorReferences }]) =>
+    withErrorReferences(build),
+  );
 
 // Handed a function, React Router derives its routes from the build again for every request: what
 // development needs (an edit takes effect at once), and a fifth of an uncached page's CPU anywhere
@@ -33,7 +35,8 @@ const serverBuild = () => import("virtual:react-router/server-build").then(withE
 let developmentHandler: RequestHandler | undefined;
 let builtHandler: Promise<RequestHandler> | undefined;
 
-function handleRequest(request: Request, context: RouterContextProvider): Promise<Response> {
+async function handleRequest(request: Request, context: RouterContextProvider): Promise<Response> {
+  const { createRequestHandler } = await pages();
   if (import.meta.env.DEV) {
     developmentHandler ??= createRequestHandler(serverBuild, import.meta.env.MODE);
     return developmentHandler(request, context);
@@ -54,22 +57,27 @@ export default {
   async fetch(request, env, ctx) {
     const { pathname } = new URL(request.url);
     // Machine callers first: they prove themselves by signature or key, not by session or origin.
-    if (pathname.startsWith("/webhooks/")) return webhooks.fetch(request, env, ctx);
-    if (pathname.startsWith(SELLER_PREFIX)) return sellerApi.fetch(request, env, ctx);
-    if (pathname.startsWith(API_PREFIX)) return api.fetch(request, env, ctx);
-    if (pathname === HEALTH_PATH || pathname.startsWith(`${HEALTH_PATH}/`)) return health(request, env);
-    if (pathname === REMINDER_UNSUBSCRIBE_PATH && request.method === "POST") return unsubscribeFromReminders(request, env);
+    if (pathname.startsWith("/webhooks/")) return (await webhooks()).webhooks.fetch(request, env, ctx);
+    if (pathname.startsWith(SELLER_PREFIX)) return (await sellerApi()).sellerApi.fetch(request, env, ctx);
+    if (pathname.startsWith(API_PREFIX)) return (await api()).api.fetch(request, env, ctx);
+    if (pathname === HEALTH_PATH || pathname.startsWith(`${HEALTH_PATH}/`)) return (await health()).health(request, env);
+    if (pathname === REMINDER_UNSUBSCRIBE_PATH && request.method === "POST")
+      return (await reminders()).unsubscribeFromReminders(request, env);
     // The development server's local webhook receiver: deliveries carry a signature, not an Origin.
-    if (import.meta.env.DEV && pathname === DEV_RECEIVER_PATH && request.method === "POST") return receiveDevWebhook(request, env);
+    if (import.meta.env.DEV && pathname === DEV_RECEIVER_PATH && request.method === "POST")
+      return (await devReceiver()).receiveDevWebhook(request, env);
     // A page's policy and nonce are made when it is rendered: a cached copy is served with its own.
     const policy = async () => ({ nonce: createNonce(), scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV });
     if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), await policy());
 
-    const db = database(env.DB);
-    if (pathname === CHAT_PATH) return connectToChat(request, env, db);
+    if (pathname === CHAT_PATH) {
+      const { connectToChat, database } = await pages();
+      return connectToChat(request, env, database(env.DB));
+    }
     // Local development only (not tests, never production): demo accounts, stock and files.
     if (import.meta.env.MODE === "development") {
-      seeded ??= seedDemoData(db, env.DOWNLOADS).catch((error) => {
+      const { database, seedDemoData } = await pages();
+      seeded ??= seedDemoData(database(env.DB), env.DOWNLOADS).catch((error) => {
         seeded = undefined;
         throw error;
       });
@@ -77,9 +85,9 @@ export default {
     }
 
     const render = async () => {
-      const csp = await policy();
+      const [csp, { RouterContextProvider, appContext, catalogueFor, database, forFirstPaint }] = await Promise.all([policy(), pages()]);
       const context = new RouterContextProvider();
-      context.set(appContext, { env, ctx, db, catalogue: catalogueFor(env), nonce: csp.nonce });
+      context.set(appContext, { env, ctx, db: database(env.DB), catalogue: catalogueFor(env), nonce: csp.nonce });
       return withSecurityHeaders(forFirstPaint(await handleRequest(request, context)), csp, request.method);
     };
     // Development always renders fresh; elsewhere public pages are served from the edge cache
@@ -89,11 +97,12 @@ export default {
   },
 
   async queue(batch, env, ctx) {
+    const { DEAD_LETTERS, recordDeadJobs, runJobBatch } = await jobConsumer();
     if (batch.queue === DEAD_LETTERS) return recordDeadJobs(env, batch);
     return runJobBatch(env, batch, (promise) => ctx.waitUntil(promise));
   },
 
   async scheduled(controller, env, ctx) {
-    ctx.waitUntil(runScheduledJobs(env, controller.scheduledTime));
+    ctx.waitUntil(cron().then(({ runScheduledJobs }) => runScheduledJobs(env, controller.scheduledTime)));
   },
 } satisfies ExportedHandler<Env>;

@@ -48,12 +48,15 @@ import {
   type RoomConfig,
   roomConfigSchema,
   socketMemberSchema,
-} from "~/server/chat/chat-gateway.server";
-import { productHolders } from "~/server/chat/rooms.server";
+} from "~/server/chat/room-handover.server";
 import type { Standing } from "~/server/chat/sanctions.server";
-import { database } from "~/server/platform/db/client.server";
 import { members, mentions, messages, pins, reads } from "~/server/platform/db/chat-schema.server";
+import { onFirstUse } from "~/server/platform/on-first-use.server";
 import migrations from "../migrations/chat-room/migrations.js";
+
+// Who holds a product's licence is the domain's question, loaded with the first access check: the
+// Worker's entry exports this class, and every cold start evaluates it (decision 107).
+const accessRules = onFirstUse(() => Promise.all([import("~/server/chat/rooms.server"), import("~/server/platform/db/client.server")]));
 
 /** Storage keys: the running count of frames refused for breaking the protocol, the room's rules, each member's recent sends. */
 const REJECTED_FRAMES = "rejected-frames";
@@ -642,6 +645,7 @@ export class ChatRoom extends DurableObject<Env> {
       return !state.ended && state.accessCheckAt !== null && state.accessCheckAt <= now;
     });
     if (due.length === 0) return;
+    const [{ productHolders }, { database }] = await accessRules();
     const holders = await productHolders(
       database(this.env.DB),
       room.product,

@@ -4,14 +4,13 @@
 // a ping on the job queue (the next report says whether it was handled); POST …/mail sends a test
 // message to the address given (the support address when none is) and answers the report with its
 // outcome.
+import { HEALTH_PATH } from "~/lib/entry-paths";
 import * as v from "valibot";
 import { findingsOf } from "~/lib/health";
 import { healthReport } from "~/server/health/health-report.server";
 import { database } from "~/server/platform/db/client.server";
 import { pingQueue } from "~/server/platform/heartbeats.server";
 import { constantTimeEqual } from "~/server/platform/tokens.server";
-
-export const HEALTH_PATH = "/api/health";
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });

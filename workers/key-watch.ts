@@ -8,9 +8,18 @@
 // key's sightings as evidence (disputes, licences at risk).
 import { DurableObject } from "cloudflare:workers";
 import type { FraudSettings } from "~/lib/fraud";
-import { fraudSettingsForWatches } from "~/server/blocks/fraud-settings.server";
-import { judgeSharing, type LicenceReports, type Sighting } from "~/server/licences/sharing.server";
-import { database } from "~/server/platform/db/client.server";
+import type { LicenceReports, Sighting } from "~/server/licences/sharing.server";
+import { onFirstUse } from "~/server/platform/on-first-use.server";
+
+// The rules and the database load with a watch's first report: the class is part of the Worker's
+// entry, which every cold start evaluates (decision 107).
+const judging = onFirstUse(() =>
+  Promise.all([
+    import("~/server/blocks/fraud-settings.server"),
+    import("~/server/licences/sharing.server"),
+    import("~/server/platform/db/client.server"),
+  ]),
+);
 
 const KEEP_MS = 30 * 24 * 3600_000;
 /** Enough addresses per key to judge and show; the oldest go first. */
@@ -33,6 +42,7 @@ export class KeyWatch extends DurableObject<Env> {
     const heard = batch.filter((licence) => licence.reports.length > 0);
     if (heard.length === 0) return;
     const at = Math.max(...heard.flatMap((licence) => licence.reports.map((r) => r.at)));
+    const [{ fraudSettingsForWatches }, , { database }] = await judging();
     const settings = await fraudSettingsForWatches(database(this.env.DB), at);
     const fresh = heard.filter((licence) => this.#note(licence, settings.windowHours * 3600_000));
     this.ctx.storage.sql.exec("delete from key_sightings where last_seen < ?", at - KEEP_MS);
@@ -88,6 +98,7 @@ export class KeyWatch extends DurableObject<Env> {
     const sql = this.ctx.storage.sql;
     const judged = sql.exec<{ at: number; level: Level }>("select at, level from judged where licence_id = ?", licenceId).toArray()[0];
     if (judged && judged.at >= at - windowMs && (judged.level === "suspended" || !over)) return;
+    const [, { judgeSharing }, { database }] = await judging();
     const level = await judgeSharing(database(this.env.DB), licenceId, window, settings, at);
     if (level)
       sql.exec(

@@ -2,6 +2,7 @@
 // programs. Each call brings an API token (Authorization: Bearer), is limited per token with the
 // limit stated in RateLimit header fields, and is answered with JSON or, when refused, problem
 // details (RFC 9457) with the licence API's codes. No session, no cookies, no page rendering.
+import { SELLER_PREFIX } from "~/lib/entry-paths";
 import { type Context, Hono } from "hono";
 import type * as v from "valibot";
 import { API_HEADERS, problemResponse } from "~/http/api-problems.server";
@@ -29,7 +30,6 @@ import {
   suspendKey,
 } from "~/server/seller/seller-api.server";
 
-export const SELLER_PREFIX = "/api/v1/seller/";
 const P = SELLER_PREFIX.slice(0, -1);
 
 type SellerEnv = { Bindings: Env; Variables: { call: SellerCall; deps: SellerDeps } };

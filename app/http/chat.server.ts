@@ -2,14 +2,13 @@
 // in the room (`?room=<slug>`, the general room by default). Who the member is, their role and
 // chat standing, and the room's rules travel to the room in headers the Worker sets itself;
 // anything the browser sent under those names is dropped. The room itself refuses a banned member.
-import { encodeHeader, MEMBER_HEADER, ROOM_HEADER, roomStub } from "~/server/chat/chat-gateway.server";
+import { roomStub } from "~/server/chat/chat-gateway.server";
+import { encodeHeader, MEMBER_HEADER, ROOM_HEADER } from "~/server/chat/room-handover.server";
 import { admit } from "~/server/chat/rooms.server";
 import { getSession } from "~/server/accounts/session.server";
 import type { Db } from "~/server/platform/db/client.server";
 import { callerOf } from "./caller.server";
 import { problemStatus } from "./problem-status.server";
-
-export const CHAT_PATH = "/chat/ws";
 
 export async function connectToChat(request: Request, env: Env, db: Db): Promise<Response> {
   if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {

@@ -4,8 +4,6 @@
 import { database } from "~/server/platform/db/client.server";
 import { keepReceipt } from "~/server/webhooks/dev-receiver.server";
 
-export { DEV_RECEIVER_PATH } from "~/server/webhooks/dev-receiver.server";
-
 const RECEIPT_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature", "content-type", "user-agent"];
 
 export async function receiveDevWebhook(request: Request, env: Env): Promise<Response> {

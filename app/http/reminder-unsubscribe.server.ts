@@ -7,8 +7,6 @@ import { licenceSigner } from "~/server/licences/signing.server";
 import { database } from "~/server/platform/db/client.server";
 import { problemStatus } from "./problem-status.server";
 
-export { REMINDER_UNSUBSCRIBE_PATH } from "~/server/renewals/reminders.server";
-
 const NO_STORE = { "Cache-Control": "no-store", "Content-Type": "text/plain; charset=utf-8" };
 
 export async function unsubscribeFromReminders(request: Request, env: Env): Promise<Response> {

@@ -24,6 +24,6 @@ export async function action({ request, context }: Route.ActionArgs) {
     ? await openCryptoOrder({ db, setup }, catalogue, viewer, submission.value, referralCode(request))
     : submission;
   return result.ok
-    ? data<CryptoOrderAnswer>({ ok: true, order: cryptoOrderView(result.value, setup) })
+    ? data<CryptoOrderAnswer>({ ok: true, order: await cryptoOrderView(result.value, setup) })
     : data<CryptoOrderAnswer>({ ok: false, message: result.problem.message }, { status: problemStatus(result.problem) });
 }

@@ -42,7 +42,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (!found.ok) return { recent: await recent(), lookup: { ok: false as const, problem: found.problem } };
   const setup = cryptoSetup(env, db);
   const order = await checkOrder({ db, setup, queue: env.JOB_QUEUE }, found.value.order, { byBuyer: true });
-  return { recent: await recent(), lookup: { ok: true as const, order: cryptoOrderView(order, setup, { forBuyer: found.value.buyer }) } };
+  return {
+    recent: await recent(),
+    lookup: { ok: true as const, order: await cryptoOrderView(order, setup, { forBuyer: found.value.buyer }) },
+  };
 }
 
 export default function CryptoTracker({ loaderData }: Route.ComponentProps) {

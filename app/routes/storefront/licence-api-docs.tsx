@@ -4,10 +4,13 @@ import licenceApi from "../../../docs/licence-api.md?raw";
 import { Prose } from "~/components/prose";
 import { BRAND } from "~/lib/brand";
 import { publicPageHeaders } from "~/http/edge-cache.server";
-import { renderMarkdown } from "~/server/platform/markdown.server";
 import type { Route } from "./+types/licence-api-docs";
+import { onFirstUse } from "~/server/platform/on-first-use.server";
 
 export const headers = publicPageHeaders;
+
+// The Markdown parser is loaded with the first document shown, not at every start (decision 107).
+const markdownParser = onFirstUse(() => import("~/server/platform/markdown.server"));
 
 export const meta: Route.MetaFunction = () => [
   { title: `Licence API and SDKs | ${BRAND}` },
@@ -18,7 +21,8 @@ export const meta: Route.MetaFunction = () => [
   },
 ];
 
-export function loader() {
+export async function loader() {
+  const { renderMarkdown } = await markdownParser();
   return { html: renderMarkdown(licenceApi) };
 }
 

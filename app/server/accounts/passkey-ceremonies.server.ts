@@ -6,12 +6,16 @@ import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Db } from "../platform/db/client.server";
 import { webauthnChallenges } from "../platform/db/schema.server";
+import { onFirstUse } from "../platform/on-first-use.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import { type Caller, keepToken, type TokenChange } from "../platform/caller.server";
 
 export const CEREMONY_TTL_MS = 5 * 60 * 1000;
 /** How long the browser keeps its prompt open; the ceremony outlives it, so a late answer still fits. */
 export const PROMPT_TIMEOUT_MS = 2 * 60 * 1000;
+
+/** The WebAuthn library, loaded by the first ceremony rather than at every start (decision 107). */
+export const webAuthn = onFirstUse(() => import("@simplewebauthn/server"));
 
 type Purpose = (typeof webauthnChallenges.$inferSelect)["purpose"];
 

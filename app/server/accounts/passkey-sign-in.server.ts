@@ -1,11 +1,7 @@
 // Signing in with a passkey (decision 028): alone (a discoverable, user-verified passkey says whose
 // account it is, and is two factors on its own), or as the second step of a password sign-in
 // instead of a code. The signature counter is checked and moved in one conditional statement.
-import {
-  generateAuthenticationOptions,
-  type PublicKeyCredentialRequestOptionsJSON,
-  verifyAuthenticationResponse,
-} from "@simplewebauthn/server";
+import type { PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import { and, eq, lt } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import type { PasskeyAssertion } from "~/lib/schemas/passkeys";
@@ -23,6 +19,7 @@ import {
   type RelyingParty,
   takeCeremony,
   transportsOf,
+  webAuthn,
 } from "./passkey-ceremonies.server";
 import { attemptSucceeded, reserveAttempt, throttled, throttleKeys } from "./throttle.server";
 import type { Caller } from "../platform/caller.server";
@@ -52,6 +49,7 @@ async function verifyAssertion(
 ): Promise<Result> {
   let info;
   try {
+    const { verifyAuthenticationResponse } = await webAuthn();
     const verification = await verifyAuthenticationResponse({
       response: { ...response, clientExtensionResults: {} },
       expectedChallenge: challenge,
@@ -99,6 +97,7 @@ export async function signInOptions(
   // Each start stores a challenge for someone not yet known, so starts are limited per client too.
   const reservation = await reserveAttempt(db, [{ policy: "passkeyCeremonyFromClient", key: `passkey:${ip}` }], now);
   if (!reservation.ok) return throttled(reservation.waitMs, "passkey sign-in attempts");
+  const { generateAuthenticationOptions } = await webAuthn();
   const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: "required", timeout: PROMPT_TIMEOUT_MS });
   return ok({ options, token: await openCeremony(db, caller, "sign-in", null, options.challenge, now) });
 }
@@ -153,6 +152,7 @@ export async function secondFactorOptions(
   if (!userId) return fail("unauthenticated", CHALLENGE_GONE);
   const own = await db.select({ id: passkeys.id, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, userId));
   if (own.length === 0) return fail("not-found", "Your account has no passkeys. Enter a code from your authenticator app instead.");
+  const { generateAuthenticationOptions } = await webAuthn();
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials: own.map((c) => ({ id: c.id, transports: transportsOf(c.transports) })),

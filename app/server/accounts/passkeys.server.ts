@@ -1,11 +1,7 @@
 // Passkeys (WebAuthn credentials, decision 028): a signed-in member adds, renames and removes them.
 // A new passkey is discoverable (it can sign in without a username) and verifies the user (two
 // factors on its own); signing in with one is passkey-sign-in.server's job.
-import {
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  verifyRegistrationResponse,
-} from "@simplewebauthn/server";
+import type { PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/server";
 import { and, asc, eq } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import type { PasskeyRegistration } from "~/lib/schemas/passkeys";
@@ -22,6 +18,7 @@ import {
   type RelyingParty,
   takeCeremony,
   transportsOf,
+  webAuthn,
 } from "./passkey-ceremonies.server";
 import type { Caller } from "../platform/caller.server";
 
@@ -97,6 +94,7 @@ export async function registrationOptions(
     .where(eq(passkeys.userId, viewer.id));
   if (existing.length >= MAX_PASSKEYS)
     return fail("conflict", `You already have ${MAX_PASSKEYS} passkeys. Remove one before adding another.`);
+  const { generateRegistrationOptions } = await webAuthn();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -126,6 +124,7 @@ export async function registerPasskey(
   if (!ceremony || ceremony.userId !== viewer.id) return fail("unauthenticated", SETUP_GONE);
   let info;
   try {
+    const { verifyRegistrationResponse } = await webAuthn();
     const verification = await verifyRegistrationResponse({
       response: { ...input.response, clientExtensionResults: {} },
       expectedChallenge: ceremony.challenge,

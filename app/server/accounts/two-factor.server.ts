@@ -94,7 +94,7 @@ export async function startEnrolment(
       target: totpFactors.userId,
       set: { secret: sealed, status: "pending", lastUsedStep: null, createdAt: now, verifiedAt: null },
     });
-  return ok({ secret, qrDataUrl: qrDataUrl(totpFor(secret, viewer.email).toString()) });
+  return ok({ secret, qrDataUrl: await qrDataUrl(totpFor(secret, viewer.email).toString()) });
 }
 
 /**

@@ -1,10 +1,7 @@
-// The way between the Worker and the chat rooms: which Durable Object a room is, what the Worker
-// tells a room about a socket it hands over (the room's rules and the member, both read from D1),
-// the rooms told when sessions end, so they close the sockets those sessions opened, and asked for
-// a member's own messages (their data, or its deletion). The WebSocket handshake itself is the
-// edge's (app/http/chat.server.ts).
-import * as v from "valibot";
-import { roomSchema } from "~/lib/chat";
+// The way between the Worker and the chat rooms: which Durable Object a room is, the rooms told
+// when sessions end, so they close the sockets those sessions opened, and asked for a member's own
+// messages (their data, or its deletion). What the Worker tells a room about a socket it hands over
+// is room-handover.server's; the WebSocket handshake itself is the edge's (app/http/chat.server.ts).
 import type { SessionDeps } from "../accounts/session.server";
 import type { Db } from "../platform/db/client.server";
 import { activeRoomSlugs, everyRoomSlug } from "./rooms.server";
@@ -22,44 +19,6 @@ export interface ChatDeps {
 }
 
 export const chatDeps = (env: Pick<Env, "CHAT_ROOM">, db: Db): ChatDeps => ({ db, room: (slug) => roomStub(env, slug) });
-
-/** The rules a room enforces, as the Worker hands them to it (from chat_rooms). */
-export const roomConfigSchema = v.object({ ...roomSchema.entries, blockedWords: v.array(v.string()), retentionDays: v.number() });
-export type RoomConfig = v.InferOutput<typeof roomConfigSchema>;
-
-/** The member behind a socket, as the Worker established it: from the session, the role and the chat's sanctions. */
-export const socketMemberSchema = v.object({
-  userId: v.string(),
-  username: v.string(),
-  email: v.string(),
-  // The session the socket was opened with: the room closes it when the session ends.
-  session: v.string(),
-  moderator: v.boolean(),
-  mutedUntil: v.nullable(v.number()),
-  banned: v.boolean(),
-  // In a product's room: until when the member's live licence of it runs by itself (null: no set
-  // end). Staff, and the other rooms, have none.
-  accessUntil: v.optional(v.nullable(v.number())),
-});
-export type SocketMember = v.InferOutput<typeof socketMemberSchema>;
-
-/** The headers the Worker sets (anything the browser sent under these names is never passed on). */
-export const ROOM_HEADER = "X-Chat-Room";
-export const MEMBER_HEADER = "X-Chat-Member";
-
-// JSON, URI-encoded: a header carries Latin-1 only, and room names and blocked words may not be.
-export const encodeHeader = (value: unknown) => encodeURIComponent(JSON.stringify(value));
-
-/** The header's value under `schema`, or null when it is missing or not what the Worker writes. */
-export function decodeHeader<S extends v.GenericSchema>(value: string | null, schema: S): v.InferOutput<S> | null {
-  if (value === null) return null;
-  try {
-    const parsed = v.safeParse(schema, JSON.parse(decodeURIComponent(value)));
-    return parsed.success ? parsed.output : null;
-  } catch {
-    return null;
-  }
-}
 
 /** A chat-wide change told to every open room at once; a room that cannot be reached is logged, and learns it at the next socket. */
 export async function toEveryRoom(deps: ChatDeps, tell: (room: RoomStub) => Promise<unknown>): Promise<void> {

@@ -14,7 +14,8 @@ import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { chatRooms } from "../platform/db/schema.server";
 import { liveHoldersOf, liveProductsOf } from "../releases/download-access.server";
-import type { ChatDeps, RoomConfig, SocketMember } from "./chat-gateway.server";
+import type { ChatDeps } from "./chat-gateway.server";
+import type { RoomConfig, SocketMember } from "./room-handover.server";
 import { sanctionsOf } from "./sanctions.server";
 
 type RoomRow = typeof chatRooms.$inferSelect;

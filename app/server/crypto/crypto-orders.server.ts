@@ -85,7 +85,7 @@ function overpayment(order: CryptoOrder) {
  * staff reading someone else's order, who see all of it but the key (they reveal that on the
  * order's page, where the reveal is audited).
  */
-export function cryptoOrderView(
+export async function cryptoOrderView(
   order: CryptoOrder,
   rules: Pick<InvoiceRules, "confirmations">,
   { now = Date.now(), forBuyer = true } = {},
@@ -120,7 +120,7 @@ export function cryptoOrderView(
     confirmationsNeeded: rules.confirmations,
     payments: (JSON.parse(order.payments) as SeenPayment[]).map((p) => ({ txid: p.txid, units: p.units, confirmed: p.height !== null })),
     paymentUri: uri,
-    qr: uri ? qrDataUrl(uri) : null,
+    qr: uri ? await qrDataUrl(uri) : null,
     productTitle: order.productTitle,
     variantTitle: order.variantTitle,
     transactionId: order.transactionId,

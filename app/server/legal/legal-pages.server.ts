@@ -7,10 +7,12 @@ import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { legalPages } from "../platform/db/schema.server";
-import { renderMarkdown } from "../platform/markdown.server";
 import privacy from "./templates/privacy.md?raw";
 import refunds from "./templates/refunds.md?raw";
 import terms from "./templates/terms.md?raw";
+import { onFirstUse } from "../platform/on-first-use.server";
+
+const markdownParser = onFirstUse(() => import("../platform/markdown.server"));
 
 const TEMPLATES: Record<LegalSlug, string> = { terms, refunds, privacy };
 /** When the templates were last changed: the date a page shows until staff edit it. */
@@ -22,9 +24,12 @@ export async function legalPageSource(db: Db, slug: LegalSlug) {
   return { markdown: row?.markdown ?? TEMPLATES[slug], updatedAt: row?.updatedAt ?? TEMPLATES_UPDATED_AT, edited: row !== undefined };
 }
 
-/** A legal page as the storefront shows it: its HTML (no raw HTML from the source) and its date. */
+/**
+ * A legal page as the storefront shows it: its HTML (no raw HTML from the source) and its date. The
+ * Markdown parser is loaded with the first document shown, not at every start (decision 107).
+ */
 export async function legalPage(db: Db, slug: LegalSlug) {
-  const { markdown, updatedAt } = await legalPageSource(db, slug);
+  const [{ markdown, updatedAt }, { renderMarkdown }] = await Promise.all([legalPageSource(db, slug), markdownParser()]);
   return { html: renderMarkdown(markdown), updatedAt };
 }
 

@@ -11,9 +11,11 @@ import { type Catalogue, plansByProduct } from "../catalogue/catalogue.server";
 import { listEntitlements } from "../catalogue/entitlements.server";
 import type { Db } from "../platform/db/client.server";
 import { releases } from "../platform/db/schema.server";
-import { renderMarkdown } from "../platform/markdown.server";
 import { toHex } from "../platform/tokens.server";
 import { type Downloader, lackFor, lockedFor, refusalMessage, visibleTo } from "./download-access.server";
+import { onFirstUse } from "../platform/on-first-use.server";
+
+const markdownParser = onFirstUse(() => import("../platform/markdown.server"));
 
 export type Release = typeof releases.$inferSelect;
 
@@ -110,7 +112,13 @@ export async function releaseObject(
 export async function releaseShelves(db: Db, downloader: Downloader, catalogue: Catalogue): Promise<ChannelShelf[]> {
   // A listing never reads a file: a release still without its checksum (one moved from the old
   // downloads list) gets it at its first download or offer, not whenever someone opens the page.
-  const [published, defined, plans] = await Promise.all([publishedReleases(db), listEntitlements(db), productPlans(catalogue)]);
+  const [published, defined, plans, { renderMarkdown }] = await Promise.all([
+    publishedReleases(db),
+    listEntitlements(db),
+    productPlans(catalogue),
+    // The Markdown parser is loaded with the first page that shows notes (decision 107).
+    markdownParser(),
+  ]);
   const view = (release: Release): ReleaseView => {
     const lack = lackFor(downloader, release);
     return {

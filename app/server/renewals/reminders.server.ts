@@ -20,6 +20,7 @@ import { autoRenewals, licences, reminderOptOuts, renewalReminders, users } from
 import { escapeHtml } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { fromBase64, fromBase64Url, toBase64Url } from "../platform/tokens.server";
+import { REMINDER_UNSUBSCRIBE_PATH } from "~/lib/entry-paths";
 
 /** The days before the end a reminder goes out, most distant first, from RENEWAL_REMINDER_DAYS ("3,1"; "none": none). */
 export function reminderDays(setting: string | undefined): number[] {
@@ -48,9 +49,6 @@ export function shopOrigin(env: Partial<Pick<Env, "SHOP_URL" | "WEBAUTHN_ORIGIN"
   const configured = (env.SHOP_URL?.trim() || env.WEBAUTHN_ORIGIN?.trim() || "http://localhost:5173").replace(/\/+$/, "");
   return configured;
 }
-
-/** The page that turns reminders off from the e-mail (List-Unsubscribe). */
-export const REMINDER_UNSUBSCRIBE_PATH = "/reminders/unsubscribe";
 
 const unsubscribeBytes = (userId: string) => new TextEncoder().encode(`renewal-reminders-off\n${userId}`);
 

@@ -6,7 +6,6 @@ import type { Db } from "../platform/db/client.server";
 import { simulatedWebhookReceipts, webhookEndpoints } from "../platform/db/schema.server";
 import { verifySignature } from "./signing.server";
 
-export const DEV_RECEIVER_PATH = "/dev/webhooks";
 /** Larger bodies are cut: the receiver only needs to show what came. */
 const MAX_BODY_CHARS = 64 * 1024;
 
