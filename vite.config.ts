@@ -109,7 +109,7 @@ export default defineConfig({
     ssr: {
       build: {
         rolldownOptions: {
-          // The Worker carries the compiled stylesheet as text (app.css?inline, decision 024).
+          // The Worker carries the first screen's stylesheet as text (first-screen.css?inline, decision 106).
           // Tailwind's compiler makes no source map for it, so the bundler warns that the map of
           // that one string may be off; the warning is about nothing that can be debugged.
           onLog(level, log, handler) {

@@ -14,7 +14,7 @@ import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
 import type { Route } from "./+types/root";
 import { asDashboardShell } from "~/lib/dashboard";
-import { STYLESHEET_INLINED } from "~/lib/stylesheet";
+import { DOCUMENTS_SHAPED } from "~/lib/stylesheet";
 import stylesheet from "./app.css?url";
 
 // Drawn here only around a refused staff page; the dashboard's own layout imports it as usual.
@@ -46,9 +46,9 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#0b0b10" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        {/* Only on the development server: everywhere else the Worker writes the stylesheet into
-            the document itself. */}
-        {STYLESHEET_INLINED ? null : <link rel="stylesheet" href={stylesheet} precedence="default" />}
+        {/* Only on the development server: everywhere else the Worker writes the stylesheet, or
+            the first screen's part of it, into the document itself. */}
+        {DOCUMENTS_SHAPED ? null : <link rel="stylesheet" href={stylesheet} precedence="default" />}
         <IntroHeadScript />
         <Meta />
         {/* No nonce on links: the CSP allows stylesheets by origin, and the browser has no nonce to

@@ -80,7 +80,7 @@ export default {
       const csp = await policy();
       const context = new RouterContextProvider();
       context.set(appContext, { env, ctx, db, catalogue: catalogueFor(env), nonce: csp.nonce });
-      return withSecurityHeaders(forFirstPaint(await handleRequest(request, context)), csp, request.method);
+      return withSecurityHeaders(forFirstPaint(await handleRequest(request, context), pathname), csp, request.method);
     };
     // Development always renders fresh; elsewhere public pages are served from the edge cache
     // unless EDGE_CACHE is "off".
