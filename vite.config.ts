@@ -91,9 +91,13 @@ export default defineConfig({
                 // The rest of the shared components and browser-safe code, for the pages that use
                 // them (not the home page). Passkey code (the prompt) and the schemas go with the few
                 // pages that show them; route-only parts (app/routes/*/+shared) go with their routes.
+                // Split like the icons, by the set of pages that use them: in one chunk, the product
+                // page downloaded the dashboard's shell and charts with it (decision 106).
                 {
                   name: "shared",
                   test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.|cart[\\/]cart-panel\.)/,
+                  entriesAware: true,
+                  entriesAwareMergeThreshold: 4000,
                   priority: 3,
                 },
                 // The back office's parts go only to the staff pages that show them. A group takes the
