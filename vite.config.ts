@@ -76,7 +76,7 @@ export default defineConfig({
                 // more of the shared code.
                 {
                   name: "ui",
-                  test: /[\\/]app[\\/](components[\\/](site-nav|site-footer|cart[\\/](?!cart-panel)|toaster|viewer|error-boundary|status-pages|document-scripts|shop|ui[\\/](button|card|input-class))|lib[\\/](cart|viewer|toast|brand|roles|plans|intro|dashboard|stylesheet))\./,
+                  test: /[\\/]app[\\/](components[\\/](site-nav|site-footer|cart[\\/](?!cart-panel)|toaster|viewer|error-boundary|status-pages|document-scripts|shop|ui[\\/](button|card|input-class))|lib[\\/](cart|viewer|toast|brand|plans|intro|stylesheet))\./,
                   priority: 5,
                 },
                 // Each icon the shell does not draw goes with the pages that draw it: icons drawn by

@@ -13,12 +13,11 @@ import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
 import type { Route } from "./+types/root";
-import { asDashboardShell } from "~/lib/dashboard";
 import { DOCUMENTS_SHAPED } from "~/lib/stylesheet";
 import stylesheet from "./app.css?url";
 
 // Drawn here only around a refused staff page; the dashboard's own layout imports it as usual.
-const DashboardShell = lazyComponent(() => import("~/components/dashboard-shell").then((module) => module.DashboardShell));
+const ShellAroundRefusal = lazyComponent(() => import("~/components/dashboard-shell").then((module) => module.ShellAroundRefusal));
 
 export async function loader({ context }: Route.LoaderArgs): Promise<ShopSettings> {
   // Public and identical for every visitor: nothing here may depend on the session.
@@ -91,15 +90,14 @@ export default function App() {
  * which goes around the calm message as it would around the page.
  */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const shell = isRouteErrorResponse(error) ? asDashboardShell(thrownBody(error).shell) : null;
-  if (shell) {
-    const refusal = <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />;
-    return (
-      // The calm message alone until the shell's code is there (on the server, one step later).
-      <Suspense fallback={refusal}>
-        <DashboardShell {...shell}>{refusal}</DashboardShell>
-      </Suspense>
-    );
-  }
-  return <GeneralErrorBoundary error={error} statusHandlers={{ 403: () => <AccessDenied />, 404: () => <NotFoundPage /> }} />;
+  const general = <GeneralErrorBoundary error={error} statusHandlers={{ 403: () => <AccessDenied />, 404: () => <NotFoundPage /> }} />;
+  const carried = isRouteErrorResponse(error) ? thrownBody(error).shell : undefined;
+  if (typeof carried !== "object" || carried === null) return general;
+  const refusal = <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />;
+  return (
+    // The calm message alone until the shell's code is there (on the server, one step later).
+    <Suspense fallback={refusal}>
+      <ShellAroundRefusal carried={carried} refusal={refusal} otherwise={general} />
+    </Suspense>
+  );
 }
