@@ -97,7 +97,7 @@ export default defineConfig({
                 // more of the shared code.
                 {
                   name: "ui",
-                  test: /[\\/]app[\\/](components[\\/](site-nav|site-footer|cart[\\/](?!cart-panel)|toaster|viewer|error-boundary|status-pages|document-scripts|shop|ui[\\/](button|card|input-class))|lib[\\/](cart|viewer|toast|brand|roles|plans|intro|dashboard|stylesheet))\./,
+                  test: /[\\/]app[\\/](components[\\/](site-nav|site-footer|cart[\\/](?!cart-panel)|toaster|viewer|error-boundary|status-pages|document-scripts|shop|ui[\\/](button|card|input-class))|lib[\\/](cart|viewer|toast|brand|plans|intro|stylesheet))\./,
                   priority: 5,
                 },
                 // Each icon the shell does not draw goes with the pages that draw it: icons drawn by
@@ -112,9 +112,13 @@ export default defineConfig({
                 // The rest of the shared components and browser-safe code, for the pages that use
                 // them (not the home page). Passkey code (the prompt) and the schemas go with the few
                 // pages that show them; route-only parts (app/routes/*/+shared) go with their routes.
+                // Split like the icons, by the set of pages that use them: in one chunk, the product
+                // page downloaded the dashboard's shell and charts with it (decision 106).
                 {
                   name: "shared",
                   test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.|cart[\\/]cart-panel\.)/,
+                  entriesAware: true,
+                  entriesAwareMergeThreshold: 4000,
                   priority: 3,
                 },
                 // The back office's parts go only to the staff pages that show them. A group takes the
@@ -133,7 +137,7 @@ export default defineConfig({
         // stays under its size limit and a cold start parses less (decision 107).
         minify: true,
         rolldownOptions: {
-          // The Worker carries the compiled stylesheet as text (app.css?inline, decision 024).
+          // The Worker carries the first screen's stylesheet as text (first-screen.css?inline, decision 106).
           // Tailwind's compiler makes no source map for it, so the bundler warns that the map of
           // that one string may be off; the warning is about nothing that can be debugged.
           onLog(level, log, handler) {

@@ -95,7 +95,7 @@ export default defineConfig(async () => {
     resolve: { tsconfigPaths: true },
     test: {
       setupFiles: ["./test/setup.ts"],
-      css: { include: [/app\.css/] },
+      css: { include: [/app\.css/, /first-screen\.css/] },
       globalSetup: ["./test/shopify-stub.ts", "./test/esplora-stub.ts"],
       // The first request in a file builds the routes it touches on demand; on a busy two-core
       // machine that alone can pass Vitest's 5 s default. A test that hangs still fails.

@@ -13,12 +13,11 @@ import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
 import type { Route } from "./+types/root";
-import { asDashboardShell } from "~/lib/dashboard";
-import { STYLESHEET_INLINED } from "~/lib/stylesheet";
+import { DOCUMENTS_SHAPED } from "~/lib/stylesheet";
 import stylesheet from "./app.css?url";
 
 // Drawn here only around a refused staff page; the dashboard's own layout imports it as usual.
-const DashboardShell = lazyComponent(() => import("~/components/dashboard-shell").then((module) => module.DashboardShell));
+const ShellAroundRefusal = lazyComponent(() => import("~/components/dashboard-shell").then((module) => module.ShellAroundRefusal));
 
 export async function loader({ context }: Route.LoaderArgs): Promise<ShopSettings> {
   // Public and identical for every visitor: nothing here may depend on the session.
@@ -46,9 +45,9 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#0b0b10" />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        {/* Only on the development server: everywhere else the Worker writes the stylesheet into
-            the document itself. */}
-        {STYLESHEET_INLINED ? null : <link rel="stylesheet" href={stylesheet} precedence="default" />}
+        {/* Only on the development server: everywhere else the Worker writes the stylesheet, or
+            the first screen's part of it, into the document itself. */}
+        {DOCUMENTS_SHAPED ? null : <link rel="stylesheet" href={stylesheet} precedence="default" />}
         <IntroHeadScript />
         <Meta />
         {/* No nonce on links: the CSP allows stylesheets by origin, and the browser has no nonce to
@@ -91,15 +90,14 @@ export default function App() {
  * which goes around the calm message as it would around the page.
  */
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
-  const shell = isRouteErrorResponse(error) ? asDashboardShell(thrownBody(error).shell) : null;
-  if (shell) {
-    const refusal = <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />;
-    return (
-      // The calm message alone until the shell's code is there (on the server, one step later).
-      <Suspense fallback={refusal}>
-        <DashboardShell {...shell}>{refusal}</DashboardShell>
-      </Suspense>
-    );
-  }
-  return <GeneralErrorBoundary error={error} statusHandlers={{ 403: () => <AccessDenied />, 404: () => <NotFoundPage /> }} />;
+  const general = <GeneralErrorBoundary error={error} statusHandlers={{ 403: () => <AccessDenied />, 404: () => <NotFoundPage /> }} />;
+  const carried = isRouteErrorResponse(error) ? thrownBody(error).shell : undefined;
+  if (typeof carried !== "object" || carried === null) return general;
+  const refusal = <DashboardErrorBoundary error={error} missing="The page you asked for does not exist." />;
+  return (
+    // The calm message alone until the shell's code is there (on the server, one step later).
+    <Suspense fallback={refusal}>
+      <ShellAroundRefusal carried={carried} refusal={refusal} otherwise={general} />
+    </Suspense>
+  );
 }

@@ -88,7 +88,7 @@ export default {
       const [csp, { RouterContextProvider, appContext, catalogueFor, database, forFirstPaint }] = await Promise.all([policy(), pages()]);
       const context = new RouterContextProvider();
       context.set(appContext, { env, ctx, db: database(env.DB), catalogue: catalogueFor(env), nonce: csp.nonce });
-      return withSecurityHeaders(forFirstPaint(await handleRequest(request, context)), csp, request.method);
+      return withSecurityHeaders(forFirstPaint(await handleRequest(request, context), pathname), csp, request.method);
     };
     // Development always renders fresh; elsewhere public pages are served from the edge cache
     // unless EDGE_CACHE is "off".

@@ -4,7 +4,7 @@
 // page, from the shell the refusal carries.
 import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
 import { Form, NavLink, useLocation } from "react-router";
-import { type DashboardShell as DashboardShellData, HUB_PAGES, isCurrentPage, staffNavigation } from "~/lib/dashboard";
+import { asDashboardShell, type DashboardShell as DashboardShellData, HUB_PAGES, isCurrentPage, staffNavigation } from "~/lib/dashboard";
 import { QUICK_JUMP_PATH } from "~/lib/quick-jump";
 import { CAPABILITIES, type Capability, type Role, ROLE_LABEL } from "~/lib/roles";
 import {
@@ -247,4 +247,14 @@ export function DashboardShell({ email, staffLinks, quickJump, children }: Dashb
       <div className="min-w-0 flex-1 p-4 sm:p-6 lg:p-8">{children}</div>
     </div>
   );
+}
+
+/**
+ * Around a refused staff page: the shell its 403 carries, if `carried` is one (it comes back from
+ * the server as plain data), else `otherwise`. Here rather than in the root layout so that the
+ * check, and the sidebar's tables it needs, come only with the shell's own code.
+ */
+export function ShellAroundRefusal({ carried, refusal, otherwise }: { carried: unknown; refusal: ReactNode; otherwise: ReactNode }) {
+  const shell = asDashboardShell(carried);
+  return shell ? <DashboardShell {...shell}>{refusal}</DashboardShell> : otherwise;
 }

@@ -1,18 +1,25 @@
 // Shapes every HTML document so that it paints from its own bytes, before any script:
-//   - The whole stylesheet goes into the head. No request for a stylesheet stands between the
-//     cached document and the first paint. Tailwind keeps only the classes in use (about 9 KB
-//     compressed), so all of it is "critical" and client-side navigations need nothing more.
+//   - The pages a first visit usually opens (home, products, a product) carry only their first
+//     screen's CSS in the head (first-screen.css, about two thirds of the whole) and load the whole
+//     stylesheet, a hashed file the browser caches, after the first paint. Every other page links
+//     the whole stylesheet in the head: reached from those, its visitor has it cached already.
 //   - Hydration waits for the page to have loaded and painted. React Router's module script (which
 //     imports the framework, the entry and the route modules) and its modulepreload hints are held
 //     inert, and a small loader starts them once the window has loaded and the first contentful
 //     paint has been reported. The server-rendered page is all there meanwhile, and its
 //     links work as plain links.
-// Outside the development server only (decision 024, 025); the pass runs before the page cache
+// Outside the development server only (decisions 025, 106); the pass runs before the page cache
 // stores the document.
-import css from "~/app.css?inline";
-import { STYLESHEET_INLINED } from "~/lib/stylesheet";
+import stylesheetUrl from "~/app.css?url";
+import firstScreenCss from "~/first-screen.css?inline";
+import { DOCUMENTS_SHAPED } from "~/lib/stylesheet";
 
-const styleElement = `<style>${css}</style>`;
+const firstScreenStyle = `<style>${firstScreenCss}</style>`;
+/** Outside React: client-side navigations keep it whichever page the visit began on. */
+const stylesheetLink = `<link rel="stylesheet" href="${stylesheetUrl}">`;
+
+/** The pages whose first screen first-screen.css styles (its @source lines name what they draw). */
+const FIRST_SCREEN_PAGES = /^\/(products|product\/[^/]+)?$/;
 
 /** The type that keeps React Router's module script from running until the loader starts it. */
 const HELD_TYPE = "text/x-after-paint";
@@ -20,13 +27,16 @@ const HELD_TYPE = "text/x-after-paint";
 const HELD_REL = "modulepreload-after-paint";
 
 /**
- * Runs in the browser, as the document's inline script right after the held one: starts the held
- * module script, and the preload hints that fetch all of its imports at once, once the window has
- * loaded and the first contentful paint has been reported, then one frame later. Where the browser reports no paints, or none within a second of the load (a
- * page opened in a background tab paints only when shown), it starts anyway. The held element is
- * replaced by a copy because a script element runs at most once; the copy keeps the nonce (CSP).
+ * Runs in the browser, as the document's inline script right after the held one: once the window
+ * has loaded and the first contentful paint has been reported, then one frame later, adds the whole
+ * stylesheet (unless the head links it already) and starts the held module script, and the preload
+ * hints that fetch all of its imports at once. Where the browser reports no paints, or none within a
+ * second of the load (a page opened in a background tab paints only when shown), it starts anyway.
+ * The held element is replaced by a copy because a script element runs at most once; the copy keeps
+ * the nonce (CSP). The stylesheet comes first so that hydrated pages a visitor navigates to are
+ * styled whatever they draw.
  */
-function startAfterFirstPaint(heldType: string, heldRel: string) {
+function startAfterFirstPaint(heldType: string, heldRel: string, stylesheet: string) {
   const held = document.querySelector<HTMLScriptElement>(`script[type="${heldType}"]`);
   if (!held) return;
   let started = false;
@@ -35,6 +45,12 @@ function startAfterFirstPaint(heldType: string, heldRel: string) {
     started = true;
     requestAnimationFrame(() =>
       setTimeout(() => {
+        if (!document.querySelector(`link[rel="stylesheet"][href="${stylesheet}"]`)) {
+          const link = document.createElement("link");
+          link.rel = "stylesheet";
+          link.href = stylesheet;
+          document.head.appendChild(link);
+        }
         for (const hint of document.querySelectorAll<HTMLLinkElement>(`link[rel="${heldRel}"]`)) {
           const preload = document.createElement("link");
           preload.rel = "modulepreload";
@@ -68,14 +84,21 @@ function startAfterFirstPaint(heldType: string, heldRel: string) {
   else addEventListener("load", onLoad, { once: true });
 }
 
-const loader = `(${startAfterFirstPaint.toString()})(${JSON.stringify(HELD_TYPE)}, ${JSON.stringify(HELD_REL)})`;
+const loader = `(${startAfterFirstPaint.toString()})(${[HELD_TYPE, HELD_REL, stylesheetUrl].map((arg) => JSON.stringify(arg)).join(", ")})`;
 
-export function forFirstPaint(response: Response): Response {
-  if (!STYLESHEET_INLINED || !response.headers.get("Content-Type")?.startsWith("text/html")) return response;
+export function forFirstPaint(response: Response, pathname: string): Response {
+  if (!DOCUMENTS_SHAPED || !response.headers.get("Content-Type")?.startsWith("text/html")) return response;
+  const wholeStylesheet = !FIRST_SCREEN_PAGES.test(pathname);
   return new HTMLRewriter()
     .on("head", {
       element(head) {
-        head.prepend(styleElement, { html: true });
+        if (wholeStylesheet) {
+          head.prepend(stylesheetLink, { html: true });
+          return;
+        }
+        head.prepend(firstScreenStyle, { html: true });
+        // Without scripts the loader never adds it; the first screen's CSS alone is not the page.
+        head.append(`<noscript>${stylesheetLink}</noscript>`, { html: true });
       },
     })
     .on('link[rel="modulepreload"]', {

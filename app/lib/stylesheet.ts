@@ -1,5 +1,5 @@
-// Outside the development server the whole stylesheet travels inside each document (the Worker
-// writes it into the head), so a page paints from its HTML alone; the development server keeps
-// the linked stylesheet that Vite updates in place. The same switch holds hydration until after the
-// first paint (decision 025), which the development server leaves alone too.
-export const STYLESHEET_INLINED = import.meta.env.MODE !== "development";
+// Outside the development server the Worker shapes each document for the first paint: it inlines
+// the first screen's CSS or links the whole stylesheet itself, and holds hydration until after the
+// first paint (decisions 025, 106). The development server keeps the linked stylesheet that Vite
+// updates in place, and its documents as React Router renders them.
+export const DOCUMENTS_SHAPED = import.meta.env.MODE !== "development";
