@@ -461,19 +461,6 @@ export async function waitFor(url: string, up = (response: Response) => response
   throw new Error(`${url} did not come up`);
 }
 
-/** One goal's verdict: what it asks, what the run measured, and whether that meets it. */
-export interface Goal {
-  target: string;
-  value: string;
-  pass: boolean;
-}
-
-/** Prints each goal's verdict as a `PASS`/`FAIL` line, `against` saying which comparison it is. */
-export function printGoals(goals: Record<string, Goal>, against = "") {
-  for (const [goal, { target, value, pass }] of Object.entries(goals))
-    console.log(`${pass ? "PASS" : "FAIL"} ${goal}${against ? ` ${against}` : ""}: ${value} (goal ${target})`);
-}
-
 /** Where the latest figures are written, each bench between its own markers. */
 const FIGURES = "docs/performance.md";
 
