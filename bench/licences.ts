@@ -19,6 +19,7 @@ import {
   inTurns,
   medians,
   orderPaidHeaders,
+  printGoals,
   publish,
   ratio,
   secret,
@@ -287,12 +288,6 @@ function goalsOf(app: Row, floor: Row) {
 }
 
 const verdictOf = (goal: { pass: boolean; value: string }) => `${goal.pass ? "pass" : "**fail**"} (${goal.value})`;
-
-/** Prints each goal's verdict, `against` saying which comparison it is. */
-function printGoals(goals: ReturnType<typeof goalsOf>, against: string) {
-  for (const [goal, { target, value, pass }] of Object.entries(goals))
-    console.log(`${pass ? "PASS" : "FAIL"} ${goal} ${against}: ${value} (goal ${target})`);
-}
 
 async function main() {
   execFileSync("npm", ["run", "build"], { stdio: "inherit" });
