@@ -27,6 +27,13 @@ const SVG_ATTRIBUTES = {
 
 const escapeAttribute = (value: string | number) => String(value).replaceAll("&", "&amp;").replaceAll('"', "&quot;");
 
+/** The classes once each, in order, whitespace collapsed: what Lucide writes, so hydration matches. */
+function withClasses(...lists: string[]): string {
+  const tokens = new Set<string>();
+  for (const list of lists) for (const token of list.split(/\s+/)) if (token) tokens.add(token);
+  return [...tokens].join(" ");
+}
+
 /** Whether `props` name the icon for assistive technology (then it is not hidden from it), as Lucide decides. */
 const labelled = (props: Record<string, unknown>) =>
   Object.keys(props).some((name) => (name.startsWith("aria-") || name === "role" || name === "title") && props[name] != null);
@@ -48,7 +55,7 @@ export function staticIcon({ name, aliases = [], node }: IconData) {
   function Icon({ className, ...props }: IconProps) {
     return createElement("svg", {
       ...SVG_ATTRIBUTES,
-      className: className ? `${classes} ${className}` : classes,
+      className: className ? withClasses(classes, className) : classes,
       ...(labelled(props) ? {} : { "aria-hidden": "true" as const }),
       ...props,
       dangerouslySetInnerHTML: shapes,
