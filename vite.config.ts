@@ -59,6 +59,28 @@ function streamingRendererOnly(): Plugin {
   };
 }
 
+const ICON_EXPORT = /^export \{ default as (\w+) \} from "(lucide-react\/icons\/[\w-]+)";$/gm;
+
+/**
+ * On the server, the icons of app/components/icons.ts are drawn by `staticIcon` (their shapes
+ * written once as markup, decision 100) instead of Lucide's components; the browser keeps Lucide's,
+ * each in the chunk of the pages that draw it. Both write the same markup, so hydration matches.
+ */
+export function staticIconsOnTheServer(): Plugin {
+  return {
+    name: "static-icons-on-the-server",
+    applyToEnvironment: (environment) => environment.config.consumer === "server",
+    transform(code, id) {
+      if (!id.endsWith("/app/components/icons.ts")) return undefined;
+      const icons = [...code.matchAll(ICON_EXPORT)];
+      const drawn = icons.map(
+        ([, name, file], i) => `import { __iconData as icon${i} } from "${file}";\nexport const ${name} = staticIcon(icon${i});`,
+      );
+      return { code: `import { staticIcon } from "./static-icon";\n${drawn.join("\n")}\n`, map: null };
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [
     // LOCAL_STATE_DIR serves another local state than .wrangler/state: a restored backup, or the
@@ -72,6 +94,7 @@ export default defineConfig({
     sqlAsText(),
     d1MigrationNames(),
     streamingRendererOnly(),
+    staticIconsOnTheServer(),
   ],
   resolve: { tsconfigPaths: true },
   environments: {

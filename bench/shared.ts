@@ -340,20 +340,36 @@ export function seedLicenceFloor(state: string, config: string, keys: string[]) 
  * and its session (valid for `days`), and the cookie that presents it.
  */
 export function adminSession(now: number, days: number): { statements: string[]; cookie: string } {
-  const token = randomBytes(32).toString("base64url");
-  const day = 24 * 60 * 60 * 1000;
+  const session = sessionOf("bench-admin", now, days);
   return {
-    cookie: `__Host-session=${token}`,
+    cookie: session.cookie,
     statements: [
       `insert into users (id, email, password_hash, email_verified_at, created_at) values ('bench-admin', 'admin@bench.test', null, ${now}, ${now});`,
       `insert into profiles (id, username, created_at) values ('bench-admin', 'benchadmin', ${now});`,
       `insert into user_roles (user_id, role) values ('bench-admin', 'admin');`,
-      `insert into sessions (id, public_id, user_id, created_at, last_seen_at, expires_at) values ('${createHash("sha256").update(token).digest("hex")}', 'bench-session', 'bench-admin', ${now}, ${now}, ${now + days * day});`,
+      ...session.statements,
     ],
   };
 }
 
-/** A goal's verdict: the figure reached, the target as written, and whether it is met. */
+/**
+ * A session of the existing account `userId`, valid for `days`: the statement that stores it (its
+ * token's SHA-256, as sign-in stores it), the cookie that presents it and that hash.
+ */
+export function sessionOf(userId: string, now: number, days: number): { statements: string[]; cookie: string; hash: string } {
+  const token = randomBytes(32).toString("base64url");
+  const hash = createHash("sha256").update(token).digest("hex");
+  const day = 24 * 60 * 60 * 1000;
+  return {
+    cookie: `__Host-session=${token}`,
+    hash,
+    statements: [
+      `insert into sessions (id, public_id, user_id, created_at, last_seen_at, expires_at) values ('${hash}', '${userId}-session', '${userId}', ${now}, ${now}, ${now + days * day});`,
+    ],
+  };
+}
+
+/** A goal's verdict: what it asks, the figure measured, whether it is met. */
 export interface Goal {
   target: string;
   value: string;
@@ -366,6 +382,96 @@ export function printGoals(goals: Record<string, Goal>, against = "") {
     console.log(`${pass ? "PASS" : "FAIL"} ${goal}${against ? ` ${against}` : ""}: ${value} (goal ${target})`);
 }
 
+/**
+ * A shop at scale, as the back office and the members' hub are measured against it: 20,000
+ * accounts, 100,000 codes (46,000 sold, each a licence and a subscription) and 50,000 orders of
+ * every source (card, crypto, reseller purchases, an admin's manual keys).
+ */
+export const SHOP_SCALE = {
+  accounts: 20_000,
+  codes: 100_000,
+  card: 38_000,
+  crypto: 8_000,
+  reseller: 3_000,
+  manual: 1_000,
+  orders: 50_000,
+};
+const VARIANTS = [
+  { id: "gid://shopify/ProductVariant/7400000001", title: "Vertex Rust - 1 Day" },
+  { id: "gid://shopify/ProductVariant/7400000002", title: "Vertex Rust - 7 Days" },
+  { id: "gid://shopify/ProductVariant/7400000003", title: "Vertex Rust - 30 Days" },
+  { id: "gid://shopify/ProductVariant/7400000004", title: "Vertex Rust - Lifetime" },
+];
+const DAY = 86_400_000;
+
+/** The seeded shop's names: the n-th buyer's e-mail and account, the n-th code, the n-th searchable payment. */
+export const shopScaleNames = {
+  email: (n: number) => `buyer${n}@bench.test`,
+  userId: (n: number) => `bench-user-${n}`,
+  keyOf: (n: number) => `BENCH-KEY-${String(n).padStart(6, "0")}`,
+  txidOf: (n: number) => createHash("sha256").update(`bench-tx-${n}`).digest("hex"),
+};
+
+/**
+ * Everything is generated inside SQLite by recursive CTEs, so 200,000 rows take one statement per
+ * table. `admin` are the statements that make the staff account `bench-admin` (manual orders name
+ * it as their maker). Card orders 1..38,000 and crypto orders each hold the code with the same number; the
+ * first 30,000 card orders belong to accounts, the rest to buyers without one.
+ */
+export function shopScaleSeed(admin: string[], now: number): string {
+  const {
+    accounts: ACCOUNTS,
+    codes: CODES,
+    card: CARD_ORDERS,
+    crypto: CRYPTO_ORDERS,
+    reseller: RESELLER_PURCHASES,
+    manual: MANUAL_ORDERS,
+  } = SHOP_SCALE;
+  const spread = `(${now} - (n * 37) % (60 * ${DAY}))`;
+  const variant = (expr: string) => `case ${expr} % 4 ${VARIANTS.map((v, i) => `when ${i} then '${v.id}'`).join(" ")} end`;
+  const variantTitle = (expr: string) => `case ${expr} % 4 ${VARIANTS.map((v, i) => `when ${i} then '${v.title}'`).join(" ")} end`;
+  const series = (count: number) => `with recursive s(n) as (select 1 union all select n + 1 from s where n < ${count})`;
+  return [
+    `${series(ACCOUNTS)} insert into users (id, email, password_hash, email_verified_at, created_at) select 'bench-user-' || n, 'buyer' || n || '@bench.test', null, ${now}, ${now} - n * 60000 from s;`,
+    `${series(ACCOUNTS)} insert into profiles (id, username, created_at) select 'bench-user-' || n, 'buyer' || n, ${now} - n * 60000 from s;`,
+    ...admin,
+    // Codes: 1..46,000 sold (card orders, then crypto orders), the rest available.
+    `${series(CODES)} insert into product_codes (id, variant_id, variant_title, code, is_used, used_at, customer_email, order_id, order_line_id, unit_index, created_at)
+      select n, ${variant("n")}, ${variantTitle("n")}, 'BENCH-KEY-' || substr('000000' || n, -6),
+        n <= ${CARD_ORDERS + CRYPTO_ORDERS}, case when n <= ${CARD_ORDERS + CRYPTO_ORDERS} then ${spread} end,
+        case when n <= ${CARD_ORDERS + CRYPTO_ORDERS} then 'buyer' || (n % ${ACCOUNTS + 5000} + 1) || '@bench.test' end,
+        case when n <= ${CARD_ORDERS} then cast(9000000000 + n as text) when n <= ${CARD_ORDERS + CRYPTO_ORDERS} then 'CB-' || n end,
+        case when n <= ${CARD_ORDERS} then cast(90000000000 + n as text) when n <= ${CARD_ORDERS + CRYPTO_ORDERS} then 'crypto' end,
+        case when n <= ${CARD_ORDERS + CRYPTO_ORDERS} then 0 end, ${now} - 90 * ${DAY} from s;`,
+    `${series(CARD_ORDERS)} insert into shopify_orders (id, name, email, financial_status, currency, total_price, line_items, received_at, paid_at)
+      select cast(9000000000 + n as text), '#' || (100000 + n), 'buyer' || (n % ${ACCOUNTS + 5000} + 1) || '@bench.test', 'paid', 'USD', '19.99',
+        json_array(json_object('id', 90000000000 + n, 'variantId', ${variant("n")}, 'quantity', 1, 'title', 'Vertex Rust', 'variantTitle', 'Plan', 'price', '19.99')),
+        ${spread}, ${spread} from s;`,
+    `${series(CRYPTO_ORDERS)} insert into crypto_orders (id, order_number, user_id, status, product_title, variant_title, variant_id, customer_email, amount_cents, currency, crypto_type, wallet_address, received_units, confirmations, payments, paid_at, transaction_id, product_code, created_at, updated_at)
+      select 'bench-crypto-' || n, 'CB-' || (${CARD_ORDERS} + n), 'bench-user-' || (n % ${ACCOUNTS} + 1), 'complete', 'Vertex Rust', 'Plan', ${variant("n")},
+        'buyer' || (n % ${ACCOUNTS} + 1) || '@bench.test', 1999, 'USD', case n % 2 when 0 then 'BTC' else 'LTC' end, 'bc1qbench' || n, 30000, 1,
+        '[]', ${spread}, null, 'BENCH-KEY-' || substr('000000' || (${CARD_ORDERS} + n), -6), ${spread}, ${spread} from s;`,
+    `${series(RESELLER_PURCHASES)} insert into reseller_ledger (id, user_id, kind, amount_cents, reference, created_at)
+      select n, 'bench-user-' || (n % 200 + 1), 'purchase', -2000, '2 monthly', ${spread} from s;`,
+    `${series(MANUAL_ORDERS)} insert into manual_orders (id, user_id, email, variant_id, variant_title, reason, created_by, created_at)
+      select n, 'bench-user-' || (n % ${ACCOUNTS} + 1), 'buyer' || (n % ${ACCOUNTS} + 1) || '@bench.test', ${variant("n")}, ${variantTitle("n")}, 'Goodwill', 'bench-admin', ${spread} from s;`,
+    // One crypto order in 16 carries its on-chain payment: what a search by transaction id finds.
+    `update crypto_orders set payments = json_array(json_object('txid', lower(hex(randomblob(32))), 'units', 30000, 'height', 800000)) where cast(substr(id, 14) as integer) % 16 <> 0;`,
+    ...[1, 2, 3].map(
+      (n) =>
+        `update crypto_orders set payments = json_array(json_object('txid', '${shopScaleNames.txidOf(n)}', 'units', 30000, 'height', 800000)) where id = 'bench-crypto-${n * 16}';`,
+    ),
+    `insert into licences (key, product, plan, owner_email, product_code_id, order_id, created_at)
+      select code, 'Vertex Rust', 'monthly', customer_email, id, order_id, used_at from product_codes where is_used = 1;`,
+    `insert into user_subscriptions (id, user_id, status, product_title, variant_title, price_currency, price_amount, purchase_date, expiry_date, product_code_id, order_id)
+      select 'bench-sub-' || p.id, u.id, 'active', 'Vertex Rust', 'Plan', 'USD', '19.99', p.used_at, p.used_at + 30 * ${DAY}, p.id, p.order_id
+      from product_codes p join users u on lower(u.email) = lower(p.customer_email) where p.is_used = 1;`,
+    `${series(20_000)} insert into audit_log (actor_user_id, action, subject, detail, created_at) select 'bench-admin', 'licence.reset-hwid', 'BENCH-KEY-' || substr('000000' || n, -6), '{}', ${spread} from s;`,
+    "analyze;",
+  ].join("\n");
+}
+
+/** The ratio a / b to two decimals, as the goals are written ("0.8×"). */
 export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** The middle value (the upper one of an even count). */

@@ -1,6 +1,14 @@
-// Icons in use, imported one file each so neither the dev server nor the tests load all of Lucide.
+// Icons in use, imported one file each so neither the dev server nor the tests load all of Lucide,
+// and each page's bundle holds only the icons it draws (an icon Lucide renamed is imported from the
+// file that holds it under its new name).
+//
+// On the server each is drawn by `staticIcon` (./static-icon.ts) instead, as vite.config.ts swaps
+// them; this file holds re-exports only, so the browser's bundler keeps each icon apart. The same
+// <svg> with the same attributes and classes, but its shapes are written once per icon as markup
+// instead of as elements on every render. A page draws dozens of icons (the dashboard's sidebar
+// alone twenty), and the server renderer writes each element and attribute one by one (decision 100).
 export { default as Activity } from "lucide-react/icons/activity";
-export { default as AlertTriangle } from "lucide-react/icons/triangle-alert";
+export { default as AlertTriangle } from "lucide-react/icons/triangle-exclamation-point";
 export { default as ArrowLeft } from "lucide-react/icons/arrow-left";
 export { default as BadgeCheck } from "lucide-react/icons/badge-check";
 export { default as BadgePercent } from "lucide-react/icons/badge-percent";
@@ -12,7 +20,7 @@ export { default as BookOpen } from "lucide-react/icons/book-open";
 export { default as ChartColumn } from "lucide-react/icons/chart-column";
 export { default as Check } from "lucide-react/icons/check";
 export { default as CheckCircle } from "lucide-react/icons/circle-check";
-export { default as CircleAlert } from "lucide-react/icons/circle-alert";
+export { default as CircleAlert } from "lucide-react/icons/circle-exclamation-point";
 export { default as CircleSlash } from "lucide-react/icons/circle-slash";
 export { default as ChevronDown } from "lucide-react/icons/chevron-down";
 export { default as Clock } from "lucide-react/icons/clock";
@@ -26,7 +34,7 @@ export { default as Flame } from "lucide-react/icons/flame";
 export { default as Gavel } from "lucide-react/icons/gavel";
 export { default as Handshake } from "lucide-react/icons/handshake";
 export { default as Hash } from "lucide-react/icons/hash";
-export { default as History } from "lucide-react/icons/history";
+export { default as History } from "lucide-react/icons/rotate-ccw-clock";
 export { default as Hourglass } from "lucide-react/icons/hourglass";
 export { default as KeyRound } from "lucide-react/icons/key-round";
 export { default as LayoutDashboard } from "lucide-react/icons/layout-dashboard";
@@ -50,13 +58,13 @@ export { default as ScrollText } from "lucide-react/icons/scroll-text";
 export { default as Search } from "lucide-react/icons/search";
 export { default as Send } from "lucide-react/icons/send";
 export { default as Shield } from "lucide-react/icons/shield";
-export { default as ShieldAlert } from "lucide-react/icons/shield-alert";
+export { default as ShieldAlert } from "lucide-react/icons/shield-exclamation-point";
 export { default as ShieldCheck } from "lucide-react/icons/shield-check";
 export { default as ShoppingCart } from "lucide-react/icons/shopping-cart";
 export { default as Smartphone } from "lucide-react/icons/smartphone";
 export { default as Star } from "lucide-react/icons/star";
 export { default as Store } from "lucide-react/icons/store";
-export { default as Trash2 } from "lucide-react/icons/trash-2";
+export { default as Trash2 } from "lucide-react/icons/trash";
 export { default as Upload } from "lucide-react/icons/upload";
 export { default as Users } from "lucide-react/icons/users";
 export { default as Wallet } from "lucide-react/icons/wallet";

@@ -21,6 +21,9 @@ export interface EntitlementRow {
 }
 
 /** Every entitlement with the plans that include it, by name. */
+/** Each defined entitlement's words, as a statement not yet run (a page batches it with its own reads). */
+export const entitlementLabels = (db: Db) => db.select({ name: entitlements.name, label: entitlements.label }).from(entitlements);
+
 export async function listEntitlements(db: Db): Promise<EntitlementRow[]> {
   const [defined, attached] = await db.batch([
     db.select({ name: entitlements.name, label: entitlements.label }).from(entitlements).orderBy(asc(entitlements.name)),

@@ -54,6 +54,18 @@ function whole(value: string | undefined, name: string, fallback: number, min: n
   return fallback;
 }
 
+// Reading an extended key decompresses a curve point (a square root modulo the curve's prime): done
+// once per key and isolate, not on every product page that asks which coins the shop takes.
+const accountKeys = new Map<string, ReturnType<typeof parseAccountKey>>();
+
+function accountKey(coin: CryptoCoin, configured: string) {
+  const known = accountKeys.get(`${coin}:${configured}`);
+  if (known) return known;
+  const parsed = parseAccountKey(coin, configured);
+  accountKeys.set(`${coin}:${configured}`, parsed);
+  return parsed;
+}
+
 export function cryptoSetup(env: CryptoEnv, db: Db): CryptoSetup {
   const problems: string[] = [];
   const wallets: Partial<Record<CryptoCoin, AccountKey>> = {};
@@ -63,7 +75,7 @@ export function cryptoSetup(env: CryptoEnv, db: Db): CryptoSetup {
       problems.push(`${coin} payments are off: set CRYPTO_${coin}_XPUB to your wallet's extended public key`);
       continue;
     }
-    const parsed = parseAccountKey(coin, configured);
+    const parsed = accountKey(coin, configured);
     if (!parsed.ok) {
       problems.push(`${coin} payments are off: ${parsed.problem.message}`);
       continue;

@@ -10,7 +10,7 @@ import { formatDuration } from "~/lib/format";
 import type { LicenceChangeInput } from "~/lib/schemas/licences";
 import { STAFF_ACTIONS } from "~/lib/staff-actions";
 import type { Viewer } from "~/lib/viewer";
-import { listEntitlements } from "../catalogue/entitlements.server";
+import { entitlementLabels } from "../catalogue/entitlements.server";
 import { orderName } from "../platform/db/stored-orders.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
@@ -38,20 +38,31 @@ export function shortHwid(hwid: string): string {
 
 async function resetsOf(db: Db, ids: number[]) {
   if (ids.length === 0) return new Map<number, LicenceView["resets"]>();
-  const rows = await db
+  return resetsByLicence(await resetsRead(db, inArray(licenceResets.licenceId, ids)));
+}
+
+/** The PC resets `which` selects, newest first, as a statement not yet run. */
+const resetsRead = (db: Db, which: SQL) =>
+  db
     .select({ licenceId: licenceResets.licenceId, at: licenceResets.resetAt, by: licenceResets.by })
     .from(licenceResets)
-    .where(inArray(licenceResets.licenceId, ids))
+    .where(which)
     .orderBy(desc(licenceResets.resetAt));
+
+function resetsByLicence(rows: { licenceId: number; at: number; by: LicenceView["resets"][number]["by"] }[]) {
   const byLicence = new Map<number, LicenceView["resets"]>();
   for (const { licenceId, at, by } of rows) byLicence.set(licenceId, [...(byLicence.get(licenceId) ?? []), { at, by }]);
   return byLicence;
 }
 
 /** The words for each entitlement name; a name staff have since deleted reads as itself. */
-async function entitlementWords(db: Db): Promise<(name: string) => { name: string; label: string }> {
-  const labels = new Map((await listEntitlements(db)).map((entitlement) => [entitlement.name, entitlement.label]));
+function entitlementWordsOf(defined: { name: string; label: string }[]): (name: string) => { name: string; label: string } {
+  const labels = new Map(defined.map((entitlement) => [entitlement.name, entitlement.label]));
   return (name) => ({ name, label: labels.get(name) ?? name });
+}
+
+async function entitlementWords(db: Db) {
+  return entitlementWordsOf(await entitlementLabels(db));
 }
 
 function view(
@@ -94,16 +105,16 @@ export async function licencesOf(
   cooldownMs: number,
   now = Date.now(),
 ): Promise<Map<string, LicenceView>> {
-  const rows = await db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500);
-  const [resets, words] = await Promise.all([
-    resetsOf(
-      db,
-      rows.map((r) => r.id),
-    ),
-    entitlementWords(db),
+  // One batch, one round trip: the licences, their PC resets and the entitlements' words.
+  const [rows, resets, defined] = await db.batch([
+    db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500),
+    resetsRead(db, inArray(licenceResets.licenceId, db.select({ id: licences.id }).from(licences).where(ownedBy(owner)))),
+    entitlementLabels(db),
   ]);
+  const byLicence = resetsByLicence(resets);
+  const words = entitlementWordsOf(defined);
   return new Map(
-    rows.map((row) => [row.key, view(row, resets.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid), words)]),
+    rows.map((row) => [row.key, view(row, byLicence.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid), words)]),
   );
 }
 

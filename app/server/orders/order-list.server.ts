@@ -176,8 +176,7 @@ async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | nu
           .where(range(shopifyOrders.receivedAt))
           .orderBy(desc(shopifyOrders.receivedAt))
           .limit(1)
-          .offset(size)
-          .get();
+          .offset(size);
       case "crypto":
         return db
           .select({ at: cryptoOrders.createdAt })
@@ -185,8 +184,7 @@ async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | nu
           .where(range(cryptoOrders.createdAt))
           .orderBy(desc(cryptoOrders.createdAt))
           .limit(1)
-          .offset(size)
-          .get();
+          .offset(size);
       case "reseller":
         return db
           .select({ at: resellerLedger.createdAt })
@@ -194,8 +192,7 @@ async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | nu
           .where(and(eq(resellerLedger.kind, "purchase"), range(resellerLedger.createdAt)))
           .orderBy(desc(resellerLedger.createdAt))
           .limit(1)
-          .offset(size)
-          .get();
+          .offset(size);
       case "admin":
         return db
           .select({ at: manualOrders.createdAt })
@@ -203,11 +200,12 @@ async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | nu
           .where(range(manualOrders.createdAt))
           .orderBy(desc(manualOrders.createdAt))
           .limit(1)
-          .offset(size)
-          .get();
+          .offset(size);
     }
   };
-  const bounds = (await Promise.all(sources.map(nth))).flatMap((row) => (row ? [row.at] : []));
+  // One batch: a source's bound each, in one round trip to the database.
+  const [first, ...rest] = sources.map(nth);
+  const bounds = (await db.batch([first!, ...rest])).flatMap((rows) => rows.map((row) => row.at));
   return bounds.length > 0 ? Math.max(...bounds) : undefined;
 }
 

@@ -26,20 +26,24 @@ const shown = (productId: string) => and(eq(productReviews.productId, productId)
 
 /** The shown reviews' count and average (one decimal), and the newest `limit` from `offset`. */
 export async function productReviewSummary(db: Db, productId: string, offset = 0, limit = REVIEWS_PAGE_SIZE): Promise<ReviewSummary> {
-  const [totals, reviews] = await Promise.all([
+  // One batch: the totals and the page in one round trip to the database.
+  const [[totals], rows] = await db.batch([
     db
       .select({ count: count(), average: sql<number | null>`round(avg(${productReviews.rating}), 1)` })
       .from(productReviews)
-      .where(shown(productId))
-      .get(),
-    reviewPage(db, productId, offset, limit),
+      .where(shown(productId)),
+    reviewPageRead(db, productId, offset, limit),
   ]);
-  return { count: totals?.count ?? 0, average: totals?.average ?? null, reviews };
+  return { count: totals?.count ?? 0, average: totals?.average ?? null, reviews: publicReviews(rows) };
 }
 
 /** Shown reviews of a product, newest first. */
 export async function reviewPage(db: Db, productId: string, offset: number, limit = REVIEWS_PAGE_SIZE): Promise<PublicReview[]> {
-  const rows = await db
+  return publicReviews(await reviewPageRead(db, productId, offset, limit));
+}
+
+function reviewPageRead(db: Db, productId: string, offset: number, limit: number) {
+  return db
     .select({
       id: productReviews.id,
       author: profiles.username,
@@ -54,8 +58,10 @@ export async function reviewPage(db: Db, productId: string, offset: number, limi
     .orderBy(desc(productReviews.createdAt), desc(productReviews.id))
     .limit(limit)
     .offset(Math.min(Math.max(0, offset), MAX_OFFSET));
-  return rows.map(({ updatedAt, author, ...row }) => ({ ...row, author: author ?? "A buyer", edited: updatedAt > row.createdAt }));
 }
+
+const publicReviews = (rows: Awaited<ReturnType<typeof reviewPageRead>>): PublicReview[] =>
+  rows.map(({ updatedAt, author, ...row }) => ({ ...row, author: author ?? "A buyer", edited: updatedAt > row.createdAt }));
 
 /**
  * Whether `viewer` may review `product` now, and their review if they wrote one. The keys that
