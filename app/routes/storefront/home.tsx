@@ -74,9 +74,10 @@ const REASONS = [
 ];
 
 /**
- * What a streamed value draws once it is there. React reads a settled promise at once, where
- * React Router's Await renders an error boundary and a context around every use and suspends once
- * before reading it; the Suspense around it still shows the fallback while the value is on its way.
+ * What a streamed value draws once it is there. React's use() keeps the promise's state on the
+ * promise, where React Router's Await renders an error-boundary class and a context around every
+ * use, which a render pays for per use; the Suspense around it still shows the fallback while the
+ * value is on its way.
  */
 function Resolved<T>({ promise, children }: { promise: Promise<T>; children: (value: T) => ReactNode }) {
   return children(use(promise));
