@@ -1,7 +1,7 @@
 // The home page: hero, why choose us, before/after, plans and the community call to action.
 // The page is public and cached; the plans stream in behind a skeleton.
-import { type ReactNode, Suspense, useEffect } from "react";
-import { Await, Link } from "react-router";
+import { type ReactNode, Suspense, use, useEffect } from "react";
+import { Link } from "react-router";
 import { HeroBackground } from "./+shared/home/hero-video";
 import { IntroSplash, useIntroOver } from "./+shared/home/intro-splash";
 import { Plans, PlansSkeleton } from "./+shared/home/plans";
@@ -73,6 +73,16 @@ const REASONS = [
   { icon: ShieldCheck, title: "Secure", text: "Encrypted loader, HWID-locked keys and a team that answers within hours." },
 ];
 
+/**
+ * What a streamed value draws once it is there. React's use() keeps the promise's state on the
+ * promise, where React Router's Await renders an error-boundary class and a context around every
+ * use, which a render pays for per use; the Suspense around it still shows the fallback while the
+ * value is on its way.
+ */
+function Resolved<T>({ promise, children }: { promise: Promise<T>; children: (value: T) => ReactNode }) {
+  return children(use(promise));
+}
+
 function NoticeToast({ notice }: { notice: Toast | null }) {
   const { toast } = useToast();
   useEffect(() => {
@@ -109,7 +119,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
           </p>
           <div className="mt-10 flex flex-col justify-center gap-3 sm:flex-row">
             <Suspense fallback={getStartedDisabled}>
-              <Await resolve={loaderData.plans}>
+              <Resolved promise={loaderData.plans}>
                 {({ offer }) =>
                   offer ? (
                     <Link to={`/product/${offer.handle}`} className={buttonClass("primary", "lg")}>
@@ -119,7 +129,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
                     getStartedDisabled
                   )
                 }
-              </Await>
+              </Resolved>
             </Suspense>
             <Link to="/status" className={buttonClass("outline", "lg")}>
               System Status
@@ -178,14 +188,14 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         <p className="mt-3 text-center text-muted">Instant delivery. Cancel any time — plans never renew on their own.</p>
         <div className="mt-12">
           <Suspense fallback={<PlansSkeleton />}>
-            <Await resolve={loaderData.plans}>
+            <Resolved promise={loaderData.plans}>
               {({ offer, notice }) => (
                 <>
                   <NoticeToast notice={notice} />
                   <Plans offer={offer} />
                 </>
               )}
-            </Await>
+            </Resolved>
           </Suspense>
         </div>
       </HomeSection>
