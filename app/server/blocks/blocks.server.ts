@@ -131,8 +131,7 @@ interface LicenceBlocklist {
  */
 let kept: LicenceBlocklist | undefined;
 
-async function licenceBlocklist(db: Db, version: number, now: number): Promise<LicenceBlocklist> {
-  if (kept && kept.version >= version) return kept;
+async function readLicenceBlocklist(db: Db, version: number, now: number): Promise<LicenceBlocklist> {
   const rows = await db
     .select({
       kind: blocks.kind,
@@ -161,7 +160,8 @@ async function licenceBlocklist(db: Db, version: number, now: number): Promise<L
  * `version`, the version the check's own read saw. An empty list costs no more than the map lookups.
  */
 export async function licenceBlock(db: Db, version: number | null, asker: Asker, now: number): Promise<"pc" | "network" | null> {
-  const list = await licenceBlocklist(db, version ?? 0, now);
+  // The kept list answers without waiting on anything while the version stands.
+  const list = kept && kept.version >= (version ?? 0) ? kept : await readLicenceBlocklist(db, version ?? 0, now);
   if ((list.pcs.get(asker.hwid) ?? 0) > now) return "pc";
   const { address } = asker;
   if (address && list.ranges.some((range) => range.until > now && range.start <= address && range.end >= address)) return "network";
