@@ -126,6 +126,13 @@ const OWNED_TABLES = [
     owner: ["app/server/reviews/review-moderation.server.ts"],
     message: "Staff's hiding of reviews is written only by app/server/reviews/review-moderation.server.ts (decision 083): call it instead.",
   },
+  {
+    variables: ["blocks", "blockListVersion"],
+    tables: ["blocks", "block_list_version"],
+    owner: ["app/server/blocks/blocks.server.ts"],
+    message:
+      "The blocklist is changed only by app/server/blocks/blocks.server.ts, which counts its version up with every change the licence check must see (decision 112): call it instead.",
+  },
 ];
 // Every job kind's payload is declared once, in the job registry; a second declaration of a kind
 // (a valibot schema or a TypeScript type whose `kind` is a job's) is refused everywhere else.

@@ -44,10 +44,11 @@ export class KeyWatch extends DurableObject<Env> {
     const at = Math.max(...heard.flatMap((licence) => licence.reports.map((r) => r.at)));
     const [{ fraudSettingsForWatches }, , { database }] = await judging();
     const settings = await fraudSettingsForWatches(database(this.env.DB), at);
-    const fresh = heard.filter((licence) => this.#note(licence, settings.windowHours * 3600_000));
+    // Only an address new to the window can change a key's counts: those keys are judged.
+    const fresh: LicenceReports[] = [];
+    for (const licence of heard) if (this.#note(licence, settings.windowHours * 3600_000)) fresh.push(licence);
     this.ctx.storage.sql.exec("delete from key_sightings where last_seen < ?", at - KEEP_MS);
-    // Only an address new to the window can change a key's counts.
-    for (const licenceId of fresh) await this.#judge(licenceId, settings, at);
+    for (const licence of fresh) await this.#judge(licence, settings, at);
   }
 
   async sightings(licenceId: number): Promise<Sighting[]> {

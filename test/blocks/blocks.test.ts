@@ -10,6 +10,7 @@ import { ANSWER_REASON } from "~/lib/fraud";
 import { BLOCKED_DISCORD, BLOCKED_HERE } from "~/server/accounts/blocked.server";
 import { recordDiscordLink } from "~/server/accounts/discord-login.server";
 import { addBlock } from "~/server/blocks/blocks.server";
+import { validateLicence } from "~/server/licences/validation.server";
 import { addCodes } from "~/server/keys/stock.server";
 import { auditLog, blocks, oauthAccounts, productCodes, users } from "~/server/platform/db/schema.server";
 import {
@@ -101,6 +102,30 @@ describe("a blocked PC", () => {
         .from(auditLog)
         .where(eq(auditLog.subject, `block:${id}`)),
     ).toHaveLength(2);
+  });
+});
+
+describe("the licence check's blocklist", () => {
+  // The check keeps the standing blocks between changes to the list: an expiry must lift a block
+  // all the same, with no change to the list in between.
+  it("lets a PC in once its block expires, with no change to the list since the check read it", async () => {
+    const bought = await boughtKey();
+    const pc = hwid();
+    const { account } = await anAdmin();
+    const now = Date.now();
+    const staff = { viewer: { id: account.id, role: "admin" } as never, ip: null };
+    expect((await addBlock(db, staff, { kind: "hwid", value: pc, reason: "test", expires: now + 60_000 }, now)).ok).toBe(true);
+    const checkAt = async (at: number) => {
+      const answer = await validateLicence(
+        db,
+        { key: bought.key, hwid: pc, nonce: unique("nonce-0123456789"), activate: true },
+        { now: at, leaseMs: 0, recordCheck: () => undefined, admit: async () => true, address: "203.0.113.9", country: "DE" },
+      );
+      return answer.ok ? answer.value.code : answer.problem.code;
+    };
+    expect(await checkAt(now)).toBe("BANNED");
+    expect(await checkAt(now + 59_000)).toBe("BANNED");
+    expect(await checkAt(now + 61_000)).toBe("VALID");
   });
 });
 

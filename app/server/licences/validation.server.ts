@@ -10,7 +10,7 @@ import type { LicenceState } from "~/lib/licences";
 import { type LicencePlan, PLAN_DURATION_MS } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ValidateLicenceInput } from "~/lib/schemas/licences";
-import { addressHex, licenceBlockSql } from "../blocks/blocks.server";
+import { addressHex, type Asker, blockListVersionSql, licenceBlock } from "../blocks/blocks.server";
 import type { Db } from "../platform/db/client.server";
 import { emitLicenceEvent } from "./licence-events.server";
 import { bannedHwids, licences, resellerKeys, userSubscriptions, users } from "../platform/db/schema.server";
@@ -67,7 +67,9 @@ export function nonNegativeSetting(setting: string | undefined, fallback: number
 /** The offline lease's length from LICENCE_OFFLINE_HOURS (default 72; 0 turns offline use off). */
 export const offlineLeaseMs = (setting: string | undefined) => nonNegativeSetting(setting, DEFAULT_OFFLINE_HOURS) * HOUR_MS;
 
-type LicenceRow = typeof licences.$inferSelect & { hwidBanned: number; ownerBanned: number; blocked: "pc" | "network" | null };
+/** The licence as the check's read gives it: its ban tests, and the blocklist's version for judging the caller. */
+type LicenceRead = typeof licences.$inferSelect & { hwidBanned: number; ownerBanned: number; blockListVersion: number | null };
+type LicenceRow = Omit<LicenceRead, "blockListVersion"> & { blocked: "pc" | "network" | null };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -116,8 +118,9 @@ const licenceSelection = {
   ...getTableColumns(licences),
   hwidBanned: sql<number>`exists (select 1 from ${bannedHwids} where ${bannedHwids.hwid} = ${sql.placeholder("hwid")})`,
   ownerBanned,
-  // Staff's blocklist: the PC, or the caller's address, range or country (decision 093).
-  blocked: licenceBlockSql(sql.placeholder("hwid"), sql.placeholder("address"), sql.placeholder("country"), sql.placeholder("now")),
+  // Staff's blocklist (decision 093) is judged against the list its isolate keeps for this version
+  // (decision 112): the statement carries one primary-key read, not a subquery per kind of block.
+  blockListVersion: blockListVersionSql,
 };
 const FIND_LICENCE = new QueryBuilder()
   .select(licenceSelection)
@@ -130,19 +133,16 @@ const licenceFields = Object.entries(licenceSelection).map(([name, field]) => ({
   decode: is(field, Column) ? (value: unknown) => (value === null ? null : field.mapFromDriverValue(value)) : (value: unknown) => value,
 }));
 
-/** Who asks, as the blocklist judges a check: the caller's address as 32 hex digits ("" for none) and country. */
-interface Asker {
-  address: string;
-  country: string;
-  now: number;
-}
-
-async function findLicence(db: Db, key: string, hwid: string, asker: Asker): Promise<LicenceRow | undefined> {
+async function findLicence(db: Db, key: string, asker: Asker, now: number): Promise<LicenceRow | undefined> {
   const [values] = await db.$client
     .prepare(FIND_LICENCE.sql)
-    .bind(...fillPlaceholders(FIND_LICENCE.params, { key, hwid, ...asker }))
+    .bind(...fillPlaceholders(FIND_LICENCE.params, { key, hwid: asker.hwid }))
     .raw();
-  return values && (Object.fromEntries(licenceFields.map(({ name, decode }, i) => [name, decode(values[i])])) as LicenceRow);
+  if (!values) return undefined;
+  const { blockListVersion, ...read } = Object.fromEntries(
+    licenceFields.map(({ name, decode }, i) => [name, decode(values[i])]),
+  ) as LicenceRead;
+  return { ...read, blocked: await licenceBlock(db, blockListVersion, asker, now) };
 }
 
 /**
@@ -228,8 +228,8 @@ export async function validateLicence(
   input: ValidateLicenceInput,
   { now = Date.now(), locate = () => null, leaseMs, recordCheck, admit, renewLink, address, country, sighted }: ValidationHooks,
 ): Promise<Result<LicenceAnswer>> {
-  const asker = { address: (address && addressHex(address)) || "", country: country?.toUpperCase() ?? "", now };
-  let row = await findLicence(db, input.key, input.hwid, asker);
+  const asker = { hwid: input.hwid, address: (address && addressHex(address)) || "", country: country?.toUpperCase() ?? "" };
+  let row = await findLicence(db, input.key, asker, now);
   if (!(await admit(row !== undefined && row.hwid !== null && row.hwid === input.hwid))) {
     return fail("rate-limited", "Too many requests for this key; try again in a minute");
   }
@@ -240,7 +240,7 @@ export async function validateLicence(
     const bound = await bind(db, row, input.hwid, now);
     // Its first activation is an event for the shop's webhooks, sent after the answer has gone.
     if (bound && row.activatedAt === null) recordCheck(emitLicenceEvent(db, "licence.activated", bound, now));
-    row = bound ?? (await findLicence(db, input.key, input.hwid, asker));
+    row = bound ?? (await findLicence(db, input.key, asker, now));
     code = row ? verdict(row, input, now) : "NOT_FOUND";
   }
   if (code === "bind") code = "HWID_MISMATCH";

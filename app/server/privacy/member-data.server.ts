@@ -115,6 +115,7 @@ export const SHOP_TABLES = {
   failed_jobs: "background jobs that failed, for staff to retry",
   worker_heartbeats: "when the cron and the job queue last showed they are alive",
   fraud_settings: "the shop's thresholds for shared keys and risky orders",
+  block_list_version: "a count of changes to the blocklist (the blocks are in blocks)",
   chat_rooms: "the chat's rooms and their rules (messages are in each room, and in the download's chatMessages)",
   simulated_payments: "the simulated chain of development",
   simulated_tips: "the simulated chain of development",

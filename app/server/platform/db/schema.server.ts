@@ -1721,3 +1721,16 @@ export const simulatedWebhookReceipts = sqliteTable("simulated_webhook_receipts"
   body: text("body").notNull(),
   receivedAt: integer("received_at").notNull(),
 });
+
+// The blocklist's version (decision 112): one row, counted up by every change to `blocks`. The
+// licence check reads it in its one statement and judges the caller against the standing PC,
+// address and country blocks that its isolate keeps for that version, read again only when the
+// version moves, so the check's statement does not carry the blocklist's subqueries.
+export const blockListVersion = sqliteTable(
+  "block_list_version",
+  {
+    id: integer("id").primaryKey(),
+    version: integer("version").notNull(),
+  },
+  (t) => [check("block_list_version_one_row", sql`${t.id} = 1`)],
+);
