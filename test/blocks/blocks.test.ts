@@ -12,7 +12,7 @@ import { recordDiscordLink } from "~/server/accounts/discord-login.server";
 import { addBlock } from "~/server/blocks/blocks.server";
 import { validateLicence } from "~/server/licences/validation.server";
 import { addCodes } from "~/server/keys/stock.server";
-import { auditLog, blocks, oauthAccounts, productCodes, users } from "~/server/platform/db/schema.server";
+import { auditLog, blockListVersion, blocks, oauthAccounts, productCodes, users } from "~/server/platform/db/schema.server";
 import {
   boughtKey,
   call,
@@ -126,6 +126,30 @@ describe("the licence check's blocklist", () => {
     expect(await checkAt(now)).toBe("BANNED");
     expect(await checkAt(now + 59_000)).toBe("BANNED");
     expect(await checkAt(now + 61_000)).toBe("VALID");
+  });
+
+  // A database restored from a backup goes back to an older list and its version: an isolate that
+  // kept a later list must not judge by it.
+  it("judges by the restored list when the database goes back to a backup taken before a block", async () => {
+    const bought = await boughtKey();
+    const pc = hwid();
+    const { account } = await anAdmin();
+    const staff = { viewer: { id: account.id, role: "admin" } as never, ip: null };
+    const check = async () => {
+      const answer = await validateLicence(
+        db,
+        { key: bought.key, hwid: pc, nonce: unique("nonce-0123456789"), activate: true },
+        { leaseMs: 0, recordCheck: () => undefined, admit: async () => true, address: "203.0.113.9", country: "DE" },
+      );
+      return answer.ok ? answer.value.code : answer.problem.code;
+    };
+    const before = await db.select().from(blockListVersion).get();
+    const added = await addBlock(db, staff, { kind: "hwid", value: pc, reason: "test", expires: null });
+    expect(await check()).toBe("BANNED");
+    // The backup: the blocklist and its version as they were before the block.
+    await db.delete(blocks).where(eq(blocks.id, added.ok ? added.value.id : 0));
+    await db.update(blockListVersion).set({ version: before!.version });
+    expect(await check()).toBe("VALID");
   });
 });
 

@@ -94,14 +94,17 @@ export async function blocksMatching(db: Db, subject: Subject, now = Date.now())
 }
 
 /**
- * Counts the blocklist's version up, in the same batch as the change to `blocks`: the licence
- * check reads the version in its one statement and reads the list again when it moved.
+ * Gives the blocklist a new version, in the same batch as the change to `blocks`: the licence check
+ * reads the version in its one statement and reads the list again when it differs from the one its
+ * isolate keeps. A random value rather than a count, so a database restored from a backup never
+ * shows again a version an isolate kept for other blocks (kept within JavaScript's safe integers).
  */
-const countBlockListUp = (db: Db) =>
+const newBlockListVersion = sql`abs(random() % 9007199254740991)`;
+const renewBlockListVersion = (db: Db) =>
   db
     .insert(blockListVersion)
-    .values({ id: 1, version: 1 })
-    .onConflictDoUpdate({ target: blockListVersion.id, set: { version: sql`${blockListVersion.version} + 1` } });
+    .values({ id: 1, version: newBlockListVersion })
+    .onConflictDoUpdate({ target: blockListVersion.id, set: { version: newBlockListVersion } });
 
 /** The blocklist's version, as SQL for the licence check's one read (decision 112). */
 export const blockListVersionSql = sql<
@@ -125,8 +128,8 @@ interface LicenceBlocklist {
 
 /**
  * The blocks the licence check judges by, as this isolate last read them. Kept by version, not by
- * time: any change to the blocklist counts the version up, so the next check of any isolate sees a
- * new version in its own read and reads the list again before answering. Only the list is kept, not
+ * time: any change to the blocklist gives it a new version, so the next check of any isolate sees
+ * another version in its own read and reads the list again before answering. Only the list is kept, not
  * a read's promise, which one request must not await for another.
  */
 let kept: LicenceBlocklist | undefined;
@@ -150,7 +153,7 @@ async function readLicenceBlocklist(db: Db, version: number, now: number): Promi
     const byValue = kind === "hwid" ? list.pcs : kind === "country" ? list.countries : undefined;
     if (byValue) byValue.set(value, Math.max(until, byValue.get(value) ?? 0));
   }
-  if (!kept || kept.version < version) kept = list;
+  kept = list;
   return list;
 }
 
@@ -161,7 +164,7 @@ async function readLicenceBlocklist(db: Db, version: number, now: number): Promi
  */
 export async function licenceBlock(db: Db, version: number | null, asker: Asker, now: number): Promise<"pc" | "network" | null> {
   // The kept list answers without waiting on anything while the version stands.
-  const list = kept && kept.version >= (version ?? 0) ? kept : await readLicenceBlocklist(db, version ?? 0, now);
+  const list = kept?.version === (version ?? 0) ? kept : await readLicenceBlocklist(db, version ?? 0, now);
   if ((list.pcs.get(asker.hwid) ?? 0) > now) return "pc";
   const { address } = asker;
   if (address && list.ranges.some((range) => range.until > now && range.start <= address && range.end >= address)) return "network";
@@ -203,7 +206,7 @@ export async function addBlock(
         createdBy: viewer.id,
       })
       .returning({ id: blocks.id }),
-    countBlockListUp(db),
+    renewBlockListVersion(db),
   ]);
   // An insert with `returning` answers the row it made.
   const row = inserted!;
@@ -231,7 +234,7 @@ export async function liftBlock(
       .set({ liftedAt: now, liftedBy: viewer.id })
       .where(and(eq(blocks.id, blockId), blockStands(now)))
       .returning({ kind: blocks.kind, value: blocks.value }),
-    countBlockListUp(db),
+    renewBlockListVersion(db),
   ]);
   if (!lifted) return fail("conflict", "This block was already lifted or has expired");
   await audit(db, viewer.id, "block.lift", `block:${blockId}`, { kind: lifted.kind, value: lifted.value }, ip);

@@ -1722,7 +1722,7 @@ export const simulatedWebhookReceipts = sqliteTable("simulated_webhook_receipts"
   receivedAt: integer("received_at").notNull(),
 });
 
-// The blocklist's version (decision 112): one row, counted up by every change to `blocks`. The
+// The blocklist's version (decision 112): one row, given a new value by every change to `blocks`. The
 // licence check reads it in its one statement and judges the caller against the standing PC,
 // address and country blocks that its isolate keeps for that version, read again only when the
 // version moves, so the check's statement does not carry the blocklist's subqueries.
