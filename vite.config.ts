@@ -102,6 +102,9 @@ export default defineConfig({
       build: {
         rolldownOptions: {
           output: {
+            // A shared chunk is named after every page that uses it, and each file that imports it
+            // spells that name out: a short name (its group and a hash) is less to download.
+            chunkFileNames: (chunk) => `assets/${chunk.name.split("~")[0]}-[hash].js`,
             // A few larger chunks instead of dozens of tiny ones: every request costs a round
             // trip on a phone, and the first page needs nearly all of the shared code anyway.
             codeSplitting: {
@@ -132,6 +135,15 @@ export default defineConfig({
                   entriesAwareMergeThreshold: 800,
                   priority: 4,
                 },
+                // The forms' schemas apart from the rest: merged into a small shared chunk, a schema
+                // pulled its page's neighbours into the schema library's download (the product page
+                // fetched it for the status page's form it never shows).
+                {
+                  name: "schemas",
+                  test: /[\\/]app[\\/]lib[\\/]schemas[\\/](?!passkeys\.)/,
+                  entriesAware: true,
+                  priority: 3,
+                },
                 // The rest of the shared components and browser-safe code, for the pages that use
                 // them (not the home page). Passkey code (the prompt) and the schemas go with the few
                 // pages that show them; route-only parts (app/routes/*/+shared) go with their routes.
@@ -141,13 +153,13 @@ export default defineConfig({
                   name: "shared",
                   test: /[\\/]app[\\/](components|lib)[\\/](?!security[\\/]|schemas[\\/]passkeys\.|cart[\\/]cart-panel\.)/,
                   entriesAware: true,
-                  entriesAwareMergeThreshold: 4000,
-                  priority: 3,
+                  entriesAwareMergeThreshold: 1000,
+                  priority: 2,
                 },
                 // The back office's parts go only to the staff pages that show them. A group takes the
                 // modules it imports too, so this one comes after the shared chunks: it keeps only
                 // what nothing else claimed.
-                { name: "back-office", test: /[\\/]app[\\/]routes[\\/]back-office[\\/]\+shared[\\/]/, priority: 2 },
+                { name: "back-office", test: /[\\/]app[\\/]routes[\\/]back-office[\\/]\+shared[\\/]/, priority: 1 },
               ],
             },
           },

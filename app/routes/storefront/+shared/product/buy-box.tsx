@@ -1,6 +1,6 @@
 // The product page's purchase column: variants, price, badges and the buy buttons, with the
 // login check and the checkout-information dialog in front of every purchase.
-import { useState } from "react";
+import { Suspense, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import type { CartItem } from "~/lib/cart";
 import type { Product, ProductVariant } from "~/lib/catalogue";
@@ -10,15 +10,24 @@ import { useCart } from "~/components/cart/cart-context";
 import { Bitcoin, CheckCircle, Flame, ShieldCheck, ShoppingCart, Zap } from "~/components/icons";
 import { useToast } from "~/components/toaster";
 import { Button } from "~/components/ui/button";
-import { Dialog } from "~/components/ui/dialog";
 import { inputClass } from "~/components/ui/input-class";
 import { useViewer } from "~/components/viewer";
-import { CryptoDialog } from "./crypto-dialog";
+import { lazyComponent } from "~/components/lazy";
 import type { CryptoCoin } from "~/lib/crypto-orders";
-import { LEGAL_PAGES } from "~/lib/legal";
 import { SaleCountdown } from "./sale-countdown";
 import { formatCount } from "~/lib/format";
 import type { ProductSale } from "~/lib/reviews";
+
+// The crypto dialog (its payment box, the coin choice) is fetched when first asked for: most
+// visitors never open it, and its closed dialog draws nothing on the first screen.
+const loadCryptoDialog = () => import("./crypto-dialog");
+const CryptoDialog = lazyComponent(() => loadCryptoDialog().then((module) => module.CryptoDialog));
+// Fetched as the pointer or focus reaches the button; a failure here is met again, and handled, when drawn.
+const preloadCryptoDialog = () => void loadCryptoDialog().catch(() => undefined);
+// So is the checkout information in front of a purchase by card.
+const loadCheckoutNotice = () => import("./checkout-notice");
+const CheckoutNotice = lazyComponent(() => loadCheckoutNotice().then((module) => module.CheckoutNotice));
+const preloadCheckoutNotice = () => void loadCheckoutNotice().catch(() => undefined);
 
 /** Paid orders of the product in the last 24 hours, counted on the server; absent below staff's threshold. */
 function RecentPurchasers({ count }: { count: number }) {
@@ -82,6 +91,9 @@ export function BuyBox({
   const [variant, setVariant] = useState<ProductVariant | undefined>(product.variants[0]);
   const [pending, setPending] = useState<"add" | "buy" | null>(null);
   const [payingCrypto, setPayingCrypto] = useState(false);
+  // Once opened, the dialog stays drawn (closed), so closing it hands focus back as the browser does.
+  const [cryptoOpened, setCryptoOpened] = useState(false);
+  const [noticeOpened, setNoticeOpened] = useState(false);
   const { status, viewer } = useViewer();
   const { toast } = useToast();
   const navigate = useNavigate();
@@ -101,8 +113,13 @@ export function BuyBox({
       navigate("/auth");
       return;
     }
-    if (kind === "crypto") setPayingCrypto(true);
-    else setPending(kind);
+    if (kind === "crypto") {
+      setPayingCrypto(true);
+      setCryptoOpened(true);
+    } else {
+      setPending(kind);
+      setNoticeOpened(true);
+    }
   }
 
   function proceed() {
@@ -187,57 +204,64 @@ export function BuyBox({
       </div>
 
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-        <Button size="lg" disabled={unavailable || busy} onClick={() => start("buy")}>
+        <Button
+          size="lg"
+          disabled={unavailable || busy}
+          onClick={() => start("buy")}
+          onPointerEnter={preloadCheckoutNotice}
+          onFocus={preloadCheckoutNotice}
+        >
           BUY NOW
         </Button>
-        <Button size="lg" variant="outline" disabled={unavailable || busy} onClick={() => start("add")}>
+        <Button
+          size="lg"
+          variant="outline"
+          disabled={unavailable || busy}
+          onClick={() => start("add")}
+          onPointerEnter={preloadCheckoutNotice}
+          onFocus={preloadCheckoutNotice}
+        >
           <ShoppingCart className="size-4" aria-hidden /> ADD TO CART
         </Button>
       </div>
 
       {cryptoCoins.length > 0 ? (
-        <Button variant="secondary" className="w-full" disabled={unavailable || busy} onClick={() => start("crypto")}>
+        <Button
+          variant="secondary"
+          className="w-full"
+          disabled={unavailable || busy}
+          onClick={() => start("crypto")}
+          onPointerEnter={preloadCryptoDialog}
+          onFocus={preloadCryptoDialog}
+        >
           <Bitcoin className="size-4" aria-hidden /> Pay with Cryptocurrency
         </Button>
       ) : null}
 
       {promotions.sale ? <SaleCountdown sale={promotions.sale} /> : null}
-      {variant && cryptoCoins.length > 0 ? (
-        <CryptoDialog variant={variant} coins={cryptoCoins} open={payingCrypto} onClose={() => setPayingCrypto(false)} />
+      {variant && cryptoCoins.length > 0 && cryptoOpened ? (
+        <Suspense
+          fallback={
+            <p role="status" className="text-sm text-muted">
+              Opening the crypto payment...
+            </p>
+          }
+        >
+          <CryptoDialog variant={variant} coins={cryptoCoins} open={payingCrypto} onClose={() => setPayingCrypto(false)} />
+        </Suspense>
       ) : null}
 
-      <Dialog
-        open={pending !== null}
-        onClose={() => setPending(null)}
-        title="Important Checkout Information"
-        description="Please read before you continue."
-      >
-        <ul className="list-disc space-y-2 pl-5 text-sm">
-          <li>
-            Shopify asks for a delivery address. Nothing is shipped, so <strong>use random information</strong> for the address.
-          </li>
-          <li>
-            <strong>Make sure your e-mail address is correct</strong>: your product key is sent there right after payment.
-          </li>
-          <li>
-            By paying you agree to our{" "}
-            <a href={LEGAL_PAGES.terms.path} target="_blank" rel="noreferrer" className="text-accent underline">
-              Terms of Service
-            </a>{" "}
-            and{" "}
-            <a href={LEGAL_PAGES.refunds.path} target="_blank" rel="noreferrer" className="text-accent underline">
-              Refund Policy
-            </a>
-            .
-          </li>
-        </ul>
-        <div className="mt-6 flex justify-end gap-3">
-          <Button variant="ghost" onClick={() => setPending(null)}>
-            Cancel
-          </Button>
-          <Button onClick={proceed}>Continue to Checkout</Button>
-        </div>
-      </Dialog>
+      {noticeOpened ? (
+        <Suspense
+          fallback={
+            <p role="status" className="text-sm text-muted">
+              Opening the checkout...
+            </p>
+          }
+        >
+          <CheckoutNotice open={pending !== null} onClose={() => setPending(null)} onProceed={proceed} />
+        </Suspense>
+      ) : null}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 // "Pay with Cryptocurrency": opening it creates (or reuses) a pending order on the server in the
 // chosen coin, which quotes the amount and gives the order an address of its own; choosing the
 // other coin does the same for that coin. The buyer pays, and the tracker follows the payment.
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import type { ProductVariant } from "~/lib/catalogue";
 import type { CryptoCoin, CryptoOrderAnswer } from "~/lib/crypto-orders";
@@ -30,8 +30,18 @@ export function CryptoDialog({
   const { submit } = fetcher;
   const [coin, setCoin] = useState<CryptoCoin>(coins[0] ?? "BTC");
 
+  // Asked once per opening and coin: the dialog is drawn already open on its first click, and an
+  // effect run twice on mounting (React's strict mode) would create a second pending order.
+  const asked = useRef<string | null>(null);
   useEffect(() => {
-    if (open) void submit({ variantId: variant.id, coin }, { method: "post", action: "/api/crypto-orders" });
+    if (!open) {
+      asked.current = null;
+      return;
+    }
+    const key = `${variant.id}:${coin}`;
+    if (asked.current === key) return;
+    asked.current = key;
+    void submit({ variantId: variant.id, coin }, { method: "post", action: "/api/crypto-orders" });
   }, [open, variant.id, coin, submit]);
 
   const result = fetcher.data;

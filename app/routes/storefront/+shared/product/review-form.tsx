@@ -1,18 +1,14 @@
-// The visitor's part in a product's reviews: the form for a member who may review (their own
-// review to edit or delete, and staff's hiding of it with the reason), or why they may not yet. Asked of the private /api/reviews once the
-// page has loaded; the server checks every rule again when the form is sent.
-import { useEffect, useId } from "react";
+// The visitor's part in a product's reviews: the form for a member who may review, or why they may
+// not yet. Asked of the private /api/reviews once the page has loaded; the server checks every rule
+// again when the form is sent. The form itself is fetched only for a member who may review.
+import { Suspense, useCallback, useEffect } from "react";
 import { Link, useFetcher, useRevalidator } from "react-router";
-import { Button } from "~/components/ui/button";
-import { Card } from "~/components/ui/card";
-import { FieldNotes, TextAreaField } from "~/components/ui/field";
 import { LocalTime } from "~/components/local-time";
-import { useFetcherForm } from "~/components/use-fetcher-form";
+import { lazyComponent } from "~/components/lazy";
 import { useViewer } from "~/components/viewer";
-import type { Answer } from "~/lib/answer";
-import { REVIEW_MAX_LENGTH, type ReviewHidden, type ReviewStanding } from "~/lib/reviews";
-import { saveReviewSchema } from "~/lib/schemas/reviews";
-import { counted } from "~/lib/format";
+import type { ReviewStanding } from "~/lib/reviews";
+
+const ReviewEditor = lazyComponent(() => import("./review-editor").then((module) => module.ReviewEditor));
 
 const WHY_NOT: Record<Exclude<ReviewStanding["kind"], "may-review" | "too-soon">, string> = {
   "signed-out": "Reviews come from buyers who have used their key for a day.",
@@ -20,56 +16,10 @@ const WHY_NOT: Record<Exclude<ReviewStanding["kind"], "may-review" | "too-soon">
   "not-activated": "Reviews come from buyers who have used their key for a day: activate yours in the loader first.",
 };
 
-function StarsInput({ defaultValue, error }: { defaultValue: number | undefined; error?: string }) {
-  const id = useId();
-  return (
-    <fieldset aria-describedby={error ? `${id}-error` : undefined}>
-      <legend className="text-sm font-medium text-zinc-200">Your rating</legend>
-      <div className="mt-1.5 flex flex-wrap gap-2">
-        {[1, 2, 3, 4, 5].map((n) => (
-          <label
-            key={n}
-            className="flex cursor-pointer items-center gap-1.5 rounded-md border border-line bg-panel-2 px-3 py-2 text-sm has-checked:border-accent has-checked:bg-accent/10"
-          >
-            <input
-              type="radio"
-              name="rating"
-              value={n}
-              defaultChecked={defaultValue === n}
-              className="accent-accent"
-              aria-invalid={error ? true : undefined}
-            />
-            {counted(n, "star")}
-          </label>
-        ))}
-      </div>
-      <FieldNotes id={id} error={error} />
-    </fieldset>
-  );
-}
-
-/** Staff hid the member's review: they see it here, with the reason, and that it holds whatever they post. */
-function HiddenNotice({ hidden, posted }: { hidden: ReviewHidden; posted: boolean }) {
-  return (
-    <div className="mt-3 rounded-lg border border-yellow-500/40 bg-yellow-500/10 p-3 text-sm text-yellow-100" data-testid="review-hidden">
-      <p className="font-semibold">
-        {posted ? "Your review is hidden" : "Your review was hidden"} by our staff (<LocalTime ms={hidden.at} />)
-      </p>
-      <p className="mt-1 wrap-anywhere">Reason: {hidden.reason}</p>
-      <p className="mt-1 text-yellow-100/80">
-        It is not shown on this page or counted in its rating, and a review you edit or post again stays hidden until our staff show it
-        again. Contact support if you think this is a mistake.
-      </p>
-    </div>
-  );
-}
-
 export function ReviewForm({ handle }: { handle: string }) {
   const { viewer, status } = useViewer();
   const standing = useFetcher<{ standing: ReviewStanding | null }>();
-  const send = useFetcher<Answer>();
   const revalidator = useRevalidator();
-  const { formRef, onSubmit, errors, busy } = useFetcherForm(send, saveReviewSchema, { title: "Please check your review" });
   const { load } = standing;
   const signedIn = viewer !== null;
 
@@ -77,13 +27,11 @@ export function ReviewForm({ handle }: { handle: string }) {
     if (signedIn) void load(`/api/reviews?product=${encodeURIComponent(handle)}`);
   }, [signedIn, handle, load]);
   // After a change: what the member may do now, and the page's reviews and average afresh.
-  const answered = send.state === "idle" && send.data?.ok === true ? send.data : null;
   const { revalidate } = revalidator;
-  useEffect(() => {
-    if (!answered) return;
+  const changed = useCallback(() => {
     void load(`/api/reviews?product=${encodeURIComponent(handle)}`);
     void revalidate();
-  }, [answered, handle, load, revalidate]);
+  }, [handle, load, revalidate]);
 
   if (status === "loading") return null;
   const current: ReviewStanding | null = signedIn ? (standing.data?.standing ?? null) : { kind: "signed-out" };
@@ -107,45 +55,9 @@ export function ReviewForm({ handle }: { handle: string }) {
       </p>
     );
   }
-  const { own, hidden } = current;
   return (
-    <Card className="mt-6">
-      <h3 className="font-bold">{own ? "Your review" : "Review this product"}</h3>
-      {hidden ? <HiddenNotice hidden={hidden} posted={own !== null} /> : null}
-      <send.Form
-        ref={formRef}
-        method="post"
-        action="/api/reviews"
-        className="mt-4 space-y-4"
-        onSubmit={onSubmit}
-        noValidate
-        key={own ? `${own.rating}:${own.body}` : "new"}
-      >
-        <input type="hidden" name="intent" value="save" />
-        <input type="hidden" name="product" value={handle} />
-        <StarsInput defaultValue={own?.rating} error={errors.rating} />
-        <TextAreaField
-          label="Your review"
-          name="body"
-          rows={4}
-          maxLength={REVIEW_MAX_LENGTH}
-          defaultValue={own?.body}
-          hint="What did it do for you? Other buyers read this before they buy."
-          error={errors.body}
-        />
-        <Button type="submit" disabled={busy}>
-          {busy ? "Saving..." : own ? "Save changes" : "Post review"}
-        </Button>
-      </send.Form>
-      {own ? (
-        <send.Form method="post" action="/api/reviews" className="mt-3">
-          <input type="hidden" name="intent" value="delete" />
-          <input type="hidden" name="product" value={handle} />
-          <Button type="submit" variant="ghost" disabled={busy}>
-            Delete my review
-          </Button>
-        </send.Form>
-      ) : null}
-    </Card>
+    <Suspense fallback={<p className="mt-6 text-sm text-muted">Loading the review form...</p>}>
+      <ReviewEditor handle={handle} standing={current} onChanged={changed} />
+    </Suspense>
   );
 }
