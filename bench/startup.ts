@@ -30,7 +30,13 @@ import {
 } from "./shared.ts";
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 5);
-const PORTS = { app: 8881, inspector: 8882, floor: 8883, floorInspector: 8884 };
+// Overridable so that a second copy of the bench can run beside another on the same machine.
+const PORTS = {
+  app: Number(process.env.BENCH_STARTUP_PORT ?? 8881),
+  inspector: Number(process.env.BENCH_STARTUP_INSPECTOR_PORT ?? 8882),
+  floor: Number(process.env.BENCH_STARTUP_FLOOR_PORT ?? 8883),
+  floorInspector: Number(process.env.BENCH_STARTUP_FLOOR_INSPECTOR_PORT ?? 8884),
+};
 const VALIDATE = "/api/v1/licences/validate";
 const LICENCE_FLOOR = "bench/floors/licence-floor.wrangler.toml";
 const PAGE_FLOOR = "bench/floors/page-floor.wrangler.toml";

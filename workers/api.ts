@@ -5,7 +5,8 @@
 // shop's Ed25519 key (decision 030).
 import { onFirstUse } from "~/server/platform/on-first-use.server";
 import { API_PREFIX } from "~/lib/entry-paths";
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import type * as v from "valibot";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";

@@ -3,7 +3,8 @@
 // limit stated in RateLimit header fields, and is answered with JSON or, when refused, problem
 // details (RFC 9457) with the licence API's codes. No session, no cookies, no page rendering.
 import { SELLER_PREFIX } from "~/lib/entry-paths";
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import type * as v from "valibot";
 import { API_HEADERS, problemResponse } from "~/http/api-problems.server";
 import { clientAddress, clientNetwork } from "~/http/caller.server";

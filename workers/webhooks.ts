@@ -4,7 +4,7 @@
 // waits for nothing but the signature and one durable write, the queue message carrying the signed
 // body (Shopify allows 5 seconds): the job queue's consumer records the delivery and hands
 // out the keys (decisions 031, 067).
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import { problemStatus } from "~/http/problem-status.server";
 import type { Problem } from "~/lib/result";
 import {

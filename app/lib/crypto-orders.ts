@@ -2,23 +2,11 @@
 // the product page's crypto dialog, the tracker, and the admin's fulfilment queue.
 import * as v from "valibot";
 import { isVariantGid } from "./catalogue";
+import type { CryptoStatus } from "./orders";
 import { MAX_CODE_LENGTH } from "./schemas/stock";
 
 export const CRYPTO_COINS = ["BTC", "LTC"] as const;
 export type CryptoCoin = (typeof CRYPTO_COINS)[number];
-
-export const CRYPTO_STATUS_LABEL = {
-  pending: "Pending Payment",
-  underpaid: "Partially Paid",
-  processing: "Processing",
-  complete: "Complete",
-  expired: "Expired",
-  "paid-late": "Paid Late",
-  cancelled: "Cancelled",
-  submitted: "Payment Submitted",
-} as const;
-
-export type CryptoStatus = keyof typeof CRYPTO_STATUS_LABEL;
 
 /** Why an order waits for a person in the admin's queue. */
 export const CRYPTO_REVIEW_LABEL = {

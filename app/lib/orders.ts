@@ -1,8 +1,22 @@
 // Orders of every source as the back office shows them: the list's rows, an order's keys and its
 // timeline. Shared with the browser (types, labels, the list's cursor), so no server code here.
 import type { Money } from "./catalogue";
-import { CRYPTO_STATUS_LABEL } from "./crypto-orders";
 import type { LicenceState } from "./licences";
+
+// A crypto order's states live here, not with the rest of crypto orders, so that what needs only
+// the order sources (the database schema, a licence check's start) does not load the crypto forms.
+export const CRYPTO_STATUS_LABEL = {
+  pending: "Pending Payment",
+  underpaid: "Partially Paid",
+  processing: "Processing",
+  complete: "Complete",
+  expired: "Expired",
+  "paid-late": "Paid Late",
+  cancelled: "Cancelled",
+  submitted: "Payment Submitted",
+} as const;
+
+export type CryptoStatus = keyof typeof CRYPTO_STATUS_LABEL;
 
 export const ORDER_SOURCES = ["shopify", "crypto", "reseller", "admin"] as const;
 export type OrderSource = (typeof ORDER_SOURCES)[number];

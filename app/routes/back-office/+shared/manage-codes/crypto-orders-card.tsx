@@ -5,15 +5,8 @@
 // Above the list, what keeps crypto payments off. Posts to the page's crypto-orders route.
 import { useEffect, useId, useState } from "react";
 import { useFetcher } from "react-router";
-import {
-  type CryptoCoin,
-  type CryptoReview,
-  type CryptoStatus,
-  CRYPTO_REVIEW_LABEL,
-  CRYPTO_STATUS_LABEL,
-  formatCoin,
-  fulfilCryptoOrderSchema,
-} from "~/lib/crypto-orders";
+import { type CryptoCoin, type CryptoReview, CRYPTO_REVIEW_LABEL, formatCoin, fulfilCryptoOrderSchema } from "~/lib/crypto-orders";
+import { CRYPTO_STATUS_LABEL, type CryptoStatus } from "~/lib/orders";
 import { formatUsd } from "~/lib/format";
 import type { Answer } from "~/lib/answer";
 import { LocalTime } from "~/components/local-time";
