@@ -5,6 +5,18 @@
 // must be one element or plain text: on a phone a cell is a two-column grid row (name, value).
 import type { Column } from "./responsive-table";
 
+// Below 640 px: each row a bordered card, a two-column grid (names, values); each cell a row of it,
+// its name drawn from data-label. From 640 px up: a padded table.
+const CARDS = [
+  "max-sm:[&>tbody>tr]:grid max-sm:[&>tbody>tr]:grid-cols-[auto_minmax(0,1fr)] max-sm:[&>tbody>tr]:items-center",
+  "max-sm:[&>tbody>tr]:gap-x-4 max-sm:[&>tbody>tr]:gap-y-1.5 max-sm:[&>tbody>tr]:rounded-lg max-sm:[&>tbody>tr]:border",
+  "max-sm:[&>tbody>tr]:border-line max-sm:[&>tbody>tr]:bg-panel-2 max-sm:[&>tbody>tr]:p-3",
+  "max-sm:[&>tbody>tr>td]:col-span-2 max-sm:[&>tbody>tr>td]:grid max-sm:[&>tbody>tr>td]:grid-cols-subgrid",
+  "max-sm:[&>tbody>tr>td]:items-center max-sm:[&>tbody>tr>td]:break-words",
+  "max-sm:[&>tbody>tr>td]:before:text-muted max-sm:[&>tbody>tr>td]:before:content-[attr(data-label)]",
+  "sm:[&>tbody>tr>td]:py-2 sm:[&>tbody>tr>td]:pr-4",
+].join(" ");
+
 export function CardTable<T>({
   rows,
   columns,
@@ -18,7 +30,8 @@ export function CardTable<T>({
 }) {
   return (
     <div className="mt-4 sm:overflow-x-auto">
-      <table className="w-full text-left text-sm max-sm:block" aria-label={label}>
+      {/* The phone's card layout is written once, on the table, so that rows and cells carry no classes of their own. */}
+      <table className={`w-full text-left text-sm max-sm:block ${CARDS}`} aria-label={label}>
         <thead className="text-muted max-sm:hidden">
           <tr>
             {columns.map(({ label: name }) => (
@@ -30,16 +43,9 @@ export function CardTable<T>({
         </thead>
         <tbody className="max-sm:block max-sm:space-y-3 sm:divide-y sm:divide-line">
           {rows.map((row) => (
-            <tr
-              key={rowKey(row)}
-              className="max-sm:grid max-sm:grid-cols-[auto_minmax(0,1fr)] max-sm:items-center max-sm:gap-x-4 max-sm:gap-y-1.5 max-sm:rounded-lg max-sm:border max-sm:border-line max-sm:bg-panel-2 max-sm:p-3"
-            >
+            <tr key={rowKey(row)}>
               {columns.map(({ label: name, value, wrap }) => (
-                <td
-                  key={name}
-                  data-label={name}
-                  className={`max-sm:col-span-2 max-sm:grid max-sm:grid-cols-subgrid max-sm:items-center max-sm:break-words max-sm:before:text-muted max-sm:before:content-[attr(data-label)] sm:py-2 sm:pr-4 ${wrap ? "sm:min-w-48 sm:align-top sm:break-words" : "sm:whitespace-nowrap"}`}
-                >
+                <td key={name} data-label={name} className={wrap ? "sm:min-w-48 sm:align-top sm:break-words" : "sm:whitespace-nowrap"}>
                   {value(row)}
                 </td>
               ))}
