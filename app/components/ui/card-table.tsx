@@ -12,7 +12,7 @@ const CARDS = [
   "max-sm:[&>tbody>tr]:gap-x-4 max-sm:[&>tbody>tr]:gap-y-1.5 max-sm:[&>tbody>tr]:rounded-lg max-sm:[&>tbody>tr]:border",
   "max-sm:[&>tbody>tr]:border-line max-sm:[&>tbody>tr]:bg-panel-2 max-sm:[&>tbody>tr]:p-3",
   "max-sm:[&>tbody>tr>td]:col-span-2 max-sm:[&>tbody>tr>td]:grid max-sm:[&>tbody>tr>td]:grid-cols-subgrid",
-  "max-sm:[&>tbody>tr>td]:items-center max-sm:[&>tbody>tr>td]:break-words",
+  "max-sm:[&>tbody>tr>td]:items-center max-sm:[&>tbody>tr>td]:justify-items-start max-sm:[&>tbody>tr>td]:break-words",
   "max-sm:[&>tbody>tr>td]:before:text-muted max-sm:[&>tbody>tr>td]:before:content-[attr(data-label)]",
   "sm:[&>tbody>tr>td]:py-2 sm:[&>tbody>tr>td]:pr-4",
 ].join(" ");
