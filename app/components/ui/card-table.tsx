@@ -3,7 +3,7 @@
 // table, one of them hidden), which doubles what the server renders for long pages; this one is a
 // single table that CSS lays out as cards on a phone, so a 50-row page writes 50 rows. Each value
 // must be one element or plain text: on a phone a cell is a two-column grid row (name, value).
-import type { Column } from "./responsive-table";
+import { type Column, ColumnHeads } from "./responsive-table";
 
 // Below 640 px: each row a bordered card, a two-column grid (names, values); each cell a row of it,
 // its name drawn from data-label. From 640 px up: a padded table.
@@ -32,15 +32,7 @@ export function CardTable<T>({
     <div className="mt-4 sm:overflow-x-auto">
       {/* The phone's card layout is written once, on the table, so that rows and cells carry no classes of their own. */}
       <table className={`w-full text-left text-sm max-sm:block ${CARDS}`} aria-label={label}>
-        <thead className="text-muted max-sm:hidden">
-          <tr>
-            {columns.map(({ label: name }) => (
-              <th key={name} scope="col" className="pr-4 pb-2 font-medium">
-                {name}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <ColumnHeads columns={columns} className="max-sm:hidden" />
         <tbody className="max-sm:block max-sm:space-y-3 sm:divide-y sm:divide-line">
           {rows.map((row) => (
             <tr key={rowKey(row)}>
