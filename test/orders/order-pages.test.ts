@@ -36,7 +36,7 @@ const member = async () => signIn(await createAccount(), unique("ip"));
 
 const html = async (response: Response) => (await response.text()).replace(/<!-- -->/g, "");
 
-/** The order links of a list page, in the order shown (the table and the phone cards both list them). */
+/** The order links of a list page, in the order shown. */
 function orderLinks(page: string): string[] {
   return [
     ...new Set(
@@ -209,6 +209,19 @@ describe("the order list", () => {
     }
     expect(pages).toBe(3);
     expect(seen).toEqual(expected);
+  });
+
+  it("draws each order of a page once: one table whose cells name their column for a phone's cards", async () => {
+    const cookie = await staff("support");
+    const { day, start } = quietDay();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await shopifyOrder({ receivedAt: start + i }));
+    const page = await html(await call(`/dashboard/orders?from=${day}&to=${day}`, { cookie }));
+    for (const id of ids) expect(page.split(`href="/dashboard/orders/shopify/${encodeURIComponent(id)}"`)).toHaveLength(2);
+    expect(page.match(/<table[^>]*aria-label="Orders"/g)).toHaveLength(1);
+    expect(page).not.toMatch(/<ul[^>]*aria-label="Orders"/);
+    for (const column of ["Order", "Source", "E-mail", "State", "Total", "Method", "Date"])
+      expect(page.split(`data-label="${column}"`)).toHaveLength(ids.length + 1);
   });
 
   it("filters by source and state", async () => {

@@ -42,15 +42,7 @@ export function ResponsiveTable<T>({
       </ul>
       <div className={`mt-4 hidden overflow-x-auto ${wide ? "2xl:block" : "sm:block"}`}>
         <table className="w-full text-left text-sm" aria-label={label}>
-          <thead className="text-muted">
-            <tr>
-              {columns.map(({ label: name }) => (
-                <th key={name} scope="col" className="pr-4 pb-2 font-medium">
-                  {name}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <ColumnHeads columns={columns} />
           <tbody className="divide-y divide-line">
             {rows.map((row) => (
               <tr key={rowKey(row)}>
@@ -65,5 +57,20 @@ export function ResponsiveTable<T>({
         </table>
       </div>
     </>
+  );
+}
+
+/** A table's header row: one column header per column, by its name. */
+export function ColumnHeads<T>({ columns, className = "" }: { columns: Column<T>[]; className?: string }) {
+  return (
+    <thead className={className ? `text-muted ${className}` : "text-muted"}>
+      <tr>
+        {columns.map(({ label: name }) => (
+          <th key={name} scope="col" className="pr-4 pb-2 font-medium">
+            {name}
+          </th>
+        ))}
+      </tr>
+    </thead>
   );
 }

@@ -10,7 +10,8 @@ import { Badge } from "~/components/ui/badge";
 import { Button, buttonClass } from "~/components/ui/button";
 import { Card } from "~/components/ui/card";
 import { Field, SelectField } from "~/components/ui/field";
-import { type Column, ResponsiveTable } from "~/components/ui/responsive-table";
+import { CardTable } from "~/components/ui/card-table";
+import type { Column } from "~/components/ui/responsive-table";
 import { useFetcherForm } from "~/components/use-fetcher-form";
 import { useSearching } from "~/components/use-searching";
 import { answerInvalid, answerProblem } from "~/http/answer.server";
@@ -210,7 +211,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
         {rows.length === 0 ? (
           <p className="mt-4 text-sm text-muted">{error ? "Fix the search above to see orders." : "No orders match this search."}</p>
         ) : (
-          <ResponsiveTable rows={rows} columns={columns(new Set(undelivered))} rowKey={(o) => o.key} label="Orders" />
+          <CardTable rows={rows} columns={columns(new Set(undelivered))} rowKey={(o) => o.key} label="Orders" />
         )}
         <Pager newest={paged ? `${ORDERS_PATH}${shared ? `?${shared}` : ""}` : null} older={next ? `${ORDERS_PATH}?${next}` : null} />
       </Card>
