@@ -260,9 +260,10 @@ export default tseslint.config(
       "no-restricted-globals": ["error", { name: "Intl", message: "Loads the browser's locale data on first use; use ~/lib/format." }],
     },
   },
-  // The Worker's entry is evaluated at every cold start: it imports statically only what a cached
-  // page needs and the Durable Objects' classes; everything else it loads on first use with
-  // import(), so a licence check never evaluates the pages (decision 107). Types cost nothing.
+  // The Worker's entry is evaluated at every cold start: it imports statically only its paths, the
+  // loader of first use and the Durable Objects' classes; everything else, the page's security
+  // headers and cache included, it loads on first use with import(), so a licence check never
+  // evaluates the pages (decisions 107, 116). Types cost nothing.
   {
     files: ["workers/app.ts"],
     rules: {
@@ -271,8 +272,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex:
-                "^(?!~/http/(edge-cache|security)\\.server$|~/lib/entry-paths$|~/server/platform/on-first-use\\.server$|\\./(chat-room|key-watch)$)",
+              regex: "^(?!~/lib/entry-paths$|~/server/platform/on-first-use\\.server$|\\./(chat-room|key-watch)$)",
               allowTypeImports: true,
               message: "The Worker's entry loads this on first use: import() it where it is needed (decision 107).",
             },

@@ -11,12 +11,12 @@ import type * as v from "valibot";
 import { checkForm } from "~/lib/form-schema";
 import type { Problem } from "~/lib/result";
 import { deactivateLicenceSchema, validateLicenceSchema } from "~/lib/schemas/licences";
-import { latestReleaseSchema } from "~/lib/schemas/releases";
-import { clientAddress, clientNetwork, countryOf, placeOf } from "~/http/caller.server";
+import type { latestReleaseSchema } from "~/lib/schemas/releases";
+import { clientAddress, clientNetwork, countryOf, placeOf } from "~/http/client-address.server";
 import { problemHeaders, problemStatus } from "~/http/problem-status.server";
 import { type LicenceSigner, licenceSigner, signAnswer } from "~/server/licences/signing.server";
 import { signedRenewLink } from "~/server/licences/renew-links.server";
-import { DEFAULT_WATCH_SEND_SECONDS, type KeyWatchNamespace, sightingReports } from "~/server/licences/sharing.server";
+import { DEFAULT_WATCH_SEND_SECONDS, type KeyWatchNamespace, sightingReports } from "~/server/licences/sighting-reports.server";
 import { type LicenceAnswer, nonNegativeSetting, offlineLeaseMs, validateLicence } from "~/server/licences/validation.server";
 import type { DeactivationAnswer } from "~/server/licences/licences.server";
 import { database, replicaDatabase } from "~/server/platform/db/client.server";
@@ -62,6 +62,8 @@ const releasing = onFirstUse(() =>
   ]),
 );
 const pcRelease = onFirstUse(() => import("~/server/licences/licences.server"));
+// The auto-update's request schema too: it brings the release channels and version rules along.
+const releaseRequest = onFirstUse(() => import("~/lib/schemas/releases"));
 const openApi = onFirstUse(() => import("./openapi"));
 
 /**
@@ -154,7 +156,7 @@ api.post(`${API_PREFIX}licences/deactivate`, async (c) => {
 
 // The program's auto-update: the validation's checks, then the newest release the licence may have.
 api.post(`${API_PREFIX}releases/latest`, async (c) => {
-  const checked = await checkedLicence(c, latestReleaseSchema);
+  const checked = await checkedLicence(c, (await releaseRequest()).latestReleaseSchema);
   if (checked instanceof Response) return checked;
   const { signer, answer, input } = checked;
   const [{ latestReleaseAnswer }] = await releasing();

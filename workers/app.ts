@@ -5,14 +5,14 @@
 // licence check never evaluates the pages, a cached page neither the pages nor the APIs
 // (decision 107). A module loaded this way is still one instance per isolate.
 import type { RequestHandler, RouterContextProvider } from "react-router";
-import { serveWithEdgeCache } from "~/http/edge-cache.server";
-import { createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes, withSecurityHeaders } from "~/http/security.server";
 import { onFirstUse } from "~/server/platform/on-first-use.server";
 import { API_PREFIX, CHAT_PATH, DEV_RECEIVER_PATH, HEALTH_PATH, REMINDER_UNSUBSCRIBE_PATH, SELLER_PREFIX } from "~/lib/entry-paths";
 
 export { ChatRoom } from "./chat-room";
 export { KeyWatch } from "./key-watch";
 
+// A page's security headers and the edge cache, which no API call uses (decision 116).
+const pageEdge = onFirstUse(() => Promise.all([import("~/http/security.server"), import("~/http/edge-cache.server")]));
 const pages = onFirstUse(() => import("./pages"));
 const webhooks = onFirstUse(() => import("./webhooks"));
 const sellerApi = onFirstUse(() => import("./seller-api"));
@@ -66,6 +66,8 @@ export default {
     // The development server's local webhook receiver: deliveries carry a signature, not an Origin.
     if (import.meta.env.DEV && pathname === DEV_RECEIVER_PATH && request.method === "POST")
       return (await devReceiver()).receiveDevWebhook(request, env);
+    const [{ createNonce, forbiddenCrossSite, isCrossSiteRequest, staticScriptHashes, withSecurityHeaders }, { serveWithEdgeCache }] =
+      await pageEdge();
     // A page's policy and nonce are made when it is rendered: a cached copy is served with its own.
     const policy = async () => ({ nonce: createNonce(), scriptHashes: await staticScriptHashes(), dev: import.meta.env.DEV });
     if (isCrossSiteRequest(request)) return withSecurityHeaders(forbiddenCrossSite(), await policy());

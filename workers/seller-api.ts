@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { Hono } from "hono/tiny";
 import type * as v from "valibot";
 import { API_HEADERS, problemResponse } from "~/http/api-problems.server";
-import { clientAddress, clientNetwork } from "~/http/caller.server";
+import { clientAddress, clientNetwork } from "~/http/client-address.server";
 import { readJson } from "~/http/request-body.server";
 import { admitToken } from "~/http/token-rate-limit.server";
 import { checkForm } from "~/lib/form-schema";

@@ -2,7 +2,10 @@
 // changes written back as cookies. Every cookie the shop sets is HttpOnly, Secure, SameSite=Lax
 // and host-only (`__Host-`), under one name per token.
 import { type BrowserToken, type Caller, keepToken, type TokenChange } from "~/server/platform/caller.server";
+import { clientAddress, countryOf, placeOf } from "./client-address.server";
 import { clearCookie, cookiesOf, serializeCookie } from "./cookies.server";
+
+export { clientAddress };
 
 const COOKIE_OF: Record<BrowserToken, string> = {
   session: "__Host-session",
@@ -14,49 +17,6 @@ const COOKIE_OF: Record<BrowserToken, string> = {
   discordVerifier: "__Host-discord-verifier",
   discordMode: "__Host-discord-mode",
 };
-
-/**
- * Roughly where a request comes from, as Cloudflare located it ("Berlin, DE"), when it did. The
- * runtime builds `request.cf` from its serialised form when it is first read, which costs more than
- * a licence check's own work: callers read it only when they keep the place.
- */
-export function placeOf(request: Request): string | null {
-  const cf = (request as { cf?: { city?: unknown; country?: unknown } }).cf;
-  const parts = [cf?.city, cf?.country].filter((part): part is string => typeof part === "string" && part !== "");
-  return parts.length > 0 ? parts.join(", ").slice(0, 100) : null;
-}
-
-/**
- * The client's country as Cloudflare located it (its CF-IPCountry header, two letters), or null: a
- * header, so reading it costs nothing next to `request.cf`. "XX" and "T1" (unknown, Tor) count as none.
- */
-export function countryOf(request: Request): string | null {
-  const country = request.headers.get("CF-IPCountry")?.toUpperCase() ?? "";
-  return /^[A-Z]{2}$/.test(country) && country !== "XX" && country !== "T1" ? country : null;
-}
-
-/** The client's address as Cloudflare saw it ("local" in tests and scripts that name none). */
-export function clientAddress(request: Request): string {
-  return request.headers.get("CF-Connecting-IP") ?? "local";
-}
-
-/**
- * What the per-client limit counts: an IPv4 address, or an IPv6 address's /64 (one subscriber's
- * network, which hands its holder more addresses than any limit could count one by one).
- */
-export function clientNetwork(address: string): string {
-  if (!address.includes(":")) return address;
-  const [head = "", tail] = address.split("::");
-  const groups = head ? head.split(":") : [];
-  if (tail !== undefined) {
-    const rest = tail ? tail.split(":") : [];
-    groups.push(...Array<string>(Math.max(0, 8 - groups.length - rest.length)).fill("0"), ...rest);
-  }
-  return `${groups
-    .slice(0, 4)
-    .map((group) => (Number.parseInt(group, 16) || 0).toString(16))
-    .join(":")}::/64`;
-}
 
 const callers = new WeakMap<Request, Caller>();
 

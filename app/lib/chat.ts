@@ -3,7 +3,10 @@
 // checks what it receives against the schemas here rather than trusting the other end.
 import * as v from "valibot";
 import { counted } from "./format";
+import { LINK_RULES, type LinkRule, ROOM_KINDS, type RoomKind } from "./chat-rooms";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "./time";
+
+export { LINK_RULES, type LinkRule, RETENTION_DEFAULT_DAYS, ROOM_KINDS, type RoomKind } from "./chat-rooms";
 
 /** Messages a member gets on joining a room: the newest ones, then older pages as they scroll up. */
 export const HISTORY_LIMIT = 100;
@@ -37,17 +40,9 @@ export const REPORT_CONTEXT = 3;
 /** "Delete last hour": how far back a member's messages are removed at once. */
 export const PURGE_WINDOW_MS = HOUR_MS;
 export const MAX_REASON_LENGTH = 300;
-export const RETENTION_DEFAULT_DAYS = 90;
 export const RETENTION_MAX_DAYS = 3650;
 export const SLOW_MODE_MAX_SECONDS = 3600;
 export const MAX_BLOCKED_WORDS = 200;
-
-/** Who may see a room and post in it: every member; every member reads and staff post; a product's licence holders. */
-export const ROOM_KINDS = ["open", "announcements", "product"] as const;
-export type RoomKind = (typeof ROOM_KINDS)[number];
-/** Links in messages: allowed to everyone, to staff only, or to no one. */
-export const LINK_RULES = ["allowed", "staff", "off"] as const;
-export type LinkRule = (typeof LINK_RULES)[number];
 
 /** The choices staff have for a mute, in minutes. */
 export const MUTE_CHOICES = [

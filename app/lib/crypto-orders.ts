@@ -3,7 +3,7 @@
 import * as v from "valibot";
 import { isVariantGid } from "./catalogue";
 import type { CryptoStatus } from "./orders";
-import { MAX_CODE_LENGTH } from "./schemas/stock";
+import { MAX_CODE_LENGTH } from "./codes";
 
 export const CRYPTO_COINS = ["BTC", "LTC"] as const;
 export type CryptoCoin = (typeof CRYPTO_COINS)[number];

@@ -1,8 +1,8 @@
 // The licence API's request and the hub's licence forms (reset a PC, ban a key or a PC). The API's
 // schema is the contract its OpenAPI document states; the forms' schemas run in the browser too.
 import * as v from "valibot";
+import { MAX_CODE_LENGTH } from "../codes";
 import type { Problem } from "../result";
-import { MAX_CODE_LENGTH } from "./stock";
 
 /** Printable ASCII (space to tilde): what a loader's hardware id is made of. */
 const PRINTABLE = /^[\x20-\x7e]*$/;

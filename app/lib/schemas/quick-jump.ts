@@ -1,7 +1,7 @@
 // The quick jump's query (GET /dashboard/search?q=), checked in the browser and on the server. The
 // longest thing it finds is a key (at most 200 characters); control characters name nothing.
 import * as v from "valibot";
-import { MAX_CODE_LENGTH } from "./stock";
+import { MAX_CODE_LENGTH } from "../codes";
 
 export const quickJumpSchema = v.object({
   q: v.pipe(

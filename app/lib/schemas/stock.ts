@@ -6,7 +6,6 @@ import { formatCount } from "../format";
 import { isPeriod, type Period } from "../periods";
 
 export const MAX_CODES_PER_SUBMISSION = 1000;
-export const MAX_CODE_LENGTH = 200;
 
 const PICK_AND_PASTE = "Please select a variant and enter codes";
 const UNKNOWN_CODE = "Unknown code";

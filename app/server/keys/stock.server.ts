@@ -2,7 +2,8 @@
 // lists of codes Manage Codes shows (in stock, sold). Handing codes out is claim.server's job.
 import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
-import { MAX_CODE_LENGTH, MAX_CODES_PER_SUBMISSION } from "~/lib/schemas/stock";
+import { MAX_CODE_LENGTH } from "~/lib/codes";
+import { MAX_CODES_PER_SUBMISSION } from "~/lib/schemas/stock";
 import { chunksOf, type Db } from "../platform/db/client.server";
 import { licences, productCodes } from "../platform/db/schema.server";
 import { orderName } from "../platform/db/stored-orders.server";

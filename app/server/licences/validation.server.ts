@@ -10,10 +10,14 @@ import type { LicenceState } from "~/lib/licences";
 import { type LicencePlan, PLAN_DURATION_MS } from "~/lib/plans";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ValidateLicenceInput } from "~/lib/schemas/licences";
-import { addressHex, type Asker, blockListVersionSql, licenceBlock } from "../blocks/blocks.server";
+import { addressHex } from "../blocks/addresses.server";
+import { type Asker, blockListVersionSql, licenceBlock } from "../blocks/licence-blocklist.server";
 import type { Db } from "../platform/db/client.server";
-import { emitLicenceEvent } from "./licence-events.server";
+import { onFirstUse } from "../platform/on-first-use.server";
 import { bannedHwids, licences, resellerKeys, userSubscriptions, users } from "../platform/db/schema.server";
+
+// A key's first activation is rare beside its checks: the webhooks' code loads with the first one (decision 116).
+const licenceEvents = onFirstUse(() => import("./licence-events.server"));
 
 /** The API's stable answer codes (Keygen's vocabulary, where it has one). */
 export const LICENCE_CODES = ["VALID", "NOT_FOUND", "NOT_ACTIVATED", "EXPIRED", "SUSPENDED", "REVOKED", "BANNED", "HWID_MISMATCH"] as const;
@@ -239,7 +243,8 @@ export async function validateLicence(
   for (let attempt = 0; row && code === "bind" && attempt < 2; attempt++) {
     const bound = await bind(db, row, input.hwid, now);
     // Its first activation is an event for the shop's webhooks, sent after the answer has gone.
-    if (bound && row.activatedAt === null) recordCheck(emitLicenceEvent(db, "licence.activated", bound, now));
+    if (bound && row.activatedAt === null)
+      recordCheck(licenceEvents().then(({ emitLicenceEvent }) => emitLicenceEvent(db, "licence.activated", bound, now)));
     row = bound ?? (await findLicence(db, input.key, asker, now));
     code = row ? verdict(row, input, now) : "NOT_FOUND";
   }

@@ -5,7 +5,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, sqliteView, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { AFFILIATE_STATES } from "../../../lib/affiliates";
-import { LINK_RULES, RETENTION_DEFAULT_DAYS, ROOM_KINDS } from "../../../lib/chat";
+import { LINK_RULES, RETENTION_DEFAULT_DAYS, ROOM_KINDS } from "../../../lib/chat-rooms";
 import { ORDER_SOURCES } from "../../../lib/orders";
 import { LICENCE_PLANS } from "../../../lib/plans";
 import { RELEASE_CHANNELS } from "../../../lib/releases";
