@@ -59,6 +59,30 @@ function streamingRendererOnly(): Plugin {
   };
 }
 
+/** The WebAuthn library's files that parse certificate chains, and what they stand for. */
+const WEBAUTHN_CERTIFICATE_CODE =
+  /[\\/]@simplewebauthn[\\/]server[\\/]esm[\\/].*(validateCertificatePath|getCertificateInfo|validateExtFIDOGenCEAAGUID|convertX509PublicKeyToCOSE|isCertRevoked|unwrapEC2Signature|verifyAttestation(FIDOU2F|AndroidKey|AndroidSafetyNet|Apple|TPM)|verifyMDSBlob)\.js$/;
+
+/**
+ * On the server, the WebAuthn library's certificate-chain code is app/server/accounts/
+ * webauthn-certificates.server.ts (decision 115): the shop keeps an attestation that rests on a
+ * chain as none, so the X.509 and ASN.1 parsers it would pull in are never run, and were a sixth
+ * of the upload. The one part every sign-in needs, reading a DER signature, is written out there.
+ */
+export function webauthnWithoutCertificates(): Plugin {
+  return {
+    name: "webauthn-without-certificates",
+    enforce: "pre",
+    applyToEnvironment: (environment) => environment.config.consumer === "server",
+    async resolveId(source, importer, options) {
+      if (!importer?.includes("@simplewebauthn") || !source.startsWith(".")) return undefined;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      if (resolved && WEBAUTHN_CERTIFICATE_CODE.test(resolved.id)) return resolve("app/server/accounts/webauthn-certificates.server.ts");
+      return undefined;
+    },
+  };
+}
+
 const ICON_EXPORT = /^export \{ default as (\w+) \} from "(lucide-react\/icons\/[\w-]+)";$/gm;
 
 /**
@@ -95,6 +119,7 @@ export default defineConfig({
     d1MigrationNames(),
     streamingRendererOnly(),
     staticIconsOnTheServer(),
+    webauthnWithoutCertificates(),
   ],
   resolve: { tsconfigPaths: true },
   environments: {
