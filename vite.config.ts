@@ -61,20 +61,23 @@ function streamingRendererOnly(): Plugin {
 
 /** The WebAuthn library's files that parse certificate chains, and what they stand for. */
 const WEBAUTHN_CERTIFICATE_CODE =
-  /[\\/]@simplewebauthn[\\/]server[\\/]esm[\\/].*(validateCertificatePath|getCertificateInfo|validateExtFIDOGenCEAAGUID|convertX509PublicKeyToCOSE|isCertRevoked|unwrapEC2Signature|verifyAttestation(FIDOU2F|AndroidKey|AndroidSafetyNet|Apple|TPM)|verifyMDSBlob)\.js$/;
+  /[\\/]@simplewebauthn[\\/]server[\\/]esm[\\/].*(validateCertificatePath|getCertificateInfo|validateExtFIDOGenCEAAGUID|convertX509PublicKeyToCOSE|isCertRevoked|unwrapEC2Signature|verifyAttestation(FIDOU2F|AndroidKey|AndroidSafetyNet|Apple|TPM)|verifyMDSBlob|defaultRootCerts[\\/]\w+)\.js$/;
 
 /**
- * On the server, the WebAuthn library's certificate-chain code is app/server/accounts/
- * webauthn-certificates.server.ts (decision 115): the shop keeps an attestation that rests on a
- * chain as none, so the X.509 and ASN.1 parsers it would pull in are never run, and were a sixth
- * of the upload. The one part every sign-in needs, reading a DER signature, is written out there.
+ * On the server, code the Worker never runs is replaced by a stand-in that refuses (decision 115):
+ * the WebAuthn library's certificate-chain code by app/server/accounts/webauthn-certificates.server.ts
+ * (the shop keeps an attestation that rests on a chain as none, so the X.509 and ASN.1 parsers it
+ * pulls in, a sixth of the upload, never run; the DER signature reading every sign-in needs is
+ * written out there), and markdown-it's link finder by app/server/platform/linkify-off.server.ts
+ * (Markdown is rendered with `linkify: false`).
  */
-export function webauthnWithoutCertificates(): Plugin {
+export function serverStandIns(): Plugin {
   return {
-    name: "webauthn-without-certificates",
+    name: "server-stand-ins",
     enforce: "pre",
     applyToEnvironment: (environment) => environment.config.consumer === "server",
     async resolveId(source, importer, options) {
+      if (source === "linkify-it" && importer?.includes("markdown-it")) return resolve("app/server/platform/linkify-off.server.ts");
       if (!importer?.includes("@simplewebauthn") || !source.startsWith(".")) return undefined;
       const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
       if (resolved && WEBAUTHN_CERTIFICATE_CODE.test(resolved.id)) return resolve("app/server/accounts/webauthn-certificates.server.ts");
@@ -119,7 +122,7 @@ export default defineConfig({
     d1MigrationNames(),
     streamingRendererOnly(),
     staticIconsOnTheServer(),
-    webauthnWithoutCertificates(),
+    serverStandIns(),
   ],
   resolve: { tsconfigPaths: true },
   environments: {

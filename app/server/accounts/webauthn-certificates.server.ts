@@ -20,6 +20,16 @@ export const verifyAttestationApple = refuse;
 export const verifyAttestationTPM = refuse;
 export const verifyMDSBlob = refuse;
 
+// The roots those chains would be checked against: the library keeps them for the refused formats.
+export const Google_Hardware_Attestation_Root_1 = "";
+export const Google_Hardware_Attestation_Root_2 = "";
+export const Google_Hardware_Attestation_Root_3 = "";
+export const Google_Hardware_Attestation_Root_4 = "";
+export const GlobalSign_Root_CA = "";
+export const GlobalSign_Root_CA_R3 = "";
+export const GlobalSign_Root_R46 = "";
+export const Apple_WebAuthn_Root_CA = "";
+
 /** The length of r and of s that WebCrypto takes for each COSE curve (P-256, P-384, P-521). */
 const COMPONENT_LENGTH = new Map([
   [1, 32],
