@@ -59,9 +59,9 @@ function streamingRendererOnly(): Plugin {
   };
 }
 
-/** The WebAuthn library's files that parse certificate chains, and what they stand for. */
+/** The WebAuthn library's files that parse certificate chains, as its modules import them. */
 const WEBAUTHN_CERTIFICATE_CODE =
-  /[\\/]@simplewebauthn[\\/]server[\\/]esm[\\/].*(validateCertificatePath|getCertificateInfo|validateExtFIDOGenCEAAGUID|convertX509PublicKeyToCOSE|isCertRevoked|unwrapEC2Signature|verifyAttestation(FIDOU2F|AndroidKey|AndroidSafetyNet|Apple|TPM)|verifyMDSBlob|defaultRootCerts[\\/]\w+)\.js$/;
+  /(validateCertificatePath|getCertificateInfo|validateExtFIDOGenCEAAGUID|convertX509PublicKeyToCOSE|isCertRevoked|unwrapEC2Signature|verifyAttestation(FIDOU2F|AndroidKey|AndroidSafetyNet|Apple|TPM)|verifyMDSBlob|defaultRootCerts\/\w+)\.js$/;
 
 /**
  * On the server, code the Worker never runs is replaced by a stand-in that refuses (decision 115):
@@ -76,12 +76,15 @@ export function serverStandIns(): Plugin {
     name: "server-stand-ins",
     enforce: "pre",
     applyToEnvironment: (environment) => environment.config.consumer === "server",
-    async resolveId(source, importer, options) {
-      if (source === "linkify-it" && importer?.includes("markdown-it")) return resolve("app/server/platform/linkify-off.server.ts");
-      if (!importer?.includes("@simplewebauthn") || !source.startsWith(".")) return undefined;
-      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
-      if (resolved && WEBAUTHN_CERTIFICATE_CODE.test(resolved.id)) return resolve("app/server/accounts/webauthn-certificates.server.ts");
-      return undefined;
+    resolveId: {
+      filter: { id: [/^linkify-it$/, WEBAUTHN_CERTIFICATE_CODE] },
+      handler(source, importer) {
+        if (source === "linkify-it" && importer?.includes("markdown-it")) return resolve("app/server/platform/linkify-off.server.ts");
+        if (importer?.includes("@simplewebauthn") && source.startsWith(".") && WEBAUTHN_CERTIFICATE_CODE.test(source)) {
+          return resolve("app/server/accounts/webauthn-certificates.server.ts");
+        }
+        return undefined;
+      },
     },
   };
 }
