@@ -68,7 +68,7 @@ const WEBAUTHN_CERTIFICATE_CODE =
  * the WebAuthn library's certificate-chain code by app/server/accounts/webauthn-certificates.server.ts
  * (the shop keeps an attestation that rests on a chain as none, so the X.509 and ASN.1 parsers it
  * pulls in, a sixth of the upload, never run; the DER signature reading every sign-in needs is
- * written out there), and markdown-it's link finder by app/server/platform/linkify-off.server.ts
+ * done there by the curve library), and markdown-it's link finder by app/server/platform/linkify-off.server.ts
  * (Markdown is rendered with `linkify: false`).
  */
 export function serverStandIns(): Plugin {
