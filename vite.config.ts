@@ -59,6 +59,36 @@ function streamingRendererOnly(): Plugin {
   };
 }
 
+/** The WebAuthn library's files that parse certificate chains, as its modules import them. */
+const WEBAUTHN_CERTIFICATE_CODE =
+  /(validateCertificatePath|getCertificateInfo|validateExtFIDOGenCEAAGUID|convertX509PublicKeyToCOSE|isCertRevoked|unwrapEC2Signature|verifyAttestation(FIDOU2F|AndroidKey|AndroidSafetyNet|Apple|TPM)|verifyMDSBlob|defaultRootCerts\/\w+)\.js$/;
+
+/**
+ * On the server, code the Worker never runs is replaced by a stand-in that refuses (decision 115):
+ * the WebAuthn library's certificate-chain code by app/server/accounts/webauthn-certificates.server.ts
+ * (the shop keeps an attestation that rests on a chain as none, so the X.509 and ASN.1 parsers it
+ * pulls in, a sixth of the upload, never run; the DER signature reading every sign-in needs is
+ * done there by the curve library), and markdown-it's link finder by app/server/platform/linkify-off.server.ts
+ * (Markdown is rendered with `linkify: false`).
+ */
+export function serverStandIns(): Plugin {
+  return {
+    name: "server-stand-ins",
+    enforce: "pre",
+    applyToEnvironment: (environment) => environment.config.consumer === "server",
+    resolveId: {
+      filter: { id: [/^linkify-it$/, WEBAUTHN_CERTIFICATE_CODE] },
+      handler(source, importer) {
+        if (source === "linkify-it" && importer?.includes("markdown-it")) return resolve("app/server/platform/linkify-off.server.ts");
+        if (importer?.includes("@simplewebauthn") && source.startsWith(".") && WEBAUTHN_CERTIFICATE_CODE.test(source)) {
+          return resolve("app/server/accounts/webauthn-certificates.server.ts");
+        }
+        return undefined;
+      },
+    },
+  };
+}
+
 const ICON_EXPORT = /^export \{ default as (\w+) \} from "(lucide-react\/icons\/[\w-]+)";$/gm;
 
 /**
@@ -95,6 +125,7 @@ export default defineConfig({
     d1MigrationNames(),
     streamingRendererOnly(),
     staticIconsOnTheServer(),
+    serverStandIns(),
   ],
   resolve: { tsconfigPaths: true },
   environments: {

@@ -4,7 +4,7 @@ import tailwindcss from "@tailwindcss/vite";
 import { generateKeyPairSync } from "node:crypto";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
-import { d1MigrationNames, sqlAsText, staticIconsOnTheServer } from "./vite.config.ts";
+import { d1MigrationNames, sqlAsText, staticIconsOnTheServer, serverStandIns } from "./vite.config.ts";
 
 const TESTS = ["test/**/*.test.ts", "test/**/*.test.tsx", "sdk/typescript/test/**/*.test.ts"];
 const NOT_TESTS = ["test/e2e/**"];
@@ -93,6 +93,7 @@ export default defineConfig(async () => {
       d1MigrationNames(),
       // Pages are drawn with the server's icons, as in production.
       staticIconsOnTheServer(),
+      serverStandIns(),
     ],
     resolve: { tsconfigPaths: true },
     test: {

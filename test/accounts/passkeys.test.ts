@@ -162,6 +162,43 @@ describe("adding a passkey", () => {
   });
 });
 
+describe("the attestation a passkey arrives with", () => {
+  const REFUSED = {
+    code: "invalid",
+    message: "This passkey could not be verified, so it was not added. Please try again.",
+    field: "response",
+  };
+  // The shop asks for no attestation, so a certificate chain proves nothing it checks: the passkey is
+  // kept as one with none, and signs in like any other.
+  it("keeps a passkey whose statement carries a certificate chain as one with no attestation", async () => {
+    for (const format of ["packed", "fido-u2f"] as const) {
+      const { account, session } = await member();
+      const authenticator = new SoftwareAuthenticator();
+      authenticator.attestation = { format, certificate: crypto.getRandomValues(new Uint8Array(300)) };
+      const { response } = await addPasskey(session, authenticator);
+      expect(response.status, format).toBe(200);
+      expect(await passkeyRows(account.id), format).toHaveLength(1);
+      expect((await passkeySignIn(authenticator)).response.status, format).toBe(302);
+    }
+  });
+
+  it("checks a self-signed statement's signature as before", async () => {
+    const signed = await member();
+    const authenticator = new SoftwareAuthenticator();
+    authenticator.attestation = "self";
+    expect((await addPasskey(signed.session, authenticator)).response.status).toBe(200);
+    expect((await passkeySignIn(authenticator)).response.status).toBe(302);
+
+    const forged = await member();
+    const liar = new SoftwareAuthenticator();
+    liar.attestation = "self-bad-signature";
+    const { response, body } = await addPasskey(forged.session, liar);
+    expect(response.status).toBe(400);
+    expect(body.problem).toEqual(REFUSED);
+    expect(await passkeyRows(forged.account.id)).toHaveLength(0);
+  });
+});
+
 describe("renaming and removing passkeys", () => {
   it("renames and removes only your own, with 1 to 50 characters", async () => {
     const owner = await member();

@@ -81,6 +81,13 @@ export class SoftwareAuthenticator {
   /** 0 like the synced passkeys of phones and password managers; set it to count like a security key. */
   counterStep = 0;
   aaguid = new Uint8Array(16);
+  /**
+   * The attestation statement it sends: "none" as browsers send when the site asks for none;
+   * "self" signs it with the new key ("packed" without certificates); "certificate-chain" sends a
+   * "packed" or "fido-u2f" statement carrying `x5c`, as a client that passes the authenticator's
+   * own attestation on would (the certificate is opaque bytes, the signature the new key's).
+   */
+  attestation: "none" | "self" | "self-bad-signature" | { format: "packed" | "fido-u2f"; certificate: Uint8Array } = "none";
 
   /** What navigator.credentials.create() answers for these options, after the user agreed. */
   async register(options: PublicKeyCredentialCreationOptionsJSON, ceremony: Ceremony): Promise<RegistrationResponseJSON> {
@@ -110,19 +117,61 @@ export class SoftwareAuthenticator {
       rawId,
       coseKey,
     );
+    const clientData = { type: "webauthn.create", challenge: options.challenge, origin: ceremony.origin, crossOrigin: false };
+    const clientDataJSON = encoder.encode(JSON.stringify(clientData));
+    const [fmt, attStmt] = await this.statement(keys.privateKey, authData, clientDataJSON);
     const attestationObject = encodeCBOR(
       new Map<string, CBORType>([
-        ["fmt", "none"],
-        ["attStmt", new Map()],
+        ["fmt", fmt],
+        ["attStmt", attStmt],
         ["authData", authData],
       ]),
     );
-    const clientData = { type: "webauthn.create", challenge: options.challenge, origin: ceremony.origin, crossOrigin: false };
     return credentialJson(credential.id, {
-      clientDataJSON: toBase64Url(encoder.encode(JSON.stringify(clientData))),
+      clientDataJSON: toBase64Url(clientDataJSON),
       attestationObject: toBase64Url(attestationObject),
       transports: ["internal"],
     });
+  }
+
+  private async statement(
+    privateKey: CryptoKey,
+    authData: Uint8Array<ArrayBuffer>,
+    clientDataJSON: Uint8Array<ArrayBuffer>,
+  ): Promise<[string, Map<string, CBORType>]> {
+    const attestation = this.attestation;
+    if (attestation === "none") return ["none", new Map()];
+    const signed = new Uint8Array(
+      await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, privateKey, concat(authData, await sha256(clientDataJSON))),
+    );
+    if (attestation === "self-bad-signature") signed[5]! ^= 0xff;
+    const sig = derSignature(signed);
+    if (attestation === "self" || attestation === "self-bad-signature") {
+      return [
+        "packed",
+        new Map<string, CBORType>([
+          ["alg", -7],
+          ["sig", sig],
+        ]),
+      ];
+    }
+    const x5c = [attestation.certificate];
+    if (attestation.format === "fido-u2f")
+      return [
+        "fido-u2f",
+        new Map<string, CBORType>([
+          ["sig", sig],
+          ["x5c", x5c],
+        ]),
+      ];
+    return [
+      "packed",
+      new Map<string, CBORType>([
+        ["alg", -7],
+        ["sig", sig],
+        ["x5c", x5c],
+      ]),
+    ];
   }
 
   /**

@@ -15,7 +15,7 @@ export const CEREMONY_TTL_MS = 5 * 60 * 1000;
 export const PROMPT_TIMEOUT_MS = 2 * 60 * 1000;
 
 /** The WebAuthn library, loaded by the first ceremony rather than at every start (decision 107). */
-export const webAuthn = onFirstUse(() => import("@simplewebauthn/server"));
+export const webAuthn = onFirstUse(() => import("./webauthn.server"));
 
 type Purpose = (typeof webauthnChallenges.$inferSelect)["purpose"];
 

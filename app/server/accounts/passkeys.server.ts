@@ -124,9 +124,9 @@ export async function registerPasskey(
   if (!ceremony || ceremony.userId !== viewer.id) return fail("unauthenticated", SETUP_GONE);
   let info;
   try {
-    const { verifyRegistrationResponse } = await webAuthn();
+    const { statementAsNone, verifyRegistrationResponse } = await webAuthn();
     const verification = await verifyRegistrationResponse({
-      response: { ...input.response, clientExtensionResults: {} },
+      response: statementAsNone({ ...input.response, clientExtensionResults: {} }),
       expectedChallenge: ceremony.challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
