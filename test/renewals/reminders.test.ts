@@ -169,6 +169,16 @@ describe("auto-renew", () => {
     expect(await remindersTo(account.email)).toHaveLength(0);
   });
 
+  it("shows on the member's Subscriptions page, beside that licence only, until it is turned off", async () => {
+    const { cookie, licence } = await withBalance(5000);
+    const badges = async () =>
+      ((await (await call("/dashboard/subscriptions", { cookie })).text()).match(/Renews automatically/g) ?? []).length;
+    expect(await badges()).toBe(1);
+    const off = await call(`/dashboard/renew/${licence.id}`, { form: { intent: "auto-renew", on: "off" }, cookie });
+    expect(off.status).toBe(200);
+    expect(await badges()).toBe(0);
+  });
+
   it("refuses a short balance with one e-mail, and takes nothing", async () => {
     const { account, licence, now } = await withBalance(1000);
     await doubledCron(now);

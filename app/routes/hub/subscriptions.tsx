@@ -24,12 +24,17 @@ import { app } from "~/http/context.server";
 import { currentViewer } from "~/http/guards.server";
 import { passRetryAfter } from "~/http/retry-after.server";
 import { readSubmission } from "~/http/submission.server";
-import { orderOnItsWay } from "~/server/orders/shopify-webhook.server";
-import { subscriptionsOf } from "~/server/licences/subscriptions.server";
-import { autoRenewedLicences } from "~/server/renewals/balance-renewals.server";
+import { orderOnItsWayRead } from "~/server/orders/shopify-webhook.server";
+import { subscriptionsRead } from "~/server/licences/subscriptions.server";
+import { autoRenewedRead } from "~/server/renewals/balance-renewals.server";
+import { readTogether } from "~/server/platform/db/reads.server";
 import { clientAddress } from "~/http/caller.server";
-import { licencesOf, resetCooldownDays, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
-import { replacementRequestsOf, requestReplacement, withinReplacementWindow } from "~/server/replacements/replacement-requests.server";
+import { licencesRead, resetCooldownDays, resetCooldownMs, resetOwnHwid } from "~/server/licences/licences.server";
+import {
+  replacementRequestsOfOwnerRead,
+  requestReplacement,
+  withinReplacementWindow,
+} from "~/server/replacements/replacement-requests.server";
 import { replacementRequestSchema } from "~/lib/schemas/replacements";
 import * as v from "valibot";
 import { ReplacementRequest } from "./+shared/replacement-request";
@@ -43,16 +48,14 @@ export async function loader({ context }: Route.LoaderArgs) {
   const { db, env } = app(context);
   const viewer = currentViewer(context);
   const now = Date.now();
-  const [all, licences, onItsWay, autoRenewed] = await Promise.all([
-    subscriptionsOf(db, viewer.id),
-    licencesOf(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now),
-    orderOnItsWay(db, viewer.email),
-    autoRenewedLicences(db, viewer.id),
+  // Every read of the page goes to D1 as one batch: one round trip, as the session's read is one.
+  const [all, licences, onItsWay, autoRenewed, requests] = await readTogether(db, [
+    subscriptionsRead(db, viewer.id),
+    licencesRead(db, viewer, resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS), now),
+    orderOnItsWayRead(db, viewer.email),
+    autoRenewedRead(db, viewer.id),
+    replacementRequestsOfOwnerRead(db, viewer),
   ]);
-  const requests = await replacementRequestsOf(
-    db,
-    [...licences.values()].map((licence) => licence.id),
-  );
   const rows = all.map((s) => {
     const licence = (s.code && licences.get(s.code)) || null;
     // Asked once per key; the form shows while the key may still be replaced.

@@ -1,7 +1,7 @@
 // Server-side sessions. The browser holds a random 256-bit token; the database holds only its
 // SHA-256, so a leaked table cannot be replayed. Sessions end after 7 idle days or 30 days in all,
 // or when the member ends them (one, all but this one, or all of them: see `endSessions`).
-import { and, desc, eq, gt, isNull, lt, ne, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Viewer } from "~/lib/viewer";
 import { type Caller, forgetToken, keepToken, type TokenChange } from "../platform/caller.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
@@ -35,28 +35,47 @@ function sessionIdFrom(caller: Caller): Promise<string | null> {
   return tokenHash(caller.tokens.session ?? null);
 }
 
+// Every signed-in request reads its session: the statement is built once per database, in each
+// isolate, and a request binds only its token's hash. Building it cost about as much CPU as running it.
+const sessionReads = new WeakMap<Db, ReturnType<typeof prepareSessionRead>>();
+
+function prepareSessionRead(db: Db) {
+  return (
+    db
+      .select({
+        publicId: sessions.publicId,
+        userId: sessions.userId,
+        lastSeenAt: sessions.lastSeenAt,
+        expiresAt: sessions.expiresAt,
+        email: users.email,
+        username: profiles.username,
+        avatarUrl: profiles.avatarUrl,
+        role: userRoles.role,
+      })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .innerJoin(profiles, eq(profiles.id, sessions.userId))
+      .leftJoin(userRoles, eq(userRoles.userId, sessions.userId))
+      // A banned account's sessions are ended when it is banned; this keeps any straggler out.
+      .where(and(eq(sessions.id, sql.placeholder("id")), isNull(users.bannedAt)))
+      .prepare()
+  );
+}
+
+function sessionRead(db: Db) {
+  let prepared = sessionReads.get(db);
+  if (!prepared) {
+    prepared = prepareSessionRead(db);
+    sessionReads.set(db, prepared);
+  }
+  return prepared;
+}
+
 /** The signed-in account of this caller and the public name of its session, or null. */
 export async function getSession(db: Db, caller: Caller, now = Date.now()): Promise<{ viewer: Viewer; publicId: string } | null> {
   const id = await sessionIdFrom(caller);
   if (!id) return null;
-  const row = await db
-    .select({
-      publicId: sessions.publicId,
-      userId: sessions.userId,
-      lastSeenAt: sessions.lastSeenAt,
-      expiresAt: sessions.expiresAt,
-      email: users.email,
-      username: profiles.username,
-      avatarUrl: profiles.avatarUrl,
-      role: userRoles.role,
-    })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .innerJoin(profiles, eq(profiles.id, sessions.userId))
-    .leftJoin(userRoles, eq(userRoles.userId, sessions.userId))
-    // A banned account's sessions are ended when it is banned; this keeps any straggler out.
-    .where(and(eq(sessions.id, id), isNull(users.bannedAt)))
-    .get();
+  const row = await sessionRead(db).get({ id });
   if (!row) return null;
   if (row.expiresAt <= now || row.lastSeenAt + SESSION_IDLE_MS <= now) {
     await db.delete(sessions).where(eq(sessions.id, id));

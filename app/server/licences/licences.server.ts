@@ -14,6 +14,7 @@ import { entitlementLabels } from "../catalogue/entitlements.server";
 import { orderName } from "../platform/db/stored-orders.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
+import { read, type Read, readTogether } from "../platform/db/reads.server";
 import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "../platform/db/schema.server";
 import { emitLicenceEvent } from "./licence-events.server";
 import { auditLicence } from "./licence-audit.server";
@@ -105,16 +106,28 @@ export async function licencesOf(
   cooldownMs: number,
   now = Date.now(),
 ): Promise<Map<string, LicenceView>> {
-  // One batch, one round trip: the licences, their PC resets and the entitlements' words.
-  const [rows, resets, defined] = await db.batch([
-    db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500),
-    resetsRead(db, inArray(licenceResets.licenceId, db.select({ id: licences.id }).from(licences).where(ownedBy(owner)))),
-    entitlementLabels(db),
-  ]);
-  const byLicence = resetsByLicence(resets);
-  const words = entitlementWordsOf(defined);
-  return new Map(
-    rows.map((row) => [row.key, view(row, byLicence.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid), words)]),
+  const [owned] = await readTogether(db, [licencesRead(db, owner, cooldownMs, now)]);
+  return owned;
+}
+
+/**
+ * `licencesOf` as a read not yet run, for a page that sends it with other reads in one batch: the
+ * licences, their PC resets and the entitlements' words are three statements of that batch.
+ */
+export function licencesRead(db: Db, owner: Pick<Viewer, "email">, cooldownMs: number, now = Date.now()): Read<Map<string, LicenceView>> {
+  return read(
+    [
+      db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500),
+      resetsRead(db, inArray(licenceResets.licenceId, db.select({ id: licences.id }).from(licences).where(ownedBy(owner)))),
+      entitlementLabels(db),
+    ],
+    ([rows, resets, defined]) => {
+      const byLicence = resetsByLicence(resets);
+      const words = entitlementWordsOf(defined);
+      return new Map(
+        rows.map((row) => [row.key, view(row, byLicence.get(row.id) ?? [], cooldownMs, now, row.hwid && shortHwid(row.hwid), words)]),
+      );
+    },
   );
 }
 

@@ -4,6 +4,7 @@
 // and none for lifetime.
 import { and, desc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../platform/db/client.server";
+import { read } from "../platform/db/reads.server";
 import { licences, productCodes, shopifyOrders, userSubscriptions, users } from "../platform/db/schema.server";
 import { type OrderLine, orderName, storedLine } from "../platform/db/stored-orders.server";
 
@@ -115,7 +116,8 @@ export async function expireSubscriptions(db: Db, now = Date.now()): Promise<num
   return rows.length;
 }
 
-export async function subscriptionsOf(db: Db, userId: string) {
+/** A member's subscriptions, the newest purchase first, as a statement not yet run. */
+function subscriptionsQuery(db: Db, userId: string) {
   return db
     .select({
       id: userSubscriptions.id,
@@ -134,4 +136,13 @@ export async function subscriptionsOf(db: Db, userId: string) {
     .leftJoin(productCodes, eq(productCodes.id, userSubscriptions.productCodeId))
     .where(eq(userSubscriptions.userId, userId))
     .orderBy(desc(userSubscriptions.purchaseDate));
+}
+
+export async function subscriptionsOf(db: Db, userId: string) {
+  return subscriptionsQuery(db, userId);
+}
+
+/** `subscriptionsOf` as a read not yet run, for a page that sends it with other reads in one batch. */
+export function subscriptionsRead(db: Db, userId: string) {
+  return read([subscriptionsQuery(db, userId)], ([rows]) => rows);
 }

@@ -16,6 +16,7 @@ import type { Viewer } from "~/lib/viewer";
 import type { Catalogue } from "../catalogue/catalogue.server";
 import { renewalByClaim, type RenewalRow } from "../licences/licence-renewals.server";
 import type { Db } from "../platform/db/client.server";
+import { read } from "../platform/db/reads.server";
 import { autoRenewals, licences, resellerAccounts } from "../platform/db/schema.server";
 import { escapeHtml } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
@@ -152,10 +153,11 @@ export async function setAutoRenew(
   return ok({ on });
 }
 
-/** Which of the member's licences renew automatically. */
-export async function autoRenewedLicences(db: Db, userId: string): Promise<Set<number>> {
-  const rows = await db.select({ id: autoRenewals.licenceId }).from(autoRenewals).where(eq(autoRenewals.userId, userId));
-  return new Set(rows.map((row) => row.id));
+/** Which of the member's licences renew automatically, as a read the page sends with its others in one batch. */
+export function autoRenewedRead(db: Db, userId: string) {
+  return read([db.select({ id: autoRenewals.licenceId }).from(autoRenewals).where(eq(autoRenewals.userId, userId))], ([rows]) => {
+    return new Set(rows.map((row) => row.id));
+  });
 }
 
 /** At most this many auto-renewals per cron run; the next run takes the rest. */

@@ -1,12 +1,13 @@
 // A member asks for a replacement key when theirs was banned in game within 48 hours of its
 // activation (the support page's promise): once per key, for a key they own that was sold to them
 // (a reseller's keys are the reseller's to look after). Staff decide (replacement-decisions.server.ts).
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { REPLACEMENT_WINDOW_HOURS } from "~/lib/schemas/replacements";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { type Db, refusedBy } from "../platform/db/client.server";
+import { read } from "../platform/db/reads.server";
 import { licences, replacementRequests } from "../platform/db/schema.server";
 
 const WINDOW_MS = REPLACEMENT_WINDOW_HOURS * 3600_000;
@@ -42,14 +43,28 @@ export async function requestReplacement(
   return ok({ key: licence.key });
 }
 
-/** The member's requests, by licence id: what their cards show instead of the form. */
-export async function replacementRequestsOf(db: Db, licenceIds: number[]) {
-  if (licenceIds.length === 0) return new Map<number, { state: string; reason: string | null }>();
-  const rows = await db
-    .select({ licenceId: replacementRequests.licenceId, state: replacementRequests.state, reason: replacementRequests.reason })
-    .from(replacementRequests)
-    .where(sql`${replacementRequests.licenceId} in ${licenceIds}`);
-  return new Map(rows.map((row) => [row.licenceId, { state: row.state, reason: row.reason }]));
+/**
+ * The requests for replacement of every licence `owner` holds (those `licencesOf` lists), by
+ * licence, as a read not yet run: a page sends it in the same batch as the licences themselves.
+ */
+export function replacementRequestsOfOwnerRead(db: Db, owner: Pick<Viewer, "email">) {
+  return read(
+    [
+      db
+        .select({ licenceId: replacementRequests.licenceId, state: replacementRequests.state, reason: replacementRequests.reason })
+        .from(replacementRequests)
+        .where(
+          inArray(
+            replacementRequests.licenceId,
+            db
+              .select({ id: licences.id })
+              .from(licences)
+              .where(sql`lower(${licences.ownerEmail}) = lower(${owner.email})`),
+          ),
+        ),
+    ],
+    ([rows]) => new Map(rows.map((row) => [row.licenceId, { state: row.state, reason: row.reason }])),
+  );
 }
 
 /**
