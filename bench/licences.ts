@@ -8,6 +8,10 @@
 // local rate-limit simulation a no-op in both, behind the router and without it. Checks the goals
 // (at least 0.8× the floor's answered checks a second, p99 at most 1.3× the floor's) and writes the
 // figures to bench/results/licences.json and into docs/performance.md between the licences bench markers.
+// With BENCH_COMPARE=<another checkout of the shop>, that checkout's build is served too, with its
+// own D1 and keys sold and activated the same way, and measured in the same rounds as this one:
+// both builds' ratios against the same floor runs, round by round, so the machine's drift falls
+// on both alike.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -15,6 +19,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import {
   assertFree,
+  inCheckout,
   builtConfig,
   inTurns,
   medians,
@@ -24,6 +29,7 @@ import {
   ratio,
   secret,
   seedLicenceFloor,
+  serveApp,
   serveFloor,
   serveWithTrivial,
   stockCodes,
@@ -61,6 +67,9 @@ const GOALS = { throughput: 0.8, p99: 1.3 };
 // Worker is run this many times, in turns, and each row is the median.
 const ROUNDS = 5;
 const SALE_DELIVERY = "bench-order-";
+/** Another checkout whose build is measured beside this one (A/B), and where it is served. */
+const COMPARE = process.env.BENCH_COMPARE;
+const COMPARE_PORTS = { app: 8795, inspector: 8796 };
 
 interface Row {
   name: string;
@@ -207,6 +216,55 @@ async function measureUnlimited(state: string) {
   };
 }
 
+/**
+ * The other checkout's build, served on its own D1 with the same keys sold and activated as here
+ * (BENCH_COMPARE): built and set up from its own directory, with its own secrets and migrations.
+ */
+function serveCompared(dir: string) {
+  return inCheckout(dir, async () => {
+    execFileSync("npm", ["run", "build"], { stdio: "inherit" });
+    const state = mkdtempSync(join(tmpdir(), "bench-licences-compared-"));
+    stockCodes(
+      state,
+      { numericId: VARIANT, title: "Vertex Rust - 30 Days" },
+      Array.from({ length: KEYS }, (_, k) => keyOf(k)),
+    );
+    const app = serveApp(state, { port: COMPARE_PORTS.app, inspector: COMPARE_PORTS.inspector });
+    await app.ready();
+    await sellKeys(app.url);
+    const outcomes = await waitForDeliveries(state, SALE_DELIVERY, KEYS / UNITS_PER_ORDER, { pollMs: 1000 });
+    if (outcomes.processed !== KEYS / UNITS_PER_ORDER)
+      throw new Error(`${dir}: order webhooks not all processed: ${JSON.stringify(outcomes)}`);
+    await activateKeys(app.url);
+    return { ...app, state };
+  });
+}
+
+/** Each round's ratio of `runs`' req/s to the floor's in the same round, and CPU per call beyond the floor's. */
+function perRound(runs: Run[], floorRuns: Run[]) {
+  return runs.map((run, i) => ({ ratio: run.rps / floorRuns[i]!.rps, cpuBeyond: run.cpu - floorRuns[i]!.cpu }));
+}
+
+/**
+ * This build against the compared one, floor by floor: the mean of each round's ratio, and the
+ * round-by-round difference (this build's minus the other's) with its least and greatest value.
+ */
+function comparisonOf(runs: Record<string, Run[]>) {
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const two = (n: number) => Math.round(n * 100) / 100;
+  return ["floor", "routed floor"].map((floor) => {
+    const here = perRound(runs.app!, runs[floor]!);
+    const there = perRound(runs.compared!, runs[floor]!);
+    const differences = here.map((round, i) => round.ratio - there[i]!.ratio);
+    return {
+      floor,
+      ratio: { here: two(mean(here.map((r) => r.ratio))), compared: two(mean(there.map((r) => r.ratio))) },
+      difference: { mean: two(mean(differences)), least: two(Math.min(...differences)), greatest: two(Math.max(...differences)) },
+      cpuBeyondFloorMs: { here: two(mean(here.map((r) => r.cpuBeyond))), compared: two(mean(there.map((r) => r.cpuBeyond))) },
+    };
+  });
+}
+
 /** A Worker's row: the median of its runs, figure by figure. */
 const medianOf = (name: string, runs: Omit<Row, "name">[]): Row => ({ name, ...medians(runs, ["rps", "p50", "p99", "cpu"]) });
 
@@ -292,6 +350,7 @@ async function main() {
     UNLIMITED_PORTS.app,
     UNLIMITED_PORTS.floor,
     ...UNLIMITED_PORTS.inspectors,
+    ...(COMPARE ? [COMPARE_PORTS.app, COMPARE_PORTS.inspector] : []),
   ])
     await assertFree(port);
   const state = mkdtempSync(join(tmpdir(), "bench-licences-"));
@@ -309,9 +368,11 @@ async function main() {
   // Started once the others are up: two processes opening their files in one state directory at
   // once lock each other out.
   let routedFloor: ReturnType<typeof serveFloor> | undefined;
+  let compared: Awaited<ReturnType<typeof serveCompared>> | undefined;
   const stop = () => {
     served.stop();
     routedFloor?.stop();
+    compared?.stop();
   };
   try {
     await served.ready();
@@ -330,6 +391,10 @@ async function main() {
     await activateKeys(floorUrl);
     await activateKeys(routedFloor.url);
     console.log(`${KEYS} keys activated in the app and in both floors in ${Math.round(performance.now() - started)} ms`);
+    if (COMPARE) {
+      compared = await serveCompared(COMPARE);
+      console.log(`${COMPARE}: built, served and its ${KEYS} keys sold and activated`);
+    }
 
     // The machine's state drifts: each Worker's row is the median of ROUNDS runs, taken in turns.
     const runs = await runsByName([
@@ -337,15 +402,21 @@ async function main() {
       ["floor", floorUrl, cpu.floor],
       ["routed floor", routedFloor.url, routedFloor.cpu],
       ["app", appUrl, cpu.app],
+      ...(compared ? [["compared", compared.url, compared.cpu] as [string, string, () => number]] : []),
     ]);
     for (const [name, list] of Object.entries(runs)) console.log(name, list);
     const validate = tallied(runs.app!);
+    const comparison = compared ? comparisonOf(runs) : undefined;
+    for (const row of comparison ?? [])
+      console.log(
+        `A/B against the ${row.floor}: this build ${row.ratio.here}×, ${COMPARE} ${row.ratio.compared}× (difference per round: mean ${row.difference.mean}, from ${row.difference.least} to ${row.difference.greatest}); CPU per call beyond the floor's: ${row.cpuBeyondFloorMs.here} ms against ${row.cpuBeyondFloorMs.compared} ms`,
+      );
 
     const measured = Object.values(validate.codes).reduce((a, b) => a + b, 0);
     const stray = Object.keys(validate.codes).filter((code) => !(CODES as readonly string[]).includes(code));
     if (stray.length > 0 || CODES.some((code) => (validate.codes[code] ?? 0) < measured / 4))
       throw new Error(`unexpected mix of answers: ${JSON.stringify(validate.codes)}`);
-    for (const name of ["floor", "routed floor"]) {
+    for (const name of ["floor", "routed floor", ...(compared ? ["compared"] : [])]) {
       const floorCodes = runs[name]!.flatMap((r) => Object.keys(r.codes));
       if (CODES.some((code) => !floorCodes.includes(code)))
         throw new Error(`the ${name} did not answer the same mix: ${JSON.stringify(runs[name]!.map((r) => r.codes))}`);
@@ -366,7 +437,7 @@ async function main() {
     // The same comparison with both rate limiters a no-op, behind the asset router and without it:
     // how much of each row those two local simulations take. The first pass's servers hold the D1
     // files: they go first.
-    await stopAndWait([...served.pids, routedFloor.pid], stop);
+    await stopAndWait([...served.pids, routedFloor.pid, compared?.pid], stop);
     const noLimits = await measureUnlimited(state);
     const unlimitedPairs = [
       [
@@ -400,6 +471,7 @@ async function main() {
       goals,
       goalsAgainstTheFloorBehindTheRouter: routedGoals,
       goalsWithoutLocalSimulations: localGoals,
+      ...(comparison ? { comparedWith: COMPARE, comparison } : {}),
     };
     const markdown = [
       "| scenario | req/s | p50 ms | p99 ms | req/s vs trivial | req/s vs floor | p99 vs floor | req/s vs floor behind the router | p99 vs floor behind the router | Worker CPU ms per call | CPU vs floor |",
@@ -422,12 +494,24 @@ async function main() {
       "",
       `Goals with the local rate limits and asset router taken out of both: throughput ${verdictOf(localGoals.throughput)}; p99 ${verdictOf(localGoals.p99)}.`,
       "",
+      ...(comparison
+        ? [
+            `Measured in the same rounds, the build of another checkout (BENCH_COMPARE): ${comparison
+              .map(
+                (row) =>
+                  `against the ${row.floor}, this build ${row.ratio.here}× and the other ${row.ratio.compared}× (mean of the rounds; this one's minus the other's per round: mean ${row.difference.mean}, from ${row.difference.least} to ${row.difference.greatest}), CPU per call beyond the floor's ${row.cpuBeyondFloorMs.here} ms against ${row.cpuBeyondFloorMs.compared} ms`,
+              )
+              .join("; ")}.`,
+            "",
+          ]
+        : []),
       `Measured ${results.date} with ${CONNECTIONS} connections × ${DURATION} s per run (autocannon), ${ROUNDS} runs per row taken in turns, ${results.machine}; the app's answers over its runs: ${CODES.map((code) => `${validate.codes[code] ?? 0} ${code}`).join(", ")}, every one 200 (no 429).`,
     ].join("\n");
     publish("licences", results, markdown);
   } finally {
     stop();
     rmSync(state, { recursive: true, force: true });
+    if (compared) rmSync(compared.state, { recursive: true, force: true });
   }
 }
 

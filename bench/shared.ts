@@ -495,6 +495,21 @@ export async function inTurns<T, R>(items: readonly T[], rounds: number, run: (i
   return runs;
 }
 
+/**
+ * Runs `work` with another checkout of the shop as the working directory: its build, its
+ * .dev.vars secrets, its wrangler configuration and migrations. Servers started meanwhile keep it.
+ * The benches' setup runs one step at a time, so nothing else runs from the wrong directory.
+ */
+export async function inCheckout<R>(dir: string, work: () => Promise<R>): Promise<R> {
+  const back = process.cwd();
+  process.chdir(dir);
+  try {
+    return await work();
+  } finally {
+    process.chdir(back);
+  }
+}
+
 /** The nearest-rank `p`th percentile of values sorted ascending. */
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
