@@ -3,6 +3,7 @@
 // same mnemonic at m/84'/2'/0'.
 import { sha256 } from "@noble/hashes/sha2.js";
 import { createBase58check } from "@scure/base";
+import { NETWORK, p2wpkh } from "@scure/btc-signer";
 import { describe, expect, it } from "vitest";
 import { parseAccountKey, receiveAddress } from "~/server/crypto/wallet.server";
 
@@ -52,6 +53,19 @@ describe("shop wallets", () => {
     const wallet = account("BTC", BTC_ZPUB);
     const addresses = new Set(Array.from({ length: 50 }, (_, i) => receiveAddress(wallet, i)));
     expect(addresses.size).toBe(50);
+  });
+
+  it("write the same addresses as a Bitcoin transaction library does, for both coins", () => {
+    for (const [coin, key, prefix] of [
+      ["BTC", BTC_ZPUB, NETWORK.bech32],
+      ["LTC", LTC_ZPUB, "ltc"],
+    ] as const) {
+      const wallet = account(coin, key);
+      for (const index of [0, 1, 7, 1000, 2 ** 31 - 1]) {
+        const publicKey = wallet.key.deriveChild(0).deriveChild(index).publicKey!;
+        expect(receiveAddress(wallet, index)).toBe(p2wpkh(publicKey, { ...NETWORK, bech32: prefix }).address);
+      }
+    }
   });
 
   it("refuse private keys, wrapped-SegWit keys, keys of the other coin and garbage, saying why", () => {

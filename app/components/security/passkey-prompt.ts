@@ -60,6 +60,8 @@ export async function promptForPasskey(action: string, kind: "register" | "authe
   const started = await fetchOptions(action);
   if (!started.ok) return started;
   try {
+    // Only a browser runs a ceremony: the Worker's build leaves the browser library out.
+    if (import.meta.env.SSR) throw new Error("Passkey ceremonies run in the browser");
     const { startAuthentication, startRegistration } = await import("@simplewebauthn/browser");
     const answer =
       kind === "register"

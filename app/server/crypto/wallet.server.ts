@@ -3,11 +3,11 @@
 // are ever read here; nothing on the server can spend (decision 032). The setup script (run by
 // Node) checks the keys an owner types with `walletKeySchema`, so this file names its imports with
 // their extension.
+import { ripemd160 } from "@noble/hashes/legacy.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { createBase58check } from "@scure/base";
+import { bech32, createBase58check } from "@scure/base";
 import { HDKey } from "@scure/bip32";
-import { NETWORK, p2wpkh } from "@scure/btc-signer";
 import * as v from "valibot";
 import type { CryptoCoin } from "../../lib/crypto-orders.ts";
 import { fail, ok, type Result } from "../../lib/result.ts";
@@ -27,7 +27,7 @@ const PRIVATE_VERSIONS = new Set([0x0488ade4, 0x04b2430c, 0x049d7878, 0x019d9cfe
 /** BIP49 (wrapped SegWit) keys: valid, but they stand for addresses of another kind. */
 const WRAPPED_SEGWIT_VERSIONS = new Set([0x049d7cb2]);
 
-const BECH32_PREFIX: Record<CryptoCoin, string> = { BTC: NETWORK.bech32, LTC: "ltc" };
+const BECH32_PREFIX: Record<CryptoCoin, string> = { BTC: "bc", LTC: "ltc" };
 
 export interface AccountKey {
   coin: CryptoCoin;
@@ -65,12 +65,15 @@ export function parseAccountKey(coin: CryptoCoin, text: string): Result<AccountK
   }
 }
 
-/** The receive address `index` of the account (path 0/index): native SegWit, bc1… or ltc1…. */
+/**
+ * The receive address `index` of the account (path 0/index): native SegWit, bc1… or ltc1…. A P2WPKH
+ * address is witness version 0 and the key's HASH160 in bech32 (BIP 141, BIP 173), written with
+ * the audited encoder rather than a transaction library (decision 118).
+ */
 export function receiveAddress(account: AccountKey, index: number): string {
-  const child = account.key.deriveChild(0).deriveChild(index);
-  const address = p2wpkh(child.publicKey!, { ...NETWORK, bech32: BECH32_PREFIX[account.coin] }).address;
-  if (!address) throw new Error("Could not derive a receive address");
-  return address;
+  const publicKey = account.key.deriveChild(0).deriveChild(index).publicKey;
+  if (!publicKey) throw new Error("Could not derive a receive address");
+  return bech32.encode(BECH32_PREFIX[account.coin], [0, ...bech32.toWords(ripemd160(sha256(publicKey)))]);
 }
 
 /** The published BIP84 test wallets (seed "abandon … about"): anyone can spend from them. */
