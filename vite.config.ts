@@ -111,6 +111,29 @@ export function staticIconsOnTheServer(): Plugin {
   };
 }
 
+/**
+ * In the browser, each Lucide icon file draws its icon with `staticIcon` (as the server does) in
+ * place of Lucide's component factory: the same markup, and every page is spared the factory.
+ */
+function staticIconsInTheBrowser(): Plugin {
+  const staticIconModule = resolve("app/components/static-icon.ts");
+  return {
+    name: "static-icons-in-the-browser",
+    applyToEnvironment: (environment) => environment.config.consumer === "client",
+    transform: {
+      filter: { id: /lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/][\w-]+\.mjs$/ },
+      handler(code, id) {
+        const factory = "import createLucideIcon from '../createLucideIcon.mjs';";
+        if (!code.includes(factory)) throw new Error(`${id}: Lucide's icon file no longer imports its factory as expected`);
+        return {
+          code: code.replace(factory, `import { staticIcon as createLucideIcon } from ${JSON.stringify(staticIconModule)};`),
+          map: null,
+        };
+      },
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [
     // LOCAL_STATE_DIR serves another local state than .wrangler/state: a restored backup, or the
@@ -125,6 +148,7 @@ export default defineConfig({
     d1MigrationNames(),
     streamingRendererOnly(),
     staticIconsOnTheServer(),
+    staticIconsInTheBrowser(),
     serverStandIns(),
   ],
   resolve: { tsconfigPaths: true },
@@ -149,12 +173,12 @@ export default defineConfig({
                   test: /node_modules[\\/](?!@simplewebauthn[\\/]|valibot[\\/]|lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/])/,
                   priority: 6,
                 },
-                // The shell every page draws (navigation, cart, toasts, footer, error pages) and
+                // The shell every page draws (navigation, cart, toasts, error pages) and
                 // what it imports: one chunk, since every page needs it. The home page needs nothing
                 // more of the shared code.
                 {
                   name: "ui",
-                  test: /[\\/]app[\\/](components[\\/](site-nav|site-footer|cart[\\/](?!cart-panel)|toaster|viewer|error-boundary|status-pages|document-scripts|shop|ui[\\/](button|card|input-class))|lib[\\/](cart|viewer|toast|brand|plans|intro|stylesheet))\./,
+                  test: /[\\/]app[\\/](components[\\/](site-nav|hydrate-on-view|cart[\\/](?!cart-panel)|toaster|viewer|error-boundary|thrown-body|document-scripts|shop|ui[\\/](button|card|input-class))|lib[\\/](cart|viewer|toast|brand|plans|intro|stylesheet))\./,
                   priority: 5,
                 },
                 // Each icon the shell does not draw goes with the pages that draw it: icons drawn by

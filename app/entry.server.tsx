@@ -19,6 +19,11 @@ export default async function handleRequest(
   let shellRendered = false;
   const body = await renderToReadableStream(<ServerRouter context={routerContext} url={request.url} nonce={nonce} />, {
     nonce,
+    // A boundary whose content is ready when its part of the document is written stays where it
+    // stands, however much came before it, instead of going into a hidden element that a script
+    // moves later: the sections hydrated on view (decision 114) keep their place and markup, and
+    // a reader without JavaScript sees them.
+    progressiveChunkSize: Number.POSITIVE_INFINITY,
     signal: AbortSignal.timeout(streamTimeout + 1000),
     onError(error: unknown) {
       status = 500;

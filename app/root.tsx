@@ -2,13 +2,13 @@ import { type ReactNode, Suspense } from "react";
 import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, useLocation } from "react-router";
 import { CartProvider } from "~/components/cart/cart-context";
 import { CartDrawer } from "~/components/cart/cart-drawer";
-import { SiteFooter } from "~/components/site-footer";
 import { SiteNav } from "~/components/site-nav";
-import { DashboardErrorBoundary, GeneralErrorBoundary, thrownBody } from "~/components/error-boundary";
-import { AccessDenied, NotFoundPage } from "~/components/status-pages";
+import { AccessDenied, DashboardErrorBoundary, GeneralErrorBoundary, NotFoundPage } from "~/components/error-boundary";
+import { thrownBody } from "~/components/thrown-body";
 import { type ShopSettings, useShop } from "~/components/shop";
 import { IntroHeadScript, ScrollRestorer } from "~/components/document-scripts";
 import { lazyComponent } from "~/components/lazy";
+import { hydratedOnView } from "~/components/hydrate-on-view";
 import { ToastProvider } from "~/components/toaster";
 import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
@@ -18,6 +18,10 @@ import stylesheet from "./app.css?url";
 
 // Drawn here only around a refused staff page; the dashboard's own layout imports it as usual.
 const ShellAroundRefusal = lazyComponent(() => import("~/components/dashboard-shell").then((module) => module.ShellAroundRefusal));
+
+// Below every storefront page's first screen: its code comes when it is about to be seen. It is
+// drawn outside the providers, whose values change once the page has loaded.
+const SiteFooter = hydratedOnView(() => import("~/components/site-footer").then((module) => module.SiteFooter));
 
 export async function loader({ context }: Route.LoaderArgs): Promise<ShopSettings> {
   // Public and identical for every visitor: nothing here may depend on the session.
@@ -68,11 +72,11 @@ export function Layout({ children }: { children: ReactNode }) {
               <main id="main" className="pt-16">
                 {children}
               </main>
-              {pathname.startsWith("/dashboard") ? null : <SiteFooter />}
               <CartDrawer />
             </CartProvider>
           </ViewerProvider>
         </ToastProvider>
+        {pathname.startsWith("/dashboard") ? null : <SiteFooter />}
         <ScrollRestorer />
         <Scripts />
       </body>

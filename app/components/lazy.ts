@@ -6,19 +6,22 @@ import { type ComponentType, lazy } from "react";
 
 const RELOADED = "lazy-chunk-reloaded";
 
+/** `load()`, reloading the page once if its chunk fails. */
+export async function loadedOnce<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    const loaded = await load();
+    if (typeof window !== "undefined") sessionStorage.removeItem(RELOADED);
+    return loaded;
+  } catch (error) {
+    if (typeof window === "undefined" || sessionStorage.getItem(RELOADED)) throw error;
+    sessionStorage.setItem(RELOADED, "1");
+    window.location.reload();
+    // Nothing to draw meanwhile: the page is on its way again.
+    return new Promise<never>(() => undefined);
+  }
+}
+
 /** `React.lazy` for a component fetched on demand, reloading the page once if its chunk fails. */
 export function lazyComponent<P extends object>(load: () => Promise<ComponentType<P>>) {
-  return lazy(async () => {
-    try {
-      const component = await load();
-      if (typeof window !== "undefined") sessionStorage.removeItem(RELOADED);
-      return { default: component };
-    } catch (error) {
-      if (typeof window === "undefined" || sessionStorage.getItem(RELOADED)) throw error;
-      sessionStorage.setItem(RELOADED, "1");
-      window.location.reload();
-      // Nothing to draw meanwhile: the page is on its way again.
-      return new Promise<never>(() => undefined);
-    }
-  });
+  return lazy(async () => ({ default: await loadedOnce(load) }));
 }

@@ -1,6 +1,8 @@
-// The server's icons: the <svg> Lucide draws, with the same attributes and classes, but its shapes
-// written once per icon as markup instead of as elements on every render (decision 100). Only the
-// server's build imports this, in place of ./icons.ts's re-exports of Lucide's components.
+// The icons: the <svg> Lucide draws, with the same attributes and classes, but its shapes written
+// once per icon as markup instead of as elements on every render (decision 100). The server's build
+// draws ./icons.ts's icons with it in place of Lucide's components, and the browser's build each
+// Lucide icon file's icon in place of Lucide's factory (decision 114; both in vite.config.ts). The
+// development server's browser side keeps Lucide's own: the markup is the same.
 import { createElement, type SVGProps } from "react";
 
 /** What a Lucide icon file holds besides its component: its name, aliases and shapes. */

@@ -1,8 +1,8 @@
 // Signing in, signing up and their steps: a page that cannot be shown (Discord sign-in not set up,
 // say) sends the visitor back to the sign-in page.
 import { Outlet } from "react-router";
-import { errorMeta, GeneralErrorBoundary } from "~/components/error-boundary";
-import { NotFoundPage, type WayBack } from "~/components/status-pages";
+import { errorMeta, GeneralErrorBoundary, NotFoundPage } from "~/components/error-boundary";
+import type { WayBack } from "~/components/status-pages";
 import type { Route } from "./+types/layout";
 
 const SIGN_IN: WayBack = { to: "/auth", label: "Back to sign in" };

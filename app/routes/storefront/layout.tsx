@@ -1,8 +1,7 @@
 // The storefront's pages: the site's header and footer come from the root layout, and a page that
 // cannot be shown says so between them (a calm 404; anything else with its reference).
 import { Outlet } from "react-router";
-import { errorMeta, GeneralErrorBoundary } from "~/components/error-boundary";
-import { NotFoundPage } from "~/components/status-pages";
+import { errorMeta, GeneralErrorBoundary, NotFoundPage } from "~/components/error-boundary";
 import type { Route } from "./+types/layout";
 
 export default function Storefront() {

@@ -1,0 +1,74 @@
+// Sections under the first screen whose code the browser fetches when they come near the viewport
+// (decision 114). The server renders them as any other part of the page, so their content is in the
+// document, readable without JavaScript and laid out from the first paint; the browser keeps that
+// markup as it is (React leaves a server-rendered Suspense boundary alone until its code is there)
+// and hydrates it once the section is about to be seen. A section the browser draws itself (after a
+// client-side navigation) fetches its code at once.
+//
+// React drops a waiting section's markup and draws it afresh if the section is updated before its
+// code arrives, so a section must not change with the page's state: it is memoised on its props,
+// and is placed outside providers whose values change after the page loads.
+import { type ComponentType, memo, Suspense, use, useEffect, useRef } from "react";
+import { lazyComponent } from "./lazy";
+
+/** How far outside the viewport a section starts loading, so it is live by the time it shows. */
+const AHEAD = "300px 0px";
+
+/** `load`'s component, its code fetched by the browser when it nears the viewport. */
+export function hydratedOnView<P extends object>(load: () => Promise<ComponentType<P>>) {
+  return import.meta.env.SSR ? renderedOnServer(load) : hydratedInBrowser(load);
+}
+
+/**
+ * On the server the section's module is loaded once per isolate, when the page's module is, and
+ * drawn in the same place the browser will look for it. The Suspense boundary is the one the
+ * browser's copy keeps dehydrated.
+ */
+function renderedOnServer<P extends object>(load: () => Promise<ComponentType<P>>) {
+  let loaded: ComponentType<P> | undefined;
+  const ready = load().then((component) => (loaded = component));
+  function Section(props: P) {
+    const Component = loaded ?? use(ready);
+    return <Component {...props} />;
+  }
+  return function OnServer(props: P) {
+    return (
+      <div>
+        <Suspense fallback={null}>
+          <Section {...props} />
+        </Suspense>
+      </div>
+    );
+  };
+}
+
+function hydratedInBrowser<P extends object>(load: () => Promise<ComponentType<P>>) {
+  let start = () => {};
+  const near = new Promise<void>((resolve) => (start = resolve));
+  const Section = lazyComponent(() => near.then(load));
+  return memo(function OnView(props: P) {
+    const ref = useRef<HTMLDivElement>(null);
+    useEffect(() => {
+      const element = ref.current;
+      // Nothing from the server to keep (a client-side navigation), or no way to tell: load it now.
+      if (!element?.hasChildNodes() || typeof IntersectionObserver === "undefined") return start();
+      const observer = new IntersectionObserver(
+        (entries) => {
+          if (!entries.some((entry) => entry.isIntersecting)) return;
+          observer.disconnect();
+          start();
+        },
+        { rootMargin: AHEAD },
+      );
+      observer.observe(element);
+      return () => observer.disconnect();
+    }, []);
+    return (
+      <div ref={ref}>
+        <Suspense fallback={null}>
+          <Section {...props} />
+        </Suspense>
+      </div>
+    );
+  });
+}
