@@ -7,7 +7,9 @@
 //
 // React drops a waiting section's markup and draws it afresh if the section is updated before its
 // code arrives, so a section must not change with the page's state: it is memoised on its props,
-// and is placed outside providers whose values change after the page loads.
+// and is placed outside providers whose values change after the page loads. Should React drop it
+// all the same (a change of the router's state reaches every boundary still waiting), the section
+// fetches its code at once and is drawn again.
 import { type ComponentType, memo, Suspense, use, useEffect, useRef } from "react";
 import { lazyComponent } from "./lazy";
 
@@ -46,6 +48,12 @@ function hydratedInBrowser<P extends object>(load: () => Promise<ComponentType<P
   let start = () => {};
   const near = new Promise<void>((resolve) => (start = resolve));
   const Section = lazyComponent(() => near.then(load));
+  // Drawn only when the section is not (or no longer) the server's markup: React dropped it for an
+  // update that came first (a router state change can), or the browser draws the page itself.
+  function Fetching() {
+    useEffect(() => start(), []);
+    return null;
+  }
   return memo(function OnView(props: P) {
     const ref = useRef<HTMLDivElement>(null);
     useEffect(() => {
@@ -65,7 +73,7 @@ function hydratedInBrowser<P extends object>(load: () => Promise<ComponentType<P
     }, []);
     return (
       <div ref={ref}>
-        <Suspense fallback={null}>
+        <Suspense fallback={<Fetching />}>
           <Section {...props} />
         </Suspense>
       </div>
