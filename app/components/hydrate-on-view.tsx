@@ -11,6 +11,7 @@
 // all the same (a change of the router's state reaches every boundary still waiting), the section
 // fetches its code at once and is drawn again.
 import { type ComponentType, memo, Suspense, use, useEffect, useRef } from "react";
+import { useNavigate } from "react-router";
 import { lazyComponent } from "./lazy";
 
 /** How far outside the viewport a section starts loading, so it is live by the time it shows. */
@@ -47,7 +48,13 @@ function renderedOnServer<P extends object>(load: () => Promise<ComponentType<P>
 function hydratedInBrowser<P extends object>(load: () => Promise<ComponentType<P>>) {
   let start = () => {};
   const near = new Promise<void>((resolve) => (start = resolve));
-  const Section = lazyComponent(() => near.then(load));
+  let arrived = false;
+  const Section = lazyComponent(() =>
+    near.then(load).then((component) => {
+      arrived = true;
+      return component;
+    }),
+  );
   // Drawn only when the section is not (or no longer) the server's markup: React dropped it for an
   // update that came first (a router state change can), or the browser draws the page itself.
   function Fetching() {
@@ -71,6 +78,24 @@ function hydratedInBrowser<P extends object>(load: () => Promise<ComponentType<P
       observer.observe(element);
       return () => observer.disconnect();
     }, []);
+    // React holds back a click inside markup it has not hydrated yet, and the browser would load a
+    // link's page afresh: until the section's code has arrived, a link in it is followed here, in
+    // place, as it will be once hydrated. Listening on the window's capture phase comes before React's.
+    const navigate = useNavigate();
+    useEffect(() => {
+      const follow = (event: MouseEvent) => {
+        if (arrived || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+          return;
+        const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+        if (!(link instanceof HTMLAnchorElement) || !ref.current?.contains(link) || link.target || link.hasAttribute("download")) return;
+        if (link.origin !== window.location.origin) return;
+        event.preventDefault();
+        start();
+        void navigate(link.pathname + link.search + link.hash);
+      };
+      window.addEventListener("click", follow, true);
+      return () => window.removeEventListener("click", follow, true);
+    }, [navigate]);
     return (
       <div ref={ref}>
         <Suspense fallback={<Fetching />}>

@@ -46,6 +46,23 @@ test("client-side navigation works once hydrated", async ({ page }) => {
   expect(await page.evaluate(() => "stillThisDocument" in window)).toBe(true);
 });
 
+test("a footer link clicked before the footer's code has arrived still navigates in place", async ({ page }) => {
+  // The footer's code comes as it nears the viewport (decision 114); here it never comes, so the
+  // footer stays the server's markup, which React has not hydrated.
+  await page.route("**/assets/*.js", async (route) => {
+    const response = await route.fetch();
+    if ((await response.text()).includes("All rights reserved")) return;
+    await route.fulfill({ response });
+  });
+  await page.goto("/");
+  await hydrated(page);
+  await page.evaluate(() => Object.assign(window, { stillThisDocument: true }));
+  await page.getByRole("contentinfo").getByRole("link", { name: "Products" }).click();
+  await expect(page).toHaveURL(/\/products$/);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  expect(await page.evaluate(() => "stillThisDocument" in window)).toBe(true);
+});
+
 test("the storefront downloads none of the back office's code", async ({ page }) => {
   const scripts: string[] = [];
   page.on("request", (request) => {
