@@ -2,18 +2,17 @@
 // is fetched when a page needs one, not with every page (decision 114): the server loads it once
 // per isolate, and the browser before hydrating a page the server drew with one
 // (`preloadStatusPages`, app/entry.client.tsx) or on the first error after that.
-import { type ComponentType, Suspense, use } from "react";
+import { type ComponentType, Suspense } from "react";
 import { isRouteErrorResponse, type MetaDescriptor } from "react-router";
-import { loadedOnce } from "./lazy";
+import { fetchedOnce } from "./lazy";
 import type * as statusPagesModule from "./status-pages";
 
 type StatusPages = typeof statusPagesModule;
 
-let statusPages: StatusPages | undefined;
-let loading: Promise<StatusPages> | undefined;
+const statusPages = fetchedOnce(() => import("./status-pages"));
 
 /** Fetches the status pages' code, once. */
-export const preloadStatusPages = () => (loading ??= loadedOnce(() => import("./status-pages")).then((pages) => (statusPages = pages)));
+export const preloadStatusPages = statusPages.preload;
 
 // The server has them ready before its first page.
 if (import.meta.env.SSR) void preloadStatusPages();
@@ -21,7 +20,7 @@ if (import.meta.env.SSR) void preloadStatusPages();
 /** A page of the status pages, drawn at once when their code is there and waiting for it otherwise. */
 function statusPage<Props extends object>(name: string, pick: (pages: StatusPages) => ComponentType<Props>) {
   function Drawn(props: Props) {
-    const Component = pick(statusPages ?? use(preloadStatusPages()));
+    const Component = pick(statusPages.useLoaded());
     return <Component {...props} />;
   }
   function StatusPage(props: Props) {

@@ -10,9 +10,9 @@
 // and is placed outside providers whose values change after the page loads. Should React drop it
 // all the same (a change of the router's state reaches every boundary still waiting), the section
 // fetches its code at once and is drawn again.
-import { type ComponentType, memo, Suspense, use, useEffect, useRef } from "react";
+import { type ComponentType, memo, Suspense, useEffect, useRef } from "react";
 import { useNavigate } from "react-router";
-import { lazyComponent } from "./lazy";
+import { fetchedOnce, lazyComponent } from "./lazy";
 
 /** How far outside the viewport a section starts loading, so it is live by the time it shows. */
 const AHEAD = "300px 0px";
@@ -28,10 +28,10 @@ export function hydratedOnView<P extends object>(load: () => Promise<ComponentTy
  * browser's copy keeps dehydrated.
  */
 function renderedOnServer<P extends object>(load: () => Promise<ComponentType<P>>) {
-  let loaded: ComponentType<P> | undefined;
-  const ready = load().then((component) => (loaded = component));
+  const section = fetchedOnce(load);
+  void section.preload();
   function Section(props: P) {
-    const Component = loaded ?? use(ready);
+    const Component = section.useLoaded();
     return <Component {...props} />;
   }
   return function OnServer(props: P) {

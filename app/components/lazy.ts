@@ -2,7 +2,7 @@
 // page opened before a deploy asking for a file that is gone) must not take the page down with it:
 // the page is loaded afresh once, as React Router does for a route's module, and only a second
 // failure reaches the error boundary.
-import { type ComponentType, lazy } from "react";
+import { type ComponentType, lazy, use } from "react";
 
 const RELOADED = "lazy-chunk-reloaded";
 
@@ -24,4 +24,18 @@ export async function loadedOnce<T>(load: () => Promise<T>): Promise<T> {
 /** `React.lazy` for a component fetched on demand, reloading the page once if its chunk fails. */
 export function lazyComponent<P extends object>(load: () => Promise<ComponentType<P>>) {
   return lazy(async () => ({ default: await loadedOnce(load) }));
+}
+
+/**
+ * A module fetched once: `preload()` starts fetching it, `useLoaded()` (in a component) gives it at
+ * once when it is there and suspends until it is.
+ */
+export function fetchedOnce<T>(load: () => Promise<T>) {
+  let loaded: T | undefined;
+  let loading: Promise<T> | undefined;
+  const preload = () => (loading ??= loadedOnce(load).then((value) => (loaded = value)));
+  function useLoaded(): T {
+    return loaded ?? use(preload());
+  }
+  return { preload, useLoaded };
 }
