@@ -69,7 +69,8 @@ const WEBAUTHN_CERTIFICATE_CODE =
  * (the shop keeps an attestation that rests on a chain as none, so the X.509 and ASN.1 parsers it
  * pulls in, a sixth of the upload, never run; the DER signature reading every sign-in needs is
  * done there by the curve library), and markdown-it's link finder by app/server/platform/linkify-off.server.ts
- * (Markdown is rendered with `linkify: false`).
+ * (Markdown is rendered with `linkify: false`). Arctic's copy of the SHA-2 family is replaced by the
+ * hash library's SHA-256 (app/server/accounts/oslo-sha2.server.ts, decision 119): the same function, one copy.
  */
 export function serverStandIns(): Plugin {
   return {
@@ -77,9 +78,10 @@ export function serverStandIns(): Plugin {
     enforce: "pre",
     applyToEnvironment: (environment) => environment.config.consumer === "server",
     resolveId: {
-      filter: { id: [/^linkify-it$/, WEBAUTHN_CERTIFICATE_CODE] },
+      filter: { id: [/^linkify-it$/, /^@oslojs\/crypto\/sha2$/, WEBAUTHN_CERTIFICATE_CODE] },
       handler(source, importer) {
         if (source === "linkify-it" && importer?.includes("markdown-it")) return resolve("app/server/platform/linkify-off.server.ts");
+        if (source === "@oslojs/crypto/sha2" && importer?.includes("arctic")) return resolve("app/server/accounts/oslo-sha2.server.ts");
         if (importer?.includes("@simplewebauthn") && source.startsWith(".") && WEBAUTHN_CERTIFICATE_CODE.test(source)) {
           return resolve("app/server/accounts/webauthn-certificates.server.ts");
         }

@@ -2,6 +2,8 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { generateKeyPairSync } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 import { d1MigrationNames, sqlAsText, staticIconsOnTheServer, serverStandIns } from "./vite.config.ts";
@@ -41,6 +43,18 @@ function testSet(set: string | undefined) {
   return { include: TESTS, exclude: NOT_TESTS };
 }
 
+/** A file of the project by its path from the root, as the asset layer would answer it. */
+async function projectFile(request: Request): Promise<Response> {
+  const root = path.resolve(".");
+  const file = path.resolve(root, `.${decodeURIComponent(new URL(request.url).pathname)}`);
+  if (!file.startsWith(`${root}${path.sep}`)) return new Response("Not found", { status: 404 });
+  try {
+    return new Response(await readFile(file));
+  } catch {
+    return new Response("Not found", { status: 404 });
+  }
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   // Every setting from wrangler.toml, given again as a binding so that a developer's .dev.vars (a
@@ -59,6 +73,9 @@ export default defineConfig(async () => {
           },
           // Empty databases for tests that run migrations step by step over old rows.
           d1Databases: ["MIGRATION_DB", "MIGRATION_DB_SHOP_OF_MANY"],
+          // The asset layer, as the Worker reads static text from it (decision 119): the files
+          // under the project, as the `?url` imports name them in tests.
+          serviceBindings: { ASSETS: projectFile },
           bindings: {
             ...settings,
             TEST_MIGRATIONS: migrations,
