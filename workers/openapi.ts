@@ -1,6 +1,9 @@
 // The licence API's contract as an OpenAPI 3.1 document, served at /api/v1/openapi.json. Codes,
 // plans, channels, the re-check interval, the download link's life and the device name's rule come
 // from the code that uses them; the limits stated are wrangler.toml's [[ratelimits]] bindings.
+// The Worker does not carry this module (decision 119): its output is openapi.json beside it, a
+// static file the Worker reads from the asset layer. A test compares the two, and `npm run
+// openapi` writes the file again after a change here or in the code it names.
 import { LICENCE_PLANS } from "~/lib/plans";
 import { RELEASE_CHANNELS } from "~/lib/releases";
 import { DOWNLOAD_LINK_SECONDS } from "~/server/releases/release-links.server";
@@ -68,7 +71,7 @@ const download = (description: string, extra: Record<string, unknown> = {}) => (
   content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
 });
 
-export function openApiDocument(origin: string) {
+export function openApiDocument() {
   return {
     openapi: "3.1.0",
     info: {
@@ -79,7 +82,8 @@ export function openApiDocument(origin: string) {
         "Limits: 300 calls per minute per client address; per key, 60 per minute from the PC it is bound to and 60 from every other caller together; more answer 429 with `Retry-After`. Bodies are at most 64 KB.\n\n" +
         "The seller API (`/seller/…`) is for resellers' and staff's own programs: it takes an API token as a bearer token, answers errors as problem details (RFC 9457) with the same codes, and states its per-token limit in `RateLimit` header fields.",
     },
-    servers: [{ url: `${origin}/api/v1` }],
+    // Relative to the shop's address; the Worker answers it resolved against the request's origin.
+    servers: [{ url: "/api/v1" }],
     paths: {
       "/licences/validate": {
         post: {

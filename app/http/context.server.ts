@@ -9,6 +9,7 @@ import type { LinkDeps } from "../server/discord/role-link.server";
 import type { Db } from "../server/platform/db/client.server";
 import type { MailingDeps } from "../server/platform/mail.server";
 import type { DeletionDeps } from "../server/privacy/account-deletion.server";
+import { type StaticText, staticText } from "../server/platform/static-text.server";
 
 export interface AppContext {
   env: Env;
@@ -22,6 +23,11 @@ export const appContext = createContext<AppContext>();
 
 export function app(context: Readonly<RouterContextProvider>): AppContext {
   return context.get(appContext);
+}
+
+/** The static files this request's pages show (decision 119), read from the asset layer. */
+export function staticTextOf(context: Readonly<RouterContextProvider>, request: Request): StaticText {
+  return staticText(app(context).env.ASSETS, request.url);
 }
 
 /** The database, mail transport and `waitUntil` of this request, for domain functions that send mail. */

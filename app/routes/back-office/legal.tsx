@@ -2,7 +2,7 @@
 // Markdown by admins. Saving a page drops its cached copy, so buyers see the change at once
 // (decision 061).
 import { answer, answerInvalid } from "~/http/answer.server";
-import { app } from "~/http/context.server";
+import { app, staticTextOf } from "~/http/context.server";
 import { requireCapability } from "~/http/guards.server";
 import { readStaffAction } from "~/http/staff-action.server";
 import { BRAND } from "~/lib/brand";
@@ -20,9 +20,10 @@ export const meta: Route.MetaFunction = () => [{ title: `Legal Pages | ${BRAND}`
 
 const SLUGS = Object.keys(LEGAL_PAGES) as LegalSlug[];
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
   const { db } = app(context);
-  return { pages: await Promise.all(SLUGS.map(async (slug) => ({ slug, ...(await legalPageSource(db, slug)) }))) };
+  const templates = staticTextOf(context, request);
+  return { pages: await Promise.all(SLUGS.map(async (slug) => ({ slug, ...(await legalPageSource(db, templates, slug)) }))) };
 }
 
 export async function action({ request, context }: Route.ActionArgs) {

@@ -3,7 +3,7 @@
 // everyone; saving a page drops its cached copy (decision 061).
 import { Prose } from "~/components/prose";
 import { notFound } from "~/http/refusals.server";
-import { app } from "~/http/context.server";
+import { app, staticTextOf } from "~/http/context.server";
 import { BRAND } from "~/lib/brand";
 import { formatDate } from "~/lib/format";
 import { isLegalSlug, LEGAL_PAGES } from "~/lib/legal";
@@ -15,9 +15,9 @@ export const headers = publicPageHeaders;
 
 export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderData?.title ?? "Legal"} | ${BRAND}` }];
 
-export async function loader({ params, context }: Route.LoaderArgs) {
+export async function loader({ request, params, context }: Route.LoaderArgs) {
   if (!isLegalSlug(params.page)) throw notFound();
-  const { html, updatedAt } = await legalPage(app(context).db, params.page);
+  const { html, updatedAt } = await legalPage(app(context).db, staticTextOf(context, request), params.page);
   return { title: LEGAL_PAGES[params.page].title, html, updatedAt };
 }
 

@@ -1,14 +1,13 @@
 // /docs/licence-api: the licence API and its SDKs for the shop's developer, served from the same
 // docs/licence-api.md the repository holds (linked from the staff's Licences page). The file is a
 // static asset the Worker reads, not text it carries (decision 119).
-import licenceApiUrl from "../../../docs/licence-api.md?url";
+import licenceApiUrl from "../../../docs/licence-api.md?url&no-inline";
 import { Prose } from "~/components/prose";
 import { BRAND } from "~/lib/brand";
 import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/licence-api-docs";
 import { onFirstUse } from "~/server/platform/on-first-use.server";
-import { staticText } from "~/server/platform/static-text.server";
-import { app } from "~/http/context.server";
+import { staticTextOf } from "~/http/context.server";
 
 export const headers = publicPageHeaders;
 
@@ -25,7 +24,7 @@ export const meta: Route.MetaFunction = () => [
 ];
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const [guide, { renderMarkdown }] = await Promise.all([staticText(app(context).env.ASSETS, licenceApiUrl, request.url), markdownParser()]);
+  const [guide, { renderMarkdown }] = await Promise.all([staticTextOf(context, request)(licenceApiUrl), markdownParser()]);
   return { html: renderMarkdown(guide) };
 }
 
