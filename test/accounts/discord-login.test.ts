@@ -88,9 +88,17 @@ describe("sign in with Discord", () => {
     const { url, cookies, state } = started();
     expect(url.origin).toBe("https://discord.com");
     // RFC 7636 S256: the challenge is the verifier's SHA-256, base64url without padding.
-    const verifier = cookies.find((c) => c.startsWith("__Host-discord-verifier="))!.split(";")[0]!.split("=")[1]!;
+    const verifier = cookies
+      .find((c) => c.startsWith("__Host-discord-verifier="))!
+      .split(";")[0]!
+      .split("=")[1]!;
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
-    expect(url.searchParams.get("code_challenge")).toBe(btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
+    expect(url.searchParams.get("code_challenge")).toBe(
+      btoa(String.fromCharCode(...digest))
+        .replace(/\+/g, "-")
+        .replace(/\//g, "_")
+        .replace(/=+$/, ""),
+    );
     expect(url.searchParams.get("client_id")).toBe("client-123");
     expect(url.searchParams.get("redirect_uri")).toBe(`${ORIGIN}/auth/discord/callback`);
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");

@@ -29,6 +29,10 @@ describe("legal pages", () => {
     const signUp = await (await call("/auth?mode=signup")).text();
     expect(signUp).toContain('href="/legal/terms"');
     expect(signUp).toContain('href="/legal/privacy"');
+    // The back office's editor starts from the same templates.
+    const editor = await (await call("/dashboard/legal", { cookie: await staff({ admin: true }) })).text();
+    expect(editor).toContain("# Terms of Service\n");
+    expect(editor).toContain("# Privacy Policy\n");
   });
 
   it("let an admin publish Markdown at once, with HTML in it shown as text, and audit it", async () => {

@@ -52,7 +52,15 @@ function hmacSha1(algorithm: string, key: Uint8Array, message: Uint8Array): Uint
 }
 
 function totpFor(secret: string, label: string) {
-  return new OTPAuth.TOTP({ issuer: BRAND, label, algorithm: "SHA1", digits: 6, period: 30, secret: OTPAuth.Secret.fromBase32(secret), hmac: hmacSha1 });
+  return new OTPAuth.TOTP({
+    issuer: BRAND,
+    label,
+    algorithm: "SHA1",
+    digits: 6,
+    period: 30,
+    secret: OTPAuth.Secret.fromBase32(secret),
+    hmac: hmacSha1,
+  });
 }
 
 /** Six digits, the shape of a code from the app: input of any other shape is refused without counting as a guess. */
