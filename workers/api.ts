@@ -4,8 +4,6 @@
 // read, checked in one D1 query, and answered with JSON whose exact bytes are signed with the
 // shop's Ed25519 key (decision 030).
 import { onFirstUse } from "~/server/platform/on-first-use.server";
-import { staticText } from "~/server/platform/static-text.server";
-import openApiUrl from "./openapi.json?url&no-inline";
 import { API_PREFIX } from "~/lib/entry-paths";
 import type { Context } from "hono";
 import { Hono } from "hono/tiny";
@@ -64,6 +62,7 @@ const releasing = onFirstUse(() =>
   ]),
 );
 const pcRelease = onFirstUse(() => import("~/server/licences/licences.server"));
+const openApi = onFirstUse(() => import("./openapi-served"));
 // The auto-update's request schema too: it brings the release channels and version rules along.
 const releaseRequest = onFirstUse(() => import("~/lib/schemas/releases"));
 
@@ -201,12 +200,11 @@ api.get(`${API_PREFIX}licences/signing-key`, async (c) => {
   );
 });
 
-// The contract is a static file the Worker reads from the asset layer (decision 119); its server is
-// given relative to the shop, and answered as this request's address.
 api.get(`${API_PREFIX}openapi.json`, async (c) => {
-  const document = JSON.parse(await staticText(c.env.ASSETS, c.req.url)(openApiUrl)) as { servers: { url: string }[] };
-  const servers = document.servers.map((server) => ({ ...server, url: new URL(server.url, c.req.url).href }));
-  return Response.json({ ...document, servers }, { headers: { ...HEADERS, "Cache-Control": "public, max-age=300" } });
+  const { servedOpenApiDocument } = await openApi();
+  return Response.json(await servedOpenApiDocument(c.env.ASSETS, c.req.url), {
+    headers: { ...HEADERS, "Cache-Control": "public, max-age=300" },
+  });
 });
 
 // Whatever breaks on our side (D1 down, a binding missing) still answers in the API's error shape.
