@@ -136,6 +136,36 @@ function staticIconsInTheBrowser(): Plugin {
   };
 }
 
+const MATCHER_UPDATE = "\t\tthis.#branches = flattenAndRankRoutes(routes);\n";
+const MATCHER_MATCH = "\t\treturn matchRoutesImpl(this.#routes, locationArg, this.#basename, allowPartial, this.#branches);\n";
+
+/**
+ * On the server, React Router's matcher remembers the matches of the paths it has matched
+ * (app/server/platform/route-matches.server.ts, decision 120): its own matching tries every branch
+ * of the route table until one fits, two or three times a request.
+ */
+export function memoisedRouteMatching(): Plugin {
+  const helper = resolve("app/server/platform/route-matches.server.ts");
+  return {
+    name: "memoised-route-matching",
+    applyToEnvironment: (environment) => environment.config.consumer === "server",
+    transform: {
+      filter: { id: /react-router[\\/]dist[\\/](production|development)[\\/]lib[\\/]router[\\/]matcher\.js$/ },
+      handler(code, id) {
+        if (!code.includes(MATCHER_UPDATE) || !code.includes(MATCHER_MATCH))
+          throw new Error(`${id}: React Router's matcher no longer reads as the route-match memo expects`);
+        const memoised = code
+          .replace(MATCHER_UPDATE, `${MATCHER_UPDATE}\t\tforgetMatches(this);\n`)
+          .replace(
+            MATCHER_MATCH,
+            `\t\treturn rememberedMatch(this, locationArg, allowPartial, () => matchRoutesImpl(this.#routes, locationArg, this.#basename, allowPartial, this.#branches));\n`,
+          );
+        return { code: `import { forgetMatches, rememberedMatch } from ${JSON.stringify(helper)};\n${memoised}`, map: null };
+      },
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [
     // LOCAL_STATE_DIR serves another local state than .wrangler/state: a restored backup, or the
@@ -152,6 +182,7 @@ export default defineConfig({
     staticIconsOnTheServer(),
     staticIconsInTheBrowser(),
     serverStandIns(),
+    memoisedRouteMatching(),
   ],
   resolve: { tsconfigPaths: true },
   environments: {

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
-import { d1MigrationNames, sqlAsText, staticIconsOnTheServer, serverStandIns } from "./vite.config.ts";
+import { d1MigrationNames, memoisedRouteMatching, sqlAsText, staticIconsOnTheServer, serverStandIns } from "./vite.config.ts";
 
 const TESTS = ["test/**/*.test.ts", "test/**/*.test.tsx", "sdk/typescript/test/**/*.test.ts"];
 const NOT_TESTS = ["test/e2e/**"];
@@ -111,6 +111,8 @@ export default defineConfig(async () => {
       // Pages are drawn with the server's icons, as in production.
       staticIconsOnTheServer(),
       serverStandIns(),
+      // Route matching remembered per path, as in production.
+      memoisedRouteMatching(),
     ],
     resolve: { tsconfigPaths: true },
     test: {
