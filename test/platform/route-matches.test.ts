@@ -38,7 +38,7 @@ describe("remembered route matches", () => {
     const { match } = counted();
     const first = match("/product/vertex-rust")!;
     expect(first[0]!.params).toBe(first[1]!.params);
-    first[1]!.params.handle = "changed";
+    Object.assign(first[1]!.params, { handle: "changed" });
     Object.assign(first[0]!, { pathname: "/elsewhere" });
     const second = match("/product/vertex-rust")!;
     expect(second[1]!.params).toEqual({ handle: "vertex-rust" });
