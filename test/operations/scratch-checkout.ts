@@ -12,7 +12,8 @@ export const ROOT = join(import.meta.dirname, "..", "..");
 export function scratchCheckout(name: string): string {
   const dir = mkdtempSync(join(tmpdir(), `${name}-`));
   cpSync(join(ROOT, "migrations"), join(dir, "migrations"), { recursive: true });
-  const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8").replace(/\[assets\]\nrun_worker_first = .*\n/, "");
+  // No static files, so no [assets] section (its binding would ask for their folder).
+  const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8").replace(/\[assets\]\n(?:\w[^\n]*\n)*/, "");
   writeFileSync(join(dir, "wrangler.toml"), config);
   mkdirSync(join(dir, "workers"));
   writeFileSync(
