@@ -95,8 +95,8 @@ const ICON_EXPORT = /^export \{ default as (\w+) \} from "(lucide-react\/icons\/
 
 /**
  * On the server, the icons of app/components/icons.ts are drawn by `staticIcon` (their shapes
- * written once as markup, decision 100) instead of Lucide's components; the browser keeps Lucide's,
- * each in the chunk of the pages that draw it. Both write the same markup, so hydration matches.
+ * written once as markup, decision 100) instead of Lucide's components; the browser draws each
+ * Lucide icon file's icon with it too (below), in the chunk of the pages that draw it.
  */
 export function staticIconsOnTheServer(): Plugin {
   return {
@@ -115,7 +115,8 @@ export function staticIconsOnTheServer(): Plugin {
 
 /**
  * In the browser, each Lucide icon file draws its icon with `staticIcon` (as the server does) in
- * place of Lucide's component factory: the same markup, and every page is spared the factory.
+ * place of Lucide's component factory: the same markup, and every page is spared the factory. The
+ * development server serves the files themselves (not pre-bundled), each with a version query.
  */
 function staticIconsInTheBrowser(): Plugin {
   const staticIconModule = resolve("app/components/static-icon.ts");
@@ -123,7 +124,7 @@ function staticIconsInTheBrowser(): Plugin {
     name: "static-icons-in-the-browser",
     applyToEnvironment: (environment) => environment.config.consumer === "client",
     transform: {
-      filter: { id: /lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/][\w-]+\.mjs$/ },
+      filter: { id: /lucide-react[\\/]dist[\\/]esm[\\/]icons[\\/][\w-]+\.mjs(\?v=\w+)?$/ },
       handler(code, id) {
         const factory = "import createLucideIcon from '../createLucideIcon.mjs';";
         if (!code.includes(factory)) throw new Error(`${id}: Lucide's icon file no longer imports its factory as expected`);
@@ -187,6 +188,9 @@ export default defineConfig({
   resolve: { tsconfigPaths: true },
   environments: {
     client: {
+      // Lucide's icon files are served as they are, not pre-bundled, so that the development server's
+      // browser draws them with `staticIcon` too (staticIconsInTheBrowser): the markup the server sent.
+      optimizeDeps: { exclude: ["lucide-react"] },
       build: {
         rolldownOptions: {
           output: {

@@ -7,15 +7,22 @@
 // static-asset router, by the same runtime. Several rounds, taken in turns. Checks the goals (at
 // least 0.5× the floor's req/s, p99 at most 2× the floor's, each page) and writes the figures to
 // bench/results/hub.json and into docs/performance.md between the hub bench markers.
+// With BENCH_COMPARE=<another checkout of the shop>, that checkout's build is served too, on a D1
+// of its own seeded the same way, and measured in the same rounds: both builds' ratios against the
+// same floor runs, round by round (comparedInRounds), so the machine's drift falls on both alike.
+import { execFileSync } from "node:child_process";
 import { request } from "node:http";
-import { rmSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import {
   adminSession,
   buildApp,
+  comparedInRounds,
+  comparisonInWords,
   type Goal,
+  inCheckout,
   inTurns,
   medians,
   printGoals,
@@ -40,6 +47,11 @@ const FLOOR = {
   config: "bench/floors/hub-floor.wrangler.toml",
   port: Number(process.env.BENCH_HUB_FLOOR_PORT ?? 8893),
   inspector: Number(process.env.BENCH_HUB_FLOOR_INSPECTOR ?? 8894),
+};
+const COMPARE = process.env.BENCH_COMPARE;
+const COMPARED = {
+  port: Number(process.env.BENCH_HUB_COMPARED_PORT ?? 8895),
+  inspector: Number(process.env.BENCH_HUB_COMPARED_INSPECTOR ?? 8896),
 };
 const GOALS = { throughput: 0.5, p99: 2 };
 // The member measured: buyer 2 of the seeded shop holds two licences; on the support staff, so the
@@ -67,7 +79,7 @@ interface Run {
 interface Row extends Run {
   name: string;
   path: string;
-  worker: "app" | "floor";
+  worker: "app" | "floor" | "compared";
 }
 
 /** The floor's own D1: sessions and accounts as the app keeps them, and the same number of orders, indexed by member. */
@@ -147,7 +159,14 @@ function goalsOf(rows: Row[]): Record<string, Goal> {
   return goals;
 }
 
-function table(rows: Row[], goals: Record<string, Goal>, date: string, machine: string, bytes: Record<string, number>) {
+function table(
+  rows: Row[],
+  goals: Record<string, Goal>,
+  date: string,
+  machine: string,
+  bytes: Record<string, number>,
+  comparison?: ({ path: string } & ReturnType<typeof comparedInRounds>)[],
+) {
   const floorOf = (r: Row) => rows.find((f) => f.path === r.path && f.worker === "floor")!;
   return [
     "| page | Worker | req/s | p50 ms | p99 ms | req/s vs floor | p99 vs floor | Worker CPU ms per request | CPU vs floor |",
@@ -161,22 +180,49 @@ function table(rows: Row[], goals: Record<string, Goal>, date: string, machine: 
       .map(([goal, { target, value, pass }]) => `${goal} ${target}: ${pass ? "pass" : "**fail**"} (${value})`)
       .join("; ")}.`,
     "",
+    ...(comparison
+      ? [
+          `Measured in the same rounds, the build of another checkout (BENCH_COMPARE), against the hub floor: ${comparison
+            .map((row) => `${row.path}, ${comparisonInWords(row)}`)
+            .join("; ")}.`,
+          "",
+        ]
+      : []),
     `Measured ${date} as a signed-in member (a buyer with ${ROLE} staff's role) with ${CONNECTIONS} connections × ${DURATION} s per run (autocannon), ${ROUNDS} runs per row taken in turns, each row the median; ${SHOP_SCALE.accounts.toLocaleString("en")} accounts, ${SHOP_SCALE.codes.toLocaleString("en")} codes and ${SHOP_SCALE.orders.toLocaleString("en")} orders in the local D1; pages of ${PAGES.map((p) => `${Math.round(bytes[p.path]! / 1024)} KB`).join(", ")}; ${machine}.`,
   ].join("\n");
 }
 
+/** The other checkout's build (BENCH_COMPARE), built in its own directory and served on its own D1 holding `seed`. */
+function serveCompared(dir: string, seed: string[]) {
+  return inCheckout(dir, async () => {
+    execFileSync("npm", ["run", "build"], { stdio: "inherit" });
+    const state = mkdtempSync(join(tmpdir(), "bench-hub-compared-"));
+    seedD1(state, "seed", seed);
+    const compared = serveApp(state, COMPARED);
+    await compared.ready();
+    return { ...compared, state };
+  });
+}
+
 async function main() {
-  const state = await buildApp("hub", [APP.port, APP.inspector, FLOOR.port, FLOOR.inspector]);
+  const state = await buildApp("hub", [
+    APP.port,
+    APP.inspector,
+    FLOOR.port,
+    FLOOR.inspector,
+    ...(COMPARE ? [COMPARED.port, COMPARED.inspector] : []),
+  ]);
   const now = Date.now();
   const admin = adminSession(now, 30);
   const userId = shopScaleNames.userId(MEMBER);
   const member = sessionOf(userId, now, 30);
-  seedD1(state, "seed", [
+  const seed = [
     shopScaleSeed(
       [...admin.statements, `insert into user_roles (user_id, role) values ('${userId}', '${ROLE}');`, ...member.statements],
       now,
     ),
-  ]);
+  ];
+  seedD1(state, "seed", seed);
   // The floor's D1 lives apart: two processes opening files in one state directory lock each other out.
   const floorState = join(state, "floor");
   const floorSql = join(state, "floor.sql");
@@ -185,6 +231,7 @@ async function main() {
 
   const app = serveApp(state, APP);
   let floor: ReturnType<typeof serveFloor> | undefined;
+  let compared: Awaited<ReturnType<typeof serveCompared>> | undefined;
   try {
     await app.ready();
     // Warm every page once so no run pays for first-request compilation.
@@ -198,10 +245,21 @@ async function main() {
         throw new Error(`the floor answered ${page.path} with ${answer.status}`);
     }
     console.log(`hub floor answers the pages' bytes: ${JSON.stringify(bytes)}`);
+    if (COMPARE) {
+      compared = await serveCompared(COMPARE, seed);
+      for (const page of PAGES) {
+        const answer = await capture(compared.url + page.path, member.cookie);
+        if (answer.status !== 200 || !answer.body.toString("utf8").replaceAll("<!-- -->", "").includes(page.expect))
+          throw new Error(`${COMPARE} answered ${page.path} with ${answer.status} without "${page.expect}"`);
+      }
+    }
 
     const workers = PAGES.flatMap((page) => [
       { name: "hub floor", worker: "floor" as const, path: page.path, url: floor!.url, cpu: floor!.cpu },
       { name: "the app", worker: "app" as const, path: page.path, url: app.url, cpu: app.cpu },
+      ...(compared
+        ? [{ name: "the compared build", worker: "compared" as const, path: page.path, url: compared.url, cpu: compared.cpu }]
+        : []),
     ]);
     const runs = await inTurns(workers, ROUNDS, async (w) => {
       const run = await measure(w.url + w.path, member.cookie, w.cpu);
@@ -214,17 +272,29 @@ async function main() {
       path: w.path,
       ...medians(runs[i]!, ["rps", "p50", "p99", "cpu"]),
     }));
+    const runsOf = (path: string, worker: Row["worker"]) => runs[workers.findIndex((w) => w.path === path && w.worker === worker)]!;
+    const comparison = compared
+      ? PAGES.map(({ path }) => ({ path, ...comparedInRounds(runsOf(path, "app"), runsOf(path, "compared"), runsOf(path, "floor")) }))
+      : undefined;
+    for (const row of comparison ?? [])
+      console.log(`A/B ${row.path} against the hub floor (the other: ${COMPARE}): ${comparisonInWords(row)}`);
     const goals = goalsOf(rows);
     printGoals(goals, "against the hub floor");
     const date = new Date().toISOString().slice(0, 10);
     const machine = `${cpus().length} CPU cores, Node ${process.version}, wrangler dev (local workerd)`;
-    publish("hub", { date, machine, rows, goals, bytes }, table(rows, goals, date, machine, bytes));
+    publish(
+      "hub",
+      { date, machine, rows, goals, bytes, ...(comparison ? { comparedWith: COMPARE, comparison } : {}) },
+      table(rows, goals, date, machine, bytes, comparison),
+    );
   } finally {
-    await stopAndWait([app.pid, floor?.pid], () => {
+    await stopAndWait([app.pid, floor?.pid, compared?.pid], () => {
       app.stop();
       floor?.stop();
+      compared?.stop();
     });
     rmSync(state, { recursive: true, force: true });
+    if (compared) rmSync(compared.state, { recursive: true, force: true });
   }
 }
 

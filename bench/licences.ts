@@ -19,6 +19,8 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import {
   assertFree,
+  comparedInRounds,
+  comparisonInWords,
   inCheckout,
   builtConfig,
   inTurns,
@@ -240,30 +242,9 @@ function serveCompared(dir: string) {
   });
 }
 
-/** Each round's ratio of `runs`' req/s to the floor's in the same round, and CPU per call beyond the floor's. */
-function perRound(runs: Run[], floorRuns: Run[]) {
-  return runs.map((run, i) => ({ ratio: run.rps / floorRuns[i]!.rps, cpuBeyond: run.cpu - floorRuns[i]!.cpu }));
-}
-
-/**
- * This build against the compared one, floor by floor: the mean of each round's ratio, and the
- * round-by-round difference (this build's minus the other's) with its least and greatest value.
- */
-function comparisonOf(runs: Record<string, Run[]>) {
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-  const two = (n: number) => Math.round(n * 100) / 100;
-  return ["floor", "routed floor"].map((floor) => {
-    const here = perRound(runs.app!, runs[floor]!);
-    const there = perRound(runs.compared!, runs[floor]!);
-    const differences = here.map((round, i) => round.ratio - there[i]!.ratio);
-    return {
-      floor,
-      ratio: { here: two(mean(here.map((r) => r.ratio))), compared: two(mean(there.map((r) => r.ratio))) },
-      difference: { mean: two(mean(differences)), least: two(Math.min(...differences)), greatest: two(Math.max(...differences)) },
-      cpuBeyondFloorMs: { here: two(mean(here.map((r) => r.cpuBeyond))), compared: two(mean(there.map((r) => r.cpuBeyond))) },
-    };
-  });
-}
+/** This build against the compared one, floor by floor (comparedInRounds). */
+const comparisonOf = (runs: Record<string, Run[]>) =>
+  ["floor", "routed floor"].map((floor) => ({ floor, ...comparedInRounds(runs.app!, runs.compared!, runs[floor]!) }));
 
 /** A Worker's row: the median of its runs, figure by figure. */
 const medianOf = (name: string, runs: Omit<Row, "name">[]): Row => ({ name, ...medians(runs, ["rps", "p50", "p99", "cpu"]) });
@@ -407,10 +388,7 @@ async function main() {
     for (const [name, list] of Object.entries(runs)) console.log(name, list);
     const validate = tallied(runs.app!);
     const comparison = compared ? comparisonOf(runs) : undefined;
-    for (const row of comparison ?? [])
-      console.log(
-        `A/B against the ${row.floor}: this build ${row.ratio.here}×, ${COMPARE} ${row.ratio.compared}× (difference per round: mean ${row.difference.mean}, from ${row.difference.least} to ${row.difference.greatest}); CPU per call beyond the floor's: ${row.cpuBeyondFloorMs.here} ms against ${row.cpuBeyondFloorMs.compared} ms`,
-      );
+    for (const row of comparison ?? []) console.log(`A/B against the ${row.floor} (the other: ${COMPARE}): ${comparisonInWords(row)}`);
 
     const measured = Object.values(validate.codes).reduce((a, b) => a + b, 0);
     const stray = Object.keys(validate.codes).filter((code) => !(CODES as readonly string[]).includes(code));
@@ -497,10 +475,7 @@ async function main() {
       ...(comparison
         ? [
             `Measured in the same rounds, the build of another checkout (BENCH_COMPARE): ${comparison
-              .map(
-                (row) =>
-                  `against the ${row.floor}, this build ${row.ratio.here}× and the other ${row.ratio.compared}× (mean of the rounds; this one's minus the other's per round: mean ${row.difference.mean}, from ${row.difference.least} to ${row.difference.greatest}), CPU per call beyond the floor's ${row.cpuBeyondFloorMs.here} ms against ${row.cpuBeyondFloorMs.compared} ms`,
-              )
+              .map((row) => `against the ${row.floor}, ${comparisonInWords(row)}`)
               .join("; ")}.`,
             "",
           ]

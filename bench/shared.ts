@@ -496,6 +496,30 @@ export async function inTurns<T, R>(items: readonly T[], rounds: number, run: (i
 }
 
 /**
+ * Two builds measured in the same rounds against the same floor (BENCH_COMPARE): the mean of each
+ * round's req/s ratio to the floor's run in that round, the round-by-round difference (this build's
+ * minus the other's) with its least and greatest value, and the CPU per request beyond the floor's.
+ * The machine's drift falls on both builds alike.
+ */
+export function comparedInRounds(here: { rps: number; cpu: number }[], there: typeof here, floor: typeof here) {
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const two = (n: number) => Math.round(n * 100) / 100;
+  const perRound = (runs: typeof here) => runs.map((run, i) => ({ ratio: run.rps / floor[i]!.rps, cpuBeyond: run.cpu - floor[i]!.cpu }));
+  const ours = perRound(here);
+  const theirs = perRound(there);
+  const differences = ours.map((round, i) => round.ratio - theirs[i]!.ratio);
+  return {
+    ratio: { here: two(mean(ours.map((r) => r.ratio))), compared: two(mean(theirs.map((r) => r.ratio))) },
+    difference: { mean: two(mean(differences)), least: two(Math.min(...differences)), greatest: two(Math.max(...differences)) },
+    cpuBeyondFloorMs: { here: two(mean(ours.map((r) => r.cpuBeyond))), compared: two(mean(theirs.map((r) => r.cpuBeyond))) },
+  };
+}
+
+/** A comparison (comparedInRounds) in words. */
+export const comparisonInWords = ({ ratio, difference, cpuBeyondFloorMs }: ReturnType<typeof comparedInRounds>) =>
+  `this build ${ratio.here}× and the other ${ratio.compared}× (mean of the rounds; this one's minus the other's per round: mean ${difference.mean}, from ${difference.least} to ${difference.greatest}), CPU per request beyond the floor's ${cpuBeyondFloorMs.here} ms against ${cpuBeyondFloorMs.compared} ms`;
+
+/**
  * Runs `work` with another checkout of the shop as the working directory: its build, its
  * .dev.vars secrets, its wrangler configuration and migrations. Servers started meanwhile keep it.
  * The benches' setup runs one step at a time, so nothing else runs from the wrong directory.

@@ -1,8 +1,9 @@
-// The icons: the <svg> Lucide draws, with the same attributes and classes, but its shapes written
-// once per icon as markup instead of as elements on every render (decision 100). The server's build
-// draws ./icons.ts's icons with it in place of Lucide's components, and the browser's build each
-// Lucide icon file's icon in place of Lucide's factory (decision 114; both in vite.config.ts). The
-// development server's browser side keeps Lucide's own: the markup is the same.
+// The icons: the <svg> Lucide draws, with the same classes, but its shapes written once per icon as
+// markup instead of as elements on every render (decision 100), and its presentation in the
+// stylesheet instead of eight attributes on every icon (decision 121). The server draws ./icons.ts's
+// icons with it in place of Lucide's components, and the browser each Lucide icon file's icon in
+// place of Lucide's factory (decision 114; both in vite.config.ts), so hydration finds the markup
+// it draws.
 import { createElement, type SVGProps } from "react";
 
 /** What a Lucide icon file holds besides its component: its name, aliases and shapes. */
@@ -14,22 +15,14 @@ interface IconData {
 
 export type IconProps = Omit<SVGProps<SVGSVGElement>, "children" | "dangerouslySetInnerHTML">;
 
-// Lucide's defaults, in its order.
-const SVG_ATTRIBUTES = {
-  xmlns: "http://www.w3.org/2000/svg",
-  width: 24,
-  height: 24,
-  viewBox: "0 0 24 24",
-  fill: "none",
-  stroke: "currentColor",
-  strokeWidth: 2,
-  strokeLinecap: "round",
-  strokeLinejoin: "round",
-} as const;
+// Of what Lucide writes on every <svg>, only the frame: its size (24 px), no fill and a round
+// 2 px stroke in the text's colour are the stylesheet's `.lucide` rule (app/shop.css, decision 121),
+// which a size or colour class overrides as it overrode Lucide's attributes.
+const VIEW_BOX = "0 0 24 24";
 
 const escapeAttribute = (value: string | number) => String(value).replaceAll("&", "&amp;").replaceAll('"', "&quot;");
 
-/** The classes once each, in order, whitespace collapsed: what Lucide writes, so hydration matches. */
+/** The classes once each, in order, whitespace collapsed, as Lucide writes them. */
 function withClasses(...lists: string[]): string {
   const tokens = new Set<string>();
   for (const list of lists) for (const token of list.split(/\s+/)) if (token) tokens.add(token);
@@ -41,8 +34,8 @@ const labelled = (props: Record<string, unknown>) =>
   Object.keys(props).some((name) => (name.startsWith("aria-") || name === "role" || name === "title") && props[name] != null);
 
 /**
- * An icon drawn as Lucide draws it, its shapes written once as markup. The server's build draws
- * every icon of ./icons.ts with it (vite.config.ts, `staticIconsOnTheServer`).
+ * An icon as Lucide draws it, its shapes written once as markup and its presentation left to the
+ * stylesheet. The server draws every icon of ./icons.ts with it (vite.config.ts, `staticIconsOnTheServer`).
  */
 export function staticIcon({ name, aliases = [], node }: IconData) {
   const classes = ["lucide", `lucide-${name}`, ...aliases.map((alias) => `lucide-${alias}`)].join(" ");
@@ -56,7 +49,7 @@ export function staticIcon({ name, aliases = [], node }: IconData) {
   };
   function Icon({ className, ...props }: IconProps) {
     return createElement("svg", {
-      ...SVG_ATTRIBUTES,
+      viewBox: VIEW_BOX,
       className: className ? withClasses(classes, className) : classes,
       ...(labelled(props) ? {} : { "aria-hidden": "true" as const }),
       ...props,
