@@ -167,6 +167,63 @@ export function memoisedRouteMatching(): Plugin {
   };
 }
 
+/** `code` with the function declared as `name` (its whole body, braces matched) replaced by `replacement`. */
+function withFunctionReplaced(code: string, name: string, replacement: string, id: string): string {
+  const start = code.indexOf(`function ${name}(`);
+  if (start < 0 || code.indexOf(`function ${name}(`, start + 1) >= 0) throw new Error(`${id}: ${name} is not declared once`);
+  let depth = 0;
+  for (let at = code.indexOf("{", start); at < code.length; at++) {
+    if (code[at] === "{") depth++;
+    else if (code[at] === "}" && --depth === 0) return code.slice(0, start) + replacement + code.slice(at + 1);
+  }
+  throw new Error(`${id}: ${name}'s body does not end`);
+}
+
+// React's server renderer for the edge, written as text: every piece of markup stays a string and
+// each flush is encoded once, instead of each piece (an attribute's name, its value, a tag) being
+// encoded as it is written. The bytes are the same; byte lengths, which decide whether a Suspense
+// boundary is outlined, are counted in UTF-8 as before.
+const RENDERER_AS_TEXT = {
+  writeChunk: 'var writtenText = "";\nfunction writeChunk(destination, chunk) {\n  writtenText += chunk;\n}',
+  completeWriting:
+    'function completeWriting(destination) {\n  "" !== writtenText && (destination.enqueue(textEncoder.encode(writtenText)), (writtenText = ""));\n}',
+  stringToChunk: "function stringToChunk(content) {\n  return content;\n}",
+  stringToPrecomputedChunk: "function stringToPrecomputedChunk(content) {\n  return content;\n}",
+  byteLengthOfChunk:
+    "function byteLengthOfChunk(chunk) {\n  return /[^\\0-\\x7f]/.test(chunk) ? textEncoder.encode(chunk).byteLength : chunk.length;\n}",
+};
+const SEGMENT_BYTES = /for \(var segmentByteSize = 0, i = 0; i < segment\.length; i\+\+\)\s*segmentByteSize \+= segment\[i\]\.byteLength;/;
+const VIEW_RESET = /currentView = new Uint8Array\(4096\);/g;
+
+/**
+ * The production Worker's React streaming renderer keeps what it writes as text and encodes it once
+ * per flush (decision 121): the edge build encodes every attribute's name and value, every tag and
+ * text as its own Uint8Array, a sixth of a hub page's render. The build stops with a message if
+ * React's file no longer reads as expected. Development and tests keep React's own (its development
+ * build, which the Worker suite loads outside Vite's transforms).
+ */
+function reactRendererAsText(): Plugin {
+  return {
+    name: "react-renderer-as-text",
+    apply: "build",
+    applyToEnvironment: (environment) => environment.name === "ssr",
+    transform: {
+      filter: { id: /react-dom[\\/]cjs[\\/]react-dom-server\.edge\.production\.js$/ },
+      handler(code, id) {
+        let text = code;
+        for (const [name, replacement] of Object.entries(RENDERER_AS_TEXT)) text = withFunctionReplaced(text, name, replacement, id);
+        const resets = text.match(VIEW_RESET)?.length ?? 0;
+        if (!SEGMENT_BYTES.test(text) || resets !== 2)
+          throw new Error(`${id}: React's renderer no longer reads as the text stream expects`);
+        text = text
+          .replace(SEGMENT_BYTES, 'var segmentByteSize = byteLengthOfChunk(segment.join(""));')
+          .replace(VIEW_RESET, 'currentView = new Uint8Array(4096);\n  writtenText = "";');
+        return { code: text, map: null };
+      },
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [
     // LOCAL_STATE_DIR serves another local state than .wrangler/state: a restored backup, or the
@@ -184,6 +241,7 @@ export default defineConfig({
     staticIconsInTheBrowser(),
     serverStandIns(),
     memoisedRouteMatching(),
+    reactRendererAsText(),
   ],
   resolve: { tsconfigPaths: true },
   environments: {
