@@ -4,11 +4,12 @@
 //
 // On the server each is drawn by `staticIcon` (./static-icon.ts) instead, as vite.config.ts swaps
 // them; this file holds re-exports only, so the browser's bundler keeps each icon apart. The same
-// <svg> with the same attributes and classes, but its shapes are written once per icon as markup
-// instead of as elements on every render. A page draws dozens of icons (the dashboard's sidebar
-// alone twenty), and the server renderer writes each element and attribute one by one (decision 100).
-// The browser's build draws each icon file's icon with `staticIcon` too, in place of Lucide's
-// component factory, so no page downloads the factory (decision 114).
+// <svg> with the same classes, but its shapes are written once per icon as markup instead of as
+// elements on every render, and its presentation is the stylesheet's (decision 121). A page draws
+// dozens of icons (the dashboard's sidebar alone twenty), and the server renderer writes each
+// element and attribute one by one (decision 100). The browser draws each icon file's icon with
+// `staticIcon` too, in place of Lucide's component factory, so no page downloads the factory
+// (decision 114) and hydration finds the markup the server sent.
 export { default as Activity } from "lucide-react/icons/activity";
 export { default as AlertTriangle } from "lucide-react/icons/triangle-exclamation-point";
 export { default as ArrowLeft } from "lucide-react/icons/arrow-left";

@@ -20,6 +20,9 @@ export type IconProps = Omit<SVGProps<SVGSVGElement>, "children" | "dangerouslyS
 // which a size or colour class overrides as it overrode Lucide's attributes.
 const VIEW_BOX = "0 0 24 24";
 
+/** How many class lists each icon keeps joined: the few its call sites write, bounded for any that vary. */
+const JOINED_KEPT = 64;
+
 const escapeAttribute = (value: string | number) => String(value).replaceAll("&", "&amp;").replaceAll('"', "&quot;");
 
 /** The classes once each, in order, whitespace collapsed, as Lucide writes them. */
@@ -47,10 +50,21 @@ export function staticIcon({ name, aliases = [], node }: IconData) {
       })
       .join(""),
   };
+  // The class lists a page draws this icon with, joined once each (a page draws the same few many times).
+  const joined = new Map<string, string>();
+  const classesWith = (className: string) => {
+    let written = joined.get(className);
+    if (written === undefined) {
+      if (joined.size >= JOINED_KEPT) joined.clear();
+      written = withClasses(classes, className);
+      joined.set(className, written);
+    }
+    return written;
+  };
   function Icon({ className, ...props }: IconProps) {
     return createElement("svg", {
       viewBox: VIEW_BOX,
-      className: className ? withClasses(classes, className) : classes,
+      className: className ? classesWith(className) : classes,
       ...(labelled(props) ? {} : { "aria-hidden": "true" as const }),
       ...props,
       dangerouslySetInnerHTML: shapes,
