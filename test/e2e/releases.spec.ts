@@ -108,6 +108,8 @@ test("on a fresh install a member sees the demo releases locked with what to buy
   // Beta Access is not in the weekly plan: still locked, naming the plans that include it.
   await expect(page.getByText("Needs Beta Access, included in the Monthly and Lifetime plans").first()).toBeVisible();
 
+  // The toast is the page's script: a click before the page has hydrated downloads without one.
+  await page.waitForLoadState("networkidle");
   const started = page.waitForEvent("download");
   await download.click();
   await expect(page.getByText("Download started successfully!")).toBeVisible();
