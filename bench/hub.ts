@@ -113,14 +113,20 @@ function capture(url: string, cookie: string) {
   });
 }
 
+/** A page as a build answers the member, refused unless it is the page itself (200, showing what it must). */
+async function capturedPage(url: string, page: (typeof PAGES)[number], cookie: string) {
+  const answer = await capture(url + page.path, cookie);
+  if (answer.status !== 200 || !answer.body.toString("utf8").replaceAll("<!-- -->", "").includes(page.expect))
+    throw new Error(`${url}${page.path} answered ${answer.status} without "${page.expect}"`);
+  return answer;
+}
+
 /** Each page as the app answers the member, checked, and written for the floor to answer from memory. */
 async function capturePages(url: string, cookie: string) {
   const headers: Record<string, Record<string, string>> = {};
   const bytes: Record<string, number> = {};
   for (const page of PAGES) {
-    const answer = await capture(url + page.path, cookie);
-    if (answer.status !== 200 || !answer.body.toString("utf8").replaceAll("<!-- -->", "").includes(page.expect))
-      throw new Error(`${page.path} answered ${answer.status} without "${page.expect}"`);
+    const answer = await capturedPage(url, page, cookie);
     writeFileSync(`bench/floors/hub-floor.${page.file}.html`, answer.body);
     headers[page.path] = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_HEADERS.includes(name)));
     bytes[page.path] = answer.body.byteLength;
@@ -248,9 +254,7 @@ async function main() {
     if (COMPARE) {
       compared = await serveCompared(COMPARE, seed);
       for (const page of PAGES) {
-        const answer = await capture(compared.url + page.path, member.cookie);
-        if (answer.status !== 200 || !answer.body.toString("utf8").replaceAll("<!-- -->", "").includes(page.expect))
-          throw new Error(`${COMPARE} answered ${page.path} with ${answer.status} without "${page.expect}"`);
+        await capturedPage(compared.url, page, member.cookie);
       }
     }
 
