@@ -224,13 +224,17 @@ function reactRendererAsText(): Plugin {
   };
 }
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   plugins: [
     // LOCAL_STATE_DIR serves another local state than .wrangler/state: a restored backup, or the
     // restore drill's own (docs/backups.md).
     cloudflare({
       viteEnvironment: { name: "ssr" },
       persistState: process.env.LOCAL_STATE_DIR ? { path: process.env.LOCAL_STATE_DIR } : true,
+      // The dev server answers its own modules (/@vite/client, /app/…) and public/ before the Worker
+      // runs; wrangler.toml's "/*" (every path runs the Worker first, decision 122) would hand those
+      // to the Worker too. The build keeps wrangler.toml's patterns.
+      ...(command === "serve" ? { config: ({ assets }) => ({ assets: { ...assets, run_worker_first: false } }) } : {}),
     }),
     tailwindcss(),
     reactRouter(),
@@ -340,4 +344,4 @@ export default defineConfig({
   },
   server: { port: 5173, strictPort: true },
   preview: { port: 4173, strictPort: true },
-});
+}));

@@ -52,6 +52,7 @@ export interface ShopConfig {
   durable_objects: { bindings: { name: string; class_name: string }[] };
   migrations: unknown[];
   triggers: { crons?: string[] };
+  assets?: { run_worker_first?: boolean | string[] };
 }
 
 /** The configuration as wrangler reads it for `target` (an environment's own bindings and names). */
