@@ -6,7 +6,8 @@ test("sign up, verify from the mailbox, log in, see the dashboard, log out", asy
   const email = `${username}@example.test`;
   const password = "e2e-password-1";
 
-  await page.goto("/auth");
+  // Scripts loaded first: the shared schema's answers below are the browser's, not the server's.
+  await page.goto("/auth", { waitUntil: "networkidle" });
   await page.getByRole("link", { name: "Sign up", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Create Account" })).toBeVisible();
 
