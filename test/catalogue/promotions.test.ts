@@ -4,7 +4,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, shopifyOrders } from "~/server/platform/db/schema.server";
-import { call, createAccount, db, deliver, paidOrderPayload, signIn, unique } from "../helpers";
+import { call, createAccount, cryptoOrder, db, deliver, paidOrderPayload, signIn, unique } from "../helpers";
 
 const PRODUCT = { id: "gid://shopify/Product/8800000000002", handle: "vertex-hwid-spoofer", variant: 4710000000004 };
 const PAGE = `/product/${PRODUCT.handle}`;
@@ -47,6 +47,22 @@ describe("recent purchasers", () => {
       .where(eq(shopifyOrders.id, String(orders[0]!.id)));
     await promote(cookie, { intent: "threshold", threshold: "3" });
     expect(purchasers(await (await call(PAGE)).text())).toBe("3");
+
+    // A refunded card order leaves the count; crypto orders of the product paid within the day join
+    // it, but not a cancelled one, one paid two days ago, a wallet top-up, or another product's.
+    await db
+      .update(shopifyOrders)
+      .set({ refundedAt: Date.now() })
+      .where(eq(shopifyOrders.id, String(orders[1]!.id)));
+    const paidAt = Date.now() - 60_000;
+    await cryptoOrder({ status: "complete", paidAt });
+    await cryptoOrder({ status: "complete", paidAt });
+    await cryptoOrder({ status: "cancelled", paidAt });
+    await cryptoOrder({ status: "complete", paidAt: Date.now() - 2 * 24 * 60 * 60_000 });
+    await cryptoOrder({ status: "complete", paidAt, purpose: "top-up" });
+    await cryptoOrder({ status: "complete", paidAt, variantId: "gid://shopify/ProductVariant/4710000000001" });
+    await promote(cookie, { intent: "threshold", threshold: "2" });
+    expect(purchasers(await (await call(PAGE)).text())).toBe("4");
   });
 });
 

@@ -6,6 +6,7 @@ import type { Viewer } from "~/lib/viewer";
 import { type Caller, forgetToken, keepToken, type TokenChange } from "../platform/caller.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
+import { builtOnce } from "../platform/db/reads.server";
 import { profiles, sessions, userRoles, users } from "../platform/db/schema.server";
 import { describeDevice } from "./device.server";
 
@@ -37,39 +38,26 @@ function sessionIdFrom(caller: Caller): Promise<string | null> {
 
 // Every signed-in request reads its session: the statement is built once per database, in each
 // isolate, and a request binds only its token's hash. Building it cost about as much CPU as running it.
-const sessionReads = new WeakMap<Db, ReturnType<typeof prepareSessionRead>>();
-
-function prepareSessionRead(db: Db) {
-  return (
-    db
-      .select({
-        publicId: sessions.publicId,
-        userId: sessions.userId,
-        lastSeenAt: sessions.lastSeenAt,
-        expiresAt: sessions.expiresAt,
-        email: users.email,
-        username: profiles.username,
-        avatarUrl: profiles.avatarUrl,
-        role: userRoles.role,
-      })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .innerJoin(profiles, eq(profiles.id, sessions.userId))
-      .leftJoin(userRoles, eq(userRoles.userId, sessions.userId))
-      // A banned account's sessions are ended when it is banned; this keeps any straggler out.
-      .where(and(eq(sessions.id, sql.placeholder("id")), isNull(users.bannedAt)))
-      .prepare()
-  );
-}
-
-function sessionRead(db: Db) {
-  let prepared = sessionReads.get(db);
-  if (!prepared) {
-    prepared = prepareSessionRead(db);
-    sessionReads.set(db, prepared);
-  }
-  return prepared;
-}
+const sessionRead = builtOnce((db) =>
+  db
+    .select({
+      publicId: sessions.publicId,
+      userId: sessions.userId,
+      lastSeenAt: sessions.lastSeenAt,
+      expiresAt: sessions.expiresAt,
+      email: users.email,
+      username: profiles.username,
+      avatarUrl: profiles.avatarUrl,
+      role: userRoles.role,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .innerJoin(profiles, eq(profiles.id, sessions.userId))
+    .leftJoin(userRoles, eq(userRoles.userId, sessions.userId))
+    // A banned account's sessions are ended when it is banned; this keeps any straggler out.
+    .where(and(eq(sessions.id, sql.placeholder("id")), isNull(users.bannedAt)))
+    .prepare(),
+);
 
 /** The signed-in account of this caller and the public name of its session, or null. */
 export async function getSession(db: Db, caller: Caller, now = Date.now()): Promise<{ viewer: Viewer; publicId: string } | null> {

@@ -5,6 +5,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { LicencePlan } from "~/lib/plans";
 import { ok, type Result } from "~/lib/result";
 import { audit } from "../platform/audit.server";
+import { builtOnce } from "../platform/db/reads.server";
 import type { Db } from "../platform/db/client.server";
 import { entitlements, planEntitlements } from "../platform/db/schema.server";
 
@@ -22,7 +23,10 @@ export interface EntitlementRow {
 
 /** Every entitlement with the plans that include it, by name. */
 /** Each defined entitlement's words, as a statement not yet run (a page batches it with its own reads). */
-export const entitlementLabels = (db: Db) => db.select({ name: entitlements.name, label: entitlements.label }).from(entitlements);
+/** Every entitlement's name and label, built once per database (each licence list reads them). */
+export const entitlementLabels = builtOnce((db) =>
+  db.select({ name: entitlements.name, label: entitlements.label }).from(entitlements).prepare(),
+);
 
 export async function listEntitlements(db: Db): Promise<EntitlementRow[]> {
   const [defined, attached] = await db.batch([

@@ -1,65 +1,72 @@
 // The product page's social proof, only as true as the data (decision 075): how many paid orders
 // included the product in the last 24 hours (said only from a threshold staff set), and the sale
 // staff set on it with the real time it ends (gone once it has ended). Staff's changes are audited.
-import { and, eq, gt, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import { DAY_MS } from "~/lib/time";
 import { DEFAULT_RECENT_PURCHASERS_THRESHOLD, type ProductSale } from "~/lib/reviews";
 import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
+import { batchTogether, bound, builtOnce } from "../platform/db/reads.server";
 import { cryptoOrders, productSales, shopifyOrders, storefrontSettings } from "../platform/db/schema.server";
 
 /**
- * The reads behind the social proof, as statements not yet run, so the product page sends them in
- * one batch (one round trip to the database, not four): paid card and crypto orders in the last 24
- * hours with a line for one of `variantIds` (refunded or cancelled ones do not count), the
+ * The reads behind the social proof, built once per database (builtOnce) and sent in one batch (one
+ * round trip to the database, not four): paid card and crypto orders since `since` with a line for
+ * one of the variants (`variantIds`, a JSON array; refunded or cancelled orders do not count), the
  * threshold, and the product's sale while it runs.
  */
-function promotionReads(db: Db, productId: string, variantIds: readonly string[], now: number) {
-  const since = now - DAY_MS;
-  const ids = JSON.stringify(variantIds);
-  return [
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(shopifyOrders)
-      .where(
-        and(
-          gt(shopifyOrders.paidAt, since),
-          isNull(shopifyOrders.refundedAt),
-          isNull(shopifyOrders.cancelledAt),
-          sql`exists (select 1 from json_each(${shopifyOrders.lineItems}) line where json_extract(line.value, '$.variantId') in (select value from json_each(${ids})))`,
-        ),
+const cardPurchasesRead = builtOnce((db) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(shopifyOrders)
+    .where(
+      and(
+        gt(shopifyOrders.paidAt, sql.placeholder("since")),
+        isNull(shopifyOrders.refundedAt),
+        isNull(shopifyOrders.cancelledAt),
+        sql`exists (select 1 from json_each(${shopifyOrders.lineItems}) line where json_extract(line.value, '$.variantId') in (select value from json_each(${sql.placeholder("variantIds")})))`,
       ),
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(cryptoOrders)
-      .where(
-        and(
-          inArray(cryptoOrders.variantId, [...variantIds]),
-          gt(cryptoOrders.paidAt, since),
-          eq(cryptoOrders.purpose, "key"),
-          notInArray(cryptoOrders.status, ["cancelled"]),
-        ),
-      ),
-    thresholdRead(db),
-    db
-      .select({ label: productSales.label, endsAt: productSales.endsAt })
-      .from(productSales)
-      .where(and(eq(productSales.productId, productId), gt(productSales.endsAt, now)))
-      .limit(1),
-  ] as const;
-}
+    )
+    .prepare(),
+);
 
-const thresholdRead = (db: Db) =>
+const cryptoPurchasesRead = builtOnce((db) =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(cryptoOrders)
+    .where(
+      and(
+        sql`${cryptoOrders.variantId} in (select value from json_each(${sql.placeholder("variantIds")}))`,
+        gt(cryptoOrders.paidAt, sql.placeholder("since")),
+        eq(cryptoOrders.purpose, "key"),
+        ne(cryptoOrders.status, "cancelled"),
+      ),
+    )
+    .prepare(),
+);
+
+const thresholdRead = builtOnce((db) =>
   db
     .select({ threshold: storefrontSettings.recentPurchasersThreshold })
     .from(storefrontSettings)
     .where(eq(storefrontSettings.id, 1))
-    .limit(1);
+    .limit(1)
+    .prepare(),
+);
+
+const saleRead = builtOnce((db) =>
+  db
+    .select({ label: productSales.label, endsAt: productSales.endsAt })
+    .from(productSales)
+    .where(and(eq(productSales.productId, sql.placeholder("productId")), gt(productSales.endsAt, sql.placeholder("now"))))
+    .limit(1)
+    .prepare(),
+);
 
 export async function recentPurchasersThreshold(db: Db): Promise<number> {
-  const [row] = await thresholdRead(db);
+  const [row] = await thresholdRead(db).execute();
   return row?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;
 }
 
@@ -69,14 +76,13 @@ export async function productPromotions(
   product: { id: string; variants: readonly { id: string }[] },
   now = Date.now(),
 ): Promise<{ recentPurchasers: number | null; sale: ProductSale | null }> {
-  const [card, crypto, [setting], [sale]] = await db.batch(
-    promotionReads(
-      db,
-      product.id,
-      product.variants.map((v) => v.id),
-      now,
-    ),
-  );
+  const purchases = { since: now - DAY_MS, variantIds: JSON.stringify(product.variants.map((v) => v.id)) };
+  const [card, crypto, [setting], [sale]] = await batchTogether(db, [
+    bound(cardPurchasesRead(db), purchases),
+    bound(cryptoPurchasesRead(db), purchases),
+    bound(thresholdRead(db)),
+    bound(saleRead(db), { productId: product.id, now }),
+  ]);
   // No variant, no order can hold one.
   const purchasers = product.variants.length === 0 ? 0 : (card[0]?.n ?? 0) + (crypto[0]?.n ?? 0);
   const threshold = setting?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;

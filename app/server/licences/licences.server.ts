@@ -2,7 +2,7 @@
 // history; self-service PC resets under a cooldown; and the staff's view of any key, with resets
 // without limit (support and admins) and bans of keys and PCs (admins). Every change is one
 // conditional statement (or one batch) so racing requests cannot both win, and every change is audited.
-import { and, desc, eq, inArray, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lte, or, type Placeholder, type SQL, sql } from "drizzle-orm";
 import { type AdminLicenceView, type LicenceView } from "~/lib/licences";
 import { fail, ok, type Result } from "~/lib/result";
 import { can } from "~/lib/roles";
@@ -14,7 +14,7 @@ import { entitlementLabels } from "../catalogue/entitlements.server";
 import { orderName } from "../platform/db/stored-orders.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { read, type Read, readTogether } from "../platform/db/reads.server";
+import { bound, builtOnce, read, type Read, readTogether } from "../platform/db/reads.server";
 import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "../platform/db/schema.server";
 import { emitLicenceEvent } from "./licence-events.server";
 import { auditLicence } from "./licence-audit.server";
@@ -63,7 +63,7 @@ function entitlementWordsOf(defined: { name: string; label: string }[]): (name: 
 }
 
 async function entitlementWords(db: Db) {
-  return entitlementWordsOf(await entitlementLabels(db));
+  return entitlementWordsOf(await entitlementLabels(db).execute());
 }
 
 function view(
@@ -97,7 +97,7 @@ function view(
 }
 
 // Both sides folded by SQLite, so the comparison is the one the index on lower(owner_email) serves.
-const ownedBy = (owner: Pick<Viewer, "email">) => sql`lower(${licences.ownerEmail}) = lower(${owner.email})`;
+const ownedBy = (owner: { email: string | Placeholder }) => sql`lower(${licences.ownerEmail}) = lower(${owner.email})`;
 
 /** The member's licences (bought with their e-mail, or generated in their reseller panel), by key. */
 export async function licencesOf(
@@ -110,17 +110,23 @@ export async function licencesOf(
   return owned;
 }
 
+// The member's licences and their resets, built once per database (the hub's pages read them at
+// every visit); the owner's address is the placeholder.
+const ownedByPlaceholder = ownedBy({ email: sql.placeholder("email") });
+const ownedLicences = builtOnce((db) =>
+  db.select().from(licences).where(ownedByPlaceholder).orderBy(desc(licences.createdAt)).limit(500).prepare(),
+);
+const ownedResets = builtOnce((db) =>
+  resetsRead(db, inArray(licenceResets.licenceId, db.select({ id: licences.id }).from(licences).where(ownedByPlaceholder))).prepare(),
+);
+
 /**
  * `licencesOf` as a read not yet run, for a page that sends it with other reads in one batch: the
  * licences, their PC resets and the entitlements' words are three statements of that batch.
  */
 export function licencesRead(db: Db, owner: Pick<Viewer, "email">, cooldownMs: number, now = Date.now()): Read<Map<string, LicenceView>> {
   return read(
-    [
-      db.select().from(licences).where(ownedBy(owner)).orderBy(desc(licences.createdAt)).limit(500),
-      resetsRead(db, inArray(licenceResets.licenceId, db.select({ id: licences.id }).from(licences).where(ownedBy(owner)))),
-      entitlementLabels(db),
-    ],
+    [bound(ownedLicences(db), { email: owner.email }), bound(ownedResets(db), { email: owner.email }), bound(entitlementLabels(db))],
     ([rows, resets, defined]) => {
       const byLicence = resetsByLicence(resets);
       const words = entitlementWordsOf(defined);

@@ -4,7 +4,7 @@
 // and none for lifetime.
 import { and, desc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../platform/db/client.server";
-import { read } from "../platform/db/reads.server";
+import { bound, builtOnce, read } from "../platform/db/reads.server";
 import { licences, productCodes, shopifyOrders, userSubscriptions, users } from "../platform/db/schema.server";
 import { type OrderLine, orderName, storedLine } from "../platform/db/stored-orders.server";
 
@@ -117,8 +117,9 @@ export async function expireSubscriptions(db: Db, now = Date.now()): Promise<num
 }
 
 /** A member's subscriptions, the newest purchase first, as a statement not yet run. */
-function subscriptionsQuery(db: Db, userId: string) {
-  return db
+// Built once per database: the hub's subscriptions page reads it at every visit.
+const subscriptionsQuery = builtOnce((db) =>
+  db
     .select({
       id: userSubscriptions.id,
       status: userSubscriptions.status,
@@ -134,15 +135,16 @@ function subscriptionsQuery(db: Db, userId: string) {
     })
     .from(userSubscriptions)
     .leftJoin(productCodes, eq(productCodes.id, userSubscriptions.productCodeId))
-    .where(eq(userSubscriptions.userId, userId))
-    .orderBy(desc(userSubscriptions.purchaseDate));
-}
+    .where(eq(userSubscriptions.userId, sql.placeholder("userId")))
+    .orderBy(desc(userSubscriptions.purchaseDate))
+    .prepare(),
+);
 
 export async function subscriptionsOf(db: Db, userId: string) {
-  return subscriptionsQuery(db, userId);
+  return subscriptionsQuery(db).execute({ userId });
 }
 
 /** `subscriptionsOf` as a read not yet run, for a page that sends it with other reads in one batch. */
 export function subscriptionsRead(db: Db, userId: string) {
-  return read([subscriptionsQuery(db, userId)], ([rows]) => rows);
+  return read([bound(subscriptionsQuery(db), { userId })], ([rows]) => rows);
 }

@@ -8,7 +8,7 @@ import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "dr
 import { fail, ok, type Result } from "~/lib/result";
 import { audit, lastAuditedAt } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { read } from "../platform/db/reads.server";
+import { bound, builtOnce, read } from "../platform/db/reads.server";
 import { failedJobs, webhookDeliveries } from "../platform/db/schema.server";
 import { INLINE_BODY_BYTES, type JobQueue } from "../platform/job-registry.server";
 import { verifyWebhookSignature } from "../platform/shopify-hmac.server";
@@ -182,30 +182,30 @@ export async function requeueStuckDeliveries(deps: { db: Db; queue: JobQueue<"sh
   return stuck.length;
 }
 
+const orderOnItsWayQuery = builtOnce((db) => {
+  const payload = webhookDeliveries.payload;
+  const buyer = sql`case when json_valid(${payload}) then lower(coalesce(json_extract(${payload}, '$.email'), json_extract(${payload}, '$.contact_email'), json_extract(${payload}, '$.customer.email'))) end`;
+  return db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        inArray(webhookDeliveries.outcome, ["queued", "error"]),
+        inArray(webhookDeliveries.topic, ["orders/create", "orders/updated", "orders/paid"]),
+        sql`${buyer} = ${sql.placeholder("email")}`,
+      ),
+    )
+    .limit(1)
+    .prepare();
+});
+
 /**
  * Whether an order for `email` is accepted but its keys are not handed out yet: a delivery still
  * with the queue (or being retried) whose order names that address. A read not yet run: the page
  * sends it with its other reads in one batch.
  */
 export function orderOnItsWayRead(db: Db, email: string) {
-  const payload = webhookDeliveries.payload;
-  const buyer = sql`case when json_valid(${payload}) then lower(coalesce(json_extract(${payload}, '$.email'), json_extract(${payload}, '$.contact_email'), json_extract(${payload}, '$.customer.email'))) end`;
-  return read(
-    [
-      db
-        .select({ id: webhookDeliveries.id })
-        .from(webhookDeliveries)
-        .where(
-          and(
-            inArray(webhookDeliveries.outcome, ["queued", "error"]),
-            inArray(webhookDeliveries.topic, ["orders/create", "orders/updated", "orders/paid"]),
-            sql`${buyer} = ${email.toLowerCase()}`,
-          ),
-        )
-        .limit(1),
-    ],
-    ([rows]) => rows.length > 0,
-  );
+  return read([bound(orderOnItsWayQuery(db), { email: email.toLowerCase() })], ([rows]) => rows.length > 0);
 }
 
 /** The latest deliveries with their outcome, for the admin's webhook card. */

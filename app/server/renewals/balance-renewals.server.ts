@@ -16,7 +16,7 @@ import type { Viewer } from "~/lib/viewer";
 import type { Catalogue } from "../catalogue/catalogue.server";
 import { renewalByClaim, type RenewalRow } from "../licences/licence-renewals.server";
 import type { Db } from "../platform/db/client.server";
-import { read } from "../platform/db/reads.server";
+import { bound, builtOnce, read } from "../platform/db/reads.server";
 import { autoRenewals, licences, resellerAccounts } from "../platform/db/schema.server";
 import { escapeHtml } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
@@ -154,10 +154,16 @@ export async function setAutoRenew(
 }
 
 /** Which of the member's licences renew automatically, as a read the page sends with its others in one batch. */
+const autoRenewedQuery = builtOnce((db) =>
+  db
+    .select({ id: autoRenewals.licenceId })
+    .from(autoRenewals)
+    .where(eq(autoRenewals.userId, sql.placeholder("userId")))
+    .prepare(),
+);
+
 export function autoRenewedRead(db: Db, userId: string) {
-  return read([db.select({ id: autoRenewals.licenceId }).from(autoRenewals).where(eq(autoRenewals.userId, userId))], ([rows]) => {
-    return new Set(rows.map((row) => row.id));
-  });
+  return read([bound(autoRenewedQuery(db), { userId })], ([rows]) => new Set(rows.map((row) => row.id)));
 }
 
 /** At most this many auto-renewals per cron run; the next run takes the rest. */

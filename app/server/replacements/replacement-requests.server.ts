@@ -7,7 +7,7 @@ import { REPLACEMENT_WINDOW_HOURS } from "~/lib/schemas/replacements";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import { type Db, refusedBy } from "../platform/db/client.server";
-import { read } from "../platform/db/reads.server";
+import { bound, builtOnce, read } from "../platform/db/reads.server";
 import { licences, replacementRequests } from "../platform/db/schema.server";
 
 const WINDOW_MS = REPLACEMENT_WINDOW_HOURS * 3600_000;
@@ -43,26 +43,30 @@ export async function requestReplacement(
   return ok({ key: licence.key });
 }
 
+// Built once per database: the hub's subscriptions page reads it at every visit.
+const requestsOfOwnerQuery = builtOnce((db) =>
+  db
+    .select({ licenceId: replacementRequests.licenceId, state: replacementRequests.state, reason: replacementRequests.reason })
+    .from(replacementRequests)
+    .where(
+      inArray(
+        replacementRequests.licenceId,
+        db
+          .select({ id: licences.id })
+          .from(licences)
+          .where(sql`lower(${licences.ownerEmail}) = lower(${sql.placeholder("email")})`),
+      ),
+    )
+    .prepare(),
+);
+
 /**
  * The requests for replacement of every licence `owner` holds (those `licencesOf` lists), by
  * licence, as a read not yet run: a page sends it in the same batch as the licences themselves.
  */
 export function replacementRequestsOfOwnerRead(db: Db, owner: Pick<Viewer, "email">) {
   return read(
-    [
-      db
-        .select({ licenceId: replacementRequests.licenceId, state: replacementRequests.state, reason: replacementRequests.reason })
-        .from(replacementRequests)
-        .where(
-          inArray(
-            replacementRequests.licenceId,
-            db
-              .select({ id: licences.id })
-              .from(licences)
-              .where(sql`lower(${licences.ownerEmail}) = lower(${owner.email})`),
-          ),
-        ),
-    ],
+    [bound(requestsOfOwnerQuery(db), { email: owner.email })],
     ([rows]) => new Map(rows.map((row) => [row.licenceId, { state: row.state, reason: row.reason }])),
   );
 }

@@ -11,6 +11,7 @@ import type { SaveReviewInput } from "~/lib/schemas/reviews";
 import type { Viewer } from "~/lib/viewer";
 import { reserveAttempt, throttled } from "../accounts/throttle.server";
 import type { Db } from "../platform/db/client.server";
+import { batchTogether, bound, builtOnce } from "../platform/db/reads.server";
 import { licences, productReviews, profiles, reviewModeration } from "../platform/db/schema.server";
 import { emitWebhookEvent } from "../webhooks/events.server";
 
@@ -22,28 +23,20 @@ const MAX_OFFSET = 10_000;
 /** Staff's hiding of a member's review of a product: it holds whatever review row the member writes (decision 083). */
 const hiddenByStaff = sql`exists (select 1 from ${reviewModeration} where ${reviewModeration.productId} = ${productReviews.productId} and ${reviewModeration.userId} = ${productReviews.userId})`;
 
-const shown = (productId: string) => and(eq(productReviews.productId, productId), sql`not ${hiddenByStaff}`);
+// The product page's reads, built once per database (builtOnce): the product, offset and limit are
+// placeholders.
+const shown = and(eq(productReviews.productId, sql.placeholder("productId")), sql`not ${hiddenByStaff}`);
 
-/** The shown reviews' count and average (one decimal), and the newest `limit` from `offset`. */
-export async function productReviewSummary(db: Db, productId: string, offset = 0, limit = REVIEWS_PAGE_SIZE): Promise<ReviewSummary> {
-  // One batch: the totals and the page in one round trip to the database.
-  const [[totals], rows] = await db.batch([
-    db
-      .select({ count: count(), average: sql<number | null>`round(avg(${productReviews.rating}), 1)` })
-      .from(productReviews)
-      .where(shown(productId)),
-    reviewPageRead(db, productId, offset, limit),
-  ]);
-  return { count: totals?.count ?? 0, average: totals?.average ?? null, reviews: publicReviews(rows) };
-}
+const totalsRead = builtOnce((db) =>
+  db
+    .select({ count: count(), average: sql<number | null>`round(avg(${productReviews.rating}), 1)` })
+    .from(productReviews)
+    .where(shown)
+    .prepare(),
+);
 
-/** Shown reviews of a product, newest first. */
-export async function reviewPage(db: Db, productId: string, offset: number, limit = REVIEWS_PAGE_SIZE): Promise<PublicReview[]> {
-  return publicReviews(await reviewPageRead(db, productId, offset, limit));
-}
-
-function reviewPageRead(db: Db, productId: string, offset: number, limit: number) {
-  return db
+const pageRead = builtOnce((db) =>
+  db
     .select({
       id: productReviews.id,
       author: profiles.username,
@@ -54,13 +47,35 @@ function reviewPageRead(db: Db, productId: string, offset: number, limit: number
     })
     .from(productReviews)
     .leftJoin(profiles, eq(profiles.id, productReviews.userId))
-    .where(shown(productId))
+    .where(shown)
     .orderBy(desc(productReviews.createdAt), desc(productReviews.id))
-    .limit(limit)
-    .offset(Math.min(Math.max(0, offset), MAX_OFFSET));
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare(),
+);
+
+const pageValues = (productId: string, offset: number, limit: number) => ({
+  productId,
+  limit,
+  offset: Math.min(Math.max(0, offset), MAX_OFFSET),
+});
+
+/** The shown reviews' count and average (one decimal), and the newest `limit` from `offset`. */
+export async function productReviewSummary(db: Db, productId: string, offset = 0, limit = REVIEWS_PAGE_SIZE): Promise<ReviewSummary> {
+  // One batch: the totals and the page in one round trip to the database.
+  const [[totals], rows] = await batchTogether(db, [
+    bound(totalsRead(db), { productId }),
+    bound(pageRead(db), pageValues(productId, offset, limit)),
+  ]);
+  return { count: totals?.count ?? 0, average: totals?.average ?? null, reviews: publicReviews(rows) };
 }
 
-const publicReviews = (rows: Awaited<ReturnType<typeof reviewPageRead>>): PublicReview[] =>
+/** Shown reviews of a product, newest first. */
+export async function reviewPage(db: Db, productId: string, offset: number, limit = REVIEWS_PAGE_SIZE): Promise<PublicReview[]> {
+  return publicReviews(await pageRead(db).execute(pageValues(productId, offset, limit)));
+}
+
+const publicReviews = (rows: Awaited<ReturnType<ReturnType<typeof pageRead>["execute"]>>): PublicReview[] =>
   rows.map(({ updatedAt, author, ...row }) => ({ ...row, author: author ?? "A buyer", edited: updatedAt > row.createdAt }));
 
 /**

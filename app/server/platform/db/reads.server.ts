@@ -1,19 +1,80 @@
 // Reads of several domains sent to D1 as one batch: a page that needs them all makes one round trip
 // instead of one per read. Each domain hands over its statements, not yet run, and how to make its
 // answer from their rows; the page's loader puts the reads together.
+//
+// A statement is a query as the builder makes it, or, for the reads every render of a page repeats,
+// one built once per database handle (`builtOnce`) and bound to this request's values (`bound`):
+// building a statement's SQL (walking its columns, joins and conditions) cost a product page's
+// render more than running it.
+import { fillPlaceholders } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./client.server";
 
-type Statement = BatchItem<"sqlite">;
+/** What a statement needs of a prepared query: its SQL and parameters, and how it maps a batch's rows. */
+interface PreparedQuery {
+  execute(values?: Record<string, unknown>): Promise<unknown>;
+  getQuery(): { sql: string; params: unknown[] };
+  mapResult(result: unknown, isFromBatch?: boolean): unknown;
+}
 
-/** A domain's read, not yet run: its statements, and its answer made from their rows. */
+/** A prepared query and the values of its placeholders; `Rows` is what its execution gives. */
+interface Bound<Rows> {
+  prepared: PreparedQuery;
+  values: Record<string, unknown>;
+  /** Never set: carries the type of the rows. */
+  rows?: Rows;
+}
+
+type Statement = BatchItem<"sqlite"> | Bound<unknown>;
+
+/** A read, not yet run: its statements, and its answer made from their rows. */
 export interface Read<T> {
   statements: Statement[];
   answer(rows: unknown[]): T;
 }
 
-type Rows<S extends readonly Statement[]> = { [K in keyof S]: Awaited<S[K]> };
+type Rows<S extends readonly Statement[]> = { [K in keyof S]: S[K] extends Bound<infer R> ? R : Awaited<S[K]> };
 type Answers<R extends readonly Read<unknown>[]> = { [K in keyof R]: R[K] extends Read<infer T> ? T : never };
+
+/**
+ * A statement the builder makes once per database handle, as `database` makes the builder; values
+ * that change per request are `sql.placeholder`s, given to `bound` when it runs.
+ */
+export function builtOnce<T>(build: (db: Db) => T): (db: Db) => T {
+  const built = new WeakMap<Db, T>();
+  return (db) => {
+    let statement = built.get(db);
+    if (!statement) {
+      statement = build(db);
+      built.set(db, statement);
+    }
+    return statement;
+  };
+}
+
+/** A prepared query (from `builtOnce`) with this request's values for its placeholders. */
+export function bound<P extends PreparedQuery>(
+  prepared: P,
+  values: Record<string, unknown> = {},
+): Bound<Awaited<ReturnType<P["execute"]>>> {
+  return { prepared, values };
+}
+
+const isBound = (statement: Statement): statement is Bound<unknown> => "prepared" in statement;
+
+/** Runs `statements` as one batch (one round trip) and gives each one's rows, mapped as the builder maps them. */
+export async function batchTogether<const S extends readonly Statement[]>(db: Db, statements: S): Promise<Rows<S>> {
+  const prepared = statements.map((statement) =>
+    isBound(statement) ? statement : { prepared: (statement as unknown as { prepare(): PreparedQuery }).prepare(), values: {} },
+  );
+  const results = await db.$client.batch(
+    prepared.map(({ prepared: query, values }) => {
+      const { sql, params } = query.getQuery();
+      return db.$client.prepare(sql).bind(...fillPlaceholders(params, values));
+    }),
+  );
+  return results.map((result, i) => prepared[i]!.prepared.mapResult(result, true)) as Rows<S>;
+}
 
 /** A read of `statements`, answered by `answer` from their rows (in the same order). */
 export function read<const S extends readonly Statement[], T>(statements: S, answer: (rows: Rows<S>) => T): Read<T> {
@@ -23,8 +84,7 @@ export function read<const S extends readonly Statement[], T>(statements: S, ans
 /** Runs every read's statements as one batch (one round trip) and answers each read, in order. */
 export async function readTogether<const R extends readonly Read<unknown>[]>(db: Db, reads: R): Promise<Answers<R>> {
   const statements = reads.flatMap((r) => r.statements);
-  const [first, ...rest] = statements;
-  const rows: unknown[] = first ? await db.batch([first, ...rest]) : [];
+  const rows: unknown[] = statements.length > 0 ? await batchTogether(db, statements) : [];
   let at = 0;
   return reads.map((r) => {
     const mine = rows.slice(at, at + r.statements.length);
