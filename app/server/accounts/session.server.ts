@@ -38,26 +38,30 @@ function sessionIdFrom(caller: Caller): Promise<string | null> {
 
 // Every signed-in request reads its session: the statement is built once per database, in each
 // isolate, and a request binds only its token's hash. Building it cost about as much CPU as running it.
-const sessionRead = builtOnce((db) =>
-  db
-    .select({
-      publicId: sessions.publicId,
-      userId: sessions.userId,
-      lastSeenAt: sessions.lastSeenAt,
-      expiresAt: sessions.expiresAt,
-      email: users.email,
-      username: profiles.username,
-      avatarUrl: profiles.avatarUrl,
-      role: userRoles.role,
-    })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .innerJoin(profiles, eq(profiles.id, sessions.userId))
-    .leftJoin(userRoles, eq(userRoles.userId, sessions.userId))
-    // A banned account's sessions are ended when it is banned; this keeps any straggler out.
-    .where(and(eq(sessions.id, sql.placeholder("id")), isNull(users.bannedAt)))
-    .prepare(),
-);
+function prepareSessionRead(db: Db) {
+  return (
+    db
+      .select({
+        publicId: sessions.publicId,
+        userId: sessions.userId,
+        lastSeenAt: sessions.lastSeenAt,
+        expiresAt: sessions.expiresAt,
+        email: users.email,
+        username: profiles.username,
+        avatarUrl: profiles.avatarUrl,
+        role: userRoles.role,
+      })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .innerJoin(profiles, eq(profiles.id, sessions.userId))
+      .leftJoin(userRoles, eq(userRoles.userId, sessions.userId))
+      // A banned account's sessions are ended when it is banned; this keeps any straggler out.
+      .where(and(eq(sessions.id, sql.placeholder("id")), isNull(users.bannedAt)))
+      .prepare()
+  );
+}
+
+const sessionRead = builtOnce(prepareSessionRead);
 
 /** The signed-in account of this caller and the public name of its session, or null. */
 export async function getSession(db: Db, caller: Caller, now = Date.now()): Promise<{ viewer: Viewer; publicId: string } | null> {
