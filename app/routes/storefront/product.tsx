@@ -15,12 +15,12 @@ import { upsellToOffer } from "~/lib/cart";
 import { formatPrice } from "~/lib/plans";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
-import { replicaDatabase } from "~/server/platform/db/client.server";
+import { readTogether } from "~/server/platform/db/reads.server";
 import { notFound } from "~/http/refusals.server";
-import { productStatus } from "~/server/status/status-posts.server";
+import { productStatusesRead } from "~/server/status/status-posts.server";
 import { loaderCacheHeaders, publicCacheControlUntil } from "~/http/edge-cache.server";
-import { productReviewSummary } from "~/server/reviews/reviews.server";
-import { productPromotions } from "~/server/catalogue/promotions.server";
+import { productReviewSummaryRead } from "~/server/reviews/reviews.server";
+import { productPromotionsRead } from "~/server/catalogue/promotions.server";
 import type { Route } from "./+types/product";
 
 // A running sale's end bounds how long the page may be kept, so no copy shows the box after it.
@@ -53,14 +53,15 @@ export async function loader({ params, request, context }: Route.LoaderArgs) {
     : null;
   // The coins the shop's wallets are set up for; none: no crypto checkout.
   const cryptoCoins = cryptoSetup(env, db).coins;
-  // The product's own status from the status page's posts, beside its badges (decision 046); the
-  // page is cached for a minute anyway, so the nearest replica may answer (decision 068).
-  // Reviews and social proof come from the primary: a change purges the page and must show at once.
-  const [{ status }, reviews, promotions] = await Promise.all([
-    productStatus(replicaDatabase(env.DB), product.id),
-    productReviewSummary(db, product.id),
-    productPromotions(db, product),
+  // The product's own status from the status page's posts, beside its badges (decision 046), its
+  // reviews and its social proof: one batch, one round trip to the primary, where a change to a
+  // review or a sale shows at once (the change purges the page).
+  const [statuses, reviews, promotions] = await readTogether(db, [
+    productStatusesRead(db, [product.id]),
+    productReviewSummaryRead(db, product.id),
+    productPromotionsRead(db, product),
   ]);
+  const { status } = statuses.get(product.id)!;
   return data(
     { product, upsell, cryptoCoins, status, reviews, promotions, url: new URL(request.url).origin + `/product/${product.handle}` },
     { headers: { "Cache-Control": publicCacheControlUntil(promotions.sale?.endsAt ?? null) } },

@@ -8,12 +8,12 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { batchTogether, bound, builtOnce } from "../platform/db/reads.server";
+import { bound, builtOnce, read, type Read } from "../platform/db/reads.server";
 import { cryptoOrders, productSales, shopifyOrders, storefrontSettings } from "../platform/db/schema.server";
 
 /**
- * The reads behind the social proof, built once per database (builtOnce) and sent in one batch (one
- * round trip to the database, not four): paid card and crypto orders since `since` with a line for
+ * The reads behind the social proof, built once per database (builtOnce) and sent in the product
+ * page's one batch: paid card and crypto orders since `since` with a line for
  * one of the variants (`variantIds`, a JSON array; refunded or cancelled orders do not count), the
  * threshold, and the product's sale while it runs.
  */
@@ -70,23 +70,27 @@ export async function recentPurchasersThreshold(db: Db): Promise<number> {
   return row?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;
 }
 
-/** What the product page may claim: recent purchasers (null below the threshold) and the running sale. */
-export async function productPromotions(
+/** What the product page may claim: recent purchasers (null below the threshold) and the running sale; a read to batch with the page's others. */
+export function productPromotionsRead(
   db: Db,
   product: { id: string; variants: readonly { id: string }[] },
   now = Date.now(),
-): Promise<{ recentPurchasers: number | null; sale: ProductSale | null }> {
+): Read<{ recentPurchasers: number | null; sale: ProductSale | null }> {
   const purchases = { since: now - DAY_MS, variantIds: JSON.stringify(product.variants.map((v) => v.id)) };
-  const [card, crypto, [setting], [sale]] = await batchTogether(db, [
-    bound(cardPurchasesRead(db), purchases),
-    bound(cryptoPurchasesRead(db), purchases),
-    bound(thresholdRead(db)),
-    bound(saleRead(db), { productId: product.id, now }),
-  ]);
-  // No variant, no order can hold one.
-  const purchasers = product.variants.length === 0 ? 0 : (card[0]?.n ?? 0) + (crypto[0]?.n ?? 0);
-  const threshold = setting?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;
-  return { recentPurchasers: purchasers >= threshold ? purchasers : null, sale: sale ?? null };
+  return read(
+    [
+      bound(cardPurchasesRead(db), purchases),
+      bound(cryptoPurchasesRead(db), purchases),
+      bound(thresholdRead(db)),
+      bound(saleRead(db), { productId: product.id, now }),
+    ],
+    ([card, crypto, [setting], [sale]]) => {
+      // No variant, no order can hold one.
+      const purchasers = product.variants.length === 0 ? 0 : (card[0]?.n ?? 0) + (crypto[0]?.n ?? 0);
+      const threshold = setting?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;
+      return { recentPurchasers: purchasers >= threshold ? purchasers : null, sale: sale ?? null };
+    },
+  );
 }
 
 /** Staff: every product's sale (running or ended), by product id. */

@@ -11,7 +11,7 @@ import type { SaveReviewInput } from "~/lib/schemas/reviews";
 import type { Viewer } from "~/lib/viewer";
 import { reserveAttempt, throttled } from "../accounts/throttle.server";
 import type { Db } from "../platform/db/client.server";
-import { batchTogether, bound, builtOnce } from "../platform/db/reads.server";
+import { bound, builtOnce, read, type Read } from "../platform/db/reads.server";
 import { licences, productReviews, profiles, reviewModeration } from "../platform/db/schema.server";
 import { emitWebhookEvent } from "../webhooks/events.server";
 
@@ -60,14 +60,12 @@ const pageValues = (productId: string, offset: number, limit: number) => ({
   offset: Math.min(Math.max(0, offset), MAX_OFFSET),
 });
 
-/** The shown reviews' count and average (one decimal), and the newest `limit` from `offset`. */
-export async function productReviewSummary(db: Db, productId: string, offset = 0, limit = REVIEWS_PAGE_SIZE): Promise<ReviewSummary> {
-  // One batch: the totals and the page in one round trip to the database.
-  const [[totals], rows] = await batchTogether(db, [
-    bound(totalsRead(db), { productId }),
-    bound(pageRead(db), pageValues(productId, offset, limit)),
-  ]);
-  return { count: totals?.count ?? 0, average: totals?.average ?? null, reviews: publicReviews(rows) };
+/** The shown reviews' count and average (one decimal), and the newest page of them: a read to batch with the page's others. */
+export function productReviewSummaryRead(db: Db, productId: string): Read<ReviewSummary> {
+  return read(
+    [bound(totalsRead(db), { productId }), bound(pageRead(db), pageValues(productId, 0, REVIEWS_PAGE_SIZE))],
+    ([[totals], rows]) => ({ count: totals?.count ?? 0, average: totals?.average ?? null, reviews: publicReviews(rows) }),
+  );
 }
 
 /** Shown reviews of a product, newest first. */

@@ -1,7 +1,7 @@
 // Status updates: the public list, each product's current status, and staff's post. A
 // product's status is the one its latest post set (decision 046), so it can never disagree with
 // the posts the status page lists.
-import { and, desc, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, desc, isNotNull, sql } from "drizzle-orm";
 import type { Product } from "~/lib/catalogue";
 import { fail, ok, type Result } from "~/lib/result";
 import { can } from "~/lib/roles";
@@ -9,6 +9,7 @@ import type { StatusUpdateInput } from "~/lib/schemas/status";
 import { DEFAULT_PRODUCT_STATUS, type ProductStatus } from "~/lib/status";
 import type { Viewer } from "~/lib/viewer";
 import type { Db } from "../platform/db/client.server";
+import { bound, builtOnce, read, type Read, readTogether } from "../platform/db/reads.server";
 import { statusUpdates } from "../platform/db/schema.server";
 
 export const STATUS_LIST_LIMIT = 10;
@@ -35,23 +36,37 @@ export interface ProductStatusView {
   since: number | null;
 }
 
-/** Each product's current status: the one its latest status-setting post set, else Undetected. */
-export async function productStatuses(db: Db, productIds: string[]): Promise<Map<string, ProductStatusView>> {
-  const statuses = new Map<string, ProductStatusView>(productIds.map((id) => [id, { status: DEFAULT_PRODUCT_STATUS, since: null }]));
-  if (productIds.length === 0) return statuses;
+// The latest status-setting post of each of some products (`productIds`, a JSON array), built once
+// per database: the product page reads it at every render.
+const latestStatusesQuery = builtOnce((db) => {
   const newer = sql`exists (select 1 from ${statusUpdates} n where n.product_id = ${statusUpdates.productId} and n.product_status is not null
     and (n.created_at > ${statusUpdates.createdAt} or (n.created_at = ${statusUpdates.createdAt} and n.id > ${statusUpdates.id})))`;
-  const rows = await db
+  return db
     .select({ productId: statusUpdates.productId, status: statusUpdates.productStatus, createdAt: statusUpdates.createdAt })
     .from(statusUpdates)
-    .where(and(inArray(statusUpdates.productId, productIds), isNotNull(statusUpdates.productStatus), sql`not ${newer}`));
-  for (const row of rows) if (row.productId && row.status) statuses.set(row.productId, { status: row.status, since: row.createdAt });
-  return statuses;
+    .where(
+      and(
+        sql`${statusUpdates.productId} in (select value from json_each(${sql.placeholder("productIds")}))`,
+        isNotNull(statusUpdates.productStatus),
+        sql`not ${newer}`,
+      ),
+    )
+    .prepare();
+});
+
+/** Each product's current status, as a read to batch with others: the one its latest status-setting post set, else Undetected. */
+export function productStatusesRead(db: Db, productIds: string[]): Read<Map<string, ProductStatusView>> {
+  return read([bound(latestStatusesQuery(db), { productIds: JSON.stringify(productIds) })], ([rows]) => {
+    const statuses = new Map<string, ProductStatusView>(productIds.map((id) => [id, { status: DEFAULT_PRODUCT_STATUS, since: null }]));
+    for (const row of rows) if (row.productId && row.status) statuses.set(row.productId, { status: row.status, since: row.createdAt });
+    return statuses;
+  });
 }
 
-/** One product's current status (the product page's badge). */
-export async function productStatus(db: Db, productId: string): Promise<ProductStatusView> {
-  return (await productStatuses(db, [productId])).get(productId)!;
+/** Each product's current status: the one its latest status-setting post set, else Undetected. */
+export async function productStatuses(db: Db, productIds: string[]): Promise<Map<string, ProductStatusView>> {
+  const [statuses] = await readTogether(db, [productStatusesRead(db, productIds)]);
+  return statuses;
 }
 
 /** Who may post an update: a signed-in account whose role has `status.post`. The page is public, so anyone can try. */
