@@ -179,9 +179,17 @@ const EDGE_SYNTAX = [
 ].map((selector) => ({ selector, message: EDGE_ONLY }));
 const RESPONSE_ADAPTERS = ["app/server/platform/json-cache.server.ts"];
 
+// The app's links come from ~/components/link, which draws a plain path's link on the server
+// without React Router's per-link work (decision 124).
+const ROUTER_LINKS = {
+  name: "react-router",
+  importNames: ["Link", "NavLink"],
+  message: "Import Link and NavLink from ~/components/link (decision 124).",
+};
+
 const restrict = (files, patterns) => ({
   files,
-  rules: { "no-restricted-imports": ["error", { patterns }] },
+  rules: { "no-restricted-imports": ["error", { paths: [ROUTER_LINKS], patterns }] },
 });
 
 const SERVER_ONLY = {
@@ -229,6 +237,7 @@ export default tseslint.config(
   { files: ["bench/**", "scripts/**"], rules: { "no-console": "off" } },
   // Ambient declarations cannot use import statements without becoming modules.
   { files: ["**/*.d.ts"], rules: { "@typescript-eslint/consistent-type-imports": "off" } },
+  { files: ["app/**/*.{ts,tsx}"], rules: { "no-restricted-imports": ["error", { paths: [ROUTER_LINKS] }] } },
   // Routes answer through app/http and call domain functions; they never touch tables. A route's
   // parts serve its own area: a part that two areas use belongs in app/components.
   ...AREAS.map((area) =>

@@ -1,7 +1,8 @@
 // The signed-in member's menu in the navigation bar: account e-mail, Dashboard and Logout.
 import { LayoutDashboard, LogOut } from "~/components/icons";
 import { useEffect, useId, useRef, useState } from "react";
-import { Form, Link } from "react-router";
+import { Form } from "react-router";
+import { Link } from "~/components/link";
 import { avatarInitial, type Viewer } from "~/lib/viewer";
 
 export function Avatar({ viewer, className = "size-9" }: { viewer: Viewer; className?: string }) {

@@ -1,7 +1,7 @@
 // A reseller's balance history: top-ups, the shop's credits, affiliate commission (and its holds while
 // a referred payment is disputed) and purchases (of keys, or renewals), newest first. The reseller
 // sees it on their panel, staff on the member's page in the back office.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { formatUsd } from "~/lib/format";
 import { LocalTime } from "./local-time";
 

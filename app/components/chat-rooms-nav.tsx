@@ -4,7 +4,8 @@
 // back to the window, and every minute while it is in view. The room on screen shows no count:
 // the member is reading it.
 import { type ReactNode, useEffect, useRef } from "react";
-import { NavLink, useFetcher, useLocation } from "react-router";
+import { useFetcher, useLocation } from "react-router";
+import { NavLink } from "~/components/link";
 import type { SidebarRoom } from "~/lib/chat";
 import { Hash } from "./icons";
 

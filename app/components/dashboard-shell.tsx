@@ -3,7 +3,8 @@
 // shell route draws it around its pages; the root error boundary draws it around a refused staff
 // page, from the shell the refusal carries.
 import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
-import { Form, NavLink, useLocation } from "react-router";
+import { Form, useLocation } from "react-router";
+import { NavLink } from "~/components/link";
 import { asDashboardShell, type DashboardShell as DashboardShellData, HUB_PAGES, isCurrentPage, staffNavigation } from "~/lib/dashboard";
 import { QUICK_JUMP_PATH } from "~/lib/quick-jump";
 import { CAPABILITIES, type Capability, type Role, ROLE_LABEL } from "~/lib/roles";

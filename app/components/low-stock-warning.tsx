@@ -1,6 +1,6 @@
 // The warning staff who manage stock see on the dashboard and on Manage Codes: variants at or
 // below their low-stock threshold, and variants that paid orders are waiting for.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { AlertTriangle } from "./icons";
 
 export interface LowStockRow {

@@ -1,5 +1,5 @@
 // The footer: blurb, navigation, social icons and legal links.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { BRAND, FOOTER_BLURB } from "~/lib/brand";
 import { LEGAL_PAGES } from "~/lib/legal";
 

@@ -1,7 +1,7 @@
 // The fixed navigation bar at the top of every page.
 import { Menu, X } from "~/components/icons";
 import { type RefObject, Suspense, useEffect, useMemo, useRef, useState } from "react";
-import { Link, NavLink } from "react-router";
+import { Link, NavLink } from "~/components/link";
 import { BRAND } from "~/lib/brand";
 import { CartButton } from "./cart/cart-drawer";
 import { lazyComponent } from "./lazy";

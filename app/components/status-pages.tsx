@@ -10,7 +10,8 @@
 // shown by the message it carries.
 import { ShieldAlert } from "~/components/icons";
 import { type ReactNode, useEffect } from "react";
-import { type ErrorResponse, isRouteErrorResponse, Link, useNavigate } from "react-router";
+import { type ErrorResponse, isRouteErrorResponse, useNavigate } from "react-router";
+import { Link } from "~/components/link";
 import { thrownBody } from "./thrown-body";
 import { buttonClass } from "./ui/button";
 

@@ -1,7 +1,7 @@
 // /reminders/unsubscribe?user=…&signature=…: the renewal reminders' unsubscribe link (decision 091),
 // for a member who follows it from the e-mail, signed in or not. The button posts to the same link,
 // which the Worker answers before its CSRF check (mail clients' one-click POST carries no Origin).
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { BellOff } from "~/components/icons";
 import { Button } from "~/components/ui/button";
 import { app } from "~/http/context.server";

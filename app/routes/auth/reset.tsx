@@ -1,7 +1,8 @@
 // /auth/reset: the link in a password reset e-mail lands here. The token moves from the address
 // into a short-lived cookie at once (a redirect to the bare path), so it stays out of the address
 // bar, the history and every Referer; the form then sets the new password with it.
-import { data, Form, Link, redirect, useActionData } from "react-router";
+import { data, Form, redirect, useActionData } from "react-router";
+import { Link } from "~/components/link";
 import { AuthPage, linkPageMeta, NewPasswordField, useAnsweredForm } from "./+shared/auth-page";
 import { KeyRound } from "~/components/icons";
 import { Button, buttonClass } from "~/components/ui/button";

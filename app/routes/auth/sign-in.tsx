@@ -1,7 +1,8 @@
 // /auth: sign in or create an account.
 import { ArrowLeft } from "~/components/icons";
 import { useEffect, useState } from "react";
-import { Form, Link, redirect, useActionData, useNavigation, useSearchParams } from "react-router";
+import { Form, redirect, useActionData, useNavigation, useSearchParams } from "react-router";
+import { Link } from "~/components/link";
 import { NewPasswordField } from "./+shared/auth-page";
 import { useToast } from "~/components/toaster";
 import { Button, buttonClass } from "~/components/ui/button";

@@ -4,7 +4,8 @@
 // confirmed. Only its Confirm button, a POST with the password chosen at sign-up, verifies the
 // address and gives the account the keys bought with it; a registration that a Discord sign-in
 // opened is confirmed by signing in with that Discord account instead (decision 042).
-import { Form, Link, redirect, useActionData } from "react-router";
+import { Form, redirect, useActionData } from "react-router";
+import { Link } from "~/components/link";
 import { AuthPage, linkPageMeta, useAnsweredForm } from "./+shared/auth-page";
 import { MailCheck } from "~/components/icons";
 import { Button, buttonClass } from "~/components/ui/button";

@@ -2,7 +2,7 @@
 // with their figures, one affiliate's dashboard and ledger (?affiliate=<id>), the crypto payouts
 // waiting to be sent, and the ledger's CSV export. Support reads; admins decide and mark payouts
 // paid (each intent's capability is checked before its form is read: app/lib/staff-actions.ts).
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { AffiliateFigures } from "~/components/affiliate-figures";
 import { FileDown } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";

@@ -1,7 +1,8 @@
 // /dashboard/audit: the audit log for staff (capability audit.view: admins and support), newest
 // first, filtered by actor, kind and days, 50 entries a page (decision 038). Filters that cannot be
 // read are shown next to their field with status 400.
-import { data, Form, Link } from "react-router";
+import { data, Form } from "react-router";
+import { Link } from "~/components/link";
 import { ScrollText } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";

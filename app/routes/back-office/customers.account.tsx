@@ -3,7 +3,7 @@
 // unban it, end its sessions, credit its balance, change its role, and at the member's request
 // download their data or delete the account. Each intent's capability is checked
 // before its form is read (app/lib/staff-actions.ts) and again in the domain, and each is audited.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import {
   BlockCard,
   PrivacyCard,

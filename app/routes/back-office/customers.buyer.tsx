@@ -1,7 +1,8 @@
 // /dashboard/customers/email/:email: a buyer known only by e-mail (they paid without an account):
 // their orders and the keys held under the address. An address that belongs to an account goes
 // to that account's page instead.
-import { Link, redirect } from "react-router";
+import { redirect } from "react-router";
+import { Link } from "~/components/link";
 import { CustomerBadges } from "./+shared/customers/customer-badges";
 import { CustomerLicencesCard, CustomerOrdersCard } from "./+shared/customers/customer-cards";
 import { ArrowLeft } from "~/components/icons";

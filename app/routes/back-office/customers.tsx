@@ -1,7 +1,7 @@
 // /dashboard/customers: staff find a customer by e-mail, username, a key they hold or the PC a key
 // is bound to (GET ?q=); with nothing asked, every account, newest first, a page at a time.
 // Buyers who paid without an account are listed by e-mail ("No account").
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { CustomerBadges, customerHref } from "./+shared/customers/customer-badges";
 import { Pager } from "./+shared/pager";
 import { SearchForm } from "./+shared/search-form";

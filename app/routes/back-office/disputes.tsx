@@ -2,7 +2,7 @@
 // evidence deadline, each with its order, the buyer's licence activity (evidence that the key was
 // delivered and used) and a one-click export of that evidence for Shopify's dispute form.
 // Capability disputes.view.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";
 import { buttonClass } from "~/components/ui/button";

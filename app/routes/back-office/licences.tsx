@@ -4,7 +4,7 @@
 // pause and resume it, and add time to every running licence of a product after a detection or an
 // outage (decision 047), or revoke many keys at once; those two are previewed and can be undone for
 // an hour (decision 104). Each change is confirmed first and goes into the audit log.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { ShieldCheck } from "~/components/icons";
 import { Card } from "~/components/ui/card";
 import { answer, answerInvalid, type ProblemTitles } from "~/http/answer.server";

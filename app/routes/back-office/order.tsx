@@ -2,7 +2,8 @@
 // "Reveal" shows one key to the one person who asked, audited), crypto evidence, and a timeline of
 // everything that happened to it. Each action's intent has its own capability (app/lib/staff-actions.ts):
 // support may reveal and resend; revoking, replacing and cancelling are for admins.
-import { Link, useFetcher } from "react-router";
+import { useFetcher } from "react-router";
+import { Link } from "~/components/link";
 import { CryptoEvidence, Detail, Section, Timeline } from "./+shared/order/order-details";
 import { CancelOrderButton, KEY_CHANGE, keyColumns, ResendButton, UndeliveredNotice } from "./+shared/order/order-keys";
 import { orderTotal, OrderStateBadge } from "./+shared/order-state";

@@ -1,7 +1,8 @@
 // /dashboard/orders: every order of every source, newest first, 50 a page (staff with orders.view).
 // The search and filters are a GET form, so a page of results is a shareable URL; "Older" carries
 // an opaque cursor. Admins also hand out a key by hand here (a manual order) and download CSVs.
-import { data, Form, Link, useFetcher } from "react-router";
+import { data, Form, useFetcher } from "react-router";
+import { Link } from "~/components/link";
 import { orderTotal, OrderStateBadge } from "./+shared/order-state";
 import { Pager } from "./+shared/pager";
 import { ShieldCheck } from "~/components/icons";

@@ -2,7 +2,7 @@
 // author; support and admins hide one with a reason or show it again, audited (the hiding holds the
 // member's review of the product, whatever they post: decision 083). A change drops the
 // product page's cached copy, so it leaves (or returns to) the page and its average at once.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { LocalTime } from "~/components/local-time";
 import { Badge } from "~/components/ui/badge";
 import { Card } from "~/components/ui/card";

@@ -2,7 +2,8 @@
 // orders by the number people quote, customers by e-mail or username, licences by key, and the
 // dashboard's pages by name, each kind only for a role that may open it. A query that names one
 // record exactly opens it at once; the box in the sidebar asks with list=1 and never jumps.
-import { data, Link, redirect } from "react-router";
+import { data, redirect } from "react-router";
+import { Link } from "~/components/link";
 import { quickJumpSections } from "./+shared/quick-jump-sections";
 import { SearchForm } from "./+shared/search-form";
 import { Search } from "~/components/icons";

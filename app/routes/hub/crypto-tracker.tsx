@@ -4,7 +4,8 @@
 // While the order waits for its payment, the page loads again every few seconds, and each load
 // asks the chain (at most once per 10 s per order, however many trackers are open).
 import { useEffect } from "react";
-import { Form, Link, useSearchParams } from "react-router";
+import { Form, useSearchParams } from "react-router";
+import { Link } from "~/components/link";
 import { CryptoOrderCard, STATUS_STYLE, WAITING } from "./+shared/crypto-order-card";
 import { Search } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";

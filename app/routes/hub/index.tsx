@@ -1,7 +1,7 @@
 // Dashboard home: the live chat and tutorial cards; staff who manage stock also see which variants
 // are low (a member's visit reads nothing from the database here).
 import { BookOpen, PlayCircle, Rocket } from "~/components/icons";
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { LowStockWarning } from "~/components/low-stock-warning";
 import { LiveChat } from "./+shared/live-chat";
 import { Card } from "~/components/ui/card";

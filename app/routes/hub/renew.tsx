@@ -3,7 +3,8 @@
 // at the price less the unused time, by card, in crypto or from their balance, and auto-renewal.
 // A signed one-click link (a reminder's, the program's) goes straight to the card checkout of its
 // plan; a signed-out member is asked to sign in first by the dashboard's guard.
-import { Form, Link, redirect, useFetcher, useNavigation } from "react-router";
+import { Form, redirect, useFetcher, useNavigation } from "react-router";
+import { Link } from "~/components/link";
 import { ArrowLeft, CreditCard, RotateCcw, Wallet } from "~/components/icons";
 import { LicenceStateBadge } from "~/components/licence-details";
 import { LocalTime } from "~/components/local-time";

@@ -1,7 +1,7 @@
 // /dashboard/subscriptions: the member's current plan and keys with their licences (state, PC,
 // last check, resets), past subscriptions, and the plans. Its action is the member's own Reset PC,
 // which the reseller panel's keys post to as well.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { useId } from "react";
 import { copyText } from "~/components/copy";
 import { Check, Copy, RotateCcw } from "~/components/icons";

@@ -1,7 +1,7 @@
 // The home page: hero, why choose us, before/after, plans and the community call to action.
 // The page is public and cached; the plans stream in behind a skeleton.
 import { type ReactNode, Suspense, use, useEffect } from "react";
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { HeroBackground } from "./+shared/home/hero-video";
 import { IntroSplash, useIntroOver } from "./+shared/home/intro-splash";
 import { Plans, PlansSkeleton } from "./+shared/home/plans";

@@ -1,5 +1,6 @@
 // /product/:handle — everything about one product, and the way to buy it.
-import { data, Link } from "react-router";
+import { data } from "react-router";
+import { Link } from "~/components/link";
 import { Gallery } from "./+shared/product/gallery";
 import { BuyBox } from "./+shared/product/buy-box";
 import { cryptoSetup } from "~/server/crypto/crypto-setup.server";

@@ -1,5 +1,5 @@
 // /products: every product in the catalogue.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { Card } from "~/components/ui/card";
 import { BRAND } from "~/lib/brand";
 import { formatPrice } from "~/lib/plans";

@@ -1,5 +1,5 @@
 // /support: how to get help, and the four common questions.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { BookOpen, Mail, MessageCircle } from "~/components/icons";
 import { useShop } from "~/components/shop";
 import { buttonClass } from "~/components/ui/button";

@@ -1,7 +1,8 @@
 // The small pages around signing in (the second factor, a forgotten password, a new password):
 // one card with a way back to sign-in, as /auth looks, and one way to run their single form.
 import { type ComponentType, type InputHTMLAttributes, type ReactNode, useEffect } from "react";
-import { Link, useNavigation } from "react-router";
+import { useNavigation } from "react-router";
+import { Link } from "~/components/link";
 import type * as v from "valibot";
 import { ArrowLeft } from "~/components/icons";
 import { useToast } from "~/components/toaster";

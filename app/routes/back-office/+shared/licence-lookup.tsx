@@ -1,6 +1,7 @@
 // The admin's key search: a GET form that opens the licence page for a key. The licence page shows
 // it at the top, and the Manage Codes page offers it in a small card of its own.
-import { Form, Link } from "react-router";
+import { Form } from "react-router";
+import { Link } from "~/components/link";
 import { licenceLookupSchema } from "~/lib/schemas/licences";
 import { FileKey, Search } from "~/components/icons";
 import { Button } from "~/components/ui/button";

@@ -1,6 +1,6 @@
 // The links under a list that pages by cursor (orders, customers): back to the newest page, and on
 // to older entries.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { buttonClass } from "~/components/ui/button";
 
 /** `newest`: where the first page is, once past it; `older`: the next page, if there is one. */

@@ -1,6 +1,6 @@
 // A crypto order as its buyer tracks it: where it stands in their words, what to pay and where,
 // what the chain shows, and the key (or the balance top-up) once the order is complete.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { type CryptoOrderView, formatCoin } from "~/lib/crypto-orders";
 import { CRYPTO_STATUS_LABEL, type CryptoStatus } from "~/lib/orders";
 import { formatUsd } from "~/lib/format";

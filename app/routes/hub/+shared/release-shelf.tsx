@@ -1,7 +1,7 @@
 // The downloads page's releases: per product and channel the latest version with its notes and
 // SHA-256, older versions below. A release the member may not have is shown locked, saying what
 // they lack and the plans that include it, with a way to get one.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { Download, Lock } from "~/components/icons";
 import { LocalTime } from "~/components/local-time";
 import { useToast } from "~/components/toaster";

@@ -1,7 +1,7 @@
 // The parts of a customer's page that an account and a buyer without one share: their orders
 // (every source, newest first) and the licences held under their e-mail, keys masked, each with its
 // history: bought, extended, upgraded, each with its order.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { formatCents } from "~/lib/format";
 import { PLAN_NAME } from "~/lib/plans";
 import type { LicenceHistoryEntry } from "~/lib/renewals";

@@ -1,6 +1,6 @@
 // "Choose Your Plan": the first product's week and month variants as cards, with its loading,
 // empty and not-yet-configured states.
-import { Link } from "react-router";
+import { Link } from "~/components/link";
 import { featuresFor, formatPlanPrice, formatPrice, PLAN_TERM, type PlanOffer, planOf } from "~/lib/plans";
 import { Check } from "~/components/icons";
 import { useShop } from "~/components/shop";

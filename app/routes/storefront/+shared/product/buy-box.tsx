@@ -1,7 +1,8 @@
 // The product page's purchase column: variants, price, badges and the buy buttons, with the
 // login check and the checkout-information dialog in front of every purchase.
 import { Suspense, useState } from "react";
-import { Link, useNavigate } from "react-router";
+import { useNavigate } from "react-router";
+import { Link } from "~/components/link";
 import type { CartItem } from "~/lib/cart";
 import type { Product, ProductVariant } from "~/lib/catalogue";
 import { formatPrice, isBestValue, variantForOptions, variantLabel } from "~/lib/plans";

@@ -2,7 +2,8 @@
 // chosen coin, which quotes the amount and gives the order an address of its own; choosing the
 // other coin does the same for that coin. The buyer pays, and the tracker follows the payment.
 import { useEffect, useRef, useState } from "react";
-import { Link, useFetcher } from "react-router";
+import { useFetcher } from "react-router";
+import { Link } from "~/components/link";
 import type { ProductVariant } from "~/lib/catalogue";
 import type { CryptoCoin, CryptoOrderAnswer } from "~/lib/crypto-orders";
 import { copyText } from "~/components/copy";

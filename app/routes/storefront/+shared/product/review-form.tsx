@@ -2,7 +2,8 @@
 // not yet. Asked of the private /api/reviews once the page has loaded; the server checks every rule
 // again when the form is sent. The form itself is fetched only for a member who may review.
 import { Suspense, useCallback, useEffect } from "react";
-import { Link, useFetcher, useRevalidator } from "react-router";
+import { useFetcher, useRevalidator } from "react-router";
+import { Link } from "~/components/link";
 import { LocalTime } from "~/components/local-time";
 import { lazyComponent } from "~/components/lazy";
 import { useViewer } from "~/components/viewer";
