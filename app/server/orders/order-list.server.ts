@@ -2,11 +2,12 @@
 // search (by key, transaction id, order number or e-mail), and finding one order. Reading only: one
 // order's page is order-page.server.ts, the actions on an order order-actions.server.ts.
 import { and, desc, eq, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { decodeCursor, type OrderCursor, type OrderRow, type OrderSource, ORDER_SOURCES, type UndeliveredMail } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import { dayStart, type OrderListInput } from "~/lib/schemas/orders";
 import { chunksOf, type Db } from "../platform/db/client.server";
+import { batchTogether, bound, builtOnce } from "../platform/db/reads.server";
 import {
   cryptoOrders,
   licences,
@@ -155,57 +156,47 @@ async function searchedOrders(db: Db, q: string): Promise<OrderReference[] | nul
 }
 
 /**
+ * A source's (size + 1)-th newest time at or after `from` and before `before`, read from the
+ * index on its time column; built once per database, the bounds and the size placeholders (an open
+ * end is the widest number).
+ */
+const nthNewestAt = (table: SQLiteTable, column: SQLiteColumn, only?: SQL) =>
+  builtOnce((db) =>
+    db
+      .select({ at: sql<number>`${column}` })
+      .from(table)
+      .where(and(only, gte(column, sql.placeholder("from")), lt(column, sql.placeholder("before"))))
+      .orderBy(desc(column))
+      .limit(1)
+      .offset(sql.placeholder("size"))
+      .prepare(),
+  );
+
+const nthNewest: Record<OrderSource, ReturnType<typeof nthNewestAt>> = {
+  shopify: nthNewestAt(shopifyOrders, shopifyOrders.receivedAt),
+  crypto: nthNewestAt(cryptoOrders, cryptoOrders.createdAt),
+  reseller: nthNewestAt(resellerLedger, resellerLedger.createdAt, eq(resellerLedger.kind, "purchase")),
+  admin: nthNewestAt(manualOrders, manualOrders.createdAt),
+};
+
+/**
  * The created_at at or above which the next page surely lies, for an unsearched list: each
  * source's (page + 1)-th newest row, read from its own index; the newest of those bounds leaves at
  * least a page and one row above it. Without it SQLite would sort every row of every arm.
  */
 async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | null, size: number): Promise<number | undefined> {
-  const range = (column: SQLiteColumn) =>
-    and(
-      cursor ? lt(column, cursor.createdAt) : undefined,
-      filters.from !== undefined ? gte(column, filters.from) : undefined,
-      filters.until !== undefined ? lt(column, filters.until) : undefined,
-    );
-  const sources = filters.source ? [filters.source] : ORDER_SOURCES;
-  const nth = (source: OrderSource) => {
-    switch (source) {
-      case "shopify":
-        return db
-          .select({ at: shopifyOrders.receivedAt })
-          .from(shopifyOrders)
-          .where(range(shopifyOrders.receivedAt))
-          .orderBy(desc(shopifyOrders.receivedAt))
-          .limit(1)
-          .offset(size);
-      case "crypto":
-        return db
-          .select({ at: cryptoOrders.createdAt })
-          .from(cryptoOrders)
-          .where(range(cryptoOrders.createdAt))
-          .orderBy(desc(cryptoOrders.createdAt))
-          .limit(1)
-          .offset(size);
-      case "reseller":
-        return db
-          .select({ at: resellerLedger.createdAt })
-          .from(resellerLedger)
-          .where(and(eq(resellerLedger.kind, "purchase"), range(resellerLedger.createdAt)))
-          .orderBy(desc(resellerLedger.createdAt))
-          .limit(1)
-          .offset(size);
-      case "admin":
-        return db
-          .select({ at: manualOrders.createdAt })
-          .from(manualOrders)
-          .where(range(manualOrders.createdAt))
-          .orderBy(desc(manualOrders.createdAt))
-          .limit(1)
-          .offset(size);
-    }
+  const values = {
+    from: filters.from ?? Number.MIN_SAFE_INTEGER,
+    before: Math.min(cursor?.createdAt ?? Number.MAX_SAFE_INTEGER, filters.until ?? Number.MAX_SAFE_INTEGER),
+    size,
   };
+  const sources = filters.source ? [filters.source] : ORDER_SOURCES;
   // One batch: a source's bound each, in one round trip to the database.
-  const [first, ...rest] = sources.map(nth);
-  const bounds = (await db.batch([first!, ...rest])).flatMap((rows) => rows.map((row) => row.at));
+  const rows = await batchTogether(
+    db,
+    sources.map((source) => bound(nthNewest[source](db), values)),
+  );
+  const bounds = rows.flatMap((found) => found.map((row) => row.at));
   return bounds.length > 0 ? Math.max(...bounds) : undefined;
 }
 
