@@ -2,12 +2,12 @@
 // a link whose `to` is already a plain absolute path is drawn as the very `<a>` React Router draws,
 // without its per-link work (resolving the path against every matched route, encoding it through a
 // URL, the click handler's and prefetching's hooks): a page with a sidebar and a table of rows
-// drew dozens of them at every render (decision 124). Any other link is React Router's on the
-// server too. A test renders both ways and compares the HTML, so a change in React Router's
+// drew dozens of them at every render (decision 124). Any other link, and every link under a
+// basename, is React Router's on the server too. A test renders both ways and compares the HTML, so a change in React Router's
 // markup shows there.
-import type { ComponentProps, ReactNode } from "react";
+import { type ComponentProps, type ReactNode, useContext } from "react";
 // eslint-disable-next-line no-restricted-imports -- the one module that wraps them
-import { Link as RouterLink, NavLink as RouterNavLink, useLocation } from "react-router";
+import { Link as RouterLink, NavLink as RouterNavLink, UNSAFE_NavigationContext, useLocation } from "react-router";
 
 type LinkProps = ComponentProps<typeof RouterLink>;
 type NavLinkProps = ComponentProps<typeof RouterNavLink>;
@@ -28,6 +28,12 @@ export function plainPath(to: LinkProps["to"]): { href: string; pathname: string
   return { href: to, pathname };
 }
 
+/** `to` as a plain path the server may draw itself: none while a basename would prefix the links. */
+function useDrawnPath(to: LinkProps["to"]) {
+  const { basename } = useContext(UNSAFE_NavigationContext);
+  return basename === "/" ? plainPath(to) : null;
+}
+
 /** React Router's `<Link>` as the server draws it, for a plain path and no prefetching or mask. */
 export function ServerLink(props: LinkProps) {
   const {
@@ -46,7 +52,7 @@ export function ServerLink(props: LinkProps) {
     target,
     ...rest
   } = props;
-  const path = plainPath(to);
+  const path = useDrawnPath(to);
   if (!path || prefetch === "render" || mask !== undefined) return <RouterLink {...props} />;
   return <a {...rest} href={path.href} target={target} data-discover={discover === "render" ? "true" : undefined} />;
 }
@@ -55,7 +61,7 @@ export function ServerLink(props: LinkProps) {
 export function ServerNavLink(props: NavLinkProps) {
   const { "aria-current": ariaCurrent = "page", caseSensitive = false, className = "", end = false, style, children, ...rest } = props;
   const location = useLocation();
-  const path = plainPath(rest.to);
+  const path = useDrawnPath(rest.to);
   if (!path) return <RouterNavLink {...props} />;
   const here = caseSensitive ? location.pathname : location.pathname.toLowerCase();
   const target = caseSensitive ? path.pathname : path.pathname.toLowerCase();

@@ -1,14 +1,29 @@
 // The server's links draw what React Router's Link and NavLink draw, attribute for attribute, for
-// every kind of `to` and prop the app passes (and fall back to React Router's for any other `to`).
+// every kind of `to` and prop the app passes (and fall back to React Router's for any other `to`),
+// under the static router the server renders with and under the test stub's memory router.
 import { renderToString } from "react-dom/server";
 import type { ReactNode } from "react";
-import { createRoutesStub, Link as RouterLink, NavLink as RouterNavLink } from "react-router";
+import {
+  createRoutesStub,
+  createStaticHandler,
+  createStaticRouter,
+  Link as RouterLink,
+  NavLink as RouterNavLink,
+  StaticRouterProvider,
+} from "react-router";
 import { describe, expect, it } from "vitest";
 import { plainPath, ServerLink, ServerNavLink } from "~/components/link";
 
-function render(at: string, links: ReactNode): string {
-  const Stub = createRoutesStub([{ path: "*", Component: () => <nav>{links}</nav> }]);
-  return renderToString(<Stub initialEntries={[at]} />);
+/** The links rendered at `at` by the server's static router (with `basename`), and by the test stub's router. */
+async function renders(at: string, links: ReactNode, basename = "/"): Promise<string[]> {
+  const routes = [{ path: "*", Component: () => <nav>{links}</nav> }];
+  const handler = createStaticHandler(routes, { basename });
+  const context = await handler.query(new Request(`https://shop.example${at}`));
+  if (context instanceof Response) throw new Error(`the static handler answered ${context.status}`);
+  const served = renderToString(<StaticRouterProvider router={createStaticRouter(handler.dataRoutes, context)} context={context} />);
+  if (basename !== "/") return [served];
+  const Stub = createRoutesStub(routes);
+  return [served, renderToString(<Stub initialEntries={[at]} />)];
 }
 
 type LinkProps = Parameters<typeof ServerLink>[0];
@@ -32,6 +47,20 @@ const TOS: LinkProps["to"][] = [
   "/a#",
   "/a?#h",
   "/a b",
+  "/a%20b",
+  "/%",
+  "/a%2Fb",
+  "/a;b=c",
+  "/~u/'q'",
+  "/a:b@c",
+  "/...",
+  "/.well-known/x",
+  "/a/.hidden",
+  "/a#x?y",
+  "/a?b?c#d#e",
+  "/a?x y",
+  "/a#x ",
+  "/?x",
   "https://example.com/x",
   "//example.com/x",
   { pathname: "/x", search: "?y=1" },
@@ -51,16 +80,27 @@ const LINK_PROPS: Omit<LinkProps, "to">[] = [
 ];
 
 describe("links drawn on the server", () => {
-  it("Link: the same markup as React Router's for every `to` and prop", () => {
+  it("Link: the same markup as React Router's for every `to` and prop", async () => {
     for (const to of TOS)
       for (const props of LINK_PROPS) {
-        const ours = render("/dashboard/orders", <ServerLink to={to} {...props} />);
-        const router = render("/dashboard/orders", <RouterLink to={to} {...props} />);
-        expect(ours, JSON.stringify({ to, props })).toBe(router);
+        const ours = await renders("/dashboard/orders", <ServerLink to={to} {...props} />);
+        const router = await renders("/dashboard/orders", <RouterLink to={to} {...props} />);
+        expect(ours, JSON.stringify({ to, props })).toEqual(router);
       }
   });
 
-  it("NavLink: active, with its class, aria-current, style and children, where React Router's is", () => {
+  it("leaves every link to React Router under a basename, which prefixes them", async () => {
+    for (const to of ["/", "/dashboard/orders?q=x", "/support"]) {
+      const [ours] = await renders("/shop/dashboard/orders", <ServerLink to={to} />, "/shop");
+      const [router] = await renders("/shop/dashboard/orders", <RouterLink to={to} />, "/shop");
+      expect(ours).toBe(router);
+      expect(ours).toContain(`href="/shop${to === "/" ? "" : to}"`);
+      const [nav] = await renders("/shop/dashboard/orders", <ServerNavLink to={to} />, "/shop");
+      expect(nav).toBe((await renders("/shop/dashboard/orders", <RouterNavLink to={to} />, "/shop"))[0]);
+    }
+  });
+
+  it("NavLink: active, with its class, aria-current, style and children, where React Router's is", async () => {
     const navs: NavLinkProps[] = [
       { to: "/dashboard" },
       { to: "/dashboard", end: true },
@@ -68,6 +108,10 @@ describe("links drawn on the server", () => {
       { to: "/dashboard/Orders" },
       { to: "/dashboard/Orders", caseSensitive: true },
       { to: "/dashboard/orders/" },
+      { to: "/dashboard/orders/", end: true },
+      { to: "/a%2Fb" },
+      { to: "/dashboard", viewTransition: true, prefetch: "render" },
+      { to: "/dashboard", children: ["Dash", "board"] },
       { to: "/dashboard/order" },
       { to: "/", end: true },
       { to: "/" },
@@ -80,11 +124,11 @@ describe("links drawn on the server", () => {
         children: ({ isActive }) => (isActive ? "Here" : "There"),
       },
     ];
-    for (const at of ["/dashboard/orders", "/dashboard/orders/", "/dashboard", "/"])
+    for (const at of ["/dashboard/orders", "/dashboard/orders/", "/dashboard", "/", "/a%2fb"])
       for (const props of navs) {
-        const ours = render(at, <ServerNavLink {...props} />);
-        const router = render(at, <RouterNavLink {...props} />);
-        expect(ours, JSON.stringify({ at, to: props.to })).toBe(router);
+        const ours = await renders(at, <ServerNavLink {...props} />);
+        const router = await renders(at, <RouterNavLink {...props} />);
+        expect(ours, JSON.stringify({ at, to: props.to })).toEqual(router);
       }
   });
 
@@ -93,5 +137,10 @@ describe("links drawn on the server", () => {
     for (const to of ["?mode=signup", "../up", "/a/./b", "/a/%2e%2e/b", "/a//b", "/a?", "/a#", "/a b", "https://example.com/x", "//x"])
       expect(plainPath(to), to).toBeNull();
     expect(plainPath({ pathname: "/x" })).toBeNull();
+    // What it draws, a URL keeps as it is: the path NavLink compares is the one written.
+    for (const to of TOS) {
+      const path = plainPath(to);
+      if (path) expect(new URL(path.pathname, "https://shop.example").pathname, String(to)).toBe(path.pathname);
+    }
   });
 });
