@@ -65,6 +65,8 @@ export function productStatusesRead(db: Db, productIds: string[]): Read<Map<stri
 
 /** Each product's current status: the one its latest status-setting post set, else Undetected. */
 export async function productStatuses(db: Db, productIds: string[]): Promise<Map<string, ProductStatusView>> {
+  // No products (the catalogue could not be read): no query.
+  if (productIds.length === 0) return new Map();
   const [statuses] = await readTogether(db, [productStatusesRead(db, productIds)]);
   return statuses;
 }
