@@ -5,6 +5,7 @@
 // api/ (endpoints the pages call; no pages, so no boundary) and dev/. A route's own parts sit
 // beside it in its area's +shared/ folder.
 import { index, layout, prefix, type RouteConfig, route } from "@react-router/dev/routes";
+import { DASHBOARD_PATH } from "./lib/entry-paths";
 
 // Pages that exist only in development and tests (the local mailbox, the simulated chain, the test
 // clock and the demo checkout that stands in for Shopify); a production build has none of them.
@@ -59,7 +60,7 @@ export default [
   route("api/crypto-orders", "routes/api/crypto-orders.ts"),
   route("api/reviews", "routes/api/reviews.ts"),
   route("api/chat/rooms", "routes/api/chat-rooms.ts"),
-  ...prefix("dashboard", [
+  ...prefix(DASHBOARD_PATH.slice(1), [
     // The shell: the sidebar, and the sign-in guard every dashboard loader and action runs behind.
     layout("routes/hub/shell.tsx", [
       layout("routes/hub/layout.tsx", [

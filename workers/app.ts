@@ -6,7 +6,15 @@
 // (decision 107). A module loaded this way is still one instance per isolate.
 import type { RequestHandler, RouterContextProvider } from "react-router";
 import { onFirstUse } from "~/server/platform/on-first-use.server";
-import { API_PREFIX, CHAT_PATH, DEV_RECEIVER_PATH, HEALTH_PATH, REMINDER_UNSUBSCRIBE_PATH, SELLER_PREFIX } from "~/lib/entry-paths";
+import {
+  API_PREFIX,
+  CHAT_PATH,
+  DEV_RECEIVER_PATH,
+  HEALTH_PATH,
+  inSignedInArea,
+  REMINDER_UNSUBSCRIBE_PATH,
+  SELLER_PREFIX,
+} from "~/lib/entry-paths";
 
 export { ChatRoom } from "./chat-room";
 export { KeyWatch } from "./key-watch";
@@ -93,8 +101,8 @@ export default {
       return withSecurityHeaders(forFirstPaint(await handleRequest(request, context), pathname), csp, request.method);
     };
     // Development always renders fresh; elsewhere public pages are served from the edge cache
-    // unless EDGE_CACHE is "off".
-    const edgeCache = import.meta.env.MODE !== "development" && env.EDGE_CACHE !== "off";
+    // unless EDGE_CACHE is "off". The signed-in area is never public: its pages skip the lookup.
+    const edgeCache = import.meta.env.MODE !== "development" && env.EDGE_CACHE !== "off" && !inSignedInArea(pathname);
     return edgeCache ? serveWithEdgeCache(request, ctx, render) : render();
   },
 

@@ -6,3 +6,12 @@ export const HEALTH_PATH = "/api/health";
 export const CHAT_PATH = "/chat/ws";
 export const REMINDER_UNSUBSCRIBE_PATH = "/reminders/unsubscribe";
 export const DEV_RECEIVER_PATH = "/dev/webhooks";
+
+/** The signed-in area: the member's hub and the back office, rendered for one person each. */
+export const DASHBOARD_PATH = "/dashboard";
+/**
+ * Whether a path is in the signed-in area, its pages' data requests (`/dashboard.data`) included.
+ * Its answers are never public, so the page cache is not consulted for them (decision 126).
+ */
+export const inSignedInArea = (pathname: string) =>
+  pathname.startsWith(DASHBOARD_PATH) && /^(?:$|[/.])/.test(pathname.slice(DASHBOARD_PATH.length));

@@ -1,7 +1,7 @@
 import { desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { statusUpdates } from "~/server/platform/db/schema.server";
-import { call, cookieFrom, createAccount, db, signIn, unique } from "../helpers";
+import { call, cookieFrom, createAccount, db, ORIGIN, signIn, unique } from "../helpers";
 import ogImage from "../../public/images/og.png?inline";
 import wholeStylesheet from "~/app.css?inline";
 import stylesheetUrl from "~/app.css?url";
@@ -66,6 +66,40 @@ describe("edge caching", () => {
       expect(response.headers.get("X-Cache")).toBeNull();
     });
   }
+
+  /** Puts a copy of a page in the Worker's page cache, as the Worker stores one. */
+  async function plant(path: string, body: string) {
+    const cache = await caches.open("pages");
+    const headers = {
+      "Content-Type": "text/html",
+      "Cache-Control": "public, max-age=660",
+      "x-edge-stored-at": String(Date.now()),
+      "x-edge-cache-control": "public, max-age=60, stale-while-revalidate=600",
+    };
+    await cache.put(`${ORIGIN}${path}`, new Response(body, { headers }));
+  }
+
+  it("never answers a signed-in page or its data from the page cache, even with a copy there", async () => {
+    const planted = unique("planted");
+    // The copy is one the Worker would serve: under a public page's path, it is.
+    const publicPath = `/support?c=${unique("c")}`;
+    await plant(publicPath, planted);
+    const served = await call(publicPath);
+    expect(served.headers.get("X-Cache")).toBe("HIT");
+    expect(await served.text()).toBe(planted);
+
+    const account = await createAccount();
+    const cookie = await signIn(account, unique("ip"));
+    for (const page of ["/dashboard", "/dashboard/subscriptions", "/dashboard.data", "/dashboard/subscriptions.data"]) {
+      const path = `${page}?c=${unique("c")}`;
+      await plant(path, planted);
+      const response = await call(path, { cookie });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("Cache-Control")).toBe("private, no-store");
+      expect(response.headers.get("X-Cache")).toBeNull();
+      expect(await response.text()).not.toContain(planted);
+    }
+  });
 
   it("keeps the answer to a form post private even on a public page", async () => {
     const response = await call("/status", { form: { title: "x", description: "y" } });
