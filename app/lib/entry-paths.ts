@@ -11,7 +11,16 @@ export const DEV_RECEIVER_PATH = "/dev/webhooks";
 export const DASHBOARD_PATH = "/dashboard";
 /**
  * Whether a path is in the signed-in area, its pages' data requests (`/dashboard.data`) included.
- * Its answers are never public, so the page cache is not consulted for them (decision 126).
+ * Its answers are never public, so the page cache is not consulted for them (decision 126). Read as
+ * the router matches it: escapes decoded (unless malformed, as the router leaves them), any case.
  */
-export const inSignedInArea = (pathname: string) =>
-  pathname.startsWith(DASHBOARD_PATH) && /^(?:$|[/.])/.test(pathname.slice(DASHBOARD_PATH.length));
+export function inSignedInArea(pathname: string): boolean {
+  let path = pathname;
+  try {
+    path = decodeURIComponent(pathname);
+  } catch {
+    // Malformed escapes: the router matches the path as written, and so does this.
+  }
+  path = path.toLowerCase();
+  return path.startsWith(DASHBOARD_PATH) && /^(?:$|[/.])/.test(path.slice(DASHBOARD_PATH.length));
+}
