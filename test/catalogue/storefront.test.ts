@@ -96,8 +96,10 @@ describe("edge caching", () => {
       "/dashboard/subscriptions",
       "/dashboard.data",
       "/dashboard/subscriptions.data",
+      "/dashboard/_.data",
       "/Dashboard",
       "/%64ashboard/subscriptions",
+      "/DASHBOARD/subscriptions.data",
     ];
     for (const page of pages) {
       const path = `${page}?c=${unique("c")}`;
