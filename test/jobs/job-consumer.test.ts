@@ -229,6 +229,35 @@ describe("fulfilment queue: the buyer waiting for the key", () => {
     expect(done).not.toContain("Your order is being fulfilled");
     expect(done).toContain(code);
   });
+
+  it("finds the buyer wherever the order names them, while the delivery is queued or erroring, among other pending ones", async () => {
+    const page = async (cookie: string) => (await call("/dashboard/subscriptions", { cookie })).text();
+    const waiting = "Your order is being fulfilled";
+    const { payload } = await paidOrder();
+    const { email: _, ...unaddressed } = payload;
+    // Others' orders wait too, and a body that is not JSON names nobody.
+    await recordedDelivery({ ...payload, email: `Other.${unique("buyer")}@example.com` });
+    await db
+      .insert(webhookDeliveries)
+      .values({ id: crypto.randomUUID(), topic: "orders/paid", outcome: "queued", payload: "not json", receivedAt: Date.now() });
+
+    const byContact = await createAccount();
+    const contact = await recordedDelivery({ ...unaddressed, contact_email: byContact.email.toUpperCase() });
+    const byCustomer = await createAccount();
+    await recordedDelivery({ ...unaddressed, customer: { email: byCustomer.email } });
+    const bystander = await signIn(await createAccount(), unique("ip"));
+
+    const contactCookie = await signIn(byContact, unique("ip"));
+    expect(await page(contactCookie)).toContain(waiting);
+    expect(await page(await signIn(byCustomer, unique("ip")))).toContain(waiting);
+    expect(await page(bystander)).not.toContain(waiting);
+
+    // Erroring while the queue retries: still on its way. Handled, its body cleared: no longer.
+    await db.update(webhookDeliveries).set({ outcome: "error" }).where(eq(webhookDeliveries.id, contact.id));
+    expect(await page(contactCookie)).toContain(waiting);
+    await db.update(webhookDeliveries).set({ outcome: "processed", payload: null }).where(eq(webhookDeliveries.id, contact.id));
+    expect(await page(contactCookie)).not.toContain(waiting);
+  });
 });
 
 describe("fulfilment queue: the delivery's body", () => {

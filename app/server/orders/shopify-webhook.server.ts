@@ -4,7 +4,7 @@
 // (shopify-consumer.server). Also
 // the deliveries' bookkeeping: stuck ones queued again, the admin's list, an order on its way.
 // Unsigned deliveries change nothing but an audit entry.
-import { and, desc, eq, getTableColumns, inArray, lt, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, notInArray, sql } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit, lastAuditedAt } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
@@ -182,22 +182,20 @@ export async function requeueStuckDeliveries(deps: { db: Db; queue: JobQueue<"sh
   return stuck.length;
 }
 
-const orderOnItsWayQuery = builtOnce((db) => {
-  const payload = webhookDeliveries.payload;
-  const buyer = sql`case when json_valid(${payload}) then lower(coalesce(json_extract(${payload}, '$.email'), json_extract(${payload}, '$.contact_email'), json_extract(${payload}, '$.customer.email'))) end`;
-  return db
+const orderOnItsWayQuery = builtOnce((db) =>
+  db
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
     .where(
       and(
+        eq(webhookDeliveries.buyerEmail, sql.placeholder("email")),
         inArray(webhookDeliveries.outcome, ["queued", "error"]),
         inArray(webhookDeliveries.topic, ["orders/create", "orders/updated", "orders/paid"]),
-        sql`${buyer} = ${sql.placeholder("email")}`,
       ),
     )
     .limit(1)
-    .prepare();
-});
+    .prepare(),
+);
 
 /**
  * Whether an order for `email` is accepted but its keys are not handed out yet: a delivery still
@@ -211,7 +209,15 @@ export function orderOnItsWayRead(db: Db, email: string) {
 /** The latest deliveries with their outcome, for the admin's webhook card. */
 export function latestDeliveries(db: Db, limit = 10) {
   return db
-    .select({ ...getTableColumns(webhookDeliveries), orderName: orderName(webhookDeliveries.orderId) })
+    .select({
+      id: webhookDeliveries.id,
+      topic: webhookDeliveries.topic,
+      outcome: webhookDeliveries.outcome,
+      detail: webhookDeliveries.detail,
+      orderId: webhookDeliveries.orderId,
+      orderName: orderName(webhookDeliveries.orderId),
+      receivedAt: webhookDeliveries.receivedAt,
+    })
     .from(webhookDeliveries)
     .orderBy(desc(webhookDeliveries.receivedAt))
     .limit(limit);

@@ -785,11 +785,19 @@ export const webhookDeliveries = sqliteTable(
     detail: text("detail"),
     payload: text("payload"),
     receivedAt: integer("received_at").notNull(),
+    // The buyer's address (lower case) as the stored body names it: computed by SQLite from the
+    // body, and indexed, so a member's page finds an order still on its way without reading every
+    // pending body. Null once the body is cleared.
+    buyerEmail: text("buyer_email").generatedAlwaysAs(
+      sql`case when json_valid(payload) then lower(coalesce(json_extract(payload, '$.email'), json_extract(payload, '$.contact_email'), json_extract(payload, '$.customer.email'))) end`,
+      { mode: "virtual" },
+    ),
   },
   (t) => [
     index("webhook_deliveries_received").on(t.receivedAt),
     index("webhook_deliveries_outcome").on(t.outcome, t.receivedAt),
     index("webhook_deliveries_order").on(t.orderId, t.receivedAt),
+    index("webhook_deliveries_buyer").on(t.buyerEmail, t.outcome),
   ],
 );
 

@@ -1,0 +1,2 @@
+ALTER TABLE `webhook_deliveries` ADD `buyer_email` text GENERATED ALWAYS AS (case when json_valid(payload) then lower(coalesce(json_extract(payload, '$.email'), json_extract(payload, '$.contact_email'), json_extract(payload, '$.customer.email'))) end) VIRTUAL;--> statement-breakpoint
+CREATE INDEX `webhook_deliveries_buyer` ON `webhook_deliveries` (`buyer_email`,`outcome`);
