@@ -14,6 +14,7 @@ import { ViewerProvider } from "~/components/viewer";
 import { app } from "~/http/context.server";
 import type { Route } from "./+types/root";
 import { DOCUMENTS_SHAPED } from "~/lib/stylesheet";
+import { inSignedInArea } from "~/lib/entry-paths";
 import stylesheet from "./app.css?url";
 
 // Drawn here only around a refused staff page; the dashboard's own layout imports it as usual.
@@ -76,7 +77,7 @@ export function Layout({ children }: { children: ReactNode }) {
             </CartProvider>
           </ViewerProvider>
         </ToastProvider>
-        {pathname.startsWith("/dashboard") ? null : <SiteFooter />}
+        {inSignedInArea(pathname) ? null : <SiteFooter />}
         <ScrollRestorer />
         <Scripts />
       </body>

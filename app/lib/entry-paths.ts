@@ -9,6 +9,9 @@ export const DEV_RECEIVER_PATH = "/dev/webhooks";
 
 /** The signed-in area: the member's hub and the back office, rendered for one person each. */
 export const DASHBOARD_PATH = "/dashboard";
+// Case-insensitive as the router's own patterns are (ASCII letters only, without the `u` flag).
+const SIGNED_IN_AREA = new RegExp(`^${DASHBOARD_PATH}(?:$|[/.])`, "i");
+
 /**
  * Whether a path is in the signed-in area, its pages' data requests (`/dashboard.data`) included.
  * Its answers are never public, so the page cache is not consulted for them (decision 126). Read as
@@ -21,6 +24,5 @@ export function inSignedInArea(pathname: string): boolean {
   } catch {
     // Malformed escapes: the router matches the path as written, and so does this.
   }
-  path = path.toLowerCase();
-  return path.startsWith(DASHBOARD_PATH) && /^(?:$|[/.])/.test(path.slice(DASHBOARD_PATH.length));
+  return SIGNED_IN_AREA.test(path);
 }

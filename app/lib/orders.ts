@@ -47,6 +47,8 @@ export interface OrderRow {
   currency: string;
   method: string;
   createdAt: number;
+  /** Its e-mail could not be delivered to the address it holds now: staff correct the address. */
+  undelivered: boolean;
 }
 
 /** Where an order's page is. */

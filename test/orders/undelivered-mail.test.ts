@@ -20,6 +20,8 @@ describe("an order whose key e-mail could not be delivered", () => {
     const cookie = await staff("support");
     const list = await text(await call(`/dashboard/orders?q=${encodeURIComponent(order.email)}`, { cookie }));
     expect(list).toContain("E-mail failed");
+    // Found by its number (one order read through its own table's index), it carries the flag too.
+    expect(await text(await call(`/dashboard/orders?q=${encodeURIComponent(order.order.name)}`, { cookie }))).toContain("E-mail failed");
     const page = await text(await call(`/dashboard/orders/shopify/${order.orderId}`, { cookie }));
     expect(page).toContain("The buyer&#x27;s e-mail could not be delivered");
     expect(page).toContain("The domain does not exist (.invalid)");
@@ -55,6 +57,9 @@ describe("an order whose key e-mail could not be delivered", () => {
     expect(audits).toHaveLength(1);
     expect(audits[0]!.detail).toContain(order.email);
     expect(await text(await call(`/dashboard/orders/shopify/${order.orderId}`, { cookie }))).not.toContain("could not be delivered");
+    expect(await text(await call(`/dashboard/orders?q=${encodeURIComponent(order.order.name)}`, { cookie }))).not.toContain(
+      "E-mail failed",
+    );
 
     // A later order body from Shopify still carries the old address: the keys keep going to the corrected one.
     const line = order.order.line_items[0]!;

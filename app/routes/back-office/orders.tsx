@@ -26,7 +26,7 @@ import { encodeCursor, ORDER_SOURCES, ORDER_STATE_LABEL, ORDERS_PATH, type Order
 import { can } from "~/lib/roles";
 import { manualOrderSchema, orderListSchema } from "~/lib/schemas/orders";
 import { createManualOrder } from "~/server/orders/order-actions.server";
-import { listOrders, orderFilters, undeliveredOrders } from "~/server/orders/order-list.server";
+import { listOrders, orderFilters } from "~/server/orders/order-list.server";
 import { clientAddress } from "~/http/caller.server";
 import { allVariants } from "~/server/catalogue/catalogue.server";
 import type { Route } from "./+types/orders";
@@ -50,14 +50,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     : [];
   const base = { query: url.search, variants, canManage: manage, canExport: can(role, "export") };
   const input = checkForm(orderListSchema, Object.fromEntries(url.searchParams));
-  const none = { rows: [], undelivered: [], next: null, paged: false };
+  const none = { rows: [], next: null, paged: false };
   if (!input.ok) return data({ ...base, ...none, error: input.problem.message }, { status: 400 });
   const page = await listOrders(db, orderFilters(input.value), input.value.cursor);
   if (!page.ok) return data({ ...base, ...none, error: page.problem.message }, { status: 400 });
   const next =
     page.value.next && new URLSearchParams({ ...Object.fromEntries(url.searchParams), cursor: encodeCursor(page.value.next) }).toString();
-  const undelivered = await undeliveredOrders(db, page.value.rows);
-  return { ...base, rows: page.value.rows, undelivered, next, paged: input.value.cursor !== "", error: null };
+  return { ...base, rows: page.value.rows, next, paged: input.value.cursor !== "", error: null };
 }
 
 const manualTitle = "Manual order";
@@ -79,7 +78,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   });
 }
 
-const columns = (undelivered: ReadonlySet<string>): Column<OrderRow>[] => [
+const columns: Column<OrderRow>[] = [
   {
     label: "Order",
     value: (o) => (
@@ -94,7 +93,7 @@ const columns = (undelivered: ReadonlySet<string>): Column<OrderRow>[] => [
     value: (o) => (
       <span className="inline-flex flex-wrap items-center gap-2">
         {o.email || <span className="text-muted">—</span>}
-        {undelivered.has(o.key) ? <Badge tone="red">E-mail failed</Badge> : null}
+        {o.undelivered ? <Badge tone="red">E-mail failed</Badge> : null}
       </span>
     ),
   },
@@ -182,7 +181,7 @@ function ManualOrderForm({ variants }: { variants: { id: string; title: string }
 }
 
 export default function Orders({ loaderData }: Route.ComponentProps) {
-  const { rows, undelivered, next, paged, error, query, variants, canManage, canExport } = loaderData;
+  const { rows, next, paged, error, query, variants, canManage, canExport } = loaderData;
   const filters = new URLSearchParams(query);
   filters.delete("cursor");
   const shared = filters.toString();
@@ -212,7 +211,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
         {rows.length === 0 ? (
           <p className="mt-4 text-sm text-muted">{error ? "Fix the search above to see orders." : "No orders match this search."}</p>
         ) : (
-          <CardTable rows={rows} columns={columns(new Set(undelivered))} rowKey={(o) => o.key} label="Orders" />
+          <CardTable rows={rows} columns={columns} rowKey={(o) => o.key} label="Orders" />
         )}
         <Pager newest={paged ? `${ORDERS_PATH}${shared ? `?${shared}` : ""}` : null} older={next ? `${ORDERS_PATH}?${next}` : null} />
       </Card>

@@ -19,7 +19,7 @@ import { audit, lastAuditedAt } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { backorders, cryptoOrders, manualOrders, shopifyOrders, users } from "../platform/db/schema.server";
 import type { MailingDeps } from "../platform/mail.server";
-import { codeOrderId, undeliveredOrders } from "./order-list.server";
+import { codeOrderId } from "./order-list.server";
 import { keysOfOrder, type OrderKey } from "./order-page.server";
 
 /** Who acts, and from where (for the audit log). */
@@ -77,8 +77,8 @@ export async function correctBuyerEmail(
   const { db } = deps;
   if (order.source !== "shopify") return fail("conflict", "Only a card order's address is corrected here");
   if (email === order.email.toLowerCase()) return fail("invalid", "That is the address the e-mail failed to reach", { field: "email" });
-  const [flagged] = await undeliveredOrders(db, [order]);
-  if (!flagged) return fail("conflict", `The e-mail to ${order.email || "the buyer"} was not refused: there is nothing to correct`);
+  if (!order.undelivered)
+    return fail("conflict", `The e-mail to ${order.email || "the buyer"} was not refused: there is nothing to correct`);
   // An address an account has proven is its owner's: their keys are not moved away from it.
   const proven = await db
     .select({ id: users.id })

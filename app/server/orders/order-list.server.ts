@@ -1,12 +1,12 @@
 // The back office's list of orders over every source (the order_index view), its filters and its
 // search (by key, transaction id, order number or e-mail), and finding one order. Reading only: one
 // order's page is order-page.server.ts, the actions on an order order-actions.server.ts.
-import { and, desc, eq, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, or, type SQL, sql, type SQLWrapper } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { decodeCursor, type OrderCursor, type OrderRow, type OrderSource, ORDER_SOURCES, type UndeliveredMail } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import { dayStart, type OrderListInput } from "~/lib/schemas/orders";
-import { chunksOf, type Db } from "../platform/db/client.server";
+import type { Db } from "../platform/db/client.server";
 import { batchTogether, bound, builtOnce } from "../platform/db/reads.server";
 import {
   cryptoOrders,
@@ -200,6 +200,13 @@ async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | nu
   return bounds.length > 0 ? Math.max(...bounds) : undefined;
 }
 
+/**
+ * An order's e-mail that could not be delivered, to the address the order holds now: once staff
+ * correct the address, the old failure no longer counts. Addresses compare in any (ASCII) case.
+ */
+const failedMailTo = (order: { key: SQLWrapper | string; email: SQLWrapper | string }) =>
+  and(eq(mailOutbox.orderKey, order.key), eq(mailOutbox.status, "failed"), sql`lower(${mailOutbox.toAddress}) = lower(${order.email})`);
+
 const rowColumns = {
   key: orderIndex.key,
   source: orderIndex.source,
@@ -211,6 +218,8 @@ const rowColumns = {
   currency: orderIndex.currency,
   method: orderIndex.method,
   createdAt: orderIndex.createdAt,
+  // Read with the row (through the mail's index on its order), not in a round trip of its own.
+  undelivered: sql<boolean>`exists (select 1 from ${mailOutbox} where ${failedMailTo(orderIndex)})`.mapWith(Boolean),
 };
 
 const newestFirst = (a: OrderRow, b: OrderRow) => b.createdAt - a.createdAt || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
@@ -237,39 +246,15 @@ export interface OrderPage {
   next: OrderCursor | null;
 }
 
-/** Which of `orders` (by key) are flagged: their e-mail to the buyer's address could not be delivered. */
-export async function undeliveredOrders(db: Db, orders: Pick<OrderRow, "key" | "email">[]): Promise<string[]> {
-  return [...(await undeliveredMail(db, orders)).keys()];
-}
-
-/**
- * The newest undeliverable e-mail of each order (by its key), to the address the order holds now:
- * once staff correct the address, the old failure no longer flags the order.
- */
-export async function undeliveredMail(db: Db, orders: Pick<OrderRow, "key" | "email">[]): Promise<Map<string, UndeliveredMail>> {
-  const failed = new Map<string, UndeliveredMail>();
-  // One parameter an order and one for the status: chunks of fifty keep under D1's limit.
-  for (const group of chunksOf(orders, 2)) {
-    const rows = await db
-      .select({ orderKey: mailOutbox.orderKey, to: mailOutbox.toAddress, error: mailOutbox.lastError, at: mailOutbox.createdAt })
-      .from(mailOutbox)
-      .where(
-        and(
-          inArray(
-            mailOutbox.orderKey,
-            group.map((o) => o.key),
-          ),
-          eq(mailOutbox.status, "failed"),
-        ),
-      )
-      .orderBy(desc(mailOutbox.createdAt));
-    for (const row of rows) {
-      const order = group.find((o) => o.key === row.orderKey);
-      if (order && row.orderKey && !failed.has(row.orderKey) && row.to.toLowerCase() === order.email.toLowerCase())
-        failed.set(row.orderKey, { to: row.to, error: row.error, at: row.at });
-    }
-  }
-  return failed;
+/** The newest e-mail of `order` that could not be delivered to the address it holds now, if any. */
+export async function undeliveredMail(db: Db, order: Pick<OrderRow, "key" | "email">): Promise<UndeliveredMail | undefined> {
+  return db
+    .select({ to: mailOutbox.toAddress, error: mailOutbox.lastError, at: mailOutbox.createdAt })
+    .from(mailOutbox)
+    .where(failedMailTo(order))
+    .orderBy(desc(mailOutbox.createdAt))
+    .limit(1)
+    .get();
 }
 
 /** A page of the order list, newest first, after `cursor` (an opaque string from a previous page). */

@@ -185,7 +185,11 @@ async function timelineOf(db: Db, order: OrderRow): Promise<TimelineEntry[]> {
 export async function orderDetail(db: Db, source: OrderSource, reference: string, now = Date.now()): Promise<Result<OrderDetail>> {
   const order = await findOrder(db, source, reference);
   if (!order) return fail("not-found", "No such order");
-  const [keys, timeline, undelivered] = await Promise.all([keyViews(db, order, now), timelineOf(db, order), undeliveredMail(db, [order])]);
+  const [keys, timeline, undelivered] = await Promise.all([
+    keyViews(db, order, now),
+    timelineOf(db, order),
+    order.undelivered ? undeliveredMail(db, order) : undefined,
+  ]);
   const detail: OrderDetail = {
     order,
     lines: [],
@@ -194,7 +198,7 @@ export async function orderDetail(db: Db, source: OrderSource, reference: string
     keys,
     timeline,
     cancellable: false,
-    undelivered: undelivered.get(order.key) ?? null,
+    undelivered: undelivered ?? null,
     risk: null,
   };
   if (source === "shopify") {
