@@ -1,7 +1,7 @@
 import { cloudflare } from "@cloudflare/vite-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineConfig, type Plugin } from "vite";
 
@@ -224,6 +224,9 @@ function reactRendererAsText(): Plugin {
   };
 }
 
+/** Whether wrangler.toml has the Worker's source maps uploaded with it (`upload_source_maps`). */
+const UPLOADS_SOURCE_MAPS = /^\s*upload_source_maps\s*=\s*true\b/m.test(readFileSync("wrangler.toml", "utf8"));
+
 export default defineConfig(({ command }) => ({
   plugins: [
     // LOCAL_STATE_DIR serves another local state than .wrangler/state: a restored backup, or the
@@ -322,6 +325,9 @@ export default defineConfig(({ command }) => ({
     },
     ssr: {
       build: {
+        // Source maps are written beside the build for reading profiles and stack traces, and the
+        // modules do not point at them, unless wrangler.toml uploads them (then each must).
+        sourcemap: UPLOADS_SOURCE_MAPS ? true : "hidden",
         // The Worker is minified (names kept, so stack traces and error names still read): the upload
         // stays under its size limit and a cold start parses less (decision 107).
         minify: true,

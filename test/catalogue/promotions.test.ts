@@ -4,9 +4,14 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, shopifyOrders } from "~/server/platform/db/schema.server";
-import { call, createAccount, cryptoOrder, db, deliver, paidOrderPayload, signIn, unique } from "../helpers";
+import { call, createAccount, cryptoOrder, db, deliver, nextId, paidOrderPayload, signIn, unique } from "../helpers";
 
-const PRODUCT = { id: "gid://shopify/Product/8800000000002", handle: "vertex-hwid-spoofer", variant: 4710000000004 };
+const PRODUCT = {
+  id: "gid://shopify/Product/8800000000002",
+  handle: "vertex-hwid-spoofer",
+  variant: 4710000000004,
+  otherVariant: 4710000000005,
+};
 const PAGE = `/product/${PRODUCT.handle}`;
 const admin = async () => signIn(await createAccount({ admin: true }), unique("ip"));
 const promote = (cookie: string, form: Record<string, string>) => call("/dashboard/promotions", { form, cookie });
@@ -63,6 +68,30 @@ describe("recent purchasers", () => {
     await cryptoOrder({ status: "complete", paidAt, variantId: "gid://shopify/ProductVariant/4710000000001" });
     await promote(cookie, { intent: "threshold", threshold: "2" });
     expect(purchasers(await (await call(PAGE)).text())).toBe("4");
+  });
+
+  it("count an order once however many of the product's variants it holds, and not once a later body drops them", async () => {
+    const cookie = await admin();
+    // Each read saves the threshold first, which drops the cached page.
+    const count = async () => {
+      await promote(cookie, { intent: "threshold", threshold: "1" });
+      return Number(purchasers(await (await call(PAGE)).text()) ?? 0);
+    };
+    const before = await count();
+    const order = paidOrderPayload({ variant: PRODUCT.variant, variantTitle: "30 Days", title: "Vertex HWID Spoofer", price: "39.99" });
+    const [line] = order.line_items;
+    const otherProduct = { ...line!, id: nextId(), variant_id: 4710000000001, title: "Vertex Rust" };
+    const both = {
+      ...order,
+      updated_at: new Date().toISOString(),
+      line_items: [line!, { ...line!, id: nextId(), variant_id: PRODUCT.otherVariant }, otherProduct],
+    };
+    await deliver("orders/paid", both);
+    expect(await count()).toBe(before + 1);
+
+    // Edited in Shopify: only the other product's line is left, so this product was not bought.
+    await deliver("orders/updated", { ...both, updated_at: new Date(Date.now() + 60_000).toISOString(), line_items: [otherProduct] });
+    expect(await count()).toBe(before);
   });
 });
 

@@ -9,7 +9,7 @@ import type { Viewer } from "~/lib/viewer";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import { bound, builtOnce, read, type Read } from "../platform/db/reads.server";
-import { cryptoOrders, productSales, shopifyOrders, storefrontSettings } from "../platform/db/schema.server";
+import { cryptoOrders, productSales, shopifyOrders, shopifyOrderVariants, storefrontSettings } from "../platform/db/schema.server";
 
 /**
  * The reads behind the social proof, built once per database (builtOnce) and sent in the product
@@ -19,14 +19,17 @@ import { cryptoOrders, productSales, shopifyOrders, storefrontSettings } from ".
  */
 const cardPurchasesRead = builtOnce((db) =>
   db
-    .select({ n: sql<number>`count(*)` })
-    .from(shopifyOrders)
+    .select({ n: sql<number>`count(distinct ${shopifyOrderVariants.orderId})` })
+    .from(shopifyOrderVariants)
+    .innerJoin(shopifyOrders, eq(shopifyOrders.id, shopifyOrderVariants.orderId))
     .where(
       and(
+        sql`${shopifyOrderVariants.variantId} in (select value from json_each(${sql.placeholder("variantIds")}))`,
+        gt(shopifyOrderVariants.paidAt, sql.placeholder("since")),
+        // The index finds the product's sales; the order itself says whether one counts.
         gt(shopifyOrders.paidAt, sql.placeholder("since")),
         isNull(shopifyOrders.refundedAt),
         isNull(shopifyOrders.cancelledAt),
-        sql`exists (select 1 from json_each(${shopifyOrders.lineItems}) line where json_extract(line.value, '$.variantId') in (select value from json_each(${sql.placeholder("variantIds")})))`,
       ),
     )
     .prepare(),

@@ -3,7 +3,7 @@
 // deliveries and sends several topics per order.
 import { eq, sql } from "drizzle-orm";
 import { codeLabel } from "~/lib/plans";
-import { shopifyOrders } from "../platform/db/schema.server";
+import { shopifyOrders, shopifyOrderVariants } from "../platform/db/schema.server";
 import type { Db } from "../platform/db/client.server";
 import type { MailingDeps } from "../platform/mail.server";
 import { mailBackorderAlert } from "../keys/stock-mail.server";
@@ -41,7 +41,7 @@ export type RecordedOrder = { stale: true } | { stale: false; cancelled: boolean
  * not fully handed out until `fulfilOrder` has run for it.
  */
 export async function recordOrder(db: Db, order: Order, now = Date.now()): Promise<RecordedOrder> {
-  const stored = await db
+  const upsert = db
     .insert(shopifyOrders)
     .values({
       id: order.id,
@@ -77,8 +77,20 @@ export async function recordOrder(db: Db, order: Order, now = Date.now()): Promi
       },
       setWhere: sql`coalesce(${shopifyOrders.sourceUpdatedAt}, 0) <= ${order.updatedAt}`,
     })
-    .returning({ cancelledAt: shopifyOrders.cancelledAt, email: shopifyOrders.email })
-    .get();
+    .returning({ cancelledAt: shopifyOrders.cancelledAt, email: shopifyOrders.email });
+  // The order's variants are rewritten from the row as stored, in the same transaction: a stale
+  // body changed nothing and rewrites the same, an edited one drops the variants it no longer has.
+  const [[stored]] = await db.batch([
+    upsert,
+    db.delete(shopifyOrderVariants).where(eq(shopifyOrderVariants.orderId, order.id)),
+    db
+      .insert(shopifyOrderVariants)
+      .select(
+        sql`select o.id, json_extract(line.value, '$.variantId'), o.paid_at from ${shopifyOrders} o, json_each(o.line_items) line
+          where o.id = ${order.id} and o.paid_at is not null and json_extract(line.value, '$.variantId') is not null`,
+      )
+      .onConflictDoNothing(),
+  ]);
   return stored ? { stale: false, cancelled: stored.cancelledAt !== null, email: stored.email } : { stale: true };
 }
 

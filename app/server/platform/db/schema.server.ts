@@ -747,11 +747,25 @@ export const shopifyOrders = sqliteTable(
     index("shopify_orders_held").on(t.heldAt),
     index("shopify_orders_email").on(sql`lower(${t.email})`),
     index("shopify_orders_received").on(t.receivedAt),
-    // The product page's "bought in the last 24 hours": orders by the time they were paid.
-    index("shopify_orders_paid").on(t.paidAt),
     index("shopify_orders_name").on(t.name),
     index("shopify_orders_cart").on(t.cartToken),
   ],
+);
+
+// The variants a paid card order has a line for, with the time it was paid: rewritten from the
+// stored order each time its body is recorded (decision 128). The product page's "bought in the
+// last 24 hours" finds the product's sales through its index instead of reading the lines of every
+// order of the day; the order itself still decides whether one counts.
+export const shopifyOrderVariants = sqliteTable(
+  "shopify_order_variants",
+  {
+    orderId: text("order_id")
+      .notNull()
+      .references(() => shopifyOrders.id, { onDelete: "cascade" }),
+    variantId: text("variant_id").notNull(),
+    paidAt: integer("paid_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orderId, t.variantId] }), index("shopify_order_variants_sold").on(t.variantId, t.paidAt)],
 );
 
 // Refunds as Shopify reported them. A refund is applied once (the claim token marks the one run
