@@ -46,6 +46,7 @@ import {
   resellerLedger,
   reviewModeration,
   shopifyOrders,
+  shopifyOrderVariants,
   shopifyRefunds,
   totpFactors,
   userSubscriptions,
@@ -146,6 +147,7 @@ export async function memberWithEverything(options: { role?: "support" } = {}): 
       .insert(shopifyOrders)
       .values({ id: orderId, email, currency: "USD", totalPrice: "29.99", lineItems: "[]", receivedAt: now, paidAt: now }),
     db.insert(shopifyRefunds).values({ id: unique("refund"), orderId, lineItems: "[]", receivedAt: now }),
+    db.insert(shopifyOrderVariants).values({ orderId, variantId: "gid://shopify/ProductVariant/1", paidAt: now }),
     db.insert(cryptoOrders).values({
       id: crypto.randomUUID(),
       orderNumber: `CRYPTO-${unique("P").toUpperCase()}`,

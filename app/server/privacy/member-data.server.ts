@@ -33,6 +33,7 @@ const byAddress =
   ({ email }: Member) =>
     sql`lower(${sql.identifier(column)}) = lower(${email})`;
 const ownLicences = ({ email }: Member) => sql`select id from licences where lower(owner_email) = lower(${email})`;
+const ofOwnCardOrders = ({ email }: Member) => sql`order_id in (select id from shopify_orders where lower(email) = lower(${email}))`;
 
 /** Every table that holds rows about a member, and how each row is known to be theirs. */
 export const MEMBER_TABLES = {
@@ -51,7 +52,8 @@ export const MEMBER_TABLES = {
   // Failed-attempt counters whose key names the account (sign-in, codes, resets, reviews).
   auth_throttle: { rows: ({ id }) => sql`instr(key, ${id}) > 0` },
   shopify_orders: { rows: byAddress("email"), omit: ["mail_lease", "mail_lease_until"] },
-  shopify_refunds: { rows: ({ email }) => sql`order_id in (select id from shopify_orders where lower(email) = lower(${email}))` },
+  shopify_refunds: { rows: ofOwnCardOrders },
+  shopify_order_variants: { rows: ofOwnCardOrders },
   crypto_orders: { rows: (m) => sql`user_id = ${m.id} or lower(customer_email) = lower(${m.email})` },
   manual_orders: { rows: (m) => sql`user_id = ${m.id} or lower(email) = lower(${m.email})` },
   demo_checkouts: { rows: (m) => sql`user_id = ${m.id} or lower(email) = lower(${m.email})` },
