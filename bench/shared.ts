@@ -447,6 +447,8 @@ export function shopScaleSeed(admin: string[], now: number): string {
       select cast(9000000000 + n as text), '#' || (100000 + n), 'buyer' || (n % ${ACCOUNTS + 5000} + 1) || '@bench.test', 'paid', 'USD', '19.99',
         json_array(json_object('id', 90000000000 + n, 'variantId', ${variant("n")}, 'quantity', 1, 'title', 'Vertex Rust', 'variantTitle', 'Plan', 'price', '19.99')),
         ${spread}, ${spread} from s;`,
+    // Each paid card order's variant, as recording the order writes it (decision 128).
+    `${series(CARD_ORDERS)} insert into shopify_order_variants (order_id, variant_id, paid_at) select cast(9000000000 + n as text), ${variant("n")}, ${spread} from s;`,
     `${series(CRYPTO_ORDERS)} insert into crypto_orders (id, order_number, user_id, status, product_title, variant_title, variant_id, customer_email, amount_cents, currency, crypto_type, wallet_address, received_units, confirmations, payments, paid_at, transaction_id, product_code, created_at, updated_at)
       select 'bench-crypto-' || n, 'CB-' || (${CARD_ORDERS} + n), 'bench-user-' || (n % ${ACCOUNTS} + 1), 'complete', 'Vertex Rust', 'Plan', ${variant("n")},
         'buyer' || (n % ${ACCOUNTS} + 1) || '@bench.test', 1999, 'USD', case n % 2 when 0 then 'BTC' else 'LTC' end, 'bc1qbench' || n, 30000, 1,

@@ -2,8 +2,7 @@ CREATE TABLE `shopify_order_variants` (
 	`order_id` text NOT NULL,
 	`variant_id` text NOT NULL,
 	`paid_at` integer NOT NULL,
-	PRIMARY KEY(`order_id`, `variant_id`),
-	FOREIGN KEY (`order_id`) REFERENCES `shopify_orders`(`id`) ON UPDATE no action ON DELETE cascade
+	PRIMARY KEY(`order_id`, `variant_id`)
 );
 --> statement-breakpoint
 CREATE INDEX `shopify_order_variants_sold` ON `shopify_order_variants` (`variant_id`,`paid_at`);--> statement-breakpoint

@@ -70,7 +70,7 @@ describe("recent purchasers", () => {
     expect(purchasers(await (await call(PAGE)).text())).toBe("4");
   });
 
-  it("count an order once however many of the product's variants it holds, and not once a later body drops them", async () => {
+  it("count an order once however many of the product's lines it holds, from when it is paid, and not once a later body drops them", async () => {
     const cookie = await admin();
     // Each read saves the threshold first, which drops the cached page.
     const count = async () => {
@@ -81,16 +81,16 @@ describe("recent purchasers", () => {
     const order = paidOrderPayload({ variant: PRODUCT.variant, variantTitle: "30 Days", title: "Vertex HWID Spoofer", price: "39.99" });
     const [line] = order.line_items;
     const otherProduct = { ...line!, id: nextId(), variant_id: 4710000000001, title: "Vertex Rust" };
-    const both = {
-      ...order,
-      updated_at: new Date().toISOString(),
-      line_items: [line!, { ...line!, id: nextId(), variant_id: PRODUCT.otherVariant }, otherProduct],
-    };
-    await deliver("orders/paid", both);
+    // Two lines of one variant, one of the product's other variant, and another product's.
+    const lines = [line!, { ...line!, id: nextId() }, { ...line!, id: nextId(), variant_id: PRODUCT.otherVariant }, otherProduct];
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+    await deliver("orders/create", { ...order, financial_status: "pending", updated_at: at(0), line_items: lines });
+    expect(await count()).toBe(before);
+    await deliver("orders/paid", { ...order, updated_at: at(30_000), line_items: lines });
     expect(await count()).toBe(before + 1);
 
     // Edited in Shopify: only the other product's line is left, so this product was not bought.
-    await deliver("orders/updated", { ...both, updated_at: new Date(Date.now() + 60_000).toISOString(), line_items: [otherProduct] });
+    await deliver("orders/updated", { ...order, updated_at: at(60_000), line_items: [otherProduct] });
     expect(await count()).toBe(before);
   });
 });

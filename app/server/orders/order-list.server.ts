@@ -218,16 +218,21 @@ const rowColumns = {
   currency: orderIndex.currency,
   method: orderIndex.method,
   createdAt: orderIndex.createdAt,
-  // Read with the row (through the mail's index on its order), not in a round trip of its own.
-  undelivered: sql<boolean>`exists (select 1 from ${mailOutbox} where ${failedMailTo(orderIndex)})`.mapWith(Boolean),
 };
+
+/**
+ * Whether the order (its key and address) is flagged: read in the statement that reads the rows,
+ * through the mail's index on its order, not in a round trip of its own.
+ */
+const undeliveredFlag = (order: { key: SQLWrapper; email: SQLWrapper }) =>
+  sql<boolean>`exists (select 1 from ${mailOutbox} where ${failedMailTo(order)})`.mapWith(Boolean);
 
 const newestFirst = (a: OrderRow, b: OrderRow) => b.createdAt - a.createdAt || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 
 /** The order_index row of one order, found through its own table's index (source, reference and time pushed into the arm). */
 function indexRow(db: Db, order: OrderReference, terms: (SQL | undefined)[] = []) {
   return db
-    .select(rowColumns)
+    .select({ ...rowColumns, undelivered: undeliveredFlag(orderIndex) })
     .from(orderIndex)
     .where(
       and(
@@ -274,7 +279,7 @@ export async function listOrders(db: Db, filters: OrderFilters, cursorText = "",
   }
   const searched = filters.q !== "";
   const floor = searched || filters.state ? undefined : await pageFloor(db, filters, cursor, size);
-  const rows = await db
+  const newest = db
     .select(rowColumns)
     .from(orderIndex)
     .where(
@@ -286,7 +291,14 @@ export async function listOrders(db: Db, filters: OrderFilters, cursorText = "",
       ),
     )
     .orderBy(desc(orderIndex.createdAt), desc(orderIndex.key))
-    .limit(size + 1);
+    .limit(size + 1)
+    .as("newest");
+  // The flag is read around the page, so only the rows it keeps are looked up (a list with no
+  // time bound sorts every matching row to find them).
+  const rows = await db
+    .select({ ...newest._.selectedFields, undelivered: undeliveredFlag(newest) })
+    .from(newest)
+    .orderBy(desc(newest.createdAt), desc(newest.key));
   return ok(page(rows));
 }
 

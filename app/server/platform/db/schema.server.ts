@@ -759,9 +759,9 @@ export const shopifyOrders = sqliteTable(
 export const shopifyOrderVariants = sqliteTable(
   "shopify_order_variants",
   {
-    orderId: text("order_id")
-      .notNull()
-      .references(() => shopifyOrders.id, { onDelete: "cascade" }),
+    // No foreign key: the rows are derived from the order, and a cascade would empty the table
+    // whenever a migration rebuilds shopify_orders (D1 keeps foreign keys on while it does).
+    orderId: text("order_id").notNull(),
     variantId: text("variant_id").notNull(),
     paidAt: integer("paid_at").notNull(),
   },
