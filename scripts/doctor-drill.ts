@@ -116,7 +116,7 @@ function cases(stub: string): { right: Record<string, string>; list: DrillCase[]
         expect: [/Discord refused the bot token/],
       },
       { name: "Discord token malformed", vars: { DISCORD_BOT_TOKEN: "not-a-token" }, expect: [/DISCORD_BOT_TOKEN is not a bot token/] },
-      { name: "health token wrong", doctor: ["--token", "not-the-shops-token-at-all-0000000000"], expect: [/refused the health token/] },
+      { name: "health token wrong", doctor: ["--token=not-the-shops-token-at-all-0000000000"], expect: [/refused the health token/] },
       { name: "two-factor key broken", vars: { TOTP_ENCRYPTION_KEY: "short" }, expect: [/TOTP_ENCRYPTION_KEY must be 32 bytes/] },
       {
         name: "explorer unreachable",
@@ -176,7 +176,7 @@ interface DoctorFinding {
  * server in this process must keep answering the shop while the doctor waits on it.
  */
 async function runDoctor(args: string[]): Promise<DoctorFinding[]> {
-  const child = spawn(process.execPath, ["scripts/doctor.ts", URL_, "--token", HEALTH_TOKEN, "--no-mail", "--json", ...args], {
+  const child = spawn(process.execPath, ["scripts/doctor.ts", URL_, `--token=${HEALTH_TOKEN}`, "--no-mail", "--json", ...args], {
     env: { ...process.env, HEALTH_TOKEN: "" },
     stdio: ["ignore", "pipe", "pipe"],
   });

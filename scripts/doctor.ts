@@ -5,11 +5,12 @@
 // HEALTH_TOKEN: every setting and the machinery behind it (the Health page's report), after a ping
 // on the job queue and a test e-mail. Exit code 1 when anything needs fixing.
 //
-//   npm run doctor -- <url> [--token T | --env staging] [--sdk-key BASE64 | --sdk-build DIR]
+//   npm run doctor -- <url> [--token=T | --env staging] [--sdk-key BASE64 | --sdk-build DIR]
 //                           [--mail-to ADDRESS | --no-mail] [--json]
 //
-// The token comes from --token, else HEALTH_TOKEN in the environment, else the file the setup
-// script saved it in (.health-token, or .health-token.<env> with --env).
+// The token comes from --token (written with "=": a generated token may begin with "-"), else
+// HEALTH_TOKEN in the environment, else the file the setup script saved it in (.health-token, or
+// .health-token.<env> with --env).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -39,7 +40,7 @@ interface Outcome {
 
 const url = positionals[0]?.replace(/\/+$/, "");
 if (!url || !/^https?:\/\//.test(url)) {
-  console.error("Usage: npm run doctor -- https://your-shop.example [--token T] [--sdk-key BASE64 | --sdk-build DIR] [--mail-to ADDRESS]");
+  console.error("Usage: npm run doctor -- https://your-shop.example [--token=T] [--sdk-key BASE64 | --sdk-build DIR] [--mail-to ADDRESS]");
   process.exit(2);
 }
 
