@@ -1,9 +1,11 @@
-// Renders documents as a stream. The CSP nonce the Worker chose for this response goes onto
-// every script React Router writes.
+// Renders documents, shaped for the first paint: whole when the render is complete with its shell,
+// as a stream when a part waits on something slow. The CSP nonce the Worker chose for this
+// response goes onto every script React Router writes.
 import { isbot } from "isbot";
 import { renderToReadableStream } from "react-dom/server";
 import { type EntryContext, type RouterContextProvider, ServerRouter } from "react-router";
 import { app } from "~/http/context.server";
+import { forFirstPaint } from "~/http/first-paint.server";
 
 export const streamTimeout = 5_000;
 
@@ -31,8 +33,12 @@ export default async function handleRequest(
     },
   });
   shellRendered = true;
+  // The shell's answer: an error in a part written later is the browser's to show.
+  const shellStatus = status;
   const userAgent = request.headers.get("User-Agent");
-  if ((userAgent && isbot(userAgent)) || routerContext.isSpaMode) await body.allReady;
+  const whole = (userAgent && isbot(userAgent)) || routerContext.isSpaMode;
+  if (whole) await body.allReady;
   headers.set("Content-Type", "text/html; charset=utf-8");
-  return new Response(body, { headers, status });
+  const document = await forFirstPaint(body, body.allReady, { pathname: new URL(request.url).pathname, nonce });
+  return new Response(document, { headers, status: whole ? status : shellStatus });
 }

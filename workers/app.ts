@@ -95,10 +95,10 @@ export default {
     }
 
     const render = async () => {
-      const [csp, { RouterContextProvider, appContext, catalogueFor, database, forFirstPaint }] = await Promise.all([policy(), pages()]);
+      const [csp, { RouterContextProvider, appContext, catalogueFor, database }] = await Promise.all([policy(), pages()]);
       const context = new RouterContextProvider();
       context.set(appContext, { env, ctx, db: database(env.DB), catalogue: catalogueFor(env), nonce: csp.nonce });
-      return withSecurityHeaders(forFirstPaint(await handleRequest(request, context), pathname), csp, request.method);
+      return withSecurityHeaders(await handleRequest(request, context), csp, request.method);
     };
     // Development always renders fresh; elsewhere public pages are served from the edge cache
     // unless EDGE_CACHE is "off". The signed-in area is never public: its pages skip the lookup.

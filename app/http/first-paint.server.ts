@@ -8,10 +8,12 @@
 //     inert, and a small loader starts them once the window has loaded and the first contentful
 //     paint has been reported. The server-rendered page is all there meanwhile, and its
 //     links work as plain links.
-// Outside the development server only (decisions 025, 106); the pass runs before the page cache
-// stores the document.
+// Outside the development server only (decisions 025, 106). The document's renderer
+// (entry.server.tsx) runs the pass, as text on a complete render (decision 130), before the page
+// cache stores the document.
 import stylesheetUrl from "~/app.css?url";
 import firstScreenCss from "~/first-screen.css?inline";
+import { settledWithin } from "~/lib/settled-within";
 import { DOCUMENTS_SHAPED } from "~/lib/stylesheet";
 
 const firstScreenStyle = `<style>${firstScreenCss}</style>`;
@@ -86,33 +88,82 @@ function startAfterFirstPaint(heldType: string, heldRel: string, stylesheet: str
 
 const loader = `(${startAfterFirstPaint.toString()})(${[HELD_TYPE, HELD_REL, stylesheetUrl].map((arg) => JSON.stringify(arg)).join(", ")})`;
 
-export function forFirstPaint(response: Response, pathname: string): Response {
-  if (!DOCUMENTS_SHAPED || !response.headers.get("Content-Type")?.startsWith("text/html")) return response;
-  const wholeStylesheet = !FIRST_SCREEN_PAGES.test(pathname);
-  return new HTMLRewriter()
-    .on("head", {
-      element(head) {
-        if (wholeStylesheet) {
-          head.prepend(stylesheetLink, { html: true });
-          return;
-        }
-        head.prepend(firstScreenStyle, { html: true });
-        // Without scripts the loader never adds it; the first screen's CSS alone is not the page.
-        head.append(`<noscript>${stylesheetLink}</noscript>`, { html: true });
+// What React writes for React Router's module script and its preload hints. React escapes quotes in
+// text and in attribute values, so nothing a page shows can read as either.
+const MODULE_SCRIPT_TYPE = ' type="module" async=""';
+const MODULE_PRELOAD_REL = 'rel="modulepreload"';
+const HEAD_START = /<head\b[^>]*>/;
+const HEAD_END = "</head>";
+const SCRIPT_END = "</script>";
+
+/** Whether `html` holds all that the shaping changes: the whole head and React Router's module script. */
+function shapeable(html: string): boolean {
+  const script = html.indexOf(MODULE_SCRIPT_TYPE);
+  return html.includes(HEAD_END) && script >= 0 && html.includes(SCRIPT_END, script);
+}
+
+/** A document (or its first part, through React Router's module script) shaped for the first paint. */
+function shaped(html: string, pathname: string, nonce: string): string {
+  const start = HEAD_START.exec(html);
+  const end = html.indexOf(HEAD_END);
+  if (!start || end < 0) return html;
+  const headFrom = start.index + start[0].length;
+  const head = FIRST_SCREEN_PAGES.test(pathname)
+    ? // Without scripts the loader never adds it; the first screen's CSS alone is not the page.
+      `${firstScreenStyle}${html.slice(headFrom, end)}<noscript>${stylesheetLink}</noscript>`
+    : `${stylesheetLink}${html.slice(headFrom, end)}`;
+  // The hints are held before the loader goes in: its own code sets that attribute.
+  const held = `${html.slice(0, headFrom)}${head}${html.slice(end)}`.replaceAll(MODULE_PRELOAD_REL, `rel="${HELD_REL}"`);
+  const script = held.indexOf(MODULE_SCRIPT_TYPE);
+  if (script < 0) return held;
+  const after = held.indexOf(SCRIPT_END, script) + SCRIPT_END.length;
+  return (
+    `${held.slice(0, script)} type="${HELD_TYPE}"${held.slice(script + MODULE_SCRIPT_TYPE.length, after)}` +
+    `<script nonce="${nonce}">${loader}</script>${held.slice(after)}`
+  );
+}
+
+/** The body with its first part shaped as it passes, once that part holds all the shaping changes. */
+function shapedAsItStreams(body: ReadableStream<Uint8Array>, shape: (html: string) => string): ReadableStream<Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let first: string | null = "";
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        if (first === null) return controller.enqueue(chunk);
+        first += decoder.decode(chunk, { stream: true });
+        if (!shapeable(first)) return;
+        controller.enqueue(encoder.encode(shape(first)));
+        first = null;
       },
-    })
-    .on('link[rel="modulepreload"]', {
-      element(link) {
-        link.setAttribute("rel", HELD_REL);
+      flush(controller) {
+        if (first !== null) controller.enqueue(encoder.encode(shape(first + decoder.decode())));
       },
-    })
-    .on('script[type="module"]', {
-      element(script) {
-        const nonce = script.getAttribute("nonce");
-        script.setAttribute("type", HELD_TYPE);
-        script.removeAttribute("async");
-        script.after(`<script${nonce ? ` nonce="${nonce}"` : ""}>${loader}</script>`, { html: true });
-      },
-    })
-    .transform(response);
+    }),
+  );
+}
+
+/**
+ * A rendered document's body, shaped for the first paint. A render that is complete by the time
+ * its shell is (every page whose loaders have their data) is read whole and shaped as text; one
+ * still waiting on a slow part streams, its first part shaped as it passes. A stream that goes
+ * through a transform costs about a millisecond of CPU more a page than one read whole (decision
+ * 130). `allReady` is React's promise that everything is written; `nonce` is the page's.
+ */
+export async function forFirstPaint(
+  body: ReadableStream<Uint8Array>,
+  allReady: Promise<void>,
+  { pathname, nonce }: { pathname: string; nonce: string },
+): Promise<ReadableStream<Uint8Array> | string> {
+  if (!DOCUMENTS_SHAPED) return body;
+  const shape = (html: string) => shaped(html, pathname, nonce);
+  const complete = await settledWithin(
+    allReady.then(
+      () => true,
+      () => false,
+    ),
+    0,
+  );
+  return complete ? shape(await new Response(body).text()) : shapedAsItStreams(body, shape);
 }

@@ -1,7 +1,13 @@
 // The plan section's states, rendered the way the server renders them.
 import { renderToString } from "react-dom/server";
-import { createRoutesStub } from "react-router";
+import { createRoutesStub, RouterContextProvider } from "react-router";
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { appContext } from "~/http/context.server";
+import { loader as homeLoader } from "~/routes/storefront/home";
+import { type Catalogue, demoCatalogueAdapter } from "~/server/catalogue/catalogue.server";
+import { db, ORIGIN } from "../helpers";
 import { Plans } from "~/routes/storefront/+shared/home/plans";
 import type { Product, ProductVariant } from "~/lib/catalogue";
 import { planOffer } from "~/lib/plans";
@@ -60,5 +66,33 @@ describe("Choose Your Plan", () => {
     const html = render([product([variant(1, "1 Week", "29.99"), variant(2, "30 Days", "89.99")])]);
     expect(html.match(/href="\/product\/vertex-rust"/g)).toHaveLength(2);
     expect(html.match(/Get Started Now/g)).toHaveLength(2);
+  });
+});
+
+describe("the home page's plans", () => {
+  const demo = demoCatalogueAdapter();
+  const loaderWith = (catalogue: Catalogue) => {
+    const context = new RouterContextProvider();
+    context.set(appContext, { env, ctx: createExecutionContext(), db, catalogue, nonce: "n" });
+    return homeLoader({ request: new Request(`${ORIGIN}/`), context, params: {} } as unknown as Parameters<typeof homeLoader>[0]);
+  };
+
+  it("come with the page when the catalogue answers at once", async () => {
+    const { plans, origin } = await loaderWith(demo);
+    expect(origin).toBe(ORIGIN);
+    expect(plans).not.toBeInstanceOf(Promise);
+    expect((plans as Awaited<typeof plans>).offer?.handle).toBe("vertex-rust");
+  });
+
+  it("stream behind the skeleton when the catalogue is slow, and arrive whole", async () => {
+    let answer!: () => void;
+    const slow: Catalogue = {
+      ...demo,
+      listProducts: (limits) => new Promise((resolve) => (answer = () => resolve(demo.listProducts(limits)))),
+    };
+    const { plans } = await loaderWith(slow);
+    expect(plans).toBeInstanceOf(Promise);
+    answer();
+    expect((await plans).offer?.handle).toBe("vertex-rust");
   });
 });

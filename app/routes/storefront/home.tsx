@@ -1,5 +1,6 @@
 // The home page: hero, why choose us, before/after, plans and the community call to action.
-// The page is public and cached; the plans stream in behind a skeleton.
+// The page is public and cached; the plans come with it, or stream in behind a skeleton when
+// the catalogue is slow to answer.
 import { type ReactNode, Suspense, use, useEffect } from "react";
 import { Link } from "~/components/link";
 import { HeroBackground } from "./+shared/home/hero-video";
@@ -16,6 +17,7 @@ import type { Toast } from "~/lib/toast";
 import { CatalogueError } from "~/server/catalogue/catalogue.server";
 import { LIMITS } from "~/server/catalogue/queries.server";
 import { app } from "~/http/context.server";
+import { settledWithin } from "~/lib/settled-within";
 import { publicPageHeaders } from "~/http/edge-cache.server";
 import type { Route } from "./+types/home";
 
@@ -46,7 +48,13 @@ interface PlansData {
   notice: Toast | null;
 }
 
-export function loader({ request, context }: Route.LoaderArgs) {
+/**
+ * How long a render waits for the plans before it streams them behind the skeleton: the catalogue
+ * from the Worker's cache answers well within it, a call to Shopify itself does not (decision 130).
+ */
+const PLANS_WAIT_MS = 25;
+
+export async function loader({ request, context }: Route.LoaderArgs) {
   const plans: Promise<PlansData> = app(context)
     .catalogue.listProducts({ first: LIMITS.listProducts, variantsFirst: LIMITS.listVariants, imagesFirst: LIMITS.listImages })
     .then((products) => ({ offer: planOffer(products), notice: null }))
@@ -64,7 +72,7 @@ export function loader({ request, context }: Route.LoaderArgs) {
           : null;
       return { offer: null, notice };
     });
-  return { plans, origin: new URL(request.url).origin };
+  return { plans: (await settledWithin(plans, PLANS_WAIT_MS)) ?? plans, origin: new URL(request.url).origin };
 }
 
 const REASONS = [
@@ -74,11 +82,20 @@ const REASONS = [
 ];
 
 /**
- * What a streamed value draws once it is there. React's use() keeps the promise's state on the
- * promise, where React Router's Await renders an error-boundary class and a context around every
- * use, which a render pays for per use; the Suspense around it still shows the fallback while the
- * value is on its way.
+ * What a value the loader may still be waiting for draws: at once when it came with the page, and
+ * behind `fallback` while it streams. React's use() keeps the promise's state on the promise,
+ * where React Router's Await renders an error-boundary class and a context around every use, which
+ * a render pays for per use.
  */
+function Streamed<T>({ value, fallback, children }: { value: T | Promise<T>; fallback: ReactNode; children: (value: T) => ReactNode }) {
+  if (!(value instanceof Promise)) return children(value);
+  return (
+    <Suspense fallback={fallback}>
+      <Resolved promise={value}>{children}</Resolved>
+    </Suspense>
+  );
+}
+
 function Resolved<T>({ promise, children }: { promise: Promise<T>; children: (value: T) => ReactNode }) {
   return children(use(promise));
 }
@@ -118,19 +135,17 @@ export default function Home({ loaderData }: Route.ComponentProps) {
             {BRAND} gives you the edge in Rust: precise aim, full ESP and a clean menu, delivered instantly by key.
           </p>
           <div className="mt-10 flex flex-col justify-center gap-3 sm:flex-row">
-            <Suspense fallback={getStartedDisabled}>
-              <Resolved promise={loaderData.plans}>
-                {({ offer }) =>
-                  offer ? (
-                    <Link to={`/product/${offer.handle}`} className={buttonClass("primary", "lg")}>
-                      Get Started
-                    </Link>
-                  ) : (
-                    getStartedDisabled
-                  )
-                }
-              </Resolved>
-            </Suspense>
+            <Streamed value={loaderData.plans} fallback={getStartedDisabled}>
+              {({ offer }) =>
+                offer ? (
+                  <Link to={`/product/${offer.handle}`} className={buttonClass("primary", "lg")}>
+                    Get Started
+                  </Link>
+                ) : (
+                  getStartedDisabled
+                )
+              }
+            </Streamed>
             <Link to="/status" className={buttonClass("outline", "lg")}>
               System Status
             </Link>
@@ -187,16 +202,14 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       <HomeSection id="plans" title="Choose Your Plan">
         <p className="mt-3 text-center text-muted">Instant delivery. Cancel any time — plans never renew on their own.</p>
         <div className="mt-12">
-          <Suspense fallback={<PlansSkeleton />}>
-            <Resolved promise={loaderData.plans}>
-              {({ offer, notice }) => (
-                <>
-                  <NoticeToast notice={notice} />
-                  <Plans offer={offer} />
-                </>
-              )}
-            </Resolved>
-          </Suspense>
+          <Streamed value={loaderData.plans} fallback={<PlansSkeleton />}>
+            {({ offer, notice }) => (
+              <>
+                <NoticeToast notice={notice} />
+                <Plans offer={offer} />
+              </>
+            )}
+          </Streamed>
         </div>
       </HomeSection>
 
