@@ -96,30 +96,36 @@ const HEAD_START = /<head\b[^>]*>/;
 const HEAD_END = "</head>";
 const SCRIPT_END = "</script>";
 
+/** Where React Router's module script begins in `html`: the last of the page's scripts but the data's. */
+const moduleScriptIn = (html: string) => html.lastIndexOf(MODULE_SCRIPT_TYPE);
+
 /** Whether `html` holds all that the shaping changes: the whole head and React Router's module script. */
 function shapeable(html: string): boolean {
-  const script = html.indexOf(MODULE_SCRIPT_TYPE);
-  return html.includes(HEAD_END) && script >= 0 && html.includes(SCRIPT_END, script);
+  const script = moduleScriptIn(html);
+  return script >= 0 && html.includes(HEAD_END) && html.includes(SCRIPT_END, script);
 }
 
-/** A document (or its first part, through React Router's module script) shaped for the first paint. */
+/**
+ * A document (or its first part, through React Router's module script) shaped for the first paint.
+ * React hoists the preload hints into the head, so only the head is searched for them; the module
+ * script is searched for from the end, where React Router writes it.
+ */
 function shaped(html: string, pathname: string, nonce: string): string {
   const start = HEAD_START.exec(html);
   const end = html.indexOf(HEAD_END);
   if (!start || end < 0) return html;
   const headFrom = start.index + start[0].length;
+  const hinted = html.slice(headFrom, end).replaceAll(MODULE_PRELOAD_REL, `rel="${HELD_REL}"`);
   const head = FIRST_SCREEN_PAGES.test(pathname)
     ? // Without scripts the loader never adds it; the first screen's CSS alone is not the page.
-      `${firstScreenStyle}${html.slice(headFrom, end)}<noscript>${stylesheetLink}</noscript>`
-    : `${stylesheetLink}${html.slice(headFrom, end)}`;
-  // The hints are held before the loader goes in: its own code sets that attribute.
-  const held = `${html.slice(0, headFrom)}${head}${html.slice(end)}`.replaceAll(MODULE_PRELOAD_REL, `rel="${HELD_REL}"`);
-  const script = held.indexOf(MODULE_SCRIPT_TYPE);
-  if (script < 0) return held;
-  const after = held.indexOf(SCRIPT_END, script) + SCRIPT_END.length;
+      `${firstScreenStyle}${hinted}<noscript>${stylesheetLink}</noscript>`
+    : `${stylesheetLink}${hinted}`;
+  const script = moduleScriptIn(html);
+  if (script < end) return `${html.slice(0, headFrom)}${head}${html.slice(end)}`;
+  const after = html.indexOf(SCRIPT_END, script) + SCRIPT_END.length;
   return (
-    `${held.slice(0, script)} type="${HELD_TYPE}"${held.slice(script + MODULE_SCRIPT_TYPE.length, after)}` +
-    `<script nonce="${nonce}">${loader}</script>${held.slice(after)}`
+    `${html.slice(0, headFrom)}${head}${html.slice(end, script)} type="${HELD_TYPE}"${html.slice(script + MODULE_SCRIPT_TYPE.length, after)}` +
+    `<script nonce="${nonce}">${loader}</script>${html.slice(after)}`
   );
 }
 
