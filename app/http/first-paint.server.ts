@@ -108,25 +108,43 @@ function shapeable(html: string): boolean {
 /**
  * A document (or its first part, through React Router's module script) shaped for the first paint.
  * React hoists the preload hints into the head, so only the head is searched for them; the module
- * script is searched for from the end, where React Router writes it.
+ * script is searched for from the end, where React Router writes it. Without that script nothing
+ * would start the page's scripts or add the stylesheet after the paint: such a document only
+ * links the whole stylesheet, and keeps its scripts as they are.
  */
 function shaped(html: string, pathname: string, nonce: string): string {
   const start = HEAD_START.exec(html);
   const end = html.indexOf(HEAD_END);
   if (!start || end < 0) return html;
   const headFrom = start.index + start[0].length;
+  const script = moduleScriptIn(html);
+  const scriptEnd = script > end ? html.indexOf(SCRIPT_END, script) : -1;
+  if (scriptEnd < 0) return `${html.slice(0, headFrom)}${stylesheetLink}${html.slice(headFrom)}`;
   const hinted = html.slice(headFrom, end).replaceAll(MODULE_PRELOAD_REL, `rel="${HELD_REL}"`);
   const head = FIRST_SCREEN_PAGES.test(pathname)
     ? // Without scripts the loader never adds it; the first screen's CSS alone is not the page.
       `${firstScreenStyle}${hinted}<noscript>${stylesheetLink}</noscript>`
     : `${stylesheetLink}${hinted}`;
-  const script = moduleScriptIn(html);
-  if (script < end) return `${html.slice(0, headFrom)}${head}${html.slice(end)}`;
-  const after = html.indexOf(SCRIPT_END, script) + SCRIPT_END.length;
+  const after = scriptEnd + SCRIPT_END.length;
   return (
     `${html.slice(0, headFrom)}${head}${html.slice(end, script)} type="${HELD_TYPE}"${html.slice(script + MODULE_SCRIPT_TYPE.length, after)}` +
     `<script nonce="${nonce}">${loader}</script>${html.slice(after)}`
   );
+}
+
+/**
+ * How many of the last bytes of UTF-8 text (`bytes`, its last three at most) begin a character that
+ * the next chunk completes: the decoder keeps them back, and they must still be written.
+ */
+function cutCharacter(bytes: Uint8Array): number {
+  for (let back = 1; back <= bytes.length; back++) {
+    const byte = bytes[bytes.length - back]!;
+    // 10xxxxxx continues a character; anything else begins one, of 1 to 4 bytes.
+    if ((byte & 0xc0) === 0x80) continue;
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return back < length ? back : 0;
+  }
+  return 0;
 }
 
 /** The body with its first part shaped as it passes, once that part holds all the shaping changes. */
@@ -134,13 +152,21 @@ function shapedAsItStreams(body: ReadableStream<Uint8Array>, shape: (html: strin
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let first: string | null = "";
+  // The stream's last three bytes: a character cut between chunks begins within them.
+  let last = new Uint8Array(0);
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         if (first === null) return controller.enqueue(chunk);
         first += decoder.decode(chunk, { stream: true });
+        const joined = new Uint8Array(last.length + chunk.length);
+        joined.set(last);
+        joined.set(chunk, last.length);
+        last = joined.slice(-3);
         if (!shapeable(first)) return;
         controller.enqueue(encoder.encode(shape(first)));
+        const cut = cutCharacter(last);
+        if (cut > 0) controller.enqueue(last.slice(-cut));
         first = null;
       },
       flush(controller) {

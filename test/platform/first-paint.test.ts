@@ -6,15 +6,18 @@ import { forFirstPaint } from "~/http/first-paint.server";
 import stylesheetUrl from "~/app.css?url";
 
 // A document as React writes it before the pass: preload hints hoisted into the head, React
-// Router's context script and module script at the end of the body, a part written later.
+// Router's context script, module script and first data at the end of the body, a part written
+// later. What visitors wrote is in the head (escaped by React) and after the module script (in
+// React Router's data, escaped as JSON): neither may read as what the pass looks for.
 const SHELL =
   '<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/><title>Shop</title>' +
+  '<meta name="description" content="Try rel=&quot;modulepreload&quot; and &lt;/head&gt; in a review"/>' +
   '<link rel="modulepreload" href="/assets/entry.client.js" nonce="N1"/><link rel="modulepreload" href="/assets/home.js" nonce="N1"/></head>' +
-  // What a visitor wrote, escaped by React: it must come through as it was.
-  "<body><p>Try rel=&quot;modulepreload&quot; and type=&quot;module&quot; async=&quot;&quot; in a review</p>" +
+  "<body><p>The page</p>" +
   '<script nonce="N1">window.__reactRouterContext = {};</script>' +
-  '<script nonce="N1" type="module" async="">import "/assets/entry.client.js";\nimport * as route0 from "/assets/home.js";</script>';
-const LATER = '<div hidden id="S:0"><p>The plans</p></div><script nonce="N1">$RC("B:0","S:0")</script></body></html>';
+  '<script nonce="N1" type="module" async="">import "/assets/entry.client.js";\nimport * as route0 from "/assets/home.js";</script>' +
+  '<script nonce="N1">enqueue("[\\"Café — a review says rel=\\\\\\"modulepreload\\\\\\" type=\\\\\\"module\\\\\\" async=\\\\\\"\\\\\\" \\\\u003c/head>\\"]");</script>';
+const LATER = '<div hidden id="S:0"><p>The plans, from 29 €</p></div><script nonce="N1">$RC("B:0","S:0")</script></body></html>';
 const DOCUMENT = SHELL + LATER;
 
 const encoder = new TextEncoder();
@@ -52,8 +55,9 @@ describe("the first-paint pass", () => {
       /<script nonce="N1" type="text\/x-after-paint">import "\/assets\/entry\.client\.js";\nimport \* as route0 from "\/assets\/home\.js";<\/script><script nonce="N1">\(function/,
     );
     expect(shaped).not.toMatch(/<script[^>]*type="module"/);
-    // What the page shows is left as React escaped it, and the rest of the document follows whole.
-    expect(shaped).toContain("<p>Try rel=&quot;modulepreload&quot; and type=&quot;module&quot; async=&quot;&quot; in a review</p>");
+    // What visitors wrote is left as it was, and the rest of the document follows whole.
+    expect(shaped).toContain('<meta name="description" content="Try rel=&quot;modulepreload&quot; and &lt;/head&gt; in a review"/>');
+    expect(shaped).toContain(SHELL.slice(SHELL.lastIndexOf("<script")));
     expect(shaped.endsWith(LATER)).toBe(true);
   });
 
@@ -68,8 +72,10 @@ describe("the first-paint pass", () => {
   it("streams a render that is still waiting, shaped exactly as a complete one, wherever the chunks are cut", async () => {
     const whole = await read(await forFirstPaint(streamOf(DOCUMENT, []), Promise.resolve(), page));
     const shellBytes = encoder.encode(SHELL).length;
-    // Cut inside the head's end, inside the module script's type, and where the shell ends.
-    const cuts = [DOCUMENT.indexOf("</head>") + 3, DOCUMENT.indexOf('type="module"') + 7, shellBytes];
+    // Cut inside the head's end, inside the module script's type, inside a character of two bytes
+    // (and one of three) just after it, and where the shell ends.
+    const bytesTo = (text: string) => encoder.encode(DOCUMENT.slice(0, DOCUMENT.indexOf(text))).length;
+    const cuts = [DOCUMENT.indexOf("</head>") + 3, DOCUMENT.indexOf('type="module"') + 7, bytesTo("é") + 1, bytesTo("—") + 2, shellBytes];
     let release!: () => void;
     const waiting = new Promise<void>((resolve) => (release = resolve));
     const body = await forFirstPaint(streamOf(DOCUMENT, cuts, waiting), waiting, page);
@@ -86,12 +92,17 @@ describe("the first-paint pass", () => {
     expect(first + rest).toBe(whole);
   });
 
-  it("shapes what there is when a stream ends before the module script", async () => {
-    const head = '<!DOCTYPE html><html lang="en"><head><title>Down</title></head><body><p>Sorry</p></body></html>';
-    const never = new Promise<void>(() => {});
-    const shaped = await read(await forFirstPaint(streamOf(head, [20]), never, page));
-    expect(shaped).toBe(
-      `<!DOCTYPE html><html lang="en"><head><link rel="stylesheet" href="${stylesheetUrl}"><title>Down</title></head><body><p>Sorry</p></body></html>`,
-    );
+  it("links the whole stylesheet and leaves the scripts alone when a document has no module script", async () => {
+    const page404 = '<!DOCTYPE html><html lang="en"><head><title>Down</title></head><body><p>Sorry</p></body></html>';
+    // Even where the first screen's CSS would go: nothing would add the rest of the stylesheet.
+    for (const [done, cuts] of [
+      [Promise.resolve(), []],
+      [new Promise<void>(() => {}), [20]],
+    ] as const) {
+      const shaped = await read(await forFirstPaint(streamOf(page404, [...cuts]), done, { ...page, pathname: "/" }));
+      expect(shaped).toBe(
+        `<!DOCTYPE html><html lang="en"><head><link rel="stylesheet" href="${stylesheetUrl}"><title>Down</title></head><body><p>Sorry</p></body></html>`,
+      );
+    }
   });
 });

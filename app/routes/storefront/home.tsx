@@ -83,16 +83,14 @@ const REASONS = [
 
 /**
  * What a value the loader may still be waiting for draws: at once when it came with the page, and
- * behind `fallback` while it streams. React's use() keeps the promise's state on the promise,
- * where React Router's Await renders an error-boundary class and a context around every use, which
- * a render pays for per use.
+ * behind `fallback` while it streams. The boundary is there either way, so that a revalidation
+ * that brings the other kind keeps what is shown. React's use() keeps the promise's state on the
+ * promise, where React Router's Await renders an error-boundary class and a context around every
+ * use, which a render pays for per use.
  */
 function Streamed<T>({ value, fallback, children }: { value: T | Promise<T>; fallback: ReactNode; children: (value: T) => ReactNode }) {
-  if (!(value instanceof Promise)) return children(value);
   return (
-    <Suspense fallback={fallback}>
-      <Resolved promise={value}>{children}</Resolved>
-    </Suspense>
+    <Suspense fallback={fallback}>{value instanceof Promise ? <Resolved promise={value}>{children}</Resolved> : children(value)}</Suspense>
   );
 }
 
