@@ -21,11 +21,13 @@ const FORMATS = { date: formatDate, datetime: formatDateTime, time: formatTime }
 export function LocalTime({ ms, format = "date", className }: { ms: number; format?: keyof typeof FORMATS; className?: string }) {
   const local = useHydrated();
   const write = FORMATS[format];
-  // A bare day needs no zone to read well; a time of day does, until it is the visitor's own.
-  const utc = format === "date" ? write(ms, "utc") : `${write(ms, "utc")} UTC`;
+  const stamp = `${formatDateTime(ms)} UTC`;
+  // A bare day needs no zone to read well; a time of day does, until it is the visitor's own. A
+  // list's dates are written once each: the title's stamp is a date and time's text in UTC.
+  const utc = () => (format === "datetime" ? stamp : format === "date" ? write(ms, "utc") : `${write(ms, "utc")} UTC`);
   return (
-    <time dateTime={new Date(ms).toISOString()} title={`${formatDateTime(ms)} UTC`} className={className}>
-      {local ? write(ms, "local") : utc}
+    <time dateTime={new Date(ms).toISOString()} title={stamp} className={className}>
+      {local ? write(ms, "local") : utc()}
     </time>
   );
 }

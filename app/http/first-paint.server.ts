@@ -150,7 +150,6 @@ function cutCharacter(bytes: Uint8Array): number {
 /** The body with its first part shaped as it passes, once that part holds all the shaping changes. */
 function shapedAsItStreams(body: ReadableStream<Uint8Array>, shape: (html: string) => string): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
   let first: string | null = "";
   // The stream's last three bytes: a character cut between chunks begins within them.
   let last = new Uint8Array(0);
@@ -176,18 +175,22 @@ function shapedAsItStreams(body: ReadableStream<Uint8Array>, shape: (html: strin
   );
 }
 
+const encoder = new TextEncoder();
+
 /**
  * A rendered document's body, shaped for the first paint. A render that is complete by the time
  * its shell is (every page whose loaders have their data) is read whole and shaped as text; one
  * still waiting on a slow part streams, its first part shaped as it passes. A stream that goes
  * through a transform costs about a millisecond of CPU more a page than one read whole (decision
- * 130). `allReady` is React's promise that everything is written; `nonce` is the page's.
+ * 130). The whole text goes out as its UTF-8 bytes: a Response made from a string of a page's size
+ * cost more CPU than encoding it here and handing over the bytes (decision 131). `allReady` is
+ * React's promise that everything is written; `nonce` is the page's.
  */
 export async function forFirstPaint(
   body: ReadableStream<Uint8Array>,
   allReady: Promise<void>,
   { pathname, nonce }: { pathname: string; nonce: string },
-): Promise<ReadableStream<Uint8Array> | string> {
+): Promise<ReadableStream<Uint8Array> | Uint8Array> {
   if (!DOCUMENTS_SHAPED) return body;
   const shape = (html: string) => shaped(html, pathname, nonce);
   const complete = await settledWithin(
@@ -197,5 +200,5 @@ export async function forFirstPaint(
     ),
     0,
   );
-  return complete ? shape(await new Response(body).text()) : shapedAsItStreams(body, shape);
+  return complete ? encoder.encode(shape(await new Response(body).text())) : shapedAsItStreams(body, shape);
 }
