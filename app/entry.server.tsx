@@ -18,6 +18,9 @@ export default async function handleRequest(
 ) {
   if (request.method.toUpperCase() === "HEAD") return new Response(null, { status, headers });
   const { nonce } = app(loadContext);
+  // Bots and prerendering get everything at once, and the final status.
+  const userAgent = request.headers.get("User-Agent");
+  const whole = (userAgent && isbot(userAgent)) || routerContext.isSpaMode;
   let shellRendered = false;
   const body = await renderToReadableStream(<ServerRouter context={routerContext} url={request.url} nonce={nonce} />, {
     nonce,
@@ -28,17 +31,14 @@ export default async function handleRequest(
     progressiveChunkSize: Number.POSITIVE_INFINITY,
     signal: AbortSignal.timeout(streamTimeout + 1000),
     onError(error: unknown) {
-      status = 500;
+      // Otherwise the shell's status stands: an error in a part written later is the browser's to show.
+      if (!shellRendered || whole) status = 500;
       if (shellRendered) console.error(error);
     },
   });
   shellRendered = true;
-  // The shell's answer: an error in a part written later is the browser's to show.
-  const shellStatus = status;
-  const userAgent = request.headers.get("User-Agent");
-  const whole = (userAgent && isbot(userAgent)) || routerContext.isSpaMode;
   if (whole) await body.allReady;
   headers.set("Content-Type", "text/html; charset=utf-8");
   const document = await forFirstPaint(body, body.allReady, { pathname: new URL(request.url).pathname, nonce });
-  return new Response(document, { headers, status: whole ? status : shellStatus });
+  return new Response(document, { headers, status });
 }

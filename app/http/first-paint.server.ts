@@ -99,11 +99,8 @@ const SCRIPT_END = "</script>";
 /** Where React Router's module script begins in `html`: the last of the page's scripts but the data's. */
 const moduleScriptIn = (html: string) => html.lastIndexOf(MODULE_SCRIPT_TYPE);
 
-/** Whether `html` holds all that the shaping changes: the whole head and React Router's module script. */
-function shapeable(html: string): boolean {
-  const script = moduleScriptIn(html);
-  return script >= 0 && html.includes(HEAD_END) && html.includes(SCRIPT_END, script);
-}
+/** Whether `html`, its module script beginning at `script`, holds all that the shaping changes: the whole head and that script. */
+const shapeable = (html: string, script: number) => script >= 0 && html.includes(HEAD_END) && html.includes(SCRIPT_END, script);
 
 /**
  * A document (or its first part, through React Router's module script) shaped for the first paint.
@@ -147,35 +144,45 @@ function cutCharacter(bytes: Uint8Array): number {
   return 0;
 }
 
+const encoder = new TextEncoder();
+
+/** `text`'s UTF-8 bytes, in a buffer of their own (which the Workers types do not say of `encode`). */
+const utf8 = (text: string) => encoder.encode(text) as Uint8Array<ArrayBuffer>;
+
 /** The body with its first part shaped as it passes, once that part holds all the shaping changes. */
 function shapedAsItStreams(body: ReadableStream<Uint8Array>, shape: (html: string) => string): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   let first: string | null = "";
+  // Where the module script begins in `first`, once it has come: each chunk's text is searched once.
+  let script = -1;
   // The stream's last three bytes: a character cut between chunks begins within them.
-  let last = new Uint8Array(0);
+  let last: Uint8Array = new Uint8Array(0);
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         if (first === null) return controller.enqueue(chunk);
+        const searched = Math.max(0, first.length - MODULE_SCRIPT_TYPE.length + 1);
         first += decoder.decode(chunk, { stream: true });
-        const joined = new Uint8Array(last.length + chunk.length);
-        joined.set(last);
-        joined.set(chunk, last.length);
-        last = joined.slice(-3);
-        if (!shapeable(first)) return;
-        controller.enqueue(encoder.encode(shape(first)));
+        if (script < 0) script = first.indexOf(MODULE_SCRIPT_TYPE, searched);
+        if (chunk.length >= 3) last = chunk.subarray(-3);
+        else {
+          const joined = new Uint8Array(last.length + chunk.length);
+          joined.set(last);
+          joined.set(chunk, last.length);
+          last = joined.subarray(-3);
+        }
+        if (!shapeable(first, script)) return;
+        controller.enqueue(utf8(shape(first)));
         const cut = cutCharacter(last);
         if (cut > 0) controller.enqueue(last.slice(-cut));
         first = null;
       },
       flush(controller) {
-        if (first !== null) controller.enqueue(encoder.encode(shape(first + decoder.decode())));
+        if (first !== null) controller.enqueue(utf8(shape(first + decoder.decode())));
       },
     }),
   );
 }
-
-const encoder = new TextEncoder();
 
 /**
  * A rendered document's body, shaped for the first paint. A render that is complete by the time
@@ -190,7 +197,7 @@ export async function forFirstPaint(
   body: ReadableStream<Uint8Array>,
   allReady: Promise<void>,
   { pathname, nonce }: { pathname: string; nonce: string },
-): Promise<ReadableStream<Uint8Array> | Uint8Array> {
+): Promise<ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>> {
   if (!DOCUMENTS_SHAPED) return body;
   const shape = (html: string) => shaped(html, pathname, nonce);
   const complete = await settledWithin(
@@ -200,5 +207,5 @@ export async function forFirstPaint(
     ),
     0,
   );
-  return complete ? encoder.encode(shape(await new Response(body).text())) : shapedAsItStreams(body, shape);
+  return complete ? utf8(shape(await new Response(body).text())) : shapedAsItStreams(body, shape);
 }

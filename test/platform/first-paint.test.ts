@@ -37,7 +37,8 @@ function streamOf(text: string, cuts: number[], last: Promise<void> = Promise.re
   });
 }
 
-const read = (body: ReadableStream<Uint8Array> | Uint8Array) => new Response(body).text();
+const read = async (body: ReadableStream<Uint8Array> | Uint8Array) =>
+  body instanceof Uint8Array ? new TextDecoder().decode(body) : new Response(body).text();
 const page = { pathname: "/auth", nonce: "N1" };
 
 describe("the first-paint pass", () => {
@@ -72,10 +73,18 @@ describe("the first-paint pass", () => {
   it("streams a render that is still waiting, shaped exactly as a complete one, wherever the chunks are cut", async () => {
     const whole = await read(await forFirstPaint(streamOf(DOCUMENT, []), Promise.resolve(), page));
     const shellBytes = encoder.encode(SHELL).length;
-    // Cut inside the head's end, inside the module script's type, inside a character of two bytes
-    // (and one of three) just after it, and where the shell ends.
+    // Cut inside the head's end, inside the module script's type and again just before its last
+    // character, inside a character of two bytes (and one of three) just after it, and where the
+    // shell ends.
     const bytesTo = (text: string) => encoder.encode(DOCUMENT.slice(0, DOCUMENT.indexOf(text))).length;
-    const cuts = [DOCUMENT.indexOf("</head>") + 3, DOCUMENT.indexOf('type="module"') + 7, bytesTo("é") + 1, bytesTo("—") + 2, shellBytes];
+    const cuts = [
+      DOCUMENT.indexOf("</head>") + 3,
+      DOCUMENT.indexOf('type="module"') + 7,
+      DOCUMENT.indexOf('async=""') + 7,
+      bytesTo("é") + 1,
+      bytesTo("—") + 2,
+      shellBytes,
+    ];
     let release!: () => void;
     const waiting = new Promise<void>((resolve) => (release = resolve));
     const body = await forFirstPaint(streamOf(DOCUMENT, cuts, waiting), waiting, page);
