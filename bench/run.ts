@@ -4,18 +4,20 @@
 //     cache, rendered on every request (EDGE_CACHE=off), and as cache misses (render + cache
 //     write), next to a trivial Worker and the page floor (bench/floors/page-floor.js, answering
 //     each cached page's own bytes and headers from memory) served by the same runtime, bare
-//     and behind the static-asset router as the app is (page-floor.assets.wrangler.toml);
+//     and behind the static-asset router as the app is (page-floor.assets.wrangler.toml), and,
+//     for the product page, behind the router after reading the page's data from D1 in one
+//     batch, as a render must (page-floor.reads.wrangler.toml);
 //   - a first visit on a phone (decision 106): the home and product documents' gzip size and the
 //     gzip size of the CSS inlined in them, the JavaScript a browser downloads for each page,
 //     hydration included (gzip), and Lighthouse (mobile) performance, CLS, LCP of a first view and
 //     total blocking time, the median of three runs per page, in Debian's Chromium.
 // Each goal is printed as a PASS or FAIL line. Results go to bench/results/storefront.json and into
 // docs/performance.md between the bench markers.
-// BENCH_PORTS and BENCH_INSPECTOR_PORTS move the five servers and their inspectors to other ports
+// BENCH_PORTS and BENCH_INSPECTOR_PORTS move the six servers and their inspectors to other ports
 // (comma-separated, in the order of SERVER_PORTS); BENCH_ONLY=first-load measures only the first
 // visit (one server, the first of each list), for a look at the phone's figures without the load rows.
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,16 +48,19 @@ const GOALS = {
   lcpMs: { "/": 1069, [PRODUCT]: 1116 } as Record<string, number>,
 };
 const FIRST_LOAD_ONLY = process.env.BENCH_ONLY === "first-load";
-/** The app, the app with its page cache off, the trivial Worker, the page floor bare and behind the router. */
-const SERVER_PORTS = ports("BENCH_PORTS", "4181,4182,4183,4184,4185");
+/**
+ * The app, the app with its page cache off, the trivial Worker, the page floor bare and behind the
+ * router, and the page floor behind the router that reads the product page's data.
+ */
+const SERVER_PORTS = ports("BENCH_PORTS", "4181,4182,4183,4184,4185,4186");
 /** Their inspectors, in the same order. */
-const INSPECTOR_PORTS = ports("BENCH_INSPECTOR_PORTS", "9301,9302,9303,9304,9305");
+const INSPECTOR_PORTS = ports("BENCH_INSPECTOR_PORTS", "9301,9302,9303,9304,9305,9306");
 
-/** Five ports from the environment (only the app's, the first, with BENCH_ONLY=first-load). */
+/** Six ports from the environment (only the app's, the first, with BENCH_ONLY=first-load). */
 function ports(variable: string, defaults: string): number[] {
   const list = (process.env[variable] ?? defaults).split(",").map(Number);
-  if (list.length < (FIRST_LOAD_ONLY ? 1 : 5) || list.some((port) => !Number.isInteger(port) || port <= 0))
-    throw new Error(`${variable} takes ${FIRST_LOAD_ONLY ? "at least one port" : "five ports"}, comma-separated`);
+  if (list.length < (FIRST_LOAD_ONLY ? 1 : 6) || list.some((port) => !Number.isInteger(port) || port <= 0))
+    throw new Error(`${variable} takes ${FIRST_LOAD_ONLY ? "at least one port" : "six ports"}, comma-separated`);
   return list;
 }
 // Written here from the app's own answer before the page floor starts; never committed.
@@ -71,8 +76,11 @@ interface Row {
   name: string;
   /** The page measured; none for the trivial Worker. */
   path?: string;
-  /** Set on the floors' rows: served bare, or behind the static-asset router as the app is. */
-  floor?: "bare" | "routed";
+  /**
+   * Set on the floors' rows: served bare, behind the static-asset router as the app is, or behind
+   * it and reading the page's data from D1 first.
+   */
+  floor?: "bare" | "routed" | "reads";
   rps: number;
   p50: number;
   p99: number;
@@ -147,8 +155,22 @@ async function capturePages(url: string) {
     Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.includes(name)));
   writeFileSync(PAGE_FLOOR.home, home.body);
   writeFileSync(PAGE_FLOOR.product, product.body);
-  writeFileSync(PAGE_FLOOR.headers, JSON.stringify({ productPath: PRODUCT, home: kept(home.headers), product: kept(product.headers) }));
+  writeFileSync(
+    PAGE_FLOOR.headers,
+    JSON.stringify({ productPath: PRODUCT, productData: productData(), home: kept(home.headers), product: kept(product.headers) }),
+  );
   return { home: home.body.byteLength, product: product.body.byteLength };
+}
+
+/** The benched product's id and its variants' ids in the demo catalogue, which the page reads its data by. */
+function productData() {
+  const catalogue = JSON.parse(readFileSync("app/server/catalogue/demo-catalogue.json", "utf8")) as {
+    products: { edges: { node: { id: string; handle: string; variants: { edges: { node: { id: string } }[] } } }[] };
+  };
+  const handle = PRODUCT.slice("/product/".length);
+  const found = catalogue.products.edges.find(({ node }) => node.handle === handle)?.node;
+  if (!found) throw new Error(`The demo catalogue has no product ${handle}`);
+  return { id: found.id, variantIds: found.variants.edges.map(({ node }) => node.id) };
 }
 
 /** A page's document, gzipped, and the gzipped CSS of the <style> elements in it. */
@@ -288,6 +310,8 @@ function loadTable(results: Results) {
     "",
     `Goals: cached pages ≥ ${GOALS.cachedVsFloor}× the page floor's req/s for the same page: ${cached.map((r) => `${r.path} ${ratio(r.rps, floorOf(r, false).rps)}× (${pass(ratio(r.rps, floorOf(r, false).rps) >= GOALS.cachedVsFloor)}; ${ratio(r.rps, floorOf(r, true).rps)}× the floor behind the local asset router)`).join(", ")}.`,
     "",
+    readsLine(results.load),
+    "",
   ];
 }
 
@@ -312,6 +336,18 @@ function renderGoals(load: Row[]): Record<string, Goal> {
         ];
       }),
   );
+}
+
+/**
+ * What the product page's render costs beyond reading its data: the rendered page against the floor
+ * that reads the same data from D1 in one batch before answering. A figure to read beside the goal,
+ * which compares with the floor that reads nothing.
+ */
+function readsLine(load: Row[]) {
+  const rendered = load.find((r) => r.path === PRODUCT && r.name.includes(" uncached "))!;
+  const reads = load.find((r) => r.path === PRODUCT && r.floor === "reads")!;
+  const routed = load.find((r) => r.path === PRODUCT && r.floor === "routed")!;
+  return `Reading the product page's data from D1 (one batch of four statements) takes the routed floor from ${routed.rps} to ${reads.rps} req/s (${ratio(reads.rps, routed.rps)}×); the rendered page answers at ${ratio(rendered.rps, reads.rps)}× that floor.`;
 }
 
 function table(results: Results) {
@@ -369,8 +405,17 @@ async function measureLoad(cached: { url: string }, state: string, stops: (() =>
     port: SERVER_PORTS[4]!,
     inspector: INSPECTOR_PORTS[4]!,
   });
-  stops.push(floor.stop, routedFloor.stop);
-  await Promise.all([floor.ready(), routedFloor.ready()]);
+  // Its own copy of the migrated D1, as the app's under the same binding and id.
+  const readsState = join(state, "page-floor-reads");
+  cpSync(join(state, "v3"), join(readsState, "v3"), { recursive: true });
+  const readingFloor = serveFloor({
+    config: "bench/floors/page-floor.reads.wrangler.toml",
+    port: SERVER_PORTS[5]!,
+    inspector: INSPECTOR_PORTS[5]!,
+    state: readsState,
+  });
+  stops.push(floor.stop, routedFloor.stop, readingFloor.stop);
+  await Promise.all([floor.ready(), routedFloor.ready(), readingFloor.ready()]);
   console.log(`page floor answers the cached pages' bytes: / ${pageBytes.home}, ${PRODUCT} ${pageBytes.product}`);
 
   // The machine's state drifts and one run moves by more than the goals' margins: every row is
@@ -395,6 +440,15 @@ async function measureLoad(cached: { url: string }, state: string, stops: (() =>
       false,
     ]);
   }
+  rows.push([
+    {
+      name: `page floor behind the router, reading the page's data from D1 in one batch first: ${PRODUCT} (median of ${ROUNDS} runs)`,
+      path: PRODUCT,
+      floor: "reads",
+    },
+    readingFloor.url,
+    false,
+  ]);
   for (const path of ["/", PRODUCT]) {
     rows.push([{ name: `${path} cached`, path }, cached.url, false]);
     rows.push([{ name: `${path} uncached (rendered every request)`, path }, fresh.url, false]);

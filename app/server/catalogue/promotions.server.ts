@@ -1,7 +1,7 @@
 // The product page's social proof, only as true as the data (decision 075): how many paid orders
 // included the product in the last 24 hours (said only from a threshold staff set), and the sale
 // staff set on it with the real time it ends (gone once it has ended). Staff's changes are audited.
-import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, ne, type SQLWrapper, sql } from "drizzle-orm";
 import { DAY_MS } from "~/lib/time";
 import { DEFAULT_RECENT_PURCHASERS_THRESHOLD, type ProductSale } from "~/lib/reviews";
 import { fail, ok, type Result } from "~/lib/result";
@@ -11,62 +11,59 @@ import type { Db } from "../platform/db/client.server";
 import { bound, builtOnce, read, type Read } from "../platform/db/reads.server";
 import { cryptoOrders, productSales, shopifyOrders, shopifyOrderVariants, storefrontSettings } from "../platform/db/schema.server";
 
+/** The threshold staff set (one row, id 1), as a query to run or to read inside another. */
+const thresholdQuery = (db: Db) =>
+  db.select({ threshold: storefrontSettings.recentPurchasersThreshold }).from(storefrontSettings).where(eq(storefrontSettings.id, 1));
+
+const thresholdRead = builtOnce((db) => thresholdQuery(db).limit(1).prepare());
+
 /**
- * The reads behind the social proof, built once per database (builtOnce) and sent in the product
- * page's one batch: paid card and crypto orders since `since` with a line for
- * one of the variants (`variantIds`, a JSON array; refunded or cancelled orders do not count), the
- * threshold, and the product's sale while it runs.
+ * The social proof as one statement, built once per database (builtOnce) and sent in the product
+ * page's one batch: the paid card and crypto orders since `since` with a line for one of the
+ * variants (`variantIds`, a JSON array; refunded or cancelled orders do not count), the threshold,
+ * and the product's sale while it runs. Each count is a subquery planned on its own index; one
+ * statement instead of four spares the round trip three statements' answers.
  */
-const cardPurchasesRead = builtOnce((db) =>
-  db
-    .select({ n: sql<number>`count(distinct ${shopifyOrderVariants.orderId})` })
+const promotionsRead = builtOnce((db) => {
+  const since = sql.placeholder("since");
+  const ofVariants = (column: SQLWrapper) => sql`${column} in (select value from json_each(${sql.placeholder("variantIds")}))`;
+  const card = db
+    .select({ n: sql`count(distinct ${shopifyOrderVariants.orderId})` })
     .from(shopifyOrderVariants)
     .innerJoin(shopifyOrders, eq(shopifyOrders.id, shopifyOrderVariants.orderId))
     .where(
       and(
-        sql`${shopifyOrderVariants.variantId} in (select value from json_each(${sql.placeholder("variantIds")}))`,
-        gt(shopifyOrderVariants.paidAt, sql.placeholder("since")),
+        ofVariants(shopifyOrderVariants.variantId),
+        gt(shopifyOrderVariants.paidAt, since),
         // The index finds the product's sales; the order itself says whether one counts.
-        gt(shopifyOrders.paidAt, sql.placeholder("since")),
+        gt(shopifyOrders.paidAt, since),
         isNull(shopifyOrders.refundedAt),
         isNull(shopifyOrders.cancelledAt),
       ),
-    )
-    .prepare(),
-);
-
-const cryptoPurchasesRead = builtOnce((db) =>
-  db
-    .select({ n: sql<number>`count(*)` })
+    );
+  const crypto = db
+    .select({ n: sql`count(*)` })
     .from(cryptoOrders)
     .where(
       and(
-        sql`${cryptoOrders.variantId} in (select value from json_each(${sql.placeholder("variantIds")}))`,
-        gt(cryptoOrders.paidAt, sql.placeholder("since")),
+        ofVariants(cryptoOrders.variantId),
+        gt(cryptoOrders.paidAt, since),
         eq(cryptoOrders.purpose, "key"),
         ne(cryptoOrders.status, "cancelled"),
       ),
-    )
-    .prepare(),
-);
-
-const thresholdRead = builtOnce((db) =>
-  db
-    .select({ threshold: storefrontSettings.recentPurchasersThreshold })
-    .from(storefrontSettings)
-    .where(eq(storefrontSettings.id, 1))
-    .limit(1)
-    .prepare(),
-);
-
-const saleRead = builtOnce((db) =>
-  db
-    .select({ label: productSales.label, endsAt: productSales.endsAt })
-    .from(productSales)
-    .where(and(eq(productSales.productId, sql.placeholder("productId")), gt(productSales.endsAt, sql.placeholder("now"))))
-    .limit(1)
-    .prepare(),
-);
+    );
+  return db
+    .select({
+      card: sql<number>`${card}`,
+      crypto: sql<number>`${crypto}`,
+      threshold: sql<number | null>`${thresholdQuery(db)}`,
+      saleLabel: productSales.label,
+      saleEndsAt: productSales.endsAt,
+    })
+    .from(sql`(select 1)`)
+    .leftJoin(productSales, and(eq(productSales.productId, sql.placeholder("productId")), gt(productSales.endsAt, sql.placeholder("now"))))
+    .prepare();
+});
 
 export async function recentPurchasersThreshold(db: Db): Promise<number> {
   const [row] = await thresholdRead(db).execute();
@@ -79,21 +76,14 @@ export function productPromotionsRead(
   product: { id: string; variants: readonly { id: string }[] },
   now = Date.now(),
 ): Read<{ recentPurchasers: number | null; sale: ProductSale | null }> {
-  const purchases = { since: now - DAY_MS, variantIds: JSON.stringify(product.variants.map((v) => v.id)) };
-  return read(
-    [
-      bound(cardPurchasesRead(db), purchases),
-      bound(cryptoPurchasesRead(db), purchases),
-      bound(thresholdRead(db)),
-      bound(saleRead(db), { productId: product.id, now }),
-    ],
-    ([card, crypto, [setting], [sale]]) => {
-      // No variant, no order can hold one.
-      const purchasers = product.variants.length === 0 ? 0 : (card[0]?.n ?? 0) + (crypto[0]?.n ?? 0);
-      const threshold = setting?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;
-      return { recentPurchasers: purchasers >= threshold ? purchasers : null, sale: sale ?? null };
-    },
-  );
+  const values = { since: now - DAY_MS, variantIds: JSON.stringify(product.variants.map((v) => v.id)), productId: product.id, now };
+  return read([bound(promotionsRead(db), values)], ([[row]]) => {
+    // No variant, no order can hold one.
+    const purchasers = product.variants.length === 0 || !row ? 0 : row.card + row.crypto;
+    const threshold = row?.threshold ?? DEFAULT_RECENT_PURCHASERS_THRESHOLD;
+    const sale = row?.saleLabel != null && row.saleEndsAt != null ? { label: row.saleLabel, endsAt: row.saleEndsAt } : null;
+    return { recentPurchasers: purchasers >= threshold ? purchasers : null, sale };
+  });
 }
 
 /** Staff: every product's sale (running or ended), by product id. */
