@@ -238,6 +238,17 @@ let nextNumber = 8_000_000_000 + Math.floor(Math.random() * 1_000_000) * 1000;
 /** A fresh numeric id for orders, lines and variants, unique within the run. */
 export const nextId = () => ++nextNumber;
 
+let quietDays = Math.floor(Math.random() * 1800);
+/**
+ * A day far in the past that no other test uses, as yyyy-mm-dd, and its first millisecond: one of
+ * the ten years from `year` (each file names its own decade, so files running at once never share
+ * a day), and a different day at every call of the file, two apart, so the day before is free too.
+ */
+export function quietDay(year: number): { day: string; start: number } {
+  const start = Date.UTC(year, 0, 1) + (2 * (quietDays++ % 1800) + 1) * 86_400_000;
+  return { day: new Date(start).toISOString().slice(0, 10), start };
+}
+
 /**
  * Waits until the fulfilment queue's consumer has handled the delivery `webhookId`: the webhook
  * only queues it, and the local queue hands it to the Worker's queue() handler moments later.

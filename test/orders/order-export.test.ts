@@ -5,17 +5,12 @@ import { exportKeys, exportOrders } from "~/server/orders/order-export.server";
 import { csvCell } from "~/server/platform/csv.server";
 import { addCodes } from "~/server/keys/stock.server";
 import { auditLog, shopifyOrders } from "~/server/platform/db/schema.server";
-import { call, createAccount, db, nextId, signIn, unique } from "../helpers";
+import { call, createAccount, db, nextId, quietDay, signIn, unique } from "../helpers";
 
 const admin = async () => {
   const account = await createAccount({ role: "admin" });
   return { account, cookie: await signIn(account, unique("ip")) };
 };
-
-function quietDay(): { day: string; start: number } {
-  const start = Date.UTC(1980, 0, 1) + Math.floor(Math.random() * 3650) * 86_400_000;
-  return { day: new Date(start).toISOString().slice(0, 10), start };
-}
 
 async function shopifyOrder(values: Partial<typeof shopifyOrders.$inferInsert>) {
   const id = String(nextId());
@@ -52,7 +47,7 @@ describe("CSV cells", () => {
 describe("order export", () => {
   it("streams the filtered orders as an attachment, escaped, and audits the export", async () => {
     const { account, cookie } = await admin();
-    const { day, start } = quietDay();
+    const { day, start } = quietDay(1980);
     const tricky = await shopifyOrder({ receivedAt: start, name: '=HYPERLINK("http://evil")', email: '"odd,one"@example.test' });
     const plain = await shopifyOrder({ receivedAt: start + 1000 });
     await shopifyOrder({ receivedAt: start - 86_400_000 }); // the day before: filtered out
@@ -77,7 +72,7 @@ describe("order export", () => {
 
   it("reads every row across many small pages", async () => {
     const { account } = await admin();
-    const { day, start } = quietDay();
+    const { day, start } = quietDay(1980);
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) ids.push(await shopifyOrder({ receivedAt: start + Math.floor(i / 2) }));
     const viewer = { id: account.id, role: "admin" } as Viewer;
