@@ -294,10 +294,14 @@ function firstLoadGoals(results: Results): Record<string, Goal> {
   return goals;
 }
 
+/** The row of the page floor of `kind` for the page at `path`: the same bytes as the app's rows for it. */
+const floorRow = (load: Row[], path: string | undefined, kind: NonNullable<Row["floor"]>) =>
+  load.find((f) => f.path === path && f.floor === kind)!;
+
 function loadTable(results: Results) {
   const trivial = results.load[0]!;
   // Each page's rows are compared with the floors' rows for the same path: the same bytes.
-  const floorOf = (r: Row, routed: boolean) => results.load.find((f) => f.path === r.path && f.floor === (routed ? "routed" : "bare"))!;
+  const floorOf = (r: Row, routed: boolean) => floorRow(results.load, r.path, routed ? "routed" : "bare");
   const cached = results.load.filter((r) => r.name.endsWith(" cached"));
   const pass = (ok: boolean) => (ok ? "pass" : "**fail**");
   const versus = (r: Row, routed: boolean) => (r.path ? `${ratio(r.rps, floorOf(r, routed).rps)}×` : "");
@@ -324,7 +328,7 @@ function renderGoals(load: Row[]): Record<string, Goal> {
     load
       .filter((r) => r.name.includes(" uncached "))
       .map((r) => {
-        const floor = load.find((f) => f.path === r.path && f.floor === "routed")!;
+        const floor = floorRow(load, r.path, "routed");
         const versus = ratio(r.rps, floor.rps);
         return [
           `${r.path} rendered every request`,
@@ -345,8 +349,8 @@ function renderGoals(load: Row[]): Record<string, Goal> {
  */
 function readsLine(load: Row[]) {
   const rendered = load.find((r) => r.path === PRODUCT && r.name.includes(" uncached "))!;
-  const reads = load.find((r) => r.path === PRODUCT && r.floor === "reads")!;
-  const routed = load.find((r) => r.path === PRODUCT && r.floor === "routed")!;
+  const reads = floorRow(load, PRODUCT, "reads");
+  const routed = floorRow(load, PRODUCT, "routed");
   return `Reading the product page's data from D1 (one batch of four statements) takes the routed floor from ${routed.rps} to ${reads.rps} req/s (${ratio(reads.rps, routed.rps)}×); the rendered page answers at ${ratio(rendered.rps, reads.rps)}× that floor.`;
 }
 
