@@ -2,12 +2,11 @@
 // search (by key, transaction id, order number or e-mail), and finding one order. Reading only: one
 // order's page is order-page.server.ts, the actions on an order order-actions.server.ts.
 import { and, desc, eq, gte, inArray, lt, or, type SQL, sql, type SQLWrapper } from "drizzle-orm";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { decodeCursor, type OrderCursor, type OrderRow, type OrderSource, ORDER_SOURCES, type UndeliveredMail } from "~/lib/orders";
+import { decodeCursor, type OrderCursor, type OrderRow, type OrderSource, type UndeliveredMail } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import { dayStart, type OrderListInput } from "~/lib/schemas/orders";
 import type { Db } from "../platform/db/client.server";
-import { batchTogether, bound, builtOnce } from "../platform/db/reads.server";
+import { decodedRows } from "../platform/db/reads.server";
 import {
   cryptoOrders,
   licences,
@@ -156,51 +155,6 @@ async function searchedOrders(db: Db, q: string): Promise<OrderReference[] | nul
 }
 
 /**
- * A source's (size + 1)-th newest time at or after `from` and before `before`, read from the
- * index on its time column; built once per database, the bounds and the size placeholders (an open
- * end is the widest number).
- */
-const nthNewestAt = (table: SQLiteTable, column: SQLiteColumn, only?: SQL) =>
-  builtOnce((db) =>
-    db
-      .select({ at: sql<number>`${column}` })
-      .from(table)
-      .where(and(only, gte(column, sql.placeholder("from")), lt(column, sql.placeholder("before"))))
-      .orderBy(desc(column))
-      .limit(1)
-      .offset(sql.placeholder("size"))
-      .prepare(),
-  );
-
-const nthNewest: Record<OrderSource, ReturnType<typeof nthNewestAt>> = {
-  shopify: nthNewestAt(shopifyOrders, shopifyOrders.receivedAt),
-  crypto: nthNewestAt(cryptoOrders, cryptoOrders.createdAt),
-  reseller: nthNewestAt(resellerLedger, resellerLedger.createdAt, eq(resellerLedger.kind, "purchase")),
-  admin: nthNewestAt(manualOrders, manualOrders.createdAt),
-};
-
-/**
- * The created_at at or above which the next page surely lies, for an unsearched list: each
- * source's (page + 1)-th newest row, read from its own index; the newest of those bounds leaves at
- * least a page and one row above it. Without it SQLite would sort every row of every arm.
- */
-async function pageFloor(db: Db, filters: OrderFilters, cursor: OrderCursor | null, size: number): Promise<number | undefined> {
-  const values = {
-    from: filters.from ?? Number.MIN_SAFE_INTEGER,
-    before: Math.min(cursor?.createdAt ?? Number.MAX_SAFE_INTEGER, filters.until ?? Number.MAX_SAFE_INTEGER),
-    size,
-  };
-  const sources = filters.source ? [filters.source] : ORDER_SOURCES;
-  // One batch: a source's bound each, in one round trip to the database.
-  const rows = await batchTogether(
-    db,
-    sources.map((source) => bound(nthNewest[source](db), values)),
-  );
-  const bounds = rows.flatMap((found) => found.map((row) => row.at));
-  return bounds.length > 0 ? Math.max(...bounds) : undefined;
-}
-
-/**
  * An order's e-mail that could not be delivered, to the address the order holds now: once staff
  * correct the address, the old failure no longer counts. Addresses compare in any (ASCII) case.
  */
@@ -224,16 +178,16 @@ const rowColumns = {
  * Whether the order (its key and address) is flagged: read in the statement that reads the rows,
  * through the mail's index on its order, not in a round trip of its own.
  */
-const undeliveredFlag = (order: { key: SQLWrapper; email: SQLWrapper }) =>
-  sql<boolean>`exists (select 1 from ${mailOutbox} where ${failedMailTo(order)})`.mapWith(Boolean);
+const undeliveredFlag = sql<boolean>`exists (select 1 from ${mailOutbox} where ${failedMailTo(orderIndex)})`.mapWith(Boolean);
+
+/** The list's rows with their flags, to narrow down: the view's columns, as the table and a page show them. */
+const orderRows = (db: Db) => db.select({ ...rowColumns, undelivered: undeliveredFlag }).from(orderIndex);
 
 const newestFirst = (a: OrderRow, b: OrderRow) => b.createdAt - a.createdAt || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 
 /** The order_index row of one order, found through its own table's index (source, reference and time pushed into the arm). */
 function indexRow(db: Db, order: OrderReference, terms: (SQL | undefined)[] = []) {
-  return db
-    .select({ ...rowColumns, undelivered: undeliveredFlag(orderIndex) })
-    .from(orderIndex)
+  return orderRows(db)
     .where(
       and(
         eq(orderIndex.source, order.source),
@@ -278,27 +232,15 @@ export async function listOrders(db: Db, filters: OrderFilters, cursorText = "",
     return ok(page(unique.sort(newestFirst)));
   }
   const searched = filters.q !== "";
-  const floor = searched || filters.state ? undefined : await pageFloor(db, filters, cursor, size);
-  const newest = db
-    .select(rowColumns)
-    .from(orderIndex)
-    .where(
-      and(
-        ...filterTerms(filters),
-        searched ? eq(orderIndex.emailKey, filters.q.toLowerCase()) : undefined,
-        afterCursor(cursor),
-        floor !== undefined ? gte(orderIndex.createdAt, floor) : undefined,
-      ),
-    )
-    .orderBy(desc(orderIndex.createdAt), desc(orderIndex.key))
-    .limit(size + 1)
-    .as("newest");
-  // The flag is read around the page, so only the rows it keeps are looked up (a list with no
-  // time bound sorts every matching row to find them).
-  const rows = await db
-    .select({ ...newest._.selectedFields, undelivered: undeliveredFlag(newest) })
-    .from(newest)
-    .orderBy(desc(newest.createdAt), desc(newest.key));
+  // SQLite flattens the view (its columns have one affinity in every arm): each arm reads its own
+  // time index newest first and stops after a page, the arms are merged in order, and the flag is
+  // looked up only for the rows the merge takes.
+  const rows = await decodedRows(
+    orderRows(db)
+      .where(and(...filterTerms(filters), searched ? eq(orderIndex.emailKey, filters.q.toLowerCase()) : undefined, afterCursor(cursor)))
+      .orderBy(desc(orderIndex.createdAt), desc(orderIndex.key))
+      .limit(size + 1),
+  );
   return ok(page(rows));
 }
 

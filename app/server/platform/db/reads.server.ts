@@ -6,7 +6,7 @@
 // one built once per database handle (`builtOnce`) and bound to this request's values (`bound`):
 // building a statement's SQL (walking its columns, joins and conditions) cost a product page's
 // render more than running it.
-import { fillPlaceholders } from "drizzle-orm";
+import { Column, fillPlaceholders, is, SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "./client.server";
 
@@ -63,7 +63,7 @@ export function bound<P extends PreparedQuery>(
 const isBound = (statement: Statement): statement is Bound<unknown> => "prepared" in statement;
 
 /** Runs `statements` as one batch (one round trip) and gives each one's rows, mapped as the builder maps them. */
-export async function batchTogether<const S extends readonly Statement[]>(db: Db, statements: S): Promise<Rows<S>> {
+async function batchTogether<const S extends readonly Statement[]>(db: Db, statements: S): Promise<Rows<S>> {
   const prepared = statements.map((statement) =>
     isBound(statement) ? statement : { prepared: (statement as unknown as { prepare(): PreparedQuery }).prepare(), values: {} },
   );
@@ -91,4 +91,33 @@ export async function readTogether<const R extends readonly Read<unknown>[]>(db:
     at += r.statements.length;
     return r.answer(mine);
   }) as Answers<R>;
+}
+
+/** A select whose fields are one level deep (columns and SQL, no nested objects), as the builder makes it. */
+interface FlatSelect {
+  readonly _: { readonly selectedFields: Record<string, Column | SQL | SQL.Aliased> };
+  all(): Promise<unknown[]>;
+  values(): Promise<unknown[][]>;
+}
+
+/**
+ * A flat select's rows, as `all()` gives them, each cell decoded by its field's decoder found once
+ * for the statement. The builder's own mapping finds the decoder again for every cell, testing the
+ * field's class each time, and a view's columns are proxies, whose class test is slow: a page of
+ * 50 orders' 600 cells cost about 0.3 ms of CPU.
+ */
+export async function decodedRows<Q extends FlatSelect>(query: Q): Promise<Awaited<ReturnType<Q["all"]>>> {
+  const fields = Object.entries(query._.selectedFields).map(([name, field]) => ({
+    name,
+    decoder: is(field, Column) ? field : is(field, SQL) ? field.decoder : field.sql.decoder,
+  }));
+  const rows = await query.values();
+  return rows.map((row) => {
+    const decoded: Record<string, unknown> = {};
+    fields.forEach(({ name, decoder }, i) => {
+      const value = row[i];
+      decoded[name] = value === null ? null : decoder.mapFromDriverValue(value);
+    });
+    return decoded;
+  }) as Awaited<ReturnType<Q["all"]>>;
 }

@@ -1,0 +1,34 @@
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { decodedRows } from "~/server/platform/db/reads.server";
+import { manualOrders, orderIndex } from "~/server/platform/db/schema.server";
+import { createAccount, db, quietDay, unique } from "../helpers";
+
+describe("rows decoded once per statement", () => {
+  it("gives what the builder's own mapping gives: a view's columns, nulls, and SQL with its own decoder", async () => {
+    const { start } = quietDay(1970);
+    const account = await createAccount();
+    const email = `${unique("decoded")}@example.test`;
+    for (const [i, userId] of [account.id, null].entries())
+      await db.insert(manualOrders).values({ userId, email, variantId: "v", variantTitle: "Plan", reason: "test", createdAt: start + i });
+    const query = () =>
+      db
+        .select({
+          key: orderIndex.key,
+          userId: orderIndex.userId,
+          totalCents: orderIndex.totalCents,
+          createdAt: orderIndex.createdAt,
+          later: sql<boolean>`${orderIndex.createdAt} > ${start}`.mapWith(Boolean),
+          day: sql<string>`'day ' || ${orderIndex.createdAt}`.as("day"),
+        })
+        .from(orderIndex)
+        .where(eq(orderIndex.emailKey, email))
+        .orderBy(orderIndex.createdAt);
+    const rows = await decodedRows(query());
+    expect(rows).toEqual(await query().all());
+    expect(rows.map((row) => [row.userId, row.later, row.totalCents])).toEqual([
+      [account.id, false, 0],
+      [null, true, 0],
+    ]);
+  });
+});
