@@ -11,20 +11,16 @@ describe("rows decoded once per statement", () => {
     const email = `${unique("decoded")}@example.test`;
     for (const [i, userId] of [account.id, null].entries())
       await db.insert(manualOrders).values({ userId, email, variantId: "v", variantTitle: "Plan", reason: "test", createdAt: start + i });
-    const query = () =>
-      db
-        .select({
-          key: orderIndex.key,
-          userId: orderIndex.userId,
-          totalCents: orderIndex.totalCents,
-          createdAt: orderIndex.createdAt,
-          later: sql<boolean>`${orderIndex.createdAt} > ${start}`.mapWith(Boolean),
-          day: sql<string>`'day ' || ${orderIndex.createdAt}`.as("day"),
-        })
-        .from(orderIndex)
-        .where(eq(orderIndex.emailKey, email))
-        .orderBy(orderIndex.createdAt);
-    const rows = await decodedRows(query());
+    const fields = {
+      key: orderIndex.key,
+      userId: orderIndex.userId,
+      totalCents: orderIndex.totalCents,
+      createdAt: orderIndex.createdAt,
+      later: sql<boolean>`${orderIndex.createdAt} > ${start}`.mapWith(Boolean),
+      day: sql<string>`'day ' || ${orderIndex.createdAt}`.as("day"),
+    };
+    const query = () => db.select(fields).from(orderIndex).where(eq(orderIndex.emailKey, email)).orderBy(orderIndex.createdAt);
+    const rows = decodedRows(fields, await query().values());
     expect(rows).toEqual(await query().all());
     expect(rows.map((row) => [row.userId, row.later, row.totalCents])).toEqual([
       [account.id, false, 0],

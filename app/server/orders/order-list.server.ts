@@ -6,7 +6,7 @@ import { decodeCursor, type OrderCursor, type OrderRow, type OrderSource, type U
 import { fail, ok, type Result } from "~/lib/result";
 import { dayStart, type OrderListInput } from "~/lib/schemas/orders";
 import type { Db } from "../platform/db/client.server";
-import { decodedRows } from "../platform/db/reads.server";
+import { builtOnce, decodedRows } from "../platform/db/reads.server";
 import {
   cryptoOrders,
   licences,
@@ -41,21 +41,27 @@ export function orderFilters(input: Pick<OrderListInput, "q" | "source" | "state
   };
 }
 
+/** A term's value: the value itself, or a placeholder of that name in a statement built once. */
+type Value = <T>(name: string, value: T) => T | SQL.Placeholder;
+const itself: Value = (_name, value) => value;
+const placeholder: Value = (name) => sql.placeholder(name);
+
 /** The view's WHERE terms for the filters other than the search: SQLite pushes each into every arm. */
-function filterTerms(filters: OrderFilters): (SQL | undefined)[] {
+function filterTerms(filters: OrderFilters, value: Value = itself): (SQL | undefined)[] {
   return [
-    filters.source ? eq(orderIndex.source, filters.source) : undefined,
-    filters.state ? eq(orderIndex.state, filters.state) : undefined,
-    filters.from !== undefined ? gte(orderIndex.createdAt, filters.from) : undefined,
-    filters.until !== undefined ? lt(orderIndex.createdAt, filters.until) : undefined,
+    filters.source ? eq(orderIndex.source, value("source", filters.source)) : undefined,
+    filters.state ? eq(orderIndex.state, value("state", filters.state)) : undefined,
+    filters.from !== undefined ? gte(orderIndex.createdAt, value("from", filters.from)) : undefined,
+    filters.until !== undefined ? lt(orderIndex.createdAt, value("until", filters.until)) : undefined,
   ];
 }
 
 /** Rows strictly after the cursor in the list's order (created_at desc, key desc). */
-const afterCursor = (cursor: OrderCursor | null) =>
-  cursor
-    ? or(lt(orderIndex.createdAt, cursor.createdAt), and(eq(orderIndex.createdAt, cursor.createdAt), lt(orderIndex.key, cursor.key)))
-    : undefined;
+function afterCursor(cursor: OrderCursor | null, value: Value = itself) {
+  if (!cursor) return undefined;
+  const at = value("cursorAt", cursor.createdAt);
+  return or(lt(orderIndex.createdAt, at), and(eq(orderIndex.createdAt, at), lt(orderIndex.key, value("cursorKey", cursor.key))));
+}
 
 /** A 64-hex-digit transaction id, as wallets and explorers show one. */
 const TXID = /^[0-9a-f]{64}$/i;
@@ -180,8 +186,31 @@ const rowColumns = {
  */
 const undeliveredFlag = sql<boolean>`exists (select 1 from ${mailOutbox} where ${failedMailTo(orderIndex)})`.mapWith(Boolean);
 
-/** The list's rows with their flags, to narrow down: the view's columns, as the table and a page show them. */
-const orderRows = (db: Db) => db.select({ ...rowColumns, undelivered: undeliveredFlag }).from(orderIndex);
+/** What the list shows of an order: the view's columns and the flag. */
+const rowFields = { ...rowColumns, undelivered: undeliveredFlag };
+
+const orderRows = (db: Db) => db.select(rowFields).from(orderIndex);
+
+/**
+ * The unsearched list's statement for one shape of filters (which of them are set, and whether
+ * there is a cursor), built once per database, each value a placeholder: building a statement's SQL
+ * cost the list about as much as decoding its rows.
+ */
+const listStatements = builtOnce(() => new Map<string, ReturnType<typeof listStatement>>());
+
+function listStatement(db: Db, filters: OrderFilters, cursor: OrderCursor | null, searched: boolean) {
+  return orderRows(db)
+    .where(
+      and(
+        ...filterTerms(filters, placeholder),
+        searched ? eq(orderIndex.emailKey, sql.placeholder("email")) : undefined,
+        afterCursor(cursor, placeholder),
+      ),
+    )
+    .orderBy(desc(orderIndex.createdAt), desc(orderIndex.key))
+    .limit(sql.placeholder("size"))
+    .prepare();
+}
 
 const newestFirst = (a: OrderRow, b: OrderRow) => b.createdAt - a.createdAt || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 
@@ -232,15 +261,23 @@ export async function listOrders(db: Db, filters: OrderFilters, cursorText = "",
     return ok(page(unique.sort(newestFirst)));
   }
   const searched = filters.q !== "";
+  const shape = [filters.source, filters.state, filters.from, filters.until, searched || undefined, cursor ?? undefined]
+    .map((set) => (set === undefined ? 0 : 1))
+    .join("");
+  const statements = listStatements(db);
+  let statement = statements.get(shape);
+  if (!statement) statements.set(shape, (statement = listStatement(db, filters, cursor, searched)));
   // SQLite flattens the view (its columns have one affinity in every arm): each arm reads its own
   // time index newest first and stops after a page, the arms are merged in order, and the flag is
   // looked up only for the rows the merge takes.
-  const rows = await decodedRows(
-    orderRows(db)
-      .where(and(...filterTerms(filters), searched ? eq(orderIndex.emailKey, filters.q.toLowerCase()) : undefined, afterCursor(cursor)))
-      .orderBy(desc(orderIndex.createdAt), desc(orderIndex.key))
-      .limit(size + 1),
-  );
+  const values = await statement.values({
+    ...filters,
+    email: filters.q.toLowerCase(),
+    cursorAt: cursor?.createdAt,
+    cursorKey: cursor?.key,
+    size: size + 1,
+  });
+  const rows = decodedRows(rowFields, values);
   return ok(page(rows));
 }
 
