@@ -1,7 +1,7 @@
 // The back office's list of orders over every source (the order_index view), its filters and its
 // search (by key, transaction id, order number or e-mail), and finding one order. Reading only: one
 // order's page is order-page.server.ts, the actions on an order order-actions.server.ts.
-import { and, desc, eq, gte, inArray, lt, or, type SQL, sql, type SQLWrapper } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, or, type Placeholder, type SQL, sql, type SQLWrapper } from "drizzle-orm";
 import { decodeCursor, type OrderCursor, type OrderRow, type OrderSource, type UndeliveredMail } from "~/lib/orders";
 import { fail, ok, type Result } from "~/lib/result";
 import { dayStart, type OrderListInput } from "~/lib/schemas/orders";
@@ -42,7 +42,7 @@ export function orderFilters(input: Pick<OrderListInput, "q" | "source" | "state
 }
 
 /** A term's value: the value itself, or a placeholder of that name in a statement built once. */
-type Value = <T>(name: string, value: T) => T | SQL.Placeholder;
+type Value = <T>(name: string, value: T) => T | Placeholder;
 const itself: Value = (_name, value) => value;
 const placeholder: Value = (name) => sql.placeholder(name);
 

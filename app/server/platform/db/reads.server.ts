@@ -6,7 +6,7 @@
 // one built once per database handle (`builtOnce`) and bound to this request's values (`bound`):
 // building a statement's SQL (walking its columns, joins and conditions) cost a product page's
 // render more than running it.
-import { Column, fillPlaceholders, is, SQL } from "drizzle-orm";
+import { Column, type DriverValueDecoder, fillPlaceholders, is, SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
 import type { Db } from "./client.server";
@@ -94,6 +94,12 @@ export async function readTogether<const R extends readonly Read<unknown>[]>(db:
   }) as Answers<R>;
 }
 
+/**
+ * The decoder an SQL field carries (`mapWith`, or the column it was made from): the builder's mapping
+ * reads it, though its types keep it internal. `decodedRows`' test holds the two mappings equal.
+ */
+const decoderOf = (field: SQL) => (field as unknown as { decoder: DriverValueDecoder<unknown, unknown> }).decoder;
+
 /** A selection one level deep: columns and SQL, no nested objects. */
 export type FlatFields = Record<string, Column | SQL | SQL.Aliased>;
 
@@ -106,7 +112,7 @@ export type FlatFields = Record<string, Column | SQL | SQL.Aliased>;
 export function decodedRows<F extends FlatFields>(fields: F, rows: unknown[][]): SelectResultFields<F>[] {
   const decoders = Object.entries(fields).map(([name, field]) => ({
     name,
-    decoder: is(field, Column) ? field : is(field, SQL) ? field.decoder : field.sql.decoder,
+    decoder: is(field, Column) ? field : decoderOf(is(field, SQL) ? field : field.sql),
   }));
   return rows.map((row) => {
     const decoded: Record<string, unknown> = {};
