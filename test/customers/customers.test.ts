@@ -9,6 +9,7 @@ import { confirmEnrolment, startEnrolment } from "~/server/accounts/two-factor.s
 import {
   auditLog,
   licences,
+  manualOrders,
   profiles,
   resellerAccounts,
   resellerLedger,
@@ -21,6 +22,7 @@ import {
   call,
   cookieFrom,
   createAccount,
+  cryptoOrder,
   db,
   deliver,
   hwid,
@@ -234,6 +236,29 @@ describe("the customer search", () => {
     const forged = await call(`${CUSTOMERS}?cursor=${encodeURIComponent("1'; drop table users")}`, { cookie });
     expect(forged.status).toBe(200);
     expect(textOf(await forged.text())).toContain("That page does not exist");
+  });
+});
+
+describe("an account's orders on its customer page", () => {
+  it("lists the orders placed with its e-mail (any case) or by it, each once, newest first, and no one else's", async () => {
+    const member = await createAccount();
+    const now = Date.now();
+    const [manual] = await db
+      .insert(manualOrders)
+      .values({ email: member.email.toUpperCase(), variantId: "v", variantTitle: "Plan", reason: "test", createdAt: now - 3000 })
+      .returning({ id: manualOrders.id });
+    const byAccount = await cryptoOrder({ customerEmail: `${unique("other")}@example.test`, userId: member.id, createdAt: now - 2000 });
+    const both = await cryptoOrder({ customerEmail: member.email, userId: member.id, createdAt: now - 1000 });
+    const someoneElse = await cryptoOrder({ createdAt: now });
+    const { cookie } = await staff("support");
+    const html = await (await call(`${CUSTOMERS}/${member.id}`, { cookie })).text();
+    const links = [...html.matchAll(/href="\/dashboard\/orders\/(\w+)\/([^"]+)"/g)].map((m) => `${m[1]}:${m[2]}`);
+    const orders = [`crypto:${both.orderNumber}`, `crypto:${byAccount.orderNumber}`, `admin:${manual!.id}`];
+    expect([...new Set(links)]).toEqual(orders);
+    // Found both by its e-mail and by its account, the order is drawn as often as one found once.
+    const drawn = (order: string) => links.filter((link) => link === order).length;
+    expect(drawn(orders[0]!)).toBe(drawn(orders[1]!));
+    expect(links).not.toContain(`crypto:${someoneElse.orderNumber}`);
   });
 });
 
