@@ -198,15 +198,9 @@ const orderRows = (db: Db) => db.select(rowFields).from(orderIndex);
  */
 const listStatements = builtOnce(() => new Map<string, ReturnType<typeof listStatement>>());
 
-function listStatement(db: Db, filters: OrderFilters, cursor: OrderCursor | null, searched: boolean) {
+function listStatement(db: Db, terms: (SQL | undefined)[]) {
   return orderRows(db)
-    .where(
-      and(
-        ...filterTerms(filters, placeholder),
-        searched ? eq(orderIndex.emailKey, sql.placeholder("email")) : undefined,
-        afterCursor(cursor, placeholder),
-      ),
-    )
+    .where(and(...terms))
     .orderBy(desc(orderIndex.createdAt), desc(orderIndex.key))
     .limit(sql.placeholder("size"))
     .prepare();
@@ -261,12 +255,16 @@ export async function listOrders(db: Db, filters: OrderFilters, cursorText = "",
     return ok(page(unique.sort(newestFirst)));
   }
   const searched = filters.q !== "";
-  const shape = [filters.source, filters.state, filters.from, filters.until, searched || undefined, cursor ?? undefined]
-    .map((set) => (set === undefined ? 0 : 1))
-    .join("");
+  const terms = [
+    ...filterTerms(filters, placeholder),
+    searched ? eq(orderIndex.emailKey, sql.placeholder("email")) : undefined,
+    afterCursor(cursor, placeholder),
+  ];
+  // The statement's shape is which of its terms are there.
+  const shape = terms.map((term) => (term ? 1 : 0)).join("");
   const statements = listStatements(db);
   let statement = statements.get(shape);
-  if (!statement) statements.set(shape, (statement = listStatement(db, filters, cursor, searched)));
+  if (!statement) statements.set(shape, (statement = listStatement(db, terms)));
   // SQLite flattens the view (its columns have one affinity in every arm): each arm reads its own
   // time index newest first and stops after a page, the arms are merged in order, and the flag is
   // looked up only for the rows the merge takes.

@@ -101,7 +101,7 @@ export async function readTogether<const R extends readonly Read<unknown>[]>(db:
 const decoderOf = (field: SQL) => (field as unknown as { decoder: DriverValueDecoder<unknown, unknown> }).decoder;
 
 /** A selection one level deep: columns and SQL, no nested objects. */
-export type FlatFields = Record<string, Column | SQL | SQL.Aliased>;
+type FlatFields = Record<string, Column | SQL | SQL.Aliased>;
 
 /**
  * The raw rows (`values()`) of a select of `fields`, as `all()` would give them: each cell decoded by
