@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { decodedRows } from "~/server/platform/db/reads.server";
-import { manualOrders, orderIndex } from "~/server/platform/db/schema.server";
+import { manualOrders, orderIndex, productCodes } from "~/server/platform/db/schema.server";
 import { createAccount, db, quietDay, unique } from "../helpers";
 
 describe("rows decoded once per statement", () => {
@@ -25,6 +25,22 @@ describe("rows decoded once per statement", () => {
     expect(rows.map((row) => [row.userId, row.later, row.totalCents])).toEqual([
       [account.id, false, 0],
       [null, true, 0],
+    ]);
+  });
+
+  it("decodes a table's column by its own decoder, and hands the others over as they are", async () => {
+    const variantId = unique("gid://shopify/ProductVariant/decoded");
+    await db.insert(productCodes).values([
+      { variantId, variantTitle: "Plan", code: unique("USED"), isUsed: true, usedAt: 5, createdAt: 1 },
+      { variantId, variantTitle: "Plan", code: unique("FREE"), createdAt: 2 },
+    ]);
+    const fields = { code: productCodes.code, isUsed: productCodes.isUsed, usedAt: productCodes.usedAt };
+    const query = () => db.select(fields).from(productCodes).where(eq(productCodes.variantId, variantId)).orderBy(productCodes.id);
+    const rows = decodedRows(fields, await query().values());
+    expect(rows).toEqual(await query().all());
+    expect(rows.map((row) => [row.isUsed, row.usedAt])).toEqual([
+      [true, 5],
+      [false, null],
     ]);
   });
 });
