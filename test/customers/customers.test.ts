@@ -5,12 +5,15 @@ import { env, exports } from "cloudflare:workers";
 import { and, desc, eq } from "drizzle-orm";
 import * as OTPAuth from "otpauth";
 import { describe, expect, it } from "vitest";
+import { createSession } from "~/server/accounts/session.server";
 import { confirmEnrolment, startEnrolment } from "~/server/accounts/two-factor.server";
 import {
   auditLog,
   licences,
   manualOrders,
+  passkeys,
   profiles,
+  recoveryCodes,
   resellerAccounts,
   resellerLedger,
   sessions,
@@ -378,6 +381,36 @@ describe("ending a customer's sessions", () => {
 });
 
 describe("crediting a reseller's balance (moved here from the reseller panel)", () => {
+  it("shows the account's authenticator app, passkeys and sessions as they stand", async () => {
+    const { account: target } = await enrolledMember();
+    const { cookie } = await staff("support");
+    const before = await page(`${CUSTOMERS}/${target.id}`, cookie);
+    const codes = Number(/Authenticator app On · (\d+) recovery code\(s\) left/.exec(before)?.[1]);
+    expect(codes).toBeGreaterThan(1);
+    expect(before).toContain("Passkeys 0");
+    expect(before).toContain("Not signed in anywhere.");
+
+    const [code] = await db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, target.id)).limit(1);
+    await db.update(recoveryCodes).set({ usedAt: Date.now() }).where(eq(recoveryCodes.id, code!.id));
+    await db.insert(passkeys).values({
+      id: unique("passkey"),
+      userId: target.id,
+      name: "Laptop",
+      publicKey: "key",
+      counter: 0,
+      deviceType: "singleDevice",
+      backedUp: false,
+      createdAt: Date.now(),
+    });
+    const firefox = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    await createSession(db, target.id, callerOf(new Request(ORIGIN, { headers: { "User-Agent": firefox } })));
+    const after = await page(`${CUSTOMERS}/${target.id}`, cookie);
+    expect(after).toContain(`Authenticator app On · ${codes - 1} recovery code(s) left`);
+    expect(after).toContain("Passkeys 1");
+    expect(after).toContain("Firefox on Windows");
+    expect(after).not.toContain("Not signed in anywhere.");
+  });
+
   it("credits the account by its id, writes a ledger row and an audit entry, and shows the new balance", async () => {
     const target = await createAccount();
     const { account: admin, cookie } = await staff("admin");

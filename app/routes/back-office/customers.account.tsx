@@ -47,8 +47,6 @@ export const meta: Route.MetaFunction = ({ loaderData }) => [{ title: `${loaderD
 
 export async function loader({ request, params, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
-  const customer = await customerAccount(db, params.id, callerOf(request), resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS));
-  if (!customer) throw notFound("No such customer");
   const { role, id } = currentViewer(context);
   const allowed = (capability: Capability) => can(role, capability);
   const may = {
@@ -59,11 +57,18 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     block: allowed("blocks.manage"),
     privacy: allowed("customers.privacy"),
   };
+  // The account, its Discord roles and what is known of its devices are read side by side.
+  const [customer, discord, known] = await Promise.all([
+    customerAccount(db, params.id, callerOf(request), resetCooldownMs(env.HWID_RESET_COOLDOWN_DAYS)),
+    memberRoleSync(db, params.id),
+    may.block ? knownOfCustomer(db, params.id) : null,
+  ]);
+  if (!customer) throw notFound("No such customer");
   // A fresh id for the credit form each time the page loads (also after each credit it makes).
   return {
     ...customer,
-    discord: await memberRoleSync(db, params.id),
-    known: may.block ? await knownOfCustomer(db, params.id) : null,
+    discord,
+    known,
     self: id === customer.profile.id,
     may,
     creditRequest: may.credit ? crypto.randomUUID() : null,

@@ -6,7 +6,7 @@ import type { Viewer } from "~/lib/viewer";
 import { type Caller, forgetToken, keepToken, type TokenChange } from "../platform/caller.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
-import { builtOnce } from "../platform/db/reads.server";
+import { builtOnce, type Read, read, readTogether } from "../platform/db/reads.server";
 import { profiles, sessions, userRoles, users } from "../platform/db/schema.server";
 import { describeDevice } from "./device.server";
 
@@ -32,7 +32,7 @@ export async function createSession(db: Db, userId: string, caller: Caller, now 
   return keepToken("session", token, SESSION_ABSOLUTE_MS / 1000);
 }
 
-function sessionIdFrom(caller: Caller): Promise<string | null> {
+export function sessionIdFrom(caller: Caller): Promise<string | null> {
   return tokenHash(caller.tokens.session ?? null);
 }
 
@@ -153,22 +153,32 @@ export interface SessionSummary {
   current: boolean;
 }
 
+/** An account's live sessions, the most recently used first; `current` is the caller's own session (`sessionIdFrom`). */
+export function sessionsRead(db: Db, userId: string, current: string | null, now = Date.now()): Read<SessionSummary[]> {
+  return read(
+    [
+      db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now), gt(sessions.lastSeenAt, now - SESSION_IDLE_MS)))
+        .orderBy(desc(sessions.lastSeenAt), desc(sessions.createdAt)),
+    ],
+    ([rows]) =>
+      rows.map((row) => ({
+        publicId: row.publicId,
+        device: describeDevice(row.userAgent),
+        place: row.place,
+        createdAt: row.createdAt,
+        lastSeenAt: row.lastSeenAt,
+        current: row.id === current,
+      })),
+  );
+}
+
 /** An account's live sessions, the most recently used first. */
 export async function listSessions(db: Db, userId: string, caller: Caller, now = Date.now()): Promise<SessionSummary[]> {
-  const current = await sessionIdFrom(caller);
-  const rows = await db
-    .select()
-    .from(sessions)
-    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now), gt(sessions.lastSeenAt, now - SESSION_IDLE_MS)))
-    .orderBy(desc(sessions.lastSeenAt), desc(sessions.createdAt));
-  return rows.map((row) => ({
-    publicId: row.publicId,
-    device: describeDevice(row.userAgent),
-    place: row.place,
-    createdAt: row.createdAt,
-    lastSeenAt: row.lastSeenAt,
-    current: row.id === current,
-  }));
+  const [list] = await readTogether(db, [sessionsRead(db, userId, await sessionIdFrom(caller), now)]);
+  return list;
 }
 
 /** Housekeeping for the cron trigger: drop sessions past either limit. */

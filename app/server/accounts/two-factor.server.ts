@@ -12,6 +12,7 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
+import { read, readTogether } from "../platform/db/reads.server";
 import { qrDataUrl } from "../platform/qr.server";
 import { recoveryCodes, totpFactors } from "../platform/db/schema.server";
 import { signInChanged } from "./security.server";
@@ -83,13 +84,23 @@ async function consumeStep(db: Db, userId: string, step: number): Promise<boolea
   return used.length === 1;
 }
 
+/** Whether an account's second factor is on, and how many unused recovery codes it has left. */
+export function twoFactorStatusRead(db: Db, userId: string) {
+  return read(
+    [
+      db.select({ status: totpFactors.status }).from(totpFactors).where(eq(totpFactors.userId, userId)).limit(1),
+      db
+        .select({ n: count() })
+        .from(recoveryCodes)
+        .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt))),
+    ],
+    ([[factor], [left]]) => ({ enabled: factor?.status === "verified", recoveryCodesLeft: left?.n ?? 0 }),
+  );
+}
+
 export async function twoFactorStatus(db: Db, userId: string) {
-  const factor = await db.select({ status: totpFactors.status }).from(totpFactors).where(eq(totpFactors.userId, userId)).get();
-  const [left] = await db
-    .select({ n: count() })
-    .from(recoveryCodes)
-    .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
-  return { enabled: factor?.status === "verified", recoveryCodesLeft: left?.n ?? 0 };
+  const [status] = await readTogether(db, [twoFactorStatusRead(db, userId)]);
+  return status;
 }
 
 export async function hasTwoFactor(db: Db, userId: string): Promise<boolean> {

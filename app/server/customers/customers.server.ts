@@ -8,14 +8,15 @@ import { union } from "drizzle-orm/sqlite-core";
 import { type LicenceView, maskKey } from "~/lib/licences";
 import type { Role } from "~/lib/roles";
 import type { CustomerSearchInput } from "~/lib/schemas/customers";
-import { listSessions } from "../accounts/session.server";
-import { twoFactorStatus } from "../accounts/two-factor.server";
-import { subscriptionsOf } from "../licences/subscriptions.server";
-import { licencesOf } from "../licences/licences.server";
-import { licenceHistory } from "../licences/licence-renewals.server";
+import { sessionIdFrom, sessionsRead } from "../accounts/session.server";
+import { twoFactorStatusRead } from "../accounts/two-factor.server";
+import { subscriptionsRead } from "../licences/subscriptions.server";
+import { licencesOf, licencesRead } from "../licences/licences.server";
+import { licenceHistoryRead } from "../licences/licence-renewals.server";
 import { orderName } from "../platform/db/stored-orders.server";
 import type { LicenceHistoryEntry } from "~/lib/renewals";
-import { resellerBalanceOf } from "../resellers/reseller-balance.server";
+import { resellerBalanceRead } from "../resellers/reseller-balance.server";
+import { read, readTogether } from "../platform/db/reads.server";
 import type { Db } from "../platform/db/client.server";
 import {
   cryptoOrders,
@@ -165,11 +166,13 @@ const orderFields = {
  * are the union of two reads, each through its own indexes: one condition `email or user` would
  * leave the Shopify orders (which hold no account) no index, and read every one of them.
  */
-async function ordersOf(db: Db, email: string, userId: string | null) {
+function ordersRead(db: Db, email: string, userId: string | null) {
   const byEmail = db.select(orderFields).from(orderIndex).where(eq(orderIndex.emailKey, email.toLowerCase()));
   const orders = userId ? union(byEmail, db.select(orderFields).from(orderIndex).where(eq(orderIndex.userId, userId))) : byEmail;
-  const rows = await orders.orderBy(desc(orderIndex.createdAt)).limit(ORDERS_ON_PAGE + 1);
-  return { orders: rows.slice(0, ORDERS_ON_PAGE), moreOrders: rows.length > ORDERS_ON_PAGE };
+  return read([orders.orderBy(desc(orderIndex.createdAt)).limit(ORDERS_ON_PAGE + 1)], ([rows]) => ({
+    orders: rows.slice(0, ORDERS_ON_PAGE),
+    moreOrders: rows.length > ORDERS_ON_PAGE,
+  }));
 }
 
 const masked = (licence: LicenceView): LicenceView => ({ ...licence, key: maskKey(licence.key) });
@@ -200,22 +203,22 @@ function saleKey(row: { orderId: string | null; purchaseId: number | null }): st
 async function withHistory(db: Db, held: LicenceView[]): Promise<CustomerLicence[]> {
   const ids = held.map((l) => l.id);
   if (ids.length === 0) return [];
-  const [sales, renewals] = await Promise.all([
-    db
-      .select({
-        id: licences.id,
-        plan: licences.plan,
-        createdAt: licences.createdAt,
-        orderId: licences.orderId,
-        orderName: orderName(licences.orderId),
-        purchaseId: resellerKeys.purchaseId,
-      })
-      .from(licences)
-      .leftJoin(resellerKeys, eq(resellerKeys.id, licences.resellerKeyId))
-      .where(inArray(licences.id, ids)),
-    licenceHistory(db, ids),
+  const sales = db
+    .select({
+      id: licences.id,
+      plan: licences.plan,
+      createdAt: licences.createdAt,
+      orderId: licences.orderId,
+      orderName: orderName(licences.orderId),
+      purchaseId: resellerKeys.purchaseId,
+    })
+    .from(licences)
+    .leftJoin(resellerKeys, eq(resellerKeys.id, licences.resellerKeyId))
+    .where(inArray(licences.id, ids));
+  const [soldAs, renewals] = await readTogether(db, [
+    read([sales], ([rows]) => new Map(rows.map((sale) => [sale.id, sale]))),
+    licenceHistoryRead(db, ids),
   ]);
-  const soldAs = new Map(sales.map((sale) => [sale.id, sale]));
   const names = await orderNames(
     db,
     [...renewals.values()].flat().flatMap((r) => (r.orderKey?.startsWith("shopify:") ? [r.orderKey.slice(8)] : [])),
@@ -268,21 +271,30 @@ async function maskedLicences(db: Db, email: string, cooldownMs: number): Promis
   return withHistory(db, [...(await licencesOf(db, { email }, cooldownMs)).values()].map(masked));
 }
 
-/** Staff: everything about one account, or null when there is no such account. */
+/**
+ * Staff: everything about one account, or null when there is no such account. After the account
+ * itself, its orders, subscriptions, licences, sessions, security and reseller balance are read in
+ * one batch (one round trip), and the licences' histories in another.
+ */
 export async function customerAccount(db: Db, id: string, caller: Caller, cooldownMs: number) {
-  const [profile] = await accounts(db, eq(users.id, id), 1);
+  const [[profile], current] = await Promise.all([accounts(db, eq(users.id, id), 1), sessionIdFrom(caller)]);
   if (!profile) return null;
-  const [orders, subscriptions, held, sessions, twoFactor, [passkeyCount], reseller] = await Promise.all([
-    ordersOf(db, profile.email, id),
-    subscriptionsOf(db, id),
-    licencesOf(db, profile, cooldownMs),
-    listSessions(db, id, caller),
-    twoFactorStatus(db, id),
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(passkeys)
-      .where(eq(passkeys.userId, id)),
-    resellerBalanceOf(db, id),
+  const [orders, subscriptions, held, sessions, twoFactor, passkeyCount, reseller] = await readTogether(db, [
+    ordersRead(db, profile.email, id),
+    subscriptionsRead(db, id),
+    licencesRead(db, profile, cooldownMs),
+    sessionsRead(db, id, current),
+    twoFactorStatusRead(db, id),
+    read(
+      [
+        db
+          .select({ n: sql<number>`count(*)` })
+          .from(passkeys)
+          .where(eq(passkeys.userId, id)),
+      ],
+      ([[row]]) => row?.n ?? 0,
+    ),
+    resellerBalanceRead(db, id),
   ]);
   return {
     profile,
@@ -294,7 +306,7 @@ export async function customerAccount(db: Db, id: string, caller: Caller, cooldo
     }),
     licences: await withHistory(db, [...held.values()].map(masked)),
     sessions,
-    security: { ...twoFactor, passkeys: passkeyCount?.n ?? 0 },
+    security: { ...twoFactor, passkeys: passkeyCount },
     reseller,
   };
 }
@@ -307,6 +319,6 @@ export async function customerByEmail(db: Db, email: string, cooldownMs: number)
     .where(sql`lower(${users.email}) = ${email.toLowerCase()}`)
     .get();
   if (account) return { accountId: account.id } as const;
-  const [orders, held] = await Promise.all([ordersOf(db, email, null), maskedLicences(db, email, cooldownMs)]);
+  const [[orders], held] = await Promise.all([readTogether(db, [ordersRead(db, email, null)]), maskedLicences(db, email, cooldownMs)]);
   return { accountId: null, email: email.toLowerCase(), ...orders, licences: held } as const;
 }

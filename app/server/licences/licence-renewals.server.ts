@@ -8,6 +8,7 @@ import { and, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm"
 import type { BatchItem } from "drizzle-orm/batch";
 import { type LicencePlan, PLAN_DURATION_MS } from "~/lib/plans";
 import type { Db } from "../platform/db/client.server";
+import { read } from "../platform/db/reads.server";
 import { licenceRenewals, licences, type RENEWAL_METHODS, userSubscriptions } from "../platform/db/schema.server";
 
 export type RenewalMethod = (typeof RENEWAL_METHODS)[number];
@@ -235,14 +236,13 @@ export const renewalsOfOrder = (orderKey: string) => eq(licenceRenewals.orderKey
 export const takenBack = (db: Db, claim: string) => db.select().from(licenceRenewals).where(eq(licenceRenewals.refundClaim, claim));
 
 /** A licence's history: the sale that made it, then every renewal and upgrade, with its order (oldest first). */
-export async function licenceHistory(db: Db, licenceIds: number[]) {
-  if (licenceIds.length === 0) return new Map<number, RenewalRow[]>();
-  const rows = await db
-    .select()
-    .from(licenceRenewals)
-    .where(inArray(licenceRenewals.licenceId, licenceIds))
-    .orderBy(licenceRenewals.createdAt);
-  const byLicence = new Map<number, RenewalRow[]>();
-  for (const row of rows) byLicence.set(row.licenceId, [...(byLicence.get(row.licenceId) ?? []), row]);
-  return byLicence;
+export function licenceHistoryRead(db: Db, licenceIds: number[]) {
+  return read(
+    [db.select().from(licenceRenewals).where(inArray(licenceRenewals.licenceId, licenceIds)).orderBy(licenceRenewals.createdAt)],
+    ([rows]) => {
+      const byLicence = new Map<number, RenewalRow[]>();
+      for (const row of rows) byLicence.set(row.licenceId, [...(byLicence.get(row.licenceId) ?? []), row]);
+      return byLicence;
+    },
+  );
 }

@@ -140,11 +140,7 @@ const subscriptionsQuery = builtOnce((db) =>
     .prepare(),
 );
 
-export async function subscriptionsOf(db: Db, userId: string) {
-  return subscriptionsQuery(db).execute({ userId });
-}
-
-/** `subscriptionsOf` as a read not yet run, for a page that sends it with other reads in one batch. */
+/** A member's subscriptions, as a read not yet run, for a page that sends it with other reads in one batch. */
 export function subscriptionsRead(db: Db, userId: string) {
   return read([bound(subscriptionsQuery(db), { userId })], ([rows]) => rows);
 }

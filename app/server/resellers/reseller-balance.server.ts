@@ -11,6 +11,7 @@ import type { Viewer } from "~/lib/viewer";
 import { balancesOf, earningAffiliate, takeAvailable } from "../affiliates/ledger.server";
 import { audit } from "../platform/audit.server";
 import { type Db, isUniqueViolation, refusedBy } from "../platform/db/client.server";
+import { read } from "../platform/db/reads.server";
 import { affiliateLedger, cryptoOrders, resellerAccounts, resellerLedger, users } from "../platform/db/schema.server";
 
 export const DEFAULT_DISCOUNT_RATE = 50;
@@ -57,16 +58,18 @@ export function ledgerPage(db: Db, userId: string, beforeId: number | null, limi
 }
 
 /** Staff: a member's reseller balance (null when they never opened the panel) and its ledger. Opens nothing. */
-export async function resellerBalanceOf(db: Db, userId: string) {
-  const [account, ledger] = await Promise.all([
-    db
-      .select({ balanceCents: resellerAccounts.balanceCents, discountRate: resellerAccounts.discountRate })
-      .from(resellerAccounts)
-      .where(eq(resellerAccounts.userId, userId))
-      .get(),
-    ledgerOf(db, userId),
-  ]);
-  return { account: account ?? null, ledger };
+export function resellerBalanceRead(db: Db, userId: string) {
+  return read(
+    [
+      db
+        .select({ balanceCents: resellerAccounts.balanceCents, discountRate: resellerAccounts.discountRate })
+        .from(resellerAccounts)
+        .where(eq(resellerAccounts.userId, userId))
+        .limit(1),
+      ledgerOf(db, userId),
+    ],
+    ([[account], ledger]) => ({ account: account ?? null, ledger }),
+  );
 }
 
 /**
