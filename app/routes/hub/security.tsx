@@ -52,16 +52,17 @@ export const headers = passRetryAfter;
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { db, env } = app(context);
-  const { id } = currentViewer(context);
-  return {
-    sessions: await listSessions(db, id, callerOf(request)),
-    passkeys: await listPasskeys(db, id),
-    passkeysAvailable: relyingPartyFor(context, request).ok,
-    discord: await discordCardOf(db, env, id),
-    deletion: await deletionNeeds(db, id),
-    reminders: await remindersOn(db, id),
-    apiTokens: await apiTokensCard(db, currentViewer(context)),
-  };
+  const viewer = currentViewer(context);
+  // Each card's data is its own domain's read; they are asked at once, not one after another.
+  const [sessions, passkeys, discord, deletion, reminders, apiTokens] = await Promise.all([
+    listSessions(db, viewer.id, callerOf(request)),
+    listPasskeys(db, viewer.id),
+    discordCardOf(db, env, viewer.id),
+    deletionNeeds(db, viewer.id),
+    remindersOn(db, viewer.id),
+    apiTokensCard(db, viewer),
+  ]);
+  return { sessions, passkeys, passkeysAvailable: relyingPartyFor(context, request).ok, discord, deletion, reminders, apiTokens };
 }
 
 // The page's forms: the account's own, and the renewal reminders' switch (decision 091).
