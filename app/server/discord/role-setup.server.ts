@@ -6,6 +6,7 @@ import { MAX_MANAGED_ROLES } from "~/lib/discord-roles";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
+import { type Read, read, readTogether } from "../platform/db/reads.server";
 import { discordRoleRules, discordRoleSync, discordSettings, oauthAccounts, users } from "../platform/db/schema.server";
 import { DEFAULT_DISCORD_API_URL, type DiscordApi, discordApi, fetchTransport } from "./discord-api.server";
 import { simulatedDiscord } from "./simulated-discord.server";
@@ -65,25 +66,33 @@ export interface RoleSettings {
   healthProblems: string[];
 }
 
+/** The guild and the role rules, as a read not yet run. */
+function roleSettingsRead(db: Db): Read<RoleSettings> {
+  return read(
+    [
+      db.select().from(discordSettings).where(eq(discordSettings.id, 1)).limit(1),
+      db
+        .select({
+          id: discordRoleRules.id,
+          grant: discordRoleRules.grant,
+          roleId: discordRoleRules.roleId,
+          roleName: discordRoleRules.roleName,
+        })
+        .from(discordRoleRules)
+        .orderBy(discordRoleRules.id),
+    ],
+    ([[settings], rules]) => ({
+      guildId: settings?.guildId ?? null,
+      rules,
+      healthCheckedAt: settings?.healthCheckedAt ?? null,
+      healthProblems: settings?.healthProblems ? (JSON.parse(settings.healthProblems) as string[]) : [],
+    }),
+  );
+}
+
 export async function roleSettings(db: Db): Promise<RoleSettings> {
-  const [settings, rules] = await Promise.all([
-    db.select().from(discordSettings).where(eq(discordSettings.id, 1)).get(),
-    db
-      .select({
-        id: discordRoleRules.id,
-        grant: discordRoleRules.grant,
-        roleId: discordRoleRules.roleId,
-        roleName: discordRoleRules.roleName,
-      })
-      .from(discordRoleRules)
-      .orderBy(discordRoleRules.id),
-  ]);
-  return {
-    guildId: settings?.guildId ?? null,
-    rules,
-    healthCheckedAt: settings?.healthCheckedAt ?? null,
-    healthProblems: settings?.healthProblems ? (JSON.parse(settings.healthProblems) as string[]) : [],
-  };
+  const [settings] = await readTogether(db, [roleSettingsRead(db)]);
+  return settings;
 }
 
 /** Every role the sync hands out and takes back; roles outside the rules are never touched. */
@@ -99,13 +108,15 @@ export async function desiredRolesOf(db: Db, userIds: string[], now: number): Pr
   return new Map(rows.map((row) => [row.userId, JSON.parse(row.roles) as string[]]));
 }
 
-/** The member's Discord account, if they linked one. */
-export const discordLinkOf = (db: Db, userId: string) =>
+const discordLink = (db: Db, userId: string) =>
   db
     .select({ discordId: oauthAccounts.providerUserId, username: oauthAccounts.providerUsername })
     .from(oauthAccounts)
     .where(and(eq(oauthAccounts.provider, "discord"), eq(oauthAccounts.userId, userId)))
-    .get();
+    .limit(1);
+
+/** The member's Discord account, if they linked one. */
+export const discordLinkOf = (db: Db, userId: string) => discordLink(db, userId).get();
 
 /** Staff: the guild roles are handed out in. */
 export async function saveGuild(db: Db, staffId: string, guildId: string, now = Date.now()): Promise<Result> {
@@ -163,24 +174,36 @@ export async function syncCounts(db: Db): Promise<Record<(typeof discordRoleSync
   return counts;
 }
 
-/** Where one member's roles stand, for their page and the customer's page in the back office. */
+/** Where one member's roles stand, as a read not yet run; null without a linked account. */
+function memberRoleSyncRead(db: Db, userId: string) {
+  const settingsRead = roleSettingsRead(db);
+  return read(
+    [
+      discordLink(db, userId),
+      db.select().from(discordRoleSync).where(eq(discordRoleSync.userId, userId)).limit(1),
+      ...settingsRead.statements,
+    ],
+    ([[link], [row], ...settingsRows]) => {
+      if (!link) return null;
+      const settings = settingsRead.answer(settingsRows);
+      const managed = managedRoles(settings.rules);
+      const name = (id: string) => settings.rules.find((rule) => rule.roleId === id)?.roleName ?? id;
+      return {
+        username: link.username,
+        discordId: link.discordId,
+        state: row?.state ?? ("pending" as const),
+        should: row ? (JSON.parse(row.desiredRoles) as string[]).map(name) : [],
+        // Only the roles the shop hands out: the member's other roles are none of its business.
+        has: row?.actualRoles ? (JSON.parse(row.actualRoles) as string[]).filter((role) => managed.includes(role)).map(name) : null,
+        lastSyncAt: row?.lastSyncAt ?? null,
+        lastError: row?.lastError ?? null,
+      };
+    },
+  );
+}
+
+/** Where one member's roles stand, for their page and the customer's page in the back office: one round trip. */
 export async function memberRoleSync(db: Db, userId: string) {
-  const [link, row, settings] = await Promise.all([
-    discordLinkOf(db, userId),
-    db.select().from(discordRoleSync).where(eq(discordRoleSync.userId, userId)).get(),
-    roleSettings(db),
-  ]);
-  if (!link) return null;
-  const managed = managedRoles(settings.rules);
-  const name = (id: string) => settings.rules.find((rule) => rule.roleId === id)?.roleName ?? id;
-  return {
-    username: link.username,
-    discordId: link.discordId,
-    state: row?.state ?? ("pending" as const),
-    should: row ? (JSON.parse(row.desiredRoles) as string[]).map(name) : [],
-    // Only the roles the shop hands out: the member's other roles are none of its business.
-    has: row?.actualRoles ? (JSON.parse(row.actualRoles) as string[]).filter((role) => managed.includes(role)).map(name) : null,
-    lastSyncAt: row?.lastSyncAt ?? null,
-    lastError: row?.lastError ?? null,
-  };
+  const [sync] = await readTogether(db, [memberRoleSyncRead(db, userId)]);
+  return sync;
 }
