@@ -6,7 +6,7 @@ import type { Viewer } from "~/lib/viewer";
 import { type Caller, forgetToken, keepToken, type TokenChange } from "../platform/caller.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
-import { builtOnce, type Read, read, readTogether } from "../platform/db/reads.server";
+import { builtOnce, type Read, read, readAlone } from "../platform/db/reads.server";
 import { profiles, sessions, userRoles, users } from "../platform/db/schema.server";
 import { describeDevice } from "./device.server";
 
@@ -177,8 +177,7 @@ export function sessionsRead(db: Db, userId: string, current: string | null, now
 
 /** An account's live sessions, the most recently used first. */
 export async function listSessions(db: Db, userId: string, caller: Caller, now = Date.now()): Promise<SessionSummary[]> {
-  const [list] = await readTogether(db, [sessionsRead(db, userId, await sessionIdFrom(caller), now)]);
-  return list;
+  return readAlone(db, sessionsRead(db, userId, await sessionIdFrom(caller), now));
 }
 
 /** Housekeeping for the cron trigger: drop sessions past either limit. */

@@ -12,7 +12,7 @@ import { fail, ok, type Result } from "~/lib/result";
 import type { Viewer } from "~/lib/viewer";
 import { fromBase64, randomBytes, randomString, sha256Hex, toBase64 } from "../platform/tokens.server";
 import type { Db } from "../platform/db/client.server";
-import { read, readTogether } from "../platform/db/reads.server";
+import { read, readAlone } from "../platform/db/reads.server";
 import { qrDataUrl } from "../platform/qr.server";
 import { recoveryCodes, totpFactors } from "../platform/db/schema.server";
 import { signInChanged } from "./security.server";
@@ -99,8 +99,7 @@ export function twoFactorStatusRead(db: Db, userId: string) {
 }
 
 export async function twoFactorStatus(db: Db, userId: string) {
-  const [status] = await readTogether(db, [twoFactorStatusRead(db, userId)]);
-  return status;
+  return readAlone(db, twoFactorStatusRead(db, userId));
 }
 
 export async function hasTwoFactor(db: Db, userId: string): Promise<boolean> {

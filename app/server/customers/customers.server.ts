@@ -16,7 +16,7 @@ import { licenceHistoryRead } from "../licences/licence-renewals.server";
 import { orderName } from "../platform/db/stored-orders.server";
 import type { LicenceHistoryEntry } from "~/lib/renewals";
 import { resellerBalanceRead } from "../resellers/reseller-balance.server";
-import { read, readTogether } from "../platform/db/reads.server";
+import { read, readAlone, readTogether } from "../platform/db/reads.server";
 import type { Db } from "../platform/db/client.server";
 import {
   cryptoOrders,
@@ -319,6 +319,6 @@ export async function customerByEmail(db: Db, email: string, cooldownMs: number)
     .where(sql`lower(${users.email}) = ${email.toLowerCase()}`)
     .get();
   if (account) return { accountId: account.id } as const;
-  const [[orders], held] = await Promise.all([readTogether(db, [ordersRead(db, email, null)]), maskedLicences(db, email, cooldownMs)]);
+  const [orders, held] = await Promise.all([readAlone(db, ordersRead(db, email, null)), maskedLicences(db, email, cooldownMs)]);
   return { accountId: null, email: email.toLowerCase(), ...orders, licences: held } as const;
 }

@@ -6,7 +6,7 @@ import { MAX_MANAGED_ROLES } from "~/lib/discord-roles";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { type Read, read, readTogether } from "../platform/db/reads.server";
+import { type Read, read, readAlone } from "../platform/db/reads.server";
 import { discordRoleRules, discordRoleSync, discordSettings, oauthAccounts, users } from "../platform/db/schema.server";
 import { DEFAULT_DISCORD_API_URL, type DiscordApi, discordApi, fetchTransport } from "./discord-api.server";
 import { simulatedDiscord } from "./simulated-discord.server";
@@ -91,8 +91,7 @@ function roleSettingsRead(db: Db): Read<RoleSettings> {
 }
 
 export async function roleSettings(db: Db): Promise<RoleSettings> {
-  const [settings] = await readTogether(db, [roleSettingsRead(db)]);
-  return settings;
+  return readAlone(db, roleSettingsRead(db));
 }
 
 /** Every role the sync hands out and takes back; roles outside the rules are never touched. */
@@ -204,6 +203,5 @@ function memberRoleSyncRead(db: Db, userId: string) {
 
 /** Where one member's roles stand, for their page and the customer's page in the back office: one round trip. */
 export async function memberRoleSync(db: Db, userId: string) {
-  const [sync] = await readTogether(db, [memberRoleSyncRead(db, userId)]);
-  return sync;
+  return readAlone(db, memberRoleSyncRead(db, userId));
 }

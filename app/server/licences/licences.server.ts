@@ -14,7 +14,7 @@ import { entitlementLabels } from "../catalogue/entitlements.server";
 import { orderName } from "../platform/db/stored-orders.server";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { bound, builtOnce, read, type Read, readTogether } from "../platform/db/reads.server";
+import { bound, builtOnce, read, type Read, readAlone } from "../platform/db/reads.server";
 import { bannedHwids, licenceResets, licences, userSubscriptions, users } from "../platform/db/schema.server";
 import { emitLicenceEvent } from "./licence-events.server";
 import { auditLicence } from "./licence-audit.server";
@@ -106,8 +106,7 @@ export async function licencesOf(
   cooldownMs: number,
   now = Date.now(),
 ): Promise<Map<string, LicenceView>> {
-  const [owned] = await readTogether(db, [licencesRead(db, owner, cooldownMs, now)]);
-  return owned;
+  return readAlone(db, licencesRead(db, owner, cooldownMs, now));
 }
 
 // The member's licences and their resets, built once per database (the hub's pages read them at

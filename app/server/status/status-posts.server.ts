@@ -9,7 +9,7 @@ import type { StatusUpdateInput } from "~/lib/schemas/status";
 import { DEFAULT_PRODUCT_STATUS, type ProductStatus } from "~/lib/status";
 import type { Viewer } from "~/lib/viewer";
 import type { Db } from "../platform/db/client.server";
-import { bound, builtOnce, read, type Read, readTogether } from "../platform/db/reads.server";
+import { bound, builtOnce, read, type Read, readAlone } from "../platform/db/reads.server";
 import { statusUpdates } from "../platform/db/schema.server";
 
 export const STATUS_LIST_LIMIT = 10;
@@ -67,8 +67,7 @@ export function productStatusesRead(db: Db, productIds: string[]): Read<Map<stri
 export async function productStatuses(db: Db, productIds: string[]): Promise<Map<string, ProductStatusView>> {
   // No products (the catalogue could not be read): no query.
   if (productIds.length === 0) return new Map();
-  const [statuses] = await readTogether(db, [productStatusesRead(db, productIds)]);
-  return statuses;
+  return readAlone(db, productStatusesRead(db, productIds));
 }
 
 /** Who may post an update: a signed-in account whose role has `status.post`. The page is public, so anyone can try. */

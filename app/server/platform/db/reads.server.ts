@@ -94,6 +94,12 @@ export async function readTogether<const R extends readonly Read<unknown>[]>(db:
   }) as Answers<R>;
 }
 
+/** Runs one read on its own (its statements as one batch) and gives its answer. */
+export async function readAlone<T>(db: Db, alone: Read<T>): Promise<T> {
+  const [answer] = await readTogether(db, [alone]);
+  return answer;
+}
+
 /**
  * The decoder an SQL field carries (`mapWith`, or the column it was made from): the builder's mapping
  * reads it, though its types keep it internal. `decodedRows`' test holds the two mappings equal.
