@@ -145,7 +145,9 @@ async function closedPort(): Promise<number> {
 
 test.afterAll(() => {
   for (const child of running) child.kill("SIGKILL");
-  rmSync(work, { recursive: true, force: true });
+  // A Wine prefix's wineserver writes its registry as it exits, a moment after its last program:
+  // removing the folder meanwhile meets files that were not there a moment before (ENOTEMPTY).
+  rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
 });
 
 for (const platform of [linux, windows]) {
