@@ -6,7 +6,7 @@ import { MAX_MANAGED_ROLES } from "~/lib/discord-roles";
 import { fail, ok, type Result } from "~/lib/result";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
-import { type Read, read, readAlone } from "../platform/db/reads.server";
+import { type Read, read, readAlone, readOf } from "../platform/db/reads.server";
 import { discordRoleRules, discordRoleSync, discordSettings, oauthAccounts, users } from "../platform/db/schema.server";
 import { DEFAULT_DISCORD_API_URL, type DiscordApi, discordApi, fetchTransport } from "./discord-api.server";
 import { simulatedDiscord } from "./simulated-discord.server";
@@ -175,30 +175,25 @@ export async function syncCounts(db: Db): Promise<Record<(typeof discordRoleSync
 
 /** Where one member's roles stand, as a read not yet run; null without a linked account. */
 function memberRoleSyncRead(db: Db, userId: string) {
-  const settingsRead = roleSettingsRead(db);
-  return read(
-    [
-      discordLink(db, userId),
-      db.select().from(discordRoleSync).where(eq(discordRoleSync.userId, userId)).limit(1),
-      ...settingsRead.statements,
-    ],
-    ([[link], [row], ...settingsRows]) => {
-      if (!link) return null;
-      const settings = settingsRead.answer(settingsRows);
-      const managed = managedRoles(settings.rules);
-      const name = (id: string) => settings.rules.find((rule) => rule.roleId === id)?.roleName ?? id;
-      return {
-        username: link.username,
-        discordId: link.discordId,
-        state: row?.state ?? ("pending" as const),
-        should: row ? (JSON.parse(row.desiredRoles) as string[]).map(name) : [],
-        // Only the roles the shop hands out: the member's other roles are none of its business.
-        has: row?.actualRoles ? (JSON.parse(row.actualRoles) as string[]).filter((role) => managed.includes(role)).map(name) : null,
-        lastSyncAt: row?.lastSyncAt ?? null,
-        lastError: row?.lastError ?? null,
-      };
-    },
+  const member = read(
+    [discordLink(db, userId), db.select().from(discordRoleSync).where(eq(discordRoleSync.userId, userId)).limit(1)],
+    ([[link], [row]]) => ({ link, row }),
   );
+  return readOf([member, roleSettingsRead(db)], ([{ link, row }, settings]) => {
+    if (!link) return null;
+    const managed = managedRoles(settings.rules);
+    const name = (id: string) => settings.rules.find((rule) => rule.roleId === id)?.roleName ?? id;
+    return {
+      username: link.username,
+      discordId: link.discordId,
+      state: row?.state ?? ("pending" as const),
+      should: row ? (JSON.parse(row.desiredRoles) as string[]).map(name) : [],
+      // Only the roles the shop hands out: the member's other roles are none of its business.
+      has: row?.actualRoles ? (JSON.parse(row.actualRoles) as string[]).filter((role) => managed.includes(role)).map(name) : null,
+      lastSyncAt: row?.lastSyncAt ?? null,
+      lastError: row?.lastError ?? null,
+    };
+  });
 }
 
 /** Where one member's roles stand, for their page and the customer's page in the back office: one round trip. */

@@ -82,22 +82,34 @@ export function read<const S extends readonly Statement[], T>(statements: S, ans
   return { statements: [...statements], answer: (rows) => answer(rows as Rows<S>) };
 }
 
-/** Runs every read's statements as one batch (one round trip) and answers each read, in order. */
-export async function readTogether<const R extends readonly Read<unknown>[]>(db: Db, reads: R): Promise<Answers<R>> {
-  const statements = reads.flatMap((r) => r.statements);
-  const rows: unknown[] = statements.length > 0 ? await batchTogether(db, statements) : [];
-  let at = 0;
-  return reads.map((r) => {
-    const mine = rows.slice(at, at + r.statements.length);
-    at += r.statements.length;
-    return r.answer(mine);
-  }) as Answers<R>;
+/** One read of several: their statements in order, and `answer` made from each one's answer. */
+export function readOf<const R extends readonly Read<unknown>[], T>(reads: R, answer: (answers: Answers<R>) => T): Read<T> {
+  return {
+    statements: reads.flatMap((r) => r.statements),
+    answer: (rows) => {
+      let at = 0;
+      const answers = reads.map((r) => {
+        const mine = rows.slice(at, at + r.statements.length);
+        at += r.statements.length;
+        return r.answer(mine);
+      });
+      return answer(answers as Answers<R>);
+    },
+  };
 }
 
 /** Runs one read on its own (its statements as one batch) and gives its answer. */
 export async function readAlone<T>(db: Db, alone: Read<T>): Promise<T> {
-  const [answer] = await readTogether(db, [alone]);
-  return answer;
+  const rows: unknown[] = alone.statements.length > 0 ? await batchTogether(db, alone.statements) : [];
+  return alone.answer(rows);
+}
+
+/** Runs every read's statements as one batch (one round trip) and answers each read, in order. */
+export async function readTogether<const R extends readonly Read<unknown>[]>(db: Db, reads: R): Promise<Answers<R>> {
+  return readAlone(
+    db,
+    readOf(reads, (answers) => answers),
+  );
 }
 
 /**
