@@ -13,11 +13,16 @@ import { stripVTControlCharacters } from "node:util";
 /**
  * `wrangler dev` with `args` on 127.0.0.1:`port`, quiet except for errors. With `onLog`, it logs
  * at info level and each line it prints (a request, a queue batch) is handed to `onLog`.
+ *
+ * Without wrangler's local trace collector, for every Worker a bench serves alike (decision 135):
+ * it streams each request's spans and logs to a Worker of its own that writes them to SQLite, in
+ * the same workerd on the same cores, a development tool with no counterpart on Cloudflare, where
+ * traces are kept outside the Worker.
  */
 export function wranglerDev(args: string[], port: number, onLog?: (line: string) => void): ChildProcess {
   const child = spawn("wrangler", ["dev", ...args, "--port", String(port), "--ip", "127.0.0.1", "--log-level", onLog ? "info" : "error"], {
     stdio: ["ignore", onLog ? "pipe" : "ignore", "inherit"],
-    env: { ...process.env, CI: "true" },
+    env: { ...process.env, CI: "true", X_LOCAL_OBSERVABILITY: process.env.BENCH_LOCAL_TRACES === "on" ? "true" : "false" },
   });
   if (onLog) createInterface({ input: child.stdout! }).on("line", (line) => onLog(stripVTControlCharacters(line)));
   return child;
