@@ -20,6 +20,7 @@ import {
   unique,
 } from "../helpers";
 import { callerOf } from "~/http/caller.server";
+import { scopeField } from "~/lib/schemas/api-tokens";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -338,6 +339,28 @@ describe("using a reset link", () => {
       expect(await response.text()).toContain(message);
     }
     expect((await setPassword(cookie, "long-enough")).status).toBe(302);
+  });
+
+  it("revokes the account's API tokens, and no one else's: a token made before the reset opens nothing after it", async () => {
+    const account = await createAccount();
+    const other = await createAccount();
+    const tokens: string[] = [];
+    for (const holder of [account, other]) {
+      const cookie = await signIn(holder, unique("ip"));
+      await call("/dashboard/resell", { cookie }); // the first visit opens the reseller account
+      const form = { intent: "create-api-token", name: "bot", [scopeField("keys:read")]: "on", password: holder.password };
+      const made = await call("/dashboard/security", { cookie, ip: unique("ip"), form });
+      tokens.push(/vtx_[\w-]{43}/.exec(await made.text())?.[0] ?? "");
+    }
+    const [mine, theirs] = tokens as [string, string];
+    const keysWith = async (token: string) => (await call("/api/v1/seller/keys", { headers: { Authorization: `Bearer ${token}` } })).status;
+    expect(await keysWith(mine)).toBe(200);
+
+    expect((await setPassword(await openLink(await storedLink(account)), "brand-new-pass")).status).toBe(302);
+
+    expect(await keysWith(mine)).toBe(401);
+    expect(await keysWith(theirs)).toBe(200);
+    expect((await latestMail(account.email, "password was changed"))?.textBody).toContain("Its API tokens were revoked");
   });
 
   it("proves an unverified address: it counts as verified and the keys bought with it attach", async () => {

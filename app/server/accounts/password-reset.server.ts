@@ -3,13 +3,14 @@
 // the answer is decided. A link carries a 256-bit token of which only the SHA-256 is stored; it
 // works once, for 30 minutes, and a newer request replaces it. Using it sets the password, ends
 // every session, restarts sign-ins in progress and marks the address verified.
-import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ResetRequestInput } from "~/lib/schemas/auth";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import {
+  apiTokens,
   emailVerificationTokens,
   loginChallenges,
   oauthAccounts,
@@ -138,8 +139,9 @@ export interface PasswordReset {
 
 /**
  * Sets a new password with a reset link, which is used up by it. Every session of the account ends,
- * sign-ins in progress start over (a second factor, if on, is still asked at the next sign-in), the
- * address counts as verified, and a notice goes to it. Counted per client and per account.
+ * its API tokens are revoked, a linked Discord account is unlinked, sign-ins in progress start over
+ * (a second factor, if on, is still asked at the next sign-in), the address counts as verified,
+ * and a notice goes to it. Counted per client and per account.
  */
 export async function resetPassword(
   deps: MailingDeps & SessionDeps,
@@ -166,10 +168,16 @@ export async function resetPassword(
     .get();
   if (!used) return unusable();
   const verifiedNow = link.account.verifiedAt === null;
-  const [unlinked] = await db.batch([
+  const [unlinked, revokedTokens] = await db.batch([
     // A reset takes the account back for whoever holds the mailbox: a Discord account someone else
     // linked (to a registration of this address, or through a session left open) goes with it.
     db.delete(oauthAccounts).where(eq(oauthAccounts.userId, link.userId)).returning({ id: oauthAccounts.providerUserId }),
+    // So does every API token: one made through such a session must not outlive the sessions.
+    db
+      .update(apiTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(apiTokens.userId, link.userId), isNull(apiTokens.revokedAt)))
+      .returning({ id: apiTokens.id }),
     db
       .update(users)
       .set({ passwordHash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})` })
@@ -180,13 +188,14 @@ export async function resetPassword(
   ]);
   await endSessions(deps, link.userId, { all: true });
   const discord = unlinked.length > 0 ? " Discord was unlinked from it: link your own Discord account again on the Security page." : "";
+  const tokens = revokedTokens.length > 0 ? " Its API tokens were revoked: make new ones on the Security page." : "";
   await mailPasswordChanged(
     deps,
     link.account,
     caller,
-    `with a reset link sent to this address. Every device signed in to the account has been signed out.${discord}`,
+    `with a reset link sent to this address. Every device signed in to the account has been signed out.${discord}${tokens}`,
   );
-  await audit(db, link.userId, "password.reset", link.userId, { verifiedNow }, ip);
+  await audit(db, link.userId, "password.reset", link.userId, { verifiedNow, apiTokensRevoked: revokedTokens.length }, ip);
   return ok({ id: link.userId, email: link.account.email, verifiedNow });
 }
 
