@@ -2,7 +2,7 @@
 // as a SHA-256 hash, listed with their last use and revocable in one step (decisions 096 and 097).
 // A token's scopes are what it was granted, narrowed at every use to what its account may still
 // grant: a member of staff who loses a capability takes it from their tokens too.
-import { and, desc, eq, isNull, lte, or } from "drizzle-orm";
+import { and, desc, eq, isNull, lte, or, type SQL } from "drizzle-orm";
 import { fail, ok, type Result } from "~/lib/result";
 import { type ApiScope, type ApiTokenInput, chosenScopes, grantableScopes } from "~/lib/schemas/api-tokens";
 import type { Viewer } from "~/lib/viewer";
@@ -100,14 +100,19 @@ export async function createApiToken(
   return ok({ token });
 }
 
-/** Revokes one of the account's own tokens; every use after this is refused. */
-export async function revokeApiToken(db: Db, viewer: Viewer, caller: Caller, tokenId: number, now = Date.now()): Promise<Result> {
-  const revoked = await db
+/** Revoking the account's tokens still in force, those `which` picks or all of them: a statement not yet run. */
+const revocation = (db: Db, userId: string, now: number, which?: SQL) =>
+  db
     .update(apiTokens)
     .set({ revokedAt: now })
-    .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.userId, viewer.id), isNull(apiTokens.revokedAt)))
-    .returning({ name: apiTokens.name })
-    .get();
+    .where(and(eq(apiTokens.userId, userId), isNull(apiTokens.revokedAt), which));
+
+/** Every token of the account revoked, as a statement to batch with a password reset's others; it returns their ids. */
+export const everyTokenRevoked = (db: Db, userId: string, now: number) => revocation(db, userId, now).returning({ id: apiTokens.id });
+
+/** Revokes one of the account's own tokens; every use after this is refused. */
+export async function revokeApiToken(db: Db, viewer: Viewer, caller: Caller, tokenId: number, now = Date.now()): Promise<Result> {
+  const revoked = await revocation(db, viewer.id, now, eq(apiTokens.id, tokenId)).returning({ name: apiTokens.name }).get();
   // Another account's token and one already revoked answer alike.
   if (!revoked) return fail("not-found", "That token is already revoked.");
   await audit(db, viewer.id, "api-token.revoke", viewer.id, { token: tokenId, name: revoked.name }, caller.ip);

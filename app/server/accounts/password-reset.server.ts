@@ -2,15 +2,15 @@
 // whatever was asked about: finding the account, making the link and mailing it all happen after
 // the answer is decided. A link carries a 256-bit token of which only the SHA-256 is stored; it
 // works once, for 30 minutes, and a newer request replaces it. Using it sets the password, ends
-// every session, restarts sign-ins in progress and marks the address verified.
-import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
+// every session, revokes the API tokens, unlinks Discord, restarts sign-ins in progress and marks
+// the address verified.
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { BRAND } from "~/lib/brand";
 import { fail, ok, type Result } from "~/lib/result";
 import type { ResetRequestInput } from "~/lib/schemas/auth";
 import { audit } from "../platform/audit.server";
 import type { Db } from "../platform/db/client.server";
 import {
-  apiTokens,
   emailVerificationTokens,
   loginChallenges,
   oauthAccounts,
@@ -21,6 +21,7 @@ import {
 import { mailBody } from "../platform/html.server";
 import { type MailingDeps, sendMail } from "../platform/mail.server";
 import { randomToken, sha256Hex, tokenHash } from "../platform/tokens.server";
+import { everyTokenRevoked } from "./api-tokens.server";
 import { findByEmailOrUsername, findById } from "./directory.server";
 import { hashPassword } from "./password.server";
 import { endSessions, type SessionDeps } from "./session.server";
@@ -173,11 +174,7 @@ export async function resetPassword(
     // linked (to a registration of this address, or through a session left open) goes with it.
     db.delete(oauthAccounts).where(eq(oauthAccounts.userId, link.userId)).returning({ id: oauthAccounts.providerUserId }),
     // So does every API token: one made through such a session must not outlive the sessions.
-    db
-      .update(apiTokens)
-      .set({ revokedAt: now })
-      .where(and(eq(apiTokens.userId, link.userId), isNull(apiTokens.revokedAt)))
-      .returning({ id: apiTokens.id }),
+    everyTokenRevoked(db, link.userId, now),
     db
       .update(users)
       .set({ passwordHash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})` })
