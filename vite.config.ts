@@ -179,6 +179,61 @@ function withFunctionReplaced(code: string, name: string, replacement: string, i
   throw new Error(`${id}: ${name}'s body does not end`);
 }
 
+// What React Router derives from the build's route table for every document, and how each of its
+// files says it: the text found, and what the build writes instead (each must be found once).
+const RENDER_ROUTES: Record<string, [string, string][]> = {
+  "server-runtime/entry.js": [
+    [
+      "function createEntryRouteModules(manifest) {\n",
+      'function createEntryRouteModules(manifest) {\n\treturn madeOnce([manifest], "route modules", () => entryRouteModulesEachTime(manifest));\n}\nfunction entryRouteModulesEachTime(manifest) {\n',
+    ],
+  ],
+  "dom/ssr/server.js": [
+    [
+      "\tlet routes = createServerRoutes(manifest.routes, routeModules, context.future, context.isSpaMode);\n",
+      '\tlet routes = madeOnce([manifest.routes, routeModules, context.future], context.isSpaMode ? "spa" : "server", () => createServerRoutes(manifest.routes, routeModules, context.future, context.isSpaMode));\n',
+    ],
+  ],
+  "dom/server.js": [
+    [
+      "\tlet manifest = {};\n\tlet dataRoutes = convertRoutesToDataRoutes(routes, void 0, void 0, manifest);\n",
+      '\tlet { manifest, dataRoutes } = derivedOnce(routes, "data routes", () => {\n\t\tlet manifest = {};\n\t\treturn { manifest, dataRoutes: convertRoutesToDataRoutes(routes, void 0, void 0, manifest) };\n\t});\n',
+    ],
+  ],
+};
+const RENDER_ROUTES_FILE =
+  /react-router[\\/]dist[\\/](?:production|development)[\\/]lib[\\/]((?:server-runtime|dom)[\\/](?:ssr[\\/])?(?:entry|server)\.js)$/;
+
+/**
+ * On the server, the route modules by id, the routes a document's render draws and the static
+ * router's data routes are made once per build (app/server/platform/render-routes.server.ts,
+ * decision 138) instead of from every route of the app for every document. The build stops with a
+ * message if React Router's files no longer read as expected.
+ */
+export function renderRoutesBuiltOnce(): Plugin {
+  const helper = resolve("app/server/platform/render-routes.server.ts");
+  return {
+    name: "render-routes-built-once",
+    applyToEnvironment: (environment) => environment.config.consumer === "server",
+    transform: {
+      filter: { id: RENDER_ROUTES_FILE },
+      handler(code, id) {
+        const file = RENDER_ROUTES_FILE.exec(id)![1]!.replaceAll("\\", "/");
+        const edits = RENDER_ROUTES[file];
+        if (!edits) return null;
+        let text = code;
+        for (const [found, written] of edits) {
+          const at = text.indexOf(found);
+          if (at < 0 || text.indexOf(found, at + 1) >= 0)
+            throw new Error(`${id}: React Router's file no longer reads as the render's routes made once expect`);
+          text = text.slice(0, at) + written + text.slice(at + found.length);
+        }
+        return { code: `import { derivedOnce, madeOnce } from ${JSON.stringify(helper)};\n${text}`, map: null };
+      },
+    },
+  };
+}
+
 // React's server renderer for the edge, written as text: every piece of markup stays a string and
 // each flush is encoded once, instead of each piece (an attribute's name, its value, a tag) being
 // encoded as it is written. The bytes are the same; byte lengths, which decide whether a Suspense
@@ -248,6 +303,7 @@ export default defineConfig(({ command }) => ({
     staticIconsInTheBrowser(),
     serverStandIns(),
     memoisedRouteMatching(),
+    renderRoutesBuiltOnce(),
     reactRendererAsText(),
   ],
   resolve: { tsconfigPaths: true },

@@ -6,7 +6,14 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
-import { d1MigrationNames, memoisedRouteMatching, sqlAsText, staticIconsOnTheServer, serverStandIns } from "./vite.config.ts";
+import {
+  d1MigrationNames,
+  memoisedRouteMatching,
+  renderRoutesBuiltOnce,
+  sqlAsText,
+  staticIconsOnTheServer,
+  serverStandIns,
+} from "./vite.config.ts";
 
 const TESTS = ["test/**/*.test.ts", "test/**/*.test.tsx", "sdk/typescript/test/**/*.test.ts"];
 const NOT_TESTS = ["test/e2e/**"];
@@ -111,8 +118,9 @@ export default defineConfig(async () => {
       // Pages are drawn with the server's icons, as in production.
       staticIconsOnTheServer(),
       serverStandIns(),
-      // Route matching remembered per path, as in production.
+      // Route matching remembered per path and the render's routes made once per build, as in production.
       memoisedRouteMatching(),
+      renderRoutesBuiltOnce(),
     ],
     resolve: { tsconfigPaths: true },
     test: {
