@@ -137,6 +137,39 @@ function staticIconsInTheBrowser(): Plugin {
   };
 }
 
+/**
+ * A server-side plugin that writes calls to `helper` (which it imports as `imported`) into React
+ * Router's own files: in each file named (its path under `lib/`, in the production and development
+ * builds), each text found is replaced by the text written. Every text must be found exactly once,
+ * or the build stops with a message: an upgrade that changes one is brought in line by hand.
+ */
+function reactRouterRewrite(
+  name: string,
+  helper: string,
+  imported: string[],
+  files: Record<string, [found: string, written: string][]>,
+): Plugin {
+  const module = JSON.stringify(resolve(helper));
+  const paths = Object.keys(files).map((path) => path.replaceAll(".", "\\.").replaceAll("/", "[\\\\/]"));
+  const file = new RegExp(`react-router[\\\\/]dist[\\\\/](?:production|development)[\\\\/]lib[\\\\/](${paths.join("|")})$`);
+  return {
+    name,
+    applyToEnvironment: (environment) => environment.config.consumer === "server",
+    transform: {
+      filter: { id: file },
+      handler(code, id) {
+        let text = code;
+        for (const [found, written] of files[file.exec(id)![1]!.replaceAll("\\", "/")]!) {
+          const at = text.indexOf(found);
+          if (at < 0 || text.indexOf(found, at + 1) >= 0) throw new Error(`${id}: React Router's file no longer reads as ${name} expects`);
+          text = text.slice(0, at) + written + text.slice(at + found.length);
+        }
+        return { code: `import { ${imported.join(", ")} } from ${module};\n${text}`, map: null };
+      },
+    },
+  };
+}
+
 const MATCHER_UPDATE = "\t\tthis.#branches = flattenAndRankRoutes(routes);\n";
 const MATCHER_MATCH = "\t\treturn matchRoutesImpl(this.#routes, locationArg, this.#basename, allowPartial, this.#branches);\n";
 
@@ -146,25 +179,20 @@ const MATCHER_MATCH = "\t\treturn matchRoutesImpl(this.#routes, locationArg, thi
  * of the route table until one fits, two or three times a request.
  */
 export function memoisedRouteMatching(): Plugin {
-  const helper = resolve("app/server/platform/route-matches.server.ts");
-  return {
-    name: "memoised-route-matching",
-    applyToEnvironment: (environment) => environment.config.consumer === "server",
-    transform: {
-      filter: { id: /react-router[\\/]dist[\\/](production|development)[\\/]lib[\\/]router[\\/]matcher\.js$/ },
-      handler(code, id) {
-        if (!code.includes(MATCHER_UPDATE) || !code.includes(MATCHER_MATCH))
-          throw new Error(`${id}: React Router's matcher no longer reads as the route-match memo expects`);
-        const memoised = code
-          .replace(MATCHER_UPDATE, `${MATCHER_UPDATE}\t\tforgetMatches(this);\n`)
-          .replace(
-            MATCHER_MATCH,
-            `\t\treturn rememberedMatch(this, locationArg, allowPartial, () => matchRoutesImpl(this.#routes, locationArg, this.#basename, allowPartial, this.#branches));\n`,
-          );
-        return { code: `import { forgetMatches, rememberedMatch } from ${JSON.stringify(helper)};\n${memoised}`, map: null };
-      },
+  return reactRouterRewrite(
+    "memoised-route-matching",
+    "app/server/platform/route-matches.server.ts",
+    ["forgetMatches", "rememberedMatch"],
+    {
+      "router/matcher.js": [
+        [MATCHER_UPDATE, `${MATCHER_UPDATE}\t\tforgetMatches(this);\n`],
+        [
+          MATCHER_MATCH,
+          `\t\treturn rememberedMatch(this, locationArg, allowPartial, () => matchRoutesImpl(this.#routes, locationArg, this.#basename, allowPartial, this.#branches));\n`,
+        ],
+      ],
     },
-  };
+  );
 }
 
 /** `code` with the function declared as `name` (its whole body, braces matched) replaced by `replacement`. */
@@ -179,59 +207,32 @@ function withFunctionReplaced(code: string, name: string, replacement: string, i
   throw new Error(`${id}: ${name}'s body does not end`);
 }
 
-// What React Router derives from the build's route table for every document, and how each of its
-// files says it: the text found, and what the build writes instead (each must be found once).
-const RENDER_ROUTES: Record<string, [string, string][]> = {
-  "server-runtime/entry.js": [
-    [
-      "function createEntryRouteModules(manifest) {\n",
-      'function createEntryRouteModules(manifest) {\n\treturn madeOnce([manifest], "route modules", () => entryRouteModulesEachTime(manifest));\n}\nfunction entryRouteModulesEachTime(manifest) {\n',
-    ],
-  ],
-  "dom/ssr/server.js": [
-    [
-      "\tlet routes = createServerRoutes(manifest.routes, routeModules, context.future, context.isSpaMode);\n",
-      '\tlet routes = madeOnce([manifest.routes, routeModules, context.future], context.isSpaMode ? "spa" : "server", () => createServerRoutes(manifest.routes, routeModules, context.future, context.isSpaMode));\n',
-    ],
-  ],
-  "dom/server.js": [
-    [
-      "\tlet manifest = {};\n\tlet dataRoutes = convertRoutesToDataRoutes(routes, void 0, void 0, manifest);\n",
-      '\tlet { manifest, dataRoutes } = derivedOnce(routes, "data routes", () => {\n\t\tlet manifest = {};\n\t\treturn { manifest, dataRoutes: convertRoutesToDataRoutes(routes, void 0, void 0, manifest) };\n\t});\n',
-    ],
-  ],
-};
-const RENDER_ROUTES_FILE =
-  /react-router[\\/]dist[\\/](?:production|development)[\\/]lib[\\/]((?:server-runtime|dom)[\\/](?:ssr[\\/])?(?:entry|server)\.js)$/;
-
 /**
  * On the server, the route modules by id, the routes a document's render draws and the static
  * router's data routes are made once per build (app/server/platform/render-routes.server.ts,
- * decision 138) instead of from every route of the app for every document. The build stops with a
- * message if React Router's files no longer read as expected.
+ * decision 138) instead of from every route of the app for every document.
  */
 export function renderRoutesBuiltOnce(): Plugin {
-  const helper = resolve("app/server/platform/render-routes.server.ts");
-  return {
-    name: "render-routes-built-once",
-    applyToEnvironment: (environment) => environment.config.consumer === "server",
-    transform: {
-      filter: { id: RENDER_ROUTES_FILE },
-      handler(code, id) {
-        const file = RENDER_ROUTES_FILE.exec(id)![1]!.replaceAll("\\", "/");
-        const edits = RENDER_ROUTES[file];
-        if (!edits) return null;
-        let text = code;
-        for (const [found, written] of edits) {
-          const at = text.indexOf(found);
-          if (at < 0 || text.indexOf(found, at + 1) >= 0)
-            throw new Error(`${id}: React Router's file no longer reads as the render's routes made once expect`);
-          text = text.slice(0, at) + written + text.slice(at + found.length);
-        }
-        return { code: `import { derivedOnce, madeOnce } from ${JSON.stringify(helper)};\n${text}`, map: null };
-      },
-    },
-  };
+  return reactRouterRewrite("render-routes-built-once", "app/server/platform/render-routes.server.ts", ["derivedOnce", "madeOnce"], {
+    "server-runtime/entry.js": [
+      [
+        "function createEntryRouteModules(manifest) {\n",
+        'function createEntryRouteModules(manifest) {\n\treturn madeOnce([manifest], "route modules", () => entryRouteModulesEachTime(manifest));\n}\nfunction entryRouteModulesEachTime(manifest) {\n',
+      ],
+    ],
+    "dom/ssr/server.js": [
+      [
+        "\tlet routes = createServerRoutes(manifest.routes, routeModules, context.future, context.isSpaMode);\n",
+        '\tlet routes = madeOnce([manifest.routes, routeModules, context.future], context.isSpaMode ? "spa" : "server", () => createServerRoutes(manifest.routes, routeModules, context.future, context.isSpaMode));\n',
+      ],
+    ],
+    "dom/server.js": [
+      [
+        "\tlet manifest = {};\n\tlet dataRoutes = convertRoutesToDataRoutes(routes, void 0, void 0, manifest);\n",
+        '\tlet { manifest, dataRoutes } = derivedOnce(routes, "data routes", () => {\n\t\tlet manifest = {};\n\t\treturn { manifest, dataRoutes: convertRoutesToDataRoutes(routes, void 0, void 0, manifest) };\n\t});\n',
+      ],
+    ],
+  });
 }
 
 // React's server renderer for the edge, written as text: every piece of markup stays a string and
