@@ -15,7 +15,6 @@ import { request } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import {
   adminSession,
   buildApp,
@@ -24,6 +23,8 @@ import {
   type Goal,
   inCheckout,
   inTurns,
+  type LoadRun,
+  loadRun,
   medians,
   printGoals,
   publish,
@@ -68,15 +69,8 @@ const PAGES = [
 // Per connection, not per answer: the floor's runtime sets them itself.
 const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length", "date"];
 
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  /** CPU of the Worker's processes (wrangler, workerd and its local simulations) per answered request, ms. */
-  cpu: number;
-}
-
-interface Row extends Run {
+/** `cpu`: of the Worker's processes (wrangler, workerd and its local simulations), ms per answered request. */
+interface Row extends LoadRun {
   name: string;
   path: string;
   worker: "app" | "floor" | "compared";
@@ -135,14 +129,8 @@ async function capturePages(url: string, cookie: string) {
   return bytes;
 }
 
-async function measure(url: string, cookie: string, cpu: () => number): Promise<Run> {
-  const before = cpu();
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: { Cookie: cookie } });
-  // A redirect to /auth or an error page would be measured instead of the page: the figures are void.
-  if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  const cpuMs = Math.round(((cpu() - before) * 1000 * 100) / result.requests.total) / 100;
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpu: cpuMs };
-}
+const measure = (url: string, cookie: string, cpu: () => number) =>
+  loadRun({ url, connections: CONNECTIONS, duration: DURATION, headers: { Cookie: cookie } }, cpu);
 
 function goalsOf(rows: Row[]): Record<string, Goal> {
   const goals: Record<string, Goal> = {};

@@ -1,6 +1,7 @@
 // Storefront benchmark: builds the app, serves the production build with wrangler's local
 // workerd, and measures, in one run:
-//   - requests/s and p50/p99 latency for "/" and a product page, served from the Worker's page
+//   - requests/s, p50/p99 latency and the CPU per request of the workerd that runs the Worker, for
+//     "/" and a product page, served from the Worker's page
 //     cache, rendered on every request (EDGE_CACHE=off), and as cache misses (render + cache
 //     write), next to a trivial Worker and the page floor (bench/floors/page-floor.js, answering
 //     each cached page's own bytes and headers from memory) served by the same runtime, bare
@@ -23,11 +24,27 @@ import { request } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import autocannon from "autocannon";
+import type autocannon from "autocannon";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { chromium } from "@playwright/test";
-import { type Goal, inTurns, medians, printGoals, publish, ratio, serveFloor, waitFor, wrangler, wranglerDev } from "./shared.ts";
+import {
+  cpuSeconds,
+  type Goal,
+  inTurns,
+  type LoadRun,
+  loadRun,
+  medians,
+  printGoals,
+  publish,
+  ratio,
+  runsTheWorker,
+  serveFloor,
+  stopAndWait,
+  waitFor,
+  wrangler,
+  wranglerDev,
+} from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
@@ -73,7 +90,12 @@ const PAGE_FLOOR = {
 // Per connection, not per answer: the floor's runtime sets them itself.
 const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length", "date"];
 
-interface Row {
+/**
+ * A load row. `cpu` is that of the workerd that runs the Worker (its local simulations, D1's
+ * included, run on the same thread): what bounds a rendered page's rate. Wrangler's proxy in front
+ * of it, a process of its own, is left out.
+ */
+interface Row extends LoadRun {
   name: string;
   /** The page measured; none for the trivial Worker. */
   path?: string;
@@ -82,9 +104,18 @@ interface Row {
    * it and reading the page's data from D1 first.
    */
   floor?: "bare" | "routed" | "reads";
-  rps: number;
-  p50: number;
-  p99: number;
+}
+
+/** A floor the bench started: its process, and how to stop it. */
+interface Stoppable {
+  pid: number | undefined;
+  stop: () => void;
+}
+
+/** A server measured: where it answers, and the CPU its Worker's workerd has spent so far, in seconds. */
+interface Server {
+  url: string;
+  cpu: () => number;
 }
 
 interface Audit {
@@ -113,23 +144,24 @@ interface Results {
 
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 
-function start(name: string, args: string[], port: number) {
-  servers.push(wranglerDev(args, port));
-  return { name, url: `http://127.0.0.1:${port}` };
+/** A server as the load rows measure it: its address, and the CPU of its Worker's workerd. */
+const asMeasured = ({ url, pid }: { url: string; pid: number | undefined }): Server => ({
+  url,
+  cpu: () => cpuSeconds(pid, runsTheWorker),
+});
+
+function start(args: string[], port: number): Server {
+  const child = wranglerDev(args, port);
+  servers.push(child);
+  return asMeasured({ url: `http://127.0.0.1:${port}`, pid: child.pid });
 }
 
-async function measure(url: string, path: string, unique = false): Promise<Omit<Row, "name">> {
+function measure({ url, cpu }: Server, path: string, unique = false): Promise<LoadRun> {
   let n = 0;
-  const result = await autocannon({
-    url: url + path,
-    connections: CONNECTIONS,
-    duration: DURATION,
-    requests: unique
-      ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: `${path}?bench=${Date.now()}-${n++}` }) }]
-      : undefined,
-  });
-  if (result.non2xx || result.errors) throw new Error(`${url}${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99 };
+  const requests = unique
+    ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: `${path}?bench=${Date.now()}-${n++}` }) }]
+    : undefined;
+  return loadRun({ url: url + path, connections: CONNECTIONS, duration: DURATION, requests }, cpu);
 }
 
 /** A cached page's bytes and headers as autocannon gets them (no Accept-Encoding). */
@@ -307,10 +339,11 @@ function loadTable(results: Results) {
   const pass = (ok: boolean) => (ok ? "pass" : "**fail**");
   const versus = (r: Row, routed: boolean) => (r.path ? `${ratio(r.rps, floorOf(r, routed).rps)}×` : "");
   return [
-    "| scenario | req/s | p50 ms | p99 ms | vs trivial | vs page floor (same page) | vs page floor behind the router (same page) |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| scenario | req/s | p50 ms | p99 ms | vs trivial | vs page floor (same page) | vs page floor behind the router (same page) | Worker's workerd CPU ms per request |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
     ...results.load.map(
-      (r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${versus(r, false)} | ${versus(r, true)} |`,
+      (r) =>
+        `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio(r.rps, trivial.rps)}× | ${versus(r, false)} | ${versus(r, true)} | ${r.cpu} |`,
     ),
     "",
     `Goals: cached pages ≥ ${GOALS.cachedVsFloor}× the page floor's req/s for the same page: ${cached.map((r) => `${r.path} ${ratio(r.rps, floorOf(r, false).rps)}× (${pass(ratio(r.rps, floorOf(r, false).rps) >= GOALS.cachedVsFloor)}; ${ratio(r.rps, floorOf(r, true).rps)}× the floor behind the local asset router)`).join(", ")}.`,
@@ -345,14 +378,19 @@ function renderGoals(load: Row[]): Record<string, Goal> {
 
 /**
  * What the product page's render costs beyond reading its data: the rendered page against the floor
- * that reads the same data from D1 in one batch before answering. A figure to read beside the goal,
- * which compares with the floor that reads nothing.
+ * that reads the same data from D1 in one batch before answering, in req/s and in CPU per request
+ * (where the read and the render each go). Figures to read beside the goal, which compares with the
+ * floor that reads nothing.
  */
 function readsLine(load: Row[]) {
   const rendered = load.find((r) => r.path === PRODUCT && r.name.includes(" uncached "))!;
   const reads = floorRow(load, PRODUCT, "reads");
   const routed = floorRow(load, PRODUCT, "routed");
-  return `Reading the product page's data from D1 (one batch of four statements) takes the routed floor from ${routed.rps} to ${reads.rps} req/s (${ratio(reads.rps, routed.rps)}×); the rendered page answers at ${ratio(rendered.rps, reads.rps)}× that floor.`;
+  const ms = (n: number) => `${Math.round(n * 100) / 100} ms`;
+  return (
+    `Reading the product page's data from D1 (one batch of four statements) takes the routed floor from ${routed.rps} to ${reads.rps} req/s (${ratio(reads.rps, routed.rps)}×); the rendered page answers at ${ratio(rendered.rps, reads.rps)}× that floor. ` +
+    `In CPU per request of the workerd that runs each Worker, the routed floor spends ${ms(routed.cpu)}, the reading floor ${ms(reads.cpu)} (the read: ${ms(reads.cpu - routed.cpu)}) and the rendered page ${ms(rendered.cpu)} (its render beyond the read: ${ms(rendered.cpu - reads.cpu)}).`
+  );
 }
 
 function table(results: Results) {
@@ -381,12 +419,11 @@ function table(results: Results) {
  * The load rows: the app cached, uncached and on cache misses, next to the trivial Worker and the
  * page floor, bare and behind the router. `cached` is the app already serving; `state` its D1.
  */
-async function measureLoad(cached: { url: string }, state: string, stops: (() => void)[]): Promise<Row[]> {
+async function measureLoad(cached: Server, state: string, floors: Stoppable[]): Promise<Row[]> {
   // Its own copy of the migrated D1: two processes on one SQLite file lock each other out.
   const freshState = join(state, "edge-cache-off");
   cpSync(join(state, "v3"), join(freshState, "v3"), { recursive: true });
   const fresh = start(
-    "app, edge cache off",
     [
       "-c",
       "build/server/wrangler.json",
@@ -399,7 +436,7 @@ async function measureLoad(cached: { url: string }, state: string, stops: (() =>
     ],
     SERVER_PORTS[1]!,
   );
-  const trivial = start("trivial", ["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(INSPECTOR_PORTS[2])], SERVER_PORTS[2]!);
+  const trivial = start(["-c", "bench/trivial.wrangler.toml", "--inspector-port", String(INSPECTOR_PORTS[2])], SERVER_PORTS[2]!);
   await Promise.all([waitFor(`${fresh.url}/`), waitFor(`${trivial.url}/`)]);
   // Warm every path once so no row pays for first-request compilation.
   for (const url of [cached.url, fresh.url]) for (const path of ["/", PRODUCT]) await fetch(url + path).then((r) => r.text());
@@ -419,20 +456,18 @@ async function measureLoad(cached: { url: string }, state: string, stops: (() =>
     inspector: INSPECTOR_PORTS[5]!,
     state: readsState,
   });
-  stops.push(floor.stop, routedFloor.stop, readingFloor.stop);
+  floors.push(floor, routedFloor, readingFloor);
   await Promise.all([floor.ready(), routedFloor.ready(), readingFloor.ready()]);
   console.log(`page floor answers the cached pages' bytes: / ${pageBytes.home}, ${PRODUCT} ${pageBytes.product}`);
 
   // The machine's state drifts and one run moves by more than the goals' margins: every row is
   // measured ROUNDS times, the rows taken in turns (the order reversed every other round), and
   // each row gives the median of its runs, figure by figure.
-  const rows: [Omit<Row, "rps" | "p50" | "p99">, string, boolean][] = [
-    [{ name: `trivial Worker (median of ${ROUNDS} runs)` }, trivial.url, false],
-  ];
+  const rows: [Omit<Row, keyof LoadRun>, Server, boolean][] = [[{ name: `trivial Worker (median of ${ROUNDS} runs)` }, trivial, false]];
   for (const path of ["/", PRODUCT]) {
     rows.push([
       { name: `page floor: the cached ${path} bytes from memory (median of ${ROUNDS} runs)`, path, floor: "bare" },
-      floor.url,
+      asMeasured(floor),
       false,
     ]);
     rows.push([
@@ -441,7 +476,7 @@ async function measureLoad(cached: { url: string }, state: string, stops: (() =>
         path,
         floor: "routed",
       },
-      routedFloor.url,
+      asMeasured(routedFloor),
       false,
     ]);
   }
@@ -451,20 +486,20 @@ async function measureLoad(cached: { url: string }, state: string, stops: (() =>
       path: PRODUCT,
       floor: "reads",
     },
-    readingFloor.url,
+    asMeasured(readingFloor),
     false,
   ]);
   for (const path of ["/", PRODUCT]) {
-    rows.push([{ name: `${path} cached`, path }, cached.url, false]);
-    rows.push([{ name: `${path} uncached (rendered every request)`, path }, fresh.url, false]);
-    rows.push([{ name: `${path} cache miss (render + cache write)`, path }, cached.url, true]);
+    rows.push([{ name: `${path} cached`, path }, cached, false]);
+    rows.push([{ name: `${path} uncached (rendered every request)`, path }, fresh, false]);
+    rows.push([{ name: `${path} cache miss (render + cache write)`, path }, cached, true]);
   }
-  const runs = await inTurns(rows, ROUNDS, async ([row, url, unique]) => {
-    const measured = await measure(url, row.path ?? "/", unique);
+  const runs = await inTurns(rows, ROUNDS, async ([row, server, unique]) => {
+    const measured = await measure(server, row.path ?? "/", unique);
     console.log(row.name, measured);
     return measured;
   });
-  return rows.map(([row], i) => ({ ...row, ...medians(runs[i]!, ["rps", "p50", "p99"]) }));
+  return rows.map(([row], i) => ({ ...row, ...medians(runs[i]!, ["rps", "p50", "p99", "cpu"]) }));
 }
 
 async function main() {
@@ -472,10 +507,9 @@ async function main() {
   const state = mkdtempSync(join(tmpdir(), "bench-state-"));
   // The product page reads its status from D1: the schema must be there.
   wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-  const stops: (() => void)[] = [];
+  const floors: Stoppable[] = [];
   try {
     const cached = start(
-      "app",
       ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORTS[0])],
       SERVER_PORTS[0]!,
     );
@@ -492,7 +526,7 @@ async function main() {
     const audits = [];
     for (const page of ["/", PRODUCT]) audits.push({ page, ...(await audit(cached.url + page)) });
 
-    const load = FIRST_LOAD_ONLY ? [] : await measureLoad(cached, state, stops);
+    const load = FIRST_LOAD_ONLY ? [] : await measureLoad(cached, state, floors);
 
     const results: Results = {
       date: new Date().toISOString().slice(0, 10),
@@ -507,8 +541,15 @@ async function main() {
     printGoals(renderGoals(results.load));
     printGoals(firstLoadGoals(results));
   } finally {
-    for (const child of servers) child.kill("SIGTERM");
-    for (const stop of stops) stop();
+    // Their processes end before their state goes: a workerd still writing its cache as it stops
+    // would leave the folder half removed.
+    await stopAndWait(
+      [...servers, ...floors].map(({ pid }) => pid),
+      () => {
+        for (const child of servers) child.kill("SIGTERM");
+        for (const floor of floors) floor.stop();
+      },
+    );
     rmSync(state, { recursive: true, force: true });
   }
 }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { stripVTControlCharacters } from "node:util";
+import autocannon from "autocannon";
 
 /**
  * `wrangler dev` with `args` on 127.0.0.1:`port`, quiet except for errors. With `onLog`, it logs
@@ -60,6 +61,27 @@ export async function stopAndWait(roots: (number | undefined)[], stop: () => voi
   stop();
   const deadline = Date.now() + timeoutMs;
   while (pids.some((pid) => existsSync(`/proc/${pid}`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+}
+
+/** One load run's figures: req/s, median and 99th-percentile latency, and CPU per answered request. */
+export interface LoadRun {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** ms of what `cpu` counts (a server's processes, or its Worker's workerd) per answered request. */
+  cpu: number;
+}
+
+/**
+ * One load run (autocannon with `options`) and the CPU `cpu` counted over it. An answer other than
+ * a 2xx (a redirect to sign in, an error page) means something else was measured: the run is void.
+ */
+export async function loadRun(options: autocannon.Options, cpu: () => number): Promise<LoadRun> {
+  const before = cpu();
+  const result = await autocannon(options);
+  if (result.non2xx || result.errors) throw new Error(`${options.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  const cpuMs = Math.round(((cpu() - before) * 1000 * 100) / result.requests.total) / 100;
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, cpu: cpuMs };
 }
 
 /**
