@@ -37,6 +37,7 @@ import {
   shopScaleNames,
   shopScaleSeed,
   stopAndWait,
+  workerCpu,
   wrangler,
 } from "./shared.ts";
 
@@ -69,7 +70,7 @@ const PAGES = [
 // Per connection, not per answer: the floor's runtime sets them itself.
 const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length", "date"];
 
-/** `cpu`: of the Worker's processes (wrangler, workerd and its local simulations), ms per answered request. */
+/** `cpu`: of the workerd that runs the Worker (`workerCpu`), ms per answered request. */
 interface Row extends LoadRun {
   name: string;
   path: string;
@@ -163,7 +164,7 @@ function table(
 ) {
   const floorOf = (r: Row) => rows.find((f) => f.path === r.path && f.worker === "floor")!;
   return [
-    "| page | Worker | req/s | p50 ms | p99 ms | req/s vs floor | p99 vs floor | Worker CPU ms per request | CPU vs floor |",
+    "| page | Worker | req/s | p50 ms | p99 ms | req/s vs floor | p99 vs floor | Worker's workerd CPU ms per request | CPU vs floor |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       (r) =>
@@ -247,10 +248,10 @@ async function main() {
     }
 
     const workers = PAGES.flatMap((page) => [
-      { name: "hub floor", worker: "floor" as const, path: page.path, url: floor!.url, cpu: floor!.cpu },
-      { name: "the app", worker: "app" as const, path: page.path, url: app.url, cpu: app.cpu },
+      { name: "hub floor", worker: "floor" as const, path: page.path, url: floor!.url, cpu: workerCpu(floor!.pid) },
+      { name: "the app", worker: "app" as const, path: page.path, url: app.url, cpu: workerCpu(app.pid) },
       ...(compared
-        ? [{ name: "the compared build", worker: "compared" as const, path: page.path, url: compared.url, cpu: compared.cpu }]
+        ? [{ name: "the compared build", worker: "compared" as const, path: page.path, url: compared.url, cpu: workerCpu(compared.pid) }]
         : []),
     ]);
     const runs = await inTurns(workers, ROUNDS, async (w) => {

@@ -29,7 +29,6 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import { chromium } from "@playwright/test";
 import {
-  cpuSeconds,
   type Goal,
   inTurns,
   type LoadRun,
@@ -38,12 +37,12 @@ import {
   printGoals,
   publish,
   ratio,
-  runsTheWorker,
   serveFloor,
   stopAndWait,
   waitFor,
   wrangler,
   wranglerDev,
+  workerCpu,
 } from "./shared.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -90,11 +89,7 @@ const PAGE_FLOOR = {
 // Per connection, not per answer: the floor's runtime sets them itself.
 const HOP_HEADERS = ["connection", "keep-alive", "transfer-encoding", "content-length", "date"];
 
-/**
- * A load row. `cpu` is that of the workerd that runs the Worker (its local simulations, D1's
- * included, run on the same thread): what bounds a rendered page's rate. Wrangler's proxy in front
- * of it, a process of its own, is left out.
- */
+/** A load row; its `cpu` is that of the workerd that runs the Worker (`workerCpu`). */
 interface Row extends LoadRun {
   name: string;
   /** The page measured; none for the trivial Worker. */
@@ -147,7 +142,7 @@ const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 /** A server as the load rows measure it: its address, and the CPU of its Worker's workerd. */
 const asMeasured = ({ url, pid }: { url: string; pid: number | undefined }): Server => ({
   url,
-  cpu: () => cpuSeconds(pid, runsTheWorker),
+  cpu: workerCpu(pid),
 });
 
 function start(args: string[], port: number): Server {

@@ -118,6 +118,13 @@ function commandLineOf(pid: number): string {
 export const runsTheWorker = (commandLine: string) =>
   commandLine.includes("workerd") && commandLine.includes("--socket-addr=entry=127.0.0.1:0 ");
 
+/**
+ * The CPU seconds so far of the workerd that runs the Worker `wrangler dev` (`pid`) serves, its local
+ * simulations (D1's Durable Object, the static-asset router) on the same thread: what bounds a
+ * rendered page's rate. Wrangler's proxy in front of it, a workerd of its own, is left out.
+ */
+export const workerCpu = (pid: number | undefined) => () => cpuSeconds(pid, runsTheWorker);
+
 /** A floor Worker of bench/floors: the least a job must cost, on the same runtime as the app. */
 export interface Floor {
   /** Its wrangler config. */
