@@ -101,16 +101,10 @@ interface Row extends LoadRun {
   floor?: "bare" | "routed" | "reads";
 }
 
-/** A floor the bench started: its process, and how to stop it. */
-interface Stoppable {
-  pid: number | undefined;
-  stop: () => void;
-}
-
-/** A server measured: where it answers, and the CPU its Worker's workerd has spent so far, in seconds. */
+/** A server the load rows measure: where it answers, and its process (for its Worker's CPU). */
 interface Server {
   url: string;
-  cpu: () => number;
+  pid: number | undefined;
 }
 
 interface Audit {
@@ -139,24 +133,18 @@ interface Results {
 
 const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
 
-/** A server as the load rows measure it: its address, and the CPU of its Worker's workerd. */
-const asMeasured = ({ url, pid }: { url: string; pid: number | undefined }): Server => ({
-  url,
-  cpu: workerCpu(pid),
-});
-
 function start(args: string[], port: number): Server {
   const child = wranglerDev(args, port);
   servers.push(child);
-  return asMeasured({ url: `http://127.0.0.1:${port}`, pid: child.pid });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid };
 }
 
-function measure({ url, cpu }: Server, path: string, unique = false): Promise<LoadRun> {
+function measure({ url, pid }: Server, path: string, unique = false): Promise<LoadRun> {
   let n = 0;
   const requests = unique
     ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: `${path}?bench=${Date.now()}-${n++}` }) }]
     : undefined;
-  return loadRun({ url: url + path, connections: CONNECTIONS, duration: DURATION, requests }, cpu);
+  return loadRun({ url: url + path, connections: CONNECTIONS, duration: DURATION, requests }, workerCpu(pid));
 }
 
 /** A cached page's bytes and headers as autocannon gets them (no Accept-Encoding). */
@@ -414,7 +402,7 @@ function table(results: Results) {
  * The load rows: the app cached, uncached and on cache misses, next to the trivial Worker and the
  * page floor, bare and behind the router. `cached` is the app already serving; `state` its D1.
  */
-async function measureLoad(cached: Server, state: string, floors: Stoppable[]): Promise<Row[]> {
+async function measureLoad(cached: Server, state: string, floors: ReturnType<typeof serveFloor>[]): Promise<Row[]> {
   // Its own copy of the migrated D1: two processes on one SQLite file lock each other out.
   const freshState = join(state, "edge-cache-off");
   cpSync(join(state, "v3"), join(freshState, "v3"), { recursive: true });
@@ -460,18 +448,14 @@ async function measureLoad(cached: Server, state: string, floors: Stoppable[]): 
   // each row gives the median of its runs, figure by figure.
   const rows: [Omit<Row, keyof LoadRun>, Server, boolean][] = [[{ name: `trivial Worker (median of ${ROUNDS} runs)` }, trivial, false]];
   for (const path of ["/", PRODUCT]) {
-    rows.push([
-      { name: `page floor: the cached ${path} bytes from memory (median of ${ROUNDS} runs)`, path, floor: "bare" },
-      asMeasured(floor),
-      false,
-    ]);
+    rows.push([{ name: `page floor: the cached ${path} bytes from memory (median of ${ROUNDS} runs)`, path, floor: "bare" }, floor, false]);
     rows.push([
       {
         name: `page floor behind the static-asset router, as the app is served: ${path} (median of ${ROUNDS} runs)`,
         path,
         floor: "routed",
       },
-      asMeasured(routedFloor),
+      routedFloor,
       false,
     ]);
   }
@@ -481,7 +465,7 @@ async function measureLoad(cached: Server, state: string, floors: Stoppable[]): 
       path: PRODUCT,
       floor: "reads",
     },
-    asMeasured(readingFloor),
+    readingFloor,
     false,
   ]);
   for (const path of ["/", PRODUCT]) {
@@ -502,7 +486,7 @@ async function main() {
   const state = mkdtempSync(join(tmpdir(), "bench-state-"));
   // The product page reads its status from D1: the schema must be there.
   wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state]);
-  const floors: Stoppable[] = [];
+  const floors: ReturnType<typeof serveFloor>[] = [];
   try {
     const cached = start(
       ["-c", "build/server/wrangler.json", "--persist-to", state, "--inspector-port", String(INSPECTOR_PORTS[0])],
